@@ -1,0 +1,119 @@
+// Command beamharmony renders, lints and parses Beam Harmony text.
+//
+//	beamharmony render [--spans] [--strict] [FILE]
+//	beamharmony lint [FILE]
+//
+// Run "beamharmony COMMAND --help" for the details of each command.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// command is one subcommand: its name, a one-line summary, and its entry
+// point, which returns the process exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"render", "render a chat request into Beam's prompt", runRender},
+		{"lint", "warn about requests that render but mislead the model", runLint},
+	}
+	commands = append(commands, extraCommands...)
+}
+
+// extraCommands are registered by the files of other commands.
+var extraCommands []command
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "beamharmony: unknown command %q; run beamharmony --help\n", args[0])
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "beamharmony: the Beam Harmony format for Go.\n\nUsage:\n  beamharmony COMMAND [flags] [args]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun beamharmony COMMAND --help for a command's flags and an example.")
+}
+
+// newFlags returns a flag set whose --help prints help (a description with
+// an example) and the flags to stdout.
+func newFlags(name, help string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fs.SetOutput(stdout)
+		fmt.Fprintln(stdout, strings.TrimSpace(help))
+		fmt.Fprintln(stdout, "\nFlags:")
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
+	return fs
+}
+
+// parseFlags parses args; it returns the exit code to stop with, or -1 to go on.
+// Flags may come before or after the positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, int) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0
+			}
+			return nil, 2
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, -1
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// readInput reads the single FILE argument, or stdin without one ("-" too).
+func readInput(args []string, stdin io.Reader) ([]byte, error) {
+	switch {
+	case len(args) > 1:
+		return nil, fmt.Errorf("expected at most one FILE, got %d arguments", len(args))
+	case len(args) == 0 || args[0] == "-":
+		return io.ReadAll(stdin)
+	}
+	return os.ReadFile(args[0])
+}
+
+// fail writes a one-line error and returns exit code 1.
+func fail(stderr io.Writer, cmd string, err error) int {
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	fmt.Fprintf(stderr, "beamharmony %s: %s\n", cmd, msg)
+	return 1
+}

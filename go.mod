@@ -1,0 +1,3 @@
+module github.com/beamharmony/harmony
+
+go 1.26

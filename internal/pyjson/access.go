@@ -1,0 +1,206 @@
+package pyjson
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Raw returns the source text of node i.
+func (d *Doc) Raw(i int) []byte {
+	n := &d.Nodes[i]
+	return d.Src[n.Start:n.End]
+}
+
+// Kind returns the kind of node i.
+func (d *Doc) Kind(i int) Kind { return d.Nodes[i].Kind }
+
+// Next returns the index of the node after node i and its descendants.
+func (d *Doc) Next(i int) int { return int(d.Nodes[i].Next) }
+
+// Lookup returns the node index of the value of key in object obj, or -1
+// when obj is not an object or has no such key. When a key repeats, the last
+// one wins, as in Python's json.loads.
+func (d *Doc) Lookup(obj int, key string) int {
+	if obj < 0 || d.Nodes[obj].Kind != Object {
+		return -1
+	}
+	found := -1
+	end := int(d.Nodes[obj].Next)
+	for k := obj + 1; k < end; {
+		v := k + 1
+		if d.StringEqual(k, key) {
+			found = v
+		}
+		k = int(d.Nodes[v].Next)
+	}
+	return found
+}
+
+// Members calls fn for each member of object obj in document order with the
+// node indexes of its key and value, and stops early when fn returns false.
+func (d *Doc) Members(obj int, fn func(key, val int) bool) {
+	if obj < 0 || d.Nodes[obj].Kind != Object {
+		return
+	}
+	end := int(d.Nodes[obj].Next)
+	for k := obj + 1; k < end; {
+		v := k + 1
+		if !fn(k, v) {
+			return
+		}
+		k = int(d.Nodes[v].Next)
+	}
+}
+
+// Elements calls fn for each element of array arr in order with its node
+// index and position, and stops early when fn returns false.
+func (d *Doc) Elements(arr int, fn func(elem, pos int) bool) {
+	if arr < 0 || d.Nodes[arr].Kind != Array {
+		return
+	}
+	end := int(d.Nodes[arr].Next)
+	pos := 0
+	for e := arr + 1; e < end; e = int(d.Nodes[e].Next) {
+		if !fn(e, pos) {
+			return
+		}
+		pos++
+	}
+}
+
+// StringEqual reports whether node i is a string whose decoded value is s.
+func (d *Doc) StringEqual(i int, s string) bool {
+	n := &d.Nodes[i]
+	if n.Kind != String {
+		return false
+	}
+	raw := d.Src[n.Start+1 : n.End-1]
+	if !n.Escaped {
+		return string(raw) == s
+	}
+	var buf [64]byte
+	dec := appendUnquoted(buf[:0], raw)
+	return string(dec) == s
+}
+
+// IsEmptyString reports whether node i is a string with no characters.
+func (d *Doc) IsEmptyString(i int) bool {
+	n := &d.Nodes[i]
+	return n.Kind == String && n.End-n.Start == 2
+}
+
+// AppendString appends the decoded value of string node i to dst.
+func (d *Doc) AppendString(dst []byte, i int) []byte {
+	n := &d.Nodes[i]
+	raw := d.Src[n.Start+1 : n.End-1]
+	if !n.Escaped {
+		return append(dst, raw...)
+	}
+	return appendUnquoted(dst, raw)
+}
+
+// Str returns the decoded value of string node i.
+func (d *Doc) Str(i int) string {
+	n := &d.Nodes[i]
+	if !n.Escaped {
+		return string(d.Src[n.Start+1 : n.End-1])
+	}
+	return string(d.AppendString(nil, i))
+}
+
+// appendUnquoted decodes the inside of a valid JSON string literal.
+// A lone UTF-16 surrogate decodes to U+FFFD, since Go strings hold UTF-8.
+func appendUnquoted(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			j := i + 1
+			for j < len(raw) && raw[j] != '\\' {
+				j++
+			}
+			dst = append(dst, raw[i:j]...)
+			i = j
+			continue
+		}
+		r, n := decodeEscape(raw[i:])
+		dst = utf8.AppendRune(dst, r)
+		i += n
+	}
+	return dst
+}
+
+// decodeEscape decodes the escape at the start of b (which begins with a
+// backslash and was validated by the parser), combining surrogate pairs.
+func decodeEscape(b []byte) (rune, int) {
+	switch b[1] {
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		r := hex4(b[2:6])
+		if utf16.IsSurrogate(r) {
+			if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+				if r2 := hex4(b[8:12]); utf16.IsSurrogate(r2) {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						return dec, 12
+					}
+				}
+			}
+			return utf8.RuneError, 6
+		}
+		return r, 6
+	default: // '"', '\\', '/'
+		return rune(b[1]), 2
+	}
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r = r<<4 | rune(hexVal(c))
+	}
+	return r
+}
+
+// DuplicateKey returns the key node of the first member of object obj whose
+// key repeats an earlier member's key, or -1 when all keys differ.
+func (d *Doc) DuplicateKey(obj int) int {
+	if obj < 0 || d.Nodes[obj].Kind != Object || d.Nodes[obj].Len < 2 {
+		return -1
+	}
+	end := int(d.Nodes[obj].Next)
+	if d.Nodes[obj].Len <= 16 {
+		for k := obj + 1; k < end; k = int(d.Nodes[k+1].Next) {
+			for e := obj + 1; e < k; e = int(d.Nodes[e+1].Next) {
+				if d.keysEqual(e, k) {
+					return k
+				}
+			}
+		}
+		return -1
+	}
+	seen := make(map[string]struct{}, d.Nodes[obj].Len)
+	for k := obj + 1; k < end; k = int(d.Nodes[k+1].Next) {
+		s := d.Str(k)
+		if _, ok := seen[s]; ok {
+			return k
+		}
+		seen[s] = struct{}{}
+	}
+	return -1
+}
+
+func (d *Doc) keysEqual(a, b int) bool {
+	na, nb := &d.Nodes[a], &d.Nodes[b]
+	if !na.Escaped && !nb.Escaped {
+		return string(d.Src[na.Start:na.End]) == string(d.Src[nb.Start:nb.End])
+	}
+	return d.Str(a) == d.Str(b)
+}

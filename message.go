@@ -1,0 +1,398 @@
+package harmony
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// Roles a Message may have. System and developer messages are equivalent:
+// both become instructions (page: Instructions).
+const (
+	RoleSystem    = "system"
+	RoleDeveloper = "developer"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one message of a conversation in the OpenAI / Hugging Face chat
+// shape. Its JSON form is that wire shape: content may be a string, null or
+// a list of text parts (joined with "\n"), and reasoning may arrive as
+// reasoning_content, thinking or reasoning (the first non-empty one wins).
+type Message struct {
+	// Role is system, developer, user, assistant or tool.
+	Role string
+	// Content is the message text. For an assistant turn it is the final
+	// answer; with tool calls it must be empty.
+	Content string
+	// Reasoning is an assistant turn's analysis text. The template renders
+	// it as the turn's analysis message (page: Reasoning across turns).
+	Reasoning string
+	// ToolCalls are the calls an assistant turn made, in order.
+	ToolCalls []ToolCall
+	// ToolCallID links a tool result to the call it answers.
+	ToolCallID string
+	// Name is a tool result's speaker, the tool's name. When empty the
+	// name is taken from the call whose ID equals ToolCallID.
+	Name string
+}
+
+// ToolCall is one function call made by an assistant turn.
+type ToolCall struct {
+	// ID identifies the call for the tool result. It is not part of the
+	// format: Beam matches results to calls by position.
+	ID string
+	// Type is "function" (or empty, meaning the same).
+	Type string
+	// Function names the tool and holds the arguments.
+	Function FunctionCall
+}
+
+// FunctionCall is the function part of a ToolCall.
+type FunctionCall struct {
+	// Name is the tool's name, written as the call's recipient.
+	Name string
+	// Arguments is a JSON object. Its key order and number literals are
+	// kept: each member becomes one rfl:parameter in the prompt. A JSON
+	// string here (OpenAI's wire form) is an error when rendering: decode
+	// it first.
+	Arguments json.RawMessage
+}
+
+// Tool is a function tool in the OpenAI shape
+// {"type": "function", "function": {...}}.
+type Tool struct {
+	// Type is "function" (or empty, meaning the same).
+	Type string
+	// Function is the tool's definition.
+	Function Function
+}
+
+// Function is a tool's definition: its name, its description and the JSON
+// Schema of its parameters.
+type Function struct {
+	Name        string
+	Description string
+	// Parameters is a JSON Schema object, kept as written so that the
+	// order of properties survives into the TypeScript declaration.
+	Parameters json.RawMessage
+}
+
+// UnmarshalJSON decodes the OpenAI / Hugging Face wire shape of a message.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
+	if err != nil {
+		return err
+	}
+	return decodeMessage(d, 0, m)
+}
+
+// UnmarshalJSON decodes a tool in the OpenAI shape.
+func (t *Tool) UnmarshalJSON(data []byte) error {
+	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
+	if err != nil {
+		return err
+	}
+	return decodeTool(d, 0, t)
+}
+
+// MarshalJSON writes the message in the wire shape, reasoning as thinking
+// (the field the response template returns and the chat template reads),
+// leaving out empty fields.
+func (m Message) MarshalJSON() ([]byte, error) {
+	return m.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the message as JSON in Python's json.dumps style, the
+// shape of the page's parse_response output: role, thinking, content,
+// tool_calls, then tool_call_id and name when set.
+func (m *Message) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"role": `...)
+	dst = pyjson.AppendQuoted(dst, m.Role)
+	if m.Reasoning != "" {
+		dst = append(dst, `, "thinking": `...)
+		dst = pyjson.AppendQuoted(dst, m.Reasoning)
+	}
+	if m.Content != "" {
+		dst = append(dst, `, "content": `...)
+		dst = pyjson.AppendQuoted(dst, m.Content)
+	}
+	if len(m.ToolCalls) > 0 {
+		dst = append(dst, `, "tool_calls": [`...)
+		for i := range m.ToolCalls {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = m.ToolCalls[i].AppendJSON(dst)
+		}
+		dst = append(dst, ']')
+	}
+	if m.ToolCallID != "" {
+		dst = append(dst, `, "tool_call_id": `...)
+		dst = pyjson.AppendQuoted(dst, m.ToolCallID)
+	}
+	if m.Name != "" {
+		dst = append(dst, `, "name": `...)
+		dst = pyjson.AppendQuoted(dst, m.Name)
+	}
+	return append(dst, '}')
+}
+
+// MarshalJSON writes the call in the wire shape with arguments as an object.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	return c.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the call as JSON in Python's json.dumps style:
+// {"id": ..., "type": "function", "function": {"name": ..., "arguments": {...}}},
+// without id when it is empty (parsed calls have none).
+func (c *ToolCall) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	if c.ID != "" {
+		dst = append(dst, `"id": `...)
+		dst = pyjson.AppendQuoted(dst, c.ID)
+		dst = append(dst, ", "...)
+	}
+	dst = append(dst, `"type": "function", "function": {"name": `...)
+	dst = pyjson.AppendQuoted(dst, c.Function.Name)
+	dst = append(dst, `, "arguments": `...)
+	if len(c.Function.Arguments) == 0 {
+		dst = append(dst, "{}"...)
+	} else if s, err := pyjson.Python(c.Function.Arguments); err == nil {
+		dst = append(dst, s...)
+	} else {
+		dst = pyjson.AppendQuoted(dst, string(c.Function.Arguments))
+	}
+	return append(dst, "}}"...)
+}
+
+// MarshalJSON writes the tool in the OpenAI shape.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	dst := []byte(`{"type": "function", "function": {"name": `)
+	dst = pyjson.AppendQuoted(dst, t.Function.Name)
+	if t.Function.Description != "" {
+		dst = append(dst, `, "description": `...)
+		dst = pyjson.AppendQuoted(dst, t.Function.Description)
+	}
+	if len(t.Function.Parameters) > 0 {
+		s, err := pyjson.Python(t.Function.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("function.parameters: %w", err)
+		}
+		dst = append(dst, `, "parameters": `...)
+		dst = append(dst, s...)
+	}
+	return append(dst, "}}"...), nil
+}
+
+// fieldError is a decoding error at a path inside one value.
+type fieldError struct {
+	path string
+	msg  string
+}
+
+func (e *fieldError) Error() string { return e.path + ": " + e.msg }
+
+// decodeMessage reads the message object at node i of d. Arguments and
+// parameters keep sub-slices of d.Src, so d.Src must not be reused.
+func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
+	if d.Kind(i) != pyjson.Object {
+		return &fieldError{"", "must be a JSON object, got " + d.Kind(i).String()}
+	}
+	*m = Message{}
+	var err error
+	rank := len(reasoningFields) // rank of the field m.Reasoning came from
+	d.Members(i, func(k, v int) bool {
+		switch {
+		case d.StringEqual(k, "role"):
+			m.Role, err = optString(d, v, "role")
+		case d.StringEqual(k, "content"):
+			m.Content, err = decodeContent(d, v)
+		case reasoningRank(d, k) >= 0:
+			// The first non-empty of reasoning_content, thinking,
+			// reasoning wins, wherever the keys stand in the object.
+			var s string
+			r := reasoningRank(d, k)
+			s, err = optString(d, v, reasoningFields[r])
+			if s != "" && r < rank {
+				m.Reasoning, rank = s, r
+			}
+		case d.StringEqual(k, "tool_calls"):
+			err = decodeToolCalls(d, v, m)
+		case d.StringEqual(k, "tool_call_id"):
+			m.ToolCallID, err = optString(d, v, "tool_call_id")
+		case d.StringEqual(k, "name"):
+			m.Name, err = optString(d, v, "name")
+		}
+		return err == nil
+	})
+	return err
+}
+
+// reasoningFields are the fields an assistant turn's reasoning is read
+// from, in order of precedence (page: Assistant turns).
+var reasoningFields = [...]string{"reasoning_content", "thinking", "reasoning"}
+
+// reasoningRank returns the precedence of key node k among reasoningFields,
+// or -1 when it is not one of them.
+func reasoningRank(d *pyjson.Doc, k int) int {
+	for r, f := range reasoningFields {
+		if d.StringEqual(k, f) {
+			return r
+		}
+	}
+	return -1
+}
+
+func optString(d *pyjson.Doc, v int, field string) (string, error) {
+	switch d.Kind(v) {
+	case pyjson.Null:
+		return "", nil
+	case pyjson.String:
+		return d.Str(v), nil
+	}
+	return "", &fieldError{field, "must be a string, got " + d.Kind(v).String()}
+}
+
+// decodeContent reads content: a string, null, or a list of text parts
+// joined with "\n" (DECISIONS.md, Messages and roles).
+func decodeContent(d *pyjson.Doc, v int) (string, error) {
+	switch d.Kind(v) {
+	case pyjson.Null:
+		return "", nil
+	case pyjson.String:
+		return d.Str(v), nil
+	case pyjson.Array:
+	default:
+		return "", &fieldError{"content", "must be a string, null or a list of text parts, got " + d.Kind(v).String()}
+	}
+	var buf []byte
+	var err error
+	d.Elements(v, func(e, pos int) bool {
+		path := fmt.Sprintf("content[%d]", pos)
+		if d.Kind(e) != pyjson.Object {
+			err = &fieldError{path, "must be a text part {\"type\": \"text\", \"text\": ...}"}
+			return false
+		}
+		if t := d.Lookup(e, "type"); t < 0 || !d.StringEqual(t, "text") {
+			kind := "missing"
+			if t >= 0 {
+				kind = string(d.Raw(t))
+			}
+			err = &fieldError{path + ".type", "unsupported part type " + kind + "; Beam reads text parts only"}
+			return false
+		}
+		t := d.Lookup(e, "text")
+		if t < 0 || d.Kind(t) != pyjson.String {
+			err = &fieldError{path + ".text", "must be a string"}
+			return false
+		}
+		if pos > 0 {
+			buf = append(buf, '\n')
+		}
+		buf = d.AppendString(buf, t)
+		return true
+	})
+	return string(buf), err
+}
+
+func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
+	switch d.Kind(v) {
+	case pyjson.Null:
+		return nil
+	case pyjson.Array:
+	default:
+		return &fieldError{"tool_calls", "must be a list, got " + d.Kind(v).String()}
+	}
+	m.ToolCalls = make([]ToolCall, 0, d.Nodes[v].Len)
+	var err error
+	d.Elements(v, func(e, pos int) bool {
+		var c ToolCall
+		if err = decodeToolCall(d, e, &c); err != nil {
+			err = prefixPath(fmt.Sprintf("tool_calls[%d]", pos), err)
+			return false
+		}
+		m.ToolCalls = append(m.ToolCalls, c)
+		return true
+	})
+	return err
+}
+
+func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
+	if d.Kind(e) != pyjson.Object {
+		return &fieldError{"", "must be a JSON object, got " + d.Kind(e).String()}
+	}
+	var err error
+	if id := d.Lookup(e, "id"); id >= 0 {
+		if c.ID, err = optString(d, id, "id"); err != nil {
+			return err
+		}
+	}
+	if t := d.Lookup(e, "type"); t >= 0 {
+		if c.Type, err = optString(d, t, "type"); err != nil {
+			return err
+		}
+	}
+	f := d.Lookup(e, "function")
+	if f < 0 || d.Kind(f) != pyjson.Object {
+		return &fieldError{"function", "must be an object with name and arguments"}
+	}
+	if n := d.Lookup(f, "name"); n >= 0 {
+		if c.Function.Name, err = optString(d, n, "function.name"); err != nil {
+			return err
+		}
+	}
+	if a := d.Lookup(f, "arguments"); a >= 0 {
+		c.Function.Arguments = json.RawMessage(d.Raw(a))
+	}
+	return nil
+}
+
+func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
+	if d.Kind(i) != pyjson.Object {
+		return &fieldError{"", "must be a JSON object, got " + d.Kind(i).String()}
+	}
+	*t = Tool{}
+	var err error
+	if ty := d.Lookup(i, "type"); ty >= 0 {
+		if t.Type, err = optString(d, ty, "type"); err != nil {
+			return err
+		}
+	}
+	f := d.Lookup(i, "function")
+	if f < 0 || d.Kind(f) != pyjson.Object {
+		return &fieldError{"function", "must be an object with name, description and parameters"}
+	}
+	if n := d.Lookup(f, "name"); n >= 0 {
+		if t.Function.Name, err = optString(d, n, "function.name"); err != nil {
+			return err
+		}
+	}
+	if n := d.Lookup(f, "description"); n >= 0 {
+		if t.Function.Description, err = optString(d, n, "function.description"); err != nil {
+			return err
+		}
+	}
+	if p := d.Lookup(f, "parameters"); p >= 0 && d.Kind(p) != pyjson.Null {
+		t.Function.Parameters = json.RawMessage(d.Raw(p))
+	}
+	return nil
+}
+
+// prefixPath puts prefix in front of a decoding error's path.
+func prefixPath(prefix string, err error) error {
+	if fe, ok := err.(*fieldError); ok {
+		p := prefix
+		if fe.path != "" {
+			if fe.path[0] == '[' {
+				p += fe.path
+			} else {
+				p += "." + fe.path
+			}
+		}
+		return &fieldError{p, fe.msg}
+	}
+	return fmt.Errorf("%s: %w", prefix, err)
+}

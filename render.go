@@ -1,0 +1,455 @@
+package harmony
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// The markers of the format (page: Messages). Each is one token of Beam's
+// vocabulary.
+const (
+	MarkerStart     = "<|start|>"
+	MarkerEnd       = "<|end|>"
+	MarkerMessage   = "<|message|>"
+	MarkerChannel   = "<|channel|>"
+	MarkerConstrain = "<|constrain|>"
+	MarkerCall      = "<|call|>"
+	MarkerReturn    = "<|return|>"
+)
+
+// Markers lists every marker of the format.
+var Markers = [...]string{MarkerStart, MarkerEnd, MarkerMessage, MarkerChannel, MarkerConstrain, MarkerCall, MarkerReturn}
+
+// DefaultModelIdentity is the first line of the system message unless
+// Options.ModelIdentity replaces it.
+const DefaultModelIdentity = "You are Beam, an AI assistant trained by Reflection."
+
+const validChannels = "# Valid channels: analysis, final. Channel must be included for every message."
+
+// Options are the chat template's arguments (page: Template arguments).
+// The zero value renders like the template's defaults, except that
+// AddGenerationPrompt is false as a Go zero value; Request sets it to true.
+type Options struct {
+	// Tools are declared as TypeScript: built-in ones in the system
+	// message, the others in the developer message.
+	Tools []Tool
+	// ReasoningEffort is the effort line's value; unset means 512.
+	ReasoningEffort ReasoningEffort
+	// ModelIdentity replaces the system message's first line when not empty.
+	ModelIdentity string
+	// BuiltinTools names tools from Tools (only search and browse) to
+	// declare in the system message.
+	BuiltinTools []string
+	// RequireReasoning is the template's allow_missing_thinking=false:
+	// with AddGenerationPrompt, an assistant turn without reasoning is an
+	// error instead of an empty analysis message. Set it when serving.
+	RequireReasoning bool
+	// AddGenerationPrompt ends the prompt with an open assistant header.
+	AddGenerationPrompt bool
+	// Strict makes a system or developer message after a message of
+	// another role an error; by default it is dropped, as the template does.
+	Strict bool
+}
+
+// Span is a half-open range [Start, End) of a prompt.
+type Span struct {
+	Start, End int
+}
+
+// Prompt is a rendered prompt with the spans of the assistant's output:
+// each assistant turn from its first <|channel|> through its <|return|> or
+// <|call|> (page: Training masks).
+type Prompt struct {
+	Text string
+	// AssistantSpans are byte offsets into Text.
+	AssistantSpans []Span
+}
+
+// CharSpans returns AssistantSpans as offsets in characters (Unicode code
+// points), the convention of Hugging Face's assistant masks and Python
+// string indexing.
+func (p *Prompt) CharSpans() []Span {
+	out := make([]Span, len(p.AssistantSpans))
+	byteAt, charAt := 0, 0
+	advance := func(to int) int {
+		charAt += utf8.RuneCountInString(p.Text[byteAt:to])
+		byteAt = to
+		return charAt
+	}
+	for i, s := range p.AssistantSpans {
+		out[i] = Span{advance(s.Start), advance(s.End)}
+	}
+	return out
+}
+
+// Render renders messages into Beam's prompt as the checkpoint's
+// chat_template.jinja does.
+func Render(messages []Message, opts *Options) (string, error) {
+	r := renderer{opts: opts}
+	if err := r.render(messages); err != nil {
+		return "", err
+	}
+	return string(r.buf), nil
+}
+
+// RenderPrompt renders like Render and also returns the assistant spans.
+func RenderPrompt(messages []Message, opts *Options) (*Prompt, error) {
+	r := renderer{opts: opts, wantSpans: true}
+	if err := r.render(messages); err != nil {
+		return nil, err
+	}
+	return &Prompt{Text: string(r.buf), AssistantSpans: r.spans}, nil
+}
+
+// Render renders the request's messages with its options.
+func (r *Request) Render() (string, error) { return Render(r.Messages, &r.Options) }
+
+// RenderPrompt renders the request with its assistant spans.
+func (r *Request) RenderPrompt() (*Prompt, error) { return RenderPrompt(r.Messages, &r.Options) }
+
+// renderer holds the state of one rendering: the output, the spans, and
+// scratch space reused across tools and arguments so that a render
+// allocates little beyond its output.
+type renderer struct {
+	opts       *Options
+	buf        []byte
+	wantSpans  bool
+	spans      []Span
+	doc        pyjson.Doc // scratch: the current arguments or schema
+	ts         tsWriter
+	builtin    []bool // per tool: declared in the system message
+	builtinArr [16]bool
+}
+
+func (r *renderer) render(messages []Message) error {
+	if r.opts == nil {
+		r.opts = &Options{}
+	}
+	effort, err := r.opts.ReasoningEffort.Value()
+	if err != nil {
+		return err
+	}
+	if err := r.checkMessages(messages); err != nil {
+		return err
+	}
+	if err := r.classifyTools(); err != nil {
+		return err
+	}
+	r.buf = make([]byte, 0, estimateSize(messages, r.opts))
+	if err := r.systemMessage(effort); err != nil {
+		return err
+	}
+	first, err := r.developerMessage(messages)
+	if err != nil {
+		return err
+	}
+	for i := first; i < len(messages); i++ {
+		if err := r.message(messages, i); err != nil {
+			return err
+		}
+	}
+	if r.opts.AddGenerationPrompt {
+		r.buf = append(r.buf, "<|start|>assistant"...)
+	}
+	return nil
+}
+
+// estimateSize guesses the prompt's length so that the output buffer is
+// allocated once for typical conversations.
+func estimateSize(messages []Message, opts *Options) int {
+	n := 512
+	for i := range messages {
+		m := &messages[i]
+		n += len(m.Content) + len(m.Reasoning) + 96
+		for j := range m.ToolCalls {
+			n += len(m.ToolCalls[j].Function.Arguments)*2 + 96
+		}
+	}
+	for i := range opts.Tools {
+		n += len(opts.Tools[i].Function.Description) + len(opts.Tools[i].Function.Parameters) + 64
+	}
+	return n
+}
+
+// checkMessages validates roles and runs the missing-reasoning check
+// (page: Reasoning across turns), before anything is written.
+func (r *renderer) checkMessages(messages []Message) error {
+	seenOther := false
+	for i := range messages {
+		m := &messages[i]
+		switch m.Role {
+		case RoleSystem, RoleDeveloper:
+			if seenOther && r.opts.Strict {
+				return errAt(messagePath(i)+".role", "a "+m.Role+
+					" message after a message of another role is not rendered; put system and developer messages at the start (strict mode)")
+			}
+		case RoleUser, RoleTool:
+			seenOther = true
+		case RoleAssistant:
+			seenOther = true
+			if r.opts.RequireReasoning && r.opts.AddGenerationPrompt && m.Reasoning == "" {
+				return errMissingReasoning(i)
+			}
+		case "":
+			return errAt(messagePath(i)+".role", "missing; use system, developer, user, assistant or tool")
+		default:
+			return errAt(messagePath(i)+".role", "unknown role "+quote(m.Role)+"; use system, developer, user, assistant or tool")
+		}
+	}
+	return nil
+}
+
+// systemMessage writes the identity, the effort line, the built-in tools and
+// the channels line (DECISIONS.md, Messages and roles).
+func (r *renderer) systemMessage(effort string) error {
+	identity := r.opts.ModelIdentity
+	if identity == "" {
+		identity = DefaultModelIdentity
+	} else if mk := findMarker(identity); mk != "" {
+		return errAt("model_identity", "must not contain the marker "+mk)
+	}
+	r.buf = append(r.buf, "<|start|>system<|message|>"...)
+	r.buf = append(r.buf, identity...)
+	r.buf = append(r.buf, "\n\nReasoning effort: "...)
+	r.buf = append(r.buf, effort...)
+	if err := r.toolSection(true, "\n\n"); err != nil {
+		return err
+	}
+	r.buf = append(r.buf, "\n\n"...)
+	r.buf = append(r.buf, validChannels...)
+	r.buf = append(r.buf, "<|end|>"...)
+	return nil
+}
+
+// developerMessage writes the instructions (the leading system and
+// developer messages, joined) and the non-built-in tools. It returns the
+// index of the first message after the instructions.
+func (r *renderer) developerMessage(messages []Message) (int, error) {
+	first := 0
+	for first < len(messages) && isInstruction(&messages[first]) {
+		first++
+	}
+	start := len(r.buf)
+	r.buf = append(r.buf, "<|start|>developer<|message|># Instructions\n\n"...)
+	body := len(r.buf)
+	for i := 0; i < first; i++ {
+		if i > 0 {
+			r.buf = append(r.buf, "\n\n"...)
+		}
+		r.buf = append(r.buf, messages[i].Content...)
+	}
+	if len(r.buf) == body {
+		// No instruction text: no Instructions section.
+		r.buf = append(r.buf[:start], "<|start|>developer<|message|>"...)
+	}
+	sep := "\n\n"
+	if len(r.buf) == start+len("<|start|>developer<|message|>") {
+		sep = ""
+	}
+	if err := r.toolSection(false, sep); err != nil {
+		return 0, err
+	}
+	if len(r.buf) == start+len("<|start|>developer<|message|>") {
+		r.buf = r.buf[:start] // neither instructions nor tools
+		return first, nil
+	}
+	r.buf = append(r.buf, "<|end|>"...)
+	return first, nil
+}
+
+func isInstruction(m *Message) bool { return m.Role == RoleSystem || m.Role == RoleDeveloper }
+
+// message writes messages[i], which comes after the instructions.
+func (r *renderer) message(messages []Message, i int) error {
+	m := &messages[i]
+	switch m.Role {
+	case RoleSystem, RoleDeveloper:
+		// Not rendered (page: Instructions); Strict rejected it already.
+		return nil
+	case RoleUser:
+		r.buf = append(r.buf, "<|start|>user<|message|>"...)
+		r.buf = append(r.buf, m.Content...)
+		r.buf = append(r.buf, "<|end|>"...)
+		return nil
+	case RoleAssistant:
+		return r.assistant(m, i)
+	default: // RoleTool
+		return r.toolResult(messages, i)
+	}
+}
+
+// assistant writes one assistant turn: the analysis message, then either
+// the final answer or the tool calls (page: Assistant turns).
+func (r *renderer) assistant(m *Message, i int) error {
+	if mk := findMarker(m.Reasoning); mk != "" {
+		return errAt(messagePath(i)+".reasoning_content",
+			"contains the marker "+mk+"; reasoning must be plain text without Harmony headers")
+	}
+	r.buf = append(r.buf, "<|start|>assistant"...)
+	spanStart := len(r.buf)
+	r.buf = append(r.buf, "<|channel|>analysis<|message|>"...)
+	r.buf = append(r.buf, m.Reasoning...)
+	r.buf = append(r.buf, "<|end|>"...)
+	if len(m.ToolCalls) == 0 {
+		r.buf = append(r.buf, "<|start|>assistant<|channel|>final<|message|>"...)
+		r.buf = append(r.buf, m.Content...)
+		r.buf = append(r.buf, "<|return|>"...)
+	} else {
+		if m.Content != "" {
+			return errAt(messagePath(i)+".content",
+				"must be empty in an assistant turn with tool_calls; Beam writes no commentary before calls")
+		}
+		for j := range m.ToolCalls {
+			if err := r.toolCall(&m.ToolCalls[j], i, j, j == len(m.ToolCalls)-1); err != nil {
+				return err
+			}
+		}
+	}
+	if r.wantSpans {
+		r.spans = append(r.spans, Span{spanStart, len(r.buf)})
+	}
+	return nil
+}
+
+// toolCall writes one call message; the last of a turn ends with <|call|>,
+// the others with <|end|> (page: Parallel calls).
+func (r *renderer) toolCall(c *ToolCall, i, j int, last bool) error {
+	path := callPath(i, j)
+	if c.Type != "" && c.Type != "function" {
+		return errAt(path+".type", "unsupported call type "+quote(c.Type)+"; only function calls exist")
+	}
+	if err := checkToolName(c.Function.Name); err != nil {
+		return errAt(path+".function.name", err.Error())
+	}
+	r.buf = append(r.buf, "<|start|>assistant to="...)
+	r.buf = append(r.buf, c.Function.Name...)
+	r.buf = append(r.buf, "<|channel|>analysis <|constrain|>xml<|message|>"...)
+	if err := r.arguments(c.Function.Arguments, path+".function.arguments"); err != nil {
+		return err
+	}
+	if last {
+		r.buf = append(r.buf, "<|call|>"...)
+	} else {
+		r.buf = append(r.buf, "<|end|>"...)
+	}
+	return nil
+}
+
+func callPath(i, j int) string {
+	return messagePath(i) + ".tool_calls[" + strconv.Itoa(j) + "]"
+}
+
+// toolResult writes a tool message, addressed from the tool to the assistant.
+func (r *renderer) toolResult(messages []Message, i int) error {
+	m := &messages[i]
+	speaker := m.Name
+	if speaker == "" {
+		speaker = callName(messages, i, m.ToolCallID)
+	} else if err := checkToolName(speaker); err != nil {
+		return errAt(messagePath(i)+".name", err.Error())
+	}
+	if speaker == "" {
+		return errAt(messagePath(i), errToolSpeakerText)
+	}
+	r.buf = append(r.buf, "<|start|>"...)
+	r.buf = append(r.buf, speaker...)
+	r.buf = append(r.buf, " to=assistant<|channel|>analysis<|message|>"...)
+	r.buf = append(r.buf, m.Content...)
+	r.buf = append(r.buf, "<|end|>"...)
+	return nil
+}
+
+// callName returns the function name of the latest call before messages[i]
+// whose ID is id, or "". The search walks back from i, so a result right
+// after its calls costs only the distance to them.
+func callName(messages []Message, i int, id string) string {
+	if id == "" {
+		return ""
+	}
+	for k := i - 1; k >= 0; k-- {
+		calls := messages[k].ToolCalls
+		for j := len(calls) - 1; j >= 0; j-- {
+			if calls[j].ID == id {
+				return calls[j].Function.Name
+			}
+		}
+	}
+	return ""
+}
+
+// checkToolName enforces DECISIONS.md's rule for tool names: non-empty, no
+// whitespace, none of < > ".
+func checkToolName(name string) error {
+	if name == "" {
+		return errString("missing tool name")
+	}
+	for _, c := range name {
+		switch c {
+		case '<', '>', '"':
+			return errString("tool name " + quote(name) + " contains " + quote(string(c)))
+		}
+		if isSpace(c) {
+			return errString("tool name " + quote(name) + " contains whitespace")
+		}
+	}
+	return nil
+}
+
+func isSpace(c rune) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\v', '\f', 0x85, 0xA0:
+		return true
+	}
+	return c > 0xff && strings.ContainsRune("\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000", c)
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// findMarker returns the first marker found in s, or "".
+func findMarker(s string) string {
+	at := strings.Index(s, "<|")
+	if at < 0 {
+		return ""
+	}
+	for ; at >= 0; at = nextIndex(s, at+2, "<|") {
+		for _, mk := range Markers {
+			if strings.HasPrefix(s[at:], mk) {
+				return mk
+			}
+		}
+	}
+	return ""
+}
+
+func findMarkerBytes(b []byte) string {
+	at := bytes.Index(b, []byte("<|"))
+	for at >= 0 {
+		for _, mk := range Markers {
+			if bytes.HasPrefix(b[at:], []byte(mk)) {
+				return mk
+			}
+		}
+		next := bytes.Index(b[at+2:], []byte("<|"))
+		if next < 0 {
+			break
+		}
+		at += 2 + next
+	}
+	return ""
+}
+
+func nextIndex(s string, from int, sub string) int {
+	k := strings.Index(s[from:], sub)
+	if k < 0 {
+		return -1
+	}
+	return from + k
+}
+
+func quote(s string) string { return string(pyjson.AppendQuoted(nil, s)) }

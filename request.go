@@ -1,0 +1,159 @@
+package harmony
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// Request is a conversation with its template arguments, in the JSON shape
+// the command line reads:
+//
+//	{"messages": [...], "tools": [...], "add_generation_prompt": true,
+//	 "reasoning_effort": "high", "model_identity": "...",
+//	 "builtin_tools": ["search"], "allow_missing_thinking": false}
+//
+// Every key but messages is optional. add_generation_prompt and
+// allow_missing_thinking default to true, as in the template.
+type Request struct {
+	Messages []Message
+	Options
+}
+
+// ParseRequest decodes a request. Shape errors name the offending value,
+// such as "messages[2].content[0].type: ...". data is retained: arguments
+// and schemas refer into it.
+func ParseRequest(data []byte) (*Request, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("request: not valid UTF-8")
+	}
+	d, err := pyjson.ParseBytes(data)
+	if err != nil {
+		return nil, fmt.Errorf("request: %w", err)
+	}
+	r := new(Request)
+	if err := r.decode(d); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// UnmarshalJSON decodes a request; see ParseRequest.
+func (r *Request) UnmarshalJSON(data []byte) error {
+	p, err := ParseRequest(append([]byte(nil), data...))
+	if err != nil {
+		return err
+	}
+	*r = *p
+	return nil
+}
+
+func (r *Request) decode(d *pyjson.Doc) error {
+	if d.Kind(0) != pyjson.Object {
+		return errors.New("request: must be a JSON object with \"messages\"")
+	}
+	*r = Request{Options: Options{AddGenerationPrompt: true}}
+	msgs := d.Lookup(0, "messages")
+	if msgs < 0 || d.Kind(msgs) != pyjson.Array {
+		return errors.New("messages: required, a list of messages")
+	}
+	r.Messages = make([]Message, 0, d.Nodes[msgs].Len)
+	var err error
+	d.Elements(msgs, func(e, pos int) bool {
+		var m Message
+		if err = decodeMessage(d, e, &m); err != nil {
+			err = prefixPath(messagePath(pos), err)
+			return false
+		}
+		r.Messages = append(r.Messages, m)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	d.Members(0, func(k, v int) bool {
+		err = r.decodeOption(d, k, v)
+		return err == nil
+	})
+	return err
+}
+
+func (r *Request) decodeOption(d *pyjson.Doc, k, v int) error {
+	switch {
+	case d.StringEqual(k, "tools"):
+		return r.decodeTools(d, v)
+	case d.StringEqual(k, "add_generation_prompt"):
+		return optBool(d, v, "add_generation_prompt", &r.AddGenerationPrompt)
+	case d.StringEqual(k, "allow_missing_thinking"):
+		allow := true
+		err := optBool(d, v, "allow_missing_thinking", &allow)
+		r.RequireReasoning = !allow
+		return err
+	case d.StringEqual(k, "reasoning_effort"):
+		r.ReasoningEffort = effortFromJSON(d, v)
+	case d.StringEqual(k, "model_identity"):
+		s, err := optString(d, v, "model_identity")
+		r.ModelIdentity = s
+		return err
+	case d.StringEqual(k, "builtin_tools"):
+		return r.decodeBuiltins(d, v)
+	}
+	return nil
+}
+
+func (r *Request) decodeTools(d *pyjson.Doc, v int) error {
+	switch d.Kind(v) {
+	case pyjson.Null:
+		return nil
+	case pyjson.Array:
+	default:
+		return errAt("tools", "must be a list of tools, got "+d.Kind(v).String())
+	}
+	r.Tools = make([]Tool, 0, d.Nodes[v].Len)
+	var err error
+	d.Elements(v, func(e, pos int) bool {
+		var t Tool
+		if err = decodeTool(d, e, &t); err != nil {
+			err = prefixPath(toolPath(pos), err)
+			return false
+		}
+		r.Tools = append(r.Tools, t)
+		return true
+	})
+	return err
+}
+
+func (r *Request) decodeBuiltins(d *pyjson.Doc, v int) error {
+	switch d.Kind(v) {
+	case pyjson.Null:
+		return nil
+	case pyjson.Array:
+	default:
+		return errAt("builtin_tools", "must be a list of tool names, got "+d.Kind(v).String())
+	}
+	var err error
+	d.Elements(v, func(e, pos int) bool {
+		if d.Kind(e) != pyjson.String {
+			err = errAt(fmt.Sprintf("builtin_tools[%d]", pos), "must be a tool name, got "+d.Kind(e).String())
+			return false
+		}
+		r.BuiltinTools = append(r.BuiltinTools, d.Str(e))
+		return true
+	})
+	return err
+}
+
+func optBool(d *pyjson.Doc, v int, field string, dst *bool) error {
+	switch d.Kind(v) {
+	case pyjson.True:
+		*dst = true
+	case pyjson.False:
+		*dst = false
+	case pyjson.Null:
+	default:
+		return errAt(field, "must be true or false, got "+d.Kind(v).String())
+	}
+	return nil
+}

@@ -1,0 +1,732 @@
+package harmony
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// MaxSchemaDepth is how deep below a tool's parameters a schema may nest;
+// each property, items, variant and $ref is one level (DECISIONS.md).
+const MaxSchemaDepth = 64
+
+// trainedBash is the declaration the template writes for a bash tool whose
+// only parameter is a command string (page: Built-in tools).
+const trainedBash = `// Execute a bash command. The output contains the command's stdout and stderr.
+// Commands time out after 10 minutes. You can set a shorter timeout within the bash command.
+type bash = (_: {
+// The command to execute
+command: string,
+}) => any;`
+
+// Names that builtin_tools may hold (page: Built-in tools).
+var builtinNames = [...]string{"search", "browse"}
+
+// classifyTools validates the tools and builtin_tools and decides which
+// tools are declared in the system message.
+func (r *renderer) classifyTools() error {
+	tools := r.opts.Tools
+	for j, name := range r.opts.BuiltinTools {
+		if name != builtinNames[0] && name != builtinNames[1] {
+			return errAt("builtin_tools["+strconv.Itoa(j)+"]", quote(name)+
+				" is not a built-in tool; only search and browse are (a bash tool with one command parameter is built in automatically)")
+		}
+		if !hasTool(tools, name) {
+			return errAt("builtin_tools["+strconv.Itoa(j)+"]", quote(name)+" is not in tools; builtin_tools names tools from tools")
+		}
+	}
+	if len(tools) <= len(r.builtinArr) {
+		r.builtin = r.builtinArr[:len(tools)]
+	} else {
+		r.builtin = make([]bool, len(tools))
+	}
+	for i := range tools {
+		t := &tools[i]
+		if t.Type != "" && t.Type != "function" {
+			return errAt(toolPath(i)+".type", "unsupported tool type "+quote(t.Type)+"; only function tools can be declared")
+		}
+		if err := checkToolName(t.Function.Name); err != nil {
+			return errAt(toolPath(i)+".function.name", err.Error())
+		}
+		if mk := findMarker(t.Function.Description); mk != "" {
+			return errAt(toolPath(i)+".function.description", "must not contain the marker "+mk)
+		}
+		if err := r.parseParameters(i); err != nil {
+			return err
+		}
+		r.builtin[i] = contains(r.opts.BuiltinTools, t.Function.Name) ||
+			(t.Function.Name == "bash" && isTrainedBashShape(&r.doc))
+	}
+	return nil
+}
+
+func hasTool(tools []Tool, name string) bool {
+	for i := range tools {
+		if tools[i].Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseParameters parses tools[i]'s parameters into r.doc. Absent
+// parameters parse as null.
+func (r *renderer) parseParameters(i int) error {
+	raw := r.opts.Tools[i].Function.Parameters
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = nullJSON
+	}
+	if err := r.doc.Parse(raw); err != nil {
+		return errAt(toolPath(i)+".function.parameters", err.Error())
+	}
+	if k := r.doc.Kind(0); k != pyjson.Object && k != pyjson.Null {
+		return errAt(toolPath(i)+".function.parameters", "must be a JSON Schema object, got "+k.String())
+	}
+	return nil
+}
+
+var nullJSON = []byte("null")
+
+// isTrainedBashShape reports whether parameters (in d) have exactly one
+// property, command, whose schema is {"type": "string"} plus at most a
+// description and a title: the shape the template replaces with Beam's own
+// bash definition.
+func isTrainedBashShape(d *pyjson.Doc) bool {
+	props := d.Lookup(0, "properties")
+	if props < 0 || d.Kind(props) != pyjson.Object || d.Nodes[props].Len != 1 {
+		return false
+	}
+	if !d.StringEqual(props+1, "command") {
+		return false
+	}
+	cmd := props + 2
+	if d.Kind(cmd) != pyjson.Object {
+		return false
+	}
+	ok, typed := true, false
+	d.Members(cmd, func(k, v int) bool {
+		switch {
+		case d.StringEqual(k, "type"):
+			typed = d.StringEqual(v, "string")
+			ok = typed
+		case d.StringEqual(k, "description"), d.StringEqual(k, "title"):
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok && typed
+}
+
+// toolSection writes "# Tools" and the declarations of the tools that go in
+// the system message (builtin) or the developer message (!builtin),
+// preceded by sep. It writes nothing when there are none.
+func (r *renderer) toolSection(builtin bool, sep string) error {
+	first := true
+	for i := range r.opts.Tools {
+		if r.builtin[i] != builtin {
+			continue
+		}
+		if first {
+			r.buf = append(r.buf, sep...)
+			r.buf = append(r.buf, "# Tools\n\n"...)
+			first = false
+		} else {
+			r.buf = append(r.buf, "\n\n"...)
+		}
+		if err := r.declareTool(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// declareTool writes tools[i] as a TypeScript declaration.
+func (r *renderer) declareTool(i int) error {
+	t := &r.opts.Tools[i]
+	if err := r.parseParameters(i); err != nil {
+		return err
+	}
+	if t.Function.Name == "bash" && isTrainedBashShape(&r.doc) {
+		r.buf = append(r.buf, trainedBash...)
+		return nil
+	}
+	w := &r.ts
+	w.reset(&r.doc, r.buf, toolPath(i)+".function.parameters")
+	err := w.declaration(t.Function.Name, t.Function.Description)
+	r.buf = w.buf
+	return err
+}
+
+// DeclareTool returns the TypeScript declaration the template writes for
+// tool, as it appears under "# Tools" (the trained definition for a bash
+// tool with one command parameter).
+func DeclareTool(tool Tool) (string, error) {
+	r := renderer{opts: &Options{Tools: []Tool{tool}}}
+	if err := r.classifyTools(); err != nil {
+		return "", err
+	}
+	if err := r.declareTool(0); err != nil {
+		return "", err
+	}
+	return string(r.buf), nil
+}
+
+// tsWriter turns one tool's JSON Schema into TypeScript (DECISIONS.md,
+// TypeScript declarations). It writes into buf and keeps, for the union
+// being written, the spans of its members so that repeated members are left
+// out.
+type tsWriter struct {
+	d       *pyjson.Doc
+	buf     []byte
+	root    string // the error path of the parameters
+	members []Span // members of the open unions, innermost last
+	base    int    // index in members where the innermost union starts
+	refs    []int  // $ref targets on the current path
+	path    []pathStep
+}
+
+// pathStep is one step from the parameters down to the schema being
+// written, kept to name it in an error.
+type pathStep struct {
+	kind stepKind
+	node int // key node (property) or variant index
+}
+
+type stepKind uint8
+
+const (
+	stepProperty stepKind = iota
+	stepItems
+	stepAnyOf
+	stepOneOf
+	stepRef
+)
+
+func (w *tsWriter) reset(d *pyjson.Doc, buf []byte, root string) {
+	w.d, w.buf, w.root = d, buf, root
+	w.members, w.base = w.members[:0], 0
+	w.refs, w.path = w.refs[:0], w.path[:0]
+}
+
+// errAt returns an error at the current schema path plus field.
+func (w *tsWriter) errAt(field, msg string) error {
+	var b strings.Builder
+	b.WriteString(w.root)
+	for _, s := range w.path {
+		switch s.kind {
+		case stepProperty:
+			b.WriteString(".properties.")
+			b.WriteString(w.d.Str(s.node))
+		case stepItems:
+			b.WriteString(".items")
+		case stepAnyOf:
+			b.WriteString(".anyOf[" + strconv.Itoa(s.node) + "]")
+		case stepOneOf:
+			b.WriteString(".oneOf[" + strconv.Itoa(s.node) + "]")
+		case stepRef:
+			b.WriteString(".$ref")
+		}
+	}
+	if field != "" {
+		b.WriteString("." + field)
+	}
+	return errAt(b.String(), msg)
+}
+
+func (w *tsWriter) push(kind stepKind, node int) error {
+	w.path = append(w.path, pathStep{kind, node})
+	if len(w.path) > MaxSchemaDepth {
+		return w.errAt("", "schema nested deeper than "+strconv.Itoa(MaxSchemaDepth)+" levels")
+	}
+	return nil
+}
+
+func (w *tsWriter) pop() { w.path = w.path[:len(w.path)-1] }
+
+// declaration writes the tool's comment lines and its type.
+func (w *tsWriter) declaration(name, description string) error {
+	w.commentLines("", description)
+	w.buf = append(w.buf, "type "...)
+	w.buf = append(w.buf, name...)
+	props := w.d.Lookup(0, "properties")
+	if props < 0 || w.d.Kind(props) != pyjson.Object || w.d.Nodes[props].Len == 0 {
+		w.buf = append(w.buf, " = () => any;"...)
+		return nil
+	}
+	w.buf = append(w.buf, " = (_: "...)
+	if err := w.object(0, props, ""); err != nil {
+		return err
+	}
+	w.buf = append(w.buf, ") => any;"...)
+	return nil
+}
+
+// commentLines writes each line of text as "indent// line" (an empty line
+// as "indent//").
+func (w *tsWriter) commentLines(indent, text string) {
+	if text == "" {
+		return
+	}
+	for {
+		line, rest, more := strings.Cut(text, "\n")
+		w.buf = append(w.buf, indent...)
+		w.buf = append(w.buf, "//"...)
+		if line != "" {
+			w.buf = append(w.buf, ' ')
+			w.buf = append(w.buf, line...)
+		}
+		w.buf = append(w.buf, '\n')
+		if !more {
+			return
+		}
+		text = rest
+	}
+}
+
+// commentNode writes the string at node v as comment lines, checking it for
+// markers. Non-string and empty values write nothing.
+func (w *tsWriter) commentNode(indent string, v int, field string) (bool, error) {
+	if v < 0 || w.d.Kind(v) != pyjson.String || w.d.IsEmptyString(v) {
+		return false, nil
+	}
+	start := len(w.buf)
+	w.buf = w.d.AppendString(w.buf, v)
+	text := string(w.buf[start:])
+	w.buf = w.buf[:start]
+	if mk := findMarker(text); mk != "" {
+		return false, w.errAt(field, "must not contain the marker "+mk)
+	}
+	w.commentLines(indent, text)
+	return true, nil
+}
+
+// object writes the object schema at node s, whose properties are at node
+// props, with its properties at indent.
+func (w *tsWriter) object(s, props int, indent string) error {
+	d := w.d
+	required := d.Lookup(s, "required")
+	w.buf = append(w.buf, "{\n"...)
+	var err error
+	d.Members(props, func(k, p int) bool {
+		if err = w.push(stepProperty, k); err != nil {
+			return false
+		}
+		err = w.property(k, p, indent, isRequired(d, required, k))
+		w.pop()
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	w.buf = append(w.buf, indent...)
+	w.buf = append(w.buf, '}')
+	return nil
+}
+
+func isRequired(d *pyjson.Doc, required, key int) bool {
+	found := false
+	d.Elements(required, func(e, _ int) bool {
+		if d.Kind(e) == pyjson.String && bytes.Equal(d.Raw(e), d.Raw(key)) ||
+			(d.Nodes[e].Escaped || d.Nodes[key].Escaped) && d.Kind(e) == pyjson.String && d.Str(e) == d.Str(key) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// property writes one property: its title, description and examples as
+// comments, then "name?: type," and its default.
+func (w *tsWriter) property(k, p int, indent string, required bool) error {
+	d := w.d
+	if d.Kind(p) == pyjson.Object {
+		if ok, err := w.commentNode(indent, d.Lookup(p, "title"), "title"); err != nil {
+			return err
+		} else if ok {
+			w.buf = append(w.buf, indent...)
+			w.buf = append(w.buf, "//\n"...)
+		}
+		if _, err := w.commentNode(indent, d.Lookup(p, "description"), "description"); err != nil {
+			return err
+		}
+		w.examples(d.Lookup(p, "examples"), indent)
+	}
+	w.buf = append(w.buf, indent...)
+	w.propertyName(k)
+	if !required {
+		w.buf = append(w.buf, '?')
+	}
+	w.buf = append(w.buf, ": "...)
+	inner := indent + "    "
+	saved := w.openUnion()
+	if err := w.typ(p, inner); err != nil {
+		return err
+	}
+	if d.Kind(p) == pyjson.Object {
+		if n := d.Lookup(p, "nullable"); n >= 0 && d.Kind(n) == pyjson.True && !w.unionHas("null") {
+			w.buf = append(w.buf, " | null"...)
+		}
+	}
+	w.closeUnion(saved)
+	w.buf = append(w.buf, ',')
+	if d.Kind(p) == pyjson.Object {
+		if def := d.Lookup(p, "default"); def >= 0 {
+			w.buf = append(w.buf, " // default: "...)
+			if d.Kind(def) == pyjson.String && d.Lookup(p, "enum") >= 0 {
+				w.buf = d.AppendString(w.buf, def)
+			} else {
+				w.buf = d.AppendPython(w.buf, def)
+			}
+		}
+	}
+	w.buf = append(w.buf, '\n')
+	return nil
+}
+
+func (w *tsWriter) examples(ex int, indent string) {
+	d := w.d
+	if ex < 0 || d.Kind(ex) != pyjson.Array || d.Nodes[ex].Len == 0 {
+		return
+	}
+	w.buf = append(w.buf, indent...)
+	w.buf = append(w.buf, "// Examples:\n"...)
+	d.Elements(ex, func(e, _ int) bool {
+		w.buf = append(w.buf, indent...)
+		w.buf = append(w.buf, "// - "...)
+		w.buf = d.AppendPython(w.buf, e)
+		w.buf = append(w.buf, '\n')
+		return true
+	})
+}
+
+// propertyName writes a property's name: as is when it is an identifier,
+// else as a JSON string.
+func (w *tsWriter) propertyName(k int) {
+	start := len(w.buf)
+	w.buf = w.d.AppendString(w.buf, k)
+	if !isIdentifier(w.buf[start:]) {
+		w.buf = w.d.AppendPython(w.buf[:start], k)
+	}
+}
+
+func isIdentifier(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for i, c := range b {
+		letter := c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// openUnion starts a new union and returns what closeUnion restores.
+func (w *tsWriter) openUnion() int {
+	saved := w.base
+	w.base = len(w.members)
+	return saved
+}
+
+// closeUnion ends the innermost union and returns its member count.
+func (w *tsWriter) closeUnion(saved int) int {
+	n := len(w.members) - w.base
+	w.members = w.members[:w.base]
+	w.base = saved
+	return n
+}
+
+// unionHas reports whether the innermost union has the member text.
+func (w *tsWriter) unionHas(text string) bool {
+	for _, m := range w.members[w.base:] {
+		if string(w.buf[m.Start:m.End]) == text {
+			return true
+		}
+	}
+	return false
+}
+
+// beginMember starts a member of the innermost union and returns where the
+// member's text starts.
+func (w *tsWriter) beginMember() (sepAt, start int) {
+	sepAt = len(w.buf)
+	if len(w.members) > w.base {
+		w.buf = append(w.buf, " | "...)
+	}
+	return sepAt, len(w.buf)
+}
+
+// endMember records the member written since beginMember, or removes it
+// when an earlier member of the union has the same text.
+func (w *tsWriter) endMember(sepAt, start int) {
+	text := w.buf[start:]
+	for _, m := range w.members[w.base:] {
+		if bytes.Equal(w.buf[m.Start:m.End], text) {
+			w.buf = w.buf[:sepAt]
+			return
+		}
+	}
+	w.members = append(w.members, Span{start, len(w.buf)})
+}
+
+// scalar adds a member with fixed text.
+func (w *tsWriter) scalar(text string) {
+	sepAt, start := w.beginMember()
+	w.buf = append(w.buf, text...)
+	w.endMember(sepAt, start)
+}
+
+// typ adds the members of schema s's type to the innermost union. indent
+// is the indent of the properties of an object written here. The first
+// matching rule wins: $ref, enum, const, anyOf, oneOf, type, properties.
+func (w *tsWriter) typ(s int, indent string) error {
+	d := w.d
+	if d.Kind(s) != pyjson.Object {
+		w.scalar("any")
+		return nil
+	}
+	if ref := d.Lookup(s, "$ref"); ref >= 0 {
+		return w.ref(ref, indent)
+	}
+	if enum := d.Lookup(s, "enum"); enum >= 0 {
+		w.literals(enum)
+		return nil
+	}
+	if c := d.Lookup(s, "const"); c >= 0 {
+		sepAt, start := w.beginMember()
+		w.buf = d.AppendPython(w.buf, c)
+		w.endMember(sepAt, start)
+		return nil
+	}
+	if v := d.Lookup(s, "anyOf"); v >= 0 {
+		return w.variants(v, stepAnyOf, indent)
+	}
+	if v := d.Lookup(s, "oneOf"); v >= 0 {
+		return w.variants(v, stepOneOf, indent)
+	}
+	if t := d.Lookup(s, "type"); t >= 0 {
+		switch d.Kind(t) {
+		case pyjson.String:
+			return w.named(s, t, indent)
+		case pyjson.Array:
+			if d.Nodes[t].Len == 0 {
+				w.scalar("any")
+				return nil
+			}
+			var err error
+			d.Elements(t, func(e, _ int) bool {
+				if d.Kind(e) == pyjson.String {
+					err = w.named(s, e, indent)
+				} else {
+					w.scalar("any")
+				}
+				return err == nil
+			})
+			return err
+		}
+		w.scalar("any")
+		return nil
+	}
+	if props := d.Lookup(s, "properties"); props >= 0 && d.Kind(props) == pyjson.Object {
+		return w.objectType(s, props, indent)
+	}
+	w.scalar("any")
+	return nil
+}
+
+// named adds the member for the type name at node t of schema s.
+func (w *tsWriter) named(s, t int, indent string) error {
+	d := w.d
+	switch {
+	case d.StringEqual(t, "string"):
+		w.scalar("string")
+	case d.StringEqual(t, "integer"), d.StringEqual(t, "number"):
+		w.scalar("number")
+	case d.StringEqual(t, "boolean"):
+		w.scalar("boolean")
+	case d.StringEqual(t, "null"):
+		w.scalar("null")
+	case d.StringEqual(t, "array"):
+		return w.array(s, indent)
+	case d.StringEqual(t, "object"):
+		return w.objectType(s, d.Lookup(s, "properties"), indent)
+	default:
+		w.scalar("any")
+	}
+	return nil
+}
+
+// objectType adds an object member: the full object when it has
+// properties, else "object".
+func (w *tsWriter) objectType(s, props int, indent string) error {
+	if props < 0 || w.d.Kind(props) != pyjson.Object || w.d.Nodes[props].Len == 0 {
+		w.scalar("object")
+		return nil
+	}
+	sepAt, start := w.beginMember()
+	// A nested union collects the object's own property types.
+	saved := w.openUnion()
+	err := w.object(s, props, indent)
+	w.closeUnion(saved)
+	if err != nil {
+		return err
+	}
+	w.endMember(sepAt, start)
+	return nil
+}
+
+// array adds "{items}[]", with the items in parentheses when they are a
+// union, and "any[]" without items.
+func (w *tsWriter) array(s int, indent string) error {
+	d := w.d
+	items := d.Lookup(s, "items")
+	if items < 0 || d.Kind(items) != pyjson.Object {
+		w.scalar("any[]")
+		return nil
+	}
+	sepAt, start := w.beginMember()
+	if err := w.push(stepItems, 0); err != nil {
+		return err
+	}
+	w.buf = append(w.buf, '(')
+	saved := w.openUnion()
+	err := w.typ(items, indent)
+	n := w.closeUnion(saved)
+	w.pop()
+	if err != nil {
+		return err
+	}
+	if n > 1 {
+		w.buf = append(w.buf, ')')
+	} else {
+		copy(w.buf[start:], w.buf[start+1:])
+		w.buf = w.buf[:len(w.buf)-1]
+	}
+	w.buf = append(w.buf, "[]"...)
+	w.endMember(sepAt, start)
+	return nil
+}
+
+// literals adds each enum member as a JSON literal; an empty enum admits
+// no value and is written "never".
+func (w *tsWriter) literals(enum int) {
+	d := w.d
+	if d.Kind(enum) != pyjson.Array {
+		w.scalar("any")
+		return
+	}
+	if d.Nodes[enum].Len == 0 {
+		w.scalar("never")
+		return
+	}
+	d.Elements(enum, func(e, _ int) bool {
+		sepAt, start := w.beginMember()
+		w.buf = d.AppendPython(w.buf, e)
+		w.endMember(sepAt, start)
+		return true
+	})
+}
+
+// variants adds the members of each anyOf/oneOf variant to the union.
+func (w *tsWriter) variants(v int, kind stepKind, indent string) error {
+	d := w.d
+	if d.Kind(v) != pyjson.Array || d.Nodes[v].Len == 0 {
+		w.scalar("any")
+		return nil
+	}
+	var err error
+	d.Elements(v, func(e, pos int) bool {
+		if err = w.push(kind, pos); err != nil {
+			return false
+		}
+		err = w.typ(e, indent)
+		w.pop()
+		return err == nil
+	})
+	return err
+}
+
+// ref resolves a local $ref and adds its target's members. A ref that is
+// not local, cannot be resolved, or recurs on the current path is "any".
+func (w *tsWriter) ref(ref int, indent string) error {
+	target := resolvePointer(w.d, ref)
+	if target < 0 {
+		w.scalar("any")
+		return nil
+	}
+	for _, t := range w.refs {
+		if t == target {
+			w.scalar("any")
+			return nil
+		}
+	}
+	if err := w.push(stepRef, 0); err != nil {
+		return err
+	}
+	w.refs = append(w.refs, target)
+	err := w.typ(target, indent)
+	w.refs = w.refs[:len(w.refs)-1]
+	w.pop()
+	return err
+}
+
+// resolvePointer resolves the local JSON pointer in string node ref ("#",
+// "#/$defs/X", "#/definitions/X/properties/y", "#/anyOf/0", ...) against
+// the document root, or returns -1.
+func resolvePointer(d *pyjson.Doc, ref int) int {
+	if d.Kind(ref) != pyjson.String {
+		return -1
+	}
+	p := d.Str(ref)
+	if p == "#" {
+		return 0
+	}
+	if !strings.HasPrefix(p, "#/") {
+		return -1
+	}
+	node := 0
+	for _, tok := range strings.Split(p[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch d.Kind(node) {
+		case pyjson.Object:
+			node = d.Lookup(node, tok)
+		case pyjson.Array:
+			node = elementAt(d, node, tok)
+		default:
+			return -1
+		}
+		if node < 0 {
+			return -1
+		}
+	}
+	return node
+}
+
+// elementAt returns the element of array arr at the decimal index tok, or -1.
+func elementAt(d *pyjson.Doc, arr int, tok string) int {
+	idx, err := strconv.Atoi(tok)
+	if err != nil || idx < 0 || idx >= int(d.Nodes[arr].Len) {
+		return -1
+	}
+	found := -1
+	d.Elements(arr, func(e, pos int) bool {
+		if pos == idx {
+			found = e
+		}
+		return found < 0
+	})
+	return found
+}
