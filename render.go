@@ -209,7 +209,7 @@ func (r *renderer) systemMessage(effort string) error {
 	identity := r.opts.ModelIdentity
 	if identity == "" {
 		identity = DefaultModelIdentity
-	} else if mk := findMarker(identity); mk != "" {
+	} else if mk := FindMarker(identity); mk != "" {
 		return errAt("model_identity", "must not contain the marker "+mk)
 	}
 	r.buf = append(r.buf, "<|start|>system<|message|>"...)
@@ -285,7 +285,7 @@ func (r *renderer) message(messages []Message, i int) error {
 // assistant writes one assistant turn: the analysis message, then either
 // the final answer or the tool calls (page: Assistant turns).
 func (r *renderer) assistant(m *Message, i int) error {
-	if mk := findMarker(m.Reasoning); mk != "" {
+	if mk := FindMarker(m.Reasoning); mk != "" {
 		return errAt(messagePath(i)+".reasoning_content",
 			"contains the marker "+mk+"; reasoning must be plain text without Harmony headers")
 	}
@@ -412,7 +412,7 @@ type errString string
 func (e errString) Error() string { return string(e) }
 
 // findMarker returns the first marker found in s, or "".
-func findMarker(s string) string {
+func FindMarker(s string) string {
 	at := strings.Index(s, "<|")
 	if at < 0 {
 		return ""

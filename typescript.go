@@ -50,7 +50,7 @@ func (r *renderer) classifyTools() error {
 		if err := checkToolName(t.Function.Name); err != nil {
 			return errAt(toolPath(i)+".function.name", err.Error())
 		}
-		if mk := findMarker(t.Function.Description); mk != "" {
+		if mk := FindMarker(t.Function.Description); mk != "" {
 			return errAt(toolPath(i)+".function.description", "must not contain the marker "+mk)
 		}
 		if err := r.parseParameters(i); err != nil {
@@ -305,7 +305,7 @@ func (w *tsWriter) commentNode(indent string, v int, field string) (bool, error)
 	w.buf = w.d.AppendString(w.buf, v)
 	text := string(w.buf[start:])
 	w.buf = w.buf[:start]
-	if mk := findMarker(text); mk != "" {
+	if mk := FindMarker(text); mk != "" {
 		return false, w.errAt(field, "must not contain the marker "+mk)
 	}
 	w.commentLines(indent, text)
