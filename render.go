@@ -411,7 +411,8 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-// findMarker returns the first marker found in s, or "".
+// FindMarker returns the first marker of the format found in s, or "" when
+// s has none. Text with a marker would be read by the model as a format token.
 func FindMarker(s string) string {
 	at := strings.Index(s, "<|")
 	if at < 0 {
