@@ -23,18 +23,18 @@ type command struct {
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-var commands []command
+// extraCommands are registered by the init functions of the files of
+// other commands (parse, serve, template, verify).
+var extraCommands []command
 
-func init() {
-	commands = []command{
+// allCommands returns every command, built-in ones first. It is called at
+// run time, after every init function has registered its command.
+func allCommands() []command {
+	return append([]command{
 		{"render", "render a chat request into Beam's prompt", runRender},
 		{"lint", "warn about requests that render but mislead the model", runLint},
-	}
-	commands = append(commands, extraCommands...)
+	}, extraCommands...)
 }
-
-// extraCommands are registered by the files of other commands.
-var extraCommands []command
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -48,7 +48,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	for _, c := range commands {
+	for _, c := range allCommands() {
 		if c.name == args[0] {
 			return c.run(args[1:], stdin, stdout, stderr)
 		}
@@ -59,7 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "beamharmony: the Beam Harmony format for Go.\n\nUsage:\n  beamharmony COMMAND [flags] [args]\n\nCommands:")
-	for _, c := range commands {
+	for _, c := range allCommands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun beamharmony COMMAND --help for a command's flags and an example.")
