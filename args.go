@@ -16,23 +16,24 @@ const (
 // `<rfl:parameter name="K">\nV\n</rfl:parameter>`, joined by "\n", in the
 // object's order. Strings are written as is, other values as Python-style
 // JSON (DECISIONS.md, Tool calls and results).
-func (r *renderer) arguments(raw []byte, path string) error {
+func (r *renderer) arguments(raw []byte, i, j int) error {
 	d := &r.doc
+	path := argumentsPath{i, j}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return errAt(path, "missing; must be a JSON object")
+		return errAt(path.String(), "missing; must be a JSON object")
 	}
 	if err := d.Parse(raw); err != nil {
-		return errAt(path, err.Error())
+		return errAt(path.String(), err.Error())
 	}
 	switch d.Kind(0) {
 	case pyjson.Object:
 	case pyjson.String:
-		return errAt(path, "must be a JSON object; parse JSON strings before rendering")
+		return errAt(path.String(), "must be a JSON object; parse JSON strings before rendering")
 	default:
-		return errAt(path, "must be a JSON object, got "+d.Kind(0).String())
+		return errAt(path.String(), "must be a JSON object, got "+d.Kind(0).String())
 	}
 	if dup := d.DuplicateKey(0); dup >= 0 {
-		return errAt(path, "key "+quote(d.Str(dup))+" appears more than once")
+		return errAt(path.String(), "key "+quote(d.Str(dup))+" appears more than once")
 	}
 	var err error
 	first := true
@@ -47,13 +48,13 @@ func (r *renderer) arguments(raw []byte, path string) error {
 	return err
 }
 
-func (r *renderer) argument(d *pyjson.Doc, k, v int, path string) error {
+func (r *renderer) argument(d *pyjson.Doc, k, v int, path argumentsPath) error {
 	r.buf = append(r.buf, paramOpen...)
 	keyStart := len(r.buf)
 	r.buf = d.AppendString(r.buf, k)
 	key := r.buf[keyStart:]
 	if err := checkArgumentKey(key); err != nil {
-		return errAt(path, "key "+quote(string(key))+" "+err.Error())
+		return errAt(path.String(), "key "+quote(string(key))+" "+err.Error())
 	}
 	r.buf = append(r.buf, "\">\n"...)
 	valueStart := len(r.buf)
@@ -63,7 +64,7 @@ func (r *renderer) argument(d *pyjson.Doc, k, v int, path string) error {
 		r.buf = d.AppendPython(r.buf, v)
 	}
 	if bytes.Contains(r.buf[valueStart:], []byte(paramClose)) {
-		return errAt(path+"."+string(key), "a value can't contain "+paramClose)
+		return errAt(path.String()+"."+string(key), "a value can't contain "+paramClose)
 	}
 	r.buf = append(r.buf, '\n')
 	r.buf = append(r.buf, paramClose...)
@@ -81,3 +82,9 @@ func checkArgumentKey(key []byte) error {
 	}
 	return nil
 }
+
+// argumentsPath names messages[i].tool_calls[j].function.arguments; the
+// string is built only for an error.
+type argumentsPath struct{ i, j int }
+
+func (p argumentsPath) String() string { return callPath(p.i, p.j) + ".function.arguments" }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -89,20 +91,48 @@ func (p *Prompt) CharSpans() []Span {
 // Render renders messages into Beam's prompt as the checkpoint's
 // chat_template.jinja does.
 func Render(messages []Message, opts *Options) (string, error) {
-	r := renderer{opts: opts}
+	r := getRenderer(opts, false)
+	defer putRenderer(r)
 	if err := r.render(messages); err != nil {
 		return "", err
 	}
-	return string(r.buf), nil
+	return r.text(), nil
 }
 
 // RenderPrompt renders like Render and also returns the assistant spans.
 func RenderPrompt(messages []Message, opts *Options) (*Prompt, error) {
-	r := renderer{opts: opts, wantSpans: true}
+	r := getRenderer(opts, true)
+	defer putRenderer(r)
 	if err := r.render(messages); err != nil {
 		return nil, err
 	}
-	return &Prompt{Text: string(r.buf), AssistantSpans: r.spans}, nil
+	return &Prompt{Text: r.text(), AssistantSpans: r.spans}, nil
+}
+
+// rendererPool keeps renderers, whose scratch space (the JSON tape, the
+// TypeScript writer's stacks) then survives from one render to the next.
+var rendererPool = sync.Pool{New: func() any { return new(renderer) }}
+
+func getRenderer(opts *Options, wantSpans bool) *renderer {
+	r := rendererPool.Get().(*renderer)
+	r.opts, r.wantSpans = opts, wantSpans
+	return r
+}
+
+func putRenderer(r *renderer) {
+	r.opts, r.buf, r.spans, r.builtin = nil, nil, nil, nil
+	r.doc.Src = nil
+	for i := range r.schemas {
+		r.schemas[i].Src = nil
+	}
+	r.ts.d, r.ts.buf = nil, nil
+	rendererPool.Put(r)
+}
+
+// text returns the rendered prompt without copying it: the buffer was
+// allocated for this render alone and is never written again.
+func (r *renderer) text() string {
+	return unsafe.String(unsafe.SliceData(r.buf), len(r.buf))
 }
 
 // Render renders the request's messages with its options.
@@ -119,7 +149,8 @@ type renderer struct {
 	buf        []byte
 	wantSpans  bool
 	spans      []Span
-	doc        pyjson.Doc // scratch: the current arguments or schema
+	doc        pyjson.Doc   // scratch: the current call's arguments
+	schemas    []pyjson.Doc // the parameters of each tool, parsed once
 	ts         tsWriter
 	builtin    []bool // per tool: declared in the system message
 	builtinArr [16]bool
@@ -318,17 +349,16 @@ func (r *renderer) assistant(m *Message, i int) error {
 // toolCall writes one call message; the last of a turn ends with <|call|>,
 // the others with <|end|> (page: Parallel calls).
 func (r *renderer) toolCall(c *ToolCall, i, j int, last bool) error {
-	path := callPath(i, j)
 	if c.Type != "" && c.Type != "function" {
-		return errAt(path+".type", "unsupported call type "+quote(c.Type)+"; only function calls exist")
+		return errAt(callPath(i, j)+".type", "unsupported call type "+quote(c.Type)+"; only function calls exist")
 	}
 	if err := checkToolName(c.Function.Name); err != nil {
-		return errAt(path+".function.name", err.Error())
+		return errAt(callPath(i, j)+".function.name", err.Error())
 	}
 	r.buf = append(r.buf, "<|start|>assistant to="...)
 	r.buf = append(r.buf, c.Function.Name...)
 	r.buf = append(r.buf, "<|channel|>analysis <|constrain|>xml<|message|>"...)
-	if err := r.arguments(c.Function.Arguments, path+".function.arguments"); err != nil {
+	if err := r.arguments(c.Function.Arguments, i, j); err != nil {
 		return err
 	}
 	if last {

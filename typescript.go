@@ -42,6 +42,9 @@ func (r *renderer) classifyTools() error {
 	} else {
 		r.builtin = make([]bool, len(tools))
 	}
+	for len(r.schemas) < len(tools) {
+		r.schemas = append(r.schemas, pyjson.Doc{})
+	}
 	for i := range tools {
 		t := &tools[i]
 		if t.Type != "" && t.Type != "function" {
@@ -57,7 +60,7 @@ func (r *renderer) classifyTools() error {
 			return err
 		}
 		r.builtin[i] = contains(r.opts.BuiltinTools, t.Function.Name) ||
-			(t.Function.Name == "bash" && isTrainedBashShape(&r.doc))
+			(t.Function.Name == "bash" && isTrainedBashShape(&r.schemas[i]))
 	}
 	return nil
 }
@@ -80,17 +83,18 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// parseParameters parses tools[i]'s parameters into r.doc. Absent
+// parseParameters parses tools[i]'s parameters into r.schemas[i]. Absent
 // parameters parse as null.
 func (r *renderer) parseParameters(i int) error {
 	raw := r.opts.Tools[i].Function.Parameters
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = nullJSON
 	}
-	if err := r.doc.Parse(raw); err != nil {
+	d := &r.schemas[i]
+	if err := d.Parse(raw); err != nil {
 		return errAt(toolPath(i)+".function.parameters", err.Error())
 	}
-	if k := r.doc.Kind(0); k != pyjson.Object && k != pyjson.Null {
+	if k := d.Kind(0); k != pyjson.Object && k != pyjson.Null {
 		return errAt(toolPath(i)+".function.parameters", "must be a JSON Schema object, got "+k.String())
 	}
 	return nil
@@ -155,15 +159,12 @@ func (r *renderer) toolSection(builtin bool, sep string) error {
 // declareTool writes tools[i] as a TypeScript declaration.
 func (r *renderer) declareTool(i int) error {
 	t := &r.opts.Tools[i]
-	if err := r.parseParameters(i); err != nil {
-		return err
-	}
-	if t.Function.Name == "bash" && isTrainedBashShape(&r.doc) {
+	if t.Function.Name == "bash" && isTrainedBashShape(&r.schemas[i]) {
 		r.buf = append(r.buf, trainedBash...)
 		return nil
 	}
 	w := &r.ts
-	w.reset(&r.doc, r.buf, toolPath(i)+".function.parameters")
+	w.reset(&r.schemas[i], r.buf, i)
 	err := w.declaration(t.Function.Name, t.Function.Description)
 	r.buf = w.buf
 	return err
@@ -173,7 +174,8 @@ func (r *renderer) declareTool(i int) error {
 // tool, as it appears under "# Tools" (the trained definition for a bash
 // tool with one command parameter).
 func DeclareTool(tool Tool) (string, error) {
-	r := renderer{opts: &Options{Tools: []Tool{tool}}}
+	r := getRenderer(&Options{Tools: []Tool{tool}}, false)
+	defer putRenderer(r)
 	if err := r.classifyTools(); err != nil {
 		return "", err
 	}
@@ -190,11 +192,12 @@ func DeclareTool(tool Tool) (string, error) {
 type tsWriter struct {
 	d       *pyjson.Doc
 	buf     []byte
-	root    string // the error path of the parameters
+	tool    int    // index of the tool in tools, for error paths
 	members []Span // members of the open unions, innermost last
 	base    int    // index in members where the innermost union starts
 	refs    []int  // $ref targets on the current path
 	path    []pathStep
+	scratch []byte // decoded comment text
 }
 
 // pathStep is one step from the parameters down to the schema being
@@ -214,8 +217,8 @@ const (
 	stepRef
 )
 
-func (w *tsWriter) reset(d *pyjson.Doc, buf []byte, root string) {
-	w.d, w.buf, w.root = d, buf, root
+func (w *tsWriter) reset(d *pyjson.Doc, buf []byte, tool int) {
+	w.d, w.buf, w.tool = d, buf, tool
 	w.members, w.base = w.members[:0], 0
 	w.refs, w.path = w.refs[:0], w.path[:0]
 }
@@ -223,7 +226,7 @@ func (w *tsWriter) reset(d *pyjson.Doc, buf []byte, root string) {
 // errAt returns an error at the current schema path plus field.
 func (w *tsWriter) errAt(field, msg string) error {
 	var b strings.Builder
-	b.WriteString(w.root)
+	b.WriteString(toolPath(w.tool) + ".function.parameters")
 	for _, s := range w.path {
 		switch s.kind {
 		case stepProperty:
@@ -257,16 +260,17 @@ func (w *tsWriter) pop() { w.path = w.path[:len(w.path)-1] }
 
 // declaration writes the tool's comment lines and its type.
 func (w *tsWriter) declaration(name, description string) error {
-	w.commentLines("", description)
+	w.buf = appendCommentLines(w.buf, "", description)
 	w.buf = append(w.buf, "type "...)
 	w.buf = append(w.buf, name...)
-	props := w.d.Lookup(0, "properties")
-	if props < 0 || w.d.Kind(props) != pyjson.Object || w.d.Nodes[props].Len == 0 {
+	d := w.d
+	props := d.Lookup(0, "properties")
+	if props < 0 || d.Kind(props) != pyjson.Object || d.Nodes[props].Len == 0 {
 		w.buf = append(w.buf, " = () => any;"...)
 		return nil
 	}
 	w.buf = append(w.buf, " = (_: "...)
-	if err := w.object(0, props, ""); err != nil {
+	if err := w.object(d.Lookup(0, "required"), props, ""); err != nil {
 		return err
 	}
 	w.buf = append(w.buf, ") => any;"...)
@@ -275,24 +279,34 @@ func (w *tsWriter) declaration(name, description string) error {
 
 // commentLines writes each line of text as "indent// line" (an empty line
 // as "indent//").
-func (w *tsWriter) commentLines(indent, text string) {
-	if text == "" {
-		return
-	}
-	for {
-		line, rest, more := strings.Cut(text, "\n")
-		w.buf = append(w.buf, indent...)
-		w.buf = append(w.buf, "//"...)
-		if line != "" {
-			w.buf = append(w.buf, ' ')
-			w.buf = append(w.buf, line...)
+func (w *tsWriter) commentLines(indent string, text []byte) {
+	w.buf = appendCommentLines(w.buf, indent, text)
+}
+
+func appendCommentLines[T string | []byte](dst []byte, indent string, text T) []byte {
+	for start := 0; start < len(text); {
+		end := start
+		for end < len(text) && text[end] != '\n' {
+			end++
 		}
-		w.buf = append(w.buf, '\n')
-		if !more {
-			return
+		dst = append(dst, indent...)
+		dst = append(dst, "//"...)
+		if end > start {
+			dst = append(dst, ' ')
+			dst = append(dst, text[start:end]...)
 		}
-		text = rest
+		dst = append(dst, '\n')
+		if end == len(text) {
+			break
+		}
+		start = end + 1
+		if start == len(text) {
+			// A trailing newline leaves one empty last line.
+			dst = append(dst, indent...)
+			dst = append(dst, "//\n"...)
+		}
 	}
+	return dst
 }
 
 // commentNode writes the string at node v as comment lines, checking it for
@@ -301,22 +315,86 @@ func (w *tsWriter) commentNode(indent string, v int, field string) (bool, error)
 	if v < 0 || w.d.Kind(v) != pyjson.String || w.d.IsEmptyString(v) {
 		return false, nil
 	}
-	start := len(w.buf)
-	w.buf = w.d.AppendString(w.buf, v)
-	text := string(w.buf[start:])
-	w.buf = w.buf[:start]
-	if mk := FindMarker(text); mk != "" {
+	raw := w.d.Raw(v)
+	raw = raw[1 : len(raw)-1]
+	if w.d.Nodes[v].Escaped {
+		// Decode into the scratch space after the output, then write.
+		start := len(w.buf)
+		w.buf = w.d.AppendString(w.buf, v)
+		w.scratch = append(w.scratch[:0], w.buf[start:]...)
+		w.buf = w.buf[:start]
+		raw = w.scratch
+	}
+	if mk := findMarkerBytes(raw); mk != "" {
 		return false, w.errAt(field, "must not contain the marker "+mk)
 	}
-	w.commentLines(indent, text)
+	w.commentLines(indent, raw)
 	return true, nil
+}
+
+// schemaKeys holds the node indexes of the keywords of one schema object
+// that the declaration reads (-1 when absent), gathered in one pass over
+// its members. When a key repeats, the last one wins, as in Python.
+type schemaKeys struct {
+	ref, enum, constant, anyOf, oneOf, typ, properties, items, required int
+	title, description, examples, def, nullable                         int
+}
+
+var noKeys = schemaKeys{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+
+// keysOf reads the keywords of schema s; a schema that is not an object
+// has none.
+func keysOf(d *pyjson.Doc, s int) schemaKeys {
+	ks := noKeys
+	if d.Kind(s) != pyjson.Object {
+		return ks
+	}
+	var buf [16]byte
+	d.Members(s, func(k, v int) bool {
+		name := d.Raw(k)
+		name = name[1 : len(name)-1]
+		if d.Nodes[k].Escaped {
+			name = d.AppendString(buf[:0], k)
+		}
+		switch string(name) {
+		case "$ref":
+			ks.ref = v
+		case "enum":
+			ks.enum = v
+		case "const":
+			ks.constant = v
+		case "anyOf":
+			ks.anyOf = v
+		case "oneOf":
+			ks.oneOf = v
+		case "type":
+			ks.typ = v
+		case "properties":
+			ks.properties = v
+		case "items":
+			ks.items = v
+		case "required":
+			ks.required = v
+		case "title":
+			ks.title = v
+		case "description":
+			ks.description = v
+		case "examples":
+			ks.examples = v
+		case "default":
+			ks.def = v
+		case "nullable":
+			ks.nullable = v
+		}
+		return true
+	})
+	return ks
 }
 
 // object writes the object schema at node s, whose properties are at node
 // props, with its properties at indent.
-func (w *tsWriter) object(s, props int, indent string) error {
+func (w *tsWriter) object(required, props int, indent string) error {
 	d := w.d
-	required := d.Lookup(s, "required")
 	w.buf = append(w.buf, "{\n"...)
 	var err error
 	d.Members(props, func(k, p int) bool {
@@ -351,17 +429,18 @@ func isRequired(d *pyjson.Doc, required, key int) bool {
 // comments, then "name?: type," and its default.
 func (w *tsWriter) property(k, p int, indent string, required bool) error {
 	d := w.d
-	if d.Kind(p) == pyjson.Object {
-		if ok, err := w.commentNode(indent, d.Lookup(p, "title"), "title"); err != nil {
+	ks := keysOf(d, p)
+	{
+		if ok, err := w.commentNode(indent, ks.title, "title"); err != nil {
 			return err
 		} else if ok {
 			w.buf = append(w.buf, indent...)
 			w.buf = append(w.buf, "//\n"...)
 		}
-		if _, err := w.commentNode(indent, d.Lookup(p, "description"), "description"); err != nil {
+		if _, err := w.commentNode(indent, ks.description, "description"); err != nil {
 			return err
 		}
-		w.examples(d.Lookup(p, "examples"), indent)
+		w.examples(ks.examples, indent)
 	}
 	w.buf = append(w.buf, indent...)
 	w.propertyName(k)
@@ -371,24 +450,20 @@ func (w *tsWriter) property(k, p int, indent string, required bool) error {
 	w.buf = append(w.buf, ": "...)
 	inner := indent + "    "
 	saved := w.openUnion()
-	if err := w.typ(p, inner); err != nil {
+	if err := w.typeOf(p, &ks, inner); err != nil {
 		return err
 	}
-	if d.Kind(p) == pyjson.Object {
-		if n := d.Lookup(p, "nullable"); n >= 0 && d.Kind(n) == pyjson.True && !w.unionHas("null") {
-			w.buf = append(w.buf, " | null"...)
-		}
+	if ks.nullable >= 0 && d.Kind(ks.nullable) == pyjson.True && !w.unionHas("null") {
+		w.buf = append(w.buf, " | null"...)
 	}
 	w.closeUnion(saved)
 	w.buf = append(w.buf, ',')
-	if d.Kind(p) == pyjson.Object {
-		if def := d.Lookup(p, "default"); def >= 0 {
-			w.buf = append(w.buf, " // default: "...)
-			if d.Kind(def) == pyjson.String && d.Lookup(p, "enum") >= 0 {
-				w.buf = d.AppendString(w.buf, def)
-			} else {
-				w.buf = d.AppendPython(w.buf, def)
-			}
+	if def := ks.def; def >= 0 {
+		w.buf = append(w.buf, " // default: "...)
+		if d.Kind(def) == pyjson.String && ks.enum >= 0 {
+			w.buf = d.AppendString(w.buf, def)
+		} else {
+			w.buf = d.AppendPython(w.buf, def)
 		}
 	}
 	w.buf = append(w.buf, '\n')
@@ -493,34 +568,40 @@ func (w *tsWriter) scalar(text string) {
 // is the indent of the properties of an object written here. The first
 // matching rule wins: $ref, enum, const, anyOf, oneOf, type, properties.
 func (w *tsWriter) typ(s int, indent string) error {
+	ks := keysOf(w.d, s)
+	return w.typeOf(s, &ks, indent)
+}
+
+// typeOf is typ for a schema whose keywords ks were read already.
+func (w *tsWriter) typeOf(s int, ks *schemaKeys, indent string) error {
 	d := w.d
 	if d.Kind(s) != pyjson.Object {
 		w.scalar("any")
 		return nil
 	}
-	if ref := d.Lookup(s, "$ref"); ref >= 0 {
-		return w.ref(ref, indent)
+	if ks.ref >= 0 {
+		return w.ref(ks.ref, indent)
 	}
-	if enum := d.Lookup(s, "enum"); enum >= 0 {
-		w.literals(enum)
+	if ks.enum >= 0 {
+		w.literals(ks.enum)
 		return nil
 	}
-	if c := d.Lookup(s, "const"); c >= 0 {
+	if c := ks.constant; c >= 0 {
 		sepAt, start := w.beginMember()
 		w.buf = d.AppendPython(w.buf, c)
 		w.endMember(sepAt, start)
 		return nil
 	}
-	if v := d.Lookup(s, "anyOf"); v >= 0 {
-		return w.variants(v, stepAnyOf, indent)
+	if ks.anyOf >= 0 {
+		return w.variants(ks.anyOf, stepAnyOf, indent)
 	}
-	if v := d.Lookup(s, "oneOf"); v >= 0 {
-		return w.variants(v, stepOneOf, indent)
+	if ks.oneOf >= 0 {
+		return w.variants(ks.oneOf, stepOneOf, indent)
 	}
-	if t := d.Lookup(s, "type"); t >= 0 {
+	if t := ks.typ; t >= 0 {
 		switch d.Kind(t) {
 		case pyjson.String:
-			return w.named(s, t, indent)
+			return w.named(ks, t, indent)
 		case pyjson.Array:
 			if d.Nodes[t].Len == 0 {
 				w.scalar("any")
@@ -529,7 +610,7 @@ func (w *tsWriter) typ(s int, indent string) error {
 			var err error
 			d.Elements(t, func(e, _ int) bool {
 				if d.Kind(e) == pyjson.String {
-					err = w.named(s, e, indent)
+					err = w.named(ks, e, indent)
 				} else {
 					w.scalar("any")
 				}
@@ -540,15 +621,15 @@ func (w *tsWriter) typ(s int, indent string) error {
 		w.scalar("any")
 		return nil
 	}
-	if props := d.Lookup(s, "properties"); props >= 0 && d.Kind(props) == pyjson.Object {
-		return w.objectType(s, props, indent)
+	if props := ks.properties; props >= 0 && d.Kind(props) == pyjson.Object {
+		return w.objectType(ks, indent)
 	}
 	w.scalar("any")
 	return nil
 }
 
 // named adds the member for the type name at node t of schema s.
-func (w *tsWriter) named(s, t int, indent string) error {
+func (w *tsWriter) named(ks *schemaKeys, t int, indent string) error {
 	d := w.d
 	switch {
 	case d.StringEqual(t, "string"):
@@ -560,9 +641,9 @@ func (w *tsWriter) named(s, t int, indent string) error {
 	case d.StringEqual(t, "null"):
 		w.scalar("null")
 	case d.StringEqual(t, "array"):
-		return w.array(s, indent)
+		return w.array(ks.items, indent)
 	case d.StringEqual(t, "object"):
-		return w.objectType(s, d.Lookup(s, "properties"), indent)
+		return w.objectType(ks, indent)
 	default:
 		w.scalar("any")
 	}
@@ -571,7 +652,8 @@ func (w *tsWriter) named(s, t int, indent string) error {
 
 // objectType adds an object member: the full object when it has
 // properties, else "object".
-func (w *tsWriter) objectType(s, props int, indent string) error {
+func (w *tsWriter) objectType(ks *schemaKeys, indent string) error {
+	props := ks.properties
 	if props < 0 || w.d.Kind(props) != pyjson.Object || w.d.Nodes[props].Len == 0 {
 		w.scalar("object")
 		return nil
@@ -579,7 +661,7 @@ func (w *tsWriter) objectType(s, props int, indent string) error {
 	sepAt, start := w.beginMember()
 	// A nested union collects the object's own property types.
 	saved := w.openUnion()
-	err := w.object(s, props, indent)
+	err := w.object(ks.required, props, indent)
 	w.closeUnion(saved)
 	if err != nil {
 		return err
@@ -590,9 +672,8 @@ func (w *tsWriter) objectType(s, props int, indent string) error {
 
 // array adds "{items}[]", with the items in parentheses when they are a
 // union, and "any[]" without items.
-func (w *tsWriter) array(s int, indent string) error {
+func (w *tsWriter) array(items int, indent string) error {
 	d := w.d
-	items := d.Lookup(s, "items")
 	if items < 0 || d.Kind(items) != pyjson.Object {
 		w.scalar("any[]")
 		return nil

@@ -78,6 +78,11 @@ func (d *Doc) Parse(src []byte) error {
 	}
 	d.Src = src
 	d.Nodes = d.Nodes[:0]
+	// Validating UTF-8 once up front (fast on ASCII) lets the string
+	// scanner look only for quotes, backslashes and control characters.
+	if !utf8.Valid(src) {
+		return &SyntaxError{invalidUTF8At(src), "invalid UTF-8"}
+	}
 	p := parser{d: d, src: src}
 	p.skipSpace()
 	if err := p.value(0); err != nil {
@@ -256,12 +261,7 @@ func (p *parser) str() error {
 	p.pos++ // opening quote
 	escaped := false
 	for {
-		// Fast path over plain ASCII.
-		for p.pos < len(p.src) {
-			c := p.src[p.pos]
-			if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-				break
-			}
+		for p.pos < len(p.src) && !stringSpecial[p.src[p.pos]] {
 			p.pos++
 		}
 		if p.pos >= len(p.src) {
@@ -279,16 +279,30 @@ func (p *parser) str() error {
 			if err := p.escape(); err != nil {
 				return err
 			}
-		case c < 0x20:
-			return p.errorf("control character %#02x in a string", c)
 		default:
-			r, size := utf8.DecodeRune(p.src[p.pos:])
-			if r == utf8.RuneError && size <= 1 {
-				return p.errorf("invalid UTF-8 in a string")
-			}
-			p.pos += size
+			return p.errorf("control character %#02x in a string", c)
 		}
 	}
+}
+
+// stringSpecial marks the bytes that end a run of plain string content.
+var stringSpecial = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 func (p *parser) escape() error {
