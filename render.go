@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -120,7 +119,11 @@ func getRenderer(opts *Options, wantSpans bool) *renderer {
 }
 
 func putRenderer(r *renderer) {
-	r.opts, r.buf, r.spans, r.builtin = nil, nil, nil, nil
+	if cap(r.buf) > maxPooledBuffer {
+		r.buf = nil
+	}
+	r.buf = r.buf[:0]
+	r.opts, r.spans, r.builtin = nil, nil, nil
 	r.doc.Src = nil
 	for i := range r.schemas {
 		r.schemas[i].Src = nil
@@ -129,11 +132,13 @@ func putRenderer(r *renderer) {
 	rendererPool.Put(r)
 }
 
-// text returns the rendered prompt without copying it: the buffer was
-// allocated for this render alone and is never written again.
-func (r *renderer) text() string {
-	return unsafe.String(unsafe.SliceData(r.buf), len(r.buf))
-}
+// maxPooledBuffer bounds the output buffer a pooled renderer keeps, so
+// that one huge conversation does not pin its memory.
+const maxPooledBuffer = 1 << 20
+
+// text returns the rendered prompt. The output buffer stays with the
+// pooled renderer; the string is its only copy.
+func (r *renderer) text() string { return string(r.buf) }
 
 // Render renders the request's messages with its options.
 func (r *Request) Render() (string, error) { return Render(r.Messages, &r.Options) }
@@ -170,7 +175,9 @@ func (r *renderer) render(messages []Message) error {
 	if err := r.classifyTools(); err != nil {
 		return err
 	}
-	r.buf = make([]byte, 0, estimateSize(messages, r.opts))
+	if n := estimateSize(messages, r.opts); cap(r.buf) < n {
+		r.buf = make([]byte, 0, n)
+	}
 	if err := r.systemMessage(effort); err != nil {
 		return err
 	}

@@ -83,9 +83,11 @@ func (d *Doc) Parse(src []byte) error {
 	if !utf8.Valid(src) {
 		return &SyntaxError{invalidUTF8At(src), "invalid UTF-8"}
 	}
-	p := parser{d: d, src: src}
+	p := parser{src: src, nodes: d.Nodes[:0]}
 	p.skipSpace()
-	if err := p.value(0); err != nil {
+	err := p.value(0)
+	d.Nodes = p.nodes
+	if err != nil {
 		return err
 	}
 	p.skipSpace()
@@ -105,9 +107,9 @@ func ParseBytes(src []byte) (*Doc, error) {
 }
 
 type parser struct {
-	d   *Doc
-	src []byte
-	pos int
+	src   []byte
+	pos   int
+	nodes []Node
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -115,25 +117,24 @@ func (p *parser) errorf(format string, args ...any) error {
 }
 
 func (p *parser) skipSpace() {
-	for p.pos < len(p.src) {
-		switch p.src[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+	pos, src := p.pos, p.src
+	for pos < len(src) && src[pos] <= ' ' && isJSONSpace[src[pos]] {
+		pos++
 	}
+	p.pos = pos
 }
 
+var isJSONSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
 func (p *parser) push(k Kind, start int) int {
-	p.d.Nodes = append(p.d.Nodes, Node{Kind: k, Start: int32(start)})
-	return len(p.d.Nodes) - 1
+	p.nodes = append(p.nodes, Node{Kind: k, Start: int32(start)})
+	return len(p.nodes) - 1
 }
 
 func (p *parser) finish(i int) {
-	n := &p.d.Nodes[i]
+	n := &p.nodes[i]
 	n.End = int32(p.pos)
-	n.Next = int32(len(p.d.Nodes))
+	n.Next = int32(len(p.nodes))
 }
 
 func (p *parser) value(depth int) error {
@@ -211,7 +212,7 @@ func (p *parser) object(depth int) error {
 		case '}':
 			p.pos++
 			p.finish(i)
-			p.d.Nodes[i].Len = n
+			p.nodes[i].Len = n
 			return nil
 		default:
 			return p.errorf("expected ',' or '}' in an object")
@@ -248,7 +249,7 @@ func (p *parser) array(depth int) error {
 		case ']':
 			p.pos++
 			p.finish(i)
-			p.d.Nodes[i].Len = n
+			p.nodes[i].Len = n
 			return nil
 		default:
 			return p.errorf("expected ',' or ']' in an array")
@@ -261,9 +262,11 @@ func (p *parser) str() error {
 	p.pos++ // opening quote
 	escaped := false
 	for {
-		for p.pos < len(p.src) && !stringSpecial[p.src[p.pos]] {
-			p.pos++
+		pos, src := p.pos, p.src
+		for pos < len(src) && !stringSpecial[src[pos]] {
+			pos++
 		}
+		p.pos = pos
 		if p.pos >= len(p.src) {
 			return p.errorf("unterminated string")
 		}
@@ -272,7 +275,7 @@ func (p *parser) str() error {
 		case c == '"':
 			p.pos++
 			p.finish(i)
-			p.d.Nodes[i].Escaped = escaped
+			p.nodes[i].Escaped = escaped
 			return nil
 		case c == '\\':
 			escaped = true
