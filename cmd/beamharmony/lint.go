@@ -1,10 +1,57 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 	"io"
+
+	"github.com/beamharmony/harmony"
 )
 
+const lintHelp = `
+Usage: beamharmony lint [--strict] [FILE]
+
+Read one chat request (the render command's JSON, from FILE or stdin) and
+print one warning per line for what renders but misleads the model:
+
+  - a system or developer message after another role (it is dropped)
+  - a reasoning effort below 8 (Beam was not trained below 8)
+  - built-in search or browse whose definition differs from the trained one
+  - tool results missing, extra or out of order against the calls
+  - Harmony markers inside message content
+
+Exit status: 0 without warnings, 3 with warnings, 1 when the request does
+not render (the error is printed on stderr).
+
+Example:
+
+  beamharmony lint examples/parallel_calls.json && echo clean
+`
+
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return fail(stderr, "lint", errors.New("not implemented yet"))
+	fs := newFlags("lint", lintHelp, stdout, stderr)
+	strict := fs.Bool("strict", false, "check rendering in strict mode too")
+	files, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	data, err := readInput(files, stdin)
+	if err != nil {
+		return fail(stderr, "lint", err)
+	}
+	req, err := harmony.ParseRequest(data)
+	if err != nil {
+		return fail(stderr, "lint", err)
+	}
+	req.Strict = *strict
+	if _, err := req.Render(); err != nil {
+		return fail(stderr, "lint", err)
+	}
+	warnings := req.Lint()
+	for _, w := range warnings {
+		fmt.Fprintln(stdout, w)
+	}
+	if len(warnings) > 0 {
+		return 3
+	}
+	return 0
 }

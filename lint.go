@@ -1,0 +1,163 @@
+package harmony
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Warning is a problem Lint found in a request that renders but is likely
+// to mislead the model. Path names the value, as in RenderError.
+type Warning struct {
+	Path string
+	Msg  string
+}
+
+// String returns "path: message".
+func (w Warning) String() string { return w.Path + ": " + w.Msg }
+
+// TrainedSearch and TrainedBrowse are the definitions of the built-in tools
+// Beam was trained with (page: Built-in tools). Declaring search or browse
+// as built in with another definition shows the model a tool it was not
+// trained on.
+var (
+	TrainedSearch = Tool{Type: "function", Function: Function{
+		Name:        "search",
+		Description: "Search for content on the internet using a search engine. The search results include the website title, address (URL), and description.",
+		Parameters:  json.RawMessage(`{"type": "object", "properties": {"query": {"type": "string", "description": "The search query."}}, "required": ["query"]}`),
+	}}
+	TrainedBrowse = Tool{Type: "function", Function: Function{
+		Name:        "browse",
+		Description: "Visit a webpage and inspect its content. Pass only a URL to fetch/cache the page and return an approximately 8000-token preview; include a regex pattern to search the full cached page content without a sandbox. Search results are also capped around 8000 tokens.",
+		Parameters: json.RawMessage(`{"type": "object", "properties": {` +
+			`"url": {"type": "string", "description": "The website address (URL) of the content to be obtained, which can usually be obtained from search results. The page is cached by URL for later searches on this tool instance."}, ` +
+			`"pattern": {"type": "string", "description": "Optional regular expression pattern. If omitted, the tool fetches and caches the page while returning a capped preview; if provided, it searches the full cached page text."}, ` +
+			`"output_mode": {"type": "string", "enum": ["content", "count"], "default": "content", "description": "Search output mode: content returns matching lines; count returns only the number of matching lines."}, ` +
+			`"ignore_case": {"type": "boolean", "default": false, "description": "Search without matching letter case."}, ` +
+			`"context_lines": {"type": "integer", "default": 0, "description": "Number of lines before and after each matching line."}, ` +
+			`"multiline": {"type": "boolean", "default": false, "description": "Allow the regular expression to match across line breaks."}, ` +
+			`"max_lines": {"type": "integer", "default": 250, "description": "Maximum search output lines to return after offset. Pass 0 for unlimited lines up to output caps."}, ` +
+			`"offset": {"type": "integer", "default": 0, "description": "Skip first N search output lines before applying max_lines."}` +
+			`}, "required": ["url"]}`),
+	}}
+)
+
+// Lint returns the warnings for a request that renders: system or
+// developer messages that will be dropped, an effort below 8, built-in
+// search or browse whose declarations differ from the trained ones, tool
+// results missing, extra or out of order against the calls, and markers in
+// message content. The request is not rendered; call Render for errors.
+func Lint(messages []Message, opts *Options) []Warning {
+	var ws []Warning
+	ws = lintInstructions(ws, messages)
+	ws = lintEffort(ws, opts.ReasoningEffort)
+	ws = lintBuiltins(ws, opts)
+	ws = lintResults(ws, messages)
+	ws = lintMarkers(ws, messages)
+	return ws
+}
+
+// Lint returns the request's warnings; see the package function Lint.
+func (r *Request) Lint() []Warning { return Lint(r.Messages, &r.Options) }
+
+func lintInstructions(ws []Warning, messages []Message) []Warning {
+	seenOther := false
+	for i := range messages {
+		m := &messages[i]
+		if !isInstruction(m) {
+			seenOther = true
+			continue
+		}
+		if seenOther {
+			ws = append(ws, Warning{messagePath(i), "this " + m.Role +
+				" message comes after a message of another role and is not rendered; put system and developer messages at the start"})
+		}
+	}
+	return ws
+}
+
+func lintEffort(ws []Warning, e ReasoningEffort) []Warning {
+	v, err := e.Value()
+	if err != nil {
+		return ws
+	}
+	if n, err := strconv.Atoi(v); err == nil && n < MinTrainedEffort {
+		ws = append(ws, Warning{"reasoning_effort", v + " is below " + strconv.Itoa(MinTrainedEffort) +
+			", the smallest effort Beam was trained with; it won't be respected"})
+	}
+	return ws
+}
+
+func lintBuiltins(ws []Warning, opts *Options) []Warning {
+	for i, t := range opts.Tools {
+		if !contains(opts.BuiltinTools, t.Function.Name) {
+			continue
+		}
+		trained := TrainedSearch
+		if t.Function.Name == "browse" {
+			trained = TrainedBrowse
+		}
+		got, err := DeclareTool(t)
+		want, _ := DeclareTool(trained)
+		if err == nil && got != want {
+			ws = append(ws, Warning{toolPath(i), "built-in " + quote(t.Function.Name) +
+				" differs from the definition Beam was trained with; use the trained definition, or leave it out of builtin_tools to declare it as an ordinary tool"})
+		}
+	}
+	return ws
+}
+
+// lintResults checks, for each assistant turn with calls, that the tool
+// messages right after it answer the calls one each, in order: Beam
+// matches results to calls by position (page: Parallel calls).
+func lintResults(ws []Warning, messages []Message) []Warning {
+	for i := range messages {
+		calls := messages[i].ToolCalls
+		if messages[i].Role != RoleAssistant || len(calls) == 0 {
+			continue
+		}
+		k := i + 1
+		for ; k < len(messages) && messages[k].Role == RoleTool; k++ {
+			pos := k - i - 1
+			ws = lintResult(ws, messages, i, k, pos)
+		}
+		got := k - i - 1
+		if got < len(calls) && k < len(messages) {
+			for j := got; j < len(calls); j++ {
+				ws = append(ws, Warning{callPath(i, j), "no tool result follows this call; send one result per call, in the order of the calls"})
+			}
+		}
+	}
+	return ws
+}
+
+func lintResult(ws []Warning, messages []Message, i, k, pos int) []Warning {
+	calls := messages[i].ToolCalls
+	m := &messages[k]
+	if pos >= len(calls) {
+		return append(ws, Warning{messagePath(k), "tool result without a call: " + messagePath(i) + " made " +
+			strconv.Itoa(len(calls)) + " call(s)"})
+	}
+	if m.ToolCallID != "" {
+		for j := range calls {
+			if calls[j].ID == m.ToolCallID && j != pos {
+				return append(ws, Warning{messagePath(k), "answers " + callPath(i, j) + " but stands at position " +
+					strconv.Itoa(pos) + "; Beam matches results to calls by position, so return results in the order of the calls"})
+			}
+		}
+	}
+	if m.Name != "" && m.Name != calls[pos].Function.Name {
+		return append(ws, Warning{messagePath(k), "comes from " + quote(m.Name) + " but stands at the position of a call to " +
+			quote(calls[pos].Function.Name) + "; return results in the order of the calls"})
+	}
+	return ws
+}
+
+func lintMarkers(ws []Warning, messages []Message) []Warning {
+	for i := range messages {
+		if mk := FindMarker(messages[i].Content); mk != "" {
+			ws = append(ws, Warning{messagePath(i) + ".content", "contains the marker " + mk +
+				", which the model reads as a format token, not as text"})
+		}
+	}
+	return ws
+}
