@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/beamharmony/harmony/serve"
+)
+
+func init() {
+	extraCommands = append(extraCommands, command{"serve", "run an OpenAI-compatible gateway in front of an inference server", runServe})
+}
+
+const serveHelp = `
+Usage: beamharmony serve --backend URL [--listen ADDR] [--model NAME] [flags]
+
+Run an OpenAI-compatible Chat Completions gateway for Beam in front of an
+inference server's raw completions endpoint (vLLM, SGLang or llama.cpp's
+server). The gateway renders each request with Beam's chat template, sends
+the prompt to BACKEND/v1/completions, and parses the generated text back into
+reasoning (reasoning_content and reasoning), content and tool calls,
+streamed or not.
+
+Endpoints:
+  POST /v1/chat/completions   the OpenAI Chat Completions API
+  GET  /v1/models             --model, or the engine's list
+  GET  /health                200 when the engine answers, 503 when not
+  GET  /metrics               Prometheus text format
+
+A history whose assistant turns lack their reasoning is refused (400) unless
+--allow-missing-thinking is set or the request sends
+"chat_template_kwargs": {"allow_missing_thinking": true}. Message content or
+names holding Harmony markers such as <|end|> are refused unless
+--allow-markers is set.
+
+Every flag can also be set with the environment variable named in brackets;
+a flag given on the command line wins. The server stops on SIGINT or
+SIGTERM, letting open streams finish for up to --shutdown-timeout.
+
+Example:
+
+  vllm serve /models/beam --port 8000 &
+  beamharmony serve --backend http://localhost:8000 --listen :8080
+`
+
+// envPrefix starts the name of each flag's environment variable:
+// --max-tokens is BEAMHARMONY_MAX_TOKENS.
+const envPrefix = "BEAMHARMONY_"
+
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("serve", serveHelp, stdout, stderr)
+	usage := func(name, text string) string { return text + " [" + envName(name) + "]" }
+	backend := fs.String("backend", "", usage("backend", "the engine's base URL, such as http://localhost:8000 (required)"))
+	backendKey := fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
+	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
+	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
+	maxTokens := fs.Int("max-tokens", serve.DefaultMaxTokens, usage("max-tokens", "max_tokens when a request sets neither max_completion_tokens nor max_tokens"))
+	timeout := fs.Duration("timeout", serve.DefaultTimeout, usage("timeout", "longest time one engine request may take (504 past it)"))
+	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, usage("shutdown-timeout", "how long open requests may run on after SIGINT or SIGTERM"))
+	maxBody := fs.Int64("max-body-bytes", serve.DefaultMaxBodyBytes, usage("max-body-bytes", "largest request body accepted (413 beyond)"))
+	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
+	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
+	reasoningField := fs.String("reasoning-field", "both", usage("reasoning-field", "where reasoning goes out: both, reasoning_content or reasoning"))
+	logFormat := fs.String("log-format", "json", usage("log-format", "log format: json or text"))
+	logLevel := fs.String("log-level", "info", usage("log-level", "log level: debug, info, warn or error"))
+
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := os.LookupEnv(envName(f.Name)); ok && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s=%q: %w", envName(f.Name), v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		fail(stderr, "serve", envErr)
+		return 2
+	}
+	rest, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(rest) > 0 {
+		fail(stderr, "serve", fmt.Errorf("unexpected argument %q; see beamharmony serve --help", rest[0]))
+		return 2
+	}
+	fields, err := serve.ParseReasoningFields(*reasoningField)
+	if err != nil {
+		return fail(stderr, "serve", err)
+	}
+	logger, err := newLogger(stderr, *logFormat, *logLevel)
+	if err != nil {
+		return fail(stderr, "serve", err)
+	}
+	srv, err := serve.New(serve.Config{
+		Backend:              *backend,
+		BackendAPIKey:        *backendKey,
+		Model:                *model,
+		MaxTokens:            *maxTokens,
+		Timeout:              *timeout,
+		MaxBodyBytes:         *maxBody,
+		AllowMissingThinking: *allowMissing,
+		AllowMarkers:         *allowMarkers,
+		ReasoningFields:      fields,
+		Logger:               logger,
+	})
+	if err != nil {
+		return fail(stderr, "serve", err)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fail(stderr, "serve", err)
+	}
+	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("backend", *backend),
+		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve.Run(ctx, ln, srv, *shutdown, logger); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			logger.Warn("open requests were cancelled at the shutdown deadline")
+			return 1
+		}
+		return fail(stderr, "serve", err)
+	}
+	logger.Info("stopped")
+	return 0
+}
+
+// newLogger returns a slog logger writing to w in the given format and at
+// the given level.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("log format %q: use json or text", format)
+}

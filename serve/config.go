@@ -1,0 +1,150 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of Config's fields, used when a field is left zero.
+const (
+	// DefaultMaxTokens is the engine's max_tokens when a request sets
+	// neither max_completion_tokens nor max_tokens. Engines default to 16,
+	// which would cut Beam off in the middle of its reasoning.
+	DefaultMaxTokens = 8192
+	// DefaultMaxBodyBytes caps a request body (DECISIONS.md, Serving).
+	DefaultMaxBodyBytes = 16 << 20
+	// DefaultTimeout bounds one engine request, from sending it to the
+	// last byte of the generation.
+	DefaultTimeout = 10 * time.Minute
+	// DefaultHealthTimeout bounds the engine check of GET /health.
+	DefaultHealthTimeout = 5 * time.Second
+)
+
+// ReasoningFields says which message and delta fields carry the reasoning.
+type ReasoningFields uint8
+
+// The reasoning field choices. Both is the default: clients differ in the
+// one they read (DECISIONS.md, Serving).
+const (
+	ReasoningBoth ReasoningFields = iota
+	ReasoningContentOnly
+	ReasoningOnly
+)
+
+// ParseReasoningFields reads "both", "reasoning_content" or "reasoning".
+func ParseReasoningFields(s string) (ReasoningFields, error) {
+	switch s {
+	case "both", "":
+		return ReasoningBoth, nil
+	case "reasoning_content":
+		return ReasoningContentOnly, nil
+	case "reasoning":
+		return ReasoningOnly, nil
+	}
+	return 0, fmt.Errorf("reasoning field %q: use both, reasoning_content or reasoning", s)
+}
+
+// String returns the name ParseReasoningFields reads.
+func (f ReasoningFields) String() string {
+	switch f {
+	case ReasoningContentOnly:
+		return "reasoning_content"
+	case ReasoningOnly:
+		return "reasoning"
+	}
+	return "both"
+}
+
+// Config configures a Server. Only Backend is required.
+type Config struct {
+	// Backend is the engine's base URL, such as http://localhost:8000; a
+	// trailing /v1 is accepted. The gateway calls its /v1/completions,
+	// /v1/models and /health.
+	Backend string
+	// BackendAPIKey, when set, is sent to the engine as a bearer token.
+	BackendAPIKey string
+	// Model, when set, is the model name sent to the engine in place of
+	// the request's, and the only model /v1/models lists.
+	Model string
+	// MaxTokens is the engine's max_tokens when the request sets none; 0
+	// means DefaultMaxTokens.
+	MaxTokens int
+	// Timeout bounds one engine request; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MaxBodyBytes caps a request body (413 beyond); 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// AllowMissingThinking lets a history whose assistant turns lack
+	// reasoning through. By default such a request gets the page's 400;
+	// a request can still set chat_template_kwargs.allow_missing_thinking.
+	AllowMissingThinking bool
+	// AllowMarkers lets message content and names carry Harmony markers,
+	// which the engine then reads as format tokens. By default they are a
+	// 400 naming the message.
+	AllowMarkers bool
+	// ReasoningFields narrows the reasoning output to one field.
+	ReasoningFields ReasoningFields
+	// Logger receives one record per request; nil discards them.
+	Logger *slog.Logger
+	// Client sends the engine requests; nil means a client tuned for many
+	// concurrent streams to one host.
+	Client *http.Client
+}
+
+func (c *Config) maxTokens() int64 {
+	if c.MaxTokens > 0 {
+		return int64(c.MaxTokens)
+	}
+	return DefaultMaxTokens
+}
+
+func (c *Config) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (c *Config) maxBodyBytes() int64 {
+	if c.MaxBodyBytes > 0 {
+		return c.MaxBodyBytes
+	}
+	return DefaultMaxBodyBytes
+}
+
+// backendBase checks Backend and returns it without a trailing slash or
+// /v1.
+func backendBase(backend string) (string, error) {
+	if backend == "" {
+		return "", errors.New("backend: required, the engine's base URL such as http://localhost:8000")
+	}
+	u, err := url.Parse(backend)
+	if err != nil {
+		return "", fmt.Errorf("backend: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("backend %q: want an http or https URL such as http://localhost:8000", backend)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("backend %q: must not have a query or fragment", backend)
+	}
+	base := strings.TrimRight(u.String(), "/")
+	base = strings.TrimSuffix(base, "/v1")
+	return base, nil
+}
+
+// newClient returns an HTTP client for the engine: no overall timeout (the
+// request context bounds each call) and enough idle connections per host
+// for many concurrent streams.
+func newClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 1024
+	t.IdleConnTimeout = 90 * time.Second
+	return &http.Client{Transport: t}
+}

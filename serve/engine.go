@@ -1,0 +1,375 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony"
+)
+
+// Limits on what the gateway reads from the engine. A generation of
+// DefaultMaxTokens tokens is far below either.
+const (
+	maxEngineBody  = 64 << 20 // a non-streamed completion
+	maxEngineEvent = 16 << 20 // one server-sent event
+	maxEngineError = 64 << 10 // an error body, of which the message is kept
+)
+
+// completionRequest is the body of the engine's /v1/completions request.
+// The four marker flags keep the markers visible in the generated text
+// where the engine supports them (vLLM and SGLang read them; llama.cpp
+// ignores what it does not know).
+type completionRequest struct {
+	Model                      string          `json:"model"`
+	Prompt                     string          `json:"prompt"`
+	MaxTokens                  int64           `json:"max_tokens"`
+	Temperature                json.RawMessage `json:"temperature,omitempty"`
+	TopP                       json.RawMessage `json:"top_p,omitempty"`
+	Seed                       json.RawMessage `json:"seed,omitempty"`
+	Stop                       []string        `json:"stop"`
+	Stream                     bool            `json:"stream"`
+	StreamOptions              *streamOptions  `json:"stream_options,omitempty"`
+	SkipSpecialTokens          bool            `json:"skip_special_tokens"`
+	SpacesBetweenSpecialTokens bool            `json:"spaces_between_special_tokens"`
+	AddSpecialTokens           bool            `json:"add_special_tokens"`
+	IncludeStopStrInOutput     bool            `json:"include_stop_str_in_output"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// engineStops are the stop strings the gateway always adds: Beam's turn
+// ends at either, and <|call|> is not an end-of-sequence token.
+var engineStops = [...]string{harmony.MarkerCall, harmony.MarkerReturn}
+
+// newCompletionRequest builds the engine request for a chat request.
+func newCompletionRequest(req *request, model, prompt string) *completionRequest {
+	stop := make([]string, 0, len(req.stop)+len(engineStops))
+	stop = append(stop, req.stop...)
+	for _, s := range engineStops {
+		if !contains(stop, s) {
+			stop = append(stop, s)
+		}
+	}
+	cr := &completionRequest{
+		Model:       model,
+		Prompt:      prompt,
+		MaxTokens:   req.maxTokens,
+		Temperature: req.temperature,
+		TopP:        req.topP,
+		Seed:        req.seed,
+		Stop:        stop,
+		Stream:      req.stream,
+		// Always asked for, so that the metrics count tokens; it reaches
+		// the client only when the client asked.
+		IncludeStopStrInOutput: true,
+	}
+	if req.stream {
+		cr.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	return cr
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// completion is one /v1/completions reply, or one event of a streamed
+// reply. Error and Object/Message catch the error shapes engines put in a
+// 200 stream.
+type completion struct {
+	Model   string             `json:"model"`
+	Choices []completionChoice `json:"choices"`
+	Usage   *usage             `json:"usage"`
+	Error   json.RawMessage    `json:"error"`
+	Object  string             `json:"object"`
+	Message string             `json:"message"`
+}
+
+type completionChoice struct {
+	Index        int             `json:"index"`
+	Text         string          `json:"text"`
+	FinishReason *string         `json:"finish_reason"`
+	StopReason   json.RawMessage `json:"stop_reason"`
+}
+
+// usage is the engine's token count, passed on to the client.
+type usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+// engineFailure returns the error a completion carries in its body, or nil.
+func (c *completion) engineFailure() *apiError {
+	if !isNull(c.Error) {
+		msg, typ := errorMessage(c.Error)
+		return &apiError{status: http.StatusBadGateway, kind: kindEngine, code: "engine_error", typ: typ,
+			msg: "engine error: " + msg}
+	}
+	if c.Object == "error" {
+		return engineError("engine_error", "engine error: "+c.Message)
+	}
+	return nil
+}
+
+// engine sends requests to the inference server.
+type engine struct {
+	base   string
+	apiKey string
+	client *http.Client
+}
+
+func (e *engine) newRequest(ctx context.Context, method, path string, body io.Reader, requestID string) (*http.Request, error) {
+	hr, err := http.NewRequestWithContext(ctx, method, e.base+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if e.apiKey != "" {
+		hr.Header.Set("Authorization", "Bearer "+e.apiKey)
+	}
+	if requestID != "" {
+		hr.Header.Set("X-Request-Id", requestID)
+	}
+	return hr, nil
+}
+
+// complete sends a completion request for the call and returns the
+// engine's 2xx reply. Failures before a reply are classified: an engine 4xx
+// passes through, a timeout is a 504, anything else a 502 (DECISIONS.md,
+// Serving).
+func (e *engine) complete(c *call, cr *completionRequest) (*http.Response, *apiError) {
+	var buf bytes.Buffer
+	buf.Grow(len(cr.Prompt) + 512)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(cr); err != nil {
+		return nil, engineError("engine_request", "encoding the engine request: "+err.Error())
+	}
+	hr, err := e.newRequest(c.ctx, http.MethodPost, "/v1/completions", &buf, c.id)
+	if err != nil {
+		return nil, engineError("engine_request", "engine request: "+err.Error())
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	if cr.Stream {
+		hr.Header.Set("Accept", "text/event-stream")
+	}
+	resp, err := e.client.Do(hr)
+	if err != nil {
+		return nil, c.transportError(err, "engine_unreachable", "engine unreachable")
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+// statusClientClosed is the status logged for a request whose client went
+// away (nginx's convention); it is never sent.
+const statusClientClosed = 499
+
+// statusError turns an engine reply that is not 2xx into the client's
+// error: a 4xx passes through with its status and message, the rest is a
+// 502.
+func statusError(resp *http.Response) *apiError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxEngineError))
+	msg, typ := errorMessage(body)
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+		return &apiError{status: resp.StatusCode, kind: kindEngine4xx, msg: msg, typ: typ, code: "engine_" + strconv.Itoa(resp.StatusCode)}
+	}
+	return engineError("engine_"+strconv.Itoa(resp.StatusCode), "engine answered HTTP "+strconv.Itoa(resp.StatusCode)+": "+msg)
+}
+
+// errorMessage finds the message in an engine's error body, whichever
+// shape it has: {"error": {"message", "type"}}, {"error": "text"},
+// {"message": ..., "type": ...} (older vLLM), {"detail": ...} (FastAPI), or
+// plain text.
+func errorMessage(body []byte) (msg, typ string) {
+	body = bytes.TrimSpace(body)
+	var shape struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if len(body) > 0 && body[0] == '{' && json.Unmarshal(body, &shape) == nil {
+		if !isNull(shape.Error) {
+			if shape.Error[0] == '"' {
+				var s string
+				_ = json.Unmarshal(shape.Error, &s)
+				return s, ""
+			}
+			return errorMessage(shape.Error)
+		}
+		if shape.Message != "" {
+			return shape.Message, shape.Type
+		}
+		if !isNull(shape.Detail) {
+			var s string
+			if json.Unmarshal(shape.Detail, &s) == nil {
+				return s, ""
+			}
+			return string(truncate(shape.Detail, 500)), ""
+		}
+	}
+	if len(body) == 0 {
+		return "", ""
+	}
+	text := strings.ToValidUTF8(string(truncate(body, 500)), "\uFFFD")
+	return text, ""
+}
+
+// sseReader reads the data of server-sent events (the engine's stream).
+// Each event's data lines are joined by "\n"; comments and other fields
+// are skipped.
+type sseReader struct {
+	r    *bufio.Reader
+	data []byte
+	line []byte
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
+}
+
+// next returns the data of the next event, valid until the following
+// call, or io.EOF at the end of the stream.
+func (s *sseReader) next() ([]byte, error) {
+	s.data = s.data[:0]
+	hasData := false
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			if err == io.EOF && hasData {
+				return s.data, nil
+			}
+			return nil, err
+		}
+		if len(line) == 0 {
+			if hasData {
+				return s.data, nil
+			}
+			continue
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			v = bytes.TrimPrefix(v, []byte(" "))
+			if hasData {
+				s.data = append(s.data, '\n')
+			}
+			if len(s.data)+len(v) > maxEngineEvent {
+				return nil, errEventTooLarge
+			}
+			s.data = append(s.data, v...)
+			hasData = true
+		}
+	}
+}
+
+var errEventTooLarge = errors.New("engine sent an event larger than 16 MiB")
+
+// readLine returns the next line without its line ending.
+func (s *sseReader) readLine() ([]byte, error) {
+	line, err := s.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		s.line = append(s.line[:0], line...)
+		for err == bufio.ErrBufferFull {
+			if len(s.line) > maxEngineEvent {
+				return nil, errEventTooLarge
+			}
+			line, err = s.r.ReadSlice('\n')
+			s.line = append(s.line, line...)
+		}
+		line = s.line
+	}
+	if err != nil && (err != io.EOF || len(line) == 0) {
+		return nil, err
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, nil
+}
+
+// stopHold holds back generated text that may be the start of one of the
+// client's stop strings. The engine includes the stop string it stopped on
+// (include_stop_str_in_output keeps the markers), but an OpenAI client
+// expects it left out; since the engine stops right after it, it can only
+// be at the very end.
+type stopHold struct {
+	stops []string
+	held  string
+}
+
+// push adds generated text and returns what is certain not to be part of
+// a stop string.
+func (h *stopHold) push(text string) string {
+	if len(h.stops) == 0 {
+		return text
+	}
+	all := h.held + text
+	keep := 0
+	for _, s := range h.stops {
+		for k := min(len(s), len(all)); k > keep; k-- {
+			if strings.HasSuffix(all, s[:k]) {
+				keep = k
+				break
+			}
+		}
+	}
+	h.held = all[len(all)-keep:]
+	return all[:len(all)-keep]
+}
+
+// finish returns the held text, less the stop string the engine stopped
+// on: the one stop_reason names, or with no stop_reason (llama.cpp) any
+// stop string the text ends with.
+func (h *stopHold) finish(finish string, stopReason json.RawMessage) string {
+	held := h.held
+	h.held = ""
+	if finish != "stop" || held == "" {
+		return held
+	}
+	var reason string
+	named := !isNull(stopReason) && json.Unmarshal(stopReason, &reason) == nil
+	for _, s := range h.stops {
+		if (!named || s == reason) && strings.HasSuffix(held, s) {
+			return held[:len(held)-len(s)]
+		}
+	}
+	return held
+}
+
+// missingEnd returns the end marker the engine stopped on but left out of
+// the text (an engine without include_stop_str_in_output), so that the
+// parser sees the turn end as the model wrote it; or "".
+func missingEnd(tail, finish string, stopReason json.RawMessage) string {
+	if finish != "stop" || isNull(stopReason) || stopReason[0] != '"' {
+		return ""
+	}
+	var reason string
+	if json.Unmarshal(stopReason, &reason) != nil {
+		return ""
+	}
+	for _, mk := range engineStops {
+		if reason == mk && !strings.HasSuffix(tail, mk) {
+			return mk
+		}
+	}
+	return ""
+}

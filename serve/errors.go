@@ -1,0 +1,79 @@
+package serve
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// apiError is a failure reported to the client as an OpenAI error object,
+// {"error": {"message", "type", "param", "code"}}, with an HTTP status
+// when it happens before the reply has started.
+type apiError struct {
+	status int
+	// kind is the metrics label of the failure.
+	kind errorKind
+	msg  string
+	// param names the offending request field, when there is one.
+	param string
+	// code is a short machine-readable reason.
+	code string
+	// typ overrides the OpenAI error type derived from status (an engine's
+	// own type for a passed-through 4xx).
+	typ string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// errorType is the OpenAI error type for the status: client errors are
+// invalid_request_error, the rest server_error (engine failures and
+// timeouts included).
+func (e *apiError) errorType() string {
+	switch {
+	case e.typ != "":
+		return e.typ
+	case e.status < 500:
+		return "invalid_request_error"
+	}
+	return "server_error"
+}
+
+// appendJSON appends the error object {"error": {...}}.
+func (e *apiError) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"error":{"message":`...)
+	dst = appendString(dst, e.msg)
+	dst = append(dst, `,"type":`...)
+	dst = appendString(dst, e.errorType())
+	dst = append(dst, `,"param":`...)
+	dst = appendOptString(dst, e.param)
+	dst = append(dst, `,"code":`...)
+	dst = appendOptString(dst, e.code)
+	return append(dst, "}}"...)
+}
+
+// badRequest is a 400 for the request field param.
+func badRequest(param, code, msg string) *apiError {
+	return &apiError{status: http.StatusBadRequest, kind: kindBadRequest, msg: msg, param: param, code: code}
+}
+
+// engineError is a 502: the engine failed or answered nonsense.
+func engineError(code, msg string) *apiError {
+	return &apiError{status: http.StatusBadGateway, kind: kindEngine, msg: msg, code: code}
+}
+
+// timeoutError is a 504: the engine did not finish within the server's
+// timeout.
+func timeoutError(d string) *apiError {
+	return &apiError{status: http.StatusGatewayTimeout, kind: kindTimeout, code: "timeout",
+		msg: "the engine did not answer within " + d + "; raise the server's --timeout or lower max_tokens"}
+}
+
+// writeError writes e as an HTTP error reply.
+func writeError(w http.ResponseWriter, e *apiError) {
+	body := e.appendJSON(make([]byte, 0, 128+len(e.msg)))
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,331 @@
+package serve
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/beamharmony/harmony"
+)
+
+// newID returns prefix followed by 24 random hex digits (crypto/rand).
+func newID(prefix string) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand documents it)
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// finishReason maps the engine's finish reason and what was parsed to the
+// OpenAI one: length when the engine ran out of tokens, tool_calls when
+// the turn made calls, else stop.
+func finishReason(engineFinish string, calls int) string {
+	switch {
+	case engineFinish == "length":
+		return "length"
+	case calls > 0:
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+// appendReasoning appends the reasoning fields the server writes; lead
+// is written before the first ('{' to open a delta, ',' after other fields).
+func appendReasoning(dst []byte, f ReasoningFields, text string, lead byte) []byte {
+	if f != ReasoningOnly {
+		dst = append(dst, lead)
+		dst = append(dst, `"reasoning_content":`...)
+		dst = appendString(dst, text)
+		lead = ','
+	}
+	if f != ReasoningContentOnly {
+		dst = append(dst, lead)
+		dst = append(dst, `"reasoning":`...)
+		dst = appendString(dst, text)
+	}
+	return dst
+}
+
+func appendUsage(dst []byte, u *usage) []byte {
+	dst = append(dst, `{"prompt_tokens":`...)
+	dst = appendInt(dst, u.PromptTokens)
+	dst = append(dst, `,"completion_tokens":`...)
+	dst = appendInt(dst, u.CompletionTokens)
+	dst = append(dst, `,"total_tokens":`...)
+	total := u.TotalTokens
+	if total == 0 {
+		total = u.PromptTokens + u.CompletionTokens
+	}
+	dst = appendInt(dst, total)
+	return append(dst, '}')
+}
+
+// appendCompletion appends a non-streamed chat.completion object for the
+// parsed message.
+func (c *call) appendCompletion(dst []byte, m *harmony.Message, finish string) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, c.chatID)
+	dst = append(dst, `,"object":"chat.completion","created":`...)
+	dst = appendInt(dst, c.created)
+	dst = append(dst, `,"model":`...)
+	dst = appendString(dst, c.model)
+	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	if m.Content == "" && len(m.ToolCalls) > 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendString(dst, m.Content)
+	}
+	if m.Reasoning != "" {
+		dst = appendReasoning(dst, c.s.cfg.ReasoningFields, m.Reasoning, ',')
+	}
+	if len(m.ToolCalls) > 0 {
+		dst = append(dst, `,"tool_calls":[`...)
+		for i := range m.ToolCalls {
+			tc := &m.ToolCalls[i]
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"id":`...)
+			dst = appendString(dst, newID("call_"))
+			dst = append(dst, `,"type":"function","function":{"name":`...)
+			dst = appendString(dst, tc.Function.Name)
+			dst = append(dst, `,"arguments":`...)
+			args := string(tc.Function.Arguments)
+			if args == "" {
+				args = "{}"
+			}
+			dst = appendString(dst, args)
+			dst = append(dst, "}}"...)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
+	dst = appendString(dst, finish)
+	dst = append(dst, "}]"...)
+	if c.usage != nil {
+		dst = append(dst, `,"usage":`...)
+		dst = appendUsage(dst, c.usage)
+	}
+	return append(dst, "}\n"...)
+}
+
+// chunkWriter writes a streamed reply: chat.completion.chunk events in
+// server-sent events, collected in a buffer and sent at each flush.
+type chunkWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	c       *call
+	buf     []byte
+	head    []byte // `data: {"id":...,"choices":[{"index":0,"delta":`
+	tail    []byte // `,"logprobs":null,"finish_reason":null}]...}` and the blank line
+	started bool
+	err     error // the first write error: the client is gone
+}
+
+func newChunkWriter(w http.ResponseWriter, c *call) *chunkWriter {
+	o := &chunkWriter{w: w, rc: http.NewResponseController(w), c: c, buf: make([]byte, 0, 4096)}
+	o.head = o.appendEnvelope(nil)
+	o.head = append(o.head, `"choices":[{"index":0,"delta":`...)
+	o.tail = append(o.tail, `,"logprobs":null,"finish_reason":null}]`...)
+	if c.req.wantUsage {
+		o.tail = append(o.tail, `,"usage":null`...)
+	}
+	o.tail = append(o.tail, "}\n\n"...)
+	return o
+}
+
+// appendEnvelope appends `data: {"id":...,"model":...,` shared by every chunk.
+func (o *chunkWriter) appendEnvelope(dst []byte) []byte {
+	dst = append(dst, `data: {"id":`...)
+	dst = appendString(dst, o.c.chatID)
+	dst = append(dst, `,"object":"chat.completion.chunk","created":`...)
+	dst = appendInt(dst, o.c.created)
+	dst = append(dst, `,"model":`...)
+	dst = appendString(dst, o.c.model)
+	return append(dst, ',')
+}
+
+// start sends the headers and the first chunk, which carries the role.
+func (o *chunkWriter) start() {
+	if o.started {
+		return
+	}
+	o.started = true
+	h := o.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	o.w.WriteHeader(http.StatusOK)
+	o.c.firstByte = time.Since(o.c.start)
+	o.buf = append(o.buf, o.head...)
+	o.buf = append(o.buf, `{"role":"assistant","content":""}`...)
+	o.buf = append(o.buf, o.tail...)
+}
+
+// openDelta begins a chunk whose delta the caller appends.
+func (o *chunkWriter) openDelta() {
+	o.start()
+	o.buf = append(o.buf, o.head...)
+}
+
+func (o *chunkWriter) closeDelta() { o.buf = append(o.buf, o.tail...) }
+
+// reasoning writes a reasoning delta.
+func (o *chunkWriter) reasoning(text string) {
+	o.openDelta()
+	o.buf = appendReasoning(o.buf, o.c.s.cfg.ReasoningFields, text, '{')
+	o.buf = append(o.buf, '}')
+	o.closeDelta()
+}
+
+// content writes a content delta.
+func (o *chunkWriter) content(text string) {
+	o.openDelta()
+	o.buf = append(o.buf, `{"content":`...)
+	o.buf = appendString(o.buf, text)
+	o.buf = append(o.buf, '}')
+	o.closeDelta()
+}
+
+// callOpen writes a tool call's first delta: index, id, type, name and
+// empty arguments.
+func (o *chunkWriter) callOpen(index int, id, name string) {
+	o.openDelta()
+	o.buf = append(o.buf, `{"tool_calls":[{"index":`...)
+	o.buf = strconv.AppendInt(o.buf, int64(index), 10)
+	o.buf = append(o.buf, `,"id":`...)
+	o.buf = appendString(o.buf, id)
+	o.buf = append(o.buf, `,"type":"function","function":{"name":`...)
+	o.buf = appendString(o.buf, name)
+	o.buf = append(o.buf, `,"arguments":""}}]}`...)
+	o.closeDelta()
+}
+
+// callArguments writes a fragment of a tool call's arguments.
+func (o *chunkWriter) callArguments(index int, text string) {
+	o.openDelta()
+	o.buf = append(o.buf, `{"tool_calls":[{"index":`...)
+	o.buf = strconv.AppendInt(o.buf, int64(index), 10)
+	o.buf = append(o.buf, `,"function":{"arguments":`...)
+	o.buf = appendString(o.buf, text)
+	o.buf = append(o.buf, `}}]}`...)
+	o.closeDelta()
+}
+
+// final writes the last chunk, with the finish reason.
+func (o *chunkWriter) final(finish string) {
+	o.start()
+	o.buf = append(o.buf, o.head...)
+	o.buf = append(o.buf, `{},"logprobs":null,"finish_reason":`...)
+	o.buf = appendString(o.buf, finish)
+	o.buf = append(o.buf, "}]"...)
+	if o.c.req.wantUsage {
+		o.buf = append(o.buf, `,"usage":null`...)
+	}
+	o.buf = append(o.buf, "}\n\n"...)
+}
+
+// usage writes the usage chunk (stream_options.include_usage).
+func (o *chunkWriter) usage(u *usage) {
+	o.buf = o.appendEnvelope(o.buf)
+	o.buf = append(o.buf, `"choices":[],"usage":`...)
+	o.buf = appendUsage(o.buf, u)
+	o.buf = append(o.buf, "}\n\n"...)
+}
+
+// done writes the stream's last line.
+func (o *chunkWriter) done() { o.buf = append(o.buf, "data: [DONE]\n\n"...) }
+
+// errorEvent writes a mid-stream failure: one error event, after which
+// the stream ends without [DONE] (DECISIONS.md, Serving).
+func (o *chunkWriter) errorEvent(e *apiError) {
+	o.buf = append(o.buf, "data: "...)
+	o.buf = e.appendJSON(o.buf)
+	o.buf = append(o.buf, "\n\n"...)
+}
+
+// flush sends what is buffered. It returns the first write error.
+func (o *chunkWriter) flush() error {
+	if o.err != nil || len(o.buf) == 0 {
+		return o.err
+	}
+	if _, err := o.w.Write(o.buf); err != nil {
+		o.err = err
+		return err
+	}
+	o.buf = o.buf[:0]
+	if err := o.rc.Flush(); err != nil {
+		o.err = err
+	}
+	return o.err
+}
+
+// streamer turns parser events into deltas. Chunks of one region that
+// arrive in one batch are joined into one delta; a second reasoning or
+// content region starts with "\n\n", as the parsed message joins them.
+type streamer struct {
+	out      *chunkWriter
+	opened   [2]int // regions opened so far: thinking, content
+	calls    int
+	pendKind string // field of the pending text, "" for none
+	pendIdx  int
+	pendText string
+}
+
+func fieldSlot(field string) int {
+	if field == "content" {
+		return 1
+	}
+	return 0
+}
+
+// emit writes the deltas of a batch of events.
+func (s *streamer) emit(events []harmony.Event) {
+	for i := range events {
+		e := &events[i]
+		switch e.Type {
+		case harmony.EventRegionOpen:
+			switch e.Field {
+			case "thinking", "content":
+				slot := fieldSlot(e.Field)
+				if s.opened[slot] > 0 {
+					s.text(e.Field, 0, "\n\n")
+				}
+				s.opened[slot]++
+			case "tool_calls":
+				s.flushPending()
+				s.calls++
+				s.out.callOpen(e.Index, newID("call_"), e.Name)
+			}
+		case harmony.EventRegionChunk:
+			if e.Text != "" {
+				s.text(e.Field, e.Index, e.Text)
+			}
+		}
+	}
+	s.flushPending()
+}
+
+func (s *streamer) text(field string, index int, text string) {
+	if s.pendKind == field && s.pendIdx == index {
+		s.pendText += text
+		return
+	}
+	s.flushPending()
+	s.pendKind, s.pendIdx, s.pendText = field, index, text
+}
+
+func (s *streamer) flushPending() {
+	switch s.pendKind {
+	case "":
+		return
+	case "thinking":
+		s.out.reasoning(s.pendText)
+	case "content":
+		s.out.content(s.pendText)
+	case "tool_calls":
+		s.out.callArguments(s.pendIdx, s.pendText)
+	}
+	s.pendKind, s.pendText = "", ""
+}

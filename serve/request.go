@@ -1,0 +1,453 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony"
+)
+
+// chatRequest is the part of an OpenAI Chat Completions body the gateway
+// reads. Values are kept raw so that each can be checked with an error
+// naming it; numbers the engine receives are forwarded as written.
+type chatRequest struct {
+	Model               json.RawMessage   `json:"model"`
+	Messages            []json.RawMessage `json:"messages"`
+	Tools               json.RawMessage   `json:"tools"`
+	ToolChoice          json.RawMessage   `json:"tool_choice"`
+	ReasoningEffort     json.RawMessage   `json:"reasoning_effort"`
+	ChatTemplateKwargs  json.RawMessage   `json:"chat_template_kwargs"`
+	MaxTokens           json.RawMessage   `json:"max_tokens"`
+	MaxCompletionTokens json.RawMessage   `json:"max_completion_tokens"`
+	Temperature         json.RawMessage   `json:"temperature"`
+	TopP                json.RawMessage   `json:"top_p"`
+	Seed                json.RawMessage   `json:"seed"`
+	Stop                json.RawMessage   `json:"stop"`
+	Stream              json.RawMessage   `json:"stream"`
+	StreamOptions       json.RawMessage   `json:"stream_options"`
+	N                   json.RawMessage   `json:"n"`
+	Logprobs            json.RawMessage   `json:"logprobs"`
+	ResponseFormat      json.RawMessage   `json:"response_format"`
+}
+
+// chatTemplateKwargs are the template arguments a request may pass in
+// chat_template_kwargs (page: Template arguments). Other keys are ignored.
+type chatTemplateKwargs struct {
+	ReasoningEffort      json.RawMessage `json:"reasoning_effort"`
+	ModelIdentity        json.RawMessage `json:"model_identity"`
+	BuiltinTools         json.RawMessage `json:"builtin_tools"`
+	AllowMissingThinking json.RawMessage `json:"allow_missing_thinking"`
+}
+
+// request is a decoded chat request: the conversation and template
+// arguments to render, and what the engine request needs.
+type request struct {
+	messages []harmony.Message
+	opts     harmony.Options
+	// parseTools are the declared tools, for casting arguments when parsing.
+	parseTools []harmony.Tool
+
+	model       string // as the client sent it; may be empty
+	maxTokens   int64
+	temperature json.RawMessage
+	topP        json.RawMessage
+	seed        json.RawMessage
+	stop        []string // the client's stop strings
+	stream      bool
+	wantUsage   bool
+	// toolsOff is tool_choice "none": no tool is declared.
+	toolsOff bool
+}
+
+// decodeRequest reads a chat request body. Every error is a 400 that names
+// the offending field.
+func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
+	if !utf8.Valid(body) {
+		return nil, badRequest("", "invalid_utf8", "request body: not valid UTF-8")
+	}
+	var cr chatRequest
+	if err := json.Unmarshal(body, &cr); err != nil {
+		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
+	}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true}}
+	steps := [...]func(*chatRequest, *Config) *apiError{
+		r.decodeScalars, r.decodeMessages, r.decodeTools, r.decodeTemplateArgs,
+	}
+	for _, step := range steps {
+		if err := step(&cr, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// jsonErrorText words an encoding/json error with the field it concerns.
+func jsonErrorText(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return te.Field + ": must be " + jsonKindName(te.Type.Kind().String()) + ", got " + te.Value
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func jsonKindName(k string) string {
+	switch k {
+	case "slice":
+		return "a list"
+	case "struct", "map":
+		return "an object"
+	}
+	return k
+}
+
+// isNull reports whether a raw value is absent or null.
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// kindOf names the JSON kind of a raw value for error messages.
+func kindOf(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func rawString(raw json.RawMessage, param string) (string, *apiError) {
+	if isNull(raw) {
+		return "", nil
+	}
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", badRequest(param, "invalid_type", param+": must be a string, got "+kindOf(raw))
+	}
+	return s, nil
+}
+
+func rawBool(raw json.RawMessage, param string) (value, set bool, err *apiError) {
+	switch string(raw) {
+	case "", "null":
+		return false, false, nil
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
+	}
+	return false, false, badRequest(param, "invalid_type", param+": must be true or false, got "+kindOf(raw))
+}
+
+// rawInt reads an integer; a number with a fraction or exponent is refused.
+func rawInt(raw json.RawMessage, param string) (int64, bool, *apiError) {
+	if isNull(raw) {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return 0, false, badRequest(param, "invalid_type", param+": must be an integer, got "+string(truncate(raw, 40)))
+	}
+	return n, true, nil
+}
+
+// rawNumber checks that raw is a JSON number (or null) and returns it as
+// written, to be forwarded to the engine.
+func rawNumber(raw json.RawMessage, param string) (json.RawMessage, *apiError) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	if kindOf(raw) != "a number" {
+		return nil, badRequest(param, "invalid_type", param+": must be a number, got "+kindOf(raw))
+	}
+	return raw, nil
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	return append(append([]byte(nil), b[:n]...), "..."...)
+}
+
+// decodeScalars reads everything but messages, tools and template
+// arguments: the sampling parameters, stop, stream, n, and the fields the
+// gateway refuses rather than ignores.
+func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
+	var err *apiError
+	if r.model, err = rawString(cr.Model, "model"); err != nil {
+		return err
+	}
+	if r.model == "" && cfg.Model == "" {
+		return badRequest("model", "missing_model", "model: required (or start the server with --model)")
+	}
+	if n, set, err := rawInt(cr.N, "n"); err != nil {
+		return err
+	} else if set && n != 1 {
+		return badRequest("n", "unsupported_n", "n: only 1 is supported, got "+strconv.FormatInt(n, 10))
+	}
+	r.maxTokens = cfg.maxTokens()
+	for _, f := range [...]struct {
+		raw  json.RawMessage
+		name string
+	}{{cr.MaxCompletionTokens, "max_completion_tokens"}, {cr.MaxTokens, "max_tokens"}} {
+		n, set, err := rawInt(f.raw, f.name)
+		if err != nil {
+			return err
+		}
+		if set {
+			if n < 1 {
+				return badRequest(f.name, "invalid_value", f.name+": must be at least 1, got "+strconv.FormatInt(n, 10))
+			}
+			r.maxTokens = n
+			break
+		}
+	}
+	if r.temperature, err = rawNumber(cr.Temperature, "temperature"); err != nil {
+		return err
+	}
+	if r.topP, err = rawNumber(cr.TopP, "top_p"); err != nil {
+		return err
+	}
+	if _, set, err := rawInt(cr.Seed, "seed"); err != nil {
+		return err
+	} else if set {
+		r.seed = cr.Seed
+	}
+	if r.stop, err = decodeStop(cr.Stop); err != nil {
+		return err
+	}
+	if r.stream, _, err = rawBool(cr.Stream, "stream"); err != nil {
+		return err
+	}
+	if !isNull(cr.StreamOptions) {
+		var so struct {
+			IncludeUsage json.RawMessage `json:"include_usage"`
+		}
+		if cr.StreamOptions[0] != '{' || json.Unmarshal(cr.StreamOptions, &so) != nil {
+			return badRequest("stream_options", "invalid_type", "stream_options: must be an object, got "+kindOf(cr.StreamOptions))
+		}
+		if r.wantUsage, _, err = rawBool(so.IncludeUsage, "stream_options.include_usage"); err != nil {
+			return err
+		}
+	}
+	if logprobs, _, err := rawBool(cr.Logprobs, "logprobs"); err != nil {
+		return err
+	} else if logprobs {
+		return badRequest("logprobs", "unsupported_parameter", "logprobs: not supported by this gateway")
+	}
+	if !isNull(cr.ResponseFormat) {
+		var rf struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(cr.ResponseFormat, &rf) != nil || rf.Type != "text" {
+			return badRequest("response_format", "unsupported_parameter",
+				"response_format: only {\"type\": \"text\"} is supported; Beam's output is not constrained by this gateway")
+		}
+	}
+	return nil
+}
+
+// decodeStop reads stop: a string, a list of strings, or null. Empty
+// strings are dropped: they would stop nothing.
+func decodeStop(raw json.RawMessage) ([]string, *apiError) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var list []string
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			list = []string{s}
+		}
+	case '[':
+		if json.Unmarshal(raw, &list) != nil {
+			return nil, badRequest("stop", "invalid_type", "stop: must be a string or a list of strings")
+		}
+	default:
+		return nil, badRequest("stop", "invalid_type", "stop: must be a string or a list of strings, got "+kindOf(raw))
+	}
+	out := list[:0]
+	for _, s := range list {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// decodeMessages reads the conversation. Tool-call arguments arrive as JSON
+// strings (OpenAI's wire form) and are parsed into objects here; the
+// renderer checks everything else. Markers in content and names are
+// refused unless the server allows them (DECISIONS.md, Serving).
+func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
+	if len(cr.Messages) == 0 {
+		return badRequest("messages", "missing_messages", "messages: required, a non-empty list of messages")
+	}
+	r.messages = make([]harmony.Message, len(cr.Messages))
+	for i, raw := range cr.Messages {
+		m := &r.messages[i]
+		path := "messages[" + strconv.Itoa(i) + "]"
+		if err := m.UnmarshalJSON(raw); err != nil {
+			return badRequest(path, "invalid_message", joinPath(path, err.Error()))
+		}
+		for j := range m.ToolCalls {
+			if err := decodeArguments(&m.ToolCalls[j].Function, path+".tool_calls["+strconv.Itoa(j)+"].function.arguments"); err != nil {
+				return err
+			}
+		}
+		if cfg.AllowMarkers {
+			continue
+		}
+		for _, f := range [...]struct{ name, text string }{{"content", m.Content}, {"name", m.Name}} {
+			if mk := harmony.FindMarker(f.text); mk != "" {
+				return badRequest(path+"."+f.name, "marker_in_message", path+"."+f.name+": contains the Harmony marker "+mk+
+					", which the engine would read as a format token; remove it, or start the server with --allow-markers")
+			}
+		}
+	}
+	return nil
+}
+
+// joinPath puts path in front of a decoding error "sub.path: msg" (or
+// ": msg" for the message itself).
+func joinPath(path, msg string) string {
+	switch {
+	case strings.HasPrefix(msg, ": "):
+		return path + msg
+	case strings.HasPrefix(msg, "["):
+		return path + msg
+	case strings.Contains(msg, ": "):
+		return path + "." + msg
+	}
+	return path + ": " + msg
+}
+
+// decodeArguments replaces arguments sent as a JSON string by the object
+// the string holds. Arguments that are already an object are kept; other
+// shapes are left for the renderer to report.
+func decodeArguments(f *harmony.FunctionCall, path string) *apiError {
+	raw := bytes.TrimSpace(f.Arguments)
+	if len(raw) == 0 || raw[0] != '"' {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return badRequest(path, "invalid_arguments", path+": "+jsonErrorText(err))
+	}
+	text := bytes.TrimSpace([]byte(s))
+	if !json.Valid(text) {
+		var v any
+		err := json.Unmarshal(text, &v)
+		msg := "not valid JSON"
+		if err != nil {
+			msg += " (" + jsonErrorText(err) + ")"
+		}
+		return badRequest(path, "invalid_arguments", path+": "+msg+"; send the arguments as the JSON text of an object")
+	}
+	if text[0] != '{' {
+		return badRequest(path, "invalid_arguments", path+": must be a JSON object, got "+kindOf(text))
+	}
+	f.Arguments = text
+	return nil
+}
+
+// decodeTools reads tools and tool_choice. Only "auto" and "none" are
+// supported; with "none" the tools are not declared (DECISIONS.md,
+// Serving).
+func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
+	choice := "auto"
+	if !isNull(cr.ToolChoice) {
+		var s string
+		if cr.ToolChoice[0] == '"' && json.Unmarshal(cr.ToolChoice, &s) == nil && (s == "auto" || s == "none") {
+			choice = s
+		} else {
+			got := string(truncate(cr.ToolChoice, 60))
+			return badRequest("tool_choice", "unsupported_tool_choice",
+				"tool_choice: only \"auto\" and \"none\" are supported, got "+got+"; Beam decides itself whether to call a tool")
+		}
+	}
+	if isNull(cr.Tools) {
+		return nil
+	}
+	var raws []json.RawMessage
+	if cr.Tools[0] != '[' || json.Unmarshal(cr.Tools, &raws) != nil {
+		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(cr.Tools))
+	}
+	tools := make([]harmony.Tool, len(raws))
+	for i, raw := range raws {
+		path := "tools[" + strconv.Itoa(i) + "]"
+		if err := tools[i].UnmarshalJSON(raw); err != nil {
+			return badRequest(path, "invalid_tool", joinPath(path, err.Error()))
+		}
+	}
+	if choice == "none" {
+		r.toolsOff = true
+		return nil
+	}
+	r.opts.Tools = tools
+	r.parseTools = tools
+	return nil
+}
+
+// decodeTemplateArgs reads reasoning_effort and chat_template_kwargs,
+// whose reasoning_effort wins over the top-level one.
+func (r *request) decodeTemplateArgs(cr *chatRequest, cfg *Config) *apiError {
+	effort := cr.ReasoningEffort
+	allowMissing := cfg.AllowMissingThinking
+	if !isNull(cr.ChatTemplateKwargs) {
+		var kw chatTemplateKwargs
+		if cr.ChatTemplateKwargs[0] != '{' {
+			return badRequest("chat_template_kwargs", "invalid_type", "chat_template_kwargs: must be an object, got "+kindOf(cr.ChatTemplateKwargs))
+		}
+		if err := json.Unmarshal(cr.ChatTemplateKwargs, &kw); err != nil {
+			return badRequest("chat_template_kwargs", "invalid_type", "chat_template_kwargs."+jsonErrorText(err))
+		}
+		if !isNull(kw.ReasoningEffort) {
+			effort = kw.ReasoningEffort
+		}
+		var err *apiError
+		if r.opts.ModelIdentity, err = rawString(kw.ModelIdentity, "chat_template_kwargs.model_identity"); err != nil {
+			return err
+		}
+		if !isNull(kw.BuiltinTools) {
+			if kw.BuiltinTools[0] != '[' || json.Unmarshal(kw.BuiltinTools, &r.opts.BuiltinTools) != nil {
+				return badRequest("chat_template_kwargs.builtin_tools", "invalid_type",
+					"chat_template_kwargs.builtin_tools: must be a list of tool names")
+			}
+		}
+		if v, set, err := rawBool(kw.AllowMissingThinking, "chat_template_kwargs.allow_missing_thinking"); err != nil {
+			return err
+		} else if set {
+			allowMissing = v
+		}
+	}
+	if r.toolsOff {
+		// tool_choice "none": nothing is declared, built in or not.
+		r.opts.BuiltinTools = nil
+	}
+	r.opts.RequireReasoning = !allowMissing
+	if !isNull(effort) {
+		// Any JSON value is kept; the renderer reports one that is not an
+		// integer or a label with the page's text.
+		if err := r.opts.ReasoningEffort.UnmarshalJSON(effort); err != nil {
+			return badRequest("reasoning_effort", "invalid_reasoning_effort", fmt.Sprintf("reasoning_effort: %v", err))
+		}
+	}
+	return nil
+}

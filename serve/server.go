@@ -1,0 +1,213 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Server is the gateway's HTTP handler: POST /v1/chat/completions,
+// GET /v1/models, GET /health and GET /metrics.
+type Server struct {
+	cfg     Config
+	engine  engine
+	log     *slog.Logger
+	metrics metrics
+}
+
+// New checks cfg and returns a Server.
+func New(cfg Config) (*Server, error) {
+	base, err := backendBase(cfg.Backend)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, errors.New("max tokens: must not be negative")
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	client := cfg.Client
+	if client == nil {
+		client = newClient()
+	}
+	s.engine = engine{base: base, apiKey: cfg.BackendAPIKey, client: client}
+	return s, nil
+}
+
+// ServeHTTP routes a request. Every reply carries X-Request-Id: the
+// client's, when it sent a usable one, else a new one.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := requestID(r.Header.Get("X-Request-Id"))
+	w.Header().Set("X-Request-Id", id)
+	switch r.URL.Path {
+	case "/v1/chat/completions", "/chat/completions":
+		s.chat(w, r, id)
+	case "/v1/models", "/models":
+		s.onlyGet(w, r, id, s.models)
+	case "/health":
+		s.onlyGet(w, r, id, s.health)
+	case "/metrics":
+		s.onlyGet(w, r, id, s.metrics.serveHTTP)
+	default:
+		s.log.LogAttrs(r.Context(), slog.LevelDebug, "not found", slog.String("request_id", id), slog.String("path", r.URL.Path))
+		writeError(w, &apiError{status: http.StatusNotFound, code: "not_found",
+			msg: r.Method + " " + r.URL.Path + ": no such endpoint; this gateway serves /v1/chat/completions, /v1/models, /health and /metrics"})
+	}
+}
+
+func (s *Server) onlyGet(w http.ResponseWriter, r *http.Request, id string, h http.HandlerFunc) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, &apiError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
+			msg: r.Method + " " + r.URL.Path + ": use GET"})
+		return
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("request_id", id), slog.String("path", r.URL.Path))
+	h(w, r)
+}
+
+// requestID returns the client's id when it is short printable ASCII, else
+// a new random one.
+func requestID(given string) string {
+	if given != "" && len(given) <= 128 {
+		ok := true
+		for i := 0; i < len(given); i++ {
+			if c := given[i]; c < 0x21 || c > 0x7e {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return given
+		}
+	}
+	return newID("req_")
+}
+
+// models serves GET /v1/models: the --model name when the server has one,
+// else the engine's own list.
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Model != "" {
+		b := []byte(`{"object":"list","data":[{"id":`)
+		b = appendString(b, s.cfg.Model)
+		b = append(b, `,"object":"model","created":0,"owned_by":"beamharmony"}]}`...)
+		b = append(b, '\n')
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), DefaultHealthTimeout)
+	defer cancel()
+	body, aerr := s.engineGet(ctx, "/v1/models")
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	if !json.Valid(body) {
+		writeError(w, engineError("engine_bad_reply", "engine's /v1/models is not JSON"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// engineGet fetches path from the engine and returns its 2xx body.
+func (s *Server) engineGet(ctx context.Context, path string) ([]byte, *apiError) {
+	hr, err := s.engine.newRequest(ctx, http.MethodGet, path, nil, "")
+	if err != nil {
+		return nil, engineError("engine_request", err.Error())
+	}
+	resp, err := s.engine.client.Do(hr)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, timeoutError(DefaultHealthTimeout.String())
+		}
+		return nil, engineError("engine_unreachable", "engine unreachable: "+err.Error())
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, statusError(resp)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxEngineError))
+	if err != nil {
+		return nil, engineError("engine_read", "reading the engine's reply: "+err.Error())
+	}
+	return body, nil
+}
+
+// health serves GET /health: 200 when the engine answers its /health (or,
+// lacking one, /v1/models), 503 when it does not, with a body saying which
+// (DECISIONS.md, Serving).
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), DefaultHealthTimeout)
+	defer cancel()
+	_, aerr := s.engineGet(ctx, "/health")
+	if aerr != nil && (aerr.status == http.StatusNotFound || aerr.status == http.StatusMethodNotAllowed) {
+		_, aerr = s.engineGet(ctx, "/v1/models")
+	}
+	b := []byte(`{"status":`)
+	status := http.StatusOK
+	if aerr == nil {
+		b = append(b, `"ok","engine":{"url":`...)
+		b = appendString(b, s.engine.base)
+		b = append(b, `,"reachable":true}}`...)
+	} else {
+		status = http.StatusServiceUnavailable
+		b = append(b, `"unavailable","engine":{"url":`...)
+		b = appendString(b, s.engine.base)
+		b = append(b, `,"reachable":false,"error":`...)
+		b = appendString(b, aerr.msg)
+		b = append(b, "}}"...)
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// Run serves h on ln until ctx ends, then shuts down gracefully: it stops
+// accepting connections and waits up to shutdownTimeout for open requests
+// (streams included) to finish. Requests still open then are cancelled,
+// which cancels their engine requests. It returns nil after a clean
+// shutdown.
+func Run(ctx context.Context, ln net.Listener, h http.Handler, shutdownTimeout time.Duration, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", slog.Duration("deadline", shutdownTimeout))
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		log.Warn("shutdown deadline passed; cancelling open requests")
+		cancelBase()
+		_ = srv.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}
