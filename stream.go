@@ -1,12 +1,21 @@
 package harmony
 
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
 // EventType is the kind of a streaming Event.
 type EventType uint8
 
-// The kinds of events (DECISIONS.md, Streaming events).
+// The kinds of events (page: Example: parse a stream; DECISIONS.md,
+// Streaming events).
 const (
-	// EventRegionOpen starts a region: a reasoning or content message, or
-	// a tool call.
+	// EventRegionOpen starts a region: a reasoning or final message, or a
+	// tool call.
 	EventRegionOpen EventType = iota + 1
 	// EventRegionChunk carries more text of the open region.
 	EventRegionChunk
@@ -28,18 +37,28 @@ func (t EventType) String() string {
 	return "invalid"
 }
 
-// Event is one step of a streamed parse.
+// The fields of the parsed message a region fills.
+const (
+	FieldThinking  = "thinking"
+	FieldContent   = "content"
+	FieldToolCalls = "tool_calls"
+)
+
+// Event is one step of a streamed parse. Events are plain values; the
+// caller may keep or reuse them.
 type Event struct {
 	Type EventType
-	// Field is "thinking", "content" or "tool_calls".
+	// Field is FieldThinking, FieldContent or FieldToolCalls.
 	Field string
-	// Index is the tool call's position within the generation (tool_calls
-	// only).
+	// Index is the tool call's position within the generation, from 0
+	// (tool_calls only).
 	Index int
 	// Name is the tool's name (region_open of tool_calls).
 	Name string
-	// Text is a region_chunk's text; for tool_calls a fragment of the
-	// arguments JSON object text.
+	// Text is a region_chunk's text. For tool_calls it is a fragment of
+	// the arguments' JSON object text: a call's fragments joined are
+	// exactly its final Arguments. Text never ends inside a UTF-8
+	// sequence.
 	Text string
 	// Value is a region_close's finished text (thinking and content).
 	Value string
@@ -47,15 +66,157 @@ type Event struct {
 	Call *ToolCall
 }
 
-// AppendJSON appends the event as the page's event dict.
+// AppendJSON appends the event as the page's event dict, in Python's
+// json.dumps style: {"type": "region_chunk", "field": "content", "text":
+// "Hi"}. Tool-call events also carry "index", the open event "name", and
+// the close event's value is the call {"type": "function", "function":
+// {"name": ..., "arguments": {...}}}.
 func (e *Event) AppendJSON(dst []byte) []byte {
-	return dst
+	dst = append(dst, `{"type": "`...)
+	dst = append(dst, e.Type.String()...)
+	dst = append(dst, `", "field": `...)
+	dst = pyjson.AppendQuoted(dst, e.Field)
+	tool := e.Field == FieldToolCalls
+	if tool {
+		dst = append(dst, `, "index": `...)
+		dst = strconv.AppendInt(dst, int64(e.Index), 10)
+	}
+	switch e.Type {
+	case EventRegionOpen:
+		if tool {
+			dst = append(dst, `, "name": `...)
+			dst = pyjson.AppendQuoted(dst, e.Name)
+		}
+	case EventRegionChunk:
+		dst = append(dst, `, "text": `...)
+		dst = pyjson.AppendQuoted(dst, e.Text)
+	case EventRegionClose:
+		dst = append(dst, `, "value": `...)
+		if tool && e.Call != nil {
+			dst = e.Call.AppendJSON(dst)
+		} else {
+			dst = pyjson.AppendQuoted(dst, e.Value)
+		}
+	}
+	return append(dst, '}')
 }
 
-// StreamParser parses a generation as it arrives.
+// parseState is where the parser stands in the generation.
+type parseState uint8
+
+const (
+	stHeader  parseState = iota // reading a message header
+	stText                      // in a reasoning or final message
+	stArgs                      // in a tool call, between arguments
+	stArgName                   // in <rfl:parameter name="..., reading the name
+	stArgTag                    // after the name's closing quote, expecting >
+	stValue                     // in an argument's value
+	stBetween                   // after <|end|>, expecting <|start|>
+	stDone                      // after <|call|> or <|return|>
+	stFailed                    // after an error
+)
+
+// holdSets are the strings whose beginning the parser holds back at the
+// end of its input in each state, until it knows whether they follow.
+var (
+	markerSet = Markers[:]
+	argsSet   = append([]string{paramOpen}, Markers[:]...)
+	valueSet  = []string{"\n" + paramClose, paramClose}
+	startSet  = []string{MarkerStart}
+)
+
+// StreamParser parses a generation as it arrives, in chunks of any size.
+// Feed returns the events each chunk makes certain; Finish ends the input
+// and returns the message. Every way of cutting the text into chunks
+// gives the same message and, per region, the same text as Parse.
+//
+// The parser remembers how far it has read: a chunk costs work in
+// proportion to its own length, and a chunk of plain reasoning or answer
+// text costs no allocation beyond the event's text. Only a possible
+// marker (or tag, or UTF-8 sequence) cut by the chunk's end is held back.
+// After an error every call returns that error.
 type StreamParser struct {
-	opts ParseOptions
+	opts     ParseOptions
+	max      int
+	noEvents bool // Parse: build the message only
+	inPrefix bool // reading the prompt's open header
+
+	state parseState
+	off   int    // offset in the generation of the next byte to read
+	fed   int    // bytes fed so far
+	pend  []byte // held-back bytes, read again with the next chunk
+	err   error
+	done  bool // Finish was called
+	res   *Parsed
+
+	events []Event // the events of the current call
+	queued []Event // events from the prefix, returned by the first call
+
+	hdr header
+
+	// The open region.
+	field string
+	text  textAcc
+
+	thinking, content []string
+	calls             []ToolCall
+	call              callState
+	schemas           map[string]*toolSchema
+	scratch           pyjson.Doc
+
+	warnings []string
+	end      string
+	rest     textAcc
 }
+
+// callState is the tool call being read.
+type callState struct {
+	index   int
+	name    string
+	schema  *toolSchema // nil: arguments stay strings
+	args    []byte      // the arguments' JSON text so far
+	flushed int         // bytes of args already sent as chunks
+	// sub is args[flushed:] as a substring of the input, when the
+	// unsent fragment is one value piece that needed no escaping.
+	sub   string
+	subOK bool
+	names []string // argument names so far
+
+	argOff int // offset of the open argument's tag
+	name0  []byte
+	typ    argType
+	stream bool // the value is a string: send it as it arrives
+	fresh  bool // no byte of the value read yet
+	value  textAcc
+}
+
+// textAcc accumulates a text without copying when it comes in one piece.
+type textAcc struct {
+	s     string
+	b     []byte
+	multi bool
+}
+
+func (a *textAcc) add(s string) {
+	if !a.multi {
+		if a.s == "" {
+			a.s = s
+			return
+		}
+		a.b = append(a.b[:0], a.s...)
+		a.multi = true
+	}
+	a.b = append(a.b, s...)
+}
+
+func (a *textAcc) String() string {
+	if a.multi {
+		return string(a.b)
+	}
+	return a.s
+}
+
+func (a *textAcc) reset() { a.s, a.b, a.multi = "", a.b[:0], false }
 
 // NewStreamParser returns a parser for one generation.
 func NewStreamParser(opts *ParseOptions) *StreamParser {
@@ -63,16 +224,791 @@ func NewStreamParser(opts *ParseOptions) *StreamParser {
 	if opts != nil {
 		p.opts = *opts
 	}
+	p.max = p.opts.MaxBufferedBytes
+	if p.max <= 0 {
+		p.max = DefaultMaxBufferedBytes
+	}
+	p.applyPrefix(p.opts.Prefix)
 	return p
 }
 
-// Feed parses the next chunk and appends the events it makes certain.
+// Feed reads the next chunk of the generation and appends to events the
+// events it makes certain. The caller may pass a reused slice (events[:0]).
+// After an error, Feed reads nothing more and returns that error.
 func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
-	return events, nil
+	p.events = p.takeQueued(events)
+	if p.err == nil && p.done {
+		return p.takeEvents(), &ParseError{p.off, "Feed after Finish"}
+	}
+	if p.err != nil {
+		return p.takeEvents(), p.err
+	}
+	over := false
+	if room := p.max - p.fed; len(chunk) > room {
+		chunk, over = chunk[:room], true
+	}
+	p.fed += len(chunk)
+	data := chunk
+	if len(p.pend) > 0 {
+		data = string(p.pend) + chunk
+		p.pend = p.pend[:0]
+	}
+	p.run(data, false)
+	if over && p.err == nil {
+		p.fail(p.max, "the generation is longer than the limit of "+strconv.Itoa(p.max)+
+			" bytes (ParseOptions.MaxBufferedBytes)")
+	}
+	p.flushCall()
+	return p.takeEvents(), p.err
 }
 
-// Finish ends the input and returns the last events, the message and the
-// error, if any.
+// Finish ends the input. It appends the last events and returns the
+// parsed message, which is partial when err is not nil. A reasoning or
+// final message left open is complete; so is a tool call whose arguments
+// are all closed (a server that strips <|call|>). Calling Finish again
+// returns the same result.
 func (p *StreamParser) Finish(events []Event) ([]Event, *Parsed, error) {
-	return events, &Parsed{Message: Message{Role: RoleAssistant}}, nil
+	p.events = p.takeQueued(events)
+	if p.done {
+		return p.takeEvents(), p.res, p.err
+	}
+	p.done = true
+	if p.err == nil {
+		data := string(p.pend)
+		p.pend = p.pend[:0]
+		p.run(data, true)
+	}
+	if p.err == nil {
+		p.endOfInput()
+	}
+	p.flushCall()
+	p.res = p.result()
+	return p.takeEvents(), p.res, p.err
+}
+
+func (p *StreamParser) takeQueued(events []Event) []Event {
+	if len(p.queued) > 0 {
+		events = append(events, p.queued...)
+		p.queued = nil
+	}
+	return events
+}
+
+func (p *StreamParser) takeEvents() []Event {
+	ev := p.events
+	p.events = nil
+	return ev
+}
+
+// fail records the first error; the parser reads nothing after it.
+func (p *StreamParser) fail(off int, msg string) {
+	if p.err != nil {
+		return
+	}
+	if p.inPrefix {
+		off, msg = 0, "prefix: "+msg
+	}
+	p.err = &ParseError{Offset: off, Msg: msg}
+	p.state = stFailed
+}
+
+func (p *StreamParser) emit(e Event) {
+	if !p.noEvents {
+		p.events = append(p.events, e)
+	}
+}
+
+// run reads data. Each step reads what its state can decide and returns
+// how many bytes it read, 0 when it needs more input; what is left is held
+// back for the next chunk. With final set there is no more input.
+func (p *StreamParser) run(data string, final bool) {
+	for len(data) > 0 && p.err == nil {
+		n := p.step(data, final)
+		if n == 0 {
+			break
+		}
+		p.off += n
+		data = data[n:]
+	}
+	if p.err == nil && !final {
+		p.pend = append(p.pend, data...)
+	}
+}
+
+func (p *StreamParser) step(data string, final bool) int {
+	switch p.state {
+	case stHeader:
+		return p.headerStep(data, final)
+	case stText:
+		return p.textStep(data, final)
+	case stArgs:
+		return p.argsStep(data, final)
+	case stArgName:
+		return p.argNameStep(data, final)
+	case stArgTag:
+		return p.argTagStep(data)
+	case stValue:
+		return p.valueStep(data, final)
+	case stBetween:
+		return p.betweenStep(data, final)
+	case stDone:
+		p.rest.add(data)
+		return len(data)
+	}
+	return 0
+}
+
+// maxHeld is the most bytes heldSuffix can hold back: one less than the
+// longest string of its sets (paramOpen).
+const maxHeld = len(paramOpen) - 1
+
+// heldSuffix returns the length of the longest suffix of s that is a
+// proper prefix of one of set: the bytes to hold back until the next chunk
+// tells whether they begin one of those strings. Every string of the sets
+// starts with "<" or "\n".
+func heldSuffix(s string, set []string) int {
+	for j := max(0, len(s)-maxHeld); j < len(s); j++ {
+		if c := s[j]; c != '<' && c != '\n' {
+			continue
+		}
+		t := s[j:]
+		for _, w := range set {
+			if len(t) < len(w) && strings.HasPrefix(w, t) {
+				return len(t)
+			}
+		}
+	}
+	return 0
+}
+
+// markerAt returns the marker s starts with, or "".
+func markerAt(s string) string {
+	if len(s) < 7 || s[0] != '<' || s[1] != '|' {
+		return ""
+	}
+	for _, mk := range Markers {
+		if strings.HasPrefix(s, mk) {
+			return mk
+		}
+	}
+	return ""
+}
+
+// validUTF8 returns the length of the longest prefix of s to read now and
+// whether s is valid so far. With hold set, an unfinished sequence at the
+// end of s is held back (its bytes may come with the next chunk).
+func validUTF8(s string, hold bool) (int, bool) {
+	if utf8.ValidString(s) {
+		return len(s), true
+	}
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i, hold && unfinishedRune(s[i:])
+		}
+		i += size
+	}
+	return len(s), true
+}
+
+// unfinishedRune reports whether s is the beginning of a valid UTF-8
+// sequence that lacks its last bytes.
+func unfinishedRune(s string) bool {
+	if len(s) >= utf8.UTFMax || utf8.FullRuneInString(s) {
+		return false
+	}
+	// Complete it with continuation bytes; one of these fits the narrowed
+	// second-byte range of every lead byte (E0, ED, F0, F4).
+	for _, c := range [...]byte{0x80, 0x90, 0xA0} {
+		var buf [utf8.UTFMax]byte
+		n := copy(buf[:], s)
+		if n == 1 {
+			buf[n] = c
+			n++
+		}
+		for !utf8.FullRune(buf[:n]) && n < utf8.UTFMax {
+			buf[n] = 0x80
+			n++
+		}
+		if r, size := utf8.DecodeRune(buf[:n]); r != utf8.RuneError && size == n {
+			return true
+		}
+	}
+	return false
+}
+
+// headerStep reads header text: words, spaces and header markers.
+func (p *StreamParser) headerStep(data string, final bool) int {
+	h := &p.hdr
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == ' ':
+			if msg := h.space(); msg != "" {
+				p.fail(p.off+i, msg)
+				return 0
+			}
+		case c == '<':
+			if i > 0 {
+				return i
+			}
+			return p.headerMarker(data, final)
+		case c < 0x20 || c == '>' || c == '"' || c == 0x7f:
+			p.fail(p.off+i, "unexpected "+quote(string(c))+" in a message header")
+			return 0
+		default:
+			n := p.headerWord(data[i:], final)
+			if n == 0 {
+				return i
+			}
+			i += n - 1
+		}
+	}
+	return len(data)
+}
+
+// headerWord reads the word bytes at the start of s and returns how many.
+func (p *StreamParser) headerWord(s string, final bool) int {
+	h := &p.hdr
+	n := 0
+	for n < len(s) && s[n] > ' ' && s[n] != '<' && s[n] != '>' && s[n] != '"' && s[n] != 0x7f {
+		n++
+	}
+	k, ok := validUTF8(s[:n], !final && n == len(s))
+	if !ok {
+		p.fail(p.off+k, "invalid UTF-8 in a message header")
+		return 0
+	}
+	if k == 0 {
+		return 0
+	}
+	if h.kind == wordNone {
+		h.kind, h.wordOff = wordFree, p.off
+	}
+	h.word = append(h.word, s[:k]...)
+	return k
+}
+
+// headerMarker reads the marker at the start of data in a header.
+func (p *StreamParser) headerMarker(data string, final bool) int {
+	h := &p.hdr
+	mk := markerAt(data)
+	switch mk {
+	case MarkerChannel, MarkerConstrain:
+		if msg := h.marker(mk); msg != "" {
+			p.fail(p.off, msg)
+			return 0
+		}
+		return len(mk)
+	case MarkerStart:
+		if p.opts.Prefix == "" && p.off == 0 && h.empty() {
+			// Without a prefix, the generation may begin with the
+			// whole header: <|start|>assistant<|channel|>...
+			h.reset(true)
+			return len(mk)
+		}
+		p.fail(p.off, "unexpected <|start|> in a message header; a header ends with <|message|>")
+	case MarkerMessage:
+		if msg := h.finish(); msg != "" {
+			p.fail(p.off, msg)
+			return 0
+		}
+		p.openBody()
+		return len(mk)
+	case "":
+		if !final && heldSuffix(data, markerSet) == len(data) {
+			return 0
+		}
+		p.fail(p.off, "unexpected \"<\" in a message header")
+	default:
+		p.fail(p.off, "unexpected "+mk+" in a message header; a header ends with <|message|>")
+	}
+	return 0
+}
+
+// openBody starts the body of the header just read.
+func (p *StreamParser) openBody() {
+	h := &p.hdr
+	if h.hasRecipient {
+		p.openCall(h.recipient)
+		return
+	}
+	p.field = FieldThinking
+	if h.channel == channelFinal {
+		p.field = FieldContent
+	}
+	p.state = stText
+	p.text.reset()
+	p.emit(Event{Type: EventRegionOpen, Field: p.field})
+}
+
+// textStep reads the text of a reasoning or final message up to a marker.
+func (p *StreamParser) textStep(data string, final bool) int {
+	for pos := 0; ; {
+		k := strings.Index(data[pos:], "<|")
+		if k < 0 {
+			break
+		}
+		k += pos
+		if mk := markerAt(data[k:]); mk != "" {
+			if !p.addText(data[:k], false) {
+				return 0
+			}
+			p.textMarker(mk, p.off+k)
+			return k + len(mk)
+		}
+		pos = k + 2
+	}
+	end := len(data)
+	if !final {
+		end -= heldSuffix(data, markerSet)
+	}
+	n, ok := validUTF8(data[:end], !final && end == len(data))
+	p.addText(data[:n], true)
+	if !ok {
+		p.fail(p.off+n, "invalid UTF-8 in the "+p.fieldName())
+		return 0
+	}
+	return n
+}
+
+// addText adds text to the open region; it checks UTF-8 unless trusted.
+func (p *StreamParser) addText(s string, trusted bool) bool {
+	if !trusted {
+		n, ok := validUTF8(s, false)
+		if !ok {
+			p.addText(s[:n], true)
+			p.fail(p.off+n, "invalid UTF-8 in the "+p.fieldName())
+			return false
+		}
+	}
+	if s == "" {
+		return true
+	}
+	p.text.add(s)
+	p.emit(Event{Type: EventRegionChunk, Field: p.field, Text: s})
+	return true
+}
+
+func (p *StreamParser) fieldName() string {
+	switch p.field {
+	case FieldThinking:
+		return "reasoning"
+	case FieldContent:
+		return "answer"
+	}
+	return "tool call"
+}
+
+// textMarker handles a marker inside a reasoning or final message.
+func (p *StreamParser) textMarker(mk string, off int) {
+	switch {
+	case mk == MarkerEnd:
+		p.closeText()
+		p.state = stBetween
+	case mk == MarkerReturn && p.field == FieldContent:
+		p.closeText()
+		p.finishGeneration(mk)
+	case mk == MarkerReturn:
+		p.fail(off, "<|return|> ends a reasoning message; only a final message ends with <|return|>")
+	case mk == MarkerCall:
+		p.fail(off, "<|call|> ends a "+p.fieldName()+" message; only a tool call ends with <|call|>")
+	default:
+		p.fail(off, "unexpected "+mk+" inside the "+p.fieldName()+"; a message ends with <|end|> before the next one starts")
+	}
+}
+
+func (p *StreamParser) closeText() {
+	v := p.text.String()
+	if p.field == FieldThinking {
+		p.thinking = append(p.thinking, v)
+	} else {
+		p.content = append(p.content, v)
+	}
+	p.emit(Event{Type: EventRegionClose, Field: p.field, Value: v})
+	p.field = ""
+	p.text.reset()
+}
+
+func (p *StreamParser) finishGeneration(mk string) {
+	p.end = mk
+	p.state = stDone
+}
+
+// betweenStep expects the <|start|> of the next message after <|end|>.
+// Whitespace between messages is allowed (the page's examples add line
+// breaks for readability).
+func (p *StreamParser) betweenStep(data string, final bool) int {
+	if n := len(data) - len(strings.TrimLeft(data, " \t\r\n")); n > 0 {
+		return n
+	}
+	if strings.HasPrefix(data, MarkerStart) {
+		p.state = stHeader
+		p.hdr.reset(true)
+		return len(MarkerStart)
+	}
+	if !final && heldSuffix(data, startSet) == len(data) {
+		return 0
+	}
+	p.fail(p.off, "expected <|start|> after <|end|>, found "+quote(snippet(data)))
+	return 0
+}
+
+// snippet returns the start of s for an error message.
+func snippet(s string) string {
+	if len(s) <= 24 {
+		return s
+	}
+	n := 24
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// openCall starts tool call body for the tool name.
+func (p *StreamParser) openCall(name string) {
+	c := &p.call
+	*c = callState{index: len(p.calls), name: name, names: c.names[:0], name0: c.name0[:0]}
+	if p.opts.Tools != nil {
+		c.schema = p.schemaFor(name)
+		if c.schema == nil {
+			p.warn(p.callName() + ": unknown tool; its arguments stay strings")
+		}
+	}
+	p.field = FieldToolCalls
+	p.state = stArgs
+	p.emit(Event{Type: EventRegionOpen, Field: FieldToolCalls, Index: c.index, Name: name})
+}
+
+// schemaFor returns the schema of the first tool named name, or nil.
+func (p *StreamParser) schemaFor(name string) *toolSchema {
+	if ts, ok := p.schemas[name]; ok {
+		return ts
+	}
+	var ts *toolSchema
+	for i := range p.opts.Tools {
+		if p.opts.Tools[i].Function.Name == name {
+			ts = newToolSchema(p.opts.Tools[i].Function.Parameters)
+			break
+		}
+	}
+	if p.schemas == nil {
+		p.schemas = make(map[string]*toolSchema)
+	}
+	p.schemas[name] = ts
+	return ts
+}
+
+func (p *StreamParser) callName() string {
+	return "tool call " + strconv.Itoa(p.call.index) + " (" + p.call.name + ")"
+}
+
+func (p *StreamParser) warn(msg string) { p.warnings = append(p.warnings, msg) }
+
+// argsStep reads between arguments: whitespace, the next argument's tag,
+// or the marker that ends the call.
+func (p *StreamParser) argsStep(data string, final bool) int {
+	if n := len(data) - len(strings.TrimLeft(data, " \t\r\n")); n > 0 {
+		return n
+	}
+	if strings.HasPrefix(data, paramOpen) {
+		p.call.argOff = p.off
+		p.state = stArgName
+		return len(paramOpen)
+	}
+	switch mk := markerAt(data); mk {
+	case MarkerEnd:
+		p.closeCall()
+		p.state = stBetween
+		return len(mk)
+	case MarkerCall:
+		p.closeCall()
+		p.finishGeneration(mk)
+		return len(mk)
+	case "":
+		if !final && heldSuffix(data, argsSet) == len(data) {
+			return 0
+		}
+		p.fail(p.off, "unexpected "+quote(snippet(data))+" in the arguments of "+p.callName()+
+			"; expected <rfl:parameter name=\"...\">, <|call|> or <|end|>")
+	default:
+		p.fail(p.off, "unexpected "+mk+" in the arguments of "+p.callName()+"; a tool call ends with <|call|> or <|end|>")
+	}
+	return 0
+}
+
+// argNameStep reads an argument's name up to its closing quote.
+func (p *StreamParser) argNameStep(data string, final bool) int {
+	c := &p.call
+	n := strings.IndexByte(data, '"')
+	if n < 0 {
+		n = len(data)
+	}
+	for i := 0; i < n; i++ {
+		if b := data[i]; b < 0x20 || b == '<' || b == '>' {
+			p.fail(p.off+i, "unexpected "+quote(string(b))+" in an argument name of "+p.callName())
+			return 0
+		}
+	}
+	k, ok := validUTF8(data[:n], !final && n == len(data))
+	if !ok {
+		p.fail(p.off+k, "invalid UTF-8 in an argument name of "+p.callName())
+		return 0
+	}
+	c.name0 = append(c.name0, data[:k]...)
+	if k < n || n == len(data) {
+		return k
+	}
+	p.state = stArgTag
+	return n + 1
+}
+
+// argTagStep expects the ">" that closes an argument's tag, then starts
+// its value.
+func (p *StreamParser) argTagStep(data string) int {
+	c := &p.call
+	if data[0] != '>' {
+		p.fail(p.off, "expected \"> after the argument name in "+p.callName())
+		return 0
+	}
+	name := string(c.name0)
+	c.name0 = c.name0[:0]
+	if name == "" {
+		p.fail(c.argOff, "empty argument name in "+p.callName())
+		return 0
+	}
+	for _, seen := range c.names {
+		if seen == name {
+			p.fail(c.argOff, "argument "+quote(name)+" appears twice in "+p.callName())
+			return 0
+		}
+	}
+	c.names = append(c.names, name)
+	p.openValue(name)
+	return 1
+}
+
+// openValue starts the value of argument name and writes its key.
+func (p *StreamParser) openValue(name string) {
+	c := &p.call
+	c.typ = stringArg
+	if c.schema != nil {
+		var known bool
+		c.typ, known = c.schema.argType(name)
+		if !known {
+			p.warn(p.callName() + ": argument " + quote(name) + " is not in the tool's schema; it stays a string")
+		}
+	}
+	c.stream = c.typ.streams()
+	c.fresh = true
+	c.value.reset()
+	if len(c.names) == 1 {
+		p.appendArgs("{")
+	} else {
+		p.appendArgs(", ")
+	}
+	c.args = pyjson.AppendQuoted(c.args, name)
+	c.args = append(c.args, ": "...)
+	if c.stream {
+		c.args = append(c.args, '"')
+	}
+	p.state = stValue
+}
+
+// appendArgs adds JSON text of the call's arguments other than a value
+// piece.
+func (p *StreamParser) appendArgs(s string) {
+	p.call.args = append(p.call.args, s...)
+	p.call.subOK = false
+}
+
+// valueStep reads an argument's value up to </rfl:parameter>. Markers in a
+// value are text. One leading and one trailing "\n" are not part of it.
+func (p *StreamParser) valueStep(data string, final bool) int {
+	c := &p.call
+	skip := 0
+	if c.fresh {
+		c.fresh = false
+		if data[0] == '\n' {
+			skip = 1
+			data = data[1:]
+		}
+	}
+	if k := strings.Index(data, paramClose); k >= 0 {
+		piece := strings.TrimSuffix(data[:k], "\n")
+		p.off += skip
+		ok := p.addValue(piece, false)
+		p.off -= skip
+		if !ok {
+			return 0
+		}
+		p.closeValue()
+		return skip + k + len(paramClose)
+	}
+	end := len(data)
+	if !final {
+		end -= heldSuffix(data, valueSet)
+	}
+	n, ok := validUTF8(data[:end], !final && end == len(data))
+	p.off += skip
+	p.addValue(data[:n], true)
+	if !ok {
+		p.fail(p.off+n, "invalid UTF-8 in argument "+quote(c.names[len(c.names)-1])+" of "+p.callName())
+	}
+	p.off -= skip
+	return skip + n
+}
+
+// addValue adds a piece of the open value; it checks UTF-8 unless trusted.
+func (p *StreamParser) addValue(s string, trusted bool) bool {
+	c := &p.call
+	if !trusted {
+		n, ok := validUTF8(s, false)
+		if !ok {
+			p.addValue(s[:n], true)
+			p.fail(p.off+n, "invalid UTF-8 in argument "+quote(c.names[len(c.names)-1])+" of "+p.callName())
+			return false
+		}
+	}
+	if s == "" {
+		return true
+	}
+	if !c.stream {
+		c.value.add(s)
+		return true
+	}
+	start := len(c.args)
+	c.args = pyjson.AppendEscaped(c.args, s)
+	if start == c.flushed && len(c.args)-start == len(s) {
+		c.sub, c.subOK = s, true
+	} else {
+		c.subOK = false
+	}
+	return true
+}
+
+// closeValue ends the open value: a streamed string gets its closing
+// quote; any other value is cast and written whole.
+func (p *StreamParser) closeValue() {
+	c := &p.call
+	p.state = stArgs
+	if c.stream {
+		p.appendArgs(`"`)
+		return
+	}
+	raw := c.value.String()
+	var fits bool
+	c.args, fits = castArgument(c.args, raw, &c.typ, &p.scratch)
+	c.subOK = false
+	if !fits {
+		p.warn(p.callName() + ": argument " + quote(c.names[len(c.names)-1]) + ": " +
+			quote(snippet(raw)) + " is not a valid " + c.typ.String() + "; it stays a string")
+	}
+}
+
+// flushCall sends the call's unsent arguments text as one chunk.
+func (p *StreamParser) flushCall() {
+	c := &p.call
+	if p.field != FieldToolCalls || len(c.args) == c.flushed {
+		return
+	}
+	if !p.noEvents {
+		text := c.sub
+		if !c.subOK || len(c.sub) != len(c.args)-c.flushed {
+			text = string(c.args[c.flushed:])
+		}
+		p.emit(Event{Type: EventRegionChunk, Field: FieldToolCalls, Index: c.index, Text: text})
+	}
+	c.flushed = len(c.args)
+	c.subOK = false
+}
+
+// closeCall finishes the open tool call.
+func (p *StreamParser) closeCall() {
+	c := &p.call
+	if len(c.names) == 0 {
+		p.appendArgs("{}")
+	} else {
+		p.appendArgs("}")
+	}
+	p.flushCall()
+	p.calls = append(p.calls, ToolCall{Type: "function", Function: FunctionCall{Name: c.name, Arguments: c.args}})
+	call := p.calls[len(p.calls)-1]
+	p.emit(Event{Type: EventRegionClose, Field: FieldToolCalls, Index: c.index, Call: &call})
+	c.args = nil
+	p.field = ""
+}
+
+// endOfInput handles the end of the generation in the current state.
+func (p *StreamParser) endOfInput() {
+	switch p.state {
+	case stHeader:
+		// An empty generation is an empty message.
+		if p.off > 0 {
+			p.fail(p.off, "the input ended inside a message header")
+		}
+	case stText:
+		p.closeText()
+	case stArgs:
+		p.closeCall()
+	case stArgName, stArgTag:
+		p.fail(p.off, "the input ended inside an argument tag of "+p.callName())
+	case stValue:
+		c := &p.call
+		p.fail(p.off, "the input ended inside argument "+quote(c.names[len(c.names)-1])+" of "+
+			p.callName()+" (opened at offset "+strconv.Itoa(c.argOff)+"); "+paramClose+" is missing")
+	}
+}
+
+// result assembles the parsed message.
+func (p *StreamParser) result() *Parsed {
+	res := &Parsed{End: p.end, Rest: p.rest.String()}
+	thinking, content := p.thinking, p.content
+	if p.state == stFailed && p.field == FieldThinking {
+		thinking = append(thinking[:len(thinking):len(thinking)], p.text.String())
+	} else if p.state == stFailed && p.field == FieldContent {
+		content = append(content[:len(content):len(content)], p.text.String())
+	}
+	res.Message = Message{
+		Role:      RoleAssistant,
+		Reasoning: joinNonEmpty(thinking),
+		Content:   joinNonEmpty(content),
+		ToolCalls: p.calls,
+	}
+	res.Warnings = p.warnings
+	if res.Rest != "" {
+		res.Warnings = append(res.Warnings, strconv.Itoa(len(res.Rest))+" bytes after "+p.end+" were not parsed")
+	}
+	return res
+}
+
+// joinNonEmpty joins the non-empty texts with "\n\n" (DECISIONS.md: several
+// reasoning or final messages in one generation).
+func joinNonEmpty(texts []string) string {
+	n, last := 0, ""
+	for _, t := range texts {
+		if t != "" {
+			n++
+			last = t
+		}
+	}
+	if n <= 1 {
+		return last
+	}
+	var b strings.Builder
+	for _, t := range texts {
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t)
+	}
+	return b.String()
 }

@@ -1,0 +1,320 @@
+package harmony
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// Casting arguments by schema (DECISIONS.md, Parsing). A value is written
+// as is into the prompt when it is a string and as JSON otherwise, so the
+// parser reads it back as the first non-string type of its property whose
+// JSON spelling is the value's text, and as a string when none fits.
+
+// castKind is a non-string JSON type an argument can be cast to.
+type castKind uint8
+
+const (
+	castNull castKind = iota
+	castBoolean
+	castInteger
+	castNumber
+	castObject
+	castArray
+	numCastKinds
+)
+
+var castKindNames = [numCastKinds]string{"null", "boolean", "integer", "number", "object", "array"}
+
+// argType is the set of types a property admits: its non-string types in
+// schema order, and whether a string fits.
+type argType struct {
+	kinds [numCastKinds]castKind
+	n     uint8
+	str   bool
+}
+
+// stringArg is the type of every argument when there is no schema.
+var stringArg = argType{str: true}
+
+func (t *argType) add(k castKind) {
+	for _, have := range t.kinds[:t.n] {
+		if have == k {
+			return
+		}
+	}
+	t.kinds[t.n] = k
+	t.n++
+}
+
+// addAny admits every type: a schema that does not constrain the value.
+func (t *argType) addAny() {
+	for k := castKind(0); k < numCastKinds; k++ {
+		t.add(k)
+	}
+	t.str = true
+}
+
+// streams reports whether every value is a string, so that the value can
+// be sent as it arrives.
+func (t *argType) streams() bool { return t.n == 0 && t.str }
+
+// String names the types, such as "integer or boolean".
+func (t *argType) String() string {
+	var b strings.Builder
+	for i, k := range t.kinds[:t.n] {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		b.WriteString(castKindNames[k])
+	}
+	if t.n == 0 {
+		b.WriteString("nothing (an empty enum)")
+	}
+	return b.String()
+}
+
+// castArgument appends the JSON of the argument text raw cast to t and
+// reports whether raw fits one of t's types. Non-string types are tried in
+// order on raw without surrounding whitespace, then string; a value that
+// fits nothing is appended as a string.
+func castArgument(dst []byte, raw string, t *argType, scratch *pyjson.Doc) ([]byte, bool) {
+	if t.n > 0 {
+		s := trimJSONSpace(raw)
+		for _, k := range t.kinds[:t.n] {
+			if out, ok := appendCast(dst, s, k, scratch); ok {
+				return out, true
+			}
+		}
+	}
+	return pyjson.AppendQuoted(dst, raw), t.str
+}
+
+// appendCast appends s as kind k when writing that value back as JSON
+// gives s again; objects and arrays take any valid JSON of their kind.
+func appendCast(dst []byte, s string, k castKind, scratch *pyjson.Doc) ([]byte, bool) {
+	switch k {
+	case castNull:
+		return append(dst, s...), s == "null"
+	case castBoolean:
+		return append(dst, s...), s == "true" || s == "false"
+	case castInteger:
+		return append(dst, s...), pyjson.IsIntegerLiteral(s)
+	case castNumber:
+		return append(dst, s...), isFiniteNumber(s)
+	}
+	open := byte('{')
+	want := pyjson.Object
+	if k == castArray {
+		open, want = '[', pyjson.Array
+	}
+	if len(s) == 0 || s[0] != open {
+		return dst, false
+	}
+	if err := scratch.Parse([]byte(s)); err != nil || scratch.Kind(0) != want || !finiteNumbers(scratch) {
+		return dst, false
+	}
+	return scratch.AppendPython(dst, 0), true
+}
+
+// isFiniteNumber reports whether s is a JSON number literal that a reader
+// using doubles does not turn into infinity (DECISIONS.md: no NaN or
+// Infinity). Integer literals of any size are exact in Python and fit.
+func isFiniteNumber(s string) bool {
+	if s == "" || pyjson.NumberLen([]byte(s)) != len(s) {
+		return false
+	}
+	if pyjson.IsIntegerLiteral(s) {
+		return true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil || !math.IsInf(f, 0)
+}
+
+// finiteNumbers reports whether every number in d is finite.
+func finiteNumbers(d *pyjson.Doc) bool {
+	for i := range d.Nodes {
+		if d.Nodes[i].Kind == pyjson.Number && !isFiniteNumber(string(d.Raw(i))) {
+			return false
+		}
+	}
+	return true
+}
+
+// trimJSONSpace removes JSON whitespace (space, tab, CR, LF) around s.
+func trimJSONSpace(s string) string {
+	return strings.Trim(s, " \t\r\n")
+}
+
+// toolSchema is one tool's parsed parameters schema.
+type toolSchema struct {
+	doc   *pyjson.Doc
+	props int // node of the properties object, or -1
+}
+
+// newToolSchema parses a tool's parameters. Invalid or absent parameters
+// give a schema without properties.
+func newToolSchema(params []byte) *toolSchema {
+	ts := &toolSchema{props: -1}
+	d, err := pyjson.ParseBytes(params)
+	if err != nil {
+		return ts
+	}
+	ts.doc = d
+	root := 0
+	if ref := d.Lookup(0, "$ref"); ref >= 0 && d.Lookup(0, "properties") < 0 {
+		root = resolvePointer(d, ref)
+	}
+	if root >= 0 {
+		if p := d.Lookup(root, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
+			ts.props = p
+		}
+	}
+	return ts
+}
+
+// argType returns the types property name admits, and false when the
+// schema has no such property (its values stay strings).
+func (ts *toolSchema) argType(name string) (argType, bool) {
+	if ts.props < 0 {
+		return stringArg, false
+	}
+	v := ts.doc.Lookup(ts.props, name)
+	if v < 0 {
+		return stringArg, false
+	}
+	r := typeResolver{d: ts.doc}
+	var t argType
+	r.add(&t, v, 0)
+	if n := ts.doc.Lookup(v, "nullable"); n >= 0 && ts.doc.Kind(n) == pyjson.True {
+		t.add(castNull)
+	}
+	return t, true
+}
+
+// typeResolver collects the types a schema admits, following the
+// renderer's rule order: $ref, enum, const, anyOf, oneOf, type, properties
+// without type (an object); anything else admits every type. enum and
+// const admit the types of their members (membership is not checked).
+type typeResolver struct {
+	d    *pyjson.Doc
+	refs []int // $ref targets on the current path
+}
+
+func (r *typeResolver) add(t *argType, s, depth int) {
+	d := r.d
+	if depth > MaxSchemaDepth || d.Kind(s) != pyjson.Object {
+		t.addAny()
+		return
+	}
+	if ref := d.Lookup(s, "$ref"); ref >= 0 {
+		r.addRef(t, ref, depth)
+		return
+	}
+	if e := d.Lookup(s, "enum"); e >= 0 {
+		if d.Kind(e) != pyjson.Array {
+			t.addAny()
+		}
+		d.Elements(e, func(m, _ int) bool { addValueKind(t, d, m); return true })
+		return
+	}
+	if c := d.Lookup(s, "const"); c >= 0 {
+		addValueKind(t, d, c)
+		return
+	}
+	for _, key := range [...]string{"anyOf", "oneOf"} {
+		if v := d.Lookup(s, key); v >= 0 {
+			if d.Kind(v) != pyjson.Array {
+				t.addAny()
+			}
+			d.Elements(v, func(m, _ int) bool { r.add(t, m, depth+1); return true })
+			return
+		}
+	}
+	if ty := d.Lookup(s, "type"); ty >= 0 {
+		r.addTypeNames(t, ty)
+		return
+	}
+	if d.Lookup(s, "properties") >= 0 {
+		t.add(castObject)
+		return
+	}
+	t.addAny()
+}
+
+func (r *typeResolver) addRef(t *argType, ref, depth int) {
+	target := resolvePointer(r.d, ref)
+	if target < 0 {
+		t.addAny()
+		return
+	}
+	for _, on := range r.refs {
+		if on == target {
+			t.addAny()
+			return
+		}
+	}
+	r.refs = append(r.refs, target)
+	r.add(t, target, depth+1)
+	r.refs = r.refs[:len(r.refs)-1]
+}
+
+// addTypeNames adds the types of a "type" value: a name or a list of names.
+// An unknown name admits every type, as it renders "any".
+func (r *typeResolver) addTypeNames(t *argType, ty int) {
+	d := r.d
+	one := func(v int) {
+		if d.Kind(v) != pyjson.String {
+			t.addAny()
+			return
+		}
+		switch d.Str(v) {
+		case "string":
+			t.str = true
+		case "null":
+			t.add(castNull)
+		case "boolean":
+			t.add(castBoolean)
+		case "integer":
+			t.add(castInteger)
+		case "number":
+			t.add(castNumber)
+		case "object":
+			t.add(castObject)
+		case "array":
+			t.add(castArray)
+		default:
+			t.addAny()
+		}
+	}
+	if d.Kind(ty) == pyjson.Array {
+		d.Elements(ty, func(v, _ int) bool { one(v); return true })
+		return
+	}
+	one(ty)
+}
+
+// addValueKind adds the type of the JSON value at node v (an enum member or
+// a const).
+func addValueKind(t *argType, d *pyjson.Doc, v int) {
+	switch d.Kind(v) {
+	case pyjson.Null:
+		t.add(castNull)
+	case pyjson.True, pyjson.False:
+		t.add(castBoolean)
+	case pyjson.Number:
+		if pyjson.IsIntegerLiteral(string(d.Raw(v))) {
+			t.add(castInteger)
+		} else {
+			t.add(castNumber)
+		}
+	case pyjson.String:
+		t.str = true
+	case pyjson.Array:
+		t.add(castArray)
+	case pyjson.Object:
+		t.add(castObject)
+	}
+}
