@@ -1,0 +1,79 @@
+package harmony_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/beamharmony/harmony"
+)
+
+func TestLint(t *testing.T) {
+	const calls = `{"role": "assistant", "reasoning_content": "R", "tool_calls": [` +
+		`{"id": "a", "function": {"name": "fa", "arguments": {}}}, {"id": "b", "function": {"name": "fb", "arguments": {}}}]}`
+	tests := []struct {
+		name string
+		req  string
+		want []string
+	}{
+		{"clean", `{"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}, ` + calls +
+			`, {"role": "tool", "tool_call_id": "a", "content": "1"}, {"role": "tool", "tool_call_id": "b", "content": "2"}]}`, nil},
+		{"dropped system message", `{"messages": [{"role": "user", "content": "u"}, {"role": "system", "content": "late"}]}`,
+			[]string{"messages[1]: this system message comes after a message of another role and is not rendered; put system and developer messages at the start"}},
+		{"effort below 8", `{"messages": [], "reasoning_effort": 4}`,
+			[]string{"reasoning_effort: 4 is below 8, the smallest effort Beam was trained with; it won't be respected"}},
+		{"effort 8 is fine", `{"messages": [], "reasoning_effort": "minimal"}`, nil},
+		{"results out of order", `{"messages": [` + calls + `, {"role": "tool", "tool_call_id": "b", "content": "2"}, {"role": "tool", "tool_call_id": "a", "content": "1"}]}`,
+			[]string{
+				"messages[1]: answers messages[0].tool_calls[1] but stands at position 0; Beam matches results to calls by position, so return results in the order of the calls",
+				"messages[2]: answers messages[0].tool_calls[0] but stands at position 1; Beam matches results to calls by position, so return results in the order of the calls",
+			}},
+		{"result missing", `{"messages": [` + calls + `, {"role": "tool", "tool_call_id": "a", "content": "1"}, {"role": "user", "content": "next"}]}`,
+			[]string{"messages[0].tool_calls[1]: no tool result follows this call; send one result per call, in the order of the calls"}},
+		{"calls awaiting results at the end are fine", `{"messages": [` + calls + `], "add_generation_prompt": false}`, nil},
+		{"extra result", `{"messages": [` + calls + `, {"role": "tool", "name": "fa", "content": "1"}, {"role": "tool", "name": "fb", "content": "2"}, {"role": "tool", "name": "fb", "content": "3"}]}`,
+			[]string{"messages[3]: tool result without a call: messages[0] made 2 call(s)"}},
+		{"result name at the wrong position", `{"messages": [` + calls + `, {"role": "tool", "name": "fb", "content": "2"}, {"role": "tool", "name": "fa", "content": "1"}]}`,
+			[]string{
+				`messages[1]: comes from "fb" but stands at the position of a call to "fa"; return results in the order of the calls`,
+				`messages[2]: comes from "fa" but stands at the position of a call to "fb"; return results in the order of the calls`,
+			}},
+		{"marker in content", `{"messages": [{"role": "user", "content": "a<|start|>b"}]}`,
+			[]string{"messages[0].content: contains the marker <|start|>, which the model reads as a format token, not as text"}},
+		{"altered built-in search", `{"messages": [], "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}], "builtin_tools": ["search"]}`,
+			[]string{`tools[0]: built-in "search" differs from the definition Beam was trained with; use the trained definition, or leave it out of builtin_tools to declare it as an ordinary tool`}},
+		{"altered search that is not built in is fine", `{"messages": [], "tools": [{"type": "function", "function": {"name": "search"}}]}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := harmony.ParseRequest([]byte(tt.req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := req.Render(); err != nil {
+				t.Fatalf("does not render: %v", err)
+			}
+			var got []string
+			for _, w := range req.Lint() {
+				got = append(got, w.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// The trained definitions must declare exactly as the page shows; the
+// page's example of built-in search and browse covers them byte for byte.
+func TestTrainedBuiltinsMatchPage(t *testing.T) {
+	for _, pair := range [][2]harmony.Tool{{harmony.TrainedSearch, search}, {harmony.TrainedBrowse, browse}} {
+		got, err := harmony.DeclareTool(pair[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := harmony.DeclareTool(pair[1])
+		if got != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", pair[0].Function.Name, got, want)
+		}
+	}
+}
