@@ -77,8 +77,11 @@ func checkArgumentKey(key []byte) error {
 	if len(key) == 0 {
 		return errString("is empty; argument names must be non-empty")
 	}
-	if i := bytes.IndexAny(key, "\"<>\n"); i >= 0 {
-		return errString("contains " + quote(string(key[i])) + "; argument names can't contain \", <, > or a newline")
+	for _, c := range key {
+		switch c {
+		case '"', '<', '>', '\n':
+			return errString("contains " + quote(string(c)) + "; argument names can't contain \", <, > or a newline")
+		}
 	}
 	return nil
 }

@@ -1,0 +1,47 @@
+// Package harmony reads and writes the Beam Harmony format: the text format
+// of the Beam model, a variant of OpenAI's Harmony for gpt-oss in which tool
+// calls carry XML arguments.
+//
+// A conversation is a sequence of messages, each opened by <|start|> and the
+// speaker and closed by <|end|>, <|call|> or <|return|>:
+//
+//	<|start|>user<|message|>What is 2 + 2?<|end|>
+//	<|start|>assistant<|channel|>analysis<|message|>Simple arithmetic.<|end|>
+//	<|start|>assistant<|channel|>final<|message|>4<|return|>
+//
+// (the prompt has no line breaks between messages). Every assistant turn
+// starts with its reasoning on the analysis channel, then either answers on
+// the final channel or calls tools, one message per call:
+//
+//	<|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name="city">
+//	London
+//	</rfl:parameter><|call|>
+//
+// # Rendering
+//
+// Render (and RenderPrompt, which also returns the assistant spans used as
+// training masks) turns OpenAI / Hugging Face style messages and tools into
+// the prompt exactly as the checkpoint's chat_template.jinja does: the system
+// message with the reasoning effort, the instructions, the tools declared as
+// TypeScript, reasoning carried across turns, tool calls with XML arguments
+// and their results. Request decodes the JSON shape the command line reads.
+// JSON values written into the prompt keep their key order and number
+// literals and are spelled as Python's json.dumps(ensure_ascii=False) spells
+// them, because the template runs in Python.
+//
+// # Parsing
+//
+// Parse turns generated text back into a Message: reasoning, content and
+// tool calls with arguments cast by the tools' schemas. StreamParser does the
+// same incrementally, emitting region events as text becomes certain, with
+// the same result for every way of cutting the input into chunks.
+//
+// # Errors
+//
+// Input that cannot be rendered returns a *RenderError whose path names the
+// offending value ("messages[3].tool_calls[0].function.arguments: ..."), or,
+// for the errors the format page words itself, the page's exact text.
+//
+// The rules come from the format page and the project's DECISIONS.md; the
+// few choices neither makes are listed in docs/gap-decisions.md.
+package harmony
