@@ -3,6 +3,7 @@ package harmony
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -271,9 +272,8 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 	var buf []byte
 	var err error
 	d.Elements(v, func(e, pos int) bool {
-		path := fmt.Sprintf("content[%d]", pos)
 		if d.Kind(e) != pyjson.Object {
-			err = &fieldError{path, "must be a text part {\"type\": \"text\", \"text\": ...}"}
+			err = &fieldError{partPath(pos), "must be a text part {\"type\": \"text\", \"text\": ...}"}
 			return false
 		}
 		if t := d.Lookup(e, "type"); t < 0 || !d.StringEqual(t, "text") {
@@ -281,12 +281,12 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 			if t >= 0 {
 				kind = string(d.Raw(t))
 			}
-			err = &fieldError{path + ".type", "unsupported part type " + kind + "; Beam reads text parts only"}
+			err = &fieldError{partPath(pos) + ".type", "unsupported part type " + kind + "; Beam reads text parts only"}
 			return false
 		}
 		t := d.Lookup(e, "text")
 		if t < 0 || d.Kind(t) != pyjson.String {
-			err = &fieldError{path + ".text", "must be a string"}
+			err = &fieldError{partPath(pos) + ".text", "must be a string"}
 			return false
 		}
 		if pos > 0 {
@@ -297,6 +297,8 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 	})
 	return string(buf), err
 }
+
+func partPath(pos int) string { return "content[" + strconv.Itoa(pos) + "]" }
 
 func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
 	switch d.Kind(v) {
@@ -311,7 +313,7 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
 	d.Elements(v, func(e, pos int) bool {
 		var c ToolCall
 		if err = decodeToolCall(d, e, &c); err != nil {
-			err = prefixPath(fmt.Sprintf("tool_calls[%d]", pos), err)
+			err = prefixPath("tool_calls["+strconv.Itoa(pos)+"]", err)
 			return false
 		}
 		m.ToolCalls = append(m.ToolCalls, c)

@@ -33,6 +33,8 @@ func ParseRequest(data []byte) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request: %w", err)
 	}
+	// One copy of the text lets every unescaped string share it.
+	d.Text = string(data)
 	r := new(Request)
 	if err := r.decode(d); err != nil {
 		return nil, err

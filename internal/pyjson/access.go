@@ -103,6 +103,9 @@ func (d *Doc) AppendString(dst []byte, i int) []byte {
 func (d *Doc) Str(i int) string {
 	n := &d.Nodes[i]
 	if !n.Escaped {
+		if len(d.Text) == len(d.Src) && d.Text != "" {
+			return d.Text[n.Start+1 : n.End-1]
+		}
 		return string(d.Src[n.Start+1 : n.End-1])
 	}
 	return string(d.AppendString(nil, i))

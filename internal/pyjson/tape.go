@@ -57,6 +57,9 @@ type Node struct {
 type Doc struct {
 	Src   []byte
 	Nodes []Node
+	// Text, when set, holds string(Src): Str then returns strings without
+	// escapes as substrings of it instead of allocating each one.
+	Text string
 }
 
 // SyntaxError reports invalid JSON and where it was found.
@@ -77,6 +80,7 @@ func (d *Doc) Parse(src []byte) error {
 		return &SyntaxError{0, "document larger than 2 GiB"}
 	}
 	d.Src = src
+	d.Text = ""
 	d.Nodes = d.Nodes[:0]
 	// Validating UTF-8 once up front (fast on ASCII) lets the string
 	// scanner look only for quotes, backslashes and control characters.
