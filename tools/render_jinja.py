@@ -137,8 +137,8 @@ def render(template, request):
         # apply_chat_template accepts dicts (JSON schemas) and functions only.
         for tool in tools:
             if not isinstance(tool, dict):
-                raise ValueError("Tools should either be a JSON schema, or a callable function "
-                                 "with type hints and a docstring suitable for auto-conversion")
+                raise ValueError("tools: apply_chat_template takes JSON schema dicts or functions, got %s"
+                                 % type(tool).__name__)
         tools = list(tools)
     add_generation_prompt = request.get("add_generation_prompt")
     if add_generation_prompt is None:
@@ -162,6 +162,12 @@ def render_result(template, request):
         return {"exception": "%s: %s" % (type(exc).__name__, exc)}
     except Exception as exc:  # anything else the template or Jinja raises
         return {"exception": "%s: %s" % (type(exc).__name__, exc)}
+    try:
+        # A lone surrogate from a "\ud800" escape survives json.loads and
+        # rendering, but no UTF-8 writer or tokenizer takes it.
+        prompt.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return {"exception": "UnicodeEncodeError: the prompt has a lone surrogate: %s" % exc}
     return {"prompt": prompt, "assistant_spans": [list(span) for span in spans]}
 
 
