@@ -101,11 +101,14 @@ type header struct {
 	hasRecipient   bool
 	hasChannel     bool
 	hasConstrain   bool
+	// badOff is the offset to report for the last error: the word's
+	// start when the error is about a word, else -1.
+	badOff int
 }
 
 // reset starts a header; speaker says whether it may name its speaker.
 func (h *header) reset(speaker bool) {
-	*h = header{speakerAllowed: speaker, word: h.word[:0]}
+	*h = header{speakerAllowed: speaker, word: h.word[:0], badOff: -1}
 }
 
 // empty reports whether nothing of the header has been read.
@@ -124,6 +127,7 @@ func (h *header) endWord() string {
 	if kind == wordNone {
 		return ""
 	}
+	h.badOff = h.wordOff
 	h.kind, h.word = wordNone, h.word[:0]
 	first := h.tokens == 0
 	h.tokens++
@@ -173,6 +177,7 @@ func (h *header) marker(mk string) string {
 		return msg
 	}
 	h.tokens++
+	h.badOff = -1
 	switch mk {
 	case MarkerChannel:
 		if h.hasChannel {
@@ -195,6 +200,7 @@ func (h *header) marker(mk string) string {
 
 // space handles a space between tokens.
 func (h *header) space() string {
+	h.badOff = -1
 	switch h.kind {
 	case wordChannel:
 		if len(h.word) == 0 {
@@ -216,6 +222,7 @@ func (h *header) finish() string {
 	if msg := h.endWord(); msg != "" {
 		return msg
 	}
+	h.badOff = -1
 	switch {
 	case !h.hasChannel:
 		return "a message header without <|channel|>; every message names its channel"
@@ -226,20 +233,25 @@ func (h *header) finish() string {
 }
 
 // lastMarker returns the index and the marker of the last marker in s, or
-// -1 and "".
+// -1 and "". It reads s from its end, so a long prompt costs little.
 func lastMarker(s string) (int, string) {
-	at, found := -1, ""
-	for _, mk := range Markers {
-		if i := strings.LastIndex(s, mk); i > at {
-			at, found = i, mk
+	for end := len(s); ; {
+		i := strings.LastIndex(s[:end], "<|")
+		if i < 0 {
+			return -1, ""
 		}
+		if mk := markerAt(s[i:]); mk != "" {
+			return i, mk
+		}
+		end = i
 	}
-	return at, found
 }
 
 // applyPrefix sets the parser's starting state from the prompt the
 // generation continues.
 func (p *StreamParser) applyPrefix(prefix string) {
+	p.inPrefix = true
+	defer func() { p.inPrefix = false }()
 	at, mk := lastMarker(prefix)
 	switch mk {
 	case "":
@@ -261,7 +273,6 @@ func (p *StreamParser) applyPrefix(prefix string) {
 		tail = prefix[at:]
 		p.hdr.reset(false)
 	}
-	p.inPrefix = true
 	body := ""
 	if i := strings.Index(tail, MarkerMessage); i >= 0 {
 		tail, body = tail[:i+len(MarkerMessage)], tail[i+len(MarkerMessage):]
@@ -276,7 +287,6 @@ func (p *StreamParser) applyPrefix(prefix string) {
 	if p.err == nil && body != "" && p.state != stText {
 		p.fail(0, "the prompt ends inside a tool call's arguments; the parser can't continue it")
 	}
-	p.inPrefix = false
 	p.queued, p.events = p.events, nil
 	p.pend = p.pend[:0]
 	p.off = 0

@@ -449,7 +449,7 @@ func (p *StreamParser) headerStep(data string, final bool) int {
 		switch {
 		case c == ' ':
 			if msg := h.space(); msg != "" {
-				p.fail(p.off+i, msg)
+				p.headerFail(p.off+i, msg)
 				return 0
 			}
 		case c == '<':
@@ -461,7 +461,7 @@ func (p *StreamParser) headerStep(data string, final bool) int {
 			p.fail(p.off+i, "unexpected "+quote(string(c))+" in a message header")
 			return 0
 		default:
-			n := p.headerWord(data[i:], final)
+			n := p.headerWord(data[i:], p.off+i, final)
 			if n == 0 {
 				return i
 			}
@@ -471,8 +471,18 @@ func (p *StreamParser) headerStep(data string, final bool) int {
 	return len(data)
 }
 
-// headerWord reads the word bytes at the start of s and returns how many.
-func (p *StreamParser) headerWord(s string, final bool) int {
+// headerFail reports a header error found at off, or at the start of the
+// word it is about.
+func (p *StreamParser) headerFail(off int, msg string) {
+	if p.hdr.badOff >= 0 {
+		off = p.hdr.badOff
+	}
+	p.fail(off, msg)
+}
+
+// headerWord reads the word bytes at the start of s, which is at offset
+// off, and returns how many.
+func (p *StreamParser) headerWord(s string, off int, final bool) int {
 	h := &p.hdr
 	n := 0
 	for n < len(s) && s[n] > ' ' && s[n] != '<' && s[n] != '>' && s[n] != '"' && s[n] != 0x7f {
@@ -480,14 +490,16 @@ func (p *StreamParser) headerWord(s string, final bool) int {
 	}
 	k, ok := validUTF8(s[:n], !final && n == len(s))
 	if !ok {
-		p.fail(p.off+k, "invalid UTF-8 in a message header")
+		p.fail(off+k, "invalid UTF-8 in a message header")
 		return 0
 	}
 	if k == 0 {
 		return 0
 	}
 	if h.kind == wordNone {
-		h.kind, h.wordOff = wordFree, p.off
+		h.kind, h.wordOff = wordFree, off
+	} else if len(h.word) == 0 {
+		h.wordOff = off
 	}
 	h.word = append(h.word, s[:k]...)
 	return k
@@ -500,7 +512,7 @@ func (p *StreamParser) headerMarker(data string, final bool) int {
 	switch mk {
 	case MarkerChannel, MarkerConstrain:
 		if msg := h.marker(mk); msg != "" {
-			p.fail(p.off, msg)
+			p.headerFail(p.off, msg)
 			return 0
 		}
 		return len(mk)
@@ -514,7 +526,7 @@ func (p *StreamParser) headerMarker(data string, final bool) int {
 		p.fail(p.off, "unexpected <|start|> in a message header; a header ends with <|message|>")
 	case MarkerMessage:
 		if msg := h.finish(); msg != "" {
-			p.fail(p.off, msg)
+			p.headerFail(p.off, msg)
 			return 0
 		}
 		p.openBody()
@@ -654,8 +666,18 @@ func (p *StreamParser) betweenStep(data string, final bool) int {
 	if !final && heldSuffix(data, startSet) == len(data) {
 		return 0
 	}
-	p.fail(p.off, "expected <|start|> after <|end|>, found "+quote(snippet(data)))
+	p.fail(p.off, "expected <|start|> after <|end|>, found "+firstChar(data))
 	return 0
+}
+
+// firstChar names the first byte of s for an error message: the character
+// when it is ASCII. Only the first byte is sure to be there in every
+// chunking, and errors must not depend on the chunking.
+func firstChar(s string) string {
+	if s[0] < utf8.RuneSelf {
+		return quote(s[:1])
+	}
+	return "non-ASCII text"
 }
 
 // snippet returns the start of s for an error message.
@@ -734,7 +756,7 @@ func (p *StreamParser) argsStep(data string, final bool) int {
 		if !final && heldSuffix(data, argsSet) == len(data) {
 			return 0
 		}
-		p.fail(p.off, "unexpected "+quote(snippet(data))+" in the arguments of "+p.callName()+
+		p.fail(p.off, "unexpected "+firstChar(data)+" in the arguments of "+p.callName()+
 			"; expected <rfl:parameter name=\"...\">, <|call|> or <|end|>")
 	default:
 		p.fail(p.off, "unexpected "+mk+" in the arguments of "+p.callName()+"; a tool call ends with <|call|> or <|end|>")
@@ -807,17 +829,24 @@ func (p *StreamParser) openValue(name string) {
 	c.stream = c.typ.streams()
 	c.fresh = true
 	c.value.reset()
+	if c.stream {
+		p.appendKey()
+		c.args = append(c.args, '"')
+	}
+	p.state = stValue
+}
+
+// appendKey writes the open argument's key: `{"key": ` for the first,
+// `, "key": ` for the others.
+func (p *StreamParser) appendKey() {
+	c := &p.call
 	if len(c.names) == 1 {
 		p.appendArgs("{")
 	} else {
 		p.appendArgs(", ")
 	}
-	c.args = pyjson.AppendQuoted(c.args, name)
+	c.args = pyjson.AppendQuoted(c.args, c.names[len(c.names)-1])
 	c.args = append(c.args, ": "...)
-	if c.stream {
-		c.args = append(c.args, '"')
-	}
-	p.state = stValue
 }
 
 // appendArgs adds JSON text of the call's arguments other than a value
@@ -893,7 +922,7 @@ func (p *StreamParser) addValue(s string, trusted bool) bool {
 }
 
 // closeValue ends the open value: a streamed string gets its closing
-// quote; any other value is cast and written whole.
+// quote; any other value is cast and written whole with its key.
 func (p *StreamParser) closeValue() {
 	c := &p.call
 	p.state = stArgs
@@ -902,6 +931,7 @@ func (p *StreamParser) closeValue() {
 		return
 	}
 	raw := c.value.String()
+	p.appendKey()
 	var fits bool
 	c.args, fits = castArgument(c.args, raw, &c.typ, &p.scratch)
 	c.subOK = false
@@ -949,7 +979,9 @@ func (p *StreamParser) endOfInput() {
 	switch p.state {
 	case stHeader:
 		// An empty generation is an empty message.
-		if p.off > 0 {
+		if p.off > 0 && p.hdr.hasRecipient {
+			p.fail(p.off, "the input ended inside the header of a tool call to "+p.hdr.recipient)
+		} else if p.off > 0 {
 			p.fail(p.off, "the input ended inside a message header")
 		}
 	case stText:
