@@ -59,8 +59,8 @@ func RenderGo(request []byte) Result {
 // Errors from Python, distinguished so that a test can skip when the
 // interpreter or Jinja2 is missing on a developer's machine.
 var (
-	// ErrNoPython means no python3 interpreter was found.
-	ErrNoPython = errors.New("python3 not found; install Python 3 and Jinja2 (Debian: python3-jinja2)")
+	// ErrNoPython means the Python interpreter was not found.
+	ErrNoPython = errors.New("no Python interpreter found; install Python 3 and Jinja2 (Debian: python3-jinja2)")
 	// ErrNoJinja means Python runs but cannot import jinja2.
 	ErrNoJinja = errors.New("python3 cannot import jinja2; install Jinja2 3.1+ (Debian: python3-jinja2)")
 )
