@@ -318,6 +318,17 @@ func (p *StreamParser) emit(e Event) {
 	}
 }
 
+// emitChunk appends a region_chunk event; it is emit for the hot path,
+// filling the event in place.
+func (p *StreamParser) emitChunk(field, text string, index int) {
+	if p.noEvents {
+		return
+	}
+	p.events = append(p.events, Event{})
+	e := &p.events[len(p.events)-1]
+	e.Type, e.Field, e.Index, e.Text = EventRegionChunk, field, index, text
+}
+
 // run reads data. Each step reads what its state can decide and returns
 // how many bytes it read, 0 when it needs more input; what is left is held
 // back for the next chunk. With final set there is no more input.
@@ -398,7 +409,7 @@ func markerAt(s string) string {
 // whether s is valid so far. With hold set, an unfinished sequence at the
 // end of s is held back (its bytes may come with the next chunk).
 func validUTF8(s string, hold bool) (int, bool) {
-	if utf8.ValidString(s) {
+	if isASCII(s) || utf8.ValidString(s) {
 		return len(s), true
 	}
 	for i := 0; i < len(s); {
@@ -413,6 +424,20 @@ func validUTF8(s string, hold bool) (int, bool) {
 		i += size
 	}
 	return len(s), true
+}
+
+// isASCII reports whether a short s is ASCII; longer strings are left to
+// utf8.ValidString, which is faster on them.
+func isASCII(s string) bool {
+	if len(s) > 16 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // unfinishedRune reports whether s is the beginning of a valid UTF-8
@@ -560,6 +585,16 @@ func (p *StreamParser) openBody() {
 
 // textStep reads the text of a reasoning or final message up to a marker.
 func (p *StreamParser) textStep(data string, final bool) int {
+	if strings.IndexByte(data, '<') < 0 {
+		// No marker can start here: the fast path for plain text.
+		n, ok := validUTF8(data, !final)
+		p.addText(data[:n], true)
+		if !ok {
+			p.fail(p.off+n, "invalid UTF-8 in the "+p.fieldName())
+			return 0
+		}
+		return n
+	}
 	for pos := 0; ; {
 		k := strings.Index(data[pos:], "<|")
 		if k < 0 {
@@ -602,7 +637,7 @@ func (p *StreamParser) addText(s string, trusted bool) bool {
 		return true
 	}
 	p.text.add(s)
-	p.emit(Event{Type: EventRegionChunk, Field: p.field, Text: s})
+	p.emitChunk(p.field, s, 0)
 	return true
 }
 
@@ -952,7 +987,7 @@ func (p *StreamParser) flushCall() {
 		if !c.subOK || len(c.sub) != len(c.args)-c.flushed {
 			text = string(c.args[c.flushed:])
 		}
-		p.emit(Event{Type: EventRegionChunk, Field: FieldToolCalls, Index: c.index, Text: text})
+		p.emitChunk(FieldToolCalls, text, c.index)
 	}
 	c.flushed = len(c.args)
 	c.subOK = false

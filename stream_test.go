@@ -407,3 +407,30 @@ func TestStreamPlainTextAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStream feeds generations 4 bytes at a time: reasoning and an
+// answer, and a call whose string argument is 1 KiB or 256 KiB of code
+// (per byte, the two should cost the same: no rescanning).
+func BenchmarkStream(b *testing.B) {
+	for _, bc := range []struct{ name, gen string }{
+		{"reasoning+answer/64KiB", answerGeneration(64 << 10)},
+		{"call-string/1KiB", callGeneration(1 << 10)},
+		{"call-string/256KiB", callGeneration(256 << 10)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			chunks := chunksOf(bc.gen, 4)
+			events := make([]harmony.Event, 0, 16)
+			b.SetBytes(int64(len(bc.gen)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p := harmony.NewStreamParser(nil)
+				for _, c := range chunks {
+					events, _ = p.Feed(c, events[:0])
+				}
+				if _, _, err := p.Finish(events[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
