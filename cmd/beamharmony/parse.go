@@ -159,7 +159,7 @@ func splitInput(s, spec string) ([]string, error) {
 	if spec == "" {
 		return []string{s}, nil
 	}
-	size := func() int { return 0 }
+	var size func() int
 	if seed, ok := strings.CutPrefix(spec, "random:"); ok {
 		n, err := strconv.ParseUint(seed, 10, 64)
 		if err != nil {
