@@ -250,7 +250,7 @@ var engineVariants = []struct {
 // TestAnswers replays generations through every engine variant, streamed
 // and not, and checks that both modes give the same message.
 func TestAnswers(t *testing.T) {
-	longArg := strings.Repeat("def f(x):\n    return \"<|end|>\" + x  # ünïcode ✓\n", 800)
+	longArg := strings.Repeat("def f(x):\n    return \"<|end|>\" + x  # ünïcode ✓\n", 300)
 	tests := []struct {
 		name      string
 		gen       gen

@@ -52,8 +52,10 @@ func (s *syncBuffer) String() string {
 }
 
 func withLog(buf *syncBuffer) func(*Config) {
-	return func(c *Config) { c.Logger = slog.New(slog.NewJSONHandler(buf, nil)) }
+	return func(c *Config) { c.Logger = newJSONLogger(buf) }
 }
+
+func newJSONLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
 
 // post sends body to the gateway's chat endpoint and returns the reply.
 func post(t testing.TB, gw *httptest.Server, body string) (*http.Response, []byte) {
@@ -171,6 +173,14 @@ type streamResult struct {
 func readStream(t testing.TB, status int, body io.Reader) *streamResult {
 	t.Helper()
 	res := &streamResult{status: status}
+	var args []*strings.Builder // per call, joined at the end
+	var reasoning, reasonAlt, content strings.Builder
+	defer func() {
+		for i := range res.calls {
+			res.calls[i].args = args[i].String()
+		}
+		res.reasoning, res.reasonAlt, res.content = reasoning.String(), reasonAlt.String(), content.String()
+	}()
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -217,13 +227,13 @@ func readStream(t testing.TB, status int, body io.Reader) *streamResult {
 				res.role = *d.Role
 			}
 			if d.ReasoningContent != nil {
-				res.reasoning += *d.ReasoningContent
+				reasoning.WriteString(*d.ReasoningContent)
 			}
 			if d.Reasoning != nil {
-				res.reasonAlt += *d.Reasoning
+				reasonAlt.WriteString(*d.Reasoning)
 			}
 			if d.Content != nil {
-				res.content += *d.Content
+				content.WriteString(*d.Content)
 			}
 			for _, tc := range d.ToolCalls {
 				switch {
@@ -233,11 +243,12 @@ func readStream(t testing.TB, status int, body io.Reader) *streamResult {
 						t.Fatalf("first delta of call %d lacks id, type, name or empty arguments: %s", tc.Index, data)
 					}
 					res.calls = append(res.calls, streamCall{id: *tc.ID, name: *tc.Function.Name})
+					args = append(args, new(strings.Builder))
 				case tc.Index < len(res.calls):
 					if tc.ID != nil || tc.Function.Name != nil || tc.Function.Arguments == nil {
 						t.Fatalf("later delta of call %d: %s", tc.Index, data)
 					}
-					res.calls[tc.Index].args += *tc.Function.Arguments
+					args[tc.Index].WriteString(*tc.Function.Arguments)
 				default:
 					t.Fatalf("call index %d skips ahead: %s", tc.Index, data)
 				}
