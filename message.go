@@ -38,6 +38,10 @@ type Message struct {
 	// Name is a tool result's speaker, the tool's name. When empty the
 	// name is taken from the call whose ID equals ToolCallID.
 	Name string
+
+	// reasoningField is the index in reasoningFields of the field the
+	// decoder read Reasoning from, so that errors name that field.
+	reasoningField uint8
 }
 
 // ToolCall is one function call made by an assistant turn.
@@ -219,6 +223,7 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
 			s, err = optString(d, v, reasoningFields[r])
 			if s != "" && r < rank {
 				m.Reasoning, rank = s, r
+				m.reasoningField = uint8(r)
 			}
 		case d.StringEqual(k, "tool_calls"):
 			err = decodeToolCalls(d, v, m)
@@ -279,7 +284,7 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 		if t := d.Lookup(e, "type"); t < 0 || !d.StringEqual(t, "text") {
 			kind := "missing"
 			if t >= 0 {
-				kind = string(d.Raw(t))
+				kind = string(d.AppendPython(nil, t))
 			}
 			err = &fieldError{partPath(pos) + ".type", "unsupported part type " + kind + "; Beam reads text parts only"}
 			return false

@@ -324,7 +324,7 @@ func (r *renderer) message(messages []Message, i int) error {
 // the final answer or the tool calls (page: Assistant turns).
 func (r *renderer) assistant(m *Message, i int) error {
 	if mk := FindMarker(m.Reasoning); mk != "" {
-		return errAt(messagePath(i)+".reasoning_content",
+		return errAt(messagePath(i)+"."+reasoningFields[m.reasoningField],
 			"contains the marker "+mk+"; reasoning must be plain text without Harmony headers")
 	}
 	r.buf = append(r.buf, "<|start|>assistant"...)
