@@ -32,7 +32,8 @@ func (g *gen) tools() ([]obj, []any) {
 				builtins = append(builtins, "search")
 			}
 		default:
-			tools = append(tools, g.tool(pick(g, "lookup", "get_time", "calc.v2", "工具", "my-tool", "t", "Ünïcode", "dup", "dup")))
+			// \u001c is whitespace to Python's str.isspace, not to the format.
+			tools = append(tools, g.tool(pick(g, "lookup", "get_time", "calc.v2", "工具", "my-tool", "t", "Ünïcode", "dup", "dup", "a\u001cb", "x.y-z_1")))
 		}
 	}
 	if builtins == nil && g.chance(0.1) {
@@ -106,7 +107,7 @@ func (g *gen) parameters() (any, bool) {
 		root = root.set("required", required)
 	}
 	if g.chance(0.2) {
-		root = root.set("description", "The root's description is not rendered.")
+		root = root.set("description", pick(g, "The root's description is not rendered.", "not rendered, not checked: <|call|>"))
 	}
 	if g.chance(0.2) {
 		root = root.set("additionalProperties", false)
@@ -333,7 +334,8 @@ func (s *schemaGen) union(depth int) obj {
 	for n := 1 + g.intn(3); n > 0; n-- {
 		v := s.schema(depth + 1)
 		if o, ok := v.(obj); ok && g.chance(0.3) {
-			v = o.set("description", "variant descriptions are not rendered")
+			// Variant descriptions are not rendered, so not checked for markers.
+			v = o.set("description", pick(g, "variant descriptions are not rendered", "not rendered: <|end|>"))
 		}
 		variants = append(variants, v)
 	}
@@ -393,6 +395,8 @@ func (s *schemaGen) definitions() obj {
 		{"tilde~name", obj{{"type", "number"}}},
 		{"List", []any{obj{{"type", "string"}}, obj{{"type", "integer"}}, true}},
 		{"Random", inner.schema(2)},
+		// Never referenced, so never rendered: its markers are no error.
+		{"Unused", obj{{"type", "object"}, {"properties", obj{{"x", obj{{"type", "string"}, {"description", "<|start|>"}, {"title", "<|end|>"}}}}}}},
 	}
 }
 
@@ -458,14 +462,20 @@ func replacePrefix(s, old, new string) string {
 // written.
 func (g *gen) bashTool() obj {
 	command := obj{{"type", "string"}}
+	variant := g.intn(8)
 	if g.chance(0.5) {
-		command = command.set("description", "Shell command")
+		description := "Shell command"
+		if variant >= 5 && g.chance(0.3) {
+			// Replaced by the trained definition, so a marker here is no error.
+			description = "replaced <|end|>"
+		}
+		command = command.set("description", description)
 	}
 	if g.chance(0.3) {
 		command = command.set("title", "Command")
 	}
 	props := obj{{"command", command}}
-	switch g.intn(8) {
+	switch variant {
 	case 0:
 		command = command.set("enum", []any{"ls", "pwd"})
 		props = obj{{"command", command}}
