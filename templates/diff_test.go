@@ -31,12 +31,6 @@ var (
 var knownDifferences = []struct {
 	name, kind, rule, request string
 }{
-	{"reasoning-marker-path", "go bug",
-		"DECISIONS.md principle 3: an error starts with the path of the offending value; the reasoning came from thinking, the Go error names messages[0].reasoning_content",
-		`{"messages": [{"role": "assistant", "thinking": "a<|end|>b", "content": "x"}]}`},
-	{"part-type-raw-json", "go bug",
-		"Go's error copies the part type's raw JSON text (escapes, spacing) where every other error writes values as Python JSON",
-		`{"messages": [{"role": "user", "content": [{"type": "im\u0061ge"}]}]}`},
 	{"number-literal", "inherent",
 		"DECISIONS.md: Go keeps number literals; Python reads 1E5 as a float and writes 100000.0",
 		`{"messages": [{"role": "assistant", "reasoning_content": "r", "tool_calls": [{"function": {"name": "f", "arguments": {"n": 1E5}}}]}]}`},

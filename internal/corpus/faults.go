@@ -120,19 +120,25 @@ var faults = []fault{
 		case 4:
 			part = obj{{"type", "text"}, {"text", num("5")}}
 		default:
-			part = obj{{"type", pick[any](g, "image_url", num("1"), nil)}, {"text", "x"}}
+			// The error writes the type as Python JSON, whatever its spelling.
+			part = obj{{"type", pick[any](g, "image_url", "im\u00e1ge", num("1"), nil, obj{{"a", num("1")}}, []any{"text"})}, {"text", "x"}}
 		}
 		parts := []any{obj{{"type", "text"}, {"text", "ok"}}, part}
 		req, _ = g.withMessage(req, obj{{"role", pick(g, "user", "developer", "tool")}, {"name", "t"}, {"content", parts}})
 		return req
 	}},
 	{"reasoning-marker", func(g *gen, req obj) obj {
-		// Only in reasoning_content: for reasoning read from thinking or
-		// reasoning, the Go renderer's error names reasoning_content (see
-		// knownDifferences in templates/diff_test.go).
-		m := obj{{"role", "assistant"}, {"content", "answer"}, {"reasoning_content", g.withMarker()}}
-		if g.chance(0.3) {
-			m = m.set(pick(g, "thinking", "reasoning"), "ignored")
+		// The error names the field the reasoning came from.
+		m := obj{{"role", "assistant"}, {"content", "answer"}}
+		switch g.intn(4) {
+		case 0:
+			m = m.set("reasoning_content", g.withMarker()).set(pick(g, "thinking", "reasoning"), "ignored")
+		case 1:
+			m = m.set("reasoning_content", pick[any](g, "", nil)).set("thinking", g.withMarker())
+		case 2:
+			m = m.set("reasoning", g.withMarker())
+		default:
+			m = m.set("reasoning_content", g.withMarker())
 		}
 		req, _ = g.withMessage(req, g.shuffled(m))
 		return req
