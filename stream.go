@@ -180,7 +180,8 @@ type callState struct {
 	// unsent fragment is one value piece that needed no escaping.
 	sub   string
 	subOK bool
-	names []string // argument names so far
+	names []string            // argument names so far
+	seen  map[string]struct{} // the names, once there are many
 
 	argOff int // offset of the open argument's tag
 	name0  []byte
@@ -806,15 +807,22 @@ func (p *StreamParser) argNameStep(data string, final bool) int {
 	if n < 0 {
 		n = len(data)
 	}
+	// Errors are reported in the order of the text, so that the first
+	// bad byte wins in every chunking.
+	bad := n
 	for i := 0; i < n; i++ {
 		if b := data[i]; b < 0x20 || b == '<' || b == '>' {
-			p.fail(p.off+i, "unexpected "+quote(string(b))+" in an argument name of "+p.callName())
-			return 0
+			bad = i
+			break
 		}
 	}
-	k, ok := validUTF8(data[:n], !final && n == len(data))
+	k, ok := validUTF8(data[:bad], !final && bad == len(data))
 	if !ok {
 		p.fail(p.off+k, "invalid UTF-8 in an argument name of "+p.callName())
+		return 0
+	}
+	if bad < n {
+		p.fail(p.off+bad, "unexpected "+quote(data[bad:bad+1])+" in an argument name of "+p.callName())
 		return 0
 	}
 	c.name0 = append(c.name0, data[:k]...)
@@ -839,15 +847,39 @@ func (p *StreamParser) argTagStep(data string) int {
 		p.fail(c.argOff, "empty argument name in "+p.callName())
 		return 0
 	}
-	for _, seen := range c.names {
-		if seen == name {
-			p.fail(c.argOff, "argument "+quote(name)+" appears twice in "+p.callName())
-			return 0
-		}
+	if c.hasArgument(name) {
+		p.fail(c.argOff, "argument "+quote(name)+" appears twice in "+p.callName())
+		return 0
 	}
 	c.names = append(c.names, name)
 	p.openValue(name)
 	return 1
+}
+
+// hasArgument reports whether the call already has an argument name, and
+// records it. Past a few names it keeps a set, so a call with many
+// arguments costs no quadratic time.
+func (c *callState) hasArgument(name string) bool {
+	const few = 16
+	if c.seen == nil && len(c.names) < few {
+		for _, n := range c.names {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	if c.seen == nil {
+		c.seen = make(map[string]struct{}, 2*few)
+		for _, n := range c.names {
+			c.seen[n] = struct{}{}
+		}
+	}
+	if _, ok := c.seen[name]; ok {
+		return true
+	}
+	c.seen[name] = struct{}{}
+	return false
 }
 
 // openValue starts the value of argument name and writes its key.
