@@ -244,6 +244,9 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 	if p.err != nil {
 		return p.takeEvents(), p.err
 	}
+	if p.plainText(chunk) {
+		return p.takeEvents(), nil
+	}
 	over := false
 	if room := p.max - p.fed; len(chunk) > room {
 		chunk, over = chunk[:room], true
@@ -261,6 +264,28 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 	}
 	p.flushCall()
 	return p.takeEvents(), p.err
+}
+
+// plainText reads a chunk of a reasoning or final message, or of a string
+// argument, that is short ASCII text holding nothing that could begin a
+// marker or a closing tag, when nothing is held back: the common case when
+// text streams in small chunks, read without the general loop.
+func (p *StreamParser) plainText(chunk string) bool {
+	if len(p.pend) > 0 || len(chunk) > p.max-p.fed || !isASCII(chunk) || strings.IndexByte(chunk, '<') >= 0 {
+		return false
+	}
+	switch {
+	case p.state == stText:
+		p.addText(chunk, true)
+	case p.state == stValue && p.call.stream && !p.call.fresh && strings.IndexByte(chunk, '\n') < 0:
+		p.addValue(chunk, true)
+		p.flushCall()
+	default:
+		return false
+	}
+	p.fed += len(chunk)
+	p.off += len(chunk)
+	return true
 }
 
 // Finish ends the input. It appends the last events and returns the
