@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // call is one chat completion request in progress: the decoded request,
@@ -215,9 +216,9 @@ func (c *call) complete(w http.ResponseWriter) {
 		return
 	}
 	var comp completion
-	if err := json.Unmarshal(data, &comp); err != nil {
+	if err := decodeCompletion(new(pyjson.Doc), data, &comp); err != nil {
 		c.httpError(w, engineError("engine_bad_reply", "engine answered something that is not a completion: "+
-			jsonErrorText(err)+": "+string(truncate(data, 200))))
+			err.Error()+": "+string(truncate(data, 200))))
 		return
 	}
 	if f := comp.engineFailure(); f != nil {
@@ -230,9 +231,9 @@ func (c *call) complete(w http.ResponseWriter) {
 	}
 	ch := &comp.Choices[0]
 	c.usage = comp.Usage
-	finish := "stop"
-	if ch.FinishReason != nil {
-		finish = *ch.FinishReason
+	finish := ch.FinishReason
+	if finish == "" {
+		finish = "stop"
 	}
 	if f := checkFinish(finish); f != nil {
 		c.httpError(w, f)
@@ -289,17 +290,21 @@ func (c *call) stream(w http.ResponseWriter) {
 	parser := harmony.NewStreamParser(c.parseOptions())
 	events := make([]harmony.Event, 0, 16)
 	hold := stopHold{stops: c.req.stop}
-	var tail string // the last bytes given to the parser
+	// tail keeps the last bytes given to the parser, enough to tell
+	// whether the text ended with an end marker.
+	const tailLen = 16
+	var tailBuf [2 * tailLen]byte
+	tail := tailBuf[:0]
 	feed := func(text string) *apiError {
 		if text == "" {
 			return nil
 		}
-		if len(text) >= 16 {
-			tail = text[len(text)-16:]
+		if len(text) >= tailLen {
+			tail = append(tail[:0], text[len(text)-tailLen:]...)
 		} else {
-			tail += text
-			if len(tail) > 16 {
-				tail = tail[len(tail)-16:]
+			tail = append(tail, text...)
+			if len(tail) > tailLen {
+				tail = tail[:copy(tail, tail[len(tail)-tailLen:])]
 			}
 		}
 		var err error
@@ -314,6 +319,8 @@ func (c *call) stream(w http.ResponseWriter) {
 	sse := newSSEReader(resp.Body)
 	finish := ""
 	var stopReason json.RawMessage
+	var doc pyjson.Doc
+	var comp completion
 	for {
 		data, err := sse.next()
 		if err == io.EOF {
@@ -326,10 +333,9 @@ func (c *call) stream(w http.ResponseWriter) {
 		if string(data) == "[DONE]" {
 			break
 		}
-		var comp completion
-		if err := json.Unmarshal(data, &comp); err != nil {
+		if err := decodeCompletion(&doc, data, &comp); err != nil {
 			c.streamError(w, out, engineError("engine_bad_reply", "engine sent an event that is not a completion chunk: "+
-				jsonErrorText(err)+": "+string(truncate(data, 200))))
+				err.Error()+": "+string(truncate(data, 200))))
 			return
 		}
 		if f := comp.engineFailure(); f != nil {
@@ -349,9 +355,9 @@ func (c *call) stream(w http.ResponseWriter) {
 				c.streamError(w, out, aerr)
 				return
 			}
-			if ch.FinishReason != nil {
-				finish = *ch.FinishReason
-				stopReason = ch.StopReason
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+				stopReason = append(stopReason[:0], ch.StopReason...)
 			}
 		}
 		if out.flush() != nil {
@@ -371,7 +377,7 @@ func (c *call) stream(w http.ResponseWriter) {
 		c.streamError(w, out, aerr)
 		return
 	}
-	if aerr := feed(missingEnd(tail, finish, stopReason)); aerr != nil {
+	if aerr := feed(missingEnd(string(tail), finish, stopReason)); aerr != nil {
 		c.streamError(w, out, aerr)
 		return
 	}

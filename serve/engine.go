@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // Limits on what the gateway reads from the engine. A generation of
@@ -91,19 +93,23 @@ func contains(list []string, s string) bool {
 // reply. Error and Object/Message catch the error shapes engines put in a
 // 200 stream.
 type completion struct {
-	Model   string             `json:"model"`
-	Choices []completionChoice `json:"choices"`
-	Usage   *usage             `json:"usage"`
-	Error   json.RawMessage    `json:"error"`
-	Object  string             `json:"object"`
-	Message string             `json:"message"`
+	Choices []completionChoice
+	Usage   *usage
+	Error   json.RawMessage
+	// IsError is "object": "error", the shape of older vLLM errors, whose
+	// text is Message.
+	IsError bool
+	Message string
 }
 
 type completionChoice struct {
-	Index        int             `json:"index"`
-	Text         string          `json:"text"`
-	FinishReason *string         `json:"finish_reason"`
-	StopReason   json.RawMessage `json:"stop_reason"`
+	Index int
+	Text  string
+	// FinishReason is "" while the generation goes on (null on the wire).
+	FinishReason string
+	// StopReason is the raw stop_reason: the stop string, a token id or
+	// null. It points into the event's bytes: copy it to keep it.
+	StopReason json.RawMessage
 }
 
 // usage is the engine's token count, passed on to the client.
@@ -113,6 +119,108 @@ type usage struct {
 	TotalTokens      int64 `json:"total_tokens"`
 }
 
+// decodeCompletion reads a completion or a stream event into c with the
+// tape parser d, which a stream reuses for every event: only the texts
+// (and a usage, when present) allocate.
+func decodeCompletion(d *pyjson.Doc, data []byte, c *completion) error {
+	if err := d.Parse(data); err != nil {
+		return err
+	}
+	if d.Kind(0) != pyjson.Object {
+		return errors.New("not a JSON object")
+	}
+	*c = completion{Choices: c.Choices[:0]}
+	var err error
+	d.Members(0, func(k, v int) bool {
+		switch {
+		case d.StringEqual(k, "choices"):
+			if d.Kind(v) == pyjson.Null {
+				break
+			}
+			if d.Kind(v) != pyjson.Array {
+				err = errors.New("choices: not a list")
+				break
+			}
+			d.Elements(v, func(e, pos int) bool {
+				var ch completionChoice
+				if err = decodeChoice(d, e, &ch); err != nil {
+					err = fmt.Errorf("choices[%d].%w", pos, err)
+					return false
+				}
+				c.Choices = append(c.Choices, ch)
+				return true
+			})
+		case d.StringEqual(k, "usage"):
+			if d.Kind(v) == pyjson.Object {
+				u := new(usage)
+				u.PromptTokens = intMember(d, v, "prompt_tokens")
+				u.CompletionTokens = intMember(d, v, "completion_tokens")
+				u.TotalTokens = intMember(d, v, "total_tokens")
+				c.Usage = u
+			}
+		case d.StringEqual(k, "error"):
+			if d.Kind(v) != pyjson.Null {
+				c.Error = append(json.RawMessage(nil), d.Raw(v)...)
+			}
+		case d.StringEqual(k, "object"):
+			c.IsError = d.StringEqual(v, "error")
+		case d.StringEqual(k, "message"):
+			if d.Kind(v) == pyjson.String {
+				c.Message = d.Str(v)
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func decodeChoice(d *pyjson.Doc, e int, ch *completionChoice) error {
+	if d.Kind(e) != pyjson.Object {
+		return errors.New("not an object")
+	}
+	var err error
+	d.Members(e, func(k, v int) bool {
+		switch {
+		case d.StringEqual(k, "index"):
+			n, perr := strconv.Atoi(string(d.Raw(v)))
+			if d.Kind(v) != pyjson.Number || perr != nil {
+				err = errors.New("index: not an integer")
+			}
+			ch.Index = n
+		case d.StringEqual(k, "text"):
+			switch d.Kind(v) {
+			case pyjson.String:
+				ch.Text = d.Str(v)
+			case pyjson.Null:
+			default:
+				err = errors.New("text: not a string")
+			}
+		case d.StringEqual(k, "finish_reason"):
+			switch d.Kind(v) {
+			case pyjson.String:
+				ch.FinishReason = d.Str(v)
+			case pyjson.Null:
+			default:
+				err = errors.New("finish_reason: not a string")
+			}
+		case d.StringEqual(k, "stop_reason"):
+			ch.StopReason = d.Raw(v)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// intMember returns the integer member key of object obj, or 0.
+func intMember(d *pyjson.Doc, obj int, key string) int64 {
+	v := d.Lookup(obj, key)
+	if v < 0 || d.Kind(v) != pyjson.Number {
+		return 0
+	}
+	n, _ := strconv.ParseInt(string(d.Raw(v)), 10, 64)
+	return n
+}
+
 // engineFailure returns the error a completion carries in its body, or nil.
 func (c *completion) engineFailure() *apiError {
 	if !isNull(c.Error) {
@@ -120,7 +228,7 @@ func (c *completion) engineFailure() *apiError {
 		return &apiError{status: http.StatusBadGateway, kind: kindEngine, code: "engine_error", typ: typ,
 			msg: "engine error: " + msg}
 	}
-	if c.Object == "error" {
+	if c.IsError {
 		return engineError("engine_error", "engine error: "+c.Message)
 	}
 	return nil
