@@ -269,19 +269,29 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 // plainText reads a chunk of a reasoning or final message, or of a string
 // argument, that is short ASCII text holding nothing that could begin a
 // marker or a closing tag, when nothing is held back: the common case when
-// text streams in small chunks, read without the general loop.
+// text streams in small chunks, read in one pass without the general loop.
 func (p *StreamParser) plainText(chunk string) bool {
-	if len(p.pend) > 0 || len(chunk) > p.max-p.fed || !isASCII(chunk) || strings.IndexByte(chunk, '<') >= 0 {
+	if len(chunk) > 16 || len(p.pend) > 0 || len(chunk) > p.max-p.fed {
 		return false
 	}
-	switch {
-	case p.state == stText:
-		p.addText(chunk, true)
-	case p.state == stValue && p.call.stream && !p.call.fresh && strings.IndexByte(chunk, '\n') < 0:
-		p.addValue(chunk, true)
-		p.flushCall()
-	default:
+	value := p.state == stValue && p.call.stream && !p.call.fresh
+	if p.state != stText && !value {
 		return false
+	}
+	escape := false
+	for i := 0; i < len(chunk); i++ {
+		switch c := chunk[i]; {
+		case c >= utf8.RuneSelf || c == '<' || (c == '\n' && value):
+			return false
+		case c < 0x20 || c == '"' || c == '\\':
+			escape = true
+		}
+	}
+	if value {
+		p.appendValue(chunk, escape)
+		p.flushCall()
+	} else {
+		p.addText(chunk, true)
 	}
 	p.fed += len(chunk)
 	p.off += len(chunk)
@@ -1003,14 +1013,26 @@ func (p *StreamParser) addValue(s string, trusted bool) bool {
 		c.value.add(s)
 		return true
 	}
+	p.appendValue(s, true)
+	return true
+}
+
+// appendValue adds a piece of a streamed string value to the arguments'
+// JSON; escape false says it needs no escaping. A piece that is the whole
+// unsent text is kept to be sent without a copy.
+func (p *StreamParser) appendValue(s string, escape bool) {
+	c := &p.call
 	start := len(c.args)
-	c.args = pyjson.AppendEscaped(c.args, s)
+	if escape {
+		c.args = pyjson.AppendEscaped(c.args, s)
+	} else {
+		c.args = append(c.args, s...)
+	}
 	if start == c.flushed && len(c.args)-start == len(s) {
 		c.sub, c.subOK = s, true
 	} else {
 		c.subOK = false
 	}
-	return true
 }
 
 // closeValue ends the open value: a streamed string gets its closing
