@@ -270,6 +270,9 @@ func TestAnswers(t *testing.T) {
 		{"parallel calls", callGen("I need both cities.", scriptCall{"get_weather", [][2]string{{"city", "London"}}}, scriptCall{"get_weather", [][2]string{{"city", "Paris"}}}),
 			`{"model":"beam","tools":[` + weatherTool + `],"messages":[{"role":"user","content":"London and Paris?"}]}`,
 			"I need both cities.", "", []streamCall{{name: "get_weather", args: `{"city": "London"}`}, {name: "get_weather", args: `{"city": "Paris"}`}}, "tool_calls"},
+		{"two reasoning messages, two answers", gen{text: "<|channel|>analysis<|message|>First thought.<|end|><|start|>assistant<|channel|>analysis<|message|>Second thought.<|end|>" +
+			"<|start|>assistant<|channel|>final<|message|>Part one.<|end|><|start|>assistant<|channel|>final<|message|>Part two.<|return|>", stopReason: "<|return|>"}, hello,
+			"First thought.\n\nSecond thought.", "Part one.\n\nPart two.", nil, "stop"},
 		{"long arguments", callGen("Write the file.", scriptCall{"write_file", [][2]string{{"path", "a.py"}, {"text", longArg}}}),
 			`{"model":"beam","messages":[{"role":"user","content":"write it"}]}`,
 			"Write the file.", "", []streamCall{{name: "write_file", args: `{"path": "a.py", "text": ` + pyQuote(longArg) + `}`}}, "tool_calls"},
@@ -584,6 +587,31 @@ func TestEngineFailures(t *testing.T) {
 		}
 		if res.errEvent.Error.Type != "server_error" {
 			t.Errorf("type %q", res.errEvent.Error.Type)
+		}
+	})
+	t.Run("engine error event", func(t *testing.T) {
+		engineErr := `{"error":{"message":"engine overloaded","type":"ServiceUnavailableError","code":503}}`
+		for _, tt := range []struct {
+			name   string
+			after  int
+			status int
+		}{
+			{"before the first token is an HTTP error", 0, 502},
+			{"after tokens is an error event", 5, 200},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				g := answer("Thinking for a while.", "c")
+				g.errorEvent, g.errorAfter = engineErr, tt.after
+				fe := newFakeEngine(t, fixed(g))
+				gw := newGateway(t, fe)
+				res := postStream(t, gw, withStream(hello, false))
+				if res.status != tt.status || res.errEvent == nil || res.done {
+					t.Fatalf("status %d, error %+v, done %v", res.status, res.errEvent, res.done)
+				}
+				if e := res.errEvent.Error; deref(e.Code) != "engine_error" || !strings.Contains(e.Message, "engine overloaded") {
+					t.Errorf("error %+v", e)
+				}
+			})
 		}
 	})
 	t.Run("stream ended without finishing", func(t *testing.T) {

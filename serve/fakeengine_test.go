@@ -31,6 +31,8 @@ type gen struct {
 	noUsage    bool
 	noDone     bool // end the stream without [DONE]
 	noFinish   bool // never send a finish_reason
+	errorEvent string // when set, sent as an event after errorAfter tokens, ending the stream
+	errorAfter int
 	splitEnd   bool // send finish_reason in an event of its own, with empty text
 }
 
@@ -178,6 +180,11 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		flusher.Flush()
 	}
 	for i, tok := range tokens {
+		if g.errorEvent != "" && i == g.errorAfter {
+			fmt.Fprintf(bw, "data: %s\n\n", g.errorEvent)
+			bw.Flush()
+			return
+		}
 		if g.cutAfter > 0 && i == g.cutAfter {
 			// Drop the connection in the middle of the stream.
 			panic(http.ErrAbortHandler)
