@@ -29,8 +29,8 @@ type gen struct {
 	body       string // a raw reply body (with status, or nonsense with 200)
 	hang       bool   // answer nothing until the request is cancelled
 	noUsage    bool
-	noDone     bool // end the stream without [DONE]
-	noFinish   bool // never send a finish_reason
+	noDone     bool   // end the stream without [DONE]
+	noFinish   bool   // never send a finish_reason
 	errorEvent string // when set, sent as an event after errorAfter tokens, ending the stream
 	errorAfter int
 	splitEnd   bool // send finish_reason in an event of its own, with empty text
