@@ -593,7 +593,10 @@ func (p *StreamParser) headerMarker(data string, final bool) int {
 		p.openBody()
 		return len(mk)
 	case "":
-		if !final && heldSuffix(data, markerSet) == len(data) {
+		if heldSuffix(data, markerSet) == len(data) {
+			if final {
+				p.fail(p.off+len(data), "the input ended inside a marker in a message header")
+			}
 			return 0
 		}
 		p.fail(p.off, "unexpected \"<\" in a message header")
@@ -824,7 +827,10 @@ func (p *StreamParser) argsStep(data string, final bool) int {
 		p.finishGeneration(mk)
 		return len(mk)
 	case "":
-		if !final && heldSuffix(data, argsSet) == len(data) {
+		if heldSuffix(data, argsSet) == len(data) {
+			if final {
+				p.fail(p.off+len(data), "the input ended inside a tag or marker in the arguments of "+p.callName())
+			}
 			return 0
 		}
 		p.fail(p.off, "unexpected "+firstChar(data)+" in the arguments of "+p.callName()+
