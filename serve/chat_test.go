@@ -29,7 +29,7 @@ func TestEngineRequest(t *testing.T) {
 		{"server max tokens", hello, func(c *Config) { c.MaxTokens = 100 }, "beam", 100, []string{"<|call|>", "<|return|>"}, "512"},
 		{"max_tokens", `{"model":"beam","max_tokens":77,"messages":[{"role":"user","content":"Hello!"}]}`, nil, "beam", 77, nil, ""},
 		{"max_completion_tokens first", `{"model":"beam","max_tokens":77,"max_completion_tokens":55,"messages":[{"role":"user","content":"Hello!"}]}`, nil, "beam", 55, nil, ""},
-		{"request stop strings kept, markers added", `{"model":"beam","stop":["END","<|call|>"],"messages":[{"role":"user","content":"Hello!"}]}`, nil, "beam", DefaultMaxTokens, []string{"END", "<|call|>", "<|return|>"}, ""},
+		{"request stop strings kept, markers added once", `{"model":"beam","stop":["END","<|call|>"],"messages":[{"role":"user","content":"Hello!"}]}`, nil, "beam", DefaultMaxTokens, []string{"END", "<|call|>", "<|return|>"}, ""},
 		{"stop as a string", `{"model":"beam","stop":"END","messages":[{"role":"user","content":"Hello!"}]}`, nil, "beam", DefaultMaxTokens, []string{"END", "<|call|>", "<|return|>"}, ""},
 		{"effort label", `{"model":"beam","reasoning_effort":"low","messages":[{"role":"user","content":"Hello!"}]}`, nil, "beam", DefaultMaxTokens, nil, "32"},
 		{"effort integer", `{"model":"beam","reasoning_effort":100,"messages":[{"role":"user","content":"Hello!"}]}`, nil, "beam", DefaultMaxTokens, nil, "100"},
@@ -406,6 +406,22 @@ func TestStopStrings(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an end marker among the stop strings still ends the turn", func(t *testing.T) {
+		fe := newFakeEngine(t, fixed(callGen("Call it.", scriptCall{"get_weather", [][2]string{{"city", "Oslo"}}})))
+		gw := newGateway(t, fe)
+		body := `{"model":"beam","stop":["<|call|>","END"],"tools":[` + weatherTool + `],"messages":[{"role":"user","content":"Oslo?"}]}`
+		resp, data := post(t, gw, body)
+		var c completionJSON
+		if err := json.Unmarshal(data, &c); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("status %d: %s", resp.StatusCode, data)
+		}
+		if c.Choices[0].FinishReason != "tool_calls" || len(c.Choices[0].Message.ToolCalls) != 1 {
+			t.Errorf("finish %q, calls %+v", c.Choices[0].FinishReason, c.Choices[0].Message.ToolCalls)
+		}
+		if got := strings.Join(fe.lastRequest(t).Stop, "|"); got != "END|<|call|>|<|return|>" {
+			t.Errorf("engine stop %q", got)
+		}
+	})
 	t.Run("a prefix of a stop string is released", func(t *testing.T) {
 		text := "<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>final<|message|>ST and STO"
 		fe := newFakeEngine(t, fixed(gen{text: text}))

@@ -263,7 +263,9 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 }
 
 // decodeStop reads stop: a string, a list of strings, or null. Empty
-// strings are dropped: they would stop nothing.
+// strings are dropped, as they would stop nothing, and so are <|call|> and
+// <|return|>, which the engine gets anyway and which end the turn rather
+// than being cut from it.
 func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 	if isNull(raw) {
 		return nil, nil
@@ -284,7 +286,7 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 	}
 	out := list[:0]
 	for _, s := range list {
-		if s != "" {
+		if s != "" && !contains(engineStops[:], s) {
 			out = append(out, s)
 		}
 	}
