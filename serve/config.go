@@ -31,8 +31,11 @@ type ReasoningFields uint8
 // The reasoning field choices. Both is the default: clients differ in the
 // one they read (DECISIONS.md, Serving).
 const (
+	// ReasoningBoth writes reasoning_content and reasoning, the same text.
 	ReasoningBoth ReasoningFields = iota
+	// ReasoningContentOnly writes reasoning_content only.
 	ReasoningContentOnly
+	// ReasoningOnly writes reasoning only.
 	ReasoningOnly
 )
 
