@@ -204,10 +204,22 @@ func (a *textAcc) add(s string) {
 			a.s = s
 			return
 		}
-		a.b = append(a.b[:0], a.s...)
+		a.b = append(grow(a.b[:0], len(a.s)+len(s)), a.s...)
 		a.multi = true
 	}
-	a.b = append(a.b, s...)
+	a.b = append(grow(a.b, len(s)), s...)
+}
+
+// grow returns b with room for n more bytes. It doubles the capacity:
+// append grows large slices by a quarter at a time, which would copy a
+// long streamed text several times over.
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), max(2*cap(b), len(b)+n, 256))
+	copy(nb, b)
+	return nb
 }
 
 func (a *textAcc) String() string {
@@ -1029,6 +1041,7 @@ func (p *StreamParser) addValue(s string, trusted bool) bool {
 func (p *StreamParser) appendValue(s string, escape bool) {
 	c := &p.call
 	start := len(c.args)
+	c.args = grow(c.args, len(s)+len(s)/8)
 	if escape {
 		c.args = pyjson.AppendEscaped(c.args, s)
 	} else {

@@ -410,12 +410,14 @@ func TestStreamPlainTextAllocs(t *testing.T) {
 
 // BenchmarkStream feeds generations 4 bytes at a time: reasoning and an
 // answer, and a call whose string argument is 1 KiB or 256 KiB of code
-// (per byte, the two should cost the same: no rescanning).
+// (per byte, the two should cost the same: no rescanning), and 256 KiB of
+// prose, which needs no JSON escapes.
 func BenchmarkStream(b *testing.B) {
 	for _, bc := range []struct{ name, gen string }{
 		{"reasoning+answer/64KiB", answerGeneration(64 << 10)},
 		{"call-string/1KiB", callGeneration(1 << 10)},
 		{"call-string/256KiB", callGeneration(256 << 10)},
+		{"call-prose/256KiB", strings.Replace(callGeneration(256<<10), code(256<<10), prose(256<<10), 1)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			chunks := chunksOf(bc.gen, 4)
