@@ -579,10 +579,10 @@ func TestEngineFailures(t *testing.T) {
 		}
 	})
 	t.Run("timeout mid-stream is an error event", func(t *testing.T) {
-		g := answer("A long think.", "Answer.")
-		g.delay = 30 * time.Millisecond
+		g := answer(strings.Repeat("A long think. ", 40), "Answer.")
+		g.delay = 20 * time.Millisecond
 		fe := newFakeEngine(t, fixed(g))
-		gw := newGateway(t, fe, func(c *Config) { c.Timeout = 150 * time.Millisecond })
+		gw := newGateway(t, fe, func(c *Config) { c.Timeout = 300 * time.Millisecond })
 		res := postStream(t, gw, withStream(hello, false))
 		if res.status != 200 || res.errEvent == nil || deref(res.errEvent.Error.Code) != "timeout" || res.done {
 			t.Fatalf("status %d, error %+v, done %v", res.status, res.errEvent, res.done)
