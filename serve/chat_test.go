@@ -73,7 +73,8 @@ func TestEngineRequest(t *testing.T) {
 		gw := newGateway(t, fe)
 		body := `{"model":"beam","tools":[` + weatherTool + `],"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in London?"},` +
 			`{"role":"assistant","content":null,"reasoning_content":"I should check.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"London\", \"days\": 3}"}}]},` +
-			`{"role":"tool","tool_call_id":"call_1","content":"14 C, cloudy"}],"temperature":0.5,"top_p":0.9,"seed":7}`
+			`{"role":"tool","tool_call_id":"call_1","content":"14 C, cloudy"}],"temperature":0.5,"top_p":0.9,"seed":7,` +
+			`"presence_penalty":0.1,"frequency_penalty":0.2,"top_k":20,"min_p":0.05,"repetition_penalty":1.1}`
 		resp, data := post(t, gw, body)
 		if resp.StatusCode != 200 {
 			t.Fatalf("status %d: %s", resp.StatusCode, data)
@@ -99,7 +100,8 @@ func TestEngineRequest(t *testing.T) {
 		if !strings.Contains(er.Prompt, "<rfl:parameter name=\"days\">\n3\n</rfl:parameter>") {
 			t.Errorf("arguments not rendered from the JSON string: %q", er.Prompt)
 		}
-		for k, want := range map[string]string{"temperature": "0.5", "top_p": "0.9", "seed": "7"} {
+		for k, want := range map[string]string{"temperature": "0.5", "top_p": "0.9", "seed": "7", "presence_penalty": "0.1",
+			"frequency_penalty": "0.2", "top_k": "20", "min_p": "0.05", "repetition_penalty": "1.1"} {
 			if got := string(er.raw[k]); got != want {
 				t.Errorf("%s: %s, want %s", k, got, want)
 			}

@@ -34,6 +34,11 @@ type completionRequest struct {
 	MaxTokens                  int64           `json:"max_tokens"`
 	Temperature                json.RawMessage `json:"temperature,omitempty"`
 	TopP                       json.RawMessage `json:"top_p,omitempty"`
+	PresencePenalty            json.RawMessage `json:"presence_penalty,omitempty"`
+	FrequencyPenalty           json.RawMessage `json:"frequency_penalty,omitempty"`
+	TopK                       json.RawMessage `json:"top_k,omitempty"`
+	MinP                       json.RawMessage `json:"min_p,omitempty"`
+	RepetitionPenalty          json.RawMessage `json:"repetition_penalty,omitempty"`
 	Seed                       json.RawMessage `json:"seed,omitempty"`
 	Stop                       []string        `json:"stop"`
 	Stream                     bool            `json:"stream"`
@@ -67,9 +72,16 @@ func newCompletionRequest(req *request, model, prompt string) *completionRequest
 		MaxTokens:   req.maxTokens,
 		Temperature: req.temperature,
 		TopP:        req.topP,
-		Seed:        req.seed,
-		Stop:        stop,
-		Stream:      req.stream,
+		// Beyond the issue's list, the sampling parameters vLLM, SGLang
+		// and llama.cpp share are forwarded rather than dropped.
+		PresencePenalty:   req.presencePenalty,
+		FrequencyPenalty:  req.frequencyPenalty,
+		TopK:              req.topK,
+		MinP:              req.minP,
+		RepetitionPenalty: req.repetitionPenalty,
+		Seed:              req.seed,
+		Stop:              stop,
+		Stream:            req.stream,
 		// Always asked for, so that the metrics count tokens; it reaches
 		// the client only when the client asked.
 		IncludeStopStrInOutput: true,

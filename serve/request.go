@@ -26,6 +26,11 @@ type chatRequest struct {
 	MaxCompletionTokens json.RawMessage   `json:"max_completion_tokens"`
 	Temperature         json.RawMessage   `json:"temperature"`
 	TopP                json.RawMessage   `json:"top_p"`
+	PresencePenalty     json.RawMessage   `json:"presence_penalty"`
+	FrequencyPenalty    json.RawMessage   `json:"frequency_penalty"`
+	TopK                json.RawMessage   `json:"top_k"`
+	MinP                json.RawMessage   `json:"min_p"`
+	RepetitionPenalty   json.RawMessage   `json:"repetition_penalty"`
 	Seed                json.RawMessage   `json:"seed"`
 	Stop                json.RawMessage   `json:"stop"`
 	Stream              json.RawMessage   `json:"stream"`
@@ -52,14 +57,16 @@ type request struct {
 	// parseTools are the declared tools, for casting arguments when parsing.
 	parseTools []harmony.Tool
 
-	model       string // as the client sent it; may be empty
-	maxTokens   int64
-	temperature json.RawMessage
-	topP        json.RawMessage
-	seed        json.RawMessage
-	stop        []string // the client's stop strings
-	stream      bool
-	wantUsage   bool
+	model     string // as the client sent it; may be empty
+	maxTokens int64
+	// Sampling parameters, forwarded to the engine as written.
+	temperature, topP                 json.RawMessage
+	presencePenalty, frequencyPenalty json.RawMessage
+	topK, minP, repetitionPenalty     json.RawMessage
+	seed                              json.RawMessage
+	stop                              []string // the client's stop strings
+	stream                            bool
+	wantUsage                         bool
 	// toolsOff is tool_choice "none": no tool is declared.
 	toolsOff bool
 }
@@ -217,11 +224,22 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 			break
 		}
 	}
-	if r.temperature, err = rawNumber(cr.Temperature, "temperature"); err != nil {
-		return err
-	}
-	if r.topP, err = rawNumber(cr.TopP, "top_p"); err != nil {
-		return err
+	for _, f := range [...]struct {
+		dst  *json.RawMessage
+		raw  json.RawMessage
+		name string
+	}{
+		{&r.temperature, cr.Temperature, "temperature"},
+		{&r.topP, cr.TopP, "top_p"},
+		{&r.presencePenalty, cr.PresencePenalty, "presence_penalty"},
+		{&r.frequencyPenalty, cr.FrequencyPenalty, "frequency_penalty"},
+		{&r.topK, cr.TopK, "top_k"},
+		{&r.minP, cr.MinP, "min_p"},
+		{&r.repetitionPenalty, cr.RepetitionPenalty, "repetition_penalty"},
+	} {
+		if *f.dst, err = rawNumber(f.raw, f.name); err != nil {
+			return err
+		}
 	}
 	if _, set, err := rawInt(cr.Seed, "seed"); err != nil {
 		return err
