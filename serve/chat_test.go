@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // TestEngineRequest checks what the engine is asked: the rendered prompt,
@@ -236,15 +237,16 @@ func TestBadRequests(t *testing.T) {
 
 // engineVariants are the ways an engine can end a generation: with the
 // stop string in the text (vLLM with include_stop_str_in_output), without
-// it but named by stop_reason, or stopped by end-of-sequence with neither
-// (llama.cpp); and with finish_reason in the last token's event or in an
-// event of its own.
+// it but named by stop_reason (vLLM) or matched_stop (SGLang), or stopped
+// by end-of-sequence with neither (llama.cpp); and with finish_reason in
+// the last token's event or in an event of its own.
 var engineVariants = []struct {
 	name string
 	f    func(gen) gen
 }{
 	{"markers in text", func(g gen) gen { return g }},
 	{"stop_reason only", withoutEnd},
+	{"matched_stop only (SGLang)", sglangEnd},
 	{"end of sequence", eosEnd},
 	{"finish in its own event", func(g gen) gen { g.splitEnd = true; return g }},
 }
@@ -664,5 +666,53 @@ func waitCancelled(t testing.TB, fe *fakeEngine, n int64) {
 			t.Fatalf("the engine saw %d cancelled requests, want %d", fe.cancelled.Load(), n)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestDecodeCompletion checks the engine event decoder on the shapes
+// engines send.
+func TestDecodeCompletion(t *testing.T) {
+	var d pyjson.Doc
+	for _, tt := range []struct {
+		name, in   string
+		text       string
+		finish     string
+		stopReason string
+		usage      int64
+		bad        bool
+	}{
+		{"vLLM token", `{"id":"x","object":"text_completion","choices":[{"index":0,"text":"Hi \u00e9\n","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`, "Hi é\n", "", "null", 0, false},
+		{"vLLM end", `{"choices":[{"index":0,"text":"","finish_reason":"stop","stop_reason":"<|call|>"}]}`, "", "stop", `"<|call|>"`, 0, false},
+		{"SGLang end", `{"choices":[{"index":0,"text":"","finish_reason":"stop","matched_stop":"<|return|>"}]}`, "", "stop", `"<|return|>"`, 0, false},
+		{"stop_reason wins over matched_stop", `{"choices":[{"index":0,"text":"","finish_reason":"stop","matched_stop":"b","stop_reason":"a"}]}`, "", "stop", `"a"`, 0, false},
+		{"token id", `{"choices":[{"index":0,"text":"","finish_reason":"stop","stop_reason":200012}]}`, "", "stop", `200012`, 0, false},
+		{"usage chunk", `{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`, "", "", "", 4, false},
+		{"text not a string", `{"choices":[{"index":0,"text":5}]}`, "", "", "", 0, true},
+		{"not an object", `[1]`, "", "", "", 0, true},
+		{"not JSON", `{"choices":`, "", "", "", 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var c completion
+			err := decodeCompletion(&d, []byte(tt.in), &c)
+			if tt.bad {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.usage != 0 {
+				if c.Usage == nil || c.Usage.CompletionTokens != tt.usage {
+					t.Errorf("usage %+v", c.Usage)
+				}
+				return
+			}
+			ch := c.Choices[0]
+			if ch.Text != tt.text || ch.FinishReason != tt.finish || string(ch.StopReason) != tt.stopReason {
+				t.Errorf("text %q finish %q stop %s", ch.Text, ch.FinishReason, ch.StopReason)
+			}
+		})
 	}
 }

@@ -119,8 +119,9 @@ type completionChoice struct {
 	Text  string
 	// FinishReason is "" while the generation goes on (null on the wire).
 	FinishReason string
-	// StopReason is the raw stop_reason: the stop string, a token id or
-	// null. It points into the event's bytes: copy it to keep it.
+	// StopReason is the raw stop_reason (SGLang: matched_stop): the stop
+	// string, a token id or null. It points into the event's bytes: copy
+	// it to keep it.
 	StopReason json.RawMessage
 }
 
@@ -216,7 +217,14 @@ func decodeChoice(d *pyjson.Doc, e int, ch *completionChoice) error {
 				err = errors.New("finish_reason: not a string")
 			}
 		case d.StringEqual(k, "stop_reason"):
-			ch.StopReason = d.Raw(v)
+			if d.Kind(v) != pyjson.Null || ch.StopReason == nil {
+				ch.StopReason = d.Raw(v)
+			}
+		case d.StringEqual(k, "matched_stop"):
+			// SGLang's name for it.
+			if ch.StopReason == nil || isNull(ch.StopReason) {
+				ch.StopReason = d.Raw(v)
+			}
 		}
 		return err == nil
 	})

@@ -23,6 +23,7 @@ type gen struct {
 	tokens     []string // the streamed pieces; nil means tokenize(text)
 	finish     string   // finish_reason; "" means stop
 	stopReason any      // stop_reason: nil (null), a stop string, or an int
+	sglang     bool     // name it matched_stop, as SGLang does
 	delay      time.Duration
 	cutAfter   int    // > 0: stream that many tokens, then drop the connection
 	status     int    // not 0 or 200: answer this status with body
@@ -143,6 +144,10 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		finish = "stop"
 	}
 	stop, _ := json.Marshal(g.stopReason)
+	stopField := "stop_reason"
+	if g.sglang {
+		stopField = "matched_stop"
+	}
 	tokens := g.tokens
 	if tokens == nil {
 		tokens = tokenize(g.text)
@@ -156,8 +161,8 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		text, _ := json.Marshal(g.text)
-		fmt.Fprintf(w, `{"id":"cmpl-fake","object":"text_completion","created":1,"model":%q,"choices":[{"index":0,"text":%s,"logprobs":null,"finish_reason":%q,"stop_reason":%s,"prompt_logprobs":null}]`,
-			req.Model, text, finish, stop)
+		fmt.Fprintf(w, `{"id":"cmpl-fake","object":"text_completion","created":1,"model":%q,"choices":[{"index":0,"text":%s,"logprobs":null,"finish_reason":%q,%q:%s,"prompt_logprobs":null}]`,
+			req.Model, text, finish, stopField, stop)
 		if !g.noUsage {
 			fmt.Fprintf(w, `,"usage":%s`, usage)
 		}
@@ -174,8 +179,8 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if finish != "" {
 			fr, sr = `"`+finish+`"`, string(stop)
 		}
-		fmt.Fprintf(bw, "data: {\"id\":\"cmpl-fake\",\"object\":\"text_completion\",\"created\":1,\"model\":%q,\"choices\":[{\"index\":0,\"text\":%s,\"logprobs\":null,\"finish_reason\":%s,\"stop_reason\":%s}],\"usage\":null}\n\n",
-			req.Model, t, fr, sr)
+		fmt.Fprintf(bw, "data: {\"id\":\"cmpl-fake\",\"object\":\"text_completion\",\"created\":1,\"model\":%q,\"choices\":[{\"index\":0,\"text\":%s,\"logprobs\":null,\"finish_reason\":%s,%q:%s}],\"usage\":null}\n\n",
+			req.Model, t, fr, stopField, sr)
 		bw.Flush()
 		flusher.Flush()
 	}
@@ -316,6 +321,14 @@ func withoutEnd(g gen) gen {
 	for _, mk := range engineStops {
 		g.text = strings.TrimSuffix(g.text, mk)
 	}
+	return g
+}
+
+// sglangEnd is g as SGLang returns it by default: the stop string cut
+// from the text and named by matched_stop.
+func sglangEnd(g gen) gen {
+	g = withoutEnd(g)
+	g.sglang = true
 	return g
 }
 
