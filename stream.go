@@ -283,6 +283,9 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 // marker or a closing tag, when nothing is held back: the common case when
 // text streams in small chunks, read in one pass without the general loop.
 func (p *StreamParser) plainText(chunk string) bool {
+	if chunk == "" {
+		return true // nothing new: what is held back stays held
+	}
 	if len(chunk) > 16 || len(p.pend) > 0 || len(chunk) > p.max-p.fed {
 		return false
 	}
@@ -299,10 +302,17 @@ func (p *StreamParser) plainText(chunk string) bool {
 			escape = true
 		}
 	}
-	if value {
+	c := &p.call
+	switch {
+	case value && !escape && len(c.args) == c.flushed:
+		// The chunk is the whole unsent fragment: send it as is.
+		c.args = append(grow(c.args, len(chunk)), chunk...)
+		c.flushed = len(c.args)
+		p.emitChunk(FieldToolCalls, chunk, c.index)
+	case value:
 		p.appendValue(chunk, escape)
 		p.flushCall()
-	} else {
+	default:
 		p.addText(chunk, true)
 	}
 	p.fed += len(chunk)
