@@ -112,15 +112,10 @@ func TestCastBySchema(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := &harmony.ParseOptions{Tools: []harmony.Tool{castTool(tc.schema)}}
 			gen := castGeneration(tc.raw)
-			var res *harmony.Parsed
-			var err error
-			if len(gen) < 300 {
-				o := replay(t, gen, opts)
-				if o.err != "" {
-					t.Fatal(o.err)
-				}
+			if o := replay(t, gen, opts); o.err != "" {
+				t.Fatal(o.err)
 			}
-			res, err = harmony.Parse(gen, opts)
+			res, err := harmony.Parse(gen, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

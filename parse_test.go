@@ -390,13 +390,7 @@ func TestRoundTrip(t *testing.T) {
 		span := prompt.AssistantSpans[0]
 		opts := &harmony.ParseOptions{Prefix: prompt.Text[:span.Start], Tools: tools}
 		gen := prompt.Text[span.Start:span.End]
-		var o *outcome
-		if len(gen) <= 600 {
-			o = replay(t, gen, opts)
-		} else {
-			res, err := harmony.Parse(gen, opts)
-			o = summarize(res, err, nil)
-		}
+		o := replayUpTo(t, gen, opts, 600)
 		if o.err != "" || o.warnings != "" {
 			t.Fatalf("turn %d: %s %s\n%s", i, o.err, o.warnings, gen)
 		}

@@ -148,8 +148,9 @@ func isJSON(b []byte) bool {
 	return err == nil
 }
 
-// maxExhaustive is the length up to which replay tries every split point
-// and one byte at a time; longer inputs get a sample of splits.
+// maxExhaustive is the length up to which replay tries every split point;
+// longer inputs get a sample of splits. Every input is also fed one byte at
+// a time and in random chunks.
 const maxExhaustive = 2048
 
 // replay parses gen in one piece, then at every two-chunk split, one byte
@@ -157,6 +158,13 @@ const maxExhaustive = 2048
 // it also checks that Parse gives the same message and error. It returns
 // the one-piece outcome.
 func replay(t *testing.T, gen string, opts *harmony.ParseOptions) *outcome {
+	t.Helper()
+	return replayUpTo(t, gen, opts, maxExhaustive)
+}
+
+// replayUpTo is replay with every split point tried up to exhaustive
+// bytes; a longer input gets about 257 split points and random chunks.
+func replayUpTo(t *testing.T, gen string, opts *harmony.ParseOptions, exhaustive int) *outcome {
 	t.Helper()
 	ref := streamParse(t, []string{gen}, opts)
 	res, err := harmony.Parse(gen, opts)
@@ -177,15 +185,13 @@ func replay(t *testing.T, gen string, opts *harmony.ParseOptions) *outcome {
 	}
 	splits := len(gen) + 1
 	step := 1
-	if len(gen) > maxExhaustive {
+	if len(gen) > exhaustive {
 		step = len(gen)/257 + 1
 	}
 	for i := 0; i < splits; i += step {
 		same(fmt.Sprintf("split at %d", i), []string{gen[:i], gen[i:]})
 	}
-	if len(gen) <= maxExhaustive {
-		same("one byte at a time", chunksOf(gen, 1))
-	}
+	same("one byte at a time", chunksOf(gen, 1))
 	rng := rand.New(rand.NewPCG(uint64(len(gen)), 7))
 	same("random chunks", randomChunks(gen, rng))
 	return ref
