@@ -718,16 +718,26 @@ func (p *StreamParser) textMarker(mk string, off int) {
 	case mk == MarkerEnd:
 		p.closeText()
 		p.state = stBetween
-	case mk == MarkerReturn && p.field == FieldContent:
+	case mk == MarkerReturn || mk == MarkerCall:
+		// Any message may end the generation (DECISIONS.md: messages end
+		// at <|end|>, <|call|> or <|return|>); Beam ends only a final
+		// answer with <|return|> and a tool call with <|call|>.
+		if mk == MarkerCall || p.field != FieldContent {
+			p.warn("the " + p.fieldName() + " ends with " + mk + ", which Beam writes only after " + endsAfter(mk))
+		}
 		p.closeText()
 		p.finishGeneration(mk)
-	case mk == MarkerReturn:
-		p.fail(off, "<|return|> ends a reasoning message; only a final message ends with <|return|>")
-	case mk == MarkerCall:
-		p.fail(off, "<|call|> ends a "+p.fieldName()+" message; only a tool call ends with <|call|>")
 	default:
 		p.fail(off, "unexpected "+mk+" inside the "+p.fieldName()+"; a message ends with <|end|> before the next one starts")
 	}
+}
+
+// endsAfter names what Beam ends with the marker mk.
+func endsAfter(mk string) string {
+	if mk == MarkerCall {
+		return "a tool call"
+	}
+	return "a final answer"
 }
 
 func (p *StreamParser) closeText() {
@@ -844,7 +854,10 @@ func (p *StreamParser) argsStep(data string, final bool) int {
 		p.closeCall()
 		p.state = stBetween
 		return len(mk)
-	case MarkerCall:
+	case MarkerCall, MarkerReturn:
+		if mk == MarkerReturn {
+			p.warn(p.callName() + " ends with <|return|>, which Beam writes only after " + endsAfter(mk))
+		}
 		p.closeCall()
 		p.finishGeneration(mk)
 		return len(mk)
