@@ -243,6 +243,9 @@ func (c *call) complete(w http.ResponseWriter) {
 	text := hold.push(ch.Text) + hold.finish(finish, ch.StopReason)
 	text += missingEnd(text, finish, ch.StopReason)
 	parsed, perr := harmony.Parse(text, c.parseOptions())
+	if parsed == nil && perr == nil {
+		perr = errors.New("the parser returned nothing")
+	}
 	if perr != nil {
 		if finish != "length" || parsed == nil {
 			c.httpError(w, modelOutputError(perr))
