@@ -1,7 +1,13 @@
-// Command beamharmony renders, lints and parses Beam Harmony text.
+// Command beamharmony renders, lints and parses Beam Harmony text, serves
+// Beam behind an OpenAI-compatible API, and checks chat templates against
+// the Go renderer.
 //
 //	beamharmony render [--spans] [--strict] [FILE]
-//	beamharmony lint [FILE]
+//	beamharmony lint [--strict] [FILE]
+//	beamharmony parse [--stream] [--chunk-size N|random:SEED] [--prefix-file F] [--tools-file F] [FILE]
+//	beamharmony serve --backend URL [--listen ADDR] [--model NAME] ...
+//	beamharmony template
+//	beamharmony verify [--template FILE] [REQUEST.json|DIR ...]
 //
 // Run "beamharmony COMMAND --help" for the details of each command.
 package main
