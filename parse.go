@@ -266,12 +266,11 @@ func (p *StreamParser) applyPrefix(prefix string) {
 	}
 	// The prompt ends inside or right after a header: read the header
 	// from its <|start|> as if it were generated.
-	start := strings.LastIndex(prefix, MarkerStart)
-	tail := prefix[start+len(MarkerStart):]
-	p.hdr.reset(true)
-	if start < 0 {
-		tail = prefix[at:]
-		p.hdr.reset(false)
+	tail := prefix[at:]
+	p.hdr.reset(false)
+	if start := strings.LastIndex(prefix, MarkerStart); start >= 0 {
+		tail = prefix[start+len(MarkerStart):]
+		p.hdr.reset(true)
 	}
 	body := ""
 	if i := strings.Index(tail, MarkerMessage); i >= 0 {
@@ -289,5 +288,7 @@ func (p *StreamParser) applyPrefix(prefix string) {
 	}
 	p.queued, p.events = p.events, nil
 	p.pend = p.pend[:0]
-	p.off = 0
+	// Offsets count from the generation's start; a word the prompt began
+	// is reported there.
+	p.off, p.hdr.wordOff = 0, 0
 }

@@ -503,7 +503,7 @@ func TestRoundTripStringsWithoutTools(t *testing.T) {
 	}
 }
 
-// FuzzParse: any input parses without panicking; an error is a
+// FuzzParse: any input (and prefix) parses without panicking; an error is a
 // *ParseError with an offset inside the input, beside a result; no marker
 // reaches the reasoning, the answer or a tool name; arguments are JSON
 // objects.
@@ -512,8 +512,13 @@ func FuzzParse(f *testing.F) {
 		f.Add(tc.gen, tc.tools)
 	}
 	f.Add(weatherCall, true)
+	f.Add("<|start|>assistant to=get_weather<|channel|>analysis \x00<|constrain|>xml<|message|><|call|>", true)
 	f.Fuzz(func(t *testing.T, gen string, tools bool) {
+		// A NUL byte, when there is one, ends a prefix.
 		opts := &harmony.ParseOptions{}
+		if i := strings.IndexByte(gen, 0); i >= 0 {
+			opts.Prefix, gen = gen[:i], gen[i+1:]
+		}
 		if tools {
 			opts.Tools = []harmony.Tool{getWeather, castTool(`{"type": ["integer", "string", "null"]}`)}
 		}
@@ -547,14 +552,20 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzStream: streaming in chunks cut by the fuzzer gives what one piece
-// gives, message, error and region texts alike.
+// gives, message, error and region texts alike (with a prefix before a NUL
+// byte, as in FuzzParse).
 func FuzzStream(f *testing.F) {
 	for _, tc := range parseCases {
 		f.Add(tc.gen, uint64(len(tc.gen)))
 	}
 	f.Add(weatherCall, uint64(99))
+	f.Add("<|start|>assistant<|channel|>final<|message|>Hel\x00lo<|return|>", uint64(5))
 	f.Fuzz(func(t *testing.T, gen string, seed uint64) {
+		// A NUL byte, when there is one, ends a prefix.
 		opts := &harmony.ParseOptions{Tools: []harmony.Tool{getWeather}}
+		if i := strings.IndexByte(gen, 0); i >= 0 {
+			opts.Prefix, gen = gen[:i], gen[i+1:]
+		}
 		ref := streamParse(t, []string{gen}, opts)
 		res, err := harmony.Parse(gen, opts)
 		if one := summarize(res, err, nil); one.message != ref.message || one.err != ref.err {
