@@ -16,59 +16,60 @@ const (
 // `<rfl:parameter name="K">\nV\n</rfl:parameter>`, joined by "\n", in the
 // object's order. Strings are written as is, other values as Python-style
 // JSON (DECISIONS.md, Tool calls and results).
-func (r *renderer) arguments(raw []byte, i, j int) error {
-	d := &r.doc
+func (r *renderer) arguments(buf, raw []byte, i, j int) ([]byte, error) {
+	d := &r.s.doc
 	path := argumentsPath{i, j}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return errAt(path.String(), "missing; must be a JSON object")
+		return buf, errAt(path.String(), "missing; must be a JSON object")
 	}
 	if err := d.Parse(raw); err != nil {
-		return errAt(path.String(), err.Error())
+		return buf, errAt(path.String(), err.Error())
 	}
 	switch d.Kind(0) {
 	case pyjson.Object:
 	case pyjson.String:
-		return errAt(path.String(), "must be a JSON object; parse JSON strings before rendering")
+		return buf, errAt(path.String(), "must be a JSON object; parse JSON strings before rendering")
 	default:
-		return errAt(path.String(), "must be a JSON object, got "+d.Kind(0).String())
+		return buf, errAt(path.String(), "must be a JSON object, got "+d.Kind(0).String())
 	}
 	if dup := d.DuplicateKey(0); dup >= 0 {
-		return errAt(path.String(), "key "+quote(d.Str(dup))+" appears more than once")
+		return buf, errAt(path.String(), "key "+quote(d.Str(dup))+" appears more than once")
 	}
-	var err error
-	first := true
-	d.Members(0, func(k, v int) bool {
-		if !first {
-			r.buf = append(r.buf, '\n')
+	end := d.Next(0)
+	for k := 1; k < end; k = d.Next(k + 1) {
+		if k > 1 {
+			buf = append(buf, '\n')
 		}
-		first = false
-		err = r.argument(d, k, v, path)
-		return err == nil
-	})
-	return err
+		var err error
+		if buf, err = appendArgument(buf, d, k, k+1, path); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
-func (r *renderer) argument(d *pyjson.Doc, k, v int, path argumentsPath) error {
-	r.buf = append(r.buf, paramOpen...)
-	keyStart := len(r.buf)
-	r.buf = d.AppendString(r.buf, k)
-	key := r.buf[keyStart:]
+// appendArgument writes the member with key node k and value node v.
+func appendArgument(buf []byte, d *pyjson.Doc, k, v int, path argumentsPath) ([]byte, error) {
+	buf = append(buf, paramOpen...)
+	keyStart := len(buf)
+	buf = d.AppendString(buf, k)
+	key := buf[keyStart:]
 	if err := checkArgumentKey(key); err != nil {
-		return errAt(path.String(), "key "+quote(string(key))+" "+err.Error())
+		return buf, errAt(path.String(), "key "+quote(string(key))+" "+err.Error())
 	}
-	r.buf = append(r.buf, "\">\n"...)
-	valueStart := len(r.buf)
+	buf = append(buf, "\">\n"...)
+	valueStart := len(buf)
 	if d.Kind(v) == pyjson.String {
-		r.buf = d.AppendString(r.buf, v)
+		buf = d.AppendString(buf, v)
 	} else {
-		r.buf = d.AppendPython(r.buf, v)
+		buf = d.AppendPython(buf, v)
 	}
-	if bytes.Contains(r.buf[valueStart:], []byte(paramClose)) {
-		return errAt(path.String()+"."+string(key), "a value can't contain "+paramClose)
+	if bytes.Contains(buf[valueStart:], []byte(paramClose)) {
+		return buf, errAt(path.String()+"."+string(key), "a value can't contain "+paramClose)
 	}
-	r.buf = append(r.buf, '\n')
-	r.buf = append(r.buf, paramClose...)
-	return nil
+	buf = append(buf, '\n')
+	buf = append(buf, paramClose...)
+	return buf, nil
 }
 
 // checkArgumentKey rejects keys that would break the parameter tag or

@@ -90,55 +90,62 @@ func (p *Prompt) CharSpans() []Span {
 // Render renders messages into Beam's prompt as the checkpoint's
 // chat_template.jinja does.
 func Render(messages []Message, opts *Options) (string, error) {
-	r := getRenderer(opts, false)
-	defer putRenderer(r)
+	r := renderer{opts: opts, s: getScratch()}
+	defer r.release()
 	if err := r.render(messages); err != nil {
 		return "", err
 	}
-	return r.text(), nil
+	return string(r.buf), nil
 }
 
 // RenderPrompt renders like Render and also returns the assistant spans.
 func RenderPrompt(messages []Message, opts *Options) (*Prompt, error) {
-	r := getRenderer(opts, true)
-	defer putRenderer(r)
+	r := renderer{opts: opts, s: getScratch(), wantSpans: true}
+	defer r.release()
 	if err := r.render(messages); err != nil {
 		return nil, err
 	}
-	return &Prompt{Text: r.text(), AssistantSpans: r.spans}, nil
+	return &Prompt{Text: string(r.buf), AssistantSpans: r.spans}, nil
 }
 
-// rendererPool keeps renderers, whose scratch space (the JSON tape, the
-// TypeScript writer's stacks) then survives from one render to the next.
-var rendererPool = sync.Pool{New: func() any { return new(renderer) }}
-
-func getRenderer(opts *Options, wantSpans bool) *renderer {
-	r := rendererPool.Get().(*renderer)
-	r.opts, r.wantSpans = opts, wantSpans
-	return r
+// scratch is the memory a render reuses from one render to the next: the
+// output buffer (the prompt string is its only copy), the JSON tapes and
+// the TypeScript writer's stacks. The renderer itself lives on the stack,
+// so that appending to its buffer costs no GC write barrier.
+type scratch struct {
+	out     []byte
+	doc     pyjson.Doc   // the current call's arguments
+	schemas []pyjson.Doc // the parameters of each tool, parsed once
+	members []Span
+	refs    []int
+	path    []pathStep
+	comment []byte
+	builtin []bool
 }
 
-func putRenderer(r *renderer) {
-	if cap(r.buf) > maxPooledBuffer {
-		r.buf = nil
-	}
-	r.buf = r.buf[:0]
-	r.opts, r.spans, r.builtin = nil, nil, nil
-	r.doc.Src = nil
-	for i := range r.schemas {
-		r.schemas[i].Src = nil
-	}
-	r.ts.d, r.ts.buf = nil, nil
-	rendererPool.Put(r)
-}
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// maxPooledBuffer bounds the output buffer a pooled renderer keeps, so
-// that one huge conversation does not pin its memory.
+// maxPooledBuffer bounds the output buffer pooled scratch keeps, so that
+// one huge conversation does not pin its memory.
 const maxPooledBuffer = 1 << 20
 
-// text returns the rendered prompt. The output buffer stays with the
-// pooled renderer; the string is its only copy.
-func (r *renderer) text() string { return string(r.buf) }
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// release returns the scratch space to the pool, keeping what grew.
+func (r *renderer) release() {
+	s := r.s
+	if cap(r.buf) <= maxPooledBuffer {
+		s.out = r.buf[:0]
+	} else {
+		s.out = nil
+	}
+	s.doc.Src = nil
+	for i := range s.schemas {
+		s.schemas[i].Src = nil
+	}
+	r.s = nil
+	scratchPool.Put(s)
+}
 
 // Render renders the request's messages with its options.
 func (r *Request) Render() (string, error) { return Render(r.Messages, &r.Options) }
@@ -150,15 +157,12 @@ func (r *Request) RenderPrompt() (*Prompt, error) { return RenderPrompt(r.Messag
 // scratch space reused across tools and arguments so that a render
 // allocates little beyond its output.
 type renderer struct {
-	opts       *Options
-	buf        []byte
-	wantSpans  bool
-	spans      []Span
-	doc        pyjson.Doc   // scratch: the current call's arguments
-	schemas    []pyjson.Doc // the parameters of each tool, parsed once
-	ts         tsWriter
-	builtin    []bool // per tool: declared in the system message
-	builtinArr [16]bool
+	opts      *Options
+	s         *scratch
+	buf       []byte
+	wantSpans bool
+	spans     []Span
+	builtin   []bool // per tool: declared in the system message
 }
 
 func (r *renderer) render(messages []Message) error {
@@ -175,6 +179,7 @@ func (r *renderer) render(messages []Message) error {
 	if err := r.classifyTools(); err != nil {
 		return err
 	}
+	r.buf = r.s.out[:0]
 	if n := estimateSize(messages, r.opts); cap(r.buf) < n {
 		r.buf = make([]byte, 0, n)
 	}
@@ -304,76 +309,83 @@ func isInstruction(m *Message) bool { return m.Role == RoleSystem || m.Role == R
 // message writes messages[i], which comes after the instructions.
 func (r *renderer) message(messages []Message, i int) error {
 	m := &messages[i]
+	var err error
 	switch m.Role {
 	case RoleSystem, RoleDeveloper:
 		// Not rendered (page: Instructions); Strict rejected it already.
-		return nil
 	case RoleUser:
-		r.buf = append(r.buf, "<|start|>user<|message|>"...)
-		r.buf = append(r.buf, m.Content...)
-		r.buf = append(r.buf, "<|end|>"...)
-		return nil
+		buf := r.buf
+		buf = append(buf, "<|start|>user<|message|>"...)
+		buf = append(buf, m.Content...)
+		r.buf = append(buf, "<|end|>"...)
 	case RoleAssistant:
-		return r.assistant(m, i)
+		r.buf, err = r.assistant(r.buf, m, i)
 	default: // RoleTool
-		return r.toolResult(messages, i)
+		r.buf, err = r.toolResult(r.buf, messages, i)
 	}
+	return err
 }
+
+// The writing functions below take the output and return it extended, so
+// that the hot appends work on a local slice (a field of the renderer
+// would cost a GC write barrier per append).
 
 // assistant writes one assistant turn: the analysis message, then either
 // the final answer or the tool calls (page: Assistant turns).
-func (r *renderer) assistant(m *Message, i int) error {
+func (r *renderer) assistant(buf []byte, m *Message, i int) ([]byte, error) {
 	if mk := FindMarker(m.Reasoning); mk != "" {
-		return errAt(messagePath(i)+"."+reasoningFields[m.reasoningField],
+		return buf, errAt(messagePath(i)+"."+reasoningFields[m.reasoningField],
 			"contains the marker "+mk+"; reasoning must be plain text without Harmony headers")
 	}
-	r.buf = append(r.buf, "<|start|>assistant"...)
-	spanStart := len(r.buf)
-	r.buf = append(r.buf, "<|channel|>analysis<|message|>"...)
-	r.buf = append(r.buf, m.Reasoning...)
-	r.buf = append(r.buf, "<|end|>"...)
+	buf = append(buf, "<|start|>assistant"...)
+	spanStart := len(buf)
+	buf = append(buf, "<|channel|>analysis<|message|>"...)
+	buf = append(buf, m.Reasoning...)
+	buf = append(buf, "<|end|>"...)
 	if len(m.ToolCalls) == 0 {
-		r.buf = append(r.buf, "<|start|>assistant<|channel|>final<|message|>"...)
-		r.buf = append(r.buf, m.Content...)
-		r.buf = append(r.buf, "<|return|>"...)
+		buf = append(buf, "<|start|>assistant<|channel|>final<|message|>"...)
+		buf = append(buf, m.Content...)
+		buf = append(buf, "<|return|>"...)
 	} else {
 		if m.Content != "" {
-			return errAt(messagePath(i)+".content",
+			return buf, errAt(messagePath(i)+".content",
 				"must be empty in an assistant turn with tool_calls; Beam writes no commentary before calls")
 		}
+		var err error
 		for j := range m.ToolCalls {
-			if err := r.toolCall(&m.ToolCalls[j], i, j, j == len(m.ToolCalls)-1); err != nil {
-				return err
+			if buf, err = r.toolCall(buf, &m.ToolCalls[j], i, j, j == len(m.ToolCalls)-1); err != nil {
+				return buf, err
 			}
 		}
 	}
 	if r.wantSpans {
-		r.spans = append(r.spans, Span{spanStart, len(r.buf)})
+		r.spans = append(r.spans, Span{spanStart, len(buf)})
 	}
-	return nil
+	return buf, nil
 }
 
 // toolCall writes one call message; the last of a turn ends with <|call|>,
 // the others with <|end|> (page: Parallel calls).
-func (r *renderer) toolCall(c *ToolCall, i, j int, last bool) error {
+func (r *renderer) toolCall(buf []byte, c *ToolCall, i, j int, last bool) ([]byte, error) {
 	if c.Type != "" && c.Type != "function" {
-		return errAt(callPath(i, j)+".type", "unsupported call type "+quote(c.Type)+"; only function calls exist")
+		return buf, errAt(callPath(i, j)+".type", "unsupported call type "+quote(c.Type)+"; only function calls exist")
 	}
 	if err := checkToolName(c.Function.Name); err != nil {
-		return errAt(callPath(i, j)+".function.name", err.Error())
+		return buf, errAt(callPath(i, j)+".function.name", err.Error())
 	}
-	r.buf = append(r.buf, "<|start|>assistant to="...)
-	r.buf = append(r.buf, c.Function.Name...)
-	r.buf = append(r.buf, "<|channel|>analysis <|constrain|>xml<|message|>"...)
-	if err := r.arguments(c.Function.Arguments, i, j); err != nil {
-		return err
+	buf = append(buf, "<|start|>assistant to="...)
+	buf = append(buf, c.Function.Name...)
+	buf = append(buf, "<|channel|>analysis <|constrain|>xml<|message|>"...)
+	buf, err := r.arguments(buf, c.Function.Arguments, i, j)
+	if err != nil {
+		return buf, err
 	}
 	if last {
-		r.buf = append(r.buf, "<|call|>"...)
+		buf = append(buf, "<|call|>"...)
 	} else {
-		r.buf = append(r.buf, "<|end|>"...)
+		buf = append(buf, "<|end|>"...)
 	}
-	return nil
+	return buf, nil
 }
 
 func callPath(i, j int) string {
@@ -381,23 +393,23 @@ func callPath(i, j int) string {
 }
 
 // toolResult writes a tool message, addressed from the tool to the assistant.
-func (r *renderer) toolResult(messages []Message, i int) error {
+func (r *renderer) toolResult(buf []byte, messages []Message, i int) ([]byte, error) {
 	m := &messages[i]
 	speaker := m.Name
 	if speaker == "" {
 		speaker = callName(messages, i, m.ToolCallID)
 	} else if err := checkToolName(speaker); err != nil {
-		return errAt(messagePath(i)+".name", err.Error())
+		return buf, errAt(messagePath(i)+".name", err.Error())
 	}
 	if speaker == "" {
-		return errAt(messagePath(i), errToolSpeakerText)
+		return buf, errAt(messagePath(i), errToolSpeakerText)
 	}
-	r.buf = append(r.buf, "<|start|>"...)
-	r.buf = append(r.buf, speaker...)
-	r.buf = append(r.buf, " to=assistant<|channel|>analysis<|message|>"...)
-	r.buf = append(r.buf, m.Content...)
-	r.buf = append(r.buf, "<|end|>"...)
-	return nil
+	buf = append(buf, "<|start|>"...)
+	buf = append(buf, speaker...)
+	buf = append(buf, " to=assistant<|channel|>analysis<|message|>"...)
+	buf = append(buf, m.Content...)
+	buf = append(buf, "<|end|>"...)
+	return buf, nil
 }
 
 // callName returns the function name of the latest call before messages[i]

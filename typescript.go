@@ -37,13 +37,13 @@ func (r *renderer) classifyTools() error {
 			return errAt("builtin_tools["+strconv.Itoa(j)+"]", quote(name)+" is not in tools; builtin_tools names tools from tools")
 		}
 	}
-	if len(tools) <= len(r.builtinArr) {
-		r.builtin = r.builtinArr[:len(tools)]
-	} else {
-		r.builtin = make([]bool, len(tools))
+	if cap(r.s.builtin) < len(tools) {
+		r.s.builtin = make([]bool, len(tools))
 	}
-	for len(r.schemas) < len(tools) {
-		r.schemas = append(r.schemas, pyjson.Doc{})
+	r.builtin = r.s.builtin[:len(tools)]
+	clear(r.builtin)
+	for len(r.s.schemas) < len(tools) {
+		r.s.schemas = append(r.s.schemas, pyjson.Doc{})
 	}
 	for i := range tools {
 		t := &tools[i]
@@ -60,7 +60,7 @@ func (r *renderer) classifyTools() error {
 			return err
 		}
 		r.builtin[i] = contains(r.opts.BuiltinTools, t.Function.Name) ||
-			(t.Function.Name == "bash" && isTrainedBashShape(&r.schemas[i]))
+			(t.Function.Name == "bash" && isTrainedBashShape(&r.s.schemas[i]))
 	}
 	return nil
 }
@@ -83,14 +83,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// parseParameters parses tools[i]'s parameters into r.schemas[i]. Absent
+// parseParameters parses tools[i]'s parameters into r.s.schemas[i]. Absent
 // parameters parse as null.
 func (r *renderer) parseParameters(i int) error {
 	raw := r.opts.Tools[i].Function.Parameters
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = nullJSON
 	}
-	d := &r.schemas[i]
+	d := &r.s.schemas[i]
 	if err := d.Parse(raw); err != nil {
 		return errAt(toolPath(i)+".function.parameters", err.Error())
 	}
@@ -159,14 +159,16 @@ func (r *renderer) toolSection(builtin bool, sep string) error {
 // declareTool writes tools[i] as a TypeScript declaration.
 func (r *renderer) declareTool(i int) error {
 	t := &r.opts.Tools[i]
-	if t.Function.Name == "bash" && isTrainedBashShape(&r.schemas[i]) {
+	if t.Function.Name == "bash" && isTrainedBashShape(&r.s.schemas[i]) {
 		r.buf = append(r.buf, trainedBash...)
 		return nil
 	}
-	w := &r.ts
-	w.reset(&r.schemas[i], r.buf, i)
+	s := r.s
+	w := tsWriter{d: &s.schemas[i], buf: r.buf, tool: i,
+		members: s.members[:0], refs: s.refs[:0], path: s.path[:0], scratch: s.comment}
 	err := w.declaration(t.Function.Name, t.Function.Description)
 	r.buf = w.buf
+	s.members, s.refs, s.path, s.comment = w.members, w.refs, w.path, w.scratch
 	return err
 }
 
@@ -174,8 +176,8 @@ func (r *renderer) declareTool(i int) error {
 // tool, as it appears under "# Tools" (the trained definition for a bash
 // tool with one command parameter).
 func DeclareTool(tool Tool) (string, error) {
-	r := getRenderer(&Options{Tools: []Tool{tool}}, false)
-	defer putRenderer(r)
+	r := renderer{opts: &Options{Tools: []Tool{tool}}, s: getScratch()}
+	defer r.release()
 	if err := r.classifyTools(); err != nil {
 		return "", err
 	}
@@ -216,12 +218,6 @@ const (
 	stepOneOf
 	stepRef
 )
-
-func (w *tsWriter) reset(d *pyjson.Doc, buf []byte, tool int) {
-	w.d, w.buf, w.tool = d, buf, tool
-	w.members, w.base = w.members[:0], 0
-	w.refs, w.path = w.refs[:0], w.path[:0]
-}
 
 // errAt returns an error at the current schema path plus field.
 func (w *tsWriter) errAt(field, msg string) error {
