@@ -1003,37 +1003,29 @@ func (p *StreamParser) appendArgs(s string) {
 // value are text. One leading and one trailing "\n" are not part of it.
 func (p *StreamParser) valueStep(data string, final bool) int {
 	c := &p.call
-	skip := 0
 	if c.fresh {
 		c.fresh = false
 		if data[0] == '\n' {
-			skip = 1
-			data = data[1:]
+			return 1 // the newline after the tag is not part of the value
 		}
 	}
 	if k := strings.Index(data, paramClose); k >= 0 {
-		piece := strings.TrimSuffix(data[:k], "\n")
-		p.off += skip
-		ok := p.addValue(piece, false)
-		p.off -= skip
-		if !ok {
+		if !p.addValue(strings.TrimSuffix(data[:k], "\n"), false) {
 			return 0
 		}
 		p.closeValue()
-		return skip + k + len(paramClose)
+		return k + len(paramClose)
 	}
 	end := len(data)
 	if !final {
 		end -= heldSuffix(data, valueSet)
 	}
 	n, ok := validUTF8(data[:end], !final && end == len(data))
-	p.off += skip
 	p.addValue(data[:n], true)
 	if !ok {
 		p.fail(p.off+n, "invalid UTF-8 in argument "+quote(c.names[len(c.names)-1])+" of "+p.callName())
 	}
-	p.off -= skip
-	return skip + n
+	return n
 }
 
 // addValue adds a piece of the open value; it checks UTF-8 unless trusted.
