@@ -3,6 +3,7 @@ package harmony
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -29,8 +30,12 @@ func ParseRequest(data []byte) (*Request, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("request: not valid UTF-8")
 	}
-	d, err := pyjson.ParseBytes(data)
-	if err != nil {
+	d := docPool.Get().(*pyjson.Doc)
+	defer func() {
+		d.Src, d.Text = nil, ""
+		docPool.Put(d)
+	}()
+	if err := d.Parse(data); err != nil {
 		return nil, fmt.Errorf("request: %w", err)
 	}
 	// One copy of the text lets every unescaped string share it.
@@ -41,6 +46,10 @@ func ParseRequest(data []byte) (*Request, error) {
 	}
 	return r, nil
 }
+
+// docPool keeps JSON tapes for decoding requests; nothing decoded refers
+// to the tape, only to the request's bytes.
+var docPool = sync.Pool{New: func() any { return new(pyjson.Doc) }}
 
 // UnmarshalJSON decodes a request; see ParseRequest.
 func (r *Request) UnmarshalJSON(data []byte) error {
