@@ -296,7 +296,9 @@ func (p *StreamParser) plainText(chunk string) bool {
 	escape := false
 	for i := 0; i < len(chunk); i++ {
 		switch c := chunk[i]; {
-		case c >= utf8.RuneSelf || c == '<' || (c == '\n' && value):
+		case c >= utf8.RuneSelf || c == '<' || (c == '\n' && value && i == len(chunk)-1):
+			// A value's last newline may be the one before its closing
+			// tag, which is not part of it.
 			return false
 		case c < 0x20 || c == '"' || c == '\\':
 			escape = true
