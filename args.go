@@ -16,28 +16,32 @@ const (
 // `<rfl:parameter name="K">\nV\n</rfl:parameter>`, joined by "\n", in the
 // object's order. Strings are written as is, other values as Python-style
 // JSON (DECISIONS.md, Tool calls and results).
-func (r *renderer) arguments(buf, raw []byte, i, j int) ([]byte, error) {
-	d := &r.s.doc
+func (r *renderer) arguments(buf []byte, f *FunctionCall, i, j int) ([]byte, error) {
 	path := argumentsPath{i, j}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return buf, errAt(path.String(), "missing; must be a JSON object")
+	raw := f.Arguments
+	d, root := f.parsed.of(raw), f.parsed.root
+	if d == nil {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return buf, errAt(path.String(), "missing; must be a JSON object")
+		}
+		d, root = &r.s.doc, 0
+		if err := d.Parse(raw); err != nil {
+			return buf, errAt(path.String(), err.Error())
+		}
 	}
-	if err := d.Parse(raw); err != nil {
-		return buf, errAt(path.String(), err.Error())
-	}
-	switch d.Kind(0) {
+	switch d.Kind(root) {
 	case pyjson.Object:
 	case pyjson.String:
 		return buf, errAt(path.String(), "must be a JSON object; parse JSON strings before rendering")
 	default:
-		return buf, errAt(path.String(), "must be a JSON object, got "+d.Kind(0).String())
+		return buf, errAt(path.String(), "must be a JSON object, got "+d.Kind(root).String())
 	}
-	if dup := d.DuplicateKey(0); dup >= 0 {
+	if dup := d.DuplicateKey(root); dup >= 0 {
 		return buf, errAt(path.String(), "key "+quote(d.Str(dup))+" appears more than once")
 	}
-	end := d.Next(0)
-	for k := 1; k < end; k = d.Next(k + 1) {
-		if k > 1 {
+	end := d.Next(root)
+	for k := root + 1; k < end; k = d.Next(k + 1) {
+		if k > root+1 {
 			buf = append(buf, '\n')
 		}
 		var err error

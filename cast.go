@@ -165,7 +165,7 @@ func newToolSchema(params []byte) *toolSchema {
 	ts.doc = d
 	root := 0
 	if ref := d.Lookup(0, "$ref"); ref >= 0 && d.Lookup(0, "properties") < 0 {
-		root = resolvePointer(d, ref)
+		root = resolvePointer(d, 0, ref)
 	}
 	if root >= 0 {
 		if p := d.Lookup(root, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
@@ -245,7 +245,7 @@ func (r *typeResolver) add(t *argType, s, depth int) {
 }
 
 func (r *typeResolver) addRef(t *argType, ref, depth int) {
-	target := resolvePointer(r.d, ref)
+	target := resolvePointer(r.d, 0, ref)
 	if target < 0 {
 		t.addAny()
 		return

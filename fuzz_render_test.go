@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzRender feeds arbitrary bytes as a request. Rendering must never
-// panic; a request that renders must render the same way twice, agree with
+// panic, must not depend on whether the decoder's tapes are reused; a request that renders must render the same way twice, agree with
 // RenderPrompt, and have spans that start at <|channel|> and end with
 // <|return|> or <|call|>.
 func FuzzRender(f *testing.F) {
@@ -27,6 +27,12 @@ func FuzzRender(f *testing.F) {
 			return
 		}
 		first, err := req.Render()
+		// The same values in fresh bytes (parsed by Render rather than
+		// reused from the decoder) render the same way.
+		fresh, freshErr := cloneRaw(req).Render()
+		if fresh != first || (err == nil) != (freshErr == nil) || (err != nil && err.Error() != freshErr.Error()) {
+			t.Fatalf("decoded and fresh renders differ: %v / %v", err, freshErr)
+		}
 		if err != nil {
 			if err.Error() == "" || strings.Contains(err.Error(), "\n") && !strings.Contains(err.Error(), "messages[") {
 				t.Fatalf("unclear error %q", err)

@@ -62,8 +62,11 @@ type FunctionCall struct {
 	// Arguments is a JSON object. Its key order and number literals are
 	// kept: each member becomes one rfl:parameter in the prompt. A JSON
 	// string here (OpenAI's wire form) is an error when rendering: decode
-	// it first.
+	// it first. To change decoded arguments, assign a new slice rather
+	// than editing the bytes in place: the decoder's tape of them is kept.
 	Arguments json.RawMessage
+
+	parsed tape // the decoder's tape of Arguments, reused by Render
 }
 
 // Tool is a function tool in the OpenAI shape
@@ -81,8 +84,33 @@ type Function struct {
 	Name        string
 	Description string
 	// Parameters is a JSON Schema object, kept as written so that the
-	// order of properties survives into the TypeScript declaration.
+	// order of properties survives into the TypeScript declaration. To
+	// change decoded parameters, assign a new slice rather than editing the
+	// bytes in place: the decoder's tape of them is kept.
 	Parameters json.RawMessage
+
+	parsed tape // the decoder's tape of Parameters, reused by Render
+}
+
+// tape is a JSON value already parsed: node root of doc. Decoding a
+// request parses every argument object and schema once; Render reuses that
+// tape instead of parsing the raw bytes again.
+type tape struct {
+	doc  *pyjson.Doc
+	root int
+}
+
+// of returns the tape when it still describes raw (the same bytes at the
+// same address), else nil.
+func (t tape) of(raw []byte) *pyjson.Doc {
+	if t.doc == nil || len(raw) == 0 {
+		return nil
+	}
+	src := t.doc.Raw(t.root)
+	if len(src) != len(raw) || &src[0] != &raw[0] {
+		return nil
+	}
+	return t.doc
 }
 
 // UnmarshalJSON decodes the OpenAI / Hugging Face wire shape of a message.
@@ -353,6 +381,7 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 	}
 	if a := d.Lookup(f, "arguments"); a >= 0 {
 		c.Function.Arguments = json.RawMessage(d.Raw(a))
+		c.Function.parsed = tape{d, a}
 	}
 	return nil
 }
@@ -384,6 +413,7 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 	}
 	if p := d.Lookup(f, "parameters"); p >= 0 && d.Kind(p) != pyjson.Null {
 		t.Function.Parameters = json.RawMessage(d.Raw(p))
+		t.Function.parsed = tape{d, p}
 	}
 	return nil
 }

@@ -115,7 +115,8 @@ func RenderPrompt(messages []Message, opts *Options) (*Prompt, error) {
 type scratch struct {
 	out     []byte
 	doc     pyjson.Doc   // the current call's arguments
-	schemas []pyjson.Doc // the parameters of each tool, parsed once
+	schemas []pyjson.Doc // tools' parameters parsed here (not decoded)
+	views   []tape       // each tool's parameters: decoded or in schemas
 	members []Span
 	refs    []int
 	path    []pathStep
@@ -143,6 +144,7 @@ func (r *renderer) release() {
 	for i := range s.schemas {
 		s.schemas[i].Src = nil
 	}
+	clear(s.views)
 	r.s = nil
 	scratchPool.Put(s)
 }
@@ -376,7 +378,7 @@ func (r *renderer) toolCall(buf []byte, c *ToolCall, i, j int, last bool) ([]byt
 	buf = append(buf, "<|start|>assistant to="...)
 	buf = append(buf, c.Function.Name...)
 	buf = append(buf, "<|channel|>analysis <|constrain|>xml<|message|>"...)
-	buf, err := r.arguments(buf, c.Function.Arguments, i, j)
+	buf, err := r.arguments(buf, &c.Function, i, j)
 	if err != nil {
 		return buf, err
 	}

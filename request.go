@@ -3,6 +3,7 @@ package harmony
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -30,25 +31,28 @@ func ParseRequest(data []byte) (*Request, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("request: not valid UTF-8")
 	}
-	d := docPool.Get().(*pyjson.Doc)
+	pooled := docPool.Get().(*pyjson.Doc)
 	defer func() {
-		d.Src, d.Text = nil, ""
-		docPool.Put(d)
+		pooled.Src = nil
+		docPool.Put(pooled)
 	}()
-	if err := d.Parse(data); err != nil {
+	if err := pooled.Parse(data); err != nil {
 		return nil, fmt.Errorf("request: %w", err)
 	}
+	// The decoded tools and calls keep the tape (Render reuses it), so
+	// they get an exact-size copy; the pooled one serves the next request.
+	d := &pyjson.Doc{Src: data, Nodes: slices.Clone(pooled.Nodes)}
 	// One copy of the text lets every unescaped string share it.
 	d.Text = string(data)
 	r := new(Request)
 	if err := r.decode(d); err != nil {
 		return nil, err
 	}
+	d.Text = ""
 	return r, nil
 }
 
-// docPool keeps JSON tapes for decoding requests; nothing decoded refers
-// to the tape, only to the request's bytes.
+// docPool keeps the growing tape of ParseRequest's parse.
 var docPool = sync.Pool{New: func() any { return new(pyjson.Doc) }}
 
 // UnmarshalJSON decodes a request; see ParseRequest.

@@ -45,6 +45,9 @@ func (r *renderer) classifyTools() error {
 	for len(r.s.schemas) < len(tools) {
 		r.s.schemas = append(r.s.schemas, pyjson.Doc{})
 	}
+	for len(r.s.views) < len(tools) {
+		r.s.views = append(r.s.views, tape{})
+	}
 	for i := range tools {
 		t := &tools[i]
 		if t.Type != "" && t.Type != "function" {
@@ -60,7 +63,7 @@ func (r *renderer) classifyTools() error {
 			return err
 		}
 		r.builtin[i] = contains(r.opts.BuiltinTools, t.Function.Name) ||
-			(t.Function.Name == "bash" && isTrainedBashShape(&r.s.schemas[i]))
+			(t.Function.Name == "bash" && isTrainedBashShape(r.s.views[i]))
 	}
 	return nil
 }
@@ -83,18 +86,26 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// parseParameters parses tools[i]'s parameters into r.s.schemas[i]. Absent
-// parameters parse as null.
+// parseParameters makes r.s.views[i] the tape of tools[i]'s parameters:
+// the decoder's when the tool was decoded, else a parse into scratch space.
+// Absent parameters parse as null.
 func (r *renderer) parseParameters(i int) error {
-	raw := r.opts.Tools[i].Function.Parameters
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = nullJSON
+	f := &r.opts.Tools[i].Function
+	raw := f.Parameters
+	if d := f.parsed.of(raw); d != nil {
+		r.s.views[i] = f.parsed
+	} else {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			raw = nullJSON
+		}
+		d := &r.s.schemas[i]
+		if err := d.Parse(raw); err != nil {
+			return errAt(toolPath(i)+".function.parameters", err.Error())
+		}
+		r.s.views[i] = tape{d, 0}
 	}
-	d := &r.s.schemas[i]
-	if err := d.Parse(raw); err != nil {
-		return errAt(toolPath(i)+".function.parameters", err.Error())
-	}
-	if k := d.Kind(0); k != pyjson.Object && k != pyjson.Null {
+	v := r.s.views[i]
+	if k := v.doc.Kind(v.root); k != pyjson.Object && k != pyjson.Null {
 		return errAt(toolPath(i)+".function.parameters", "must be a JSON Schema object, got "+k.String())
 	}
 	return nil
@@ -102,12 +113,13 @@ func (r *renderer) parseParameters(i int) error {
 
 var nullJSON = []byte("null")
 
-// isTrainedBashShape reports whether parameters (in d) have exactly one
+// isTrainedBashShape reports whether parameters (at v) have exactly one
 // property, command, whose schema is {"type": "string"} plus at most a
 // description and a title: the shape the template replaces with Beam's own
 // bash definition.
-func isTrainedBashShape(d *pyjson.Doc) bool {
-	props := d.Lookup(0, "properties")
+func isTrainedBashShape(v tape) bool {
+	d := v.doc
+	props := d.Lookup(v.root, "properties")
 	if props < 0 || d.Kind(props) != pyjson.Object || d.Nodes[props].Len != 1 {
 		return false
 	}
@@ -159,12 +171,12 @@ func (r *renderer) toolSection(builtin bool, sep string) error {
 // declareTool writes tools[i] as a TypeScript declaration.
 func (r *renderer) declareTool(i int) error {
 	t := &r.opts.Tools[i]
-	if t.Function.Name == "bash" && isTrainedBashShape(&r.s.schemas[i]) {
+	if t.Function.Name == "bash" && isTrainedBashShape(r.s.views[i]) {
 		r.buf = append(r.buf, trainedBash...)
 		return nil
 	}
 	s := r.s
-	w := tsWriter{d: &s.schemas[i], buf: r.buf, tool: i,
+	w := tsWriter{d: s.views[i].doc, root: s.views[i].root, buf: r.buf, tool: i,
 		members: s.members[:0], refs: s.refs[:0], path: s.path[:0], scratch: s.comment}
 	err := w.declaration(t.Function.Name, t.Function.Description)
 	r.buf = w.buf
@@ -193,6 +205,7 @@ func DeclareTool(tool Tool) (string, error) {
 // out.
 type tsWriter struct {
 	d       *pyjson.Doc
+	root    int // node of the parameters schema, the root for $ref
 	buf     []byte
 	tool    int    // index of the tool in tools, for error paths
 	members []Span // members of the open unions, innermost last
@@ -260,13 +273,13 @@ func (w *tsWriter) declaration(name, description string) error {
 	w.buf = append(w.buf, "type "...)
 	w.buf = append(w.buf, name...)
 	d := w.d
-	props := d.Lookup(0, "properties")
+	props := d.Lookup(w.root, "properties")
 	if props < 0 || d.Kind(props) != pyjson.Object || d.Nodes[props].Len == 0 {
 		w.buf = append(w.buf, " = () => any;"...)
 		return nil
 	}
 	w.buf = append(w.buf, " = (_: "...)
-	if err := w.object(d.Lookup(0, "required"), props, ""); err != nil {
+	if err := w.object(d.Lookup(w.root, "required"), props, ""); err != nil {
 		return err
 	}
 	w.buf = append(w.buf, ") => any;"...)
@@ -739,7 +752,7 @@ func (w *tsWriter) variants(v int, kind stepKind, indent string) error {
 // ref resolves a local $ref and adds its target's members. A ref that is
 // not local, cannot be resolved, or recurs on the current path is "any".
 func (w *tsWriter) ref(ref int, indent string) error {
-	target := resolvePointer(w.d, ref)
+	target := resolvePointer(w.d, w.root, ref)
 	if target < 0 {
 		w.scalar("any")
 		return nil
@@ -762,19 +775,19 @@ func (w *tsWriter) ref(ref int, indent string) error {
 
 // resolvePointer resolves the local JSON pointer in string node ref ("#",
 // "#/$defs/X", "#/definitions/X/properties/y", "#/anyOf/0", ...) against
-// the document root, or returns -1.
-func resolvePointer(d *pyjson.Doc, ref int) int {
+// the schema root (node root), or returns -1.
+func resolvePointer(d *pyjson.Doc, root, ref int) int {
 	if d.Kind(ref) != pyjson.String {
 		return -1
 	}
 	p := d.Str(ref)
 	if p == "#" {
-		return 0
+		return root
 	}
 	if !strings.HasPrefix(p, "#/") {
 		return -1
 	}
-	node := 0
+	node := root
 	for _, tok := range strings.Split(p[2:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch d.Kind(node) {
