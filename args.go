@@ -83,8 +83,7 @@ func checkArgumentKey(key []byte) error {
 		return errString("is empty; argument names must be non-empty")
 	}
 	for _, c := range key {
-		switch c {
-		case '"', '<', '>', '\n':
+		if badKeyByte[c] {
 			return errString("contains " + quote(string(c)) + "; argument names can't contain \", <, > or a newline")
 		}
 	}
@@ -96,3 +95,6 @@ func checkArgumentKey(key []byte) error {
 type argumentsPath struct{ i, j int }
 
 func (p argumentsPath) String() string { return callPath(p.i, p.j) + ".function.arguments" }
+
+// badKeyByte marks the bytes an argument name can't contain.
+var badKeyByte = [256]bool{'"': true, '<': true, '>': true, '\n': true}

@@ -438,6 +438,16 @@ func checkToolName(name string) error {
 	if name == "" {
 		return errString("missing tool name")
 	}
+	plain := true
+	for i := 0; i < len(name); i++ {
+		if !plainNameByte[name[i]] {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return nil
+	}
 	for _, c := range name {
 		switch c {
 		case '<', '>', '"':
@@ -449,6 +459,15 @@ func checkToolName(name string) error {
 	}
 	return nil
 }
+
+// plainNameByte marks the ASCII bytes that are always allowed in a tool
+// name, so that the common name is checked without decoding runes.
+var plainNameByte = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = c != '<' && c != '>' && c != '"'
+	}
+	return t
+}()
 
 func isSpace(c rune) bool {
 	switch c {
