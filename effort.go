@@ -15,10 +15,9 @@ const MinTrainedEffort = 8
 
 // effortLabels maps the page's labels to integers.
 var effortLabels = [...]struct {
-	label string
-	value int
+	label, value string
 }{
-	{"minimal", 8}, {"low", 32}, {"medium", 64}, {"high", 128}, {"xhigh", 256}, {"max", 512},
+	{"minimal", "8"}, {"low", "32"}, {"medium", "64"}, {"high", "128"}, {"xhigh", "256"}, {"max", "512"},
 }
 
 // ReasoningEffort is the template's reasoning_effort argument: unset (the
@@ -60,7 +59,7 @@ func (e ReasoningEffort) String() string { return e.label }
 func (e ReasoningEffort) Value() (string, error) {
 	switch e.kind {
 	case effortUnset:
-		return strconv.Itoa(DefaultEffort), nil
+		return "512", nil // DefaultEffort
 	case effortInt:
 		if e.label[0] == '-' {
 			if e.label == "-0" {
@@ -73,7 +72,7 @@ func (e ReasoningEffort) Value() (string, error) {
 	case effortLabel:
 		for _, l := range effortLabels {
 			if l.label == e.label {
-				return strconv.Itoa(l.value), nil
+				return l.value, nil
 			}
 		}
 	}
