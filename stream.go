@@ -1,9 +1,11 @@
 package harmony
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -145,6 +147,7 @@ type StreamParser struct {
 	off   int    // offset in the generation of the next byte to read
 	fed   int    // bytes fed so far
 	pend  []byte // held-back bytes, read again with the next chunk
+	arena []byte // append-only storage of joined chunks; see joinHeld
 	err   error
 	done  bool // Finish was called
 	res   *Parsed
@@ -266,7 +269,7 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 	p.fed += len(chunk)
 	data := chunk
 	if len(p.pend) > 0 {
-		data = string(p.pend) + chunk
+		data = p.joinHeld(chunk)
 		p.pend = p.pend[:0]
 	}
 	p.run(data, false)
@@ -277,6 +280,44 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 	p.flushCall()
 	return p.takeEvents(), p.err
 }
+
+// joinHeld returns the held-back bytes followed by chunk as one string,
+// written into an append-only arena: event texts may be slices of it, so
+// its bytes, once written, are never written again; a full arena is left to
+// the strings that use it and a new one begun. One allocation then serves
+// many chunks instead of one each.
+func (p *StreamParser) joinHeld(chunk string) string {
+	n := len(p.pend) + len(chunk)
+	if cap(p.arena)-len(p.arena) < n {
+		p.arena = make([]byte, 0, max(arenaSize, n))
+	}
+	start := len(p.arena)
+	p.arena = append(p.arena, p.pend...)
+	p.arena = append(p.arena, chunk...)
+	return unsafe.String(&p.arena[start], n)
+}
+
+// arenaSize is the size of a block of joinHeld's arena.
+const arenaSize = 4096
+
+// Byte classes for plainText: bytes that end the fast path (non-ASCII, a
+// possible marker or closing tag) and bytes a JSON string must escape.
+const (
+	classStop   = 1
+	classEscape = 2
+)
+
+var plainClass = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= utf8.RuneSelf || c == '<':
+			t[c] = classStop
+		case c < 0x20 || c == '"' || c == '\\':
+			t[c] = classEscape
+		}
+	}
+	return t
+}()
 
 // plainText reads a chunk of a reasoning or final message, or of a string
 // argument, that is short ASCII text holding nothing that could begin a
@@ -293,17 +334,16 @@ func (p *StreamParser) plainText(chunk string) bool {
 	if p.state != stText && !value {
 		return false
 	}
-	escape := false
+	var class byte
 	for i := 0; i < len(chunk); i++ {
-		switch c := chunk[i]; {
-		case c >= utf8.RuneSelf || c == '<' || (c == '\n' && value && i == len(chunk)-1):
-			// A value's last newline may be the one before its closing
-			// tag, which is not part of it.
-			return false
-		case c < 0x20 || c == '"' || c == '\\':
-			escape = true
-		}
+		class |= plainClass[chunk[i]]
 	}
+	if class&classStop != 0 || (value && chunk[len(chunk)-1] == '\n') {
+		// A value's last newline may be the one before its closing tag,
+		// which is not part of it.
+		return false
+	}
+	escape := class&classEscape != 0
 	c := &p.call
 	switch {
 	case value && !escape && len(c.args) == c.flushed:
@@ -1091,6 +1131,15 @@ func (p *StreamParser) closeValue() {
 	}
 }
 
+// viewArgs returns the unsent end of a call's arguments as a string without
+// copying it. That is safe because the arguments buffer only grows: bytes
+// once written are never written again (grow moves to a new array, and a
+// cast that does not fit only writes past the end), so the string's bytes
+// never change. The buffer goes away with the call, never to be reused.
+func viewArgs(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
 // flushCall sends the call's unsent arguments text as one chunk.
 func (p *StreamParser) flushCall() {
 	c := &p.call
@@ -1100,7 +1149,7 @@ func (p *StreamParser) flushCall() {
 	if !p.noEvents {
 		text := c.sub
 		if !c.subOK || len(c.sub) != len(c.args)-c.flushed {
-			text = string(c.args[c.flushed:])
+			text = viewArgs(c.args[c.flushed:])
 		}
 		p.emitChunk(FieldToolCalls, text, c.index)
 	}
@@ -1117,7 +1166,13 @@ func (p *StreamParser) closeCall() {
 		p.appendArgs("}")
 	}
 	p.flushCall()
-	p.calls = append(p.calls, ToolCall{Type: "function", Function: FunctionCall{Name: c.name, Arguments: c.args}})
+	// When events were sent, the finished arguments get bytes of their
+	// own: event texts view c.args, and the caller may edit Arguments.
+	args := c.args
+	if !p.noEvents {
+		args = bytes.Clone(args)
+	}
+	p.calls = append(p.calls, ToolCall{Type: "function", Function: FunctionCall{Name: c.name, Arguments: args}})
 	call := p.calls[len(p.calls)-1]
 	p.emit(Event{Type: EventRegionClose, Field: FieldToolCalls, Index: c.index, Call: &call})
 	c.args = nil

@@ -444,3 +444,52 @@ func BenchmarkStream(b *testing.B) {
 		})
 	}
 }
+
+// Event texts may share memory with the parser's buffers (joined chunks,
+// the arguments being built); they must never change afterwards.
+func TestEventTextsNeverChange(t *testing.T) {
+	for _, gen := range []string{
+		callGeneration(8<<10) + "<|start|>assistant<|channel|>final<|message|>a < b\n<|return|>",
+		callGeneration(100), // arguments short enough to stay in one buffer
+	} {
+		eventTextsNeverChange(t, gen)
+	}
+}
+
+func eventTextsNeverChange(t *testing.T, gen string) {
+	for _, size := range []int{1, 3, 4, 7, 64} {
+		p := harmony.NewStreamParser(nil)
+		var texts, copies []string
+		var events []harmony.Event
+		record := func(evs []harmony.Event) {
+			for _, e := range evs {
+				texts = append(texts, e.Text)
+				copies = append(copies, strings.Clone(e.Text))
+			}
+		}
+		for i := 0; i < len(gen); i += size {
+			events, _ = p.Feed(gen[i:min(i+size, len(gen))], events[:0])
+			record(events)
+		}
+		events, res, err := p.Finish(events[:0])
+		record(events)
+		if err != nil {
+			t.Fatalf("chunk %d: %v", size, err)
+		}
+		for i := range texts {
+			if texts[i] != copies[i] {
+				t.Fatalf("chunk %d: event %d text changed from %q to %q", size, i, copies[i], texts[i])
+			}
+		}
+		// Editing the returned arguments leaves the events alone.
+		args := res.Message.ToolCalls[0].Function.Arguments
+		for i := range args {
+			args[i] = 'x'
+		}
+		for i := range texts {
+			if texts[i] != copies[i] {
+				t.Fatalf("chunk %d: editing Arguments changed event %d", size, i)
+			}
+		}
+	}
+}
