@@ -68,6 +68,7 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// Error returns "invalid JSON at byte N: what".
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
 }
