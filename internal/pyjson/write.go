@@ -10,17 +10,7 @@ const hexDigits = "0123456789abcdef"
 // other character (non-ASCII, `<`, `/`, DEL) as is.
 func AppendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		dst = appendEscapedByte(dst, c)
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
+	dst = AppendEscaped(dst, s)
 	return append(dst, '"')
 }
 
