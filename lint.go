@@ -3,6 +3,7 @@ package harmony
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 )
 
 // Warning is a problem Lint found in a request that renders but is likely
@@ -87,17 +88,22 @@ func lintEffort(ws []Warning, e ReasoningEffort) []Warning {
 	return ws
 }
 
+// The declarations of the trained built-ins, rendered once.
+var (
+	trainedSearchDecl = sync.OnceValue(func() string { s, _ := DeclareTool(TrainedSearch); return s })
+	trainedBrowseDecl = sync.OnceValue(func() string { s, _ := DeclareTool(TrainedBrowse); return s })
+)
+
 func lintBuiltins(ws []Warning, opts *Options) []Warning {
 	for i, t := range opts.Tools {
 		if !contains(opts.BuiltinTools, t.Function.Name) {
 			continue
 		}
-		trained := TrainedSearch
+		want := trainedSearchDecl()
 		if t.Function.Name == "browse" {
-			trained = TrainedBrowse
+			want = trainedBrowseDecl()
 		}
 		got, err := DeclareTool(t)
-		want, _ := DeclareTool(trained)
 		if err == nil && got != want {
 			ws = append(ws, Warning{toolPath(i), "built-in " + quote(t.Function.Name) +
 				" differs from the definition Beam was trained with; use the trained definition, or leave it out of builtin_tools to declare it as an ordinary tool"})

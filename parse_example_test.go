@@ -67,17 +67,20 @@ func Example_parseParallelCalls() {
 
 func quoteJSON(s string) []byte { return pyjson.AppendQuoted(nil, s) }
 
+// pageStreamChunks are the chunks of the page's stream example.
+var pageStreamChunks = []string{
+	"<|channel|>analysis<|message|>",
+	"The user is ",
+	"greeting me.",
+	"<|end|><|start|>assistant<|channel|>final<|message|>",
+	"Hi! How ",
+	"can I help?",
+	"<|return|>",
+}
+
 func Example_parseAStream() {
 	prompt := render(hello, harmony.Options{})
-	chunks := []string{
-		"<|channel|>analysis<|message|>",
-		"The user is ",
-		"greeting me.",
-		"<|end|><|start|>assistant<|channel|>final<|message|>",
-		"Hi! How ",
-		"can I help?",
-		"<|return|>",
-	}
+	chunks := pageStreamChunks
 	parser := harmony.NewStreamParser(&harmony.ParseOptions{Prefix: prompt})
 	var events []harmony.Event
 	for _, chunk := range chunks {

@@ -28,15 +28,17 @@ type Request struct {
 // such as "messages[2].content[0].type: ...". data is retained: arguments
 // and schemas refer into it.
 func ParseRequest(data []byte) (*Request, error) {
-	if !utf8.Valid(data) {
-		return nil, errors.New("request: not valid UTF-8")
-	}
 	pooled := docPool.Get().(*pyjson.Doc)
 	defer func() {
 		pooled.Src = nil
 		docPool.Put(pooled)
 	}()
+	// Parse validates UTF-8 itself; the input is checked again only to
+	// word that error for a whole request.
 	if err := pooled.Parse(data); err != nil {
+		if !utf8.Valid(data) {
+			return nil, errors.New("request: not valid UTF-8")
+		}
 		return nil, fmt.Errorf("request: %w", err)
 	}
 	// The decoded tools and calls keep the tape (Render reuses it), so

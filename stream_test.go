@@ -218,15 +218,7 @@ func randomChunks(s string, rng *rand.Rand) []string {
 
 // The page's stream example, event by event, at its own chunks.
 func TestStreamPageExample(t *testing.T) {
-	chunks := []string{
-		"<|channel|>analysis<|message|>",
-		"The user is ",
-		"greeting me.",
-		"<|end|><|start|>assistant<|channel|>final<|message|>",
-		"Hi! How ",
-		"can I help?",
-		"<|return|>",
-	}
+	chunks := pageStreamChunks
 	want := [][]string{
 		{`{"type": "region_open", "field": "thinking"}`},
 		{`{"type": "region_chunk", "field": "thinking", "text": "The user is "}`},

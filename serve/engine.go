@@ -201,21 +201,9 @@ func decodeChoice(d *pyjson.Doc, e int, ch *completionChoice) error {
 			}
 			ch.Index = n
 		case d.StringEqual(k, "text"):
-			switch d.Kind(v) {
-			case pyjson.String:
-				ch.Text = d.Str(v)
-			case pyjson.Null:
-			default:
-				err = errors.New("text: not a string")
-			}
+			err = optionalString(d, v, "text", &ch.Text)
 		case d.StringEqual(k, "finish_reason"):
-			switch d.Kind(v) {
-			case pyjson.String:
-				ch.FinishReason = d.Str(v)
-			case pyjson.Null:
-			default:
-				err = errors.New("finish_reason: not a string")
-			}
+			err = optionalString(d, v, "finish_reason", &ch.FinishReason)
 		case d.StringEqual(k, "stop_reason"):
 			if d.Kind(v) != pyjson.Null || ch.StopReason == nil {
 				ch.StopReason = d.Raw(v)
@@ -229,6 +217,19 @@ func decodeChoice(d *pyjson.Doc, e int, ch *completionChoice) error {
 		return err == nil
 	})
 	return err
+}
+
+// optionalString stores the string at node v in dst; null leaves dst
+// alone, and any other kind is an error naming field.
+func optionalString(d *pyjson.Doc, v int, field string, dst *string) error {
+	switch d.Kind(v) {
+	case pyjson.String:
+		*dst = d.Str(v)
+	case pyjson.Null:
+	default:
+		return errors.New(field + ": not a string")
+	}
+	return nil
 }
 
 // intMember returns the integer member key of object obj, or 0.
