@@ -6,12 +6,6 @@ import (
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
-// The XML tags of a tool call's arguments (page: Tool calls).
-const (
-	paramOpen  = `<rfl:parameter name="`
-	paramClose = `</rfl:parameter>`
-)
-
 // arguments writes a call's arguments object as rfl:parameter elements:
 // `<rfl:parameter name="K">\nV\n</rfl:parameter>`, joined by "\n", in the
 // object's order. Strings are written as is, other values as Python-style
@@ -61,7 +55,7 @@ func appendArgument(buf []byte, d *pyjson.Doc, k, v int, path argumentsPath) ([]
 	if err := checkArgumentKey(key); err != nil {
 		return buf, errAt(path.String(), "key "+quote(string(key))+" "+err.Error())
 	}
-	buf = append(buf, "\">\n"...)
+	buf = append(buf, paramNameEnd+"\n"...)
 	valueStart := len(buf)
 	if d.Kind(v) == pyjson.String {
 		buf = d.AppendString(buf, v)
@@ -76,25 +70,8 @@ func appendArgument(buf []byte, d *pyjson.Doc, k, v int, path argumentsPath) ([]
 	return buf, nil
 }
 
-// checkArgumentKey rejects keys that would break the parameter tag or
-// could not be parsed back: empty keys and keys with ", <, > or a newline.
-func checkArgumentKey(key []byte) error {
-	if len(key) == 0 {
-		return errString("is empty; argument names must be non-empty")
-	}
-	for _, c := range key {
-		if badKeyByte[c] {
-			return errString("contains " + quote(string(c)) + "; argument names can't contain \", <, > or a newline")
-		}
-	}
-	return nil
-}
-
 // argumentsPath names messages[i].tool_calls[j].function.arguments; the
 // string is built only for an error.
 type argumentsPath struct{ i, j int }
 
 func (p argumentsPath) String() string { return callPath(p.i, p.j) + ".function.arguments" }
-
-// badKeyByte marks the bytes an argument name can't contain.
-var badKeyByte = [256]bool{'"': true, '<': true, '>': true, '\n': true}

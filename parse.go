@@ -114,12 +114,6 @@ func (h *header) reset(speaker bool) {
 // empty reports whether nothing of the header has been read.
 func (h *header) empty() bool { return h.tokens == 0 && h.kind == wordNone }
 
-// The channels of the format (page: Messages).
-const (
-	channelAnalysis = "analysis"
-	channelFinal    = "final"
-)
-
 // endWord finishes the word being read, if any; it returns the error
 // message for a word that cannot stand where it is, or "".
 func (h *header) endWord() string {
@@ -138,11 +132,11 @@ func (h *header) endWord() string {
 		}
 		h.channel = w
 	case wordConstrain:
-		if w != "xml" {
+		if w != formatXML {
 			return "unsupported argument format " + quote(w) + "; Beam's tool calls use <|constrain|>xml"
 		}
 	default:
-		if first && h.speakerAllowed && !strings.HasPrefix(w, "to=") {
+		if first && h.speakerAllowed && !strings.HasPrefix(w, recipientPrefix) {
 			if w != RoleAssistant {
 				return "a message from " + quote(w) + "; the generation can hold only assistant messages"
 			}
@@ -154,7 +148,7 @@ func (h *header) endWord() string {
 }
 
 func (h *header) recipientWord(w string) string {
-	name, ok := strings.CutPrefix(w, "to=")
+	name, ok := strings.CutPrefix(w, recipientPrefix)
 	switch {
 	case !ok:
 		return "unexpected " + quote(w) + " in a message header"

@@ -1,29 +1,12 @@
 package harmony
 
 import (
-	"bytes"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
-
-// The markers of the format (page: Messages). Each is one token of Beam's
-// vocabulary.
-const (
-	MarkerStart     = "<|start|>"
-	MarkerEnd       = "<|end|>"
-	MarkerMessage   = "<|message|>"
-	MarkerChannel   = "<|channel|>"
-	MarkerConstrain = "<|constrain|>"
-	MarkerCall      = "<|call|>"
-	MarkerReturn    = "<|return|>"
-)
-
-// Markers lists every marker of the format.
-var Markers = [...]string{MarkerStart, MarkerEnd, MarkerMessage, MarkerChannel, MarkerConstrain, MarkerCall, MarkerReturn}
 
 // DefaultModelIdentity is the first line of the system message unless
 // Options.ModelIdentity replaces it.
@@ -375,9 +358,9 @@ func (r *renderer) toolCall(buf []byte, c *ToolCall, i, j int, last bool) ([]byt
 	if err := checkToolName(c.Function.Name); err != nil {
 		return buf, errAt(callPath(i, j)+".function.name", err.Error())
 	}
-	buf = append(buf, "<|start|>assistant to="...)
+	buf = append(buf, MarkerStart+RoleAssistant+" "+recipientPrefix...)
 	buf = append(buf, c.Function.Name...)
-	buf = append(buf, "<|channel|>analysis <|constrain|>xml<|message|>"...)
+	buf = append(buf, callHeaderEnd...)
 	buf, err := r.arguments(buf, &c.Function, i, j)
 	if err != nil {
 		return buf, err
@@ -408,7 +391,7 @@ func (r *renderer) toolResult(buf []byte, messages []Message, i int) ([]byte, er
 	}
 	buf = append(buf, "<|start|>"...)
 	buf = append(buf, speaker...)
-	buf = append(buf, " to=assistant<|channel|>analysis<|message|>"...)
+	buf = append(buf, resultHeaderEnd...)
 	buf = append(buf, m.Content...)
 	buf = append(buf, "<|end|>"...)
 	return buf, nil
@@ -430,97 +413,6 @@ func callName(messages []Message, i int, id string) string {
 		}
 	}
 	return ""
-}
-
-// checkToolName enforces DECISIONS.md's rule for tool names: non-empty, no
-// whitespace, none of < > ".
-func checkToolName(name string) error {
-	if name == "" {
-		return errString("missing tool name")
-	}
-	plain := true
-	for i := 0; i < len(name); i++ {
-		if !plainNameByte[name[i]] {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return nil
-	}
-	for _, c := range name {
-		switch c {
-		case '<', '>', '"':
-			return errString("tool name " + quote(name) + " contains " + quote(string(c)))
-		}
-		if isSpace(c) {
-			return errString("tool name " + quote(name) + " contains whitespace")
-		}
-	}
-	return nil
-}
-
-// plainNameByte marks the ASCII bytes that are always allowed in a tool
-// name, so that the common name is checked without decoding runes.
-var plainNameByte = func() (t [256]bool) {
-	for c := 0x21; c < 0x7f; c++ {
-		t[c] = c != '<' && c != '>' && c != '"'
-	}
-	return t
-}()
-
-func isSpace(c rune) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\v', '\f', 0x85, 0xA0:
-		return true
-	}
-	return c > 0xff && strings.ContainsRune("\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000", c)
-}
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
-
-// FindMarker returns the first marker of the format found in s, or "" when
-// s has none. Text with a marker would be read by the model as a format token.
-func FindMarker(s string) string {
-	at := strings.Index(s, "<|")
-	if at < 0 {
-		return ""
-	}
-	for ; at >= 0; at = nextIndex(s, at+2, "<|") {
-		for _, mk := range Markers {
-			if strings.HasPrefix(s[at:], mk) {
-				return mk
-			}
-		}
-	}
-	return ""
-}
-
-func findMarkerBytes(b []byte) string {
-	at := bytes.Index(b, []byte("<|"))
-	for at >= 0 {
-		for _, mk := range Markers {
-			if bytes.HasPrefix(b[at:], []byte(mk)) {
-				return mk
-			}
-		}
-		next := bytes.Index(b[at+2:], []byte("<|"))
-		if next < 0 {
-			break
-		}
-		at += 2 + next
-	}
-	return ""
-}
-
-func nextIndex(s string, from int, sub string) int {
-	k := strings.Index(s[from:], sub)
-	if k < 0 {
-		return -1
-	}
-	return from + k
 }
 
 func quote(s string) string { return string(pyjson.AppendQuoted(nil, s)) }

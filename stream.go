@@ -121,8 +121,8 @@ const (
 // holdSets are the strings whose beginning the parser holds back at the
 // end of its input in each state, until it knows whether they follow.
 var (
-	markerSet = Markers[:]
-	argsSet   = append([]string{paramOpen}, Markers[:]...)
+	markerSet = markers[:]
+	argsSet   = append([]string{paramOpen}, markers[:]...)
 	valueSet  = []string{"\n" + paramClose, paramClose}
 	startSet  = []string{MarkerStart}
 )
@@ -490,19 +490,6 @@ func heldSuffix(s string, set []string) int {
 		}
 	}
 	return 0
-}
-
-// markerAt returns the marker s starts with, or "".
-func markerAt(s string) string {
-	if len(s) < 7 || s[0] != '<' || s[1] != '|' {
-		return ""
-	}
-	for _, mk := range Markers {
-		if strings.HasPrefix(s, mk) {
-			return mk
-		}
-	}
-	return ""
 }
 
 // validUTF8 returns the length of the longest prefix of s to read now and
@@ -929,7 +916,7 @@ func (p *StreamParser) argNameStep(data string, final bool) int {
 	// bad byte wins in every chunking.
 	bad := n
 	for i := 0; i < n; i++ {
-		if b := data[i]; b < 0x20 || b == '<' || b == '>' {
+		if badKeyByte[data[i]] {
 			bad = i
 			break
 		}

@@ -261,7 +261,7 @@ func tokenize(text string) []string {
 }
 
 func markerAt(s string) string {
-	for _, mk := range harmony.Markers {
+	for _, mk := range harmony.Markers() {
 		if strings.HasPrefix(s, mk) {
 			return mk
 		}

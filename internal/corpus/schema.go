@@ -32,8 +32,9 @@ func (g *gen) tools() ([]obj, []any) {
 				builtins = append(builtins, "search")
 			}
 		default:
-			// \u001c is whitespace to Python's str.isspace, not to the format.
-			tools = append(tools, g.tool(pick(g, "lookup", "get_time", "calc.v2", "工具", "my-tool", "t", "Ünïcode", "dup", "dup", "a\u001cb", "x.y-z_1")))
+			// \u200b (zero width space) is not whitespace to Python or to
+			// the format.
+			tools = append(tools, g.tool(pick(g, "lookup", "get_time", "calc.v2", "工具", "my-tool", "t", "Ünïcode", "dup", "dup", "a\u200bb", "x.y-z_1")))
 		}
 	}
 	if builtins == nil && g.chance(0.1) {

@@ -1,0 +1,205 @@
+package harmony
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file is the format's lexical grammar, shared by the renderer and the
+// parser: the markers, the words and tags of headers and arguments, and what
+// a tool name and an argument key may contain. Both directions use these
+// names and these predicates, so that whatever Render writes, Parse reads
+// back (DECISIONS.md: round trip).
+
+// The markers of the format (page: Messages). Each is one token of Beam's
+// vocabulary.
+const (
+	MarkerStart     = "<|start|>"
+	MarkerEnd       = "<|end|>"
+	MarkerMessage   = "<|message|>"
+	MarkerChannel   = "<|channel|>"
+	MarkerConstrain = "<|constrain|>"
+	MarkerCall      = "<|call|>"
+	MarkerReturn    = "<|return|>"
+)
+
+// markers lists every marker of the format; markerOpen is how each begins.
+var markers = [...]string{MarkerStart, MarkerEnd, MarkerMessage, MarkerChannel, MarkerConstrain, MarkerCall, MarkerReturn}
+
+const markerOpen = "<|"
+
+// minMarkerLen is the length of the shortest marker (<|end|>).
+const minMarkerLen = len(MarkerEnd)
+
+// Markers returns every marker of the format, in a new slice the caller may
+// keep or change.
+func Markers() []string { return append([]string(nil), markers[:]...) }
+
+// The words of a message header (page: Messages; DECISIONS.md, Parsing):
+//
+//	<|start|>SPEAKER[ to=NAME]<|channel|>CHANNEL[ <|constrain|>xml]<|message|>
+const (
+	channelAnalysis = "analysis"
+	channelFinal    = "final"
+	// recipientPrefix starts the word naming a message's recipient.
+	recipientPrefix = "to="
+	// formatXML is the only argument format, the word after <|constrain|>.
+	formatXML = "xml"
+	// callHeaderEnd follows "to=NAME" in a tool call's header.
+	callHeaderEnd = MarkerChannel + channelAnalysis + " " + MarkerConstrain + formatXML + MarkerMessage
+	// resultHeaderEnd follows a tool's name in a tool result's header.
+	resultHeaderEnd = " " + recipientPrefix + RoleAssistant + MarkerChannel + channelAnalysis + MarkerMessage
+)
+
+// The XML tags of a tool call's arguments (page: Tool calls):
+//
+//	<rfl:parameter name="KEY">\nVALUE\n</rfl:parameter>
+const (
+	paramOpen     = `<rfl:parameter name="`
+	paramNameEnd  = `">`
+	paramClose    = `</rfl:parameter>`
+	paramNameQuot = '"' // ends the key inside paramOpen
+)
+
+// checkToolName is the rule for a tool name (DECISIONS.md, Names and
+// markers): a call's function name, a tool's function name, a tool
+// message's name, and the parser's to= recipient. A name is non-empty and
+// has no Unicode whitespace (isSpace), none of < > ", no control character
+// (Unicode Cc) and no invalid UTF-8. Runes are checked in order; the first
+// offending one decides the error.
+func checkToolName(name string) error {
+	if name == "" {
+		return errString("missing tool name")
+	}
+	plain := true
+	for i := 0; i < len(name); i++ {
+		if !plainNameByte[name[i]] {
+			plain = false
+			break
+		}
+	}
+	if !plain {
+		if err := checkToolNameRunes(name); err != nil {
+			return err
+		}
+	}
+	// Role names (system, developer, user, assistant) are a rule of their
+	// own, checked here after the characters.
+	return nil
+}
+
+// checkToolNameRunes checks a name that holds bytes outside plainNameByte.
+func checkToolNameRunes(name string) error {
+	for i, c := range name {
+		switch {
+		case isSpace(c):
+			return errString("tool name " + quote(name) + " contains whitespace")
+		case c == '<' || c == '>' || c == '"':
+			return errString("tool name " + quote(name) + " contains " + quote(string(c)))
+		case isControl(c):
+			return errString("tool name " + quote(name) + " contains a control character")
+		case c == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(name[i:]); size == 1 {
+				return errString("tool name " + quote(name) + " is not valid UTF-8")
+			}
+		}
+	}
+	return nil
+}
+
+// plainNameByte marks the ASCII bytes that are always allowed in a tool
+// name, so that the common name is checked without decoding runes.
+var plainNameByte = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = c != '<' && c != '>' && c != '"'
+	}
+	return t
+}()
+
+// isSpace reports whether c is Unicode whitespace (the White_Space
+// property, as Python's str.isspace and Go's unicode.IsSpace).
+func isSpace(c rune) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\v', '\f', 0x85, 0xA0:
+		return true
+	}
+	return c > 0xff && strings.ContainsRune("\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000", c)
+}
+
+// isControl reports whether c is a control character (Unicode category
+// Cc: U+0000 to U+001F and U+007F to U+009F).
+func isControl(c rune) bool { return c < 0x20 || (c >= 0x7f && c <= 0x9f) }
+
+// checkArgumentKey is the rule for an argument key, the name in
+// <rfl:parameter name="KEY">: non-empty, without ", <, > or a newline,
+// which would break the tag or could not be parsed back. Every other
+// character, tabs and other control characters included, is allowed.
+func checkArgumentKey(key []byte) error {
+	if len(key) == 0 {
+		return errString("is empty; argument names must be non-empty")
+	}
+	for _, c := range key {
+		if badKeyByte[c] {
+			return errString("contains " + quote(string(c)) + "; argument names can't contain \", <, > or a newline")
+		}
+	}
+	return nil
+}
+
+// badKeyByte marks the bytes an argument key can't contain.
+var badKeyByte = [256]bool{paramNameQuot: true, '<': true, '>': true, '\n': true}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// markerAt returns the marker s starts with, or "".
+func markerAt(s string) string {
+	if len(s) < minMarkerLen || s[0] != '<' || s[1] != '|' {
+		return ""
+	}
+	for _, mk := range markers {
+		if strings.HasPrefix(s, mk) {
+			return mk
+		}
+	}
+	return ""
+}
+
+// FindMarker returns the first marker of the format found in s, or "" when
+// s has none. Text with a marker would be read by the model as a format token.
+func FindMarker(s string) string {
+	for at := strings.Index(s, markerOpen); at >= 0; at = nextIndex(s, at+2, markerOpen) {
+		if mk := markerAt(s[at:]); mk != "" {
+			return mk
+		}
+	}
+	return ""
+}
+
+// findMarkerBytes is FindMarker for bytes.
+func findMarkerBytes(b []byte) string {
+	at := bytes.Index(b, []byte(markerOpen))
+	for at >= 0 {
+		for _, mk := range markers {
+			if bytes.HasPrefix(b[at:], []byte(mk)) {
+				return mk
+			}
+		}
+		next := bytes.Index(b[at+2:], []byte(markerOpen))
+		if next < 0 {
+			break
+		}
+		at += 2 + next
+	}
+	return ""
+}
+
+func nextIndex(s string, from int, sub string) int {
+	k := strings.Index(s[from:], sub)
+	if k < 0 {
+		return -1
+	}
+	return from + k
+}
