@@ -2,7 +2,10 @@ module github.com/beamharmony/harmony
 
 go 1.26.0
 
-require github.com/openai/openai-go/v3 v3.98.0
+require (
+	github.com/dlclark/regexp2/v2 v2.13.0
+	github.com/openai/openai-go/v3 v3.98.0
+)
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect
