@@ -100,7 +100,8 @@ type scratch struct {
 	doc     pyjson.Doc   // the current call's arguments
 	schemas []pyjson.Doc // tools' parameters parsed here (not decoded)
 	views   []tape       // each tool's parameters: decoded or in schemas
-	members []Span
+	members []member
+	ts      tsCache
 	refs    []int
 	path    []pathStep
 	comment []byte
@@ -122,6 +123,9 @@ func (r *renderer) release() {
 		s.out = r.buf[:0]
 	} else {
 		s.out = nil
+	}
+	if cap(s.ts.arena) > maxPooledBuffer || len(s.ts.union)+len(s.ts.children)+len(s.ts.expanded) > maxPooledBuffer/64 {
+		s.ts = tsCache{} // a huge schema: don't pin its memory
 	}
 	s.doc.Src = nil
 	for i := range s.schemas {
@@ -148,6 +152,8 @@ type renderer struct {
 	wantSpans bool
 	spans     []Span
 	builtin   []bool // per tool: declared in the system message
+	// What declaring the tools has cost so far (tsWriter.spent, .work).
+	declSpent, refWork int
 }
 
 func (r *renderer) render(messages []Message) error {

@@ -2,6 +2,7 @@ package harmony
 
 import (
 	"bytes"
+	"hash/maphash"
 	"strconv"
 	"strings"
 
@@ -176,9 +177,15 @@ func (r *renderer) declareTool(i int) error {
 		return nil
 	}
 	s := r.s
+	s.ts.reset()
 	w := tsWriter{d: s.views[i].doc, root: s.views[i].root, buf: r.buf, tool: i,
-		members: s.members[:0], refs: s.refs[:0], path: s.path[:0], scratch: s.comment}
+		members: s.members[:0], refs: s.refs[:0], path: s.path[:0], scratch: s.comment,
+		c: &s.ts, start: len(r.buf), spentBefore: r.declSpent, work: r.refWork, lowHit: noHit}
 	err := w.declaration(t.Function.Name, t.Function.Description)
+	if err == nil {
+		err = w.checkSize()
+	}
+	r.declSpent, r.refWork = w.spent(), w.work
 	r.buf = w.buf
 	s.members, s.refs, s.path, s.comment = w.members, w.refs, w.path, w.scratch
 	return err
@@ -207,12 +214,135 @@ type tsWriter struct {
 	d       *pyjson.Doc
 	root    int // node of the parameters schema, the root for $ref
 	buf     []byte
-	tool    int    // index of the tool in tools, for error paths
-	members []Span // members of the open unions, innermost last
-	base    int    // index in members where the innermost union starts
-	refs    []int  // $ref targets on the current path
+	tool    int      // index of the tool in tools, for error paths
+	members []member // members of the open unions, innermost last
+	base    int      // index in members where the innermost union starts
+	union   int      // the innermost union's number
+	unions  int      // unions opened so far
+	refs    []int    // $ref targets on the current path
 	path    []pathStep
 	scratch []byte // decoded comment text
+	c       *tsCache
+
+	// What declaring costs, against MaxDeclarationBytes and MaxRefWork:
+	// start is where this tool's declaration starts in buf, spentBefore
+	// what the request's earlier tools spent, dropped the bytes written
+	// and taken back (repeated union members), work the schema values
+	// the request's $ref expansions walked.
+	start, spentBefore, dropped, work int
+
+	// For reusing expansions (see ref): lowHit is the lowest index in
+	// refs that a recurring $ref met since the innermost expansion began
+	// (noHit when none), maxDepth the longest path seen since then.
+	lowHit, maxDepth int
+	rec              []recording // expansions recording their members
+}
+
+// member is one member of an open union: its text in buf and, in a union
+// of unionIndexAt members or more, its hash and the previous member of the
+// union with the same hash (-1 when none).
+type member struct {
+	Span
+	hash uint64
+	prev int32
+}
+
+// recording is an expansion of a $ref that records the members it adds
+// to the union numbered union (see ref).
+type recording struct{ union int }
+
+const noHit = int(^uint(0) >> 1)
+
+// reuseExpansions is false only in tests that compare reuse with walking
+// every expansion.
+var reuseExpansions = true
+
+// comparisons, when set by a test, counts the union members compared with
+// a new member.
+var comparisons *int
+
+// MaxDeclarationBytes bounds the TypeScript that declaring the tools of
+// one request takes: the declarations, plus repeated union members that
+// are written and then left out, plus the copies kept of $ref expansions
+// for reuse. Every $ref is written out in full where it is used, so a
+// small schema whose definitions refer to each other twice per level
+// would otherwise declare gigabytes (docs/gap-decisions.md). 16 MiB is far
+// beyond any model's context.
+const MaxDeclarationBytes = 16 << 20
+
+// MaxRefWork bounds how many schema values the $ref expansions of one
+// request walk: each expansion of a target counts every value under the
+// target. An expansion that does not depend on the path it is reached by
+// is walked once per indent and then reused, which costs no work.
+const MaxRefWork = 1 << 20
+
+// tsCache is the TypeScript writer's memory that outlives one union: the
+// index of large unions, $ref resolutions and reusable expansions. It
+// lives in the pooled scratch space and is reset for each tool.
+type tsCache struct {
+	union    map[unionKey]int32     // large unions' members by hash: the latest member
+	resolved map[int32]int32        // $ref string node: its target, or -1
+	children map[childKey]int32     // members of wide objects and arrays, for pointers
+	indexed  map[int32]bool         // the objects and arrays in children
+	expanded map[expansionKey]int32 // reusable expansions: index in entries
+	entries  []expansion
+	arena    []byte // recorded member texts
+	texts    []recorded
+}
+
+// recorded is a member an expansion recorded: its text in arena and the
+// union it was added to. An expansion's texts may be interleaved with those
+// of expansions inside it that added to other unions (an object's
+// properties).
+type recorded struct {
+	Span
+	union int32
+}
+
+type unionKey struct {
+	base int32
+	hash uint64
+}
+
+// childKey names the member key of object node, or the element pos of
+// array node.
+type childKey struct {
+	node, pos int32
+	key       string
+}
+
+type expansionKey struct{ target, indent int32 }
+
+// expansion is an expansion of a $ref target kept for reuse: the members
+// it added (those of texts[first:last] recorded in union) and how many
+// levels its deepest path went below the $ref.
+type expansion struct{ first, last, union, depth int32 }
+
+// reset forgets the previous tool's nodes, keeping the memory.
+func (c *tsCache) reset() {
+	clear(c.union)
+	clear(c.resolved)
+	clear(c.children)
+	clear(c.indexed)
+	clear(c.expanded)
+	c.entries, c.arena, c.texts = c.entries[:0], c.arena[:0], c.texts[:0]
+}
+
+// spent returns what declaring the request's tools has cost so far,
+// counted against MaxDeclarationBytes.
+func (w *tsWriter) spent() int {
+	return w.spentBefore + len(w.buf) - w.start + w.dropped + len(w.c.arena)
+}
+
+// checkSize returns an error once declaring has cost more than
+// MaxDeclarationBytes.
+func (w *tsWriter) checkSize() error {
+	if w.spent() <= MaxDeclarationBytes {
+		return nil
+	}
+	return errAt(toolPath(w.tool)+".function.parameters", "declaring the tools takes more than "+
+		strconv.Itoa(MaxDeclarationBytes>>20)+" MiB of TypeScript (each $ref is written out in full wherever it is used); "+
+		"simplify the schema or share fewer definitions")
 }
 
 // pathStep is one step from the parameters down to the schema being
@@ -259,6 +389,7 @@ func (w *tsWriter) errAt(field, msg string) error {
 
 func (w *tsWriter) push(kind stepKind, node int) error {
 	w.path = append(w.path, pathStep{kind, node})
+	w.maxDepth = max(w.maxDepth, len(w.path))
 	if len(w.path) > MaxSchemaDepth {
 		return w.errAt("", "schema nested deeper than "+strconv.Itoa(MaxSchemaDepth)+" levels")
 	}
@@ -462,7 +593,7 @@ func (w *tsWriter) property(k, p int, indent string, required bool) error {
 	if err := w.typeOf(p, &ks, inner); err != nil {
 		return err
 	}
-	if ks.nullable >= 0 && d.Kind(ks.nullable) == pyjson.True && !w.unionHas("null") {
+	if ks.nullable >= 0 && d.Kind(ks.nullable) == pyjson.True && !w.unionHas(nullText) {
 		w.buf = append(w.buf, " | null"...)
 	}
 	w.closeUnion(saved)
@@ -478,6 +609,8 @@ func (w *tsWriter) property(k, p int, indent string, required bool) error {
 	w.buf = append(w.buf, '\n')
 	return nil
 }
+
+var nullText = []byte("null")
 
 func (w *tsWriter) examples(ex int, indent string) {
 	d := w.d
@@ -519,26 +652,66 @@ func isIdentifier(b []byte) bool {
 }
 
 // openUnion starts a new union and returns what closeUnion restores.
-func (w *tsWriter) openUnion() int {
-	saved := w.base
+func (w *tsWriter) openUnion() union {
+	saved := union{w.base, w.union}
 	w.base = len(w.members)
+	w.unions++
+	w.union = w.unions
 	return saved
 }
 
+// union identifies an open union: where its members start and its number.
+type union struct{ base, id int }
+
 // closeUnion ends the innermost union and returns its member count.
-func (w *tsWriter) closeUnion(saved int) int {
+func (w *tsWriter) closeUnion(saved union) int {
 	n := len(w.members) - w.base
+	if n >= unionIndexAt {
+		for _, m := range w.members[w.base:] {
+			delete(w.c.union, unionKey{int32(w.union), m.hash})
+		}
+	}
 	w.members = w.members[:w.base]
-	w.base = saved
+	w.base, w.union = saved.base, saved.id
 	return n
 }
 
-// unionHas reports whether the innermost union has the member text.
-func (w *tsWriter) unionHas(text string) bool {
-	for _, m := range w.members[w.base:] {
-		if string(w.buf[m.Start:m.End]) == text {
+// unionIndexAt is the size from which a union's members are found through
+// a hash index rather than by comparing with each, so that a union of n
+// members is written in O(n) (an enum of 100,000 members, say).
+const unionIndexAt = 16
+
+var seed = maphash.MakeSeed()
+
+// unionHas reports whether the innermost union has a member with text.
+func (w *tsWriter) unionHas(text []byte) bool {
+	if len(w.members)-w.base < unionIndexAt {
+		for _, m := range w.members[w.base:] {
+			if comparisons != nil {
+				*comparisons++
+			}
+			if m.End-m.Start == len(text) && bytes.Equal(w.buf[m.Start:m.End], text) {
+				return true
+			}
+		}
+		return false
+	}
+	return w.indexed(text, maphash.Bytes(seed, text))
+}
+
+// indexed reports whether the innermost union, which is indexed, has a
+// member with text, whose hash is h.
+func (w *tsWriter) indexed(text []byte, h uint64) bool {
+	i, ok := w.c.union[unionKey{int32(w.union), h}]
+	for ok && i >= 0 {
+		if comparisons != nil {
+			*comparisons++
+		}
+		m := &w.members[i]
+		if bytes.Equal(w.buf[m.Start:m.End], text) {
 			return true
 		}
+		i = m.prev
 	}
 	return false
 }
@@ -557,13 +730,53 @@ func (w *tsWriter) beginMember() (sepAt, start int) {
 // when an earlier member of the union has the same text.
 func (w *tsWriter) endMember(sepAt, start int) {
 	text := w.buf[start:]
-	for _, m := range w.members[w.base:] {
-		if bytes.Equal(w.buf[m.Start:m.End], text) {
+	if n := len(w.rec); n > 0 && w.rec[n-1].union == w.union {
+		at := len(w.c.arena)
+		w.c.arena = append(w.c.arena, text...)
+		w.c.texts = append(w.c.texts, recorded{Span{at, len(w.c.arena)}, int32(w.union)})
+	}
+	n := len(w.members) - w.base
+	if n < unionIndexAt {
+		if w.unionHas(text) {
+			w.dropped += len(w.buf) - sepAt
 			w.buf = w.buf[:sepAt]
 			return
 		}
+		w.members = append(w.members, member{Span: Span{start, len(w.buf)}, prev: -1})
+		if n+1 == unionIndexAt {
+			// The union grows large: index its members.
+			if w.c.union == nil {
+				w.c.union = make(map[unionKey]int32)
+			}
+			for i := w.base; i < len(w.members); i++ {
+				w.index(i)
+			}
+		}
+		return
 	}
-	w.members = append(w.members, Span{start, len(w.buf)})
+	h := maphash.Bytes(seed, text)
+	if w.indexed(text, h) {
+		w.dropped += len(w.buf) - sepAt
+		w.buf = w.buf[:sepAt]
+		return
+	}
+	w.members = append(w.members, member{Span: Span{start, len(w.buf)}, hash: h})
+	w.index(len(w.members) - 1)
+}
+
+// index adds members[i] to the index of its union.
+func (w *tsWriter) index(i int) {
+	m := &w.members[i]
+	if m.hash == 0 {
+		m.hash = maphash.Bytes(seed, w.buf[m.Start:m.End])
+	}
+	key := unionKey{int32(w.union), m.hash}
+	prev, ok := w.c.union[key]
+	if !ok {
+		prev = -1
+	}
+	m.prev = prev
+	w.c.union[key] = int32(i)
 }
 
 // scalar adds a member with fixed text.
@@ -583,6 +796,9 @@ func (w *tsWriter) typ(s int, indent string) error {
 
 // typeOf is typ for a schema whose keywords ks were read already.
 func (w *tsWriter) typeOf(s int, ks *schemaKeys, indent string) error {
+	if err := w.checkSize(); err != nil {
+		return err
+	}
 	d := w.d
 	if d.Kind(s) != pyjson.Object {
 		w.scalar("any")
@@ -751,26 +967,190 @@ func (w *tsWriter) variants(v int, kind stepKind, indent string) error {
 
 // ref resolves a local $ref and adds its target's members. A ref that is
 // not local, cannot be resolved, or recurs on the current path is "any".
+//
+// A target is written out in full wherever it is used, so a schema whose
+// definitions each refer twice to the next one doubles its declaration at
+// every level. Each expansion records the members it adds; when nothing
+// in it met a $ref that recurs above the target, the expansion cannot
+// depend on the path that reached it (a $ref below would recur above only
+// if the target were in a cycle, which the expansion would have met), and
+// the next use of the target at the same indent adds the recorded members
+// again instead of walking the schema. MaxDeclarationBytes and MaxRefWork
+// bound what remains: the output itself, and the expansions of targets in
+// cycles.
 func (w *tsWriter) ref(ref int, indent string) error {
-	target := resolvePointer(w.d, w.root, ref)
+	target := w.resolve(ref)
 	if target < 0 {
 		w.scalar("any")
 		return nil
 	}
-	for _, t := range w.refs {
+	for i, t := range w.refs {
 		if t == target {
+			w.lowHit = min(w.lowHit, i)
 			w.scalar("any")
 			return nil
 		}
 	}
+	key := expansionKey{int32(target), int32(len(indent))}
+	if e, ok := w.c.expanded[key]; ok && reuseExpansions {
+		x := w.c.entries[e]
+		if deepest := len(w.path) + int(x.depth); deepest <= MaxSchemaDepth {
+			// Reuse; a path that would now go too deep is walked again
+			// instead, to report the error where it occurs.
+			w.maxDepth = max(w.maxDepth, deepest)
+			for i := x.first; i < x.last; i++ {
+				t := w.c.texts[i]
+				if t.union != x.union {
+					continue
+				}
+				sepAt, start := w.beginMember()
+				w.buf = append(w.buf, w.c.arena[t.Start:t.End]...)
+				w.endMember(sepAt, start)
+			}
+			return w.checkSize()
+		}
+	}
+	w.work += w.d.Next(target) - target
+	if w.work > MaxRefWork {
+		return errAt(toolPath(w.tool)+".function.parameters", "expanding $ref walks more than "+
+			strconv.Itoa(MaxRefWork)+" schema values (each $ref is written out in full wherever it is used); "+
+			"simplify the schema or share fewer definitions")
+	}
+	above := len(w.path)
 	if err := w.push(stepRef, 0); err != nil {
 		return err
 	}
+	pos := len(w.refs)
 	w.refs = append(w.refs, target)
+	lowHit, maxDepth := w.lowHit, w.maxDepth
+	w.lowHit, w.maxDepth = noHit, len(w.path)
+	w.rec = append(w.rec, recording{w.union})
+	first := len(w.c.texts)
 	err := w.typ(target, indent)
-	w.refs = w.refs[:len(w.refs)-1]
+	w.rec = w.rec[:len(w.rec)-1]
+	if err != nil {
+		return err
+	}
+	if w.lowHit > pos {
+		if w.c.expanded == nil {
+			w.c.expanded = make(map[expansionKey]int32)
+		}
+		w.c.expanded[key] = int32(len(w.c.entries))
+		w.c.entries = append(w.c.entries, expansion{int32(first), int32(len(w.c.texts)), int32(w.union), int32(w.maxDepth - above)})
+	}
+	w.lowHit, w.maxDepth = min(lowHit, w.lowHit), max(maxDepth, w.maxDepth)
+	w.refs = w.refs[:pos]
 	w.pop()
-	return err
+	return nil
+}
+
+// resolve returns the target of the $ref string at node ref, or -1;
+// each ref node is resolved once.
+func (w *tsWriter) resolve(ref int) int {
+	if t, ok := w.c.resolved[int32(ref)]; ok {
+		return int(t)
+	}
+	t := w.resolvePointer(ref)
+	if w.c.resolved == nil {
+		w.c.resolved = make(map[int32]int32)
+	}
+	w.c.resolved[int32(ref)] = int32(t)
+	return t
+}
+
+// resolvePointer resolves the local JSON pointer in string node ref ("#",
+// "#/$defs/X", "#/definitions/X/properties/y", "#/anyOf/0", ...) against
+// the schema root, or returns -1.
+func (w *tsWriter) resolvePointer(ref int) int {
+	d := w.d
+	if d.Kind(ref) != pyjson.String {
+		return -1
+	}
+	p := d.Str(ref)
+	if p == "#" {
+		return w.root
+	}
+	if !strings.HasPrefix(p, "#/") {
+		return -1
+	}
+	node := w.root
+	for rest, more := p[2:], true; more; {
+		var tok string
+		tok, rest, more = strings.Cut(rest, "/")
+		if strings.IndexByte(tok, '~') >= 0 {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		}
+		if node = w.child(node, tok); node < 0 {
+			return -1
+		}
+	}
+	return node
+}
+
+// wideAt is the size from which child lookups in an object or array go
+// through an index, so that resolving many pointers into one large $defs
+// costs linear time.
+const wideAt = 32
+
+// child returns the value of member tok of object node, the element at
+// the decimal index tok of array node, or -1. When a key repeats, the last
+// one wins, as in Python.
+func (w *tsWriter) child(node int, tok string) int {
+	d := w.d
+	k := d.Kind(node)
+	pos := int32(-1)
+	switch k {
+	case pyjson.Object:
+		if d.Nodes[node].Len < wideAt {
+			return d.Lookup(node, tok)
+		}
+	case pyjson.Array:
+		idx, err := strconv.Atoi(tok)
+		if err != nil || idx < 0 || idx >= int(d.Nodes[node].Len) {
+			return -1
+		}
+		pos, tok = int32(idx), ""
+		if d.Nodes[node].Len < wideAt {
+			found := -1
+			d.Elements(node, func(e, i int) bool {
+				if i == idx {
+					found = e
+				}
+				return found < 0
+			})
+			return found
+		}
+	default:
+		return -1
+	}
+	if !w.c.indexed[int32(node)] {
+		w.indexChildren(node)
+	}
+	if c, ok := w.c.children[childKey{int32(node), pos, tok}]; ok {
+		return int(c)
+	}
+	return -1
+}
+
+// indexChildren adds the members or elements of node to c.children.
+func (w *tsWriter) indexChildren(node int) {
+	c := w.c
+	if c.children == nil {
+		c.children = make(map[childKey]int32)
+		c.indexed = make(map[int32]bool)
+	}
+	c.indexed[int32(node)] = true
+	if w.d.Kind(node) == pyjson.Object {
+		w.d.Members(node, func(k, v int) bool {
+			c.children[childKey{int32(node), -1, w.d.Str(k)}] = int32(v)
+			return true
+		})
+		return
+	}
+	w.d.Elements(node, func(e, pos int) bool {
+		c.children[childKey{int32(node), int32(pos), ""}] = int32(e)
+		return true
+	})
 }
 
 // resolvePointer resolves the local JSON pointer in string node ref ("#",

@@ -1,0 +1,214 @@
+package harmony_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/beamharmony/harmony"
+)
+
+// refChain is the schema of issue 12: $defs d0..d(levels-1), each an
+// object whose two properties refer to the next definition, the last a
+// string; the tool's one property refers to d0. Expanded, it holds 2^levels
+// strings; the schema itself is a few hundred bytes per level.
+func refChain(levels int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": {`)
+	for i := 0; i < levels; i++ {
+		next := `{"$ref": "#/$defs/d` + strconv.Itoa(i+1) + `"}`
+		b.WriteString(`"d` + strconv.Itoa(i) + `": {"type": "object", "properties": {"a": ` + next + `, "b": ` + next + `}, "required": ["a", "b"]}, `)
+	}
+	b.WriteString(`"d` + strconv.Itoa(levels) + `": {"type": "string"}}}`)
+	return json.RawMessage(b.String())
+}
+
+// refChainDecl is refChain's declaration, written out by hand from
+// DECISIONS.md's object rule, as the oracle for the renderer's reuse of
+// expanded targets.
+func refChainDecl(levels int) string {
+	var typ func(level int, indent string) string
+	typ = func(level int, indent string) string {
+		if level == levels {
+			return "string"
+		}
+		inner := indent + "    "
+		return "{\n" + indent + "a: " + typ(level+1, inner) + ",\n" + indent + "b: " + typ(level+1, inner) + ",\n" + indent + "}"
+	}
+	return "type f = (_: {\nroot?: " + typ(0, "    ") + ",\n}) => any;"
+}
+
+func toolWith(params json.RawMessage) harmony.Tool {
+	return harmony.Tool{Type: "function", Function: harmony.Function{Name: "f", Parameters: params}}
+}
+
+// enumSchema is one property whose enum has n distinct members; with
+// anyOf, one const variant per member instead.
+func enumSchema(n int, anyOf bool) json.RawMessage {
+	var b strings.Builder
+	if anyOf {
+		b.WriteString(`{"type": "object", "properties": {"a": {"anyOf": [`)
+	} else {
+		b.WriteString(`{"type": "object", "properties": {"a": {"enum": [`)
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if anyOf {
+			b.WriteString(`{"const": ` + strconv.Itoa(i) + `}`)
+		} else {
+			b.WriteString(strconv.Itoa(i))
+		}
+	}
+	b.WriteString(`]}}}`)
+	return json.RawMessage(b.String())
+}
+
+func BenchmarkDeclareRefChain(b *testing.B) {
+	for _, levels := range []int{10, 14, 18} {
+		b.Run(strconv.Itoa(levels), func(b *testing.B) {
+			tool := toolWith(refChain(levels))
+			b.ReportAllocs()
+			for b.Loop() {
+				harmony.DeclareTool(tool)
+			}
+		})
+	}
+}
+
+func BenchmarkDeclareEnum(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		anyOf bool
+	}{{"enum", false}, {"anyOf", true}} {
+		for _, n := range []int{1000, 100000} {
+			b.Run(c.name+"/"+strconv.Itoa(n), func(b *testing.B) {
+				tool := toolWith(enumSchema(n, c.anyOf))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := harmony.DeclareTool(tool); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// Each $ref is written out in full wherever it is used. A shared target
+// is walked once and reused: the declaration is the one written out by
+// hand, up to 12 levels (4096 strings).
+func TestRefChainDeclaration(t *testing.T) {
+	for _, levels := range []int{1, 2, 3, 5, 8, 12} {
+		got, err := harmony.DeclareTool(toolWith(refChain(levels)))
+		if err != nil {
+			t.Fatalf("%d levels: %v", levels, err)
+		}
+		if want := refChainDecl(levels); got != want {
+			t.Errorf("%d levels: got %d bytes, want %d:\n%.400s", levels, len(got), len(want), got)
+		}
+	}
+}
+
+// Issue 12, finding 1: 18 levels wrote 59 MB of prompt, 30 levels more
+// than 10 GB. Past MaxDeclarationBytes the tool is an error naming it.
+func TestRefExpansionIsCapped(t *testing.T) {
+	const wantPrefix = "tools[1].function.parameters: declaring the tools takes more than 16 MiB of TypeScript"
+	for _, levels := range []int{18, 20, 30} {
+		opts := &harmony.Options{Tools: []harmony.Tool{toolWith(refChain(3)), toolWith(refChain(levels))}}
+		_, err := harmony.Render(nil, opts)
+		if err == nil || !strings.HasPrefix(err.Error(), wantPrefix) {
+			t.Errorf("%d levels: error %v, want %q", levels, err, wantPrefix)
+		}
+		var re *harmony.RenderError
+		if !errors.As(err, &re) || re.Path != "tools[1].function.parameters" {
+			t.Errorf("%d levels: not a RenderError at the tool: %#v", levels, err)
+		}
+	}
+}
+
+// The cap is on all the tools of a request together: tools that each
+// declare 1.4 MB fit alone and not 16 together.
+func TestDeclarationCapCountsEveryTool(t *testing.T) {
+	tool := toolWith(refChain(13)) // 1.4 MB of declaration
+	one, err := harmony.DeclareTool(tool)
+	if err != nil || len(one) < 1<<20 || len(one) > harmony.MaxDeclarationBytes/8 {
+		t.Fatalf("one tool: %d bytes, %v", len(one), err)
+	}
+	tools := make([]harmony.Tool, 16)
+	for i := range tools {
+		tools[i] = tool
+	}
+	_, err = harmony.Render(nil, &harmony.Options{Tools: tools})
+	if err == nil || !strings.Contains(err.Error(), "takes more than 16 MiB") {
+		t.Fatalf("16 tools: %v", err)
+	}
+	var re *harmony.RenderError
+	if errors.As(err, &re); re.Path == "tools[0].function.parameters" || re.Path == "tools[15].function.parameters" {
+		t.Errorf("error at %s; the cap is reached at a later tool than the first and before the last", re.Path)
+	}
+}
+
+// A target in a cycle depends on the path that reaches it and is walked
+// at each use. Here every level refers to the next twice and back to the
+// first, inside one union, so the declaration stays small while the walk
+// doubles per level: MaxRefWork ends it.
+func TestRefWorkIsCapped(t *testing.T) {
+	const levels = 30
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": {`)
+	for i := 0; i < levels; i++ {
+		next := `{"$ref": "#/$defs/d` + strconv.Itoa(i+1) + `"}`
+		b.WriteString(`"d` + strconv.Itoa(i) + `": {"anyOf": [` + next + `, ` + next + `, {"$ref": "#/$defs/d0"}]}, `)
+	}
+	b.WriteString(`"d` + strconv.Itoa(levels) + `": {"type": "string"}}}`)
+	_, err := harmony.DeclareTool(toolWith(json.RawMessage(b.String())))
+	const want = "tools[0].function.parameters: expanding $ref walks more than 1048576 schema values"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	// Below the cap the same shape declares.
+	got, err := harmony.DeclareTool(toolWith(json.RawMessage(strings.Replace(b.String(), `"d5": {"anyOf"`, `"d5": {"type": "string", "x": {"anyOf"`, 1) + "}")))
+	if err != nil || got != "type f = (_: {\nroot?: string | any,\n}) => any;" {
+		t.Errorf("5 levels: %q, %v", got, err)
+	}
+}
+
+// Linear duplicate checks (issue 12, finding 4) keep the output: every
+// member once, in order, repeats left out, with 100,000 members.
+func TestLargeUnions(t *testing.T) {
+	const n = 100000
+	var want strings.Builder
+	want.WriteString("type f = (_: {\na?: ")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			want.WriteString(" | ")
+		}
+		want.WriteString(strconv.Itoa(i))
+	}
+	want.WriteString(",\n}) => any;")
+	for _, anyOf := range []bool{false, true} {
+		got, err := harmony.DeclareTool(toolWith(enumSchema(n, anyOf)))
+		if err != nil || got != want.String() {
+			t.Errorf("anyOf %v: %v, %d bytes, want %d", anyOf, err, len(got), want.Len())
+		}
+	}
+	// The members twice, and null among them: nullable adds nothing.
+	params := string(enumSchema(n, false))
+	members := params[strings.Index(params, "[")+1 : strings.LastIndex(params, "]")]
+	twice := strings.Replace(params, members, members+", null, "+members, 1)
+	twice = strings.Replace(twice, `"enum"`, `"nullable": true, "enum"`, 1)
+	got, err := harmony.DeclareTool(toolWith(json.RawMessage(twice)))
+	wantNull := strings.Replace(want.String(), ",\n}", " | null,\n}", 1)
+	if err != nil || got != wantNull {
+		t.Errorf("repeated members: %v, %d bytes, want %d", err, len(got), len(wantNull))
+	}
+	// Without null among them, nullable adds it.
+	nullable := strings.Replace(params, `"enum"`, `"nullable": true, "enum"`, 1)
+	if got, err := harmony.DeclareTool(toolWith(json.RawMessage(nullable))); err != nil || got != wantNull {
+		t.Errorf("nullable: %v, %d bytes, want %d", err, len(got), len(wantNull))
+	}
+}
