@@ -3,16 +3,20 @@ package harmony_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // FuzzRender feeds arbitrary bytes as a request. Rendering must never
-// panic, must not depend on whether the decoder's tapes are reused; a request that renders must render the same way twice, agree with
-// RenderPrompt, and have spans that start at <|channel|> and end with
-// <|return|> or <|call|>.
+// panic and must not depend on whether the decoder's tapes are reused. A
+// request that renders must render the same way twice, agree with
+// RenderPrompt, have spans that start at <|channel|> and end with
+// <|return|> or <|call|>, and, when it ends with an assistant turn, parse
+// back to that turn (checkParsesBack).
 func FuzzRender(f *testing.F) {
 	files, _ := filepath.Glob("examples/*.json")
 	for _, name := range files {
@@ -62,5 +66,65 @@ func FuzzRender(f *testing.F) {
 		if len(p.CharSpans()) != len(p.AssistantSpans) {
 			t.Fatal("CharSpans length")
 		}
+		checkParsesBack(t, req.Messages, p)
 	})
+}
+
+// checkParsesBack checks the round trip (DECISIONS.md): when the last
+// message is an assistant turn, parsing its rendered text after the prompt
+// before it gives the message back: reasoning, content, and the calls'
+// names and arguments (without tools every argument parses as a string:
+// the string itself, or the value's JSON in Python's style). The one
+// exception is content holding a marker, which the page renders as is.
+func checkParsesBack(t *testing.T, messages []harmony.Message, p *harmony.Prompt) {
+	t.Helper()
+	if len(messages) == 0 || len(p.AssistantSpans) == 0 {
+		return
+	}
+	m := &messages[len(messages)-1]
+	if m.Role != harmony.RoleAssistant || harmony.FindMarker(m.Content) != "" {
+		return
+	}
+	span := p.AssistantSpans[len(p.AssistantSpans)-1]
+	prefix, gen := p.Text[:span.Start], p.Text[span.Start:span.End]
+	res, err := harmony.Parse(gen, &harmony.ParseOptions{Prefix: prefix})
+	if err != nil {
+		t.Fatalf("the rendered turn does not parse back: %v\nprefix %q\nturn %q", err, prefix[max(0, len(prefix)-40):], gen)
+	}
+	got := &res.Message
+	if got.Reasoning != m.Reasoning || got.Content != m.Content || len(got.ToolCalls) != len(m.ToolCalls) {
+		t.Fatalf("parsed back reasoning %q content %q with %d calls, rendered %q %q with %d\nturn %q",
+			got.Reasoning, got.Content, len(got.ToolCalls), m.Reasoning, m.Content, len(m.ToolCalls), gen)
+	}
+	for j := range m.ToolCalls {
+		want, have := &m.ToolCalls[j].Function, &got.ToolCalls[j].Function
+		if have.Name != want.Name {
+			t.Fatalf("call %d: parsed back the name %q, rendered %q", j, have.Name, want.Name)
+		}
+		wk, wv := argumentTexts(t, want.Arguments)
+		hk, hv := argumentTexts(t, have.Arguments)
+		if !slices.Equal(hk, wk) || !slices.Equal(hv, wv) {
+			t.Fatalf("call %d: parsed back the arguments %q = %q, rendered %q = %q", j, hk, hv, wk, wv)
+		}
+	}
+}
+
+// argumentTexts returns an arguments object's keys and the text each
+// value renders as: a string as is, anything else as Python-style JSON.
+func argumentTexts(t *testing.T, raw []byte) (keys, values []string) {
+	t.Helper()
+	var d pyjson.Doc
+	if err := d.Parse(raw); err != nil || d.Kind(0) != pyjson.Object {
+		t.Fatalf("arguments %q: not an object (%v)", raw, err)
+	}
+	d.Members(0, func(k, v int) bool {
+		keys = append(keys, d.Str(k))
+		if d.Kind(v) == pyjson.String {
+			values = append(values, d.Str(v))
+		} else {
+			values = append(values, string(d.AppendPython(nil, v)))
+		}
+		return true
+	})
+	return keys, values
 }

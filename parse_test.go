@@ -94,9 +94,18 @@ var parseCases = []parseCase{
 		gen:    "<|constrain|>xml<|message|><rfl:parameter name=\"city\">\nRome\n</rfl:parameter><|call|>",
 		want:   `{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Rome"}}}]}`,
 		end:    "<|call|>"},
-	{name: "markers inside a value are text",
+	{name: "markers inside a value are text, with a warning naming the first",
 		gen:  analysisHi + callHeader + "<rfl:parameter name=\"city\">\na<|end|><|start|>b<|call|>c<rfl:parameter name=\"x\">\n</rfl:parameter><|call|>",
 		want: `{"role": "assistant", "thinking": "Hi.", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "a<|end|><|start|>b<|call|>c<rfl:parameter name=\"x\">"}}}]}`,
+		end:  "<|call|>", warnings: `tool call 0 (get_weather): argument "city" contains marker text <|end|>; `},
+	{name: "a marker in a value cast by its schema warns too",
+		gen:   analysisHi + callHeader + "<rfl:parameter name=\"days\">\n[\"<|return|>\"]\n</rfl:parameter><|call|>",
+		tools: true,
+		want:  `{"role": "assistant", "thinking": "Hi.", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"days": "[\"<|return|>\"]"}}}]}`,
+		end:   "<|call|>", warnings: `tool call 0 (get_weather): argument "days" contains marker text <|return|>; `},
+	{name: "marker-like text that is no marker does not warn",
+		gen:  analysisHi + callHeader + "<rfl:parameter name=\"city\">\n<| end |> <|foo|> <|\n</rfl:parameter><|call|>",
+		want: `{"role": "assistant", "thinking": "Hi.", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "<| end |> <|foo|> <|"}}}]}`,
 		end:  "<|call|>"},
 	{name: "exactly one leading and one trailing newline are stripped",
 		gen:  analysisHi + callHeader + "<rfl:parameter name=\"code\">\n\nx = 1\n\n</rfl:parameter><|call|>",
@@ -391,7 +400,7 @@ func TestRoundTrip(t *testing.T) {
 		opts := &harmony.ParseOptions{Prefix: prompt.Text[:span.Start], Tools: tools}
 		gen := prompt.Text[span.Start:span.End]
 		o := replayUpTo(t, gen, opts, 600)
-		if o.err != "" || o.warnings != "" {
+		if o.err != "" || !onlyMarkerWarnings(o.warnings, turn) {
 			t.Fatalf("turn %d: %s %s\n%s", i, o.err, o.warnings, gen)
 		}
 		want := turn
@@ -403,6 +412,25 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("turn %d:\n got %s\nwant %s\ngeneration %q", i, o.message, w, gen)
 		}
 	}
+}
+
+// onlyMarkerWarnings reports whether the joined warnings are all about
+// marker text in an argument value, and whether there is one exactly when
+// the turn's arguments hold a marker.
+func onlyMarkerWarnings(warnings string, turn harmony.Message) bool {
+	hasMarker := false
+	for _, c := range turn.ToolCalls {
+		hasMarker = hasMarker || harmony.FindMarker(string(c.Function.Arguments)) != ""
+	}
+	if warnings == "" {
+		return !hasMarker
+	}
+	for _, w := range strings.Split(warnings, "\n") {
+		if !strings.Contains(w, " contains marker text <|") {
+			return false
+		}
+	}
+	return hasMarker
 }
 
 // randomTurn returns an assistant turn with reasoning and either an answer

@@ -191,7 +191,9 @@ type callState struct {
 	typ    argType
 	stream bool // the value is a string: send it as it arrives
 	fresh  bool // no byte of the value read yet
-	value  textAcc
+	// valueStart is where a streamed string value's text begins in args.
+	valueStart int
+	value      textAcc
 }
 
 // textAcc accumulates a text without copying when it comes in one piece.
@@ -1004,6 +1006,7 @@ func (p *StreamParser) openValue(name string) {
 	if c.stream {
 		p.appendKey()
 		c.args = append(c.args, '"')
+		c.valueStart = len(c.args)
 	}
 	p.state = stValue
 }
@@ -1104,10 +1107,18 @@ func (p *StreamParser) closeValue() {
 	c := &p.call
 	p.state = stArgs
 	if c.stream {
+		// Markers need no JSON escape: the value's text in args holds
+		// them as they came.
+		if mk := findMarkerBytes(c.args[c.valueStart:]); mk != "" {
+			p.warnMarker(mk)
+		}
 		p.appendArgs(`"`)
 		return
 	}
 	raw := c.value.String()
+	if mk := FindMarker(raw); mk != "" {
+		p.warnMarker(mk)
+	}
 	p.appendKey()
 	var fits bool
 	c.args, fits = castArgument(c.args, raw, &c.typ, &p.scratch)
@@ -1116,6 +1127,17 @@ func (p *StreamParser) closeValue() {
 		p.warn(p.callName() + ": argument " + quote(c.names[len(c.names)-1]) + ": " +
 			quote(snippet(raw)) + " is not a valid " + c.typ.String() + "; it stays a string")
 	}
+}
+
+// warnMarker reports marker text in the value just read. Inside a
+// parameter only </rfl:parameter> ends the value, so the marker is text
+// (DECISIONS.md, Parsing); but sent back in the history the value renders
+// the marker raw, and a gateway without a tokenizer refuses that request
+// (docs/gap-decisions.md).
+func (p *StreamParser) warnMarker(mk string) {
+	c := &p.call
+	p.warn(p.callName() + ": argument " + quote(c.names[len(c.names)-1]) + " contains marker text " + mk +
+		"; sent back in a request's history it would be read as a format token, and a gateway without a tokenizer refuses it")
 }
 
 // viewArgs returns the unsent end of a call's arguments as a string without

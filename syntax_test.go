@@ -3,11 +3,16 @@ package harmony_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // callTurn is a conversation whose last message is an assistant turn
@@ -248,5 +253,246 @@ func TestMarkersIsACopy(t *testing.T) {
 	res, err := harmony.Parse("<|channel|>analysis<|message|>a<|end|>", nil)
 	if err != nil || res.Message.Reasoning != "a" {
 		t.Fatalf("Parse after changing the copy: %v %+v", err, res)
+	}
+}
+
+// wantNameError is the tool-name rule written from the unicode package:
+// the renderer's error text for name, or "" when the name is valid.
+func wantNameError(name string) string {
+	if name == "" {
+		return "missing tool name"
+	}
+	q := string(pyjson.AppendQuoted(nil, name))
+	for _, r := range name {
+		switch {
+		case unicode.IsSpace(r):
+			return "tool name " + q + " contains whitespace"
+		case strings.ContainsRune(`<>"`, r):
+			return "tool name " + q + " contains " + string(pyjson.AppendQuoted(nil, string(r)))
+		case unicode.IsControl(r):
+			return "tool name " + q + " contains a control character"
+		}
+	}
+	return ""
+}
+
+// wantKeyError is the argument-key rule: the renderer's error text after
+// `key "K" `, or "" when the key is valid.
+func wantKeyError(key string) string {
+	if key == "" {
+		return "is empty; argument names must be non-empty"
+	}
+	if i := strings.IndexAny(key, "\"<>\n"); i >= 0 {
+		return "contains " + string(pyjson.AppendQuoted(nil, key[i:i+1])) + "; argument names can't contain \", <, > or a newline"
+	}
+	return ""
+}
+
+// checkNames renders one assistant turn with a call to each name and
+// checks that the parser, one-shot and in chunks of chunk bytes (0: no
+// streamed parse), reads the same names back. Names that break the rule are checked one by one: the
+// renderer's error is the rule's text, and the parser rejects the name as
+// a recipient.
+func checkNames(t *testing.T, names []string, chunk int) {
+	t.Helper()
+	var valid []harmony.ToolCall
+	for _, name := range names {
+		want := wantNameError(name)
+		if want == "" {
+			valid = append(valid, harmony.ToolCall{Function: harmony.FunctionCall{Name: name, Arguments: []byte("{}")}})
+			continue
+		}
+		_, err := harmony.Render(callTurn(name, []byte("{}")), nil)
+		if got := errText(err); got != "messages[1].tool_calls[0].function.name: "+want {
+			t.Fatalf("render %q: error %q, want %q", name, got, want)
+		}
+		if name == "" {
+			continue
+		}
+		gen := "<|channel|>analysis<|message|>r<|end|><|start|>assistant to=" + name +
+			"<|channel|>analysis <|constrain|>xml<|message|><|call|>"
+		// A header's words are separated by spaces: "to=NAME " may be
+		// a valid name and a separator. Whatever the parser reads as a
+		// recipient, it is never a name the renderer rejects.
+		if res, _, err := parseChunked(gen, "", chunk); err == nil {
+			for _, c := range res.Message.ToolCalls {
+				if c.Function.Name == name || wantNameError(c.Function.Name) != "" {
+					t.Fatalf("Parse accepted the recipient %q as %q", name, c.Function.Name)
+				}
+			}
+		}
+	}
+	if len(valid) == 0 {
+		return
+	}
+	messages := callTurn("x", nil)
+	messages[1].ToolCalls = valid
+	prefix, gen, err := renderLastTurn(messages, nil)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	res, streamed, err := parseChunked(gen, prefix, chunk)
+	if err != nil {
+		t.Fatalf("the rendered calls do not parse back: %v", err)
+	}
+	for _, calls := range [][]harmony.ToolCall{res.Message.ToolCalls, streamed.Message.ToolCalls} {
+		if len(calls) != len(valid) {
+			t.Fatalf("parsed %d calls, rendered %d", len(calls), len(valid))
+		}
+		for i := range calls {
+			if calls[i].Function.Name != valid[i].Function.Name {
+				t.Fatalf("call %d: parsed the name %q, rendered %q", i, calls[i].Function.Name, valid[i].Function.Name)
+			}
+		}
+	}
+}
+
+// checkKeys is checkNames for argument keys: the valid keys go into one
+// call's arguments.
+func checkKeys(t *testing.T, keys []string, chunk int) {
+	t.Helper()
+	var valid []string
+	seen := map[string]bool{}
+	for _, key := range keys {
+		want := wantKeyError(key)
+		if want == "" {
+			if !seen[key] {
+				seen[key] = true
+				valid = append(valid, key)
+			}
+			continue
+		}
+		_, err := harmony.Render(callTurn("f", argsObject([]string{key})), nil)
+		q := string(pyjson.AppendQuoted(nil, key))
+		if got := errText(err); got != "messages[1].tool_calls[0].function.arguments: key "+q+" "+want {
+			t.Fatalf("render key %q: error %q, want %q", key, got, want)
+		}
+		gen := "<|channel|>analysis<|message|>r<|end|><|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>" +
+			"<rfl:parameter name=\"" + key + "\">\nv\n</rfl:parameter><|call|>"
+		// The text after a bad key may still be a valid call (a quote
+		// ends the key early); then the keys the parser reads are others
+		// the renderer accepts.
+		if res, _, err := parseChunked(gen, "", chunk); err == nil {
+			for _, k := range objectKeys(t, res.Message.ToolCalls[0].Function.Arguments) {
+				if k == key || wantKeyError(k) != "" {
+					t.Fatalf("Parse accepted the key %q as %q", key, k)
+				}
+			}
+		}
+	}
+	if len(valid) == 0 {
+		return
+	}
+	prefix, gen, err := renderLastTurn(callTurn("f", argsObject(valid)), nil)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	res, streamed, err := parseChunked(gen, prefix, chunk)
+	if err != nil {
+		t.Fatalf("the rendered keys do not parse back: %v", err)
+	}
+	for _, r := range []*harmony.Parsed{res, streamed} {
+		if got := objectKeys(t, r.Message.ToolCalls[0].Function.Arguments); !slices.Equal(got, valid) {
+			for i := range min(len(got), len(valid)) {
+				if got[i] != valid[i] {
+					t.Fatalf("key %d: parsed %q, rendered %q", i, got[i], valid[i])
+				}
+			}
+			t.Fatalf("parsed %d keys, rendered %d", len(got), len(valid))
+		}
+	}
+}
+
+// parseChunked parses gen one-shot and, unless size is 0, in chunks of
+// size bytes; the two must agree on the error.
+func parseChunked(gen, prefix string, size int) (oneShot, streamed *harmony.Parsed, err error) {
+	opts := &harmony.ParseOptions{Prefix: prefix}
+	oneShot, err = harmony.Parse(gen, opts)
+	if size == 0 {
+		return oneShot, oneShot, err
+	}
+	p := harmony.NewStreamParser(opts)
+	for i := 0; i < len(gen); i += size {
+		if _, serr := p.Feed(gen[i:min(i+size, len(gen))], nil); serr != nil {
+			break
+		}
+	}
+	_, streamed, serr := p.Finish(nil)
+	if errText(serr) != errText(err) {
+		return nil, nil, fmt.Errorf("one-shot error %v, streamed error %v", err, serr)
+	}
+	return oneShot, streamed, err
+}
+
+// everyRune calls fn with batches of the strings made of one code point,
+// for every code point that a Go string can hold (all but surrogates).
+// Under the race detector, which makes this about ten times slower, it
+// takes every code point of the Basic Multilingual Plane and every 61st
+// above it (no rule names a character there).
+func everyRune(fn func(batch []string)) {
+	const size = 4096
+	batch := make([]string, 0, size)
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf16.IsSurrogate(r) || raceEnabled && r > 0xffff && r%61 != 0 {
+			continue
+		}
+		batch = append(batch, string(r))
+		if len(batch) == size {
+			fn(batch)
+			batch = batch[:0]
+		}
+	}
+	fn(batch)
+}
+
+// Every single code point as a tool name: what renders parses back, and
+// what the renderer rejects it rejects by the rule, as the parser does.
+func TestToolNameEveryRune(t *testing.T) {
+	everyRune(func(names []string) { checkNames(t, names, 0) })
+}
+
+// Every single code point as an argument key.
+func TestArgumentKeyEveryRune(t *testing.T) {
+	everyRune(func(keys []string) { checkKeys(t, keys, 0) })
+}
+
+// randomName returns 1 to 6 runes drawn from the whole of Unicode, with
+// extra weight on the characters the rules are about.
+func randomName(rng *rand.Rand) string {
+	var b strings.Builder
+	for n := 1 + rng.IntN(6); n > 0; n-- {
+		var r rune
+		switch rng.IntN(10) {
+		case 0, 1, 2:
+			r = rune(0x21 + rng.IntN(0x5e)) // printable ASCII
+		case 3:
+			r = rune(rng.IntN(0x20)) // C0 controls
+		case 4:
+			r = rune(0x7f + rng.IntN(0x21)) // DEL and C1 controls
+		case 5:
+			r = []rune(" \t\n\r\v\f\u0085\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\u200b\ufeff")[rng.IntN(18)]
+		case 6:
+			r = []rune(`<>"|`)[rng.IntN(4)]
+		default:
+			for r = rune(rng.IntN(unicode.MaxRune + 1)); utf16.IsSurrogate(r); r = rune(rng.IntN(unicode.MaxRune + 1)) {
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Random names and keys from the whole of Unicode, control characters
+// included: what Render accepts, Parse gives back.
+func TestRoundTripRandomNamesAndKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 12))
+	for range 20 {
+		names := make([]string, 500)
+		keys := make([]string, 500)
+		for i := range names {
+			names[i], keys[i] = randomName(rng), randomName(rng)
+		}
+		checkNames(t, names, 7)
+		checkKeys(t, keys, 7)
 	}
 }
