@@ -84,8 +84,12 @@ func checkToolName(name string) error {
 			return err
 		}
 	}
-	// Role names (system, developer, user, assistant) are a rule of their
-	// own, checked here after the characters.
+	// A tool named after a role would speak as that role: its results
+	// would render as <|start|>system ... (DECISIONS.md, Names and markers).
+	switch name {
+	case RoleSystem, RoleDeveloper, RoleUser, RoleAssistant:
+		return errString("tool name " + quote(name) + " is a role name; a tool can't be named system, developer, user or assistant")
+	}
 	return nil
 }
 
