@@ -72,18 +72,41 @@ func usage(w io.Writer) {
 }
 
 // newFlags returns a flag set whose --help prints help (a description with
-// an example) and the flags to stdout.
+// an example) and the flags to stdout. A flag error goes to stderr: the
+// flag package's one-line error, then the help's first line (the
+// synopsis) and where to find the rest.
 func newFlags(name, help string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	errOut := &flagErrors{w: stderr}
+	fs.SetOutput(errOut)
+	help = strings.TrimSpace(help)
 	fs.Usage = func() {
+		if errOut.failed {
+			// The flag package has just written the error.
+			synopsis, _, _ := strings.Cut(help, "\n")
+			fmt.Fprintf(stderr, "%s\nRun beamharmony %s --help for the flags and an example.\n", synopsis, name)
+			return
+		}
 		fs.SetOutput(stdout)
-		fmt.Fprintln(stdout, strings.TrimSpace(help))
+		fmt.Fprintln(stdout, help)
 		fmt.Fprintln(stdout, "\nFlags:")
 		fs.PrintDefaults()
-		fs.SetOutput(stderr)
+		fs.SetOutput(errOut)
 	}
 	return fs
+}
+
+// flagErrors is a flag set's output while it parses: the flag package
+// writes to it only to report an error, before it calls Usage, which
+// tells a flag error from --help by it.
+type flagErrors struct {
+	w      io.Writer
+	failed bool
+}
+
+func (e *flagErrors) Write(p []byte) (int, error) {
+	e.failed = true
+	return e.w.Write(p)
 }
 
 // parseFlags parses args; it returns the exit code to stop with, or -1 to go on.

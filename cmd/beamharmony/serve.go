@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -68,15 +69,18 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	backendKey := fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
 	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
 	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
-	maxTokens := fs.Int("max-tokens", serve.DefaultMaxTokens, usage("max-tokens", "max_tokens when a request sets neither max_completion_tokens nor max_tokens"))
-	timeout := fs.Duration("timeout", serve.DefaultTimeout, usage("timeout", "longest time one engine request may take (504 past it)"))
-	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, usage("shutdown-timeout", "how long open requests may run on after SIGINT or SIGTERM"))
-	maxBody := fs.Int64("max-body-bytes", serve.DefaultMaxBodyBytes, usage("max-body-bytes", "largest request body accepted (413 beyond)"))
+	maxTokens := positiveFlag(fs, "max-tokens", serve.DefaultMaxTokens, math.MaxInt32, usage("max-tokens", "max_tokens, in `tokens`, when a request sets neither max_completion_tokens nor max_tokens"))
+	timeout := durationFlag(fs, "timeout", serve.DefaultTimeout, false, usage("timeout", "longest `duration` one engine request may take (504 past it)"))
+	shutdown := durationFlag(fs, "shutdown-timeout", 30*time.Second, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
+	maxBody := positiveFlag(fs, "max-body-bytes", serve.DefaultMaxBodyBytes, math.MaxInt64, usage("max-body-bytes", "largest request body accepted, in `bytes` (413 beyond)"))
 	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
-	reasoningField := fs.String("reasoning-field", "both", usage("reasoning-field", "where reasoning goes out: both, reasoning_content or reasoning"))
-	logFormat := fs.String("log-format", "json", usage("log-format", "log format: json or text"))
-	logLevel := fs.String("log-level", "info", usage("log-level", "log level: debug, info, warn or error"))
+	reasoningField := checkedFlag(fs, "reasoning-field", "both", func(v string) error {
+		_, err := serve.ParseReasoningFields(v)
+		return err
+	}, usage("reasoning-field", "where reasoning goes out, the `field`: both, reasoning_content or reasoning"))
+	logFormat := checkedFlag(fs, "log-format", "json", checkLogFormat, usage("log-format", "log `format`: json or text"))
+	logLevel := checkedFlag(fs, "log-level", "info", checkLogLevel, usage("log-level", "log `level`: debug, info, warn or error"))
 
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -87,7 +91,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 	if envErr != nil {
-		fail(stderr, "serve", envErr)
+		// Reported as the flag package reports a bad value.
+		fmt.Fprintln(fs.Output(), envErr)
+		fs.Usage()
 		return 2
 	}
 	rest, code := parseFlags(fs, args)
@@ -110,7 +116,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Backend:              *backend,
 		BackendAPIKey:        *backendKey,
 		Model:                *model,
-		MaxTokens:            *maxTokens,
+		MaxTokens:            int(*maxTokens),
 		Timeout:              *timeout,
 		MaxBodyBytes:         *maxBody,
 		AllowMissingThinking: *allowMissing,
@@ -141,18 +147,33 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // newLogger returns a slog logger writing to w in the given format and at
-// the given level.
+// the given level (both checked by their flags).
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	if err := checkLogFormat(format); err != nil {
+		return nil, err
+	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
+		return nil, checkLogLevel(level)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
-	switch format {
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	case "text":
+	if format == "text" {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
-	return nil, fmt.Errorf("log format %q: use json or text", format)
+	return slog.New(slog.NewJSONHandler(w, opts)), nil
+}
+
+func checkLogFormat(format string) error {
+	if format != "json" && format != "text" {
+		return fmt.Errorf("log format %q: use json or text", format)
+	}
+	return nil
+}
+
+func checkLogLevel(level string) error {
+	var lv slog.Level
+	if lv.UnmarshalText([]byte(level)) != nil {
+		return fmt.Errorf("log level %q: use debug, info, warn or error", level)
+	}
+	return nil
 }

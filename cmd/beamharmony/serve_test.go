@@ -48,8 +48,10 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		}
 	})
 	t.Run("bad reasoning field", func(t *testing.T) {
+		// A flag error since the hardening issue: exit code 2, as for any
+		// flag value out of range.
 		_, errOut, code := runCLI(t, "", "serve", "--backend", "http://localhost:8000", "--reasoning-field", "thoughts")
-		if code != 1 || !strings.Contains(errOut, "reasoning field") {
+		if code != 2 || !strings.Contains(errOut, "reasoning field") {
 			t.Errorf("code %d, stderr %q", code, errOut)
 		}
 	})
