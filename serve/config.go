@@ -23,6 +23,9 @@ const (
 	DefaultTimeout = 10 * time.Minute
 	// DefaultHealthTimeout bounds the engine check of GET /health.
 	DefaultHealthTimeout = 5 * time.Second
+	// DefaultPingInterval is how long a stream may stay silent before the
+	// gateway writes a keep-alive (the Messages API's ping event).
+	DefaultPingInterval = 10 * time.Second
 )
 
 // ReasoningFields says which message and delta fields carry the reasoning.
@@ -92,6 +95,11 @@ type Config struct {
 	AllowMarkers bool
 	// ReasoningFields narrows the reasoning output to one field.
 	ReasoningFields ReasoningFields
+	// PingInterval is how long a stream may stay silent (the engine
+	// still thinking about its first token, say) before the gateway
+	// writes a keep-alive; 0 means DefaultPingInterval, a negative value
+	// turns keep-alives off.
+	PingInterval time.Duration
 	// Logger receives one record per request; nil discards them.
 	Logger *slog.Logger
 	// Client sends the engine requests; nil means a client tuned for many
@@ -111,6 +119,16 @@ func (c *Config) timeout() time.Duration {
 		return c.Timeout
 	}
 	return DefaultTimeout
+}
+
+func (c *Config) keepAlive() time.Duration {
+	switch {
+	case c.PingInterval < 0:
+		return 0
+	case c.PingInterval == 0:
+		return DefaultPingInterval
+	}
+	return c.PingInterval
 }
 
 func (c *Config) maxBodyBytes() int64 {

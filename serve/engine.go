@@ -443,6 +443,8 @@ func (s *sseReader) readLine() ([]byte, error) {
 type stopHold struct {
 	stops []string
 	held  string
+	// matched is the stop string finish cut, or "".
+	matched string
 }
 
 // push adds generated text and returns what is certain not to be part of
@@ -478,8 +480,13 @@ func (h *stopHold) finish(finish string, stopReason json.RawMessage) string {
 	named := !isNull(stopReason) && json.Unmarshal(stopReason, &reason) == nil
 	for _, s := range h.stops {
 		if (!named || s == reason) && strings.HasSuffix(held, s) {
+			h.matched = s
 			return held[:len(held)-len(s)]
 		}
+	}
+	if named && contains(h.stops, reason) {
+		// An engine that cut the stop string from the text.
+		h.matched = reason
 	}
 	return held
 }

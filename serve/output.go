@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/beamharmony/harmony"
 )
@@ -157,7 +156,6 @@ func (o *chunkWriter) start() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	o.w.WriteHeader(http.StatusOK)
-	o.c.firstByte = time.Since(o.c.start)
 	o.buf = append(o.buf, o.head...)
 	o.buf = append(o.buf, `{"role":"assistant","content":""}`...)
 	o.buf = append(o.buf, o.tail...)

@@ -69,6 +69,10 @@ type request struct {
 	wantUsage                         bool
 	// toolsOff is tool_choice "none": no tool is declared.
 	toolsOff bool
+	// maxCalls, when above 0, caps the tool calls of a reply: the
+	// generation stops at the first call past it (parallel tool calls
+	// turned off).
+	maxCalls int
 }
 
 // decodeRequest reads a chat request body. Every error is a 400 that names

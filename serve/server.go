@@ -48,7 +48,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	switch r.URL.Path {
 	case "/v1/chat/completions", "/chat/completions":
-		s.chat(w, r, id)
+		s.generate(w, r, id, chatEndpoint)
 	case "/v1/models", "/models":
 		s.onlyGet(w, r, id, s.models)
 	case "/health":

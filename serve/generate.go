@@ -1,0 +1,668 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// The pipeline every generating endpoint shares: read and decode the body,
+// render the prompt, send it to the engine's /v1/completions, parse what
+// comes back, and hand the result (whole, or as parser events) to the
+// endpoint's writer. Only decoding and the reply's wire shape differ
+// between the Chat Completions, Messages and Responses APIs.
+
+// endpoint is one generating API.
+type endpoint struct {
+	// name labels the endpoint in logs and metrics.
+	name string
+	// idPrefix starts the ids of its replies.
+	idPrefix string
+	// decode reads a request body into the generation request and the
+	// reply writer for it.
+	decode func(s *Server, body []byte) (reply, *apiError)
+	// writeError writes an HTTP error in the API's shape.
+	writeError func(w http.ResponseWriter, e *apiError)
+}
+
+// reply writes one request's answer in its API's shape.
+type reply interface {
+	// request is the generation to run.
+	request() *request
+	// complete writes a non-streamed reply for the parsed generation.
+	complete(w http.ResponseWriter, c *call, p *harmony.Parsed, end genEnd)
+	// stream returns the writer of a streamed reply.
+	stream(w http.ResponseWriter, c *call) streamSink
+}
+
+// pathMapper is a reply whose rendered messages are not the request's
+// own: it rewrites a render error's path to the request field.
+type pathMapper interface {
+	mapPath(e *apiError) *apiError
+}
+
+// genEnd is how a generation ended.
+type genEnd struct {
+	// finish is the engine's finish reason: stop or length.
+	finish string
+	// stop is the client's stop string that ended the generation, or "".
+	stop string
+	// calls counts the tool calls the reply carries.
+	calls int
+}
+
+// streamSink writes a streamed reply. Its methods are called from one
+// goroutine at a time (the keep-alive timer takes the call's lock).
+type streamSink interface {
+	// start sends the headers and the reply's opening events; it is
+	// called at the engine's first event and again before every write,
+	// and does nothing once started.
+	start()
+	// started reports whether the reply has begun.
+	started() bool
+	// emit writes what a batch of parser events adds.
+	emit(events []harmony.Event)
+	// end writes the close of a finished generation.
+	end(e genEnd)
+	// fail writes a failure after the reply has begun.
+	fail(e *apiError)
+	// keepAlive writes something the client ignores, so that proxies and
+	// clients keep a silent stream open; it may write nothing.
+	keepAlive()
+	// flush sends what is buffered and returns the first write error.
+	flush() error
+}
+
+// call is one generating request in progress: the decoded request, the
+// contexts it runs under, and what its log record reports.
+type call struct {
+	s     *Server
+	ep    *endpoint
+	id    string // request id, for logs and the engine
+	start time.Time
+
+	// clientCtx ends when the client goes away; ctx also ends at the
+	// server's timeout. The engine request runs under ctx.
+	clientCtx context.Context
+	ctx       context.Context
+
+	req     *request
+	prompt  string
+	model   string // the engine's model name
+	chatID  string
+	created int64
+
+	// What the log record and the metrics report.
+	status    int
+	kind      errorKind
+	errMsg    string
+	finish    string
+	usage     *usage
+	firstByte time.Duration
+	warnings  []string
+}
+
+// generate serves a POST to a generating endpoint.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep *endpoint) {
+	c := &call{s: s, ep: ep, id: id, start: time.Now(), clientCtx: r.Context(), status: http.StatusOK}
+	c.created = c.start.Unix()
+	c.chatID = newID(ep.idPrefix)
+	defer c.finishLog()
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		c.httpError(w, &apiError{status: http.StatusMethodNotAllowed, kind: kindNotFound, code: "method_not_allowed",
+			msg: r.Method + " " + r.URL.Path + ": use POST"})
+		return
+	}
+	body, aerr := s.readBody(w, r)
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	rep, aerr := ep.decode(s, body)
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	req := rep.request()
+	c.req = req
+	c.model = s.cfg.Model
+	if c.model == "" {
+		c.model = req.model
+	}
+	prompt, err := harmony.Render(req.messages, &req.opts)
+	if err != nil {
+		aerr := renderError(err)
+		if pm, ok := rep.(pathMapper); ok {
+			aerr = pm.mapPath(aerr)
+		}
+		c.httpError(w, aerr)
+		return
+	}
+	c.prompt = prompt
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.timeout())
+	defer cancel()
+	c.ctx = ctx
+	if req.stream {
+		s.metrics.streamsOpen.Add(1)
+		defer s.metrics.streamsOpen.Add(-1)
+		c.stream(w, rep.stream(w, c))
+		return
+	}
+	p, end, aerr := c.complete()
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	rep.complete(w, c, p, end)
+}
+
+// readBody reads the request body up to the server's limit (413 beyond).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
+	limit := s.cfg.maxBodyBytes()
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	// Bound the time a client may take to send its body, then lift the
+	// deadline so that it cannot end a long stream.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(limit)
+		}
+		return nil, badRequest("", "body_read", "request body: "+err.Error())
+	}
+	return body, nil
+}
+
+// bodyReadTimeout bounds reading one request body.
+const bodyReadTimeout = time.Minute
+
+func tooLarge(limit int64) *apiError {
+	return &apiError{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, code: "request_too_large",
+		msg: "request body: larger than the server's limit of " + byteSize(limit) + " (--max-body-bytes)"}
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return itoa(n>>10) + " KiB"
+	}
+	return itoa(n) + " bytes"
+}
+
+func itoa(n int64) string { return string(appendInt(nil, n)) }
+
+// renderError is the 400 for a request the renderer refuses; its message
+// is the renderer's (the page's own text where the page words it).
+func renderError(err error) *apiError {
+	code := "template_error"
+	switch {
+	case errors.Is(err, harmony.ErrMissingReasoning):
+		code = "missing_reasoning"
+	case errors.Is(err, harmony.ErrInvalidEffort):
+		code = "invalid_reasoning_effort"
+	}
+	param := ""
+	var re *harmony.RenderError
+	if errors.As(err, &re) {
+		param = re.Path
+	}
+	if code == "invalid_reasoning_effort" {
+		param = "reasoning_effort"
+	}
+	return badRequest(param, code, err.Error())
+}
+
+// httpError records e and sends it as the HTTP reply in the endpoint's
+// error shape, unless the client is gone.
+func (c *call) httpError(w http.ResponseWriter, e *apiError) {
+	c.record(e)
+	if e.kind == kindClientClosed {
+		return
+	}
+	if c.ep != nil && c.ep.writeError != nil {
+		c.ep.writeError(w, e)
+		return
+	}
+	writeError(w, e)
+}
+
+func (c *call) record(e *apiError) {
+	c.status, c.kind, c.errMsg = e.status, e.kind, e.msg
+}
+
+// transportError classifies a failure to talk to the engine: the client
+// went away, the server's timeout passed, or the engine failed (code and
+// what word that).
+func (c *call) transportError(err error, code, what string) *apiError {
+	switch {
+	case c.clientCtx.Err() != nil:
+		return &apiError{status: statusClientClosed, kind: kindClientClosed, code: "client_closed", msg: "client closed the request"}
+	case errors.Is(c.ctx.Err(), context.DeadlineExceeded):
+		return timeoutError(c.s.cfg.timeout().String())
+	}
+	return engineError(code, what+": "+err.Error())
+}
+
+func (c *call) parseOptions() *harmony.ParseOptions {
+	return &harmony.ParseOptions{Prefix: c.prompt, Tools: c.req.parseTools}
+}
+
+// checkFinish refuses an engine finish reason other than stop and length.
+func checkFinish(finish string) *apiError {
+	switch finish {
+	case "stop", "length":
+		return nil
+	}
+	return engineError("engine_finish", "engine stopped the generation with finish_reason "+quoteText(finish))
+}
+
+func quoteText(s string) string { return string(appendString(nil, s)) }
+
+// modelOutputError is the 502 for a generation that is not Beam Harmony.
+func modelOutputError(err error) *apiError {
+	return &apiError{status: http.StatusBadGateway, kind: kindModelOutput, code: "invalid_model_output",
+		msg: "the model's output is not valid Beam Harmony: " + err.Error()}
+}
+
+// complete runs a non-streamed generation: one engine completion, parsed
+// whole.
+func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
+	var end genEnd
+	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.prompt))
+	if aerr != nil {
+		return nil, end, aerr
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxEngineBody+1))
+	if err != nil {
+		return nil, end, c.transportError(err, "engine_read", "reading the engine's reply")
+	}
+	if len(data) > maxEngineBody {
+		return nil, end, engineError("engine_bad_reply", "engine reply larger than 64 MiB")
+	}
+	var comp completion
+	if err := decodeCompletion(new(pyjson.Doc), data, &comp); err != nil {
+		return nil, end, engineError("engine_bad_reply", "engine answered something that is not a completion: "+
+			err.Error()+": "+string(truncate(data, 200)))
+	}
+	if f := comp.engineFailure(); f != nil {
+		return nil, end, f
+	}
+	if len(comp.Choices) == 0 {
+		return nil, end, engineError("engine_bad_reply", "engine answered a completion without choices")
+	}
+	ch := &comp.Choices[0]
+	c.usage = comp.Usage
+	end.finish = ch.FinishReason
+	if end.finish == "" {
+		end.finish = "stop"
+	}
+	if f := checkFinish(end.finish); f != nil {
+		return nil, end, f
+	}
+	hold := stopHold{stops: c.req.stop}
+	text := hold.push(ch.Text) + hold.finish(end.finish, ch.StopReason)
+	end.stop = hold.matched
+	text += missingEnd(text, end.finish, ch.StopReason)
+	parsed, perr := harmony.Parse(text, c.parseOptions())
+	if parsed == nil && perr == nil {
+		perr = errors.New("the parser returned nothing")
+	}
+	if perr != nil {
+		if end.finish != "length" || parsed == nil {
+			return nil, end, modelOutputError(perr)
+		}
+		// Cut off by max_tokens: what was parsed goes out, an unfinished
+		// call left out (DECISIONS.md, Serving).
+		c.warnings = append(c.warnings, "cut by length: "+perr.Error())
+	}
+	c.noteParsed(parsed)
+	if lim := c.req.maxCalls; lim > 0 && len(parsed.Message.ToolCalls) > lim {
+		c.warnings = append(c.warnings, "kept the first of "+itoa(int64(len(parsed.Message.ToolCalls)))+
+			" tool calls (parallel tool calls are off)")
+		parsed.Message.ToolCalls = parsed.Message.ToolCalls[:lim]
+		end.finish, end.stop = "stop", ""
+	}
+	end.calls = len(parsed.Message.ToolCalls)
+	return parsed, end, nil
+}
+
+// noteParsed keeps the parser's warnings and any text after the end
+// marker for the log.
+func (c *call) noteParsed(p *harmony.Parsed) {
+	if p == nil {
+		return
+	}
+	c.warnings = append(c.warnings, p.Warnings...)
+	if p.Rest != "" {
+		c.warnings = append(c.warnings, "text after "+p.End+" was not parsed: "+string(truncate([]byte(p.Rest), 80)))
+	}
+}
+
+// stream runs a streamed generation: engine events are parsed as they
+// arrive and the parser's events handed to out.
+func (c *call) stream(w http.ResponseWriter, out streamSink) {
+	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.prompt))
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		c.httpError(w, engineError("engine_bad_reply", "engine answered a streamed request with Content-Type "+
+			quoteText(ct)+", not text/event-stream"))
+		return
+	}
+	g := &streamGen{c: c, w: w, out: out, parser: harmony.NewStreamParser(c.parseOptions()),
+		events: make([]harmony.Event, 0, 16), hold: stopHold{stops: c.req.stop}}
+	if iv := c.s.cfg.keepAlive(); iv > 0 {
+		stop := g.keepAlive(iv)
+		defer stop()
+	}
+	g.run(resp.Body)
+}
+
+// streamGen is the state of one streamed generation.
+type streamGen struct {
+	c      *call
+	w      http.ResponseWriter
+	out    streamSink
+	parser *harmony.StreamParser
+	events []harmony.Event
+	hold   stopHold
+	// tail keeps the last bytes given to the parser, enough to tell
+	// whether the text ended with an end marker.
+	tailBuf [2 * tailLen]byte
+	tail    []byte
+	calls   int
+	// cut is set when the call limit ended the generation early.
+	cut bool
+
+	// mu serialises writes to out between the stream and the keep-alive
+	// timer; wrote is when out last sent something.
+	mu    sync.Mutex
+	wrote time.Time
+}
+
+const tailLen = 16
+
+// feed gives text to the parser and the events it makes certain to out.
+func (g *streamGen) feed(text string) *apiError {
+	if text == "" || g.cut {
+		return nil
+	}
+	if g.tail == nil {
+		g.tail = g.tailBuf[:0]
+	}
+	if len(text) >= tailLen {
+		g.tail = append(g.tail[:0], text[len(text)-tailLen:]...)
+	} else {
+		g.tail = append(g.tail, text...)
+		if len(g.tail) > tailLen {
+			g.tail = g.tail[:copy(g.tail, g.tail[len(g.tail)-tailLen:])]
+		}
+	}
+	var err error
+	g.events, err = g.parser.Feed(text, g.events[:0])
+	g.emit()
+	if err != nil && !g.cut {
+		return modelOutputError(err)
+	}
+	return nil
+}
+
+// emit hands the pending events to out, stopping at a call past the
+// request's limit.
+func (g *streamGen) emit() {
+	events := g.events
+	for i := range events {
+		e := &events[i]
+		if e.Type != harmony.EventRegionOpen || e.Field != harmony.FieldToolCalls {
+			continue
+		}
+		if lim := g.c.req.maxCalls; lim > 0 && g.calls >= lim {
+			events = events[:i]
+			g.cut = true
+			g.c.warnings = append(g.c.warnings, "stopped the generation at a second tool call (parallel tool calls are off)")
+			break
+		}
+		g.calls++
+	}
+	g.out.emit(events)
+}
+
+// run reads the engine's stream to its end and writes the reply.
+func (g *streamGen) run(body io.Reader) {
+	c := g.c
+	sse := newSSEReader(body)
+	finish := ""
+	var stopReason json.RawMessage
+	var doc pyjson.Doc
+	var comp completion
+	for !g.cut {
+		data, err := sse.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			g.fail(c.transportError(err, "engine_stream", "reading the engine's stream"))
+			return
+		}
+		if string(data) == "[DONE]" {
+			break
+		}
+		if err := decodeCompletion(&doc, data, &comp); err != nil {
+			g.fail(engineError("engine_bad_reply", "engine sent an event that is not a completion chunk: "+
+				err.Error()+": "+string(truncate(data, 200))))
+			return
+		}
+		if f := comp.engineFailure(); f != nil {
+			g.fail(f)
+			return
+		}
+		if comp.Usage != nil {
+			c.usage = comp.Usage
+		}
+		g.mu.Lock()
+		var aerr *apiError
+		for i := range comp.Choices {
+			ch := &comp.Choices[i]
+			if ch.Index != 0 {
+				continue
+			}
+			g.start()
+			if aerr = g.feed(g.hold.push(ch.Text)); aerr != nil {
+				break
+			}
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+				stopReason = append(stopReason[:0], ch.StopReason...)
+			}
+		}
+		g.mu.Unlock()
+		if aerr != nil {
+			g.fail(aerr)
+			return
+		}
+		if g.flush() != nil {
+			return
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	end := genEnd{finish: finish, calls: g.calls}
+	if g.cut {
+		end.finish = "stop"
+	} else {
+		if finish == "" {
+			g.failLocked(engineError("engine_cut", "the engine's stream ended before the generation finished"))
+			return
+		}
+		if aerr := checkFinish(finish); aerr != nil {
+			g.failLocked(aerr)
+			return
+		}
+		if aerr := g.feed(g.hold.finish(finish, stopReason)); aerr != nil {
+			g.failLocked(aerr)
+			return
+		}
+		end.stop = g.hold.matched
+		if aerr := g.feed(missingEnd(string(g.tail), finish, stopReason)); aerr != nil {
+			g.failLocked(aerr)
+			return
+		}
+		events, parsed, err := g.parser.Finish(g.events[:0])
+		g.events = events
+		g.emit()
+		if err != nil && !g.cut {
+			if finish != "length" {
+				g.failLocked(modelOutputError(err))
+				return
+			}
+			c.warnings = append(c.warnings, "cut by length: "+err.Error())
+		}
+		c.noteParsed(parsed)
+		end.calls = g.calls
+		if g.cut {
+			end.finish, end.stop = "stop", ""
+		}
+	}
+	g.start()
+	g.out.end(end)
+	g.flushLocked()
+}
+
+// start begins the reply and notes the time to its first byte.
+func (g *streamGen) start() {
+	if g.out.started() {
+		return
+	}
+	g.out.start()
+	g.c.firstByte = time.Since(g.c.start)
+}
+
+// flush sends what out holds; on a write error the client is gone.
+func (g *streamGen) flush() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.flushLocked()
+}
+
+func (g *streamGen) flushLocked() error {
+	err := g.out.flush()
+	if err != nil {
+		g.c.record(&apiError{status: statusClientClosed, kind: kindClientClosed, msg: "client closed the stream"})
+		return err
+	}
+	g.wrote = time.Now()
+	return nil
+}
+
+// fail ends the stream with e: an HTTP error before the reply has
+// started, else the API's error event.
+func (g *streamGen) fail(e *apiError) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.failLocked(e)
+}
+
+func (g *streamGen) failLocked(e *apiError) {
+	if !g.out.started() {
+		g.c.httpError(g.w, e)
+		return
+	}
+	g.c.record(e)
+	if e.kind == kindClientClosed {
+		return
+	}
+	g.out.fail(e)
+	_ = g.out.flush()
+}
+
+// keepAlive starts a timer that has out write a keep-alive whenever the
+// stream has been silent for iv; the returned func stops it.
+func (g *streamGen) keepAlive(iv time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(iv / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-g.c.ctx.Done():
+				return
+			case now := <-t.C:
+				g.mu.Lock()
+				if g.out.started() && now.Sub(g.wrote) >= iv {
+					g.out.keepAlive()
+					_ = g.flushLocked()
+				}
+				g.mu.Unlock()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// finishLog writes the request's log record and metrics.
+func (c *call) finishLog() {
+	d := time.Since(c.start)
+	stream := c.req != nil && c.req.stream
+	c.s.metrics.observe(stream, c.kind, d, c.usage)
+	attrs := make([]slog.Attr, 0, 14)
+	attrs = append(attrs,
+		slog.String("request_id", c.id),
+		slog.String("endpoint", c.ep.name),
+		slog.Int("status", c.status),
+		slog.Bool("stream", stream),
+		slog.String("model", c.model),
+		slog.Duration("duration", d),
+	)
+	if c.firstByte > 0 {
+		attrs = append(attrs, slog.Duration("first_byte", c.firstByte))
+	}
+	if c.finish != "" {
+		attrs = append(attrs, slog.String("finish_reason", c.finish))
+	}
+	if c.usage != nil {
+		attrs = append(attrs, slog.Int64("prompt_tokens", c.usage.PromptTokens),
+			slog.Int64("completion_tokens", c.usage.CompletionTokens))
+	}
+	level := slog.LevelInfo
+	if c.kind != kindNone {
+		attrs = append(attrs, slog.String("error_kind", c.kind.String()), slog.String("error", c.errMsg))
+		if c.status >= 500 {
+			level = slog.LevelError
+		} else {
+			level = slog.LevelWarn
+		}
+	}
+	if len(c.warnings) > 0 {
+		attrs = append(attrs, slog.Any("warnings", c.warnings))
+	}
+	c.s.log.LogAttrs(context.Background(), level, c.ep.name, attrs...)
+}
