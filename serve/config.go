@@ -26,6 +26,26 @@ const (
 	// DefaultPingInterval is how long a stream may stay silent before the
 	// gateway writes a keep-alive (the Messages API's ping event).
 	DefaultPingInterval = 10 * time.Second
+	// DefaultBodyTimeout bounds the time a client may take to send a
+	// request body once its headers have arrived (408 past it).
+	DefaultBodyTimeout = time.Minute
+)
+
+// Defaults of RunOptions' fields, used when a field is left zero.
+const (
+	// DefaultReadHeaderTimeout bounds the time a client may take to send
+	// a request's headers.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultIdleTimeout closes a kept-alive connection that sends no new
+	// request for that long.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultMaxConns caps the connections open at once; further ones
+	// wait to be accepted.
+	DefaultMaxConns = 4096
+	// DefaultShutdownTimeout is how long open requests may run on after
+	// shutdown begins. It is the command line's default: RunOptions takes
+	// ShutdownTimeout as given, zero included.
+	DefaultShutdownTimeout = 30 * time.Second
 )
 
 // ReasoningFields says which message and delta fields carry the reasoning.
@@ -85,6 +105,10 @@ type Config struct {
 	// MaxBodyBytes caps a request body (413 beyond); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// BodyTimeout bounds the time a client may take to send its request
+	// body; past it the client gets a 408 and the connection is closed.
+	// 0 means DefaultBodyTimeout.
+	BodyTimeout time.Duration
 	// AllowMissingThinking lets a history whose assistant turns lack
 	// reasoning through. By default such a request gets the page's 400;
 	// a request can still set chat_template_kwargs.allow_missing_thinking.
@@ -129,6 +153,13 @@ func (c *Config) keepAlive() time.Duration {
 		return DefaultPingInterval
 	}
 	return c.PingInterval
+}
+
+func (c *Config) bodyTimeout() time.Duration {
+	if c.BodyTimeout > 0 {
+		return c.BodyTimeout
+	}
+	return DefaultBodyTimeout
 }
 
 func (c *Config) maxBodyBytes() int64 {

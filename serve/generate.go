@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -166,30 +167,36 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	rep.complete(w, c, p, end)
 }
 
-// readBody reads the request body up to the server's limit (413 beyond).
+// readBody reads the request body up to the server's limit (413 beyond)
+// and within its body timeout (408 past it). When the body cannot be read
+// to its end, the connection is closed after the reply, with the read
+// deadline left in place: nothing waits on the rest of a body that may
+// never come.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
 	limit := s.cfg.maxBodyBytes()
 	if r.ContentLength > limit {
+		w.Header().Set("Connection", "close")
 		return nil, tooLarge(limit)
 	}
-	// Bound the time a client may take to send its body, then lift the
-	// deadline so that it cannot end a long stream.
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout()))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
+		w.Header().Set("Connection", "close")
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			return nil, tooLarge(limit)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, &apiError{status: http.StatusRequestTimeout, kind: kindBadRequest, code: "body_timeout",
+				msg: "request body: not received within " + s.cfg.bodyTimeout().String() + " (--body-timeout)"}
 		}
 		return nil, badRequest("", "body_read", "request body: "+err.Error())
 	}
+	// Lift the deadline, so that it cannot end a long stream.
+	_ = rc.SetReadDeadline(time.Time{})
 	return body, nil
 }
-
-// bodyReadTimeout bounds reading one request body.
-const bodyReadTimeout = time.Minute
 
 func tooLarge(limit int64) *apiError {
 	return &apiError{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, code: "request_too_large",

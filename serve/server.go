@@ -172,33 +172,57 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
+// RunOptions are the connection limits and timeouts of Run. A field left
+// zero takes its default, except ShutdownTimeout, taken as given.
+type RunOptions struct {
+	// ShutdownTimeout is how long open requests (streams included) may
+	// run on once ctx ends; 0 cancels them at once.
+	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers
+	// (DefaultReadHeaderTimeout). The body has its own bound,
+	// Config.BodyTimeout, which the Server applies.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection without a new request
+	// (DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// MaxConns caps the connections open at once (DefaultMaxConns).
+	MaxConns int
+	// Logger receives the server's own records; nil discards them.
+	Logger *slog.Logger
+}
+
 // Run serves h on ln until ctx ends, then shuts down gracefully: it stops
-// accepting connections and waits up to shutdownTimeout for open requests
-// (streams included) to finish. Requests still open then are cancelled,
-// which cancels their engine requests. It returns nil after a clean
-// shutdown.
-func Run(ctx context.Context, ln net.Listener, h http.Handler, shutdownTimeout time.Duration, log *slog.Logger) error {
+// accepting connections and waits up to opts.ShutdownTimeout for open
+// requests (streams included) to finish. Requests still open then are
+// cancelled, which cancels their engine requests. It returns nil after a
+// clean shutdown.
+func Run(ctx context.Context, ln net.Listener, h http.Handler, opts RunOptions) error {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	maxConns := opts.MaxConns
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
 	}
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(LimitListener(ln, maxConns)) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", slog.Duration("deadline", shutdownTimeout))
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	log.Info("shutting down", slog.Duration("deadline", opts.ShutdownTimeout))
+	sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	if err != nil {
@@ -210,4 +234,11 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, shutdownTimeout t
 		return serr
 	}
 	return err
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }

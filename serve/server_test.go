@@ -373,7 +373,7 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- Run(ctx, ln, s, deadline, nil) }()
+		go func() { done <- Run(ctx, ln, s, RunOptions{ShutdownTimeout: deadline}) }()
 		return fe, "http://" + ln.Addr().String(), cancel, done
 	}
 	// openStream starts a stream and returns it once its first chunk

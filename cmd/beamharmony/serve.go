@@ -13,7 +13,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/beamharmony/harmony/serve"
 )
@@ -71,7 +70,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
 	maxTokens := positiveFlag(fs, "max-tokens", serve.DefaultMaxTokens, math.MaxInt32, usage("max-tokens", "max_tokens, in `tokens`, when a request sets neither max_completion_tokens nor max_tokens"))
 	timeout := durationFlag(fs, "timeout", serve.DefaultTimeout, false, usage("timeout", "longest `duration` one engine request may take (504 past it)"))
-	shutdown := durationFlag(fs, "shutdown-timeout", 30*time.Second, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
+	bodyTimeout := durationFlag(fs, "body-timeout", serve.DefaultBodyTimeout, false, usage("body-timeout", "longest `duration` a client may take to send a request body (408 past it, and the connection closes)"))
+	headerTimeout := durationFlag(fs, "read-header-timeout", serve.DefaultReadHeaderTimeout, false, usage("read-header-timeout", "longest `duration` a client may take to send a request's headers"))
+	idleTimeout := durationFlag(fs, "idle-timeout", serve.DefaultIdleTimeout, false, usage("idle-timeout", "close a kept-alive connection idle for this `duration`"))
+	maxConns := positiveFlag(fs, "max-conns", serve.DefaultMaxConns, math.MaxInt32, usage("max-conns", "most `connections` open at once; further ones wait to be accepted"))
+	shutdown := durationFlag(fs, "shutdown-timeout", serve.DefaultShutdownTimeout, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
 	maxBody := positiveFlag(fs, "max-body-bytes", serve.DefaultMaxBodyBytes, math.MaxInt64, usage("max-body-bytes", "largest request body accepted, in `bytes` (413 beyond)"))
 	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
@@ -119,6 +122,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		MaxTokens:            int(*maxTokens),
 		Timeout:              *timeout,
 		MaxBodyBytes:         *maxBody,
+		BodyTimeout:          *bodyTimeout,
 		AllowMissingThinking: *allowMissing,
 		AllowMarkers:         *allowMarkers,
 		ReasoningFields:      fields,
@@ -135,7 +139,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve.Run(ctx, ln, srv, *shutdown, logger); err != nil {
+	opts := serve.RunOptions{ShutdownTimeout: *shutdown, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
+		MaxConns: int(*maxConns), Logger: logger}
+	if err := serve.Run(ctx, ln, srv, opts); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			logger.Warn("open requests were cancelled at the shutdown deadline")
 			return 1

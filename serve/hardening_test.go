@@ -1,0 +1,158 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runGateway serves s with Run on a local port until the test ends (or
+// until stop is called) and returns its address; Run's result arrives on
+// done.
+func runGateway(t *testing.T, h http.Handler, opts RunOptions) (addr string, stop context.CancelFunc, done <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	go func() { ch <- Run(ctx, ln, h, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		<-ch
+	})
+	return ln.Addr().String(), cancel, ch
+}
+
+// testBound bounds a wait in a test that should end much sooner; it is a
+// guard against hanging, never a claim about speed.
+const testBound = 10 * time.Second
+
+// A client that sends its headers and then trickles the body gets a 408
+// once the body timeout passes, and the server closes the connection
+// (issue 12, finding 5).
+func TestSlowBodyIsAnsweredAndClosed(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "c")))
+	var logs syncBuffer
+	s, err := New(Config{Backend: fe.srv.URL, BodyTimeout: 200 * time.Millisecond, Logger: newJSONLogger(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _, _ := runGateway(t, s, RunOptions{ShutdownTimeout: time.Second})
+	for _, tt := range []struct {
+		name, framing string
+		piece         string // written every few milliseconds
+	}{
+		{"content length", "Content-Length: 100000\r\n", "x"},
+		{"chunked", "Transfer-Encoding: chunked\r\n", "1\r\nx\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n%s\r\n", tt.framing)
+			stopTrickle := make(chan struct{})
+			defer close(stopTrickle)
+			go func() {
+				tick := time.NewTicker(10 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stopTrickle:
+						return
+					case <-tick.C:
+						if _, err := io.WriteString(conn, tt.piece); err != nil {
+							return
+						}
+					}
+				}
+			}()
+			_ = conn.SetReadDeadline(time.Now().Add(testBound))
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("no reply to the slow body: %v", err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusRequestTimeout {
+				t.Errorf("status %d, want 408: %s", resp.StatusCode, body)
+			}
+			if e := decodeError(t, body); e.Error.Code == nil || *e.Error.Code != "body_timeout" {
+				t.Errorf("error %s", body)
+			}
+			if !resp.Close {
+				t.Error("the reply does not say Connection: close")
+			}
+			// The server closes its end: the read ends (EOF or reset), it
+			// does not run into the test's bound.
+			_, err = io.Copy(io.Discard, br)
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatal("the connection is still open")
+			}
+		})
+	}
+	if !strings.Contains(logs.String(), `"status":408`) {
+		t.Errorf("the 408 is not logged: %s", logs.String())
+	}
+}
+
+// Past MaxConns, a connection waits to be accepted until another closes.
+func TestMaxConns(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "c")))
+	s, err := New(Config{Backend: fe.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _, _ := runGateway(t, s, RunOptions{MaxConns: 2, ShutdownTimeout: time.Second})
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	get := func(c net.Conn, wait time.Duration) (*http.Response, error) {
+		_ = c.SetReadDeadline(time.Now().Add(wait))
+		if _, err := io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: gateway\r\n\r\n"); err != nil {
+			return nil, err
+		}
+		return http.ReadResponse(bufio.NewReader(c), nil)
+	}
+	first, second := dial(), dial()
+	for _, c := range []net.Conn{first, second} {
+		resp, err := get(c, testBound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	third := dial()
+	if resp, err := get(third, 300*time.Millisecond); err == nil {
+		resp.Body.Close()
+		t.Fatal("a third connection was served while two were open")
+	} else if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("third connection: %v", err)
+	}
+	first.Close()
+	_ = third.SetReadDeadline(time.Now().Add(testBound))
+	resp, err := http.ReadResponse(bufio.NewReader(third), nil)
+	if err != nil {
+		t.Fatalf("third connection once the first closed: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+}
