@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/dataset"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+func init() {
+	extraCommands = append(extraCommands, command{"dataset", "render conversation datasets (JSONL, Parquet) for training", runDataset})
+}
+
+const datasetHelp = `
+Usage: beamharmony dataset -o OUT [--rejects FILE] [flags] INPUT...
+
+Render every row of conversation datasets for training, in order, one
+output row per input row. Inputs are .jsonl, .jsonl.gz, .jsonl.zst or
+.parquet files whose rows are render requests ({"messages": [...], "tools":
+[...], "reasoning_effort": ...}); Parquet as the Hugging Face datasets
+library writes it (messages a list of structs; tools a list of structs or a
+JSON string). add_generation_prompt is always false.
+
+The output's extension picks its format: .jsonl, .jsonl.gz, .jsonl.zst or
+.parquet. Its columns are text and assistant_spans (character offsets, end
+exclusive, as "render --spans" gives), after the --id-column when one is
+carried.
+
+A row that does not render goes to the rejects file (by default OUT's name
+with .rejects.jsonl in place of its extension), one JSON object per line:
+{"source": FILE, "line": N (or "row_index": N for Parquet), "error": ...,
+"row": the row}. The run goes on; --strict stops at the first. Rows written
+plus rows rejected always equal rows read. A summary goes to stderr at the
+end; --stats FILE writes it as JSON.
+
+Outputs are written to temporary files and renamed when the run completes;
+OUT's .manifest.json, written last, records the inputs, counts and the
+output's sha256. Run again with the same arguments and a complete output is
+skipped. --shard K/N takes every N-th unit of work (a JSONL file or a
+Parquet row group) starting at unit K (0-based), for N machines that each
+write their own part.
+
+Exit status: 0 when the run completes (rejects or not), 1 when it cannot
+(unreadable input, unwritable output, --strict and a bad row), 2 for bad
+flags.
+
+Example:
+
+  beamharmony dataset -o train.parquet --id-column id data/*.jsonl.zst
+`
+
+func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("dataset", datasetHelp, stdout, stderr)
+	var c dataset.Config
+	fs.StringVar(&c.Output, "o", "", "the output file: .jsonl, .jsonl.gz, .jsonl.zst or .parquet (required)")
+	fs.StringVar(&c.Rejects, "rejects", "", "the rejects file (default: OUT with .rejects.jsonl in place of its extension)")
+	fs.StringVar(&c.Stats, "stats", "", "write the run's statistics to `FILE` as JSON")
+	fs.StringVar(&c.MessagesColumn, "messages-column", "messages", "the input column that holds the messages")
+	fs.StringVar(&c.ToolsColumn, "tools-column", "tools", "the input column that holds the tools")
+	fs.StringVar(&c.IDColumn, "id-column", "", "an input column to carry into the output, before the rendered columns")
+	effort := fs.String("reasoning-effort", "", "the effort for rows that set none: a label (minimal .. max) or an integer")
+	fs.IntVar(&c.Workers, "workers", 0, "rendering goroutines (default GOMAXPROCS)")
+	shard := fs.String("shard", "", "take every N-th unit of work starting at unit K (`K/N`, 0 <= K < N)")
+	fs.BoolVar(&c.Strict, "strict", false, "stop at the first bad row (exit 1) instead of rejecting it")
+	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", dataset.DefaultMaxRowBytes, "reject JSONL lines longer than this many bytes")
+	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
+	files, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	c.Inputs = files
+	if c.Output == "" {
+		fmt.Fprintln(stderr, "beamharmony dataset: -o OUT is required; run beamharmony dataset --help")
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "beamharmony dataset: no INPUT files; run beamharmony dataset --help")
+		return 2
+	}
+	if *effort != "" {
+		e := harmony.EffortLabel(*effort)
+		if n, err := strconv.Atoi(*effort); err == nil {
+			e = harmony.Effort(n)
+		}
+		if _, err := e.Value(); err != nil {
+			fmt.Fprintf(stderr, "beamharmony dataset: --reasoning-effort: %v\n", err)
+			return 2
+		}
+		c.DefaultEffort = e
+	}
+	if *shard != "" {
+		k, n, ok := strings.Cut(*shard, "/")
+		var err1, err2 error
+		c.Shard, err1 = strconv.Atoi(k)
+		c.Shards, err2 = strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || c.Shards < 1 || c.Shard < 0 || c.Shard >= c.Shards {
+			fmt.Fprintf(stderr, "beamharmony dataset: --shard %q: want K/N with 0 <= K < N, such as 0/4\n", *shard)
+			return 2
+		}
+	}
+	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
+		c.Progress = &progress{w: stderr}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st, err := dataset.Run(ctx, c)
+	if !*quiet {
+		for _, w := range st.Warnings {
+			fmt.Fprintf(stderr, "beamharmony dataset: warning: %s\n", w)
+		}
+	}
+	switch {
+	case errors.Is(err, dataset.ErrUpToDate):
+		if !*quiet {
+			fmt.Fprintf(stderr, "beamharmony dataset: %s is complete (%s matches); nothing to do (--force runs again)\n", c.Output, st.Manifest)
+		}
+		return 0
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "beamharmony dataset: interrupted; no output written")
+		return 1
+	case err != nil:
+		return fail(stderr, "dataset", err)
+	}
+	if !*quiet {
+		st.WriteSummary(stderr, c.Tokens)
+	}
+	return 0
+}
+
+// progress draws a progress bar of the input bytes, with rows/s.
+type progress struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	start time.Time
+}
+
+func (p *progress) Start(total int64) {
+	p.start = time.Now()
+	p.bar = progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetDescription("rendering"),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(30),
+	)
+}
+
+func (p *progress) Advance(done, rows int64) {
+	secs := time.Since(p.start).Seconds()
+	if secs > 0 {
+		p.bar.Describe(fmt.Sprintf("%d rows, %.0f rows/s", rows, float64(rows)/secs))
+	}
+	p.bar.Set64(done)
+}
+
+func (p *progress) Finish() { p.bar.Clear() }

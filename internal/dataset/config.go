@@ -1,0 +1,191 @@
+// Package dataset renders whole conversation datasets for training: JSONL
+// (plain, gzip or zstd) and Parquet files in, one output row per input row
+// out, in the same order, with bad rows written to a rejects file instead
+// of being dropped.
+//
+// A run streams: one goroutine reads rows in batches, a pool of workers
+// renders them, and one goroutine writes the results in input order. Memory
+// is bounded by the number of batches in flight, never by the input's size.
+// Outputs are written to temporary files and renamed into place when the
+// run completes, so an interrupted run leaves complete files or none. A
+// manifest written last records the inputs, the counts and the output's
+// sha256; a rerun whose manifest still matches is skipped.
+//
+// The per-row work is a RenderFunc: the text renderer (the prompt and its
+// assistant spans in characters) or a token renderer supplied by the caller.
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/beamharmony/harmony"
+)
+
+// Row is the rendering of one request. A text RenderFunc sets Text and
+// Spans; a token RenderFunc sets InputIDs and AssistantMasks.
+type Row struct {
+	// Text is the rendered prompt.
+	Text string
+	// Spans are the assistant spans of Text, in characters, end exclusive.
+	Spans []harmony.Span
+	// InputIDs are the prompt's token ids.
+	InputIDs []int32
+	// AssistantMasks has one entry per id: 1 where the id is trained on.
+	AssistantMasks []int32
+}
+
+// A RenderFunc renders one decoded request into row. It is called from
+// several goroutines at once. The request's options are already set for
+// training (no generation prompt, the default effort applied).
+type RenderFunc func(req *harmony.Request, row *Row) error
+
+// RenderText renders the prompt and its assistant spans in characters, as
+// `beamharmony render --spans` does.
+func RenderText(req *harmony.Request, row *Row) error {
+	p, err := req.RenderPrompt()
+	if err != nil {
+		return err
+	}
+	row.Text = p.Text
+	row.Spans = p.CharSpans()
+	return nil
+}
+
+// Config is one run.
+type Config struct {
+	// Inputs are the input files, in order: .jsonl, .jsonl.gz, .jsonl.zst
+	// or .parquet.
+	Inputs []string
+	// Output is the output file: .jsonl, .jsonl.gz, .jsonl.zst or .parquet.
+	Output string
+	// Rejects is the rejects file; empty means DefaultRejectsPath(Output).
+	Rejects string
+	// Stats, when set, receives the run's Stats as JSON.
+	Stats string
+
+	// Render is the per-row work; nil means RenderText.
+	Render RenderFunc
+	// Tokens says that Render fills InputIDs and AssistantMasks, and that
+	// the output has the token columns.
+	Tokens bool
+	// TokenizerID identifies the tokenizer (its file's sha256, say) in the
+	// manifest, so that a rerun with another tokenizer is not skipped.
+	TokenizerID string
+	// MaxTokens, when positive, rejects rows with more tokens, or cuts them
+	// when Truncate is set.
+	MaxTokens int
+	// Truncate cuts rows longer than MaxTokens instead of rejecting them.
+	Truncate bool
+
+	// MessagesColumn names the column that holds the messages ("messages"
+	// when empty); ToolsColumn the tools ("tools" when empty).
+	MessagesColumn, ToolsColumn string
+	// IDColumn, when set, is carried from each input row to its output row.
+	IDColumn string
+	// DefaultEffort applies to rows that set no reasoning_effort.
+	DefaultEffort harmony.ReasoningEffort
+
+	// Workers is the number of rendering goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Shard and Shards select every Shards-th unit of work (a JSONL file or
+	// a Parquet row group), starting at unit Shard (0-based). Shards 0
+	// means no sharding.
+	Shard, Shards int
+	// Strict stops the run at the first bad row.
+	Strict bool
+	// MaxRowBytes bounds one JSONL line; longer lines are rejected without
+	// being held in memory. 0 means DefaultMaxRowBytes.
+	MaxRowBytes int
+	// Force ignores a matching manifest and runs again.
+	Force bool
+
+	// Progress, when not nil, is told how the run advances.
+	Progress Progress
+
+	// wrapOutput, when set, wraps the output file's writer (tests use it
+	// to simulate a full disk).
+	wrapOutput func(io.Writer) io.Writer
+}
+
+// Progress receives the run's advance from the writing goroutine.
+type Progress interface {
+	// Start is called once with the total input bytes of the run.
+	Start(totalBytes int64)
+	// Advance reports the input bytes and rows done so far.
+	Advance(doneBytes int64, rows int64)
+	// Finish is called once at the end of the run.
+	Finish()
+}
+
+// DefaultMaxRowBytes is the longest JSONL line read by default (32 MiB).
+const DefaultMaxRowBytes = 32 << 20
+
+// Errors of a run's setup.
+var (
+	// ErrUpToDate is returned by Run when the output's manifest shows the
+	// same inputs and options and the output is unchanged.
+	ErrUpToDate = errors.New("output is complete and up to date")
+)
+
+// Kinds of files, by extension.
+const (
+	kindJSONL   = "jsonl"
+	kindGzip    = "jsonl.gz"
+	kindZstd    = "jsonl.zst"
+	kindParquet = "parquet"
+)
+
+// fileKind returns the kind of a path by its extension, or an error.
+func fileKind(path string) (string, error) {
+	lower := strings.ToLower(path)
+	for _, k := range []string{kindGzip, kindZstd, kindJSONL, kindParquet} {
+		if strings.HasSuffix(lower, "."+k) {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("%s: unknown file type; use .jsonl, .jsonl.gz, .jsonl.zst or .parquet", path)
+}
+
+// stem returns path without its dataset extension (train.jsonl.zst gives
+// train); a path of unknown kind loses its last extension.
+func stem(path string) string {
+	if k, err := fileKind(path); err == nil {
+		return path[:len(path)-len(k)-1]
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path))
+}
+
+// DefaultRejectsPath is the rejects file of an output: its name with
+// .rejects.jsonl in place of its extension (train.parquet gives
+// train.rejects.jsonl).
+func DefaultRejectsPath(output string) string { return stem(output) + ".rejects.jsonl" }
+
+// ManifestPath is the manifest of an output: its name with .manifest.json
+// in place of its extension.
+func ManifestPath(output string) string { return stem(output) + ".manifest.json" }
+
+func (c *Config) workers() int {
+	if c.Workers > 0 {
+		return c.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (c *Config) maxRowBytes() int {
+	if c.MaxRowBytes > 0 {
+		return c.MaxRowBytes
+	}
+	return DefaultMaxRowBytes
+}
+
+func (c *Config) column(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
+}

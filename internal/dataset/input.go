@@ -1,0 +1,304 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+)
+
+// input is one input file.
+type input struct {
+	path    string
+	kind    string
+	size    int64
+	modTime int64 // Unix nanoseconds
+	// Parquet only: the open file and the first row of each row group.
+	file     *os.File
+	pq       *parquet.File
+	rgOffset []int64
+}
+
+// unit is one unit of work: a JSONL file, or one row group of a Parquet
+// file. Sharding deals units out.
+type unit struct {
+	in       *input
+	rowGroup int   // -1 for a JSONL file
+	bytes    int64 // the unit's bytes on disk
+	index    int   // the unit's index among all units of the run
+}
+
+// openInputs stats and opens every input, so that an unreadable one stops
+// the run before anything is written. It returns the selected units and
+// the warnings (empty files).
+func openInputs(c *Config) ([]*input, []unit, []string, error) {
+	var (
+		inputs   []*input
+		units    []unit
+		warnings []string
+		all      int
+	)
+	for _, path := range c.Inputs {
+		kind, err := fileKind(path)
+		if err != nil {
+			closeInputs(inputs)
+			return nil, nil, nil, err
+		}
+		in, err := openInput(path, kind)
+		if err != nil {
+			closeInputs(inputs)
+			return nil, nil, nil, err
+		}
+		inputs = append(inputs, in)
+		if in.size == 0 {
+			warnings = append(warnings, path+": empty file, no rows")
+		}
+		add := func(rg int, bytes int64) {
+			if c.Shards == 0 || all%c.Shards == c.Shard {
+				units = append(units, unit{in: in, rowGroup: rg, bytes: bytes, index: all})
+			}
+			all++
+		}
+		if kind != kindParquet {
+			add(-1, in.size)
+			continue
+		}
+		if in.pq == nil {
+			continue
+		}
+		for i, rg := range in.pq.RowGroups() {
+			var n int64
+			for _, cc := range in.pq.Metadata().RowGroups[i].Columns {
+				n += cc.MetaData.TotalCompressedSize
+			}
+			_ = rg
+			add(i, n)
+		}
+	}
+	return inputs, units, warnings, nil
+}
+
+func openInput(path, kind string) (*input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
+	in := &input{path: path, kind: kind, size: fi.Size(), modTime: fi.ModTime().UnixNano()}
+	if kind != kindParquet || in.size == 0 {
+		// Readable: reading starts later, from a fresh open.
+		var b [1]byte
+		if _, err := f.Read(b[:]); err != nil && !errors.Is(err, io.EOF) {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		f.Close()
+		return in, nil
+	}
+	pq, err := parquet.OpenFile(f, in.size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+	}
+	in.file, in.pq = f, pq
+	var off int64
+	for _, rg := range pq.RowGroups() {
+		in.rgOffset = append(in.rgOffset, off)
+		off += rg.NumRows()
+	}
+	return in, nil
+}
+
+func closeInputs(inputs []*input) {
+	for _, in := range inputs {
+		if in.file != nil {
+			in.file.Close()
+		}
+	}
+}
+
+// sameFile reports whether a and b name the same file (both existing) or
+// the same path.
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// countingReader counts the bytes read from the file, for progress.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// lineSource reads the lines of a JSONL unit into batches.
+type lineSource struct {
+	u       unit
+	file    *os.File
+	counter *countingReader
+	zr      io.Closer
+	br      *bufio.Reader
+	line    int64
+	max     int
+}
+
+func openLines(u unit, max int) (*lineSource, error) {
+	f, err := os.Open(u.in.path)
+	if err != nil {
+		return nil, err
+	}
+	s := &lineSource{u: u, file: f, counter: &countingReader{r: f}, max: max}
+	var r io.Reader = s.counter
+	if u.in.size > 0 {
+		switch u.in.kind {
+		case kindGzip:
+			zr, err := gzip.NewReader(bufio.NewReaderSize(s.counter, 256<<10))
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%s: gzip: %w", u.in.path, err)
+			}
+			r, s.zr = zr, zr
+		case kindZstd:
+			zr, err := zstd.NewReader(s.counter, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%s: zstd: %w", u.in.path, err)
+			}
+			r, s.zr = zr, closerFunc(zr.Close)
+		}
+	}
+	s.br = bufio.NewReaderSize(r, 256<<10)
+	return s, nil
+}
+
+type closerFunc func()
+
+func (f closerFunc) Close() error { f(); return nil }
+
+func (s *lineSource) close() {
+	if s.zr != nil {
+		s.zr.Close()
+	}
+	s.file.Close()
+}
+
+// fill appends rows to b until it holds about target bytes or the unit
+// ends. It returns io.EOF at the end of the unit, and a read error naming
+// the file and line otherwise. A line longer than the limit keeps only a
+// prefix in the batch: its row is rejected.
+func (s *lineSource) fill(b *batch, target int) error {
+	for len(b.buf) < target && len(b.rows) < maxBatchRows {
+		start := len(b.buf)
+		var (
+			size     int64
+			overflow bool
+			err      error
+		)
+		for {
+			var frag []byte
+			frag, err = s.br.ReadSlice('\n')
+			size += int64(len(frag))
+			if !overflow {
+				b.buf = append(b.buf, frag...)
+				if size > int64(s.max)+2 { // +2: room for "\r\n"
+					b.buf = b.buf[:min(len(b.buf), start+oversizePrefix)]
+					overflow = true
+				}
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			b.buf = b.buf[:start]
+			return fmt.Errorf("%s: line %d: %w", s.u.in.path, s.line+1, readError(s.u.in.kind, err))
+		}
+		if size == 0 {
+			return io.EOF
+		}
+		s.line++
+		end := len(b.buf)
+		if !overflow {
+			end = start + len(bytes.TrimRight(b.buf[start:], "\r\n"))
+			if s.line == 1 {
+				start += bomLen(b.buf[start:end])
+			}
+			if len(bytes.TrimSpace(b.buf[start:end])) == 0 {
+				b.buf = b.buf[:start]
+				if err != nil {
+					return io.EOF
+				}
+				continue
+			}
+			if end-start > s.max {
+				overflow, size = true, int64(end-start)
+				end = min(end, start+oversizePrefix)
+				b.buf = b.buf[:end]
+			}
+		}
+		r := rowRef{start: start, end: end, pos: s.line}
+		if overflow {
+			r.size = size
+		}
+		b.rows = append(b.rows, r)
+		if err != nil {
+			return io.EOF
+		}
+	}
+	return nil
+}
+
+// oversizePrefix is how much of a too-long line the rejects file keeps.
+const oversizePrefix = 1024
+
+func bomLen(b []byte) int {
+	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+		return 3
+	}
+	return 0
+}
+
+// readError words a decompression error.
+func readError(kind string, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		switch kind {
+		case kindGzip:
+			return fmt.Errorf("gzip stream is truncated: %w", err)
+		case kindZstd:
+			return fmt.Errorf("zstd stream is truncated: %w", err)
+		}
+	}
+	switch kind {
+	case kindGzip:
+		return fmt.Errorf("gzip: %w", err)
+	case kindZstd:
+		return fmt.Errorf("zstd: %w", err)
+	}
+	return err
+}

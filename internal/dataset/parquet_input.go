@@ -1,0 +1,462 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// A Parquet row becomes the JSON request that ParseRequest reads, so that
+// both inputs share one decoder. Columns are read as the Hugging Face
+// datasets library writes them: a list of structs is a JSON array of
+// objects, a struct field that is null is left out (datasets fills the keys
+// a row lacks with None), and a string column holding the messages or tools
+// is JSON text.
+
+// pqNode is a node of the file's schema with its levels.
+type pqNode struct {
+	name     string
+	node     parquet.Node
+	optional bool
+	repeated bool
+	def, rep int // the levels at which this node is present
+	col      int // first leaf column under the node
+	leaves   int // number of leaf columns under the node
+	fields   []*pqNode
+	list     bool // LIST: an array of the repeated child's elements
+	isMap    bool // MAP: an object of the repeated child's key/value pairs
+	json     bool // a JSON or (for the messages and tools) string leaf
+}
+
+func buildNode(name string, n parquet.Node, def, rep int, col *int) *pqNode {
+	p := &pqNode{name: name, node: n, optional: n.Optional(), repeated: n.Repeated(), col: *col}
+	if p.optional || p.repeated {
+		def++
+	}
+	if p.repeated {
+		rep++
+	}
+	p.def, p.rep = def, rep
+	if n.Leaf() {
+		p.leaves = 1
+		*col++
+		_, p.json = logical(n).(*format.JsonType)
+		return p
+	}
+	switch logical(n).(type) {
+	case *format.ListType:
+		p.list = true
+	case *format.MapType:
+		p.isMap = true
+	}
+	for _, f := range n.Fields() {
+		c := buildNode(f.Name(), f, def, rep, col)
+		p.fields = append(p.fields, c)
+		p.leaves += c.leaves
+	}
+	if (p.list || p.isMap) && (len(p.fields) != 1 || !p.fields[0].repeated) {
+		p.list, p.isMap = false, false // not the standard layout: read as a struct
+	}
+	return p
+}
+
+// pqConverter turns the rows of one Parquet file into request JSON.
+type pqConverter struct {
+	root *pqNode
+	// columns are the top-level fields read, with the request key each
+	// is written under.
+	columns []pqColumn
+	cols    [][]parquet.Value // the row's values, by leaf column
+	cur     []int             // the next value of each leaf column
+	err     error
+}
+
+type pqColumn struct {
+	key  string
+	node *pqNode
+	// raw says that a string value is JSON text (messages and tools).
+	raw bool
+}
+
+// requestKeys are the request's keys read from columns of the same name.
+var requestKeys = []string{"reasoning_effort", "model_identity", "builtin_tools", "allow_missing_thinking"}
+
+func newConverter(c *Config, schema *parquet.Schema) (*pqConverter, error) {
+	col := 0
+	root := buildNode("", schema, 0, 0, &col)
+	pc := &pqConverter{root: root, cols: make([][]parquet.Value, root.leaves), cur: make([]int, root.leaves)}
+	byName := map[string]*pqNode{}
+	for _, f := range root.fields {
+		byName[f.name] = f
+	}
+	messages := c.column(c.MessagesColumn, "messages")
+	m := byName[messages]
+	if m == nil {
+		return nil, fmt.Errorf("no column %q for the messages (use --messages-column)", messages)
+	}
+	pc.columns = append(pc.columns, pqColumn{"messages", m, true})
+	if t := byName[c.column(c.ToolsColumn, "tools")]; t != nil {
+		pc.columns = append(pc.columns, pqColumn{"tools", t, true})
+	}
+	for _, k := range requestKeys {
+		if n := byName[k]; n != nil {
+			pc.columns = append(pc.columns, pqColumn{k, n, false})
+		}
+	}
+	if c.IDColumn != "" {
+		if n := byName[c.IDColumn]; n != nil && c.IDColumn != messages {
+			pc.columns = append(pc.columns, pqColumn{c.IDColumn, n, false})
+		}
+	}
+	return pc, nil
+}
+
+// appendRow appends the request JSON of row to out.
+func (pc *pqConverter) appendRow(out []byte, row parquet.Row) ([]byte, error) {
+	for i := range pc.cols {
+		pc.cols[i] = pc.cols[i][:0]
+		pc.cur[i] = 0
+	}
+	for _, v := range row {
+		if c := v.Column(); c >= 0 && c < len(pc.cols) {
+			pc.cols[c] = append(pc.cols[c], v)
+		}
+	}
+	pc.err = nil
+	out = append(out, '{')
+	first := true
+	for _, col := range pc.columns {
+		n := col.node
+		if pc.isNull(n) {
+			continue
+		}
+		if !first {
+			out = append(out, ", "...)
+		}
+		first = false
+		out = pyjson.AppendQuoted(out, col.key)
+		out = append(out, ": "...)
+		if col.raw && n.leaves == 1 && len(n.fields) == 0 && isByteArray(n.node) {
+			v, ok := pc.next(n.col)
+			if !ok {
+				break
+			}
+			if text := v.ByteArray(); len(bytes.TrimSpace(text)) > 0 {
+				out = append(out, text...)
+			} else {
+				out = append(out, "null"...)
+			}
+			continue
+		}
+		out = pc.value(out, n)
+		if pc.err != nil {
+			break
+		}
+	}
+	if pc.err != nil {
+		return out, pc.err
+	}
+	return append(out, '}'), nil
+}
+
+// logical returns a node's logical type annotation, or nil.
+func logical(n parquet.Node) format.LogicalTypeValue {
+	if lt := n.Type().LogicalType(); lt != nil {
+		return lt.Value
+	}
+	return nil
+}
+
+func unsigned(n parquet.Node) bool {
+	it, ok := logical(n).(*format.IntType)
+	return ok && !it.IsSigned
+}
+
+func isByteArray(n parquet.Node) bool {
+	k := n.Type().Kind()
+	return k == parquet.ByteArray || k == parquet.FixedLenByteArray
+}
+
+var errLevels = errors.New("parquet: the row's values do not match the schema")
+
+func (pc *pqConverter) peek(col int) (parquet.Value, bool) {
+	if col >= len(pc.cols) || pc.cur[col] >= len(pc.cols[col]) {
+		pc.err = errLevels
+		return parquet.Value{}, false
+	}
+	return pc.cols[col][pc.cur[col]], true
+}
+
+func (pc *pqConverter) next(col int) (parquet.Value, bool) {
+	v, ok := pc.peek(col)
+	if ok {
+		pc.cur[col]++
+	}
+	return v, ok
+}
+
+// isNull reports whether optional node n is null in the current place,
+// and if so consumes its placeholder values.
+func (pc *pqConverter) isNull(n *pqNode) bool {
+	if !n.optional {
+		return false
+	}
+	v, ok := pc.peek(n.col)
+	if !ok || v.DefinitionLevel() >= n.def {
+		return false
+	}
+	pc.skip(n)
+	return true
+}
+
+// skip consumes the one placeholder value each leaf under n has where n
+// is null or an empty list.
+func (pc *pqConverter) skip(n *pqNode) {
+	for c := n.col; c < n.col+n.leaves; c++ {
+		pc.next(c)
+	}
+}
+
+// value appends node n's value; n is present (not null) here.
+func (pc *pqConverter) value(out []byte, n *pqNode) []byte {
+	switch {
+	case pc.err != nil:
+		return out
+	case len(n.fields) == 0 && !n.repeated:
+		v, ok := pc.next(n.col)
+		if !ok {
+			return out
+		}
+		return appendScalar(out, n, v)
+	case n.list:
+		return pc.repeated(out, n.fields[0], true)
+	case n.isMap:
+		return pc.mapValue(out, n.fields[0])
+	}
+	out = append(out, '{')
+	first := true
+	for _, f := range n.fields {
+		if f.repeated {
+			if !first {
+				out = append(out, ", "...)
+			}
+			first = false
+			out = pyjson.AppendQuoted(out, f.name)
+			out = append(out, ": "...)
+			out = pc.repeated(out, f, false)
+			continue
+		}
+		if pc.isNull(f) {
+			continue
+		}
+		if !first {
+			out = append(out, ", "...)
+		}
+		first = false
+		out = pyjson.AppendQuoted(out, f.name)
+		out = append(out, ": "...)
+		out = pc.value(out, f)
+	}
+	return append(out, '}')
+}
+
+// repeated appends the elements of repeated node r as a JSON array. In a
+// LIST, a repeated group of one field holds the element in that field.
+func (pc *pqConverter) repeated(out []byte, r *pqNode, inList bool) []byte {
+	v, ok := pc.peek(r.col)
+	if !ok {
+		return out
+	}
+	if v.DefinitionLevel() < r.def {
+		pc.skip(r)
+		return append(out, "[]"...)
+	}
+	out = append(out, '[')
+	for i := 0; pc.err == nil; i++ {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		switch {
+		case len(r.fields) == 0:
+			v, _ := pc.next(r.col)
+			out = appendScalar(out, r, v)
+		case inList && len(r.fields) == 1:
+			if e := r.fields[0]; pc.isNull(e) {
+				out = append(out, "null"...)
+			} else if e.repeated {
+				out = pc.repeated(out, e, false)
+			} else {
+				out = pc.value(out, e)
+			}
+		default:
+			out = pc.value(out, &pqNode{fields: r.fields, col: r.col, leaves: r.leaves})
+		}
+		if c := r.col; pc.cur[c] >= len(pc.cols[c]) || pc.cols[c][pc.cur[c]].RepetitionLevel() != r.rep {
+			break
+		}
+	}
+	return append(out, ']')
+}
+
+// mapValue appends a MAP's key/value pairs as a JSON object; a key that is
+// not a string is written as its JSON text.
+func (pc *pqConverter) mapValue(out []byte, kv *pqNode) []byte {
+	v, ok := pc.peek(kv.col)
+	if !ok {
+		return out
+	}
+	if v.DefinitionLevel() < kv.def || len(kv.fields) != 2 {
+		pc.skip(kv)
+		return append(out, "{}"...)
+	}
+	out = append(out, '{')
+	for i := 0; pc.err == nil; i++ {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		k, _ := pc.next(kv.fields[0].col)
+		if isByteArray(kv.fields[0].node) {
+			out = pyjson.AppendQuoted(out, string(k.ByteArray()))
+		} else {
+			out = pyjson.AppendQuoted(out, string(appendScalar(nil, kv.fields[0], k)))
+		}
+		out = append(out, ": "...)
+		if val := kv.fields[1]; pc.isNull(val) {
+			out = append(out, "null"...)
+		} else {
+			out = pc.value(out, val)
+		}
+		if c := kv.col; pc.cur[c] >= len(pc.cols[c]) || pc.cols[c][pc.cur[c]].RepetitionLevel() != kv.rep {
+			break
+		}
+	}
+	return append(out, '}')
+}
+
+// appendScalar writes a leaf value as Python's json.dumps writes the value
+// datasets gives for it.
+func appendScalar(out []byte, n *pqNode, v parquet.Value) []byte {
+	if v.IsNull() {
+		return append(out, "null"...)
+	}
+	switch v.Kind() {
+	case parquet.Boolean:
+		return strconv.AppendBool(out, v.Boolean())
+	case parquet.Int32:
+		if unsigned(n.node) {
+			return strconv.AppendUint(out, uint64(uint32(v.Int32())), 10)
+		}
+		return strconv.AppendInt(out, int64(v.Int32()), 10)
+	case parquet.Int64:
+		if unsigned(n.node) {
+			return strconv.AppendUint(out, uint64(v.Int64()), 10)
+		}
+		return strconv.AppendInt(out, v.Int64(), 10)
+	case parquet.Float:
+		return appendPyFloat(out, float64(v.Float()))
+	case parquet.Double:
+		return appendPyFloat(out, v.Double())
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		if n.json {
+			return append(out, v.ByteArray()...)
+		}
+		return pyjson.AppendQuoted(out, string(v.ByteArray()))
+	}
+	return pyjson.AppendQuoted(out, v.String())
+}
+
+// appendPyFloat writes f as Python's repr does: 3.0, 0.5, 1e-05, 1e+16.
+func appendPyFloat(out []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(out, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(out, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(out, "-Infinity"...)
+	}
+	exp := 0
+	if a := math.Abs(f); a != 0 {
+		e := strconv.AppendFloat(nil, a, 'e', -1, 64)
+		for i := range e {
+			if e[i] == 'e' {
+				exp, _ = strconv.Atoi(string(e[i+1:]))
+			}
+		}
+	}
+	if exp < -4 || exp >= 16 {
+		return strconv.AppendFloat(out, f, 'e', -1, 64)
+	}
+	start := len(out)
+	out = strconv.AppendFloat(out, f, 'f', -1, 64)
+	for _, c := range out[start:] {
+		if c == '.' {
+			return out
+		}
+	}
+	return append(out, ".0"...)
+}
+
+// readRowGroup reads one row group into batches of request JSON.
+func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func(*batch) bool) error {
+	in := u.in
+	conv, err := newConverter(c, in.pq.Schema())
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.path, err)
+	}
+	rg := in.pq.RowGroups()[u.rowGroup]
+	total := rg.NumRows()
+	rows := rg.Rows()
+	defer rows.Close()
+	buf := make([]parquet.Row, 64)
+	pos := in.rgOffset[u.rowGroup]
+	var done int64
+	b := newBatch(u)
+	for {
+		if ctx.Err() != nil {
+			releaseBatch(b)
+			return nil
+		}
+		n, err := rows.ReadRows(buf)
+		for _, row := range buf[:n] {
+			start := len(b.buf)
+			var cerr error
+			b.buf, cerr = conv.appendRow(b.buf, row)
+			if cerr != nil {
+				b.buf = b.buf[:start]
+			}
+			b.rows = append(b.rows, rowRef{start: start, end: len(b.buf), pos: pos, err: cerr})
+			pos++
+			done++
+			if len(b.buf) >= batchBytes || len(b.rows) >= maxBatchRows {
+				b.doneBytes = base + u.bytes*done/max(total, 1)
+				if !emit(b) {
+					return nil
+				}
+				b = newBatch(u)
+			}
+		}
+		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
+			break
+		}
+		if err != nil {
+			releaseBatch(b)
+			return fmt.Errorf("%s: row group %d, row %d: %w", in.path, u.rowGroup, pos, err)
+		}
+	}
+	if len(b.rows) == 0 {
+		releaseBatch(b)
+		return nil
+	}
+	b.doneBytes = base + u.bytes
+	emit(b)
+	return nil
+}

@@ -1,0 +1,345 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Sizes of the batches that flow through the pipeline. A batch is the unit
+// of parallel work and of ordering; the number of batches in flight is
+// bounded, so memory is bounded by about inFlight * batchBytes plus the
+// output's buffers.
+const (
+	batchBytes   = 512 << 10
+	maxBatchRows = 4096
+)
+
+// rowRef is one input row inside a batch's buffer.
+type rowRef struct {
+	start, end int
+	// pos is the 1-based line number (JSONL) or the 0-based row index
+	// (Parquet) in the source file.
+	pos int64
+	// size is the line's full length when it was too long to keep (only a
+	// prefix is in the buffer); 0 otherwise.
+	size int64
+	// err is an error found while reading the row (Parquet conversion).
+	err error
+}
+
+// batch is consecutive rows of one unit, then the results of rendering
+// them.
+type batch struct {
+	u         *unit
+	buf       []byte
+	rows      []rowRef
+	doneBytes int64 // input bytes done once this batch is written
+	done      chan struct{}
+
+	// Results, filled by a worker.
+	out     []byte   // encoded output rows (JSONL output)
+	records []record // rows for the Parquet output
+	res     batchResult
+}
+
+// batchResult is what a worker counts and rejects in one batch.
+type batchResult struct {
+	written, rejected, truncated int64
+	chars, trainedChars          int64
+	tokens, trainedTokens        int64
+	rejects                      []byte   // encoded reject lines
+	kinds                        []string // one error kind per reject
+	first                        string   // the first reject's message, with its place
+}
+
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
+func newBatch(u *unit) *batch {
+	b := batchPool.Get().(*batch)
+	b.u = u
+	b.done = make(chan struct{})
+	return b
+}
+
+func releaseBatch(b *batch) {
+	if cap(b.buf) > 4*batchBytes || cap(b.out) > 8*batchBytes {
+		return // an oversized row: let it go
+	}
+	clear(b.records)
+	*b = batch{buf: b.buf[:0], rows: b.rows[:0], out: b.out[:0], records: b.records[:0],
+		res: batchResult{rejects: b.res.rejects[:0], kinds: b.res.kinds[:0]}}
+	batchPool.Put(b)
+}
+
+// Run runs the conversion c describes. It returns the run's statistics,
+// also when it fails (then they count the rows done before the failure),
+// and ErrUpToDate when the output's manifest shows nothing to do.
+func Run(ctx context.Context, c Config) (*Stats, error) {
+	start := time.Now()
+	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}}
+	if c.Render == nil {
+		c.Render = RenderText
+	}
+	if c.Rejects == "" {
+		c.Rejects = DefaultRejectsPath(c.Output)
+	}
+	st.Rejects, st.Manifest = c.Rejects, ManifestPath(c.Output)
+	outKind, err := checkPaths(&c)
+	if err != nil {
+		return st, err
+	}
+	inputs, units, warnings, err := openInputs(&c)
+	if err != nil {
+		return st, err
+	}
+	defer closeInputs(inputs)
+	st.Warnings = warnings
+	st.Inputs, st.Units = len(inputs), len(units)
+	man := newManifest(&c, inputs, units)
+	if !c.Force && man.upToDate(st.Manifest, c.Output, c.Rejects) {
+		st.Skipped = true
+		return st, ErrUpToDate
+	}
+	for _, u := range units {
+		st.InputBytes += u.bytes
+	}
+	if err := os.MkdirAll(filepath.Dir(c.Output), 0o777); err != nil {
+		return st, err
+	}
+	out, err := newSink(&c, outKind)
+	if err != nil {
+		return st, err
+	}
+	rej, err := createAtomic(c.Rejects)
+	if err != nil {
+		out.abort()
+		return st, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			out.abort()
+			rej.abort()
+		}
+	}()
+
+	if c.Progress != nil {
+		c.Progress.Start(st.InputBytes)
+		defer c.Progress.Finish()
+	}
+	err = runPipeline(ctx, &c, units, out, rej, st)
+	st.finish(time.Since(start), c.Tokens)
+	if err != nil {
+		return st, err
+	}
+	if err := out.commit(); err != nil {
+		return st, fmt.Errorf("%s: %w", c.Output, err)
+	}
+	if err := rej.commit(); err != nil {
+		return st, fmt.Errorf("%s: %w", c.Rejects, err)
+	}
+	ok = true
+	man.complete(st, out.digest(), rej.digest())
+	if err := man.write(st.Manifest); err != nil {
+		return st, err
+	}
+	if c.Stats != "" {
+		if err := writeStats(c.Stats, st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// checkPaths refuses an output, rejects or stats path that is an input or
+// each other, and returns the output's kind.
+func checkPaths(c *Config) (string, error) {
+	if len(c.Inputs) == 0 {
+		return "", errors.New("no input files")
+	}
+	if c.Shards < 0 || (c.Shards > 0 && (c.Shard < 0 || c.Shard >= c.Shards)) {
+		return "", fmt.Errorf("shard %d/%d: want K/N with 0 <= K < N", c.Shard, c.Shards)
+	}
+	kind, err := fileKind(c.Output)
+	if err != nil {
+		return "", fmt.Errorf("output %w", err)
+	}
+	if err := checkIDColumn(c.IDColumn); err != nil {
+		return "", err
+	}
+	outputs := []struct{ name, path string }{{"output", c.Output}, {"rejects file", c.Rejects}, {"manifest", ManifestPath(c.Output)}}
+	if c.Stats != "" {
+		outputs = append(outputs, struct{ name, path string }{"stats file", c.Stats})
+	}
+	for i, o := range outputs {
+		for _, in := range c.Inputs {
+			if sameFile(o.path, in) {
+				return "", fmt.Errorf("%s %s is also an input; choose another path", o.name, o.path)
+			}
+		}
+		for _, p := range outputs[:i] {
+			if sameFile(o.path, p.path) {
+				return "", fmt.Errorf("%s %s is also the %s; choose another path", o.name, o.path, p.name)
+			}
+		}
+	}
+	return kind, nil
+}
+
+// runPipeline reads, renders and writes every unit in order.
+func runPipeline(ctx context.Context, c *Config, units []unit, out sink, rej *atomicFile, st *Stats) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := c.workers()
+	work := make(chan *batch, workers)
+	ordered := make(chan *batch, 2*workers+2)
+
+	var readErr error
+	go func() {
+		defer close(work)
+		defer close(ordered)
+		readErr = readUnits(ctx, c, units, func(b *batch) bool {
+			select {
+			case ordered <- b:
+			case <-ctx.Done():
+				releaseBatch(b)
+				return false
+			}
+			work <- b // workers drain work until it is closed
+			return true
+		})
+		if readErr != nil {
+			cancel()
+		}
+	}()
+
+	proc := newProcessor(c)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				if ctx.Err() == nil {
+					proc.batch(b)
+				}
+				close(b.done)
+			}
+		}()
+	}
+
+	var writeErr error
+	for b := range ordered {
+		<-b.done
+		if writeErr == nil && ctx.Err() == nil {
+			writeErr = writeBatch(c, b, out, rej, st)
+			if writeErr != nil {
+				cancel()
+			} else if c.Progress != nil {
+				c.Progress.Advance(b.doneBytes, st.RowsRead)
+			}
+		}
+		releaseBatch(b)
+	}
+	wg.Wait()
+	switch {
+	case writeErr != nil:
+		return writeErr
+	case readErr != nil:
+		return readErr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	if err := out.close(); err != nil {
+		return fmt.Errorf("%s: %w", c.Output, err)
+	}
+	return nil
+}
+
+// writeBatch writes one processed batch and adds it to the statistics.
+func writeBatch(c *Config, b *batch, out sink, rej *atomicFile, st *Stats) error {
+	r := &b.res
+	if c.Strict && r.rejected > 0 {
+		return &RowError{msg: r.first}
+	}
+	if err := out.write(b); err != nil {
+		return fmt.Errorf("%s: %w", c.Output, err)
+	}
+	if len(r.rejects) > 0 {
+		if _, err := rej.Write(r.rejects); err != nil {
+			return fmt.Errorf("%s: %w", c.Rejects, err)
+		}
+	}
+	st.RowsRead += int64(len(b.rows))
+	st.RowsWritten += r.written
+	st.RowsRejected += r.rejected
+	st.RowsTruncated += r.truncated
+	st.Characters += r.chars
+	st.TrainedCharacters += r.trainedChars
+	st.Tokens += r.tokens
+	st.TrainedTokens += r.trainedTokens
+	for _, k := range r.kinds {
+		st.RejectsByError[k]++
+	}
+	return nil
+}
+
+// RowError is a bad row that stops a strict run.
+type RowError struct{ msg string }
+
+func (e *RowError) Error() string { return e.msg }
+
+// readUnits reads every unit into batches and hands each to emit, which
+// returns false when the run is stopping.
+func readUnits(ctx context.Context, c *Config, units []unit, emit func(*batch) bool) error {
+	var base int64
+	for i := range units {
+		u := &units[i]
+		var err error
+		if u.in.kind == kindParquet {
+			err = readRowGroup(ctx, c, u, base, emit)
+		} else {
+			err = readLines(ctx, c, u, base, emit)
+		}
+		if err != nil {
+			return err
+		}
+		base += u.bytes
+	}
+	return nil
+}
+
+func readLines(ctx context.Context, c *Config, u *unit, base int64, emit func(*batch) bool) error {
+	src, err := openLines(*u, c.maxRowBytes())
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		b := newBatch(u)
+		err := src.fill(b, batchBytes)
+		b.doneBytes = base + min(src.counter.n, u.bytes)
+		if len(b.rows) > 0 {
+			if !emit(b) {
+				return nil
+			}
+		} else {
+			releaseBatch(b)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

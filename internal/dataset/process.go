@@ -1,0 +1,264 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// processor renders the rows of a batch; one is shared by every worker.
+type processor struct {
+	c *Config
+	// rename maps a column name to the request key it feeds, for the
+	// columns that are renamed; drop lists request keys whose own column
+	// is replaced by a renamed one.
+	rename map[string]string
+	drop   map[string]bool
+	// parse says whether the row needs a look of its own before
+	// ParseRequest (renamed columns, or an id to carry).
+	parse   bool
+	parquet bool // the output is Parquet: fill records, not out
+	schema  *recordSchema
+}
+
+func newProcessor(c *Config) *processor {
+	p := &processor{c: c, rename: map[string]string{}, drop: map[string]bool{}}
+	for key, col := range map[string]string{"messages": c.MessagesColumn, "tools": c.ToolsColumn} {
+		if col != "" && col != key {
+			p.rename[col] = key
+			p.drop[key] = true
+		}
+	}
+	p.parse = len(p.rename) > 0 || c.IDColumn != ""
+	if k, _ := fileKind(c.Output); k == kindParquet {
+		p.parquet = true
+		p.schema = newRecordSchema(c)
+	}
+	return p
+}
+
+// batch renders every row of b into b's results.
+func (p *processor) batch(b *batch) {
+	var row Row
+	for i := range b.rows {
+		r := &b.rows[i]
+		data := b.buf[r.start:r.end]
+		row = Row{}
+		id, truncated, err := p.row(r, data, &row)
+		if err != nil {
+			p.reject(b, r, data, err)
+			continue
+		}
+		p.emit(b, id, truncated, &row)
+	}
+}
+
+// row decodes and renders one row, and returns its id (raw JSON, nil when
+// absent) and whether it was truncated.
+func (p *processor) row(r *rowRef, data []byte, row *Row) (id []byte, truncated bool, err error) {
+	if r.err != nil {
+		return nil, false, r.err
+	}
+	if r.size > 0 {
+		return nil, false, fmt.Errorf("row is %d bytes, longer than the limit of %d bytes (--max-row-bytes)", r.size, p.c.maxRowBytes())
+	}
+	if p.parse {
+		if d, err := pyjson.ParseBytes(data); err == nil && d.Kind(0) == pyjson.Object {
+			if p.c.IDColumn != "" {
+				if v := d.Lookup(0, p.c.IDColumn); v >= 0 {
+					id = d.Raw(v)
+				}
+			}
+			if len(p.rename) > 0 {
+				data = p.remap(d)
+			}
+		}
+	}
+	req, err := harmony.ParseRequest(data)
+	if err != nil {
+		return id, false, err
+	}
+	req.AddGenerationPrompt = false
+	if !req.ReasoningEffort.IsSet() {
+		req.ReasoningEffort = p.c.DefaultEffort
+	}
+	if err := p.c.Render(req, row); err != nil {
+		return id, false, err
+	}
+	if p.c.Tokens {
+		if len(row.AssistantMasks) != len(row.InputIDs) {
+			return id, false, fmt.Errorf("tokenizer gave %d ids and %d mask entries", len(row.InputIDs), len(row.AssistantMasks))
+		}
+		if max := p.c.MaxTokens; max > 0 && len(row.InputIDs) > max {
+			if !p.c.Truncate {
+				return id, false, fmt.Errorf("row has %d tokens, more than --max-tokens %d", len(row.InputIDs), max)
+			}
+			row.InputIDs, row.AssistantMasks = row.InputIDs[:max], row.AssistantMasks[:max]
+			truncated = true
+		}
+	}
+	return id, truncated, nil
+}
+
+// remap writes the row's object with renamed columns under their request
+// keys.
+func (p *processor) remap(d *pyjson.Doc) []byte {
+	out := make([]byte, 0, len(d.Src)+16)
+	out = append(out, '{')
+	first := true
+	d.Members(0, func(k, v int) bool {
+		name := d.Str(k)
+		if key, ok := p.rename[name]; ok {
+			name = key
+		} else if p.drop[name] {
+			return true
+		}
+		if !first {
+			out = append(out, ", "...)
+		}
+		first = false
+		out = pyjson.AppendQuoted(out, name)
+		out = append(out, ": "...)
+		out = append(out, d.Raw(v)...)
+		return true
+	})
+	return append(out, '}')
+}
+
+// emit adds a rendered row to b's output.
+func (p *processor) emit(b *batch, id []byte, truncated bool, row *Row) {
+	res := &b.res
+	res.written++
+	if truncated {
+		res.truncated++
+	}
+	if p.c.Tokens {
+		res.tokens += int64(len(row.InputIDs))
+		for _, m := range row.AssistantMasks {
+			res.trainedTokens += int64(m)
+		}
+	} else {
+		res.chars += int64(utf8.RuneCountInString(row.Text))
+		for _, s := range row.Spans {
+			res.trainedChars += int64(s.End - s.Start)
+		}
+	}
+	if p.parquet {
+		b.records = append(b.records, p.schema.record(id, row))
+		return
+	}
+	b.out = appendJSONRow(b.out, p.c, id, row)
+}
+
+// appendJSONRow writes one output row as a JSONL line.
+func appendJSONRow(out []byte, c *Config, id []byte, row *Row) []byte {
+	out = append(out, '{')
+	if c.IDColumn != "" {
+		out = pyjson.AppendQuoted(out, c.IDColumn)
+		out = append(out, ": "...)
+		if id == nil {
+			id = []byte("null")
+		}
+		out = append(out, id...)
+		out = append(out, ", "...)
+	}
+	if c.Tokens {
+		out = append(out, `"input_ids": `...)
+		out = appendInts(out, row.InputIDs)
+		out = append(out, `, "assistant_masks": `...)
+		out = appendInts(out, row.AssistantMasks)
+		out = append(out, `, "num_tokens": `...)
+		out = strconv.AppendInt(out, int64(len(row.InputIDs)), 10)
+		return append(out, "}\n"...)
+	}
+	out = append(out, `"text": `...)
+	out = pyjson.AppendQuoted(out, row.Text)
+	out = append(out, `, "assistant_spans": [`...)
+	for i, s := range row.Spans {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = append(out, '[')
+		out = strconv.AppendInt(out, int64(s.Start), 10)
+		out = append(out, ", "...)
+		out = strconv.AppendInt(out, int64(s.End), 10)
+		out = append(out, ']')
+	}
+	return append(out, "]}\n"...)
+}
+
+func appendInts(out []byte, xs []int32) []byte {
+	out = append(out, '[')
+	for i, x := range xs {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = strconv.AppendInt(out, int64(x), 10)
+	}
+	return append(out, ']')
+}
+
+// reject adds a bad row to b's rejects file lines:
+//
+//	{"source": FILE, "line": N, "error": MESSAGE, "row": ROW}
+//
+// with "row_index" (0-based) in place of "line" for Parquet. ROW is the
+// row as JSON when it is valid JSON, else its text as a string; a row too
+// long to keep is its first bytes as a string, with "row_bytes".
+func (p *processor) reject(b *batch, r *rowRef, data []byte, err error) {
+	res := &b.res
+	res.rejected++
+	msg := err.Error()
+	posKey := "line"
+	if b.u.in.kind == kindParquet {
+		posKey = "row_index"
+	}
+	if res.first == "" {
+		res.first = fmt.Sprintf("%s: %s %d: %s", b.u.in.path, strings.ReplaceAll(posKey, "_", " "), r.pos, msg)
+	}
+	res.kinds = append(res.kinds, errorKind(msg))
+	out := res.rejects
+	out = append(out, `{"source": `...)
+	out = pyjson.AppendQuoted(out, b.u.in.path)
+	out = append(out, `, "`...)
+	out = append(out, posKey...)
+	out = append(out, `": `...)
+	out = strconv.AppendInt(out, r.pos, 10)
+	out = append(out, `, "error": `...)
+	out = pyjson.AppendQuoted(out, strings.ToValidUTF8(msg, "\uFFFD"))
+	out = append(out, `, "row": `...)
+	if r.size == 0 && utf8.Valid(data) && json.Valid(data) {
+		out = append(out, data...)
+	} else {
+		out = pyjson.AppendQuoted(out, strings.ToValidUTF8(string(data), "\uFFFD"))
+	}
+	if r.size > 0 {
+		out = append(out, `, "row_bytes": `...)
+		out = strconv.AppendInt(out, r.size, 10)
+	}
+	res.rejects = append(out, "}\n"...)
+}
+
+// errorKind groups errors for the statistics: the message with every run
+// of digits replaced by N ("messages[N].content: ...").
+func errorKind(msg string) string {
+	var sb strings.Builder
+	digits := false
+	for _, c := range msg {
+		if c >= '0' && c <= '9' {
+			if !digits {
+				sb.WriteByte('N')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		sb.WriteRune(c)
+	}
+	return sb.String()
+}

@@ -1,0 +1,121 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Stats are a run's counts. RowsRead always equals RowsWritten plus
+// RowsRejected.
+type Stats struct {
+	// Rows is the number of rows read (RowsRead, under the name the
+	// summary uses).
+	Rows         int64 `json:"rows"`
+	RowsRead     int64 `json:"rows_read"`
+	RowsWritten  int64 `json:"rows_written"`
+	RowsRejected int64 `json:"rows_rejected"`
+	// RejectsByError counts rejects by error, digits replaced by N.
+	RejectsByError map[string]int64 `json:"rejects_by_error"`
+	// RowsTruncated counts rows cut to --max-tokens.
+	RowsTruncated int64 `json:"rows_truncated"`
+	// Tokens and TrainedTokens count ids and ids with a mask of 1 (token
+	// output); Characters and TrainedCharacters count the text and its
+	// assistant spans (text output).
+	Tokens            int64 `json:"tokens"`
+	TrainedTokens     int64 `json:"trained_tokens"`
+	Characters        int64 `json:"characters"`
+	TrainedCharacters int64 `json:"trained_characters"`
+	// TrainedFraction is TrainedTokens/Tokens, or with text output
+	// TrainedCharacters/Characters.
+	TrainedFraction float64 `json:"trained_fraction"`
+	// InputBytes is the size on disk of the input read.
+	InputBytes    int64   `json:"input_bytes"`
+	Seconds       float64 `json:"seconds"`
+	MBPerSecond   float64 `json:"mb_per_s"`
+	RowsPerSecond float64 `json:"rows_per_s"`
+	Inputs        int     `json:"inputs"`
+	Units         int     `json:"units"`
+	Output        string  `json:"output"`
+	Rejects       string  `json:"rejects"`
+	Manifest      string  `json:"manifest"`
+	// Skipped says that the output was up to date and nothing ran.
+	Skipped  bool     `json:"skipped"`
+	Warnings []string `json:"warnings"`
+}
+
+func (s *Stats) finish(d time.Duration, tokens bool) {
+	s.Rows = s.RowsRead
+	s.Seconds = d.Seconds()
+	if s.Seconds > 0 {
+		s.MBPerSecond = float64(s.InputBytes) / 1e6 / s.Seconds
+		s.RowsPerSecond = float64(s.RowsRead) / s.Seconds
+	}
+	switch {
+	case tokens && s.Tokens > 0:
+		s.TrainedFraction = float64(s.TrainedTokens) / float64(s.Tokens)
+	case !tokens && s.Characters > 0:
+		s.TrainedFraction = float64(s.TrainedCharacters) / float64(s.Characters)
+	}
+}
+
+func writeStats(path string, s *Stats) error {
+	if s.Warnings == nil {
+		s.Warnings = []string{}
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.abort()
+		return err
+	}
+	return f.commit()
+}
+
+// WriteSummary writes the run's summary for a person, a few lines.
+func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
+	fmt.Fprintf(w, "%d rows read: %d written, %d rejected", s.RowsRead, s.RowsWritten, s.RowsRejected)
+	if s.RowsTruncated > 0 {
+		fmt.Fprintf(w, ", %d truncated", s.RowsTruncated)
+	}
+	fmt.Fprintln(w)
+	keys := slices.Collect(maps.Keys(s.RejectsByError))
+	slices.SortFunc(keys, func(a, b string) int {
+		if d := s.RejectsByError[b] - s.RejectsByError[a]; d != 0 {
+			return int(d)
+		}
+		return strings.Compare(a, b)
+	})
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %6d  %s\n", s.RejectsByError[k], k)
+	}
+	if tokens {
+		fmt.Fprintf(w, "%d tokens, %.1f%% trained\n", s.Tokens, 100*s.TrainedFraction)
+	} else {
+		fmt.Fprintf(w, "%d characters, %.1f%% trained\n", s.Characters, 100*s.TrainedFraction)
+	}
+	fmt.Fprintf(w, "%.2f s, %.1f MB/s, %.0f rows/s\n", s.Seconds, s.MBPerSecond, s.RowsPerSecond)
+	if s.RowsRejected > 0 {
+		fmt.Fprintf(w, "rejects: %s\n", s.Rejects)
+	}
+}
+
+// readFileSize returns a file's size, or -1.
+func readFileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
