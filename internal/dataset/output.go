@@ -155,13 +155,13 @@ const rowGroupBytes = 32 << 20
 // parquetSink writes Parquet, one row group per rowGroupBytes of data.
 type parquetSink struct {
 	*atomicFile
-	w        *parquet.Writer
+	w        *parquet.GenericWriter[any]
 	buffered int64
 }
 
 func newParquetSink(c *Config, f *atomicFile) *parquetSink {
 	s := newRecordSchema(c)
-	w := parquet.NewWriter(f, s.schema,
+	w := parquet.NewGenericWriter[any](f, s.schema,
 		parquet.Compression(&parquet.Snappy),
 		parquet.CreatedBy("beamharmony", "dataset", ""))
 	return &parquetSink{atomicFile: f, w: w}

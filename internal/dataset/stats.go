@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -109,13 +108,4 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 	if s.RowsRejected > 0 {
 		fmt.Fprintf(w, "rejects: %s\n", s.Rejects)
 	}
-}
-
-// readFileSize returns a file's size, or -1.
-func readFileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return -1
-	}
-	return fi.Size()
 }
