@@ -46,14 +46,16 @@ var (
 // developer messages that will be dropped, an effort below 8, built-in
 // search or browse whose declarations differ from the trained ones, tool
 // results missing, extra or out of order against the calls, and markers in
-// message content. The request is not rendered; call Render for errors.
+// any string the prompt carries as is (FindMarkers: content, argument
+// values, schema enums, defaults, examples and property names). The
+// request is not rendered; call Render for errors.
 func Lint(messages []Message, opts *Options) []Warning {
 	var ws []Warning
 	ws = lintInstructions(ws, messages)
 	ws = lintEffort(ws, opts.ReasoningEffort)
 	ws = lintBuiltins(ws, opts)
 	ws = lintResults(ws, messages)
-	ws = lintMarkers(ws, messages)
+	ws = lintMarkers(ws, messages, opts)
 	return ws
 }
 
@@ -158,12 +160,11 @@ func lintResult(ws []Warning, messages []Message, i, k, pos int) []Warning {
 	return ws
 }
 
-func lintMarkers(ws []Warning, messages []Message) []Warning {
-	for i := range messages {
-		if mk := FindMarker(messages[i].Content); mk != "" {
-			ws = append(ws, Warning{messagePath(i) + ".content", "contains the marker " + mk +
-				", which the model reads as a format token, not as text"})
-		}
+// lintMarkers warns about each string the prompt carries as is that holds
+// a marker (FindMarkers).
+func lintMarkers(ws []Warning, messages []Message, opts *Options) []Warning {
+	for _, u := range FindMarkers(messages, opts) {
+		ws = append(ws, Warning{u.Path, u.Text() + ", which the model reads as a format token, not as text"})
 	}
 	return ws
 }

@@ -124,7 +124,7 @@ func (r *renderer) release() {
 	} else {
 		s.out = nil
 	}
-	if cap(s.ts.arena) > maxPooledBuffer || len(s.ts.union)+len(s.ts.children)+len(s.ts.expanded) > maxPooledBuffer/64 {
+	if cap(s.ts.arena) > maxPooledBuffer || len(s.ts.union)+len(s.ts.ptr.children)+len(s.ts.expanded) > maxPooledBuffer/64 {
 		s.ts = tsCache{} // a huge schema: don't pin its memory
 	}
 	s.doc.Src = nil

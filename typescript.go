@@ -282,8 +282,7 @@ const MaxRefWork = 1 << 20
 type tsCache struct {
 	union    map[unionKey]int32     // large unions' members by hash: the latest member
 	resolved map[int32]int32        // $ref string node: its target, or -1
-	children map[childKey]int32     // members of wide objects and arrays, for pointers
-	indexed  map[int32]bool         // the objects and arrays in children
+	ptr      pointers
 	expanded map[expansionKey]int32 // reusable expansions: index in entries
 	entries  []expansion
 	arena    []byte // recorded member texts
@@ -322,8 +321,7 @@ type expansion struct{ first, last, union, depth int32 }
 func (c *tsCache) reset() {
 	clear(c.union)
 	clear(c.resolved)
-	clear(c.children)
-	clear(c.indexed)
+	c.ptr.reset()
 	clear(c.expanded)
 	c.entries, c.arena, c.texts = c.entries[:0], c.arena[:0], c.texts[:0]
 }
@@ -1050,7 +1048,7 @@ func (w *tsWriter) resolve(ref int) int {
 	if t, ok := w.c.resolved[int32(ref)]; ok {
 		return int(t)
 	}
-	t := w.resolvePointer(ref)
+	t := w.c.ptr.resolve(w.d, w.root, ref)
 	if w.c.resolved == nil {
 		w.c.resolved = make(map[int32]int32)
 	}
@@ -1058,29 +1056,42 @@ func (w *tsWriter) resolve(ref int) int {
 	return t
 }
 
-// resolvePointer resolves the local JSON pointer in string node ref ("#",
+// pointers resolves local JSON pointers in one document, indexing the
+// members of wide objects and arrays on first use so that resolving many
+// pointers into one large $defs costs linear time. The zero value is
+// ready; it allocates only for wide containers.
+type pointers struct {
+	children map[childKey]int32 // members of wide objects and arrays
+	indexed  map[int32]bool     // the objects and arrays in children
+}
+
+func (p *pointers) reset() {
+	clear(p.children)
+	clear(p.indexed)
+}
+
+// resolve resolves the local JSON pointer in string node ref ("#",
 // "#/$defs/X", "#/definitions/X/properties/y", "#/anyOf/0", ...) against
-// the schema root, or returns -1.
-func (w *tsWriter) resolvePointer(ref int) int {
-	d := w.d
+// the schema root, or returns -1, as resolvePointer does.
+func (p *pointers) resolve(d *pyjson.Doc, root, ref int) int {
 	if d.Kind(ref) != pyjson.String {
 		return -1
 	}
-	p := d.Str(ref)
-	if p == "#" {
-		return w.root
+	ptr := d.Str(ref)
+	if ptr == "#" {
+		return root
 	}
-	if !strings.HasPrefix(p, "#/") {
+	if !strings.HasPrefix(ptr, "#/") {
 		return -1
 	}
-	node := w.root
-	for rest, more := p[2:], true; more; {
+	node := root
+	for rest, more := ptr[2:], true; more; {
 		var tok string
 		tok, rest, more = strings.Cut(rest, "/")
 		if strings.IndexByte(tok, '~') >= 0 {
 			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		}
-		if node = w.child(node, tok); node < 0 {
+		if node = p.child(d, node, tok); node < 0 {
 			return -1
 		}
 	}
@@ -1088,18 +1099,15 @@ func (w *tsWriter) resolvePointer(ref int) int {
 }
 
 // wideAt is the size from which child lookups in an object or array go
-// through an index, so that resolving many pointers into one large $defs
-// costs linear time.
+// through an index.
 const wideAt = 32
 
 // child returns the value of member tok of object node, the element at
 // the decimal index tok of array node, or -1. When a key repeats, the last
 // one wins, as in Python.
-func (w *tsWriter) child(node int, tok string) int {
-	d := w.d
-	k := d.Kind(node)
+func (p *pointers) child(d *pyjson.Doc, node int, tok string) int {
 	pos := int32(-1)
-	switch k {
+	switch d.Kind(node) {
 	case pyjson.Object:
 		if d.Nodes[node].Len < wideAt {
 			return d.Lookup(node, tok)
@@ -1109,46 +1117,38 @@ func (w *tsWriter) child(node int, tok string) int {
 		if err != nil || idx < 0 || idx >= int(d.Nodes[node].Len) {
 			return -1
 		}
-		pos, tok = int32(idx), ""
 		if d.Nodes[node].Len < wideAt {
-			found := -1
-			d.Elements(node, func(e, i int) bool {
-				if i == idx {
-					found = e
-				}
-				return found < 0
-			})
-			return found
+			return elementAt(d, node, tok)
 		}
+		pos, tok = int32(idx), ""
 	default:
 		return -1
 	}
-	if !w.c.indexed[int32(node)] {
-		w.indexChildren(node)
+	if !p.indexed[int32(node)] {
+		p.index(d, node)
 	}
-	if c, ok := w.c.children[childKey{int32(node), pos, tok}]; ok {
+	if c, ok := p.children[childKey{int32(node), pos, tok}]; ok {
 		return int(c)
 	}
 	return -1
 }
 
-// indexChildren adds the members or elements of node to c.children.
-func (w *tsWriter) indexChildren(node int) {
-	c := w.c
-	if c.children == nil {
-		c.children = make(map[childKey]int32)
-		c.indexed = make(map[int32]bool)
+// index adds the members or elements of node to children.
+func (p *pointers) index(d *pyjson.Doc, node int) {
+	if p.children == nil {
+		p.children = make(map[childKey]int32)
+		p.indexed = make(map[int32]bool)
 	}
-	c.indexed[int32(node)] = true
-	if w.d.Kind(node) == pyjson.Object {
-		w.d.Members(node, func(k, v int) bool {
-			c.children[childKey{int32(node), -1, w.d.Str(k)}] = int32(v)
+	p.indexed[int32(node)] = true
+	if d.Kind(node) == pyjson.Object {
+		d.Members(node, func(k, v int) bool {
+			p.children[childKey{int32(node), -1, d.Str(k)}] = int32(v)
 			return true
 		})
 		return
 	}
-	w.d.Elements(node, func(e, pos int) bool {
-		c.children[childKey{int32(node), int32(pos), ""}] = int32(e)
+	d.Elements(node, func(e, pos int) bool {
+		p.children[childKey{int32(node), int32(pos), ""}] = int32(e)
 		return true
 	})
 }

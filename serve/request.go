@@ -87,7 +87,7 @@ func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
 	}
 	r := &request{opts: harmony.Options{AddGenerationPrompt: true}}
 	steps := [...]func(*chatRequest, *Config) *apiError{
-		r.decodeScalars, r.decodeMessages, r.decodeTools, r.decodeTemplateArgs,
+		r.decodeScalars, r.decodeMessages, r.decodeTools, r.decodeTemplateArgs, r.checkMarkers,
 	}
 	for _, step := range steps {
 		if err := step(&cr, cfg); err != nil {
@@ -317,8 +317,9 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 
 // decodeMessages reads the conversation. Tool-call arguments arrive as JSON
 // strings (OpenAI's wire form) and are parsed into objects here; the
-// renderer checks everything else. Markers in content and names are
-// refused unless the server allows them (DECISIONS.md, Serving).
+// renderer checks everything else. Markers in names are refused here,
+// those in content and the other strings the prompt carries by
+// checkMarkers, unless the server allows them (DECISIONS.md, Serving).
 func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 	if len(cr.Messages) == 0 {
 		return badRequest("messages", "missing_messages", "messages: required, a non-empty list of messages")
@@ -335,17 +336,33 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 				return err
 			}
 		}
-		if cfg.AllowMarkers {
-			continue
-		}
-		for _, f := range [...]struct{ name, text string }{{"content", m.Content}, {"name", m.Name}} {
-			if mk := harmony.FindMarker(f.text); mk != "" {
-				return badRequest(path+"."+f.name, "marker_in_message", path+"."+f.name+": contains the Harmony marker "+mk+
-					", which the engine would read as a format token; remove it, or start the server with --allow-markers")
-			}
+		if mk := harmony.FindMarker(m.Name); mk != "" && !cfg.AllowMarkers {
+			return markerError(harmony.MarkerUse{Path: path + ".name", Marker: mk})
 		}
 	}
 	return nil
+}
+
+// checkMarkers refuses a marker in any string the prompt would carry as
+// is: content, argument values, schema fields (harmony.FindMarkers), unless
+// the server allows them (DECISIONS.md, Names and markers).
+func (r *request) checkMarkers(_ *chatRequest, cfg *Config) *apiError {
+	if cfg.AllowMarkers {
+		return nil
+	}
+	if uses := harmony.FindMarkers(r.messages, &r.opts); len(uses) > 0 {
+		return markerError(uses[0])
+	}
+	return nil
+}
+
+func markerError(u harmony.MarkerUse) *apiError {
+	what := "contains the Harmony marker " + u.Marker
+	if u.Key != "" {
+		what = "key " + string(appendString(nil, u.Key)) + " " + what
+	}
+	return badRequest(u.Path, "marker_in_message", u.Path+": "+what+
+		", which the engine would read as a format token; remove it, or start the server with --allow-markers")
 }
 
 // joinPath puts path in front of a decoding error "sub.path: msg" (or

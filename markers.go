@@ -1,0 +1,320 @@
+package harmony
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// MarkerUse is a marker found in a string of a request that the prompt
+// would carry as is. The model would read it as a format token (a message
+// boundary, say) rather than as text.
+type MarkerUse struct {
+	// Path names the value in the request's JSON shape, as in RenderError:
+	// "messages[1].content",
+	// "messages[1].tool_calls[0].function.arguments.city",
+	// "tools[0].function.parameters.properties.cabin.enum[2]". For a
+	// marker in an object key (Key set), Path names the object.
+	Path string
+	// Key is the object key holding the marker: a schema's property name
+	// or a key inside an argument value; "" when the marker is in the
+	// value at Path.
+	Key string
+	// Marker is the first marker found, such as "<|end|>".
+	Marker string
+}
+
+// String returns "path: contains the marker M" or
+// `path: key "K" contains the marker M`.
+func (u MarkerUse) String() string { return u.Path + ": " + u.Text() }
+
+// Text is String without the path.
+func (u MarkerUse) Text() string {
+	if u.Key != "" {
+		return "key " + quote(u.Key) + " contains the marker " + u.Marker
+	}
+	return "contains the marker " + u.Marker
+}
+
+// FindMarkers returns every string of a request that Render writes into
+// the prompt as is and that holds a marker, messages first and then tools,
+// each in the order the prompt writes them: message
+// content (every role), tool-call argument values at any depth and the
+// keys inside them, and the schema fields a tool's declaration writes from
+// its parameters: property names, enum and const members, defaults and
+// examples, at any depth and through $ref. Render itself refuses a marker
+// in the other strings it writes (reasoning, model_identity, tool names
+// and tool messages' names, descriptions, titles, argument names), so
+// those are not listed here. It returns nil, without allocating, when
+// there are none.
+//
+// Without a tokenizer that encodes such text as ordinary text, a server
+// must refuse these (DECISIONS.md, Names and markers); Lint warns about
+// each.
+func FindMarkers(messages []Message, opts *Options) []MarkerUse {
+	var uses []MarkerUse
+	for i := range messages {
+		m := &messages[i]
+		if mk := FindMarker(m.Content); mk != "" {
+			uses = append(uses, MarkerUse{Path: messagePath(i) + ".content", Marker: mk})
+		}
+		for j := range m.ToolCalls {
+			uses = argumentMarkers(uses, &m.ToolCalls[j].Function, i, j)
+		}
+	}
+	if opts != nil {
+		for i := range opts.Tools {
+			uses = schemaMarkers(uses, &opts.Tools[i].Function, i)
+		}
+	}
+	return uses
+}
+
+// Markers returns the request's marker uses; see FindMarkers.
+func (r *Request) Markers() []MarkerUse { return FindMarkers(r.Messages, &r.Options) }
+
+// mayHoldMarker reports whether some string of the JSON text raw may
+// decode to text holding a marker: only when raw holds "<|" or a \u
+// escape (which can spell < or |).
+func mayHoldMarker(raw []byte) bool {
+	return bytes.Contains(raw, []byte(markerOpen)) || bytes.Contains(raw, []byte(`\u`))
+}
+
+// withTape calls fn with the tape of raw: the decoder's when it still
+// describes raw, else a parse into a pooled document. Invalid JSON is
+// left for Render to report.
+func withTape(parsed tape, raw []byte, fn func(d *pyjson.Doc, root int)) {
+	if d := parsed.of(raw); d != nil {
+		fn(d, parsed.root)
+		return
+	}
+	d := docPool.Get().(*pyjson.Doc)
+	if d.Parse(raw) == nil {
+		fn(d, 0)
+	}
+	d.Src, d.Text = nil, ""
+	docPool.Put(d)
+}
+
+// argumentMarkers adds the markers in a call's argument values and in the
+// keys inside them. The argument names themselves are Render's to check.
+func argumentMarkers(uses []MarkerUse, f *FunctionCall, i, j int) []MarkerUse {
+	if !mayHoldMarker(f.Arguments) {
+		return uses
+	}
+	withTape(f.parsed, f.Arguments, func(d *pyjson.Doc, root int) {
+		s := markerScan{d: d, root: root, uses: uses, base: argumentsPath{i, j}.String()}
+		d.Members(root, func(_, v int) bool {
+			s.subtree(v)
+			return true
+		})
+		uses = s.uses
+	})
+	return uses
+}
+
+// schemaMarkers adds the markers in the fields of a tool's parameters that
+// its declaration writes.
+func schemaMarkers(uses []MarkerUse, f *Function, i int) []MarkerUse {
+	if !mayHoldMarker(f.Parameters) {
+		return uses
+	}
+	withTape(f.parsed, f.Parameters, func(d *pyjson.Doc, root int) {
+		if f.Name == "bash" && isTrainedBashShape(tape{d, root}) {
+			return // declared with Beam's own definition
+		}
+		s := markerScan{d: d, root: root, uses: uses, base: toolPath(i) + ".function.parameters"}
+		if props := d.Lookup(root, "properties"); props >= 0 {
+			s.properties(props)
+		}
+		uses = s.uses
+	})
+	return uses
+}
+
+// markerScan walks the strings of one JSON document that reach the
+// prompt and collects those holding a marker.
+type markerScan struct {
+	d    *pyjson.Doc
+	root int
+	base string // the path of root
+	uses []MarkerUse
+	// seen holds the $ref targets walked already: each is walked once,
+	// however many times and at whatever depth the declaration writes it.
+	seen    []int
+	seenSet map[int]bool
+	ptr     pointers
+	buf     [128]byte
+}
+
+// subtree checks every string and key under node v.
+func (s *markerScan) subtree(v int) {
+	d := s.d
+	for n, end := v, d.Next(v); n < end; n++ {
+		if d.Kind(n) == pyjson.String {
+			s.check(n)
+		}
+	}
+}
+
+// check adds a use when string node n holds a marker.
+func (s *markerScan) check(n int) {
+	d := s.d
+	raw := d.Raw(n)
+	text := raw[1 : len(raw)-1]
+	if d.Nodes[n].Escaped {
+		text = d.AppendString(s.buf[:0], n)
+	}
+	if mk := findMarkerBytes(text); mk != "" {
+		s.uses = append(s.uses, s.use(n, mk))
+	}
+}
+
+// use names node n, a value or a key, found from the root down.
+func (s *markerScan) use(target int, mk string) MarkerUse {
+	d := s.d
+	path := []byte(s.base)
+	for n := s.root; n != target; {
+		next := -1
+		switch d.Kind(n) {
+		case pyjson.Object:
+			isKey := false
+			d.Members(n, func(k, v int) bool {
+				switch {
+				case k == target:
+					next, isKey = k, true
+				case v <= target && target < d.Next(v):
+					path = append(path, '.')
+					path = d.AppendString(path, k)
+					next = v
+				}
+				return next < 0
+			})
+			if isKey {
+				return MarkerUse{Path: string(path), Key: d.Str(target), Marker: mk}
+			}
+		case pyjson.Array:
+			d.Elements(n, func(e, pos int) bool {
+				if e <= target && target < d.Next(e) {
+					path = append(path, '[')
+					path = strconv.AppendInt(path, int64(pos), 10)
+					path = append(path, ']')
+					next = e
+				}
+				return next < 0
+			})
+		}
+		if next < 0 {
+			break // not under root; cannot happen
+		}
+		n = next
+	}
+	return MarkerUse{Path: string(path), Marker: mk}
+}
+
+// properties checks an object's property names and properties, in the
+// order tsWriter.object writes them: examples, type, default.
+func (s *markerScan) properties(props int) {
+	d := s.d
+	if d.Kind(props) != pyjson.Object {
+		return
+	}
+	d.Members(props, func(k, p int) bool {
+		s.check(k)
+		ks := keysOf(d, p)
+		if ks.examples >= 0 && d.Kind(ks.examples) == pyjson.Array {
+			s.subtree(ks.examples)
+		}
+		s.typeOf(p, &ks)
+		if ks.def >= 0 {
+			s.subtree(ks.def)
+		}
+		return true
+	})
+}
+
+// typeOf follows tsWriter.typeOf: the first matching rule decides what
+// of schema node p is written.
+func (s *markerScan) typeOf(p int, ks *schemaKeys) {
+	d := s.d
+	switch {
+	case d.Kind(p) != pyjson.Object:
+	case ks.ref >= 0:
+		s.ref(ks.ref)
+	case ks.enum >= 0:
+		if d.Kind(ks.enum) == pyjson.Array {
+			s.subtree(ks.enum)
+		}
+	case ks.constant >= 0:
+		s.subtree(ks.constant)
+	case ks.anyOf >= 0:
+		s.variants(ks.anyOf)
+	case ks.oneOf >= 0:
+		s.variants(ks.oneOf)
+	case ks.typ >= 0:
+		items, object := false, false
+		check := func(t int) {
+			items = items || d.StringEqual(t, "array")
+			object = object || d.StringEqual(t, "object")
+		}
+		if d.Kind(ks.typ) == pyjson.Array {
+			d.Elements(ks.typ, func(t, _ int) bool { check(t); return true })
+		} else {
+			check(ks.typ)
+		}
+		if items && ks.items >= 0 && d.Kind(ks.items) == pyjson.Object {
+			s.typ(ks.items)
+		}
+		if object && ks.properties >= 0 {
+			s.properties(ks.properties)
+		}
+	case ks.properties >= 0:
+		s.properties(ks.properties)
+	}
+}
+
+func (s *markerScan) typ(v int) {
+	ks := keysOf(s.d, v)
+	s.typeOf(v, &ks)
+}
+
+func (s *markerScan) variants(v int) {
+	s.d.Elements(v, func(e, _ int) bool {
+		s.typ(e)
+		return true
+	})
+}
+
+// ref walks a $ref's target the first time it is met.
+func (s *markerScan) ref(ref int) {
+	target := s.ptr.resolve(s.d, s.root, ref)
+	if target < 0 || s.walked(target) {
+		return
+	}
+	s.typ(target)
+}
+
+// walked reports whether target was walked already, and marks it walked.
+func (s *markerScan) walked(target int) bool {
+	if s.seenSet != nil {
+		if s.seenSet[target] {
+			return true
+		}
+		s.seenSet[target] = true
+		return false
+	}
+	for _, t := range s.seen {
+		if t == target {
+			return true
+		}
+	}
+	s.seen = append(s.seen, target)
+	if len(s.seen) > 16 {
+		s.seenSet = make(map[int]bool, 2*len(s.seen))
+		for _, t := range s.seen {
+			s.seenSet[t] = true
+		}
+	}
+	return false
+}
