@@ -280,8 +280,8 @@ const MaxRefWork = 1 << 20
 // index of large unions, $ref resolutions and reusable expansions. It
 // lives in the pooled scratch space and is reset for each tool.
 type tsCache struct {
-	union    map[unionKey]int32     // large unions' members by hash: the latest member
-	resolved map[int32]int32        // $ref string node: its target, or -1
+	union    map[unionKey]int32 // large unions' members by hash: the latest member
+	resolved map[int32]int32    // $ref string node: its target, or -1
 	ptr      pointers
 	expanded map[expansionKey]int32 // reusable expansions: index in entries
 	entries  []expansion
