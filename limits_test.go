@@ -212,3 +212,16 @@ func TestLargeUnions(t *testing.T) {
 		t.Errorf("nullable: %v, %d bytes, want %d", err, len(got), len(wantNull))
 	}
 }
+
+// The parser shares the tool-name rule: a call addressed to a role is an
+// error (docs/gap-decisions.md, item 37).
+func TestParseRefusesRoleRecipient(t *testing.T) {
+	for _, role := range []string{"system", "developer", "user", "assistant"} {
+		_, err := harmony.Parse("<|channel|>analysis<|message|>r<|end|><|start|>assistant to="+role+
+			"<|channel|>analysis <|constrain|>xml<|message|><|call|>", nil)
+		want := `tool name "` + role + `" is a role name; a tool can't be named system, developer, user or assistant`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("to=%s: %v", role, err)
+		}
+	}
+}
