@@ -214,7 +214,7 @@ func TestLargeUnions(t *testing.T) {
 }
 
 // The parser shares the tool-name rule: a call addressed to a role is an
-// error (docs/gap-decisions.md, item 38).
+// error (docs/gap-decisions.md, item 46).
 func TestParseRefusesRoleRecipient(t *testing.T) {
 	for _, role := range []string{"system", "developer", "user", "assistant"} {
 		_, err := harmony.Parse("<|channel|>analysis<|message|>r<|end|><|start|>assistant to="+role+
