@@ -70,16 +70,8 @@ const (
 )
 
 // GPT2 is the matcher of PatternGPT2, the regex of the ByteLevel
-// pre-tokenizer with use_regex.
-var GPT2 Matcher = mustRegex(PatternGPT2)
-
-func mustRegex(pattern string) Matcher {
-	m, err := Regex(pattern)
-	if err != nil {
-		panic(err)
-	}
-	return m
-}
+// pre-tokenizer with use_regex: its hand-written scanner.
+var GPT2 Matcher = scanner(gpt2)
 
 // Regex returns a Matcher for an Oniguruma pattern as written in
 // tokenizer.json ({"Regex": pattern}). The known patterns (PatternGPT2,

@@ -289,7 +289,24 @@ func TestTranslateRefuses(t *testing.T) {
 }
 
 func TestKnown(t *testing.T) {
-	if got := Known(`\s+`); got != "" {
-		t.Errorf("Known(\\s+) = %q, want \"\"", got)
+	tests := []struct{ pattern, want string }{
+		{PatternGPT2, "gpt2"},
+		{PatternCL100K, "cl100k"},
+		{PatternQwen2, "qwen2"},
+		{PatternO200K, "o200k"},
+		{`\s+`, ""},
+		{PatternO200K + " ", ""}, // exact string match only
+	}
+	for _, tc := range tests {
+		if got := Known(tc.pattern); got != tc.want {
+			t.Errorf("Known(%q) = %q, want %q", tc.pattern, got, tc.want)
+		}
+		m, err := Regex(tc.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, isBacktrack := m.(*BacktrackMatcher); isBacktrack != (tc.want == "") {
+			t.Errorf("Regex(%q) is %T", tc.pattern, m)
+		}
 	}
 }

@@ -1,0 +1,248 @@
+package split
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Character classes of the known patterns, as bit flags. They are computed
+// from the same Go tables regexp2 reads (\p{..} is unicode.Categories, \s is
+// unicode.IsSpace), so the scanners class every code point as the reference
+// engine does.
+const (
+	cL  uint8 = 1 << iota // \p{L}
+	cN                    // \p{N}
+	cS                    // \s (White_Space)
+	cU                    // o200k's [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+	cW                    // o200k's [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	cNL                   // \r or \n
+)
+
+// bmp holds the classes of every code point of the Basic Multilingual Plane
+// (64 KiB, built at init from the range tables in well under a millisecond).
+var bmp = buildBMP()
+
+func buildBMP() *[0x10000]uint8 {
+	t := new([0x10000]uint8)
+	for _, e := range []struct {
+		tab *unicode.RangeTable
+		f   uint8
+	}{
+		{unicode.L, cL}, {unicode.N, cN}, {unicode.White_Space, cS},
+		{unicode.Lu, cU}, {unicode.Lt, cU}, {unicode.Lm, cU | cW}, {unicode.Lo, cU | cW}, {unicode.M, cU | cW},
+		{unicode.Ll, cW},
+	} {
+		for _, r := range e.tab.R16 {
+			for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
+				t[c] |= e.f
+			}
+		}
+		for _, r := range e.tab.R32 {
+			for c := int(r.Lo); c <= int(r.Hi) && c <= 0xFFFF; c += int(r.Stride) {
+				t[c] |= e.f
+			}
+		}
+	}
+	t['\r'] |= cNL
+	t['\n'] |= cNL
+	return t
+}
+
+// astral returns the classes of a code point above the BMP (no White_Space
+// there).
+func astral(r rune) uint8 {
+	var f uint8
+	switch {
+	case unicode.Is(unicode.Lu, r), unicode.Is(unicode.Lt, r):
+		f = cL | cU
+	case unicode.Is(unicode.Ll, r):
+		f = cL | cW
+	case unicode.Is(unicode.Lm, r), unicode.Is(unicode.Lo, r):
+		f = cL | cU | cW
+	case unicode.Is(unicode.M, r):
+		f = cU | cW
+	case unicode.Is(unicode.N, r):
+		f = cN
+	}
+	return f
+}
+
+// class returns the classes of the character at s[i] and its width. An
+// invalid byte is U+FFFD (no class) of width 1, as regexp2 reads Go strings.
+func class(s string, i int) (uint8, int) {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		return bmp[c], 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r <= 0xFFFF {
+		return bmp[r], n
+	}
+	return astral(r), n
+}
+
+// other reports a character of [^\s\p{L}\p{N}].
+func other(f uint8) bool { return f&(cS|cL|cN) == 0 }
+
+// prefix reports a character of [^\r\n\p{L}\p{N}].
+func prefix(f uint8) bool { return f&(cNL|cL|cN) == 0 }
+
+// run returns the end of the run of characters from i that have a class in
+// want.
+func run(s string, i int, want uint8) int {
+	for i < len(s) {
+		f, n := class(s, i)
+		if f&want == 0 {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// otherRun returns the end of the run of [^\s\p{L}\p{N}] from i.
+func otherRun(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if bmp[c]&(cS|cL|cN) != 0 {
+				break
+			}
+			i++
+			continue
+		}
+		f, n := class(s, i)
+		if !other(f) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// byteRun returns the end of the run of bytes from i that are in set.
+func byteRun(s string, i int, set string) int {
+	for i < len(s) && indexByte(set, s[i]) {
+		i++
+	}
+	return i
+}
+
+func indexByte(set string, c byte) bool {
+	for k := 0; k < len(set); k++ {
+		if set[k] == c {
+			return true
+		}
+	}
+	return false
+}
+
+// foldsTo[c] holds, for each ASCII letter c of the contractions, the
+// non-ASCII characters regexp2 matches for it case-insensitively: the rest of
+// the orbit of c under unicode.SimpleFold (ſ U+017F for s), which is also
+// Oniguruma's one-character folding.
+var foldsTo = func() map[byte][]rune {
+	m := map[byte][]rune{}
+	for _, c := range []byte("strvmlde") {
+		for r := unicode.SimpleFold(rune(c)); r != rune(c); r = unicode.SimpleFold(r) {
+			if r >= utf8.RuneSelf {
+				m[c] = append(m[c], r)
+			}
+		}
+	}
+	return m
+}()
+
+// foldAt reports whether the character at s[i] folds to the ASCII letter c,
+// and its width.
+func foldAt(s string, i int, c byte) (bool, int) {
+	if i >= len(s) {
+		return false, 0
+	}
+	b := s[i]
+	if b < utf8.RuneSelf {
+		return b|0x20 == c, 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	for _, f := range foldsTo[c] {
+		if r == f {
+			return true, n
+		}
+	}
+	return false, n
+}
+
+// contraction returns the end of 's|'t|'re|'ve|'m|'ll|'d at s[i] (which is
+// an apostrophe), or -1. With fold, letters match case-insensitively.
+func contraction(s string, i int, fold bool) int {
+	j := i + 1
+	if j >= len(s) {
+		return -1
+	}
+	if !fold {
+		switch s[j] {
+		case 's', 't', 'm', 'd':
+			return j + 1
+		case 'r', 'v':
+			if j+1 < len(s) && s[j+1] == 'e' {
+				return j + 2
+			}
+		case 'l':
+			if j+1 < len(s) && s[j+1] == 'l' {
+				return j + 2
+			}
+		}
+		return -1
+	}
+	for _, one := range []byte("stmd") {
+		if ok, n := foldAt(s, j, one); ok {
+			return j + n
+		}
+	}
+	for _, two := range []string{"re", "ve", "ll"} {
+		if ok, n := foldAt(s, j, two[0]); ok {
+			if ok2, n2 := foldAt(s, j+n, two[1]); ok2 {
+				return j + n + n2
+			}
+		}
+	}
+	return -1
+}
+
+// whitespace returns the end of the match of the whitespace alternatives at
+// s[i] (a \s character): with newlines, \s*[\r\n]+ (to just after the last
+// \r or \n of the run) when the run holds one; then \s+(?!\S) (the whole run
+// at the end of the text, else the run but its last character when that
+// leaves one); else \s+ (the single character).
+func whitespace(s string, i int, newlines bool) int {
+	j, last, lastNL := i, i, -1
+	for j < len(s) {
+		c := s[j]
+		if c < utf8.RuneSelf {
+			if bmp[c]&cS == 0 {
+				break
+			}
+			last = j
+			j++
+			if c == '\r' || c == '\n' {
+				lastNL = j
+			}
+			continue
+		}
+		f, n := class(s, j)
+		if f&cS == 0 {
+			break
+		}
+		last = j
+		j += n
+	}
+	switch {
+	case newlines && lastNL > 0:
+		return lastNL
+	case j == len(s):
+		return j
+	case last > i:
+		return last
+	}
+	return j
+}

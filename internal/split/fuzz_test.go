@@ -1,0 +1,30 @@
+package split
+
+import "testing"
+
+// fuzzScanner checks a scanner against regexp2 on the fuzzer's texts, and
+// that its matches tile the text (every known pattern matches at every
+// position and never matches empty). Seeds are in testdata/fuzz/<name>.
+func fuzzScanner(f *testing.F, pattern string) {
+	scan, ref := scannerFor(f, pattern), reference(f, pattern)
+	f.Fuzz(func(t *testing.T, s string) {
+		if d := diff(scan, ref, s); d != "" {
+			t.Fatalf("%q: %s", s, d)
+		}
+		at := 0
+		for start, end := range All(scan, s) {
+			if start != at || end <= start {
+				t.Fatalf("%q: match [%d,%d) after byte %d", s, start, end, at)
+			}
+			at = end
+		}
+		if at != len(s) {
+			t.Fatalf("%q: matches end at %d of %d", s, at, len(s))
+		}
+	})
+}
+
+func FuzzScannerGPT2(f *testing.F)   { fuzzScanner(f, PatternGPT2) }
+func FuzzScannerCL100K(f *testing.F) { fuzzScanner(f, PatternCL100K) }
+func FuzzScannerQwen2(f *testing.F)  { fuzzScanner(f, PatternQwen2) }
+func FuzzScannerO200K(f *testing.F)  { fuzzScanner(f, PatternO200K) }

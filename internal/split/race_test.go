@@ -1,0 +1,5 @@
+//go:build race
+
+package split
+
+const raceEnabled = true

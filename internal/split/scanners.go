@@ -1,0 +1,217 @@
+package split
+
+// The hand-written scanners. Every known pattern matches at every position
+// (each character is a letter, a number, whitespace or "other", and some
+// alternative takes each), never matches empty and has no look-behind, so
+// Find is the match that starts at pos. Each scanner follows its pattern's
+// alternatives in order, with the backtracking made explicit; the
+// differential tests prove them equal to regexp2 on the same pattern.
+
+func init() {
+	for _, k := range []struct {
+		name, pattern string
+		m             Matcher
+	}{
+		{"gpt2", PatternGPT2, scanner(gpt2)},
+		{"cl100k", PatternCL100K, scanner(cl100k)},
+		{"qwen2", PatternQwen2, scanner(qwen2)},
+		{"o200k", PatternO200K, scanner(o200k)},
+	} {
+		scanners[k.pattern] = k.m
+		scannerNames[k.pattern] = k.name
+	}
+}
+
+// A scanner returns the end of the match that starts at s[i], i < len(s).
+type scanner func(s string, i int) int
+
+// Find implements Matcher.
+func (sc scanner) Find(s string, pos int) (int, int) {
+	if pos < 0 {
+		pos = 0
+	}
+	if pos < len(s) && s[pos] >= 0x80 {
+		pos = nextBoundary(s, pos)
+	}
+	if pos >= len(s) {
+		return -1, -1
+	}
+	return pos, sc(s, pos)
+}
+
+// gpt2 scans 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+.
+func gpt2(s string, i int) int {
+	c := s[i]
+	if c == '\'' {
+		if e := contraction(s, i, false); e > 0 {
+			return e
+		}
+	}
+	if c == ' ' && i+1 < len(s) {
+		// The optional space, then a run of the next character's class.
+		f, n := class(s, i+1)
+		switch {
+		case f&cL != 0:
+			return run(s, i+1+n, cL)
+		case f&cN != 0:
+			return run(s, i+1+n, cN)
+		case other(f):
+			return otherRun(s, i+1+n)
+		}
+	}
+	f, n := class(s, i)
+	switch {
+	case f&cL != 0:
+		return run(s, i+n, cL)
+	case f&cN != 0:
+		return run(s, i+n, cN)
+	case other(f):
+		return otherRun(s, i+n)
+	}
+	return whitespace(s, i, false)
+}
+
+// cl100k scans (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+// ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+.
+func cl100k(s string, i int) int { return cl100kDigits(s, i, 3) }
+
+// qwen2 scans cl100k's pattern with \p{N} for \p{N}{1,3}.
+func qwen2(s string, i int) int { return cl100kDigits(s, i, 1) }
+
+func cl100kDigits(s string, i int, digits int) int {
+	c := s[i]
+	if c == '\'' {
+		if e := contraction(s, i, true); e > 0 {
+			return e
+		}
+	}
+	f, n := class(s, i)
+	// [^\r\n\p{L}\p{N}]?\p{L}+, with the optional character first.
+	if prefix(f) && i+n < len(s) {
+		if f2, n2 := class(s, i+n); f2&cL != 0 {
+			return run(s, i+n+n2, cL)
+		}
+	}
+	if f&cL != 0 {
+		return run(s, i+n, cL)
+	}
+	if f&cN != 0 {
+		j := i + n
+		for k := 1; k < digits && j < len(s); k++ {
+			f2, n2 := class(s, j)
+			if f2&cN == 0 {
+				break
+			}
+			j += n2
+		}
+		return j
+	}
+	// ?[^\s\p{L}\p{N}]+[\r\n]*
+	if c == ' ' && i+1 < len(s) {
+		if f2, n2 := class(s, i+1); other(f2) {
+			return byteRun(s, otherRun(s, i+1+n2), "\r\n")
+		}
+	}
+	if other(f) {
+		return byteRun(s, otherRun(s, i+n), "\r\n")
+	}
+	return whitespace(s, i, true)
+}
+
+// o200k scans the o200k pattern, whose first two alternatives are
+//
+//	A1 [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|...)?
+//	A2 [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|...)?
+//
+// (U and W below), then \p{N}{1,3}, ?[^\s\p{L}\p{N}]+[\r\n/]*, \s*[\r\n]+,
+// \s+(?!\S) and \s+.
+func o200k(s string, i int) int {
+	f, n := class(s, i)
+	pre := prefix(f) && i+n < len(s)
+	// A1 with the optional character, then without it.
+	if pre {
+		if e := o200kA1(s, i+n); e > 0 {
+			return e
+		}
+	}
+	if f&(cU|cW) != 0 {
+		if e := o200kA1(s, i); e > 0 {
+			return e
+		}
+	}
+	// A2 likewise.
+	if pre {
+		if e := o200kA2(s, i+n); e > 0 {
+			return e
+		}
+	}
+	if f&cU != 0 {
+		return o200kA2(s, i)
+	}
+	if f&cN != 0 {
+		j := i + n
+		for k := 1; k < 3 && j < len(s); k++ {
+			f2, n2 := class(s, j)
+			if f2&cN == 0 {
+				break
+			}
+			j += n2
+		}
+		return j
+	}
+	// ?[^\s\p{L}\p{N}]+[\r\n/]*
+	if s[i] == ' ' && i+1 < len(s) {
+		if f2, n2 := class(s, i+1); other(f2) {
+			return byteRun(s, otherRun(s, i+1+n2), "\r\n/")
+		}
+	}
+	if other(f) {
+		return byteRun(s, otherRun(s, i+n), "\r\n/")
+	}
+	return whitespace(s, i, true)
+}
+
+// o200kA1 matches U* W+ S? at s[j], or returns -1. U* takes the longest run
+// it can; if a W follows, W+ takes its run; otherwise U* gives back
+// characters until W+ can take one: the match ends after the last W inside
+// the U run.
+func o200kA1(s string, j int) int {
+	lastW := -1
+	for j < len(s) {
+		f, n := class(s, j)
+		if f&cU == 0 {
+			if f&cW != 0 {
+				return o200kContraction(s, run(s, j+n, cW))
+			}
+			break
+		}
+		j += n
+		if f&cW != 0 {
+			lastW = j
+		}
+	}
+	if lastW < 0 {
+		return -1
+	}
+	return o200kContraction(s, lastW)
+}
+
+// o200kA2 matches U+ W* S? at s[j], or returns -1.
+func o200kA2(s string, j int) int {
+	e := run(s, j, cU)
+	if e == j {
+		return -1
+	}
+	return o200kContraction(s, run(s, e, cW))
+}
+
+// o200kContraction extends a match ending at e over an optional
+// case-insensitive contraction.
+func o200kContraction(s string, e int) int {
+	if e < len(s) && s[e] == '\'' {
+		if c := contraction(s, e, true); c > 0 {
+			return c
+		}
+	}
+	return e
+}
