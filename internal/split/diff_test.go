@@ -80,8 +80,8 @@ var trickyCorpus = []string{
 	"\r\n\r\n  \r\n\t\t\n   x\n\n\n/ \n/\n",
 	"a\u00a0b\u00a0\u00a0c \u00a0 d\u2028e\u2029f\u0085g\ufeffh\u200bi\u3000j\u1680k\u202f",
 	"tabs\t\tand\t spaces  \t  mixed\t",
-	"Ǆǅǆ ǈ ǋ ᾈ ᾼ Ǳǲǳ",                                       // Lt
-	"ʰʲ ˆˇ ー 々 〱 ꜀ ᵃᵇ",                                         // Lm
+	"Ǆǅǆ ǈ ǋ ᾈ ᾼ Ǳǲǳ",                                         // Lt
+	"ʰʲ ˆˇ ー 々 〱 ꜀ ᵃᵇ",                                        // Lm
 	"ªº ƻ ǀǁ א ב ع ก ข 日本語 ㄅ",                                 // Lo
 	"e\u0301 a\u0308\u0304 \u0301\u0302 x\u20dd \u0903\u093f", // M (Mn, Me, Mc)
 	"\u0301start \u0301Upper \u0301ALL",
