@@ -16,7 +16,20 @@ const (
 	cU                    // o200k's [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
 	cW                    // o200k's [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 	cNL                   // \r or \n
+	cMulti                // in ascii: a byte that starts (or is not) a multi-byte character
 )
+
+// ascii holds the classes of the ASCII bytes; every other byte is cMulti.
+var ascii = func() (t [256]uint8) {
+	for b := range t {
+		if b < utf8.RuneSelf {
+			t[b] = bmp[b]
+		} else {
+			t[b] = cMulti
+		}
+	}
+	return t
+}()
 
 // bmp holds the classes of every code point of the Basic Multilingual Plane
 // (64 KiB, built at init from the range tables in well under a millisecond).
@@ -69,11 +82,14 @@ func astral(r rune) uint8 {
 
 // class returns the classes of the character at s[i] and its width. An
 // invalid byte is U+FFFD (no class) of width 1, as regexp2 reads Go strings.
-func class(s string, i int) (uint8, int) {
-	c := s[i]
-	if c < utf8.RuneSelf {
-		return bmp[c], 1
+func class(s string, i int) (f uint8, n int) {
+	if f = ascii[s[i]]; f&cMulti != 0 {
+		return classMulti(s, i)
 	}
+	return f, 1
+}
+
+func classMulti(s string, i int) (uint8, int) {
 	r, n := utf8.DecodeRuneInString(s[i:])
 	if r <= 0xFFFF {
 		return bmp[r], n
@@ -91,7 +107,10 @@ func prefix(f uint8) bool { return f&(cNL|cL|cN) == 0 }
 // want.
 func run(s string, i int, want uint8) int {
 	for i < len(s) {
-		f, n := class(s, i)
+		f, n := ascii[s[i]], 1
+		if f&cMulti != 0 {
+			f, n = classMulti(s, i)
+		}
 		if f&want == 0 {
 			break
 		}
@@ -103,15 +122,10 @@ func run(s string, i int, want uint8) int {
 // otherRun returns the end of the run of [^\s\p{L}\p{N}] from i.
 func otherRun(s string, i int) int {
 	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if bmp[c]&(cS|cL|cN) != 0 {
-				break
-			}
-			i++
-			continue
+		f, n := ascii[s[i]], 1
+		if f&cMulti != 0 {
+			f, n = classMulti(s, i)
 		}
-		f, n := class(s, i)
 		if !other(f) {
 			break
 		}
@@ -217,24 +231,18 @@ func contraction(s string, i int, fold bool) int {
 func whitespace(s string, i int, newlines bool) int {
 	j, last, lastNL := i, i, -1
 	for j < len(s) {
-		c := s[j]
-		if c < utf8.RuneSelf {
-			if bmp[c]&cS == 0 {
-				break
-			}
-			last = j
-			j++
-			if c == '\r' || c == '\n' {
-				lastNL = j
-			}
-			continue
+		f, n := ascii[s[j]], 1
+		if f&cMulti != 0 {
+			f, n = classMulti(s, j)
 		}
-		f, n := class(s, j)
 		if f&cS == 0 {
 			break
 		}
 		last = j
 		j += n
+		if f&cNL != 0 {
+			lastNL = j
+		}
 	}
 	switch {
 	case newlines && lastNL > 0:

@@ -312,3 +312,23 @@ func TestScannersSweep(t *testing.T) {
 		})
 	}
 }
+
+// TestScannersLongRuns compares the scanners with regexp2 on long runs of one
+// class (a quadratic scanner would not finish).
+func TestScannersLongRuns(t *testing.T) {
+	const n = 1 << 16
+	var texts []string
+	for _, unit := range []string{" ", "\t", "\n", "\r\n", " \n", "A", "a", "Aa", "1", "'", "'s", ".", "/", "\u0301", "ʰ", "日", "😀", "\xff", "\u00a0"} {
+		texts = append(texts, strings.Repeat(unit, n/len(unit)), strings.Repeat(unit, n/len(unit))+"x", "x"+strings.Repeat(unit, n/len(unit))+" ")
+	}
+	for _, k := range known {
+		scan, ref := scannerFor(t, k.pattern), reference(t, k.pattern)
+		t.Run(k.name, func(t *testing.T) {
+			for _, s := range texts {
+				if d := diff(scan, ref, s); d != "" {
+					t.Errorf("run of %q: %s", s[:4], d)
+				}
+			}
+		})
+	}
+}

@@ -49,7 +49,10 @@ func gpt2(s string, i int) int {
 	}
 	if c == ' ' && i+1 < len(s) {
 		// The optional space, then a run of the next character's class.
-		f, n := class(s, i+1)
+		f, n := ascii[s[i+1]], 1
+		if f&cMulti != 0 {
+			f, n = classMulti(s, i+1)
+		}
 		switch {
 		case f&cL != 0:
 			return run(s, i+1+n, cL)
@@ -59,7 +62,10 @@ func gpt2(s string, i int) int {
 			return otherRun(s, i+1+n)
 		}
 	}
-	f, n := class(s, i)
+	f, n := ascii[s[i]], 1
+	if f&cMulti != 0 {
+		f, n = classMulti(s, i)
+	}
 	switch {
 	case f&cL != 0:
 		return run(s, i+n, cL)
@@ -85,7 +91,10 @@ func cl100kDigits(s string, i int, digits int) int {
 			return e
 		}
 	}
-	f, n := class(s, i)
+	f, n := ascii[s[i]], 1
+	if f&cMulti != 0 {
+		f, n = classMulti(s, i)
+	}
 	// [^\r\n\p{L}\p{N}]?\p{L}+, with the optional character first.
 	if prefix(f) && i+n < len(s) {
 		if f2, n2 := class(s, i+n); f2&cL != 0 {
@@ -98,7 +107,10 @@ func cl100kDigits(s string, i int, digits int) int {
 	if f&cN != 0 {
 		j := i + n
 		for k := 1; k < digits && j < len(s); k++ {
-			f2, n2 := class(s, j)
+			f2, n2 := ascii[s[j]], 1
+			if f2&cMulti != 0 {
+				f2, n2 = classMulti(s, j)
+			}
 			if f2&cN == 0 {
 				break
 			}
@@ -126,7 +138,10 @@ func cl100kDigits(s string, i int, digits int) int {
 // (U and W below), then \p{N}{1,3}, ?[^\s\p{L}\p{N}]+[\r\n/]*, \s*[\r\n]+,
 // \s+(?!\S) and \s+.
 func o200k(s string, i int) int {
-	f, n := class(s, i)
+	f, n := ascii[s[i]], 1
+	if f&cMulti != 0 {
+		f, n = classMulti(s, i)
+	}
 	pre := prefix(f) && i+n < len(s)
 	// A1 with the optional character, then without it.
 	if pre {
@@ -151,7 +166,10 @@ func o200k(s string, i int) int {
 	if f&cN != 0 {
 		j := i + n
 		for k := 1; k < 3 && j < len(s); k++ {
-			f2, n2 := class(s, j)
+			f2, n2 := ascii[s[j]], 1
+			if f2&cMulti != 0 {
+				f2, n2 = classMulti(s, j)
+			}
 			if f2&cN == 0 {
 				break
 			}
@@ -178,7 +196,10 @@ func o200k(s string, i int) int {
 func o200kA1(s string, j int) int {
 	lastW := -1
 	for j < len(s) {
-		f, n := class(s, j)
+		f, n := ascii[s[j]], 1
+		if f&cMulti != 0 {
+			f, n = classMulti(s, j)
+		}
 		if f&cU == 0 {
 			if f&cW != 0 {
 				return o200kContraction(s, run(s, j+n, cW))
