@@ -10,13 +10,13 @@ import (
 // unicode.IsSpace), so the scanners class every code point as the reference
 // engine does.
 const (
-	cL  uint8 = 1 << iota // \p{L}
-	cN                    // \p{N}
-	cS                    // \s (White_Space)
-	cU                    // o200k's [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
-	cW                    // o200k's [\p{Ll}\p{Lm}\p{Lo}\p{M}]
-	cNL                   // \r or \n
-	cMulti                // in ascii: a byte that starts (or is not) a multi-byte character
+	cL     uint8 = 1 << iota // \p{L}
+	cN                       // \p{N}
+	cS                       // \s (White_Space)
+	cU                       // o200k's [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+	cW                       // o200k's [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	cNL                      // \r or \n
+	cMulti                   // in ascii: a byte that starts (or is not) a multi-byte character
 )
 
 // ascii holds the classes of the ASCII bytes; every other byte is cMulti.
