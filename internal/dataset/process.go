@@ -19,9 +19,6 @@ type processor struct {
 	// is replaced by a renamed one.
 	rename map[string]string
 	drop   map[string]bool
-	// parse says whether the row needs a look of its own before
-	// ParseRequest (renamed columns, or an id to carry).
-	parse   bool
 	parquet bool // the output is Parquet: fill records, not out
 	schema  *recordSchema
 }
@@ -34,7 +31,6 @@ func newProcessor(c *Config) *processor {
 			p.drop[key] = true
 		}
 	}
-	p.parse = len(p.rename) > 0 || c.IDColumn != ""
 	if k, _ := fileKind(c.Output); k == kindParquet {
 		p.parquet = true
 		p.schema = newRecordSchema(c)
@@ -45,11 +41,13 @@ func newProcessor(c *Config) *processor {
 // batch renders every row of b into b's results.
 func (p *processor) batch(b *batch) {
 	var row Row
+	// Parquet rows are converted with the request's own keys already.
+	remap := len(p.rename) > 0 && b.u.in.kind != kindParquet
 	for i := range b.rows {
 		r := &b.rows[i]
 		data := b.buf[r.start:r.end]
 		row = Row{}
-		id, truncated, err := p.row(r, data, &row)
+		id, truncated, err := p.row(r, data, remap, &row)
 		if err != nil {
 			p.reject(b, r, data, err)
 			continue
@@ -60,21 +58,21 @@ func (p *processor) batch(b *batch) {
 
 // row decodes and renders one row, and returns its id (raw JSON, nil when
 // absent) and whether it was truncated.
-func (p *processor) row(r *rowRef, data []byte, row *Row) (id []byte, truncated bool, err error) {
+func (p *processor) row(r *rowRef, data []byte, remap bool, row *Row) (id []byte, truncated bool, err error) {
 	if r.err != nil {
 		return nil, false, r.err
 	}
 	if r.size > 0 {
 		return nil, false, fmt.Errorf("row is %d bytes, longer than the limit of %d bytes (--max-row-bytes)", r.size, p.c.maxRowBytes())
 	}
-	if p.parse {
+	if p.c.IDColumn != "" || remap {
 		if d, err := pyjson.ParseBytes(data); err == nil && d.Kind(0) == pyjson.Object {
 			if p.c.IDColumn != "" {
 				if v := d.Lookup(0, p.c.IDColumn); v >= 0 {
 					id = d.Raw(v)
 				}
 			}
-			if len(p.rename) > 0 {
+			if remap {
 				data = p.remap(d)
 			}
 		}
