@@ -149,8 +149,8 @@ func (s *jsonlSink) close() error {
 }
 
 // rowGroupBytes is about how much row data a Parquet row group holds
-// before it is flushed: it bounds the writer's memory.
-const rowGroupBytes = 32 << 20
+// before it is flushed: it bounds the writer's memory. Tests lower it.
+var rowGroupBytes int64 = 32 << 20
 
 // parquetSink writes Parquet, one row group per rowGroupBytes of data.
 type parquetSink struct {
@@ -168,25 +168,27 @@ func newParquetSink(c *Config, f *atomicFile) *parquetSink {
 }
 
 func (s *parquetSink) write(b *batch) error {
-	if len(b.records) == 0 {
-		return nil
-	}
-	if _, err := s.w.WriteRows(b.records); err != nil {
-		return err
-	}
-	for _, r := range b.records {
+	start := 0
+	for i, r := range b.records {
 		s.buffered += int64(len(r)) * 4
 		for _, v := range r {
 			if !v.IsNull() && v.Kind() == parquet.ByteArray {
 				s.buffered += int64(len(v.ByteArray()))
 			}
 		}
+		if s.buffered < rowGroupBytes {
+			continue
+		}
+		if _, err := s.w.WriteRows(b.records[start : i+1]); err != nil {
+			return err
+		}
+		start, s.buffered = i+1, 0
+		if err := s.w.Flush(); err != nil {
+			return err
+		}
 	}
-	if s.buffered >= rowGroupBytes {
-		s.buffered = 0
-		return s.w.Flush()
-	}
-	return nil
+	_, err := s.w.WriteRows(b.records[start:])
+	return err
 }
 
 func (s *parquetSink) close() error { return s.w.Close() }
