@@ -17,8 +17,8 @@ type processor struct {
 	// rename maps a column name to the request key it feeds, for the
 	// columns that are renamed; drop lists request keys whose own column
 	// is replaced by a renamed one.
-	rename map[string]string
-	drop   map[string]bool
+	rename  map[string]string
+	drop    map[string]bool
 	parquet bool // the output is Parquet: fill records, not out
 	schema  *recordSchema
 }
