@@ -51,7 +51,7 @@ func compare(t *testing.T, cases []corpus.Case) []interop.Mismatch {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	py := &interop.Python{Helper: "../tools/render_jinja.py"}
+	py := &interop.Python{Helper: "../internal/interop/render_jinja.py"}
 	mismatches, err := py.Compare(ctx, "chat_template.jinja", cases)
 	if errors.Is(err, interop.ErrNoPython) || errors.Is(err, interop.ErrNoJinja) {
 		if os.Getenv("CI") != "" {

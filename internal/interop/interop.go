@@ -1,7 +1,7 @@
 // Package interop compares the Go renderer with a Jinja chat template.
 //
 // It renders requests with harmony.ParseRequest and RenderPrompt on one side
-// and, on the other, with tools/render_jinja.py, which runs a
+// and, on the other, with render_jinja.py (embedded), which runs a
 // chat_template.jinja the way Hugging Face's apply_chat_template does. The
 // two agree on a request when they give the same prompt and the same
 // assistant spans in characters, or the same error message.
@@ -20,9 +20,19 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	_ "embed"
+
 	"github.com/beamharmony/harmony"
-	"github.com/beamharmony/harmony/tools"
 )
+
+// renderJinjaPy is the Python helper that renders requests with a chat
+// template the way Hugging Face's apply_chat_template does (same Jinja
+// environment, same {% generation %} span tracking). It needs only Python 3
+// and Jinja2; RenderTemplate writes it to a temporary file unless
+// Python.Helper names a copy.
+//
+//go:embed render_jinja.py
+var renderJinjaPy string
 
 // Result is one rendering: a prompt with its assistant spans, or an error.
 type Result struct {
@@ -96,7 +106,7 @@ func (py *Python) RenderTemplate(ctx context.Context, templatePath string, reque
 		}
 		defer os.RemoveAll(dir)
 		helper = filepath.Join(dir, "render_jinja.py")
-		if err := os.WriteFile(helper, []byte(tools.RenderJinjaPy), 0o644); err != nil {
+		if err := os.WriteFile(helper, []byte(renderJinjaPy), 0o644); err != nil {
 			return nil, err
 		}
 	}
