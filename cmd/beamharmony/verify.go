@@ -19,27 +19,38 @@ func init() {
 }
 
 const verifyHelp = `
-Usage: beamharmony verify [--template FILE] [--seed N] [--n N] [REQUEST.json | DIR ...]
+Usage: beamharmony verify [--template FILE] [--engine jinja2|hf-js] [--seed N] [--n N] [REQUEST.json | DIR ...]
 
 Render a corpus of chat requests with this renderer and with a
-chat_template.jinja (the one inside a Beam checkpoint, say), run the way
-Hugging Face's apply_chat_template runs it, and report every request on which
-they differ: the two error messages, the prompts from a little before the
-first differing character, or the two lists of assistant spans.
+chat_template.jinja (the one inside a Beam checkpoint, say) in a Jinja
+engine, and report every request on which they differ: the two error
+messages, the prompts from a little before the first differing character,
+or the two lists of assistant spans.
+
+Engines:
+  jinja2  Python Jinja2 run the way Hugging Face's apply_chat_template runs
+          it (Transformers, vLLM, SGLang). Needs python3 with Jinja2 3.1 or
+          later (Debian: python3-jinja2).
+  hf-js   @huggingface/jinja under node (transformers.js, the Hub's template
+          preview). Needs node and the package: npm install @huggingface/jinja
+          in the --hfjs-modules directory. It knows no assistant spans, and a
+          JavaScript number cannot keep every number literal (2.0, 1e-05,
+          9007199254740993): such a request is compared with the numbers
+          JavaScript holds, and counted apart when it agrees only so.
 
 The corpus is the format page's examples, N requests generated from SEED
 (a quarter of them with one error each, to compare error messages), and the
 request files given, or the .json requests under the directories given.
 
 Without --template it checks the template "beamharmony template" prints.
-It needs python3 with Jinja2 3.1 or later (Debian: python3-jinja2).
 
 Exit status: 0 when every request agrees, 1 when any differs, 2 when the
 check could not run.
 
-Example:
+Examples:
 
   beamharmony verify --template ~/models/beam/chat_template.jinja
+  beamharmony verify --template chat_template.jinja --engine hf-js --hfjs-modules ~/hfjs
 `
 
 func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -47,11 +58,24 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tmpl := fs.String("template", "", "the chat_template.jinja to check (default: the built-in one)")
 	seed := fs.Uint64("seed", 1, "seed of the generated requests")
 	n := fs.Int("n", 2500, "number of generated requests")
-	python := fs.String("python", "python3", "the Python interpreter, with Jinja2")
+	engineName := fs.String("engine", "jinja2", "the Jinja engine: jinja2 (Python, as Hugging Face runs it) or hf-js (@huggingface/jinja under node)")
+	python := fs.String("python", "python3", "jinja2: the Python interpreter, with Jinja2")
+	node := fs.String("node", "node", "hf-js: the node executable")
+	modules := fs.String("hfjs-modules", ".", "hf-js: a directory whose node_modules holds @huggingface/jinja")
 	show := fs.Int("show", 50, "report at most this many differing requests in full (0: all)")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
+	}
+	var engine interop.Engine
+	switch *engineName {
+	case "jinja2":
+		engine = &interop.Python{Exe: *python}
+	case "hf-js":
+		engine = &interop.HFJS{Node: *node, Modules: *modules}
+	default:
+		fmt.Fprintf(stderr, "beamharmony verify: --engine %q: use jinja2 or hf-js\n", *engineName)
+		return 2
 	}
 	cases := append(corpus.Page(), corpus.Generate(*seed, *n)...)
 	for _, f := range files {
@@ -79,25 +103,34 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "beamharmony verify: %v\n", err)
 		return 2
 	}
-	py := &interop.Python{Exe: *python}
-	mismatches, err := py.Compare(context.Background(), path, cases)
+	mismatches, err := interop.Compare(context.Background(), engine, path, cases)
 	if err != nil {
 		fmt.Fprintf(stderr, "beamharmony verify: %v\n", err)
 		return 2
 	}
-	for i, m := range mismatches {
-		if *show > 0 && i == *show {
-			fmt.Fprintf(stdout, "... and %d more (--show 0 lists all)\n\n", len(mismatches)-i)
-			break
+	differ, explained := 0, 0
+	for _, m := range mismatches {
+		if m.Explained != "" {
+			explained++
+			continue
+		}
+		if differ++; *show > 0 && differ > *show {
+			continue
 		}
 		fmt.Fprintf(stdout, "DIFF %s\n    %s\n\n", m.Name, strings.ReplaceAll(m.Diff, "\n", "\n    "))
+	}
+	if *show > 0 && differ > *show {
+		fmt.Fprintf(stdout, "... and %d more (--show 0 lists all)\n\n", differ-*show)
 	}
 	name := *tmpl
 	if name == "" {
 		name = "the built-in template"
 	}
-	fmt.Fprintf(stdout, "%d requests, %d differ: %s against the Go renderer\n", len(cases), len(mismatches), name)
-	if len(mismatches) > 0 {
+	fmt.Fprintf(stdout, "%d requests, %d differ: %s in %s against the Go renderer\n", len(cases), differ, name, engine.Name())
+	if explained > 0 {
+		fmt.Fprintf(stdout, "%d more differ only where %s cannot keep a number literal (2.0, 1e-05, 9007199254740993)\n", explained, engine.Name())
+	}
+	if differ > 0 {
 		return 1
 	}
 	return 0

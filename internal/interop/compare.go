@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/beamharmony/harmony/internal/corpus"
 )
@@ -17,24 +18,45 @@ type Mismatch struct {
 	Name string
 	// Diff is the short description from Diff.
 	Diff string
+	// Explained says why the engine cannot agree on this request: it holds
+	// some of its number literals as other numbers (a JavaScript number),
+	// and the Go renderer agrees when given those numbers. Empty for a
+	// difference the template must not have.
+	Explained string
 }
 
 // Compare renders every case with the Go renderer and with the chat
-// template at templatePath, and returns the cases that differ, in order.
-func (py *Python) Compare(ctx context.Context, templatePath string, cases []corpus.Case) ([]Mismatch, error) {
+// template at templatePath in engine e, and returns the cases that differ,
+// in order.
+func Compare(ctx context.Context, e Engine, templatePath string, cases []corpus.Case) ([]Mismatch, error) {
 	requests := make([][]byte, len(cases))
 	for i, c := range cases {
 		requests[i] = c.JSON
 	}
-	results, err := py.RenderTemplate(ctx, templatePath, requests)
+	results, err := e.RenderTemplate(ctx, templatePath, requests)
 	if err != nil {
 		return nil, err
 	}
 	var out []Mismatch
 	for i, c := range cases {
-		if d := Diff(RenderGo(c.JSON), results[i]); d != "" {
-			out = append(out, Mismatch{c.Name, d})
+		res := results[i]
+		d := Diff(RenderGo(c.JSON), res)
+		if d == "" {
+			continue
 		}
+		m := Mismatch{Name: c.Name, Diff: d}
+		if len(res.LossyNumbers) > 0 {
+			lossy := strings.Join(res.LossyNumbers, ", ")
+			switch {
+			case res.Unrepresentable:
+				m.Explained = e.Name() + " cannot hold the integers among " + lossy
+			case Diff(RenderGo([]byte(res.JSRequest)), res) == "":
+				m.Explained = e.Name() + " holds the number literals " + lossy + " as other numbers; the Go renderer agrees given those"
+			default:
+				m.Diff = Diff(RenderGo([]byte(res.JSRequest)), res) + "\n(against the request with the numbers " + e.Name() + " holds for " + lossy + ")"
+			}
+		}
+		out = append(out, m)
 	}
 	return out, nil
 }

@@ -3,10 +3,11 @@
 
 Renders requests with each template given, in the environment render_jinja.py
 sets up as Transformers' apply_chat_template does (sandboxed, trim_blocks,
-lstrip_blocks, loopcontrols, {% generation %} tracking), and prints the median
-time of one render per request group. Several templates are timed in the same
-run, round by round in turn, so that a busy machine slows them alike; the
-last column compares each with the first.
+lstrip_blocks, loopcontrols, {% generation %} tracking), and prints, per
+request group, the time of one render: the median over the rounds and the
+minimum (the least disturbed by other processes on a shared machine). Several
+templates are timed in the same run, round by round in turn, so that a busy
+machine slows them alike; the last columns compare each with the first.
 
 Usage (from the repository root):
 
@@ -40,7 +41,7 @@ def load_groups():
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.json"))):
         with open(path, encoding="utf-8") as f:
             page.append(json.load(f))
-    return [("realistic", realistic), ("page examples (%d)" % len(page), page)]
+    return [("realistic", realistic), ("page examples, %d" % len(page), page)]
 
 
 def time_once(template, request):
@@ -76,23 +77,25 @@ def main(argv):
                     samples[t][g][r].append(elapsed)
 
     width = max(len(p) for p in args.templates)
-    header = "%-*s" % (width, "template")
-    for name, _ in groups:
-        header += "  %24s" % (name + " (us)")
-    print(header + "  %10s" % "speed-up")
-    base = None
-    for t, path in enumerate(args.templates):
-        line = "%-*s" % (width, path)
-        totals = []
-        for g in range(len(groups)):
-            total = sum(statistics.median(s) for s in samples[t][g]) * 1e6
-            totals.append(total)
-            line += "  %24.0f" % total
-        if base is None:
-            base = totals
-        line += "  " + " ".join("%4.1fx" % (b / x) for b, x in zip(base, totals))
-        print(line)
-    print("median of %d rounds per request, python %s, jinja2 %s" % (
+    for stat_name, stat in (("median", statistics.median), ("minimum", min)):
+        header = "%-*s" % (width, stat_name + " of one render")
+        for name, _ in groups:
+            header += "  %26s" % (name + " (us)")
+        print(header + "  speed-up")
+        base = None
+        for t, path in enumerate(args.templates):
+            line = "%-*s" % (width, path)
+            totals = []
+            for g in range(len(groups)):
+                total = sum(stat(s) for s in samples[t][g]) * 1e6
+                totals.append(total)
+                line += "  %26.0f" % total
+            if base is None:
+                base = totals
+            line += "  " + " ".join("%5.1fx" % (b / x) for b, x in zip(base, totals))
+            print(line)
+        print()
+    print("%d rounds per request, python %s, jinja2 %s" % (
         args.rounds, sys.version.split()[0], render_jinja.jinja2.__version__))
     return 0
 
