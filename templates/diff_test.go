@@ -204,15 +204,15 @@ func TestHFJSDropsGenerationTags(t *testing.T) {
 
 // TestToolNameCharacters renders, in every engine, a tool name, a call's
 // function name and a tool message's name holding each character the
-// format treats as whitespace, each of < > ", and look-alikes that are
-// allowed (zero-width space, Mongolian vowel separator, byte order mark,
-// non-ASCII letters): the template finds them without iterating over a
-// string (which only Jinja2 can), so each must give the Go renderer's error
-// or prompt.
+// format treats as whitespace, each control character, each of < > ", and
+// look-alikes that are allowed (zero-width space, Mongolian vowel
+// separator, byte order mark, non-ASCII letters), and the role names: the
+// template finds characters without iterating over a string (which only
+// Jinja2 can), so each must give the Go renderer's error or prompt.
 func TestToolNameCharacters(t *testing.T) {
 	var chars []rune
 	for c := rune(0); c <= 0x3000; c++ {
-		if unicode.IsSpace(c) {
+		if unicode.IsSpace(c) || unicode.IsControl(c) {
 			chars = append(chars, c)
 		}
 	}
@@ -238,6 +238,17 @@ func TestToolNameCharacters(t *testing.T) {
 			}}})
 			add("result "+label, map[string]any{"messages": []any{map[string]any{"role": "tool", "name": name, "content": "42"}}})
 		}
+	}
+	for _, name := range []string{"system", "developer", "user", "assistant", "tool", "System", "users"} {
+		add("tool named "+name, map[string]any{
+			"messages": []any{map[string]any{"role": "user", "content": "hi"}},
+			"tools":    []any{map[string]any{"type": "function", "function": map[string]any{"name": name}}},
+		})
+		add("call named "+name, map[string]any{"messages": []any{map[string]any{
+			"role": "assistant", "reasoning_content": "r",
+			"tool_calls": []any{map[string]any{"function": map[string]any{"name": name, "arguments": map[string]any{}}}},
+		}}})
+		add("result named "+name, map[string]any{"messages": []any{map[string]any{"role": "tool", "name": name, "content": "42"}}})
 	}
 	for _, e := range []interop.Engine{jinja2(), hfjs()} {
 		t.Run(e.Name(), func(t *testing.T) {
