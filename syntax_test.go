@@ -152,6 +152,7 @@ func TestToolNameRule(t *testing.T) {
 		{"first offending rune decides: <", "a<\x01", `tool name "a<\u0001" contains "<"`},
 		{"first offending rune decides: whitespace", "a \x01", `tool name "a \u0001" contains whitespace`},
 		{"invalid UTF-8", "a\xffb", "tool name \"a\xffb\" is not valid UTF-8"},
+		{"a role name", "system", `tool name "system" is a role name; a tool can't be named system, developer, user or assistant`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,7 +257,8 @@ func TestMarkersIsACopy(t *testing.T) {
 	}
 }
 
-// wantNameError is the tool-name rule written from the unicode package:
+// wantNameError is the tool-name rule written from the unicode package
+// and DECISIONS.md's list of roles:
 // the renderer's error text for name, or "" when the name is valid.
 func wantNameError(name string) string {
 	if name == "" {
@@ -272,6 +274,10 @@ func wantNameError(name string) string {
 		case unicode.IsControl(r):
 			return "tool name " + q + " contains a control character"
 		}
+	}
+	switch name {
+	case "system", "developer", "user", "assistant":
+		return "tool name " + q + " is a role name; a tool can't be named system, developer, user or assistant"
 	}
 	return ""
 }
@@ -457,8 +463,11 @@ func TestArgumentKeyEveryRune(t *testing.T) {
 }
 
 // randomName returns 1 to 6 runes drawn from the whole of Unicode, with
-// extra weight on the characters the rules are about.
+// extra weight on the characters the rules are about, or a role name.
 func randomName(rng *rand.Rand) string {
+	if rng.IntN(50) == 0 {
+		return []string{"system", "developer", "user", "assistant"}[rng.IntN(4)]
+	}
 	var b strings.Builder
 	for n := 1 + rng.IntN(6); n > 0; n-- {
 		var r rune
