@@ -1,0 +1,654 @@
+package harmony
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// assembler is the upper layer of StreamParser: it receives the lexer's
+// operations (stream_lex.go) and builds the message: it checks headers,
+// opens and closes regions, sends events, writes each call's arguments as
+// JSON and casts them by the tools' schemas. It never sees a byte the
+// lexer is not sure of, so nothing here depends on the chunking.
+type assembler struct {
+	tools    []Tool
+	noEvents bool // Parse: build the message only
+	inPrefix bool // reading the prompt's open header
+	err      error
+
+	events []Event // the events of the current call
+	queued []Event // events from the prefix, returned by the first call
+
+	hdr header
+
+	// The open region: FieldThinking, FieldContent, FieldToolCalls or "".
+	field string
+	text  textAcc
+
+	thinking, content []string
+	calls             []ToolCall
+	call              callState
+	schemas           map[string]*toolSchema
+	scratch           pyjson.Doc
+
+	warnings []string
+	end      string
+	rest     textAcc
+}
+
+// callState is the tool call being read.
+type callState struct {
+	index   int
+	name    string
+	schema  *toolSchema // nil: arguments stay strings
+	args    []byte      // the arguments' JSON text so far
+	flushed int         // bytes of args already sent as chunks
+	// sub is args[flushed:] as a substring of the input, when the
+	// unsent fragment is one value piece that needed no escaping.
+	sub   string
+	subOK bool
+	names []string            // argument names so far
+	seen  map[string]struct{} // the names, once there are many
+
+	typ    argType
+	stream bool // the value is a string: send it as it arrives
+	// valueStart is where a streamed string value's text begins in args.
+	valueStart int
+	value      textAcc // a value to cast, when it is not streamed
+}
+
+// fail records the first error.
+func (a *assembler) fail(off int, msg string) {
+	if a.err != nil {
+		return
+	}
+	if a.inPrefix {
+		off, msg = 0, "prefix: "+msg
+	}
+	a.err = &ParseError{Offset: off, Msg: msg}
+}
+
+func (a *assembler) warn(msg string) { a.warnings = append(a.warnings, msg) }
+
+func (a *assembler) emit(e Event) {
+	if !a.noEvents {
+		a.events = append(a.events, e)
+	}
+}
+
+// emitChunk appends a region_chunk event; it is emit for the hot path,
+// filling the event in place.
+func (a *assembler) emitChunk(field, text string, index int) {
+	if a.noEvents {
+		return
+	}
+	a.events = append(a.events, Event{})
+	e := &a.events[len(a.events)-1]
+	e.Type, e.Field, e.Index, e.Text = EventRegionChunk, field, index, text
+}
+
+func (a *assembler) takeQueued(events []Event) []Event {
+	if len(a.queued) > 0 {
+		events = append(events, a.queued...)
+		a.queued = nil
+	}
+	return events
+}
+
+func (a *assembler) takeEvents() []Event {
+	ev := a.events
+	a.events = nil
+	return ev
+}
+
+// The header grammar (DECISIONS.md, Parsing):
+//
+//	[assistant][ to=NAME]<|channel|>CHANNEL[ to=NAME][ <|constrain|>TYPE]<|message|>
+//
+// The lexer hands a header over as tokens: words (separated by spaces),
+// spaces, and the markers <|channel|>, <|constrain|> and <|message|>. The
+// word right after <|channel|> or <|constrain|> is the channel or the
+// argument format.
+
+// hdrWord says what the next word of a header is.
+type hdrWord uint8
+
+const (
+	wordFree      hdrWord = iota // the speaker or to=NAME
+	wordChannel                  // right after <|channel|>
+	wordConstrain                // right after <|constrain|>
+)
+
+// header is the state of the message header being read.
+type header struct {
+	speakerAllowed bool // the speaker may still come (after <|start|>)
+	tokens         int  // tokens finished so far
+	next           hdrWord
+	recipient      string
+	channel        string
+	hasRecipient   bool
+	hasChannel     bool
+	hasConstrain   bool
+}
+
+// startHeader starts a header; speaker says whether it may name its
+// speaker (it follows <|start|>).
+func (a *assembler) startHeader(speaker bool) { a.hdr = header{speakerAllowed: speaker} }
+
+// headerWord checks the header word w, found at offset off.
+func (a *assembler) headerWord(w string, off int) bool {
+	if msg := a.hdr.word(w); msg != "" {
+		a.fail(off, msg)
+		return false
+	}
+	return true
+}
+
+// headerSpace checks a space at offset off between header tokens.
+func (a *assembler) headerSpace(off int) bool {
+	if msg := a.hdr.space(); msg != "" {
+		a.fail(off, msg)
+		return false
+	}
+	return true
+}
+
+// headerMarker checks <|channel|> or <|constrain|> at offset off.
+func (a *assembler) headerMarker(mk string, off int) bool {
+	if msg := a.hdr.marker(mk); msg != "" {
+		a.fail(off, msg)
+		return false
+	}
+	return true
+}
+
+// headerEnd checks the header at its <|message|> (offset off) and opens its
+// body: a tool call when call is true, else a reasoning or final message.
+func (a *assembler) headerEnd(off int) (call, ok bool) {
+	h := &a.hdr
+	if msg := h.finish(); msg != "" {
+		a.fail(off, msg)
+		return false, false
+	}
+	if h.hasRecipient {
+		a.openCall(h.recipient)
+		return true, true
+	}
+	a.field = FieldThinking
+	if h.channel == channelFinal {
+		a.field = FieldContent
+	}
+	a.text.reset()
+	a.emit(Event{Type: EventRegionOpen, Field: a.field})
+	return false, true
+}
+
+// word checks a finished word; it returns the error message for a word that
+// cannot stand where it is, or "".
+func (h *header) word(w string) string {
+	kind := h.next
+	h.next = wordFree
+	first := h.tokens == 0
+	h.tokens++
+	switch kind {
+	case wordChannel:
+		if w != channelAnalysis && w != channelFinal {
+			return "unknown channel " + quote(w) + "; Beam's channels are analysis and final"
+		}
+		h.channel = w
+	case wordConstrain:
+		if w != formatXML {
+			return "unsupported argument format " + quote(w) + "; Beam's tool calls use <|constrain|>xml"
+		}
+	default:
+		if first && h.speakerAllowed && !strings.HasPrefix(w, recipientPrefix) {
+			if w != RoleAssistant {
+				return "a message from " + quote(w) + "; the generation can hold only assistant messages"
+			}
+			return ""
+		}
+		return h.recipientWord(w)
+	}
+	return ""
+}
+
+func (h *header) recipientWord(w string) string {
+	name, ok := strings.CutPrefix(w, recipientPrefix)
+	switch {
+	case !ok:
+		return "unexpected " + quote(w) + " in a message header"
+	case h.hasRecipient:
+		return "a second recipient " + quote(w) + " in a message header"
+	case name == "":
+		return "empty tool name after to="
+	}
+	if err := checkToolName(name); err != nil {
+		return err.Error()
+	}
+	h.recipient, h.hasRecipient = name, true
+	return ""
+}
+
+// space checks that no word is missing before a space or a marker.
+func (h *header) space() string {
+	switch h.next {
+	case wordChannel:
+		return "<|channel|> must be followed by the channel name"
+	case wordConstrain:
+		return "<|constrain|> must be followed by the argument format"
+	}
+	return ""
+}
+
+// marker handles <|channel|> or <|constrain|>.
+func (h *header) marker(mk string) string {
+	if msg := h.space(); msg != "" {
+		return msg
+	}
+	h.tokens++
+	switch mk {
+	case MarkerChannel:
+		if h.hasChannel {
+			return "a second <|channel|> in a message header"
+		}
+		h.hasChannel = true
+		h.next = wordChannel
+	case MarkerConstrain:
+		if !h.hasChannel {
+			return "<|constrain|> before <|channel|> in a message header"
+		}
+		if h.hasConstrain {
+			return "a second <|constrain|> in a message header"
+		}
+		h.hasConstrain = true
+		h.next = wordConstrain
+	}
+	return ""
+}
+
+// finish checks the header at <|message|>.
+func (h *header) finish() string {
+	if msg := h.space(); msg != "" {
+		return msg
+	}
+	switch {
+	case !h.hasChannel:
+		return "a message header without <|channel|>; every message names its channel"
+	case h.hasConstrain && !h.hasRecipient:
+		return "<|constrain|> in a header without a recipient (to=NAME)"
+	}
+	return ""
+}
+
+// addText adds a span of text to the open reasoning or final message.
+func (a *assembler) addText(s string) {
+	if s == "" {
+		return
+	}
+	a.text.add(s)
+	a.emitChunk(a.field, s, 0)
+}
+
+func (a *assembler) fieldName() string {
+	switch a.field {
+	case FieldThinking:
+		return "reasoning"
+	case FieldContent:
+		return "answer"
+	}
+	return "tool call"
+}
+
+// textEnd ends the open reasoning or final message at the marker mk.
+func (a *assembler) textEnd(mk string) {
+	if mk != MarkerEnd {
+		// Beam ends only a final answer with <|return|> and a tool call
+		// with <|call|>.
+		if mk == MarkerCall || a.field != FieldContent {
+			a.warn("the " + a.fieldName() + " ends with " + mk + ", which Beam writes only after " + endsAfter(mk))
+		}
+		a.end = mk
+	}
+	a.closeText()
+}
+
+// endsAfter names what Beam ends with the marker mk.
+func endsAfter(mk string) string {
+	if mk == MarkerCall {
+		return "a tool call"
+	}
+	return "a final answer"
+}
+
+func (a *assembler) closeText() {
+	v := a.text.String()
+	if a.field == FieldThinking {
+		a.thinking = append(a.thinking, v)
+	} else {
+		a.content = append(a.content, v)
+	}
+	a.emit(Event{Type: EventRegionClose, Field: a.field, Value: v})
+	a.field = ""
+	a.text.reset()
+}
+
+// openCall starts a tool call to the tool name.
+func (a *assembler) openCall(name string) {
+	c := &a.call
+	*c = callState{index: len(a.calls), name: name, names: c.names[:0]}
+	if a.tools != nil {
+		c.schema = a.schemaFor(name)
+		if c.schema == nil {
+			a.warn(a.callName() + ": unknown tool; its arguments stay strings")
+		}
+	}
+	a.field = FieldToolCalls
+	a.emit(Event{Type: EventRegionOpen, Field: FieldToolCalls, Index: c.index, Name: name})
+}
+
+// schemaFor returns the schema of the first tool named name, or nil.
+func (a *assembler) schemaFor(name string) *toolSchema {
+	if ts, ok := a.schemas[name]; ok {
+		return ts
+	}
+	var ts *toolSchema
+	for i := range a.tools {
+		if a.tools[i].Function.Name == name {
+			ts = newToolSchema(a.tools[i].Function.Parameters)
+			break
+		}
+	}
+	if a.schemas == nil {
+		a.schemas = make(map[string]*toolSchema)
+	}
+	a.schemas[name] = ts
+	return ts
+}
+
+func (a *assembler) callName() string {
+	return "tool call " + strconv.Itoa(a.call.index) + " (" + a.call.name + ")"
+}
+
+// argName returns the name of the open (or last) argument.
+func (a *assembler) argName() string { return a.call.names[len(a.call.names)-1] }
+
+// argOpen opens the argument name, whose tag is at offset off, and writes
+// its key.
+func (a *assembler) argOpen(name string, off int) bool {
+	c := &a.call
+	if c.hasArgument(name) {
+		a.fail(off, "argument "+quote(name)+" appears twice in "+a.callName())
+		return false
+	}
+	c.names = append(c.names, name)
+	c.typ = stringArg
+	if c.schema != nil {
+		var known bool
+		c.typ, known = c.schema.argType(name)
+		if !known {
+			a.warn(a.callName() + ": argument " + quote(name) + " is not in the tool's schema; it stays a string")
+		}
+	}
+	c.stream = c.typ.streams()
+	c.value.reset()
+	if c.stream {
+		a.appendKey()
+		c.args = append(c.args, '"')
+		c.valueStart = len(c.args)
+	}
+	return true
+}
+
+// hasArgument reports whether the call already has an argument name, and
+// records it. Past a few names it keeps a set, so a call with many
+// arguments costs no quadratic time.
+func (c *callState) hasArgument(name string) bool {
+	const few = 16
+	if c.seen == nil && len(c.names) < few {
+		for _, n := range c.names {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	if c.seen == nil {
+		c.seen = make(map[string]struct{}, 2*few)
+		for _, n := range c.names {
+			c.seen[n] = struct{}{}
+		}
+	}
+	if _, ok := c.seen[name]; ok {
+		return true
+	}
+	c.seen[name] = struct{}{}
+	return false
+}
+
+// appendKey writes the open argument's key: `{"key": ` for the first,
+// `, "key": ` for the others.
+func (a *assembler) appendKey() {
+	c := &a.call
+	if len(c.names) == 1 {
+		a.appendArgs("{")
+	} else {
+		a.appendArgs(", ")
+	}
+	c.args = pyjson.AppendQuoted(c.args, c.names[len(c.names)-1])
+	c.args = append(c.args, ": "...)
+}
+
+// appendArgs adds JSON text of the call's arguments other than a value
+// piece.
+func (a *assembler) appendArgs(s string) {
+	a.call.args = append(a.call.args, s...)
+	a.call.subOK = false
+}
+
+// valueText adds a span of the open argument's value.
+func (a *assembler) valueText(s string) {
+	c := &a.call
+	if s == "" {
+		return
+	}
+	if !c.stream {
+		c.value.add(s)
+		return
+	}
+	a.appendValue(s, true)
+}
+
+// plainValue adds a short chunk of a streamed string value and sends it;
+// escape false says it needs no JSON escaping. When it is the whole unsent
+// fragment and needs no escaping, the chunk itself is the event's text.
+func (a *assembler) plainValue(chunk string, escape bool) {
+	c := &a.call
+	if !escape && len(c.args) == c.flushed {
+		c.args = append(grow(c.args, len(chunk)), chunk...)
+		c.flushed = len(c.args)
+		a.emitChunk(FieldToolCalls, chunk, c.index)
+		return
+	}
+	a.appendValue(chunk, escape)
+	a.flushCall()
+}
+
+// appendValue adds a piece of a streamed string value to the arguments'
+// JSON; escape false says it needs no escaping. A piece that is the whole
+// unsent text is kept to be sent without a copy.
+func (a *assembler) appendValue(s string, escape bool) {
+	c := &a.call
+	start := len(c.args)
+	c.args = grow(c.args, len(s)+len(s)/8)
+	if escape {
+		c.args = pyjson.AppendEscaped(c.args, s)
+	} else {
+		c.args = append(c.args, s...)
+	}
+	if start == c.flushed && len(c.args)-start == len(s) {
+		c.sub, c.subOK = s, true
+	} else {
+		c.subOK = false
+	}
+}
+
+// argClose ends the open argument: a streamed string gets its closing
+// quote; any other value is cast and written whole with its key.
+func (a *assembler) argClose() {
+	c := &a.call
+	if c.stream {
+		// Markers need no JSON escape: the value's text in args holds
+		// them as they came.
+		if mk := findMarkerBytes(c.args[c.valueStart:]); mk != "" {
+			a.warnMarker(mk)
+		}
+		a.appendArgs(`"`)
+		return
+	}
+	raw := c.value.String()
+	if mk := FindMarker(raw); mk != "" {
+		a.warnMarker(mk)
+	}
+	a.appendKey()
+	var fits bool
+	c.args, fits = castArgument(c.args, raw, &c.typ, &a.scratch)
+	c.subOK = false
+	if !fits {
+		a.warn(a.callName() + ": argument " + quote(a.argName()) + ": " +
+			quote(snippet(raw)) + " is not a valid " + c.typ.String() + "; it stays a string")
+	}
+}
+
+// warnMarker reports marker text in the value just read. Inside a
+// parameter only </rfl:parameter> ends the value, so the marker is text
+// (DECISIONS.md, Parsing); but sent back in the history the value renders
+// the marker raw, and a gateway without a tokenizer refuses that request
+// (docs/gap-decisions.md).
+func (a *assembler) warnMarker(mk string) {
+	a.warn(a.callName() + ": argument " + quote(a.argName()) + " contains marker text " + mk +
+		"; sent back in a request's history it would be read as a format token, and a gateway without a tokenizer refuses it")
+}
+
+// snippet returns the start of s for an error message.
+func snippet(s string) string {
+	if len(s) <= 24 {
+		return s
+	}
+	n := 24
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// viewArgs returns the unsent end of a call's arguments as a string without
+// copying it. That is safe because the arguments buffer only grows: bytes
+// once written are never written again (grow moves to a new array, and a
+// cast that does not fit only writes past the end), so the string's bytes
+// never change. The buffer goes away with the call, never to be reused.
+func viewArgs(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// flushCall sends the call's unsent arguments text as one chunk.
+func (a *assembler) flushCall() {
+	c := &a.call
+	if a.field != FieldToolCalls || len(c.args) == c.flushed {
+		return
+	}
+	if !a.noEvents {
+		text := c.sub
+		if !c.subOK || len(c.sub) != len(c.args)-c.flushed {
+			text = viewArgs(c.args[c.flushed:])
+		}
+		a.emitChunk(FieldToolCalls, text, c.index)
+	}
+	c.flushed = len(c.args)
+	c.subOK = false
+}
+
+// callEnd ends the open tool call at the marker mk.
+func (a *assembler) callEnd(mk string) {
+	if mk == MarkerReturn {
+		a.warn(a.callName() + " ends with <|return|>, which Beam writes only after " + endsAfter(mk))
+	}
+	a.closeCall()
+	if mk != MarkerEnd {
+		a.end = mk
+	}
+}
+
+// closeCall finishes the open tool call.
+func (a *assembler) closeCall() {
+	c := &a.call
+	if len(c.names) == 0 {
+		a.appendArgs("{}")
+	} else {
+		a.appendArgs("}")
+	}
+	a.flushCall()
+	// When events were sent, the finished arguments get bytes of their
+	// own: event texts view c.args, and the caller may edit Arguments.
+	args := c.args
+	if !a.noEvents {
+		args = bytes.Clone(args)
+	}
+	a.calls = append(a.calls, ToolCall{Type: "function", Function: FunctionCall{Name: c.name, Arguments: args}})
+	call := a.calls[len(a.calls)-1]
+	a.emit(Event{Type: EventRegionClose, Field: FieldToolCalls, Index: c.index, Call: &call})
+	c.args = nil
+	a.field = ""
+}
+
+// result assembles the parsed message.
+func (a *assembler) result() *Parsed {
+	res := &Parsed{End: a.end, Rest: a.rest.String()}
+	thinking, content := a.thinking, a.content
+	if a.err != nil && a.field == FieldThinking {
+		thinking = append(thinking[:len(thinking):len(thinking)], a.text.String())
+	} else if a.err != nil && a.field == FieldContent {
+		content = append(content[:len(content):len(content)], a.text.String())
+	}
+	res.Message = Message{
+		Role:      RoleAssistant,
+		Reasoning: joinNonEmpty(thinking),
+		Content:   joinNonEmpty(content),
+		ToolCalls: a.calls,
+	}
+	res.Warnings = a.warnings
+	if res.Rest != "" {
+		res.Warnings = append(res.Warnings, strconv.Itoa(len(res.Rest))+" bytes after "+a.end+" were not parsed")
+	}
+	return res
+}
+
+// joinNonEmpty joins the non-empty texts with "\n\n" (DECISIONS.md: several
+// reasoning or final messages in one generation).
+func joinNonEmpty(texts []string) string {
+	n, last := 0, ""
+	for _, t := range texts {
+		if t != "" {
+			n++
+			last = t
+		}
+	}
+	if n <= 1 {
+		return last
+	}
+	var b strings.Builder
+	for _, t := range texts {
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
