@@ -242,6 +242,19 @@ func intMember(d *pyjson.Doc, obj int, key string) int64 {
 	return n
 }
 
+// choice returns the choice the gateway reads, on both the streamed and
+// the non-streamed path: the first one with index 0, wherever it is in
+// the list. A choice without an index is index 0 (the only choice of an
+// engine that leaves it out). It returns nil when there is none.
+func (c *completion) choice() *completionChoice {
+	for i := range c.Choices {
+		if c.Choices[i].Index == 0 {
+			return &c.Choices[i]
+		}
+	}
+	return nil
+}
+
 // engineFailure returns the error a completion carries in its body, or nil.
 func (c *completion) engineFailure() *apiError {
 	if !isNull(c.Error) {

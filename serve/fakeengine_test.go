@@ -35,6 +35,9 @@ type gen struct {
 	errorEvent string // when set, sent as an event after errorAfter tokens, ending the stream
 	errorAfter int
 	splitEnd   bool // send finish_reason in an event of its own, with empty text
+	// events, when set, are the raw data of a streamed reply's events,
+	// sent as they are and followed by [DONE].
+	events []string
 }
 
 // engineReq is a request the fake engine received.
@@ -134,7 +137,7 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, g.body)
 		return
 	}
-	if g.body != "" {
+	if g.body != "" && !(req.Stream && g.events != nil) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, g.body)
 		return
@@ -173,6 +176,14 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(200)
 	flusher := w.(http.Flusher)
 	bw := bufio.NewWriter(w)
+	if g.events != nil {
+		for _, e := range g.events {
+			fmt.Fprintf(bw, "data: %s\n\n", e)
+		}
+		io.WriteString(bw, "data: [DONE]\n\n")
+		bw.Flush()
+		return
+	}
 	event := func(text string, finish string) {
 		t, _ := json.Marshal(text)
 		fr, sr := "null", "null"

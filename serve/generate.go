@@ -312,10 +312,13 @@ func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
 	if f := comp.engineFailure(); f != nil {
 		return nil, end, f
 	}
-	if len(comp.Choices) == 0 {
+	ch := comp.choice()
+	switch {
+	case len(comp.Choices) == 0:
 		return nil, end, engineError("engine_bad_reply", "engine answered a completion without choices")
+	case ch == nil:
+		return nil, end, engineError("engine_bad_reply", "engine answered a completion without a choice of index 0")
 	}
-	ch := &comp.Choices[0]
 	c.usage = comp.Usage
 	end.finish = ch.FinishReason
 	if end.finish == "" {
@@ -489,16 +492,10 @@ func (g *streamGen) run(body io.Reader) {
 		}
 		g.mu.Lock()
 		var aerr *apiError
-		for i := range comp.Choices {
-			ch := &comp.Choices[i]
-			if ch.Index != 0 {
-				continue
-			}
+		if ch := comp.choice(); ch != nil {
 			g.start()
-			if aerr = g.feed(g.hold.push(ch.Text)); aerr != nil {
-				break
-			}
-			if ch.FinishReason != "" {
+			aerr = g.feed(g.hold.push(ch.Text))
+			if aerr == nil && ch.FinishReason != "" {
 				finish = ch.FinishReason
 				stopReason = append(stopReason[:0], ch.StopReason...)
 			}

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -154,5 +155,57 @@ func TestMaxConns(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("status %d", resp.StatusCode)
+	}
+}
+
+// Both paths read the choice with index 0, whatever its position; a
+// choice without an index is index 0; a reply without such a choice is a
+// 502 (issue 12, finding 9).
+func TestChoiceIndexZero(t *testing.T) {
+	good, _ := json.Marshal(answerText("r", "the answer"))
+	garbage := `"not Beam Harmony at all"`
+	tests := []struct {
+		name    string
+		choices []string // each choice's members but text and finish_reason
+		texts   []string
+		status  int
+	}{
+		{"index 0 first", []string{`"index":0`, `"index":1`}, []string{string(good), garbage}, 200},
+		{"index 0 second", []string{`"index":1`, `"index":0`}, []string{garbage, string(good)}, 200},
+		{"no index is index 0", []string{`"logprobs":null`}, []string{string(good)}, 200},
+		{"only index 1", []string{`"index":1`}, []string{string(good)}, 502},
+		{"two of index 0: the first", []string{`"index":0`, `"index":0`}, []string{string(good), garbage}, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var whole, event []string
+			for i, c := range tt.choices {
+				whole = append(whole, `{`+c+`,"text":`+tt.texts[i]+`,"finish_reason":"stop","stop_reason":"<|return|>"}`)
+				event = append(event, `{`+c+`,"text":`+tt.texts[i]+`,"finish_reason":"stop","stop_reason":"<|return|>"}`)
+			}
+			g := gen{
+				body:   `{"id":"cmpl-1","object":"text_completion","choices":[` + strings.Join(whole, ",") + `]}`,
+				events: []string{`{"id":"cmpl-1","object":"text_completion","choices":[` + strings.Join(event, ",") + `]}`},
+			}
+			fe := newFakeEngine(t, fixed(g))
+			gw := newGateway(t, fe)
+			resp, data := post(t, gw, hello)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("not streamed: status %d, want %d: %s", resp.StatusCode, tt.status, data)
+			}
+			if tt.status == 200 {
+				var c completionJSON
+				if err := json.Unmarshal(data, &c); err != nil || len(c.Choices) != 1 || deref(c.Choices[0].Message.Content) != "the answer" {
+					t.Errorf("not streamed: %s", data)
+				}
+			}
+			res := postStream(t, gw, withStream(hello, false))
+			if res.status != tt.status {
+				t.Fatalf("streamed: status %d, want %d", res.status, tt.status)
+			}
+			if tt.status == 200 && (res.content != "the answer" || !res.done) {
+				t.Errorf("streamed: content %q, done %v, error %+v", res.content, res.done, res.errEvent)
+			}
+		})
 	}
 }
