@@ -2,7 +2,8 @@
 // exactly as Hugging Face tokenizers finds them with Oniguruma.
 //
 // A tokenizer.json writes a Split pattern as {"Regex": pattern}, an Oniguruma
-// regular expression (Ruby syntax, UTF-8, Unicode classes: \s is White_Space,
+// regular expression (Oniguruma's default syntax, Ruby's grammar; UTF-8;
+// Unicode classes: \s is White_Space,
 // \d is Nd, \p{L} and \p{N} are the general categories), or as
 // {"String": s}, matched literally. Go's regexp has no look-ahead, which the
 // common patterns need (\s+(?!\S)), so:

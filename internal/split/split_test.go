@@ -231,6 +231,9 @@ func TestTranslateSemantics(t *testing.T) {
 		{"named group", `(?<n>a)b`, "ab", [][2]int{{0, 2}}},
 		{"possessive quantifier", `a*+a|b`, "aab", [][2]int{{2, 3}}},
 		{"class escapes", `[\s\d\w-]+`, "a1 -", [][2]int{{0, 4}}},
+		{"an interval then + is a nested repeat, not possessive", `\d{1,3}+`, "12345 6", [][2]int{{0, 5}, {6, 7}}},
+		{"a fixed interval then ? is optional, not lazy", `a{2}?b`, "b aab ab", [][2]int{{0, 1}, {2, 5}, {7, 8}}},
+		{"a group then an interval then + wraps the group", `(?:ab){1}+c`, "ababc", [][2]int{{0, 5}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,8 +265,6 @@ func TestTranslateRefuses(t *testing.T) {
 		{`(?i:a+)`, `quantifier`},
 		{`(?i:\p{Lu})`, `case-insensitive`},
 		{`a(?i)b|c`, `after the start`},
-		{`\d{1,3}+`, `interval followed by +`},
-		{`a{2}?`, `fixed interval`},
 		{`\xff`, `raw byte`},
 		{`\K`, `escape \K`},
 		{`(?#comment)`, `(?#`},
@@ -283,6 +284,39 @@ func TestTranslateRefuses(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.mentions) {
 				t.Errorf("Regex(%q) error = %q, want it to mention %q", tc.pattern, err, tc.mentions)
+			}
+		})
+	}
+}
+
+// TestRealPatterns runs patterns of published tokenizer.json files that have
+// no scanner, with outputs worked out by hand from Oniguruma's reading.
+func TestRealPatterns(t *testing.T) {
+	tests := []struct {
+		name, pattern, in string
+		want              []string
+	}{
+		// tiktoken's newer cl100k spelling: under Oniguruma \p{N}{1,3}+ is
+		// (?:\p{N}{1,3})+, so a digit run is one piece (tiktoken's
+		// possessive reading would give 123 and 45).
+		{"cl100k possessive spelling", `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`,
+			"abc 12345 It'S  \n\n", []string{"abc", " ", "12345", " It", "'S", "  \n\n"}}, // \s++$ takes the final run
+		{"cl100k possessive spelling, inner newlines", `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`,
+			"a  \n\nb", []string{"a", "  \n\n", "b"}}, // \s*[\r\n] backs off to the last newline
+		// DeepSeek V3's three Split patterns.
+		{"deepseek digits", `\p{N}{1,3}`, "12345", []string{"123", "45"}},
+		{"deepseek cjk", `[一-龥\x{3040}-ゟ゠-ヿ]+`, "ab日本語ひらがなカタカナcd", []string{"日本語ひらがなカタカナ"}},
+		{"deepseek words", "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+			".git foo, bar!!\n", []string{".git", " foo", ",", " bar", "!!\n"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Regex(tc.pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pieces(m, tc.in); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("pieces(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}

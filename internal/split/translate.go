@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// translate rewrites an Oniguruma pattern (Ruby syntax, the onig crate's
-// default, with UTF-8 and Unicode classes) into regexp2's default (.NET)
-// syntax with the same matches. It accepts only constructs whose meaning it
+// translate rewrites an Oniguruma pattern (the onig crate's default syntax,
+// ONIG_SYNTAX_ONIGURUMA, which reads patterns as Ruby does; UTF-8 and Unicode
+// classes) into regexp2's default (.NET) syntax with the same matches. It accepts only constructs whose meaning it
 // knows in both engines:
 //
 //   - literals, escaped punctuation, \t \n \r \f \v \a \e, \xHH (ASCII),
@@ -24,7 +24,9 @@ import (
 //   - ^ and $ (always line anchors in Ruby syntax; ^ does not match after a
 //     final newline), \A \z \Z \G;
 //   - groups ( ), (?: ), (?= ), (?! ), (?<= ), (?<! ), (?> ), named groups;
-//   - * + ? {n} {n,} {n,m} {,m}, lazy and possessive (* + ? only);
+//   - * + ? {n} {n,} {n,m} {,m}, lazy, and possessive for * + ? only: an
+//     interval followed by + is a nested repeat (x{1,3}+ is (?:x{1,3})+),
+//     and a fixed interval followed by ? is optional (x{2}? is (?:x{2})?);
 //   - character classes with ranges and the escapes above;
 //   - (?i) and (?i:...) over ASCII literals and classes without quantifiers
 //     (Oniguruma also folds multi-character sequences such as ss and ß; a
@@ -39,14 +41,21 @@ func translate(pattern string) (string, error) {
 	return t.out.String(), nil
 }
 
+type openGroup struct {
+	fold  bool
+	start int
+}
+
 type translator struct {
 	src string
 	i   int // read offset in src
 	out strings.Builder
 
 	// groups holds, for every open group, whether case folding was on
-	// before it opened (restored at its close).
-	groups []bool
+	// before it opened (restored at its close) and where it starts in out.
+	groups []openGroup
+	// atomStart is where the last atom written starts in out.
+	atomStart int
 	fold   bool // (?i) in force
 	// atom reports that the last thing written can take a quantifier;
 	// prevLit is the last literal written in fold scope (0 after anything
@@ -79,6 +88,7 @@ func (t *translator) run() error {
 		t.i += size
 		lit := rune(0)
 		fresh := false
+		tokStart := t.out.Len()
 		switch c {
 		case '\\':
 			r, err := t.escape(off)
@@ -96,10 +106,12 @@ func (t *translator) run() error {
 			if len(t.groups) == 0 {
 				return t.errAt(off, "unmatched )")
 			}
-			t.fold = t.groups[len(t.groups)-1]
+			g := t.groups[len(t.groups)-1]
+			t.fold = g.fold
 			t.groups = t.groups[:len(t.groups)-1]
 			t.out.WriteByte(')')
 			t.atom = true
+			tokStart = g.start
 		case '|':
 			t.out.WriteByte('|')
 			t.atom = false
@@ -140,6 +152,9 @@ func (t *translator) run() error {
 			t.literal(c)
 		}
 		t.fresh = fresh
+		if t.atom {
+			t.atomStart = tokStart
+		}
 		if lit != 0 && t.fold {
 			if lit >= utf8.RuneSelf {
 				return t.errAt(off, "case-insensitive non-ASCII literal %q (Oniguruma's Unicode case folding is not regexp2's)", lit)
@@ -180,23 +195,44 @@ func (t *translator) quantifier(off int, q string) error {
 	if t.i < len(t.src) {
 		switch t.src[t.i] {
 		case '?':
+			t.i++
 			if q[0] == '{' && !strings.Contains(q, ",") {
-				return t.errAt(off, "%s? (a fixed interval followed by ?)", q)
+				// Oniguruma reads a fixed interval as greedy only: x{n}? is
+				// (?:x{n})?.
+				t.wrapAtom("?")
+			} else {
+				t.out.WriteByte('?')
 			}
-			t.out.WriteByte('?')
-			t.i++
 		case '+':
-			if q[0] == '{' {
-				return t.errAt(off, "%s+ (an interval followed by +, a nested repeat in Oniguruma's Ruby syntax)", q)
-			}
-			t.out.WriteByte('+')
 			t.i++
-		case '*', '{':
+			if q[0] == '{' {
+				// Only *+, ++ and ?+ are possessive; x{n,m}+ is a nested
+				// repeat, (?:x{n,m})+.
+				t.wrapAtom("+")
+			} else {
+				t.out.WriteByte('+')
+			}
+		}
+	}
+	if t.i < len(t.src) && strings.IndexByte("*+?{", t.src[t.i]) >= 0 {
+		if _, ok := (&translator{src: t.src, i: t.i + 1}).interval(); t.src[t.i] != '{' || ok {
 			return t.errAt(t.i, "nested quantifier")
 		}
 	}
 	t.atom = false
 	return nil
+}
+
+// wrapAtom turns the last atom and its quantifier into a group quantified
+// by q.
+func (t *translator) wrapAtom(q string) {
+	out := t.out.String()
+	t.out.Reset()
+	t.out.WriteString(out[:t.atomStart])
+	t.out.WriteString("(?:")
+	t.out.WriteString(out[t.atomStart:])
+	t.out.WriteString(")")
+	t.out.WriteString(q)
 }
 
 // interval reads an interval after '{' and returns it in regexp2's spelling;
@@ -245,7 +281,7 @@ func (t *translator) interval() (q string, ok bool) {
 
 // group handles what follows '('.
 func (t *translator) group(off int) error {
-	t.groups = append(t.groups, t.fold)
+	t.groups = append(t.groups, openGroup{t.fold, t.out.Len()})
 	rest := t.src[t.i:]
 	if !strings.HasPrefix(rest, "?") {
 		t.out.WriteByte('(')
