@@ -56,7 +56,7 @@ type translator struct {
 	groups []openGroup
 	// atomStart is where the last atom written starts in out.
 	atomStart int
-	fold   bool // (?i) in force
+	fold      bool // (?i) in force
 	// atom reports that the last thing written can take a quantifier;
 	// prevLit is the last literal written in fold scope (0 after anything
 	// else), to refuse multi-character folds.
