@@ -28,3 +28,20 @@ func FuzzScannerGPT2(f *testing.F)   { fuzzScanner(f, PatternGPT2) }
 func FuzzScannerCL100K(f *testing.F) { fuzzScanner(f, PatternCL100K) }
 func FuzzScannerQwen2(f *testing.F)  { fuzzScanner(f, PatternQwen2) }
 func FuzzScannerO200K(f *testing.F)  { fuzzScanner(f, PatternO200K) }
+
+// FuzzRegexPattern feeds arbitrary patterns to Regex: each is either refused
+// with a *PatternError or runs, and never panics. Seeds are in
+// testdata/fuzz/FuzzRegexPattern.
+func FuzzRegexPattern(f *testing.F) {
+	f.Fuzz(func(t *testing.T, pattern string) {
+		m, err := Regex(pattern)
+		if err != nil {
+			if _, ok := err.(*PatternError); !ok {
+				t.Fatalf("Regex(%q) error %T: %v", pattern, err, err)
+			}
+			return
+		}
+		for range All(m, "aB1 \n'sſ日😀\xff") {
+		}
+	})
+}
