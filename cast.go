@@ -49,6 +49,15 @@ func (t *argType) add(k castKind) {
 	t.n++
 }
 
+// merge adds the types of u, in u's order, as if u's schema had been read
+// here.
+func (t *argType) merge(u *argType) {
+	for _, k := range u.kinds[:u.n] {
+		t.add(k)
+	}
+	t.str = t.str || u.str
+}
+
 // addAny admits every type: a schema that does not constrain the value.
 func (t *argType) addAny() {
 	for k := castKind(0); k < numCastKinds; k++ {
@@ -152,6 +161,13 @@ func trimJSONSpace(s string) string {
 type toolSchema struct {
 	doc   *pyjson.Doc
 	props int // node of the properties object, or -1
+
+	// What resolving $refs learnt, kept for the tool's next arguments:
+	// pointer resolutions, and the types of targets whose resolution
+	// cannot depend on the path that reached them, by target and depth.
+	ptr      pointers
+	resolved map[int32]int32
+	refTypes map[[2]int32]argType
 }
 
 // newToolSchema parses a tool's parameters. Invalid or absent parameters
@@ -185,7 +201,7 @@ func (ts *toolSchema) argType(name string) (argType, bool) {
 	if v < 0 {
 		return stringArg, false
 	}
-	r := typeResolver{d: ts.doc}
+	r := typeResolver{d: ts.doc, ts: ts, lowHit: noHit}
 	var t argType
 	r.add(&t, v, 0)
 	if n := ts.doc.Lookup(v, "nullable"); n >= 0 && ts.doc.Kind(n) == pyjson.True {
@@ -198,14 +214,25 @@ func (ts *toolSchema) argType(name string) (argType, bool) {
 // renderer's rule order: $ref, enum, const, anyOf, oneOf, type, properties
 // without type (an object); anything else admits every type. enum and
 // const admit the types of their members (membership is not checked).
+//
+// A target whose resolution met no $ref recurring above it admits the same
+// types wherever it is reached at the same depth, and is resolved once
+// (as tsWriter.ref reuses expansions); past MaxRefWork steps, which only a
+// schema that cannot be rendered needs, a schema admits every type.
 type typeResolver struct {
 	d    *pyjson.Doc
+	ts   *toolSchema
 	refs []int // $ref targets on the current path
+	// lowHit is the lowest index in refs that a recurring $ref met since
+	// the innermost target's resolution began (noHit when none).
+	lowHit int
+	steps  int
 }
 
 func (r *typeResolver) add(t *argType, s, depth int) {
 	d := r.d
-	if depth > MaxSchemaDepth || d.Kind(s) != pyjson.Object {
+	r.steps++
+	if depth > MaxSchemaDepth || r.steps > MaxRefWork || d.Kind(s) != pyjson.Object {
 		t.addAny()
 		return
 	}
@@ -245,20 +272,46 @@ func (r *typeResolver) add(t *argType, s, depth int) {
 }
 
 func (r *typeResolver) addRef(t *argType, ref, depth int) {
-	target := resolvePointer(r.d, 0, ref)
+	ts := r.ts
+	target, ok := ts.resolved[int32(ref)]
+	if !ok {
+		target = int32(ts.ptr.resolve(r.d, 0, ref))
+		if ts.resolved == nil {
+			ts.resolved = make(map[int32]int32)
+		}
+		ts.resolved[int32(ref)] = target
+	}
 	if target < 0 {
 		t.addAny()
 		return
 	}
-	for _, on := range r.refs {
-		if on == target {
+	for i, on := range r.refs {
+		if on == int(target) {
+			r.lowHit = min(r.lowHit, i)
 			t.addAny()
 			return
 		}
 	}
-	r.refs = append(r.refs, target)
-	r.add(t, target, depth+1)
-	r.refs = r.refs[:len(r.refs)-1]
+	key := [2]int32{target, int32(depth)}
+	if sub, ok := ts.refTypes[key]; ok {
+		t.merge(&sub)
+		return
+	}
+	pos := len(r.refs)
+	r.refs = append(r.refs, int(target))
+	lowHit := r.lowHit
+	r.lowHit = noHit
+	var sub argType
+	r.add(&sub, int(target), depth+1)
+	if r.lowHit > pos && r.steps <= MaxRefWork {
+		if ts.refTypes == nil {
+			ts.refTypes = make(map[[2]int32]argType)
+		}
+		ts.refTypes[key] = sub
+	}
+	r.lowHit = min(lowHit, r.lowHit)
+	r.refs = r.refs[:pos]
+	t.merge(&sub)
 }
 
 // addTypeNames adds the types of a "type" value: a name or a list of names.

@@ -225,3 +225,43 @@ func TestParseRefusesRoleRecipient(t *testing.T) {
 		}
 	}
 }
+
+// anyOfChain is a tool whose property p refers to d0, each d(i) an anyOf
+// of two refs to d(i+1) (and, with back, one to d0), the last an integer.
+func anyOfChain(levels int, back bool) harmony.Tool {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {"p": {"$ref": "#/$defs/d0"}}, "$defs": {`)
+	for i := 0; i < levels; i++ {
+		next := `{"$ref": "#/$defs/d` + strconv.Itoa(i+1) + `"}`
+		variants := next + `, ` + next
+		if back {
+			variants += `, {"$ref": "#/$defs/d0"}`
+		}
+		b.WriteString(`"d` + strconv.Itoa(i) + `": {"anyOf": [` + variants + `]}, `)
+	}
+	b.WriteString(`"d` + strconv.Itoa(levels) + `": {"type": "integer"}}}`)
+	return toolWith(json.RawMessage(b.String()))
+}
+
+// Casting a parsed argument resolves its property's types through $ref
+// as rendering does: a shared target once per depth, not once per path
+// (2^30 paths here), and a target in a cycle within MaxRefWork steps.
+func TestCastResolvesSharedRefsOnce(t *testing.T) {
+	const generated = "<|channel|>analysis<|message|>r<|end|><|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>" +
+		"<rfl:parameter name=\"p\">\n3\n</rfl:parameter><|call|>"
+	for _, tt := range []struct {
+		name string
+		tool harmony.Tool
+	}{
+		{"shared", anyOfChain(30, false)},
+		{"cycle", anyOfChain(30, true)},
+	} {
+		p, err := harmony.Parse(generated, &harmony.ParseOptions{Tools: []harmony.Tool{tt.tool}})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := string(p.Message.ToolCalls[0].Function.Arguments); got != `{"p": 3}` {
+			t.Errorf("%s: arguments %s, want {\"p\": 3}", tt.name, got)
+		}
+	}
+}
