@@ -265,3 +265,111 @@ func TestCastResolvesSharedRefsOnce(t *testing.T) {
 		}
 	}
 }
+
+// Long inputs take the indexed paths (a result's call far back, long
+// turns, long required lists, long builtin_tools); the results are those
+// of the rules.
+func TestLongInputs(t *testing.T) {
+	call := func(id, name string) string {
+		return `{"id": "` + id + `", "function": {"name": "` + name + `", "arguments": {}}}`
+	}
+	t.Run("a result names the latest call with its ID, however far back", func(t *testing.T) {
+		var msgs []string
+		msgs = append(msgs, `{"role": "assistant", "reasoning_content": "r", "tool_calls": [`+call("a", "first")+`]}`)
+		msgs = append(msgs, `{"role": "assistant", "reasoning_content": "r", "tool_calls": [`+call("a", "second")+`, `+call("b", "other")+`]}`)
+		for i := 0; i < 300; i++ {
+			msgs = append(msgs, `{"role": "user", "content": "u"}`)
+		}
+		for i := 0; i < 200; i++ {
+			msgs = append(msgs, `{"role": "tool", "tool_call_id": "a", "content": "x"}`, `{"role": "tool", "tool_call_id": "b", "content": "y"}`)
+		}
+		msgs = append(msgs, `{"role": "assistant", "reasoning_content": "r", "tool_calls": [`+call("b", "last")+`]}`, `{"role": "tool", "tool_call_id": "b", "content": "z"}`,
+			`{"role": "tool", "tool_call_id": "nope", "content": "w"}`)
+		got, err := renderRequest(t, `{"messages": [`+strings.Join(msgs, ", ")+`], "add_generation_prompt": false}`)
+		if err == nil || err.Error() != "messages["+strconv.Itoa(len(msgs)-1)+"]: The tool message needs a name, or a tool_call_id that matches an earlier call." {
+			t.Fatalf("unknown ID: %v", err)
+		}
+		got, err = renderRequest(t, `{"messages": [`+strings.Join(msgs[:len(msgs)-1], ", ")+`], "add_generation_prompt": false}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(got, "<|start|>second to=assistant"); n != 200 {
+			t.Errorf("%d results from second, want 200", n)
+		}
+		if n := strings.Count(got, "<|start|>other to=assistant"); n != 200 {
+			t.Errorf("%d results from other, want 200", n)
+		}
+		if !strings.HasSuffix(got, "<|start|>last to=assistant<|channel|>analysis<|message|>z<|end|>") || strings.Contains(got, "<|start|>first to=assistant") {
+			t.Errorf("wrong speakers:\n%s", got[len(got)-200:])
+		}
+	})
+	t.Run("parallel calls answered in order", func(t *testing.T) {
+		var calls, results []string
+		for i := 0; i < 500; i++ {
+			id := "c" + strconv.Itoa(i)
+			calls = append(calls, call(id, "f"+strconv.Itoa(i)))
+			results = append(results, `{"role": "tool", "tool_call_id": "`+id+`", "content": "x"}`)
+		}
+		req := `{"messages": [{"role": "assistant", "reasoning_content": "r", "tool_calls": [` + strings.Join(calls, ", ") + `]}, ` + strings.Join(results, ", ") + `]}`
+		got, err := renderRequest(t, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{0, 1, 250, 499} {
+			if !strings.Contains(got, "<|start|>f"+strconv.Itoa(i)+" to=assistant<|channel|>") {
+				t.Errorf("no result from f%d", i)
+			}
+		}
+		r, _ := harmony.ParseRequest([]byte(req))
+		if ws := r.Lint(); len(ws) != 0 {
+			t.Errorf("lint: %v", ws[0])
+		}
+		// Results swapped: lint names the call each answers, by its
+		// first call with that ID.
+		results[3], results[7] = results[7], results[3]
+		calls[9] = call("c3", "f9") // a repeated ID: the first call counts
+		req = `{"messages": [{"role": "assistant", "reasoning_content": "r", "tool_calls": [` + strings.Join(calls, ", ") + `]}, ` + strings.Join(results, ", ") + `]}`
+		r, _ = harmony.ParseRequest([]byte(req))
+		var got2 []string
+		for _, w := range r.Lint() {
+			got2 = append(got2, w.String())
+		}
+		want := []string{
+			"messages[4]: answers messages[0].tool_calls[7] but stands at position 3; Beam matches results to calls by position, so return results in the order of the calls",
+			"messages[8]: answers messages[0].tool_calls[3] but stands at position 7; Beam matches results to calls by position, so return results in the order of the calls",
+		}
+		if strings.Join(got2, "\n") != strings.Join(want, "\n") {
+			t.Errorf("lint:\n%s", strings.Join(got2, "\n"))
+		}
+	})
+	t.Run("a long required list", func(t *testing.T) {
+		var props, req []string
+		for i := 0; i < 40; i++ {
+			props = append(props, `"p`+strconv.Itoa(i)+`": {"type": "string"}`)
+			if i%2 == 0 {
+				req = append(req, `"p`+strconv.Itoa(i)+`"`)
+			}
+		}
+		req = append(req, `"p\u0031"`, `3`) // p1, escaped; a number is no name
+		got, err := harmony.DeclareTool(toolWith(json.RawMessage(`{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "required": [` + strings.Join(req, ", ") + `]}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"\np0: string,", "\np1: string,", "\np2: string,", "\np3?: string,", "\np39?: string,"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("lacks %q", want)
+			}
+		}
+	})
+	t.Run("a long builtin_tools", func(t *testing.T) {
+		names := strings.TrimSuffix(strings.Repeat(`"search", `, 1000), ", ")
+		got, err := renderRequest(t, `{"messages": [], "tools": [{"type": "function", "function": {"name": "search"}}], "builtin_tools": [`+names+`, "browse"]}`)
+		if err == nil || err.Error() != `builtin_tools[1000]: "browse" is not in tools; builtin_tools names tools from tools` {
+			t.Errorf("browse not in tools: %v %q", err, got)
+		}
+		got, err = renderRequest(t, `{"messages": [], "tools": [{"type": "function", "function": {"name": "search"}}], "builtin_tools": [`+names+`]}`)
+		if err != nil || !strings.Contains(got, "# Tools\n\ntype search = () => any;\n\n# Valid channels") {
+			t.Errorf("%v %q", err, got)
+		}
+	})
+}

@@ -97,8 +97,9 @@ var (
 )
 
 func lintBuiltins(ws []Warning, opts *Options) []Warning {
+	named := newBuiltinSet(opts.BuiltinTools)
 	for i, t := range opts.Tools {
-		if !contains(opts.BuiltinTools, t.Function.Name) {
+		if !named.has(t.Function.Name) {
 			continue
 		}
 		want := trainedSearchDecl()
@@ -123,10 +124,17 @@ func lintResults(ws []Warning, messages []Message) []Warning {
 		if messages[i].Role != RoleAssistant || len(calls) == 0 {
 			continue
 		}
+		var first map[string]int // each call ID's first call, in a long turn
+		if len(calls) > 16 {
+			first = make(map[string]int, len(calls))
+			for j := len(calls) - 1; j >= 0; j-- {
+				first[calls[j].ID] = j
+			}
+		}
 		k := i + 1
 		for ; k < len(messages) && messages[k].Role == RoleTool; k++ {
 			pos := k - i - 1
-			ws = lintResult(ws, messages, i, k, pos)
+			ws = lintResult(ws, messages, i, k, pos, first)
 		}
 		got := k - i - 1
 		if got < len(calls) && k < len(messages) {
@@ -138,7 +146,10 @@ func lintResults(ws []Warning, messages []Message) []Warning {
 	return ws
 }
 
-func lintResult(ws []Warning, messages []Message, i, k, pos int) []Warning {
+// lintResult checks the tool message at k, at position pos among the
+// results of the calls of messages[i]. first, when not nil, maps each call
+// ID to the index of its first call.
+func lintResult(ws []Warning, messages []Message, i, k, pos int, first map[string]int) []Warning {
 	calls := messages[i].ToolCalls
 	m := &messages[k]
 	if pos >= len(calls) {
@@ -146,11 +157,17 @@ func lintResult(ws []Warning, messages []Message, i, k, pos int) []Warning {
 			strconv.Itoa(len(calls)) + " call(s)"})
 	}
 	if m.ToolCallID != "" {
-		for j := range calls {
-			if calls[j].ID == m.ToolCallID && j != pos {
-				return append(ws, Warning{messagePath(k), "answers " + callPath(i, j) + " but stands at position " +
-					strconv.Itoa(pos) + "; Beam matches results to calls by position, so return results in the order of the calls"})
+		j, found := -1, false
+		if first != nil {
+			j, found = first[m.ToolCallID]
+		} else {
+			for j = 0; j < len(calls) && calls[j].ID != m.ToolCallID; j++ {
 			}
+			found = j < len(calls)
+		}
+		if found && j != pos {
+			return append(ws, Warning{messagePath(k), "answers " + callPath(i, j) + " but stands at position " +
+				strconv.Itoa(pos) + "; Beam matches results to calls by position, so return results in the order of the calls"})
 		}
 	}
 	if m.Name != "" && m.Name != calls[pos].Function.Name {

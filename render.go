@@ -154,6 +154,10 @@ type renderer struct {
 	builtin   []bool // per tool: declared in the system message
 	// What declaring the tools has cost so far (tsWriter.spent, .work).
 	declSpent, refWork int
+	// callIndex maps the IDs of the calls in messages[:indexedTo] to the
+	// name of the latest call with that ID (see callName).
+	callIndex map[string]string
+	indexedTo int
 }
 
 func (r *renderer) render(messages []Message) error {
@@ -388,7 +392,7 @@ func (r *renderer) toolResult(buf []byte, messages []Message, i int) ([]byte, er
 	m := &messages[i]
 	speaker := m.Name
 	if speaker == "" {
-		speaker = callName(messages, i, m.ToolCallID)
+		speaker = r.callName(messages, i, m.ToolCallID)
 	} else if err := checkToolName(speaker); err != nil {
 		return buf, errAt(messagePath(i)+".name", err.Error())
 	}
@@ -404,21 +408,43 @@ func (r *renderer) toolResult(buf []byte, messages []Message, i int) ([]byte, er
 }
 
 // callName returns the function name of the latest call before messages[i]
-// whose ID is id, or "". The search walks back from i, so a result right
-// after its calls costs only the distance to them.
-func callName(messages []Message, i int, id string) string {
-	if id == "" {
+// whose ID is id, or "". The search walks back from i over the nearest
+// messages and calls, so a result right after its calls costs only the
+// distance to them; a call further back is found through an index of the
+// earlier calls, built as rendering moves on, so that many results
+// answering an early call, or a turn of many parallel calls, cost linear
+// time, not quadratic.
+func (r *renderer) callName(messages []Message, i int, id string) string {
+	if id == "" || i == 0 {
 		return ""
 	}
-	for k := i - 1; k >= 0; k-- {
+	steps := 0
+	for k := i - 1; k >= 0 && steps <= nearCalls; k-- {
+		steps++
 		calls := messages[k].ToolCalls
-		for j := len(calls) - 1; j >= 0; j-- {
+		for j := len(calls) - 1; j >= 0 && steps <= nearCalls; j-- {
 			if calls[j].ID == id {
 				return calls[j].Function.Name
 			}
+			steps++
 		}
 	}
-	return ""
+	if steps <= nearCalls {
+		return "" // every earlier call was looked at
+	}
+	if r.callIndex == nil {
+		r.callIndex = make(map[string]string)
+	}
+	for ; r.indexedTo < i; r.indexedTo++ {
+		for _, c := range messages[r.indexedTo].ToolCalls {
+			r.callIndex[c.ID] = c.Function.Name
+		}
+	}
+	return r.callIndex[id]
 }
+
+// nearCalls is how many messages and calls callName looks at before it
+// uses the index.
+const nearCalls = 64
 
 func quote(s string) string { return string(pyjson.AppendQuoted(nil, s)) }

@@ -29,13 +29,20 @@ var builtinNames = [...]string{"search", "browse"}
 // tools are declared in the system message.
 func (r *renderer) classifyTools() error {
 	tools := r.opts.Tools
-	for j, name := range r.opts.BuiltinTools {
-		if name != builtinNames[0] && name != builtinNames[1] {
-			return errAt("builtin_tools["+strconv.Itoa(j)+"]", quote(name)+
-				" is not a built-in tool; only search and browse are (a bash tool with one command parameter is built in automatically)")
+	named := newBuiltinSet(r.opts.BuiltinTools) // builtin_tools names search, browse
+	if len(r.opts.BuiltinTools) > 0 {
+		var present builtinSet // tools has search, browse
+		for i := range tools {
+			present = present.with(tools[i].Function.Name)
 		}
-		if !hasTool(tools, name) {
-			return errAt("builtin_tools["+strconv.Itoa(j)+"]", quote(name)+" is not in tools; builtin_tools names tools from tools")
+		for j, name := range r.opts.BuiltinTools {
+			if !isBuiltinName(name) {
+				return errAt("builtin_tools["+strconv.Itoa(j)+"]", quote(name)+
+					" is not a built-in tool; only search and browse are (a bash tool with one command parameter is built in automatically)")
+			}
+			if !present.has(name) {
+				return errAt("builtin_tools["+strconv.Itoa(j)+"]", quote(name)+" is not in tools; builtin_tools names tools from tools")
+			}
 		}
 	}
 	if cap(r.s.builtin) < len(tools) {
@@ -63,29 +70,40 @@ func (r *renderer) classifyTools() error {
 		if err := r.parseParameters(i); err != nil {
 			return err
 		}
-		r.builtin[i] = contains(r.opts.BuiltinTools, t.Function.Name) ||
+		r.builtin[i] = named.has(t.Function.Name) ||
 			(t.Function.Name == "bash" && isTrainedBashShape(r.s.views[i]))
 	}
 	return nil
 }
 
-func hasTool(tools []Tool, name string) bool {
-	for i := range tools {
-		if tools[i].Function.Name == name {
-			return true
-		}
+func isBuiltinName(name string) bool { return name == builtinNames[0] || name == builtinNames[1] }
+
+// builtinSet is a set of the names builtin_tools may hold (search, browse),
+// so that builtin_tools and tools are matched in linear time however long
+// both are.
+type builtinSet uint8
+
+// builtinSet returns the set of the built-in names among names.
+func newBuiltinSet(names []string) builtinSet {
+	var s builtinSet
+	for _, n := range names {
+		s = s.with(n)
 	}
-	return false
+	return s
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// with adds name to the set when it is a built-in name.
+func (s builtinSet) with(name string) builtinSet {
+	for i, b := range builtinNames {
+		if name == b {
+			s |= 1 << i
 		}
 	}
-	return false
+	return s
 }
+
+// has reports whether name is in the set.
+func (s builtinSet) has(name string) bool { return s&builtinSet(0).with(name) != 0 }
 
 // parseParameters makes r.s.views[i] the tape of tools[i]'s parameters:
 // the decoder's when the tool was decoded, else a parse into scratch space.
@@ -534,12 +552,28 @@ func keysOf(d *pyjson.Doc, s int) schemaKeys {
 func (w *tsWriter) object(required, props int, indent string) error {
 	d := w.d
 	w.buf = append(w.buf, "{\n"...)
+	var req map[string]bool // a long required list, as a set
+	if required >= 0 && d.Kind(required) == pyjson.Array && d.Nodes[required].Len > 16 && d.Nodes[props].Len > 16 {
+		req = make(map[string]bool, d.Nodes[required].Len)
+		d.Elements(required, func(e, _ int) bool {
+			if d.Kind(e) == pyjson.String {
+				req[d.Str(e)] = true
+			}
+			return true
+		})
+	}
 	var err error
 	d.Members(props, func(k, p int) bool {
 		if err = w.push(stepProperty, k); err != nil {
 			return false
 		}
-		err = w.property(k, p, indent, isRequired(d, required, k))
+		var isReq bool
+		if req != nil {
+			isReq = req[d.Str(k)]
+		} else {
+			isReq = isRequired(d, required, k)
+		}
+		err = w.property(k, p, indent, isReq)
 		w.pop()
 		return err == nil
 	})
