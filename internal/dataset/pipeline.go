@@ -62,6 +62,9 @@ var batchPool = sync.Pool{New: func() any { return new(batch) }}
 
 func newBatch(u *unit) *batch {
 	b := batchPool.Get().(*batch)
+	if b.buf == nil {
+		b.buf = make([]byte, 0, batchBytes+batchBytes/4)
+	}
 	b.u = u
 	b.done = make(chan struct{})
 	return b
