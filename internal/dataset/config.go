@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
 )
@@ -33,6 +34,8 @@ type Row struct {
 	Text string
 	// Spans are the assistant spans of Text, in characters, end exclusive.
 	Spans []harmony.Span
+	// Characters is the length of Text in characters; 0 means count them.
+	Characters int
 	// InputIDs are the prompt's token ids.
 	InputIDs []int32
 	// AssistantMasks has one entry per id: 1 where the id is trained on.
@@ -53,6 +56,10 @@ func RenderText(req *harmony.Request, row *Row) error {
 	}
 	row.Text = p.Text
 	row.Spans = p.CharSpans()
+	// CharSpans counted up to the last span's end; count only the rest.
+	if n := len(p.AssistantSpans); n > 0 {
+		row.Characters = row.Spans[n-1].End + utf8.RuneCountInString(p.Text[p.AssistantSpans[n-1].End:])
+	}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/corpus"
@@ -242,6 +243,16 @@ func checkRun(t *testing.T, c Config, st *Stats, inputs map[string][][]byte) {
 	}
 	if st.RowsRead != st.RowsWritten+st.RowsRejected {
 		t.Fatalf("rows read %d != written %d + rejected %d", st.RowsRead, st.RowsWritten, st.RowsRejected)
+	}
+	var chars, trained int64
+	for _, w := range want {
+		chars += int64(utf8.RuneCountInString(w.text))
+		for _, sp := range w.spans {
+			trained += int64(sp[1] - sp[0])
+		}
+	}
+	if st.Characters != chars || st.TrainedCharacters != trained {
+		t.Fatalf("stats: %d characters, %d trained; want %d, %d", st.Characters, st.TrainedCharacters, chars, trained)
 	}
 	if st.RowsWritten != int64(len(want)) || st.RowsRejected != int64(len(wantRejects)) {
 		t.Fatalf("stats: %d written, %d rejected; want %d, %d", st.RowsWritten, st.RowsRejected, len(want), len(wantRejects))

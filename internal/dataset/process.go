@@ -141,7 +141,11 @@ func (p *processor) emit(b *batch, id []byte, truncated bool, row *Row) {
 			res.trainedTokens += int64(m)
 		}
 	} else {
-		res.chars += int64(utf8.RuneCountInString(row.Text))
+		chars := row.Characters
+		if chars == 0 {
+			chars = utf8.RuneCountInString(row.Text)
+		}
+		res.chars += int64(chars)
 		for _, s := range row.Spans {
 			res.trainedChars += int64(s.End - s.Start)
 		}
