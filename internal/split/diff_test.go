@@ -341,3 +341,25 @@ func TestScannersLongRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestScannersFindAtEveryOffset checks Find from every byte offset of the
+// corpus, inside characters and invalid bytes included, against regexp2.
+func TestScannersFindAtEveryOffset(t *testing.T) {
+	for _, k := range known {
+		scan, ref := scannerFor(t, k.pattern), reference(t, k.pattern)
+		t.Run(k.name, func(t *testing.T) {
+			for _, s := range trickyCorpus {
+				if len(s) > 400 {
+					continue
+				}
+				for pos := 0; pos <= len(s)+1; pos++ {
+					gs, ge := scan.Find(s, pos)
+					ws, we := ref.Find(s, pos)
+					if gs != ws || (gs >= 0 && ge != we) {
+						t.Errorf("Find(%q, %d) = %d, %d; regexp2 %d, %d", s, pos, gs, ge, ws, we)
+					}
+				}
+			}
+		})
+	}
+}
