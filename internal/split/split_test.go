@@ -2,6 +2,7 @@ package split
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -341,6 +342,40 @@ func TestKnown(t *testing.T) {
 		}
 		if _, isBacktrack := m.(*BacktrackMatcher); isBacktrack != (tc.want == "") {
 			t.Errorf("Regex(%q) is %T", tc.pattern, m)
+		}
+	}
+}
+
+// TestConcurrentUse runs one matcher of each kind from several goroutines on
+// different texts (the backtracking matcher caches the last text decoded).
+func TestConcurrentUse(t *testing.T) {
+	texts := []string{"Hello world's 123 test!!  \n", "I'm  fine", "日本語 text\r\n\r\n", "x  y\tz"}
+	for _, pattern := range []string{PatternO200K, `\p{L}+|\s+(?!\S)|\s+|\p{N}{1,3}|[^\s\p{L}\p{N}]+`} {
+		m, err := Regex(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([][][2]int, len(texts))
+		for i, s := range texts {
+			want[i] = spans(m, s)
+		}
+		done := make(chan string)
+		for g := range 4 {
+			go func() {
+				for k := range 200 {
+					i := (g + k) % len(texts)
+					if got := spans(m, texts[i]); !reflect.DeepEqual(got, want[i]) {
+						done <- fmt.Sprintf("%q on %q: %v, want %v", pattern, texts[i], got, want[i])
+						return
+					}
+				}
+				done <- ""
+			}()
+		}
+		for range 4 {
+			if msg := <-done; msg != "" {
+				t.Error(msg)
+			}
 		}
 	}
 }
