@@ -258,12 +258,11 @@ func (c *completion) choice() *completionChoice {
 // engineFailure returns the error a completion carries in its body, or nil.
 func (c *completion) engineFailure() *apiError {
 	if !isNull(c.Error) {
-		msg, typ := errorMessage(c.Error)
-		return &apiError{status: http.StatusBadGateway, kind: kindEngine, code: "engine_error", typ: typ,
-			msg: "engine error: " + msg}
+		msg, _ := errorMessage(c.Error)
+		return engineError("engine_error", "the engine reported an error").withDetail(msg)
 	}
 	if c.IsError {
-		return engineError("engine_error", "engine error: "+c.Message)
+		return engineError("engine_error", "the engine reported an error").withDetail(c.Message)
 	}
 	return nil
 }
@@ -299,11 +298,11 @@ func (e *engine) complete(c *call, cr *completionRequest) (*http.Response, *apiE
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(cr); err != nil {
-		return nil, engineError("engine_request", "encoding the engine request: "+err.Error())
+		return nil, engineError("engine_request", "the gateway could not build the engine request").withDetail(err.Error())
 	}
 	hr, err := e.newRequest(c.ctx, http.MethodPost, "/v1/completions", &buf, c.id)
 	if err != nil {
-		return nil, engineError("engine_request", "engine request: "+err.Error())
+		return nil, engineError("engine_request", "the gateway could not build the engine request").withDetail(err.Error())
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	if cr.Stream {
@@ -325,19 +324,34 @@ func (e *engine) complete(c *call, cr *completionRequest) (*http.Response, *apiE
 const statusClientClosed = 499
 
 // statusError turns an engine reply that is not 2xx into the client's
-// error: a 4xx passes through with its status and message, the rest is a
-// 502.
+// error. A 4xx passes through with its status and, when the body is a
+// JSON error object, its message and type (the engine's words about the
+// request, such as a context length; at most maxPassedMessage bytes); a
+// body that is not JSON (an HTML page, a proxy's text) is replaced by the
+// status text. Anything else is a 502 saying only the status. The whole
+// body goes to the log.
 func statusError(resp *http.Response) *apiError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxEngineError))
 	msg, typ := errorMessage(body)
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
+	detail := msg
+	code := "engine_" + strconv.Itoa(resp.StatusCode)
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
-		return &apiError{status: resp.StatusCode, kind: kindEngine4xx, msg: msg, typ: typ, code: "engine_" + strconv.Itoa(resp.StatusCode)}
+		if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' || msg == "" {
+			msg, typ = http.StatusText(resp.StatusCode), ""
+		}
+		if msg == "" {
+			msg = "HTTP " + strconv.Itoa(resp.StatusCode)
+		}
+		if len(msg) > maxPassedMessage {
+			msg = strings.ToValidUTF8(msg[:maxPassedMessage], "") + "..."
+		}
+		return &apiError{status: resp.StatusCode, kind: kindEngine4xx, msg: msg, typ: typ, code: code, detail: detail}
 	}
-	return engineError("engine_"+strconv.Itoa(resp.StatusCode), "engine answered HTTP "+strconv.Itoa(resp.StatusCode)+": "+msg)
+	return engineError(code, "the engine answered HTTP "+strconv.Itoa(resp.StatusCode)).withDetail(detail)
 }
+
+// maxPassedMessage caps the engine message a passed-through 4xx carries.
+const maxPassedMessage = 1000
 
 // errorMessage finds the message in an engine's error body, whichever
 // shape it has: {"error": {"message", "type"}}, {"error": "text"},

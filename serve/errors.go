@@ -20,6 +20,15 @@ type apiError struct {
 	// typ overrides the OpenAI error type derived from status (an engine's
 	// own type for a passed-through 4xx).
 	typ string
+	// detail is what the log records besides msg: the engine's own words,
+	// addresses and bodies, which the client never sees.
+	detail string
+}
+
+// withDetail sets the detail the log records and returns e.
+func (e *apiError) withDetail(detail string) *apiError {
+	e.detail = detail
+	return e
 }
 
 func (e *apiError) Error() string { return e.msg }
@@ -55,7 +64,9 @@ func badRequest(param, code, msg string) *apiError {
 	return &apiError{status: http.StatusBadRequest, kind: kindBadRequest, msg: msg, param: param, code: code}
 }
 
-// engineError is a 502: the engine failed or answered nonsense.
+// engineError is a 502: the engine failed or answered nonsense. msg goes
+// to the client, so it says what failed without the engine's words: they
+// go in the detail (withDetail), for the log.
 func engineError(code, msg string) *apiError {
 	return &apiError{status: http.StatusBadGateway, kind: kindEngine, msg: msg, code: code}
 }

@@ -106,6 +106,7 @@ type call struct {
 	status    int
 	kind      errorKind
 	errMsg    string
+	errDetail string // what the client is not told (the engine's words)
 	finish    string
 	usage     *usage
 	firstByte time.Duration
@@ -251,7 +252,7 @@ func (c *call) httpError(w http.ResponseWriter, e *apiError) {
 }
 
 func (c *call) record(e *apiError) {
-	c.status, c.kind, c.errMsg = e.status, e.kind, e.msg
+	c.status, c.kind, c.errMsg, c.errDetail = e.status, e.kind, e.msg, e.detail
 }
 
 // transportError classifies a failure to talk to the engine: the client
@@ -264,7 +265,7 @@ func (c *call) transportError(err error, code, what string) *apiError {
 	case errors.Is(c.ctx.Err(), context.DeadlineExceeded):
 		return timeoutError(c.s.cfg.timeout().String())
 	}
-	return engineError(code, what+": "+err.Error())
+	return engineError(code, what).withDetail(redactError(err))
 }
 
 func (c *call) parseOptions() *harmony.ParseOptions {
@@ -277,7 +278,7 @@ func checkFinish(finish string) *apiError {
 	case "stop", "length":
 		return nil
 	}
-	return engineError("engine_finish", "engine stopped the generation with finish_reason "+quoteText(finish))
+	return engineError("engine_finish", "engine stopped the generation with finish_reason "+quoteText(string(truncate([]byte(finish), 40))))
 }
 
 func quoteText(s string) string { return string(appendString(nil, s)) }
@@ -306,8 +307,8 @@ func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
 	}
 	var comp completion
 	if err := decodeCompletion(new(pyjson.Doc), data, &comp); err != nil {
-		return nil, end, engineError("engine_bad_reply", "engine answered something that is not a completion: "+
-			err.Error()+": "+string(truncate(data, 200)))
+		return nil, end, engineError("engine_bad_reply", "the engine answered something that is not a completion").
+			withDetail(err.Error() + ": " + string(truncate(data, 200)))
 	}
 	if f := comp.engineFailure(); f != nil {
 		return nil, end, f
@@ -479,8 +480,8 @@ func (g *streamGen) run(body io.Reader) {
 			break
 		}
 		if err := decodeCompletion(&doc, data, &comp); err != nil {
-			g.fail(engineError("engine_bad_reply", "engine sent an event that is not a completion chunk: "+
-				err.Error()+": "+string(truncate(data, 200))))
+			g.fail(engineError("engine_bad_reply", "the engine sent an event that is not a completion chunk").
+				withDetail(err.Error() + ": " + string(truncate(data, 200))))
 			return
 		}
 		if f := comp.engineFailure(); f != nil {
@@ -659,6 +660,9 @@ func (c *call) finishLog() {
 	level := slog.LevelInfo
 	if c.kind != kindNone {
 		attrs = append(attrs, slog.String("error_kind", c.kind.String()), slog.String("error", c.errMsg))
+		if c.errDetail != "" {
+			attrs = append(attrs, slog.String("error_detail", c.errDetail))
+		}
 		if c.status >= 500 {
 			level = slog.LevelError
 		} else {

@@ -209,3 +209,115 @@ func TestChoiceIndexZero(t *testing.T) {
 		})
 	}
 }
+
+// What the gateway shows a client (error replies, /health) carries neither
+// the backend's credentials nor the engine's internals: its address, its
+// error bodies. The log has them, under the request id, credentials
+// excepted (issue 12, finding 6).
+func TestNoLeaks(t *testing.T) {
+	const secret = "s3cr3t-pass"
+	const traceback = "Traceback (most recent call last): File /srv/engine/app.py"
+	tests := []struct {
+		name   string
+		gen    gen
+		down   bool // the engine is not running
+		status int
+		msg    string // the client's message, exactly
+		logged string // in the log record's error_detail
+	}{
+		{"engine down", gen{}, true, 502, "engine unreachable", "connect"},
+		{"5xx with an HTML traceback", gen{status: 500, body: "<html>" + traceback + "</html>"}, false, 502,
+			"the engine answered HTTP 500", traceback},
+		{"5xx with a JSON message", gen{status: 503, body: `{"error":{"message":"` + traceback + `","type":"InternalServerError"}}`}, false, 502,
+			"the engine answered HTTP 503", traceback},
+		{"4xx JSON message passes", gen{status: 400, body: `{"error":{"message":"This model's maximum context length is 8 tokens.","type":"BadRequestError"}}`}, false, 400,
+			"This model's maximum context length is 8 tokens.", "maximum context length"},
+		{"4xx text body does not", gen{status: 403, body: "denied by proxy at 10.0.0.7: " + traceback}, false, 403,
+			"Forbidden", traceback},
+		{"nonsense reply", gen{body: "<html>" + traceback + "</html>"}, false, 502,
+			"the engine answered something that is not a completion", traceback},
+		{"error inside a 200", gen{body: `{"error":{"message":"` + traceback + `"}}`}, false, 502,
+			"the engine reported an error", traceback},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fe := newFakeEngine(t, fixed(tt.gen))
+			var logs syncBuffer
+			backend := strings.Replace(fe.srv.URL, "http://", "http://admin:"+secret+"@", 1)
+			gw := newGateway(t, fe, withLog(&logs), func(c *Config) { c.Backend = backend })
+			engineAddr := strings.TrimPrefix(fe.srv.URL, "http://")
+			if tt.down {
+				fe.srv.Close()
+			}
+			req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", strings.NewReader(hello))
+			req.Header.Set("X-Request-Id", "leak-"+strings.ReplaceAll(tt.name, " ", "-"))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Errorf("status %d, want %d", resp.StatusCode, tt.status)
+			}
+			if e := decodeError(t, data); e.Error.Message != tt.msg {
+				t.Errorf("message %q, want %q", e.Error.Message, tt.msg)
+			}
+			for _, leak := range []string{secret, "admin", engineAddr, "Traceback", "/srv/", "10.0.0.7", "dial tcp"} {
+				if strings.Contains(string(data), leak) {
+					t.Errorf("the reply carries %q: %s", leak, data)
+				}
+			}
+			var rec map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+				var r map[string]any
+				if json.Unmarshal([]byte(line), &r) == nil && r["request_id"] == req.Header.Get("X-Request-Id") {
+					rec = r
+				}
+			}
+			if rec == nil {
+				t.Fatalf("no log record with the request id: %s", logs.String())
+			}
+			if d, _ := rec["error_detail"].(string); !strings.Contains(d, tt.logged) {
+				t.Errorf("log record's error_detail %q lacks %q", d, tt.logged)
+			}
+			if strings.Contains(logs.String(), secret) {
+				t.Errorf("the log carries the password: %s", logs.String())
+			}
+		})
+	}
+	t.Run("health and startup", func(t *testing.T) {
+		fe := newFakeEngine(t, fixed(answer("r", "c")))
+		backend := strings.Replace(fe.srv.URL, "http://", "http://admin:"+secret+"@", 1)
+		var logs syncBuffer
+		s, err := New(Config{Backend: backend, Logger: newJSONLogger(&logs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Backend(); got != strings.Replace(fe.srv.URL, "http://", "http://xxxxx@", 1) {
+			t.Errorf("Backend() = %q", got)
+		}
+		gw := newTestServer(t, s)
+		for _, down := range []bool{false, true} {
+			if down {
+				fe.srv.Close()
+			}
+			resp, err := http.Get(gw + "/health")
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(data), secret) || strings.Contains(string(data), "admin") ||
+				strings.Contains(string(data), strings.TrimPrefix(fe.srv.URL, "http://")+"/") || strings.Contains(string(data), "dial") {
+				t.Errorf("engine down %v: /health leaks: %s", down, data)
+			}
+			if !strings.Contains(string(data), "xxxxx@") {
+				t.Errorf("/health does not show the redacted URL: %s", data)
+			}
+		}
+		if !strings.Contains(logs.String(), "connect") || strings.Contains(logs.String(), secret) {
+			t.Errorf("the engine check's log: %s", logs.String())
+		}
+	})
+}

@@ -107,6 +107,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	body, aerr := s.engineGet(ctx, "/v1/models")
 	if aerr != nil {
+		s.logEngineCheck(r, aerr)
 		writeError(w, aerr)
 		return
 	}
@@ -122,14 +123,14 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 func (s *Server) engineGet(ctx context.Context, path string) ([]byte, *apiError) {
 	hr, err := s.engine.newRequest(ctx, http.MethodGet, path, nil, "")
 	if err != nil {
-		return nil, engineError("engine_request", err.Error())
+		return nil, engineError("engine_request", "the gateway could not build the engine request").withDetail(err.Error())
 	}
 	resp, err := s.engine.client.Do(hr)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, timeoutError(DefaultHealthTimeout.String())
 		}
-		return nil, engineError("engine_unreachable", "engine unreachable: "+err.Error())
+		return nil, engineError("engine_unreachable", "engine unreachable").withDetail(redactError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -137,7 +138,7 @@ func (s *Server) engineGet(ctx context.Context, path string) ([]byte, *apiError)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxEngineError))
 	if err != nil {
-		return nil, engineError("engine_read", "reading the engine's reply: "+err.Error())
+		return nil, engineError("engine_read", "reading the engine's reply failed").withDetail(redactError(err))
 	}
 	return body, nil
 }
@@ -156,12 +157,13 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if aerr == nil {
 		b = append(b, `"ok","engine":{"url":`...)
-		b = appendString(b, s.engine.base)
+		b = appendString(b, s.Backend())
 		b = append(b, `,"reachable":true}}`...)
 	} else {
+		s.logEngineCheck(r, aerr)
 		status = http.StatusServiceUnavailable
 		b = append(b, `"unavailable","engine":{"url":`...)
-		b = appendString(b, s.engine.base)
+		b = appendString(b, s.Backend())
 		b = append(b, `,"reachable":false,"error":`...)
 		b = appendString(b, aerr.msg)
 		b = append(b, "}}"...)
@@ -171,6 +173,18 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+// logEngineCheck logs a failed engine check of /health or /v1/models, with
+// what the client is not told.
+func (s *Server) logEngineCheck(r *http.Request, e *apiError) {
+	s.log.LogAttrs(r.Context(), slog.LevelWarn, "engine check failed",
+		slog.String("request_id", r.Header.Get("X-Request-Id")), slog.String("path", r.URL.Path),
+		slog.Int("status", e.status), slog.String("error", e.msg), slog.String("error_detail", e.detail))
+}
+
+// Backend returns the engine's base URL as the gateway shows and logs
+// it: with any user name and password replaced by xxxxx.
+func (s *Server) Backend() string { return redactURL(s.engine.base) }
 
 // RunOptions are the connection limits and timeouts of Run. A field left
 // zero takes its default, except ShutdownTimeout, taken as given.

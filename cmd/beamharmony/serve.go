@@ -135,7 +135,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
-	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("backend", *backend),
+	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("backend", srv.Backend()),
 		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
