@@ -50,7 +50,6 @@ func (s *chatStream) start()                      { s.out.start() }
 func (s *chatStream) started() bool               { return s.out.started }
 func (s *chatStream) emit(events []harmony.Event) { s.st.emit(events) }
 func (s *chatStream) fail(e *apiError)            { s.out.errorEvent(e) }
-func (s *chatStream) keepAlive()                  {}
 func (s *chatStream) flush() error                { return s.out.flush() }
 
 func (s *chatStream) end(e genEnd) {

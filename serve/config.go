@@ -86,6 +86,12 @@ func (f ReasoningFields) String() string {
 	return "both"
 }
 
+// TokenCounter counts the tokens of a rendered prompt as the model's
+// tokenizer does, markers included.
+type TokenCounter interface {
+	CountTokens(prompt string) (int, error)
+}
+
 // Config configures a Server. Only Backend is required.
 type Config struct {
 	// Backend is the engine's base URL, such as http://localhost:8000; a
@@ -124,6 +130,15 @@ type Config struct {
 	// writes a keep-alive; 0 means DefaultPingInterval, a negative value
 	// turns keep-alives off.
 	PingInterval time.Duration
+	// SigningKey is the key of the signatures on the reasoning handed out
+	// (thinking blocks' signature, reasoning items' encrypted_content).
+	// Empty means a random key per process: set the same key on every
+	// replica, so that reasoning signed by one is accepted by the others
+	// and after a restart.
+	SigningKey string
+	// Tokenizer, when set, counts the prompt's tokens for
+	// /v1/messages/count_tokens; without it that endpoint answers 501.
+	Tokenizer TokenCounter
 	// Logger receives one record per request; nil discards them.
 	Logger *slog.Logger
 	// Client sends the engine requests; nil means a client tuned for many

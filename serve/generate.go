@@ -76,11 +76,16 @@ type streamSink interface {
 	end(e genEnd)
 	// fail writes a failure after the reply has begun.
 	fail(e *apiError)
-	// keepAlive writes something the client ignores, so that proxies and
-	// clients keep a silent stream open; it may write nothing.
-	keepAlive()
 	// flush sends what is buffered and returns the first write error.
 	flush() error
+}
+
+// keepAliver is a streamSink with a keep-alive: something the client
+// ignores, written while the engine is silent so that clients and proxies
+// keep the stream open. A silent engine (a long prompt, a full queue)
+// starts such a reply before its first token.
+type keepAliver interface {
+	keepAlive()
 }
 
 // call is one generating request in progress: the decoded request, the
@@ -383,9 +388,11 @@ func (c *call) stream(w http.ResponseWriter, out streamSink) {
 	}
 	g := &streamGen{c: c, w: w, out: out, parser: harmony.NewStreamParser(c.parseOptions()),
 		events: make([]harmony.Event, 0, 16), hold: stopHold{stops: c.req.stop}}
-	if iv := c.s.cfg.keepAlive(); iv > 0 {
-		stop := g.keepAlive(iv)
-		defer stop()
+	if ka, ok := out.(keepAliver); ok {
+		if iv := c.s.cfg.keepAlive(); iv > 0 {
+			stop := g.keepAlive(iv, ka)
+			defer stop()
+		}
 	}
 	g.run(resp.Body)
 }
@@ -410,6 +417,8 @@ type streamGen struct {
 	// timer; wrote is when out last sent something.
 	mu    sync.Mutex
 	wrote time.Time
+	// over is set once the reply is finished or failed.
+	over bool
 }
 
 const tailLen = 16
@@ -551,6 +560,7 @@ func (g *streamGen) run(body io.Reader) {
 	}
 	g.start()
 	g.out.end(end)
+	g.over = true
 	g.flushLocked()
 }
 
@@ -573,6 +583,7 @@ func (g *streamGen) flush() error {
 func (g *streamGen) flushLocked() error {
 	err := g.out.flush()
 	if err != nil {
+		g.over = true
 		g.c.record(&apiError{status: statusClientClosed, kind: kindClientClosed, msg: "client closed the stream"})
 		return err
 	}
@@ -589,6 +600,7 @@ func (g *streamGen) fail(e *apiError) {
 }
 
 func (g *streamGen) failLocked(e *apiError) {
+	g.over = true
 	if !g.out.started() {
 		g.c.httpError(g.w, e)
 		return
@@ -601,9 +613,11 @@ func (g *streamGen) failLocked(e *apiError) {
 	_ = g.out.flush()
 }
 
-// keepAlive starts a timer that has out write a keep-alive whenever the
-// stream has been silent for iv; the returned func stops it.
-func (g *streamGen) keepAlive(iv time.Duration) (stop func()) {
+// keepAlive starts a timer that writes ka's keep-alive whenever the
+// stream has been silent for iv, starting the reply if need be; the
+// returned func stops it.
+func (g *streamGen) keepAlive(iv time.Duration, ka keepAliver) (stop func()) {
+	g.wrote = time.Now()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -619,8 +633,9 @@ func (g *streamGen) keepAlive(iv time.Duration) (stop func()) {
 				return
 			case now := <-t.C:
 				g.mu.Lock()
-				if g.out.started() && now.Sub(g.wrote) >= iv {
-					g.out.keepAlive()
+				if now.Sub(g.wrote) >= iv && !g.over {
+					g.start()
+					ka.keepAlive()
 					_ = g.flushLocked()
 				}
 				g.mu.Unlock()

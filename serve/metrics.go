@@ -12,28 +12,30 @@ type errorKind uint8
 
 // The kinds of failure, one metrics series each.
 const (
-	kindNone         errorKind = iota
-	kindBadRequest             // 400: the request or its template arguments
-	kindTooLarge               // 413: the body limit
-	kindEngine4xx              // the engine refused the request; passed through
-	kindEngine                 // 502: the engine failed or answered nonsense
-	kindModelOutput            // 502: the generation is not Beam Harmony
-	kindTimeout                // 504: the server's timeout passed
-	kindClientClosed           // the client went away before the end
-	kindNotFound               // 404 and 405: no such endpoint
+	kindNone           errorKind = iota
+	kindBadRequest               // 400: the request or its template arguments
+	kindTooLarge                 // 413: the body limit
+	kindEngine4xx                // the engine refused the request; passed through
+	kindEngine                   // 502: the engine failed or answered nonsense
+	kindModelOutput              // 502: the generation is not Beam Harmony
+	kindTimeout                  // 504: the server's timeout passed
+	kindClientClosed             // the client went away before the end
+	kindNotFound                 // 404 and 405: no such endpoint
+	kindNotImplemented           // 501: what the server cannot do (count_tokens without a tokenizer)
 	numKinds
 )
 
 var kindNames = [numKinds]string{
-	kindNone:         "none",
-	kindBadRequest:   "bad_request",
-	kindTooLarge:     "too_large",
-	kindEngine4xx:    "engine_4xx",
-	kindEngine:       "engine",
-	kindModelOutput:  "model_output",
-	kindTimeout:      "timeout",
-	kindClientClosed: "client_closed",
-	kindNotFound:     "not_found",
+	kindNone:           "none",
+	kindBadRequest:     "bad_request",
+	kindTooLarge:       "too_large",
+	kindEngine4xx:      "engine_4xx",
+	kindEngine:         "engine",
+	kindModelOutput:    "model_output",
+	kindTimeout:        "timeout",
+	kindClientClosed:   "client_closed",
+	kindNotFound:       "not_found",
+	kindNotImplemented: "not_implemented",
 }
 
 func (k errorKind) String() string {

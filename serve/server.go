@@ -18,6 +18,8 @@ type Server struct {
 	engine  engine
 	log     *slog.Logger
 	metrics metrics
+	// signer signs the reasoning handed out and checks it coming back.
+	signer *signer
 }
 
 // New checks cfg and returns a Server.
@@ -29,7 +31,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, errors.New("max tokens: must not be negative")
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -49,6 +51,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/v1/chat/completions", "/chat/completions":
 		s.generate(w, r, id, chatEndpoint)
+	case "/v1/messages", "/messages":
+		s.generate(w, r, id, messagesEndpoint)
+	case "/v1/messages/count_tokens", "/messages/count_tokens":
+		s.countTokens(w, r, id)
 	case "/v1/models", "/models":
 		s.onlyGet(w, r, id, s.models)
 	case "/health":
@@ -58,7 +64,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.log.LogAttrs(r.Context(), slog.LevelDebug, "not found", slog.String("request_id", id), slog.String("path", r.URL.Path))
 		writeError(w, &apiError{status: http.StatusNotFound, code: "not_found",
-			msg: r.Method + " " + r.URL.Path + ": no such endpoint; this gateway serves /v1/chat/completions, /v1/models, /health and /metrics"})
+			msg: r.Method + " " + r.URL.Path + ": no such endpoint; this gateway serves /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/models, /health and /metrics"})
 	}
 }
 

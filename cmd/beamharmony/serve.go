@@ -24,8 +24,9 @@ func init() {
 const serveHelp = `
 Usage: beamharmony serve --backend URL [--listen ADDR] [--model NAME] [flags]
 
-Run an OpenAI-compatible Chat Completions gateway for Beam in front of an
-inference server's raw completions endpoint (vLLM, SGLang or llama.cpp's
+Run a gateway for Beam that speaks the OpenAI Chat Completions, Anthropic
+Messages and OpenAI Responses APIs, in front of an inference server's raw
+completions endpoint (vLLM, SGLang or llama.cpp's
 server). The gateway renders each request with Beam's chat template, sends
 the prompt to BACKEND/v1/completions, and parses the generated text back into
 reasoning (reasoning_content and reasoning), content and tool calls,
@@ -33,6 +34,8 @@ streamed or not.
 
 Endpoints:
   POST /v1/chat/completions   the OpenAI Chat Completions API
+  POST /v1/messages           the Anthropic Messages API
+  POST /v1/messages/count_tokens  501 until the server has a tokenizer
   GET  /v1/models             --model, or the engine's list
   GET  /health                200 when the engine answers, 503 when not
   GET  /metrics               Prometheus text format
@@ -41,7 +44,9 @@ A history whose assistant turns lack their reasoning is refused (400) unless
 --allow-missing-thinking is set or the request sends
 "chat_template_kwargs": {"allow_missing_thinking": true}. Message content or
 names holding Harmony markers such as <|end|> are refused unless
---allow-markers is set.
+--allow-markers is set. Thinking sent back through /v1/messages must carry
+the signature this server gave it (HMAC under --signing-key; a random key
+per process when unset, so give every replica the same key).
 
 Every flag can also be set with the environment variable named in brackets;
 a flag given on the command line wins. The server stops on SIGINT or
@@ -77,6 +82,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	shutdown := durationFlag(fs, "shutdown-timeout", serve.DefaultShutdownTimeout, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
 	maxBody := positiveFlag(fs, "max-body-bytes", serve.DefaultMaxBodyBytes, math.MaxInt64, usage("max-body-bytes", "largest request body accepted, in `bytes` (413 beyond)"))
 	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
+	signingKey := fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
+	pingInterval := durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
 	reasoningField := checkedFlag(fs, "reasoning-field", "both", func(v string) error {
 		_, err := serve.ParseReasoningFields(v)
@@ -126,6 +133,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		AllowMissingThinking: *allowMissing,
 		AllowMarkers:         *allowMarkers,
 		ReasoningFields:      fields,
+		SigningKey:           *signingKey,
+		PingInterval:         pingIntervalConfig(*pingInterval),
 		Logger:               logger,
 	})
 	if err != nil {
@@ -150,6 +159,15 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger.Info("stopped")
 	return 0
+}
+
+// pingIntervalConfig maps --ping-interval to Config.PingInterval, where 0
+// means the default and a negative value never.
+func pingIntervalConfig(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // newLogger returns a slog logger writing to w in the given format and at

@@ -1,0 +1,571 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony"
+)
+
+// The Anthropic Messages API (POST /v1/messages): requests decoded into a
+// Beam conversation. Replies are written by messages_reply.go.
+
+// messagesEndpoint is POST /v1/messages.
+var messagesEndpoint = &endpoint{
+	name:     "messages",
+	idPrefix: "msg_",
+	decode: func(s *Server, body []byte) (reply, *apiError) {
+		mr, err := decodeMessagesRequest(body, s, false)
+		if err != nil {
+			return nil, err
+		}
+		return mr, nil
+	},
+	writeError: writeAnthropicError,
+}
+
+// messagesBody is the part of a Messages request the gateway reads.
+// Values are kept raw so that each can be checked with an error naming it.
+type messagesBody struct {
+	Model         json.RawMessage `json:"model"`
+	MaxTokens     json.RawMessage `json:"max_tokens"`
+	System        json.RawMessage `json:"system"`
+	Messages      json.RawMessage `json:"messages"`
+	Tools         json.RawMessage `json:"tools"`
+	ToolChoice    json.RawMessage `json:"tool_choice"`
+	Temperature   json.RawMessage `json:"temperature"`
+	TopP          json.RawMessage `json:"top_p"`
+	TopK          json.RawMessage `json:"top_k"`
+	StopSequences json.RawMessage `json:"stop_sequences"`
+	Stream        json.RawMessage `json:"stream"`
+	Thinking      json.RawMessage `json:"thinking"`
+	OutputConfig  json.RawMessage `json:"output_config"`
+}
+
+// anthropicMessage is one entry of messages.
+type anthropicMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// contentBlock is one content block of a message or a tool result, of any
+// type; which fields count depends on Type.
+type contentBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	Thinking  *string         `json:"thinking"`
+	Signature *string         `json:"signature"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// anthropicTool is one entry of tools.
+type anthropicTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// messagesReply is a decoded Messages request with what its reply needs.
+type messagesReply struct {
+	req *request
+	// origin maps each rendered message to the request path it came from,
+	// for render errors.
+	origin []string
+}
+
+func (m *messagesReply) request() *request { return m.req }
+
+// decodeMessagesRequest reads a Messages request body. forCount is
+// /v1/messages/count_tokens, which has no max_tokens or stream. Every error
+// is a 400 that names the offending field.
+func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesReply, *apiError) {
+	cfg := &s.cfg
+	if !utf8.Valid(body) {
+		return nil, badRequest("", "invalid_utf8", "request body: not valid UTF-8")
+	}
+	var mb messagesBody
+	if err := json.Unmarshal(body, &mb); err != nil {
+		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
+	}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true}}
+	m := &messagesReply{req: r}
+	var err *apiError
+	if r.model, err = rawString(mb.Model, "model"); err != nil {
+		return nil, err
+	}
+	if r.model == "" && cfg.Model == "" {
+		return nil, badRequest("model", "missing_model", "model: required (or start the server with --model)")
+	}
+	r.maxTokens = cfg.maxTokens()
+	if n, set, err := rawInt(mb.MaxTokens, "max_tokens"); err != nil {
+		return nil, err
+	} else if set {
+		if n < 1 {
+			return nil, badRequest("max_tokens", "invalid_value", "max_tokens: must be at least 1, got "+strconv.FormatInt(n, 10))
+		}
+		r.maxTokens = n
+	}
+	for _, f := range [...]struct {
+		dst  *json.RawMessage
+		raw  json.RawMessage
+		name string
+	}{{&r.temperature, mb.Temperature, "temperature"}, {&r.topP, mb.TopP, "top_p"}, {&r.topK, mb.TopK, "top_k"}} {
+		if *f.dst, err = rawNumber(f.raw, f.name); err != nil {
+			return nil, err
+		}
+	}
+	if r.stop, err = decodeStopSequences(mb.StopSequences); err != nil {
+		return nil, err
+	}
+	if r.stream, _, err = rawBool(mb.Stream, "stream"); err != nil {
+		return nil, err
+	}
+	if forCount {
+		r.stream = false
+	}
+	if err := m.decodeThinking(mb.Thinking, mb.OutputConfig); err != nil {
+		return nil, err
+	}
+	if err := m.decodeTools(mb.Tools, mb.ToolChoice); err != nil {
+		return nil, err
+	}
+	if err := m.decodeSystem(mb.System); err != nil {
+		return nil, err
+	}
+	if err := m.decodeMessages(mb.Messages, s); err != nil {
+		return nil, err
+	}
+	if !cfg.AllowMarkers {
+		for i := range r.messages {
+			msg := &r.messages[i]
+			for _, f := range [...]struct{ name, text string }{{"content", msg.Content}, {"name", msg.Name}} {
+				if mk := harmony.FindMarker(f.text); mk != "" {
+					return nil, badRequest(m.origin[i], "marker_in_message", m.origin[i]+": contains the Harmony marker "+mk+
+						", which the engine would read as a format token; remove it, or start the server with --allow-markers")
+				}
+			}
+		}
+	}
+	r.opts.RequireReasoning = !cfg.AllowMissingThinking
+	return m, nil
+}
+
+// decodeStopSequences reads stop_sequences, a list of strings. Empty
+// strings and the end markers are dropped, as for Chat Completions' stop.
+func decodeStopSequences(raw json.RawMessage) ([]string, *apiError) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var list []string
+	if raw[0] != '[' || json.Unmarshal(raw, &list) != nil {
+		return nil, badRequest("stop_sequences", "invalid_type", "stop_sequences: must be a list of strings, got "+kindOf(raw))
+	}
+	out := list[:0]
+	for _, s := range list {
+		if s != "" && !contains(engineStops[:], s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// thinkingBudgets maps a thinking budget to Beam's reasoning effort: the
+// first label whose bound is above the budget (README, Messages API).
+var thinkingBudgets = [...]struct {
+	below int64
+	label string
+}{
+	{2048, "minimal"}, {4096, "low"}, {8192, "medium"}, {16384, "high"}, {32768, "xhigh"},
+}
+
+// effortForBudget returns the effort label for budget_tokens.
+func effortForBudget(budget int64) string {
+	for _, b := range thinkingBudgets {
+		if budget < b.below {
+			return b.label
+		}
+	}
+	return "max"
+}
+
+// decodeThinking reads thinking and output_config.effort into the
+// reasoning effort. Beam always reasons: "disabled" asks for the least
+// reasoning, and the thinking still comes back, since the next turn needs
+// it. output_config.effort, when set, wins over a thinking budget.
+func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *apiError {
+	r := m.req
+	if !isNull(thinking) {
+		var t struct {
+			Type         string          `json:"type"`
+			BudgetTokens json.RawMessage `json:"budget_tokens"`
+		}
+		if thinking[0] != '{' || json.Unmarshal(thinking, &t) != nil {
+			return badRequest("thinking", "invalid_type", "thinking: must be an object such as {\"type\": \"enabled\", \"budget_tokens\": 8192}")
+		}
+		switch t.Type {
+		case "enabled":
+			n, set, err := rawInt(t.BudgetTokens, "thinking.budget_tokens")
+			if err != nil {
+				return err
+			}
+			if !set || n < 1 {
+				return badRequest("thinking.budget_tokens", "invalid_value", "thinking.budget_tokens: required with type enabled, a positive integer")
+			}
+			r.opts.ReasoningEffort = harmony.EffortLabel(effortForBudget(n))
+		case "disabled":
+			r.opts.ReasoningEffort = harmony.EffortLabel("minimal")
+		case "adaptive":
+		default:
+			return badRequest("thinking.type", "invalid_value", "thinking.type: must be enabled, disabled or adaptive, got "+quoteText(t.Type))
+		}
+	}
+	if !isNull(outputConfig) {
+		var oc struct {
+			Effort json.RawMessage `json:"effort"`
+		}
+		if outputConfig[0] != '{' || json.Unmarshal(outputConfig, &oc) != nil {
+			return badRequest("output_config", "invalid_type", "output_config: must be an object, got "+kindOf(outputConfig))
+		}
+		effort, err := rawString(oc.Effort, "output_config.effort")
+		if err != nil {
+			return err
+		}
+		switch effort {
+		case "":
+		case "low", "medium", "high", "xhigh", "max":
+			r.opts.ReasoningEffort = harmony.EffortLabel(effort)
+		default:
+			return badRequest("output_config.effort", "invalid_value", "output_config.effort: must be low, medium, high, xhigh or max, got "+quoteText(effort))
+		}
+	}
+	return nil
+}
+
+// decodeTools reads tools and tool_choice. auto and none are honoured
+// (none declares no tool); any and tool would need constrained decoding
+// and are refused. disable_parallel_tool_use keeps the first call.
+func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
+	r := m.req
+	off := false
+	if !isNull(rawChoice) {
+		var tc struct {
+			Type                   string          `json:"type"`
+			Name                   string          `json:"name"`
+			DisableParallelToolUse json.RawMessage `json:"disable_parallel_tool_use"`
+		}
+		if rawChoice[0] != '{' || json.Unmarshal(rawChoice, &tc) != nil {
+			return badRequest("tool_choice", "invalid_type", "tool_choice: must be an object such as {\"type\": \"auto\"}, got "+kindOf(rawChoice))
+		}
+		switch tc.Type {
+		case "auto":
+		case "none":
+			off = true
+		case "any", "tool":
+			return badRequest("tool_choice.type", "unsupported_tool_choice", "tool_choice.type: "+quoteText(tc.Type)+
+				" cannot be honoured: Beam decides itself whether and which tool to call, and this gateway does not constrain its output; use \"auto\" (or \"none\")")
+		default:
+			return badRequest("tool_choice.type", "invalid_value", "tool_choice.type: must be auto, any, tool or none, got "+quoteText(tc.Type))
+		}
+		if v, _, err := rawBool(tc.DisableParallelToolUse, "tool_choice.disable_parallel_tool_use"); err != nil {
+			return err
+		} else if v {
+			r.maxCalls = 1
+		}
+	}
+	if isNull(rawTools) {
+		return nil
+	}
+	var raws []json.RawMessage
+	if rawTools[0] != '[' || json.Unmarshal(rawTools, &raws) != nil {
+		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(rawTools))
+	}
+	tools := make([]harmony.Tool, len(raws))
+	for i, raw := range raws {
+		path := "tools[" + strconv.Itoa(i) + "]"
+		var t anthropicTool
+		if len(raw) == 0 || raw[0] != '{' {
+			return badRequest(path, "invalid_tool", path+": must be an object, got "+kindOf(raw))
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return badRequest(path, "invalid_tool", path+"."+jsonErrorText(err))
+		}
+		if t.Type != "" && t.Type != "custom" {
+			return badRequest(path+".type", "unsupported_tool", path+".type: "+quoteText(t.Type)+
+				" is an Anthropic-defined tool this gateway cannot run; declare it as a custom tool with an input_schema")
+		}
+		if t.Name == "" {
+			return badRequest(path+".name", "invalid_tool", path+".name: required")
+		}
+		schema := bytes.TrimSpace(t.InputSchema)
+		if len(schema) == 0 || schema[0] != '{' {
+			return badRequest(path+".input_schema", "invalid_tool", path+".input_schema: required, a JSON Schema object")
+		}
+		tools[i] = harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: schema}}
+	}
+	if off {
+		r.toolsOff = true
+		return nil
+	}
+	r.opts.Tools = tools
+	r.parseTools = tools
+	return nil
+}
+
+// decodeSystem reads system: a string or a list of text blocks, joined
+// with "\n".
+func (m *messagesReply) decodeSystem(raw json.RawMessage) *apiError {
+	text, err := blocksText(raw, "system")
+	if err != nil {
+		return err
+	}
+	if text != "" {
+		m.add("system", harmony.Message{Role: harmony.RoleSystem, Content: text})
+	}
+	return nil
+}
+
+// blocksText reads content that is a string or a list of text blocks.
+func blocksText(raw json.RawMessage, path string) (string, *apiError) {
+	if isNull(raw) {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		return rawString(raw, path)
+	case '[':
+		var blocks []contentBlock
+		if err := json.Unmarshal(raw, &blocks); err != nil {
+			return "", badRequest(path, "invalid_type", path+": must be a string or a list of text blocks ("+jsonErrorText(err)+")")
+		}
+		var b strings.Builder
+		for j := range blocks {
+			bp := path + "[" + strconv.Itoa(j) + "]"
+			if blocks[j].Type != "text" {
+				return "", unsupportedBlock(bp, blocks[j].Type)
+			}
+			if blocks[j].Text == nil {
+				return "", badRequest(bp+".text", "invalid_block", bp+".text: required, a string")
+			}
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(*blocks[j].Text)
+		}
+		return b.String(), nil
+	}
+	return "", badRequest(path, "invalid_type", path+": must be a string or a list of text blocks, got "+kindOf(raw))
+}
+
+func unsupportedBlock(path, typ string) *apiError {
+	return badRequest(path+".type", "unsupported_block", path+".type: "+quoteText(typ)+
+		" blocks are not supported here; Beam reads text, and this gateway takes text, thinking, redacted_thinking, tool_use and tool_result blocks")
+}
+
+// add appends a rendered message and the request path it came from.
+func (m *messagesReply) add(path string, msg harmony.Message) {
+	m.req.messages = append(m.req.messages, msg)
+	m.origin = append(m.origin, path)
+}
+
+// decodeMessages reads messages. A user message becomes one tool message
+// per tool_result block and a user message for its text; consecutive
+// assistant messages form one turn: its thinking (each block's signature
+// checked), then its text or its tool_use calls.
+func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError {
+	var msgs []json.RawMessage
+	if isNull(raw) || raw[0] != '[' || json.Unmarshal(raw, &msgs) != nil || len(msgs) == 0 {
+		return badRequest("messages", "missing_messages", "messages: required, a non-empty list of messages")
+	}
+	allow := s.cfg.AllowMissingThinking
+	lastAssistant := -1 // index in m.req.messages of the open assistant turn
+	for i, rm := range msgs {
+		path := "messages[" + strconv.Itoa(i) + "]"
+		var am anthropicMessage
+		if len(rm) == 0 || rm[0] != '{' {
+			return badRequest(path, "invalid_message", path+": must be an object, got "+kindOf(rm))
+		}
+		if err := json.Unmarshal(rm, &am); err != nil {
+			return badRequest(path, "invalid_message", path+"."+jsonErrorText(err))
+		}
+		var blocks []contentBlock
+		switch {
+		case isNull(am.Content):
+			return badRequest(path+".content", "invalid_message", path+".content: required")
+		case am.Content[0] == '"':
+			var text string
+			_ = json.Unmarshal(am.Content, &text)
+			blocks = []contentBlock{{Type: "text", Text: &text}}
+		case am.Content[0] == '[':
+			if err := json.Unmarshal(am.Content, &blocks); err != nil {
+				return badRequest(path+".content", "invalid_message", path+".content"+jsonPathText(err))
+			}
+		default:
+			return badRequest(path+".content", "invalid_message", path+".content: must be a string or a list of content blocks, got "+kindOf(am.Content))
+		}
+		switch am.Role {
+		case "user":
+			lastAssistant = -1
+			if err := m.userMessage(path, blocks); err != nil {
+				return err
+			}
+		case "assistant":
+			if i == len(msgs)-1 {
+				return badRequest(path, "unsupported_prefill", path+": a final assistant message (a prefill) is not supported; Beam starts every turn with its reasoning")
+			}
+			if lastAssistant < 0 {
+				m.add(path, harmony.Message{Role: harmony.RoleAssistant})
+				lastAssistant = len(m.req.messages) - 1
+			}
+			if err := m.assistantMessage(path, blocks, &m.req.messages[lastAssistant], s.signer, allow); err != nil {
+				return err
+			}
+		case "system":
+			// Instructions: Beam reads them at the start of the
+			// conversation only, where they join the system field's.
+			if len(m.req.messages) > 0 && m.req.messages[len(m.req.messages)-1].Role != harmony.RoleSystem {
+				return badRequest(path+".role", "invalid_role", path+": a system message after the conversation has begun is not supported; "+
+					"Beam reads instructions only at the start: move it to system")
+			}
+			text, err := blocksText(am.Content, path+".content")
+			if err != nil {
+				return err
+			}
+			m.add(path, harmony.Message{Role: harmony.RoleSystem, Content: text})
+		default:
+			return badRequest(path+".role", "invalid_role", path+".role: must be user, assistant or system, got "+quoteText(am.Role))
+		}
+	}
+	if allow {
+		return nil
+	}
+	for i := range m.req.messages {
+		if msg := &m.req.messages[i]; msg.Role == harmony.RoleAssistant && msg.Reasoning == "" {
+			return badRequest(m.origin[i], "missing_reasoning", m.origin[i]+": the assistant turn has no thinking block. "+
+				"Dropping reasoning from earlier turns degrades this model's output: send back the thinking blocks this server returned, "+
+				"with their signatures, or start the server with --allow-missing-thinking")
+		}
+	}
+	return nil
+}
+
+// jsonPathText words a decoding error of a list of blocks as a path
+// suffix: "[2].text: must be string, got number".
+func jsonPathText(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return "." + te.Field + ": must be " + jsonKindName(te.Type.Kind().String()) + ", got " + te.Value
+	}
+	return ": " + jsonErrorText(err)
+}
+
+func (m *messagesReply) userMessage(path string, blocks []contentBlock) *apiError {
+	var text strings.Builder
+	texts := 0
+	flush := func() {
+		if texts > 0 {
+			m.add(path, harmony.Message{Role: harmony.RoleUser, Content: text.String()})
+			text.Reset()
+			texts = 0
+		}
+	}
+	for j := range blocks {
+		b := &blocks[j]
+		bp := path + ".content[" + strconv.Itoa(j) + "]"
+		switch b.Type {
+		case "text":
+			if b.Text == nil {
+				return badRequest(bp+".text", "invalid_block", bp+".text: required, a string")
+			}
+			if texts > 0 {
+				text.WriteByte('\n')
+			}
+			text.WriteString(*b.Text)
+			texts++
+		case "tool_result":
+			flush()
+			if b.ToolUseID == "" {
+				return badRequest(bp+".tool_use_id", "invalid_block", bp+".tool_use_id: required, the id of the tool_use block it answers")
+			}
+			content, err := blocksText(b.Content, bp+".content")
+			if err != nil {
+				return err
+			}
+			m.add(bp, harmony.Message{Role: harmony.RoleTool, ToolCallID: b.ToolUseID, Content: content})
+		default:
+			return unsupportedBlock(bp, b.Type)
+		}
+	}
+	flush()
+	return nil
+}
+
+// assistantMessage adds an assistant message's blocks to the turn t.
+// Thinking must carry this server's signature unless allow is set.
+func (m *messagesReply) assistantMessage(path string, blocks []contentBlock, t *harmony.Message, sg *signer, allow bool) *apiError {
+	var texts []string
+	for j := range blocks {
+		b := &blocks[j]
+		bp := path + ".content[" + strconv.Itoa(j) + "]"
+		switch b.Type {
+		case "thinking":
+			if b.Thinking == nil {
+				return badRequest(bp+".thinking", "invalid_block", bp+".thinking: required, a string")
+			}
+			if !allow && (b.Signature == nil || !sg.verify(*b.Thinking, *b.Signature)) {
+				return badRequest(bp+".signature", "invalid_thinking_signature", bp+".signature: "+
+					"missing or not this server's signature of the thinking text; send thinking blocks back exactly as this server returned them "+
+					"(edited or foreign reasoning misleads the model), or start the server with --allow-missing-thinking")
+			}
+			if t.Reasoning != "" && *b.Thinking != "" {
+				t.Reasoning += "\n\n"
+			}
+			t.Reasoning += *b.Thinking
+		case "redacted_thinking":
+			// This server never writes redacted thinking: it is another
+			// model's, and cannot be read.
+			if !allow {
+				return badRequest(bp+".type", "invalid_thinking_signature", bp+": redacted_thinking was not written by this server and cannot be read; "+
+					"leave it out and start the server with --allow-missing-thinking")
+			}
+		case "text":
+			if b.Text == nil {
+				return badRequest(bp+".text", "invalid_block", bp+".text: required, a string")
+			}
+			if strings.TrimSpace(*b.Text) != "" {
+				texts = append(texts, *b.Text)
+			}
+		case "tool_use":
+			if b.Name == "" {
+				return badRequest(bp+".name", "invalid_block", bp+".name: required")
+			}
+			input := bytes.TrimSpace(b.Input)
+			if len(input) == 0 || input[0] != '{' {
+				return badRequest(bp+".input", "invalid_block", bp+".input: must be an object, got "+kindOf(input))
+			}
+			t.ToolCalls = append(t.ToolCalls, harmony.ToolCall{ID: b.ID, Type: "function",
+				Function: harmony.FunctionCall{Name: b.Name, Arguments: input}})
+		default:
+			return unsupportedBlock(bp, b.Type)
+		}
+	}
+	if len(texts) > 0 {
+		if t.Content != "" {
+			t.Content += "\n\n"
+		}
+		t.Content += strings.Join(texts, "\n\n")
+	}
+	if t.Content != "" && len(t.ToolCalls) > 0 {
+		return badRequest(path+".content", "invalid_message", path+".content: an assistant turn with tool_use blocks must not have text blocks; "+
+			"Beam writes no commentary before its calls")
+	}
+	return nil
+}

@@ -1,0 +1,450 @@
+package serve
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beamharmony/harmony"
+)
+
+// Replies of the Messages API: the message object, its stream of events,
+// and errors in Anthropic's shape.
+
+// anthropicErrorType is Anthropic's error type for an HTTP status.
+func anthropicErrorType(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusUnprocessableEntity:
+		return "invalid_request_error"
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusPaymentRequired:
+		return "billing_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case http.StatusGatewayTimeout:
+		return "timeout_error"
+	case http.StatusServiceUnavailable, 529:
+		return "overloaded_error"
+	}
+	if status < 500 {
+		return "invalid_request_error"
+	}
+	return "api_error"
+}
+
+// appendAnthropicError appends {"type": "error", "error": {"type", "message"}}.
+func appendAnthropicError(dst []byte, e *apiError) []byte {
+	dst = append(dst, `{"type":"error","error":{"type":`...)
+	dst = appendString(dst, anthropicErrorType(e.status))
+	dst = append(dst, `,"message":`...)
+	dst = appendString(dst, e.msg)
+	return append(dst, "}}"...)
+}
+
+// writeAnthropicError writes e as an HTTP error reply in Anthropic's shape.
+func writeAnthropicError(w http.ResponseWriter, e *apiError) {
+	body := appendAnthropicError(make([]byte, 0, 96+len(e.msg)), e)
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.status)
+	_, _ = w.Write(body)
+}
+
+// mapPath rewrites the path of a render error, which names the rendered
+// message, to the request path the message came from.
+func (m *messagesReply) mapPath(e *apiError) *apiError {
+	return mapMessagePath(e, m.origin, "thinking")
+}
+
+// mapMessagePath rewrites "messages[k]" at the start of e's param and
+// message to origin[k], and the effort's param to effortParam.
+func mapMessagePath(e *apiError, origin []string, effortParam string) *apiError {
+	if e.code == "invalid_reasoning_effort" {
+		e.param = effortParam
+		return e
+	}
+	rest, ok := strings.CutPrefix(e.param, "messages[")
+	if !ok {
+		return e
+	}
+	n, tail, ok := strings.Cut(rest, "]")
+	k, err := strconv.Atoi(n)
+	if !ok || err != nil || k < 0 || k >= len(origin) {
+		return e
+	}
+	old := e.param
+	e.param = origin[k] + tail
+	if strings.HasPrefix(e.msg, old) {
+		e.msg = e.param + e.msg[len(old):]
+	}
+	return e
+}
+
+// stopReason is the Messages API's stop_reason for how the generation
+// ended.
+func (end genEnd) stopReason() string {
+	switch {
+	case end.finish == "length":
+		return "max_tokens"
+	case end.stop != "":
+		return "stop_sequence"
+	case end.calls > 0:
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+// appendAnthropicUsage appends {"input_tokens", "output_tokens"}.
+func appendAnthropicUsage(dst []byte, u *usage) []byte {
+	var in, out int64
+	if u != nil {
+		in, out = u.PromptTokens, u.CompletionTokens
+	}
+	dst = append(dst, `{"input_tokens":`...)
+	dst = appendInt(dst, in)
+	dst = append(dst, `,"output_tokens":`...)
+	dst = appendInt(dst, out)
+	return append(dst, '}')
+}
+
+// appendMessageHead appends the message object up to its content:
+// {"id", "type", "role", "model", "content":.
+func appendMessageHead(dst []byte, c *call) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, c.chatID)
+	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
+	dst = appendString(dst, c.model)
+	return append(dst, `,"content":`...)
+}
+
+// complete writes the message object: thinking first, with its
+// signature, then the text or the tool_use blocks.
+func (m *messagesReply) complete(w http.ResponseWriter, c *call, p *harmony.Parsed, end genEnd) {
+	msg := &p.Message
+	c.finish = end.stopReason()
+	b := make([]byte, 0, 512+2*(len(msg.Content)+len(msg.Reasoning)))
+	b = appendMessageHead(b, c)
+	b = append(b, '[')
+	n := 0
+	sep := func() {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+	}
+	if msg.Reasoning != "" {
+		sep()
+		b = append(b, `{"type":"thinking","thinking":`...)
+		b = appendString(b, msg.Reasoning)
+		b = append(b, `,"signature":`...)
+		b = appendString(b, c.s.signer.sign(msg.Reasoning))
+		b = append(b, '}')
+	}
+	if msg.Content != "" || len(msg.ToolCalls) == 0 {
+		sep()
+		b = append(b, `{"type":"text","text":`...)
+		b = appendString(b, msg.Content)
+		b = append(b, '}')
+	}
+	for i := range msg.ToolCalls {
+		tc := &msg.ToolCalls[i]
+		sep()
+		b = append(b, `{"type":"tool_use","id":`...)
+		b = appendString(b, newID("toolu_"))
+		b = append(b, `,"name":`...)
+		b = appendString(b, tc.Function.Name)
+		b = append(b, `,"input":`...)
+		if len(tc.Function.Arguments) == 0 {
+			b = append(b, "{}"...)
+		} else {
+			b = append(b, tc.Function.Arguments...)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `],"stop_reason":`...)
+	b = appendString(b, c.finish)
+	b = append(b, `,"stop_sequence":`...)
+	b = appendOptString(b, end.stop)
+	b = append(b, `,"usage":`...)
+	b = appendAnthropicUsage(b, c.usage)
+	b = append(b, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+func (m *messagesReply) stream(w http.ResponseWriter, c *call) streamSink {
+	return &messagesStream{sseOut: newSSEOut(w), c: c, block: -1}
+}
+
+// sseOut collects server-sent events in a buffer sent at each flush.
+type sseOut struct {
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	buf    []byte
+	begun  bool
+	err    error
+	events int // events written, for sequence numbers
+}
+
+func newSSEOut(w http.ResponseWriter) sseOut {
+	return sseOut{w: w, rc: http.NewResponseController(w), buf: make([]byte, 0, 4096)}
+}
+
+// begin sends the headers of an event stream.
+func (o *sseOut) begin() {
+	o.begun = true
+	h := o.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	o.w.WriteHeader(http.StatusOK)
+}
+
+// open starts an event named name; the caller appends its JSON data and
+// calls close.
+func (o *sseOut) open(name string) {
+	o.buf = append(o.buf, "event: "...)
+	o.buf = append(o.buf, name...)
+	o.buf = append(o.buf, "\ndata: "...)
+	o.events++
+}
+
+func (o *sseOut) close() { o.buf = append(o.buf, "\n\n"...) }
+
+// flush sends what is buffered and returns the first write error.
+func (o *sseOut) flush() error {
+	if o.err != nil || len(o.buf) == 0 {
+		return o.err
+	}
+	if _, err := o.w.Write(o.buf); err != nil {
+		o.err = err
+		return err
+	}
+	o.buf = o.buf[:0]
+	if err := o.rc.Flush(); err != nil {
+		o.err = err
+	}
+	return o.err
+}
+
+// messagesStream writes the Messages API's events: message_start, each
+// content block as content_block_start, deltas and content_block_stop,
+// then message_delta and message_stop. Parser regions of one kind that
+// follow each other share a block, joined by "\n\n" as the parsed message
+// joins them; a thinking block ends with its signature_delta.
+type messagesStream struct {
+	sseOut
+	c *call
+	// block is the open block's index (-1: none); kind its parser field.
+	block    int
+	kind     string
+	thinking strings.Builder // the open thinking block's text, to sign
+	pending  strings.Builder // text of the open block not yet written
+	calls    int
+}
+
+func (s *messagesStream) started() bool { return s.begun }
+
+func (s *messagesStream) start() {
+	if s.begun {
+		return
+	}
+	s.begin()
+	s.open("message_start")
+	s.buf = append(s.buf, `{"type":"message_start","message":`...)
+	s.buf = appendMessageHead(s.buf, s.c)
+	s.buf = append(s.buf, `[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`...)
+	s.close()
+}
+
+func (s *messagesStream) keepAlive() {
+	s.open("ping")
+	s.buf = append(s.buf, `{"type":"ping"}`...)
+	s.close()
+}
+
+func (s *messagesStream) emit(events []harmony.Event) {
+	for i := range events {
+		e := &events[i]
+		switch e.Type {
+		case harmony.EventRegionOpen:
+			if e.Field == s.kind && e.Field != harmony.FieldToolCalls {
+				s.text("\n\n")
+				continue
+			}
+			s.stopBlock()
+			s.startBlock(e)
+		case harmony.EventRegionChunk:
+			s.text(e.Text)
+		case harmony.EventRegionClose:
+			if e.Field == harmony.FieldToolCalls {
+				s.stopBlock()
+			}
+		}
+	}
+	s.writePending()
+}
+
+// text adds text to the open block.
+func (s *messagesStream) text(t string) {
+	if s.block < 0 || t == "" {
+		return
+	}
+	if s.kind == harmony.FieldThinking {
+		s.thinking.WriteString(t)
+	}
+	s.pending.WriteString(t)
+}
+
+// writePending writes the open block's pending text as one delta.
+func (s *messagesStream) writePending() {
+	if s.pending.Len() == 0 {
+		return
+	}
+	s.open("content_block_delta")
+	s.buf = append(s.buf, `{"type":"content_block_delta","index":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+	switch s.kind {
+	case harmony.FieldThinking:
+		s.buf = append(s.buf, `,"delta":{"type":"thinking_delta","thinking":`...)
+	case harmony.FieldContent:
+		s.buf = append(s.buf, `,"delta":{"type":"text_delta","text":`...)
+	default:
+		s.buf = append(s.buf, `,"delta":{"type":"input_json_delta","partial_json":`...)
+	}
+	s.buf = appendString(s.buf, s.pending.String())
+	s.buf = append(s.buf, "}}"...)
+	s.close()
+	s.pending.Reset()
+}
+
+func (s *messagesStream) startBlock(e *harmony.Event) {
+	s.block++
+	s.kind = e.Field
+	s.open("content_block_start")
+	s.buf = append(s.buf, `{"type":"content_block_start","index":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+	switch e.Field {
+	case harmony.FieldThinking:
+		s.buf = append(s.buf, `,"content_block":{"type":"thinking","thinking":"","signature":""}}`...)
+	case harmony.FieldContent:
+		s.buf = append(s.buf, `,"content_block":{"type":"text","text":""}}`...)
+	default:
+		s.calls++
+		s.buf = append(s.buf, `,"content_block":{"type":"tool_use","id":`...)
+		s.buf = appendString(s.buf, newID("toolu_"))
+		s.buf = append(s.buf, `,"name":`...)
+		s.buf = appendString(s.buf, e.Name)
+		s.buf = append(s.buf, `,"input":{}}}`...)
+	}
+	s.close()
+}
+
+// stopBlock ends the open block; a thinking block gets its signature
+// first.
+func (s *messagesStream) stopBlock() {
+	if s.block < 0 || s.kind == "" {
+		return
+	}
+	s.writePending()
+	if s.kind == harmony.FieldThinking {
+		s.open("content_block_delta")
+		s.buf = append(s.buf, `{"type":"content_block_delta","index":`...)
+		s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+		s.buf = append(s.buf, `,"delta":{"type":"signature_delta","signature":`...)
+		s.buf = appendString(s.buf, s.c.s.signer.sign(s.thinking.String()))
+		s.buf = append(s.buf, "}}"...)
+		s.close()
+		s.thinking.Reset()
+	}
+	s.open("content_block_stop")
+	s.buf = append(s.buf, `{"type":"content_block_stop","index":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+	s.buf = append(s.buf, '}')
+	s.close()
+	s.kind = ""
+}
+
+func (s *messagesStream) end(e genEnd) {
+	s.stopBlock()
+	s.c.finish = e.stopReason()
+	s.open("message_delta")
+	s.buf = append(s.buf, `{"type":"message_delta","delta":{"stop_reason":`...)
+	s.buf = appendString(s.buf, s.c.finish)
+	s.buf = append(s.buf, `,"stop_sequence":`...)
+	s.buf = appendOptString(s.buf, e.stop)
+	s.buf = append(s.buf, `},"usage":`...)
+	s.buf = appendAnthropicUsage(s.buf, s.c.usage)
+	s.buf = append(s.buf, '}')
+	s.close()
+	s.open("message_stop")
+	s.buf = append(s.buf, `{"type":"message_stop"}`...)
+	s.close()
+}
+
+func (s *messagesStream) fail(e *apiError) {
+	s.open("error")
+	s.buf = appendAnthropicError(s.buf, e)
+	s.close()
+}
+
+// countTokens serves POST /v1/messages/count_tokens: the request is
+// decoded and rendered as /v1/messages would, and the prompt's tokens
+// counted by the server's tokenizer. Without one the count cannot be
+// exact, and the answer is a 501 that says so.
+func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) {
+	c := &call{s: s, ep: countTokensEndpoint, id: id, clientCtx: r.Context(), status: http.StatusOK}
+	c.start = time.Now()
+	defer c.finishLog()
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		c.httpError(w, &apiError{status: http.StatusMethodNotAllowed, kind: kindNotFound, code: "method_not_allowed",
+			msg: r.Method + " " + r.URL.Path + ": use POST"})
+		return
+	}
+	body, aerr := s.readBody(w, r)
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	m, aerr := decodeMessagesRequest(body, s, true)
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	c.req = m.req
+	prompt, err := harmony.Render(m.req.messages, &m.req.opts)
+	if err != nil {
+		c.httpError(w, m.mapPath(renderError(err)))
+		return
+	}
+	if s.cfg.Tokenizer == nil {
+		c.httpError(w, &apiError{status: http.StatusNotImplemented, kind: kindNotImplemented, code: "no_tokenizer",
+			msg: "count_tokens: this server has no tokenizer for the model, so it cannot count tokens exactly; " +
+				"the request is valid and renders (" + itoa(int64(len(prompt))) + " bytes of prompt)"})
+		return
+	}
+	n, err := s.cfg.Tokenizer.CountTokens(prompt)
+	if err != nil {
+		c.httpError(w, &apiError{status: http.StatusInternalServerError, kind: kindEngine, code: "tokenizer", msg: "count_tokens: " + err.Error()})
+		return
+	}
+	b := append([]byte(`{"input_tokens":`), strconv.Itoa(n)...)
+	b = append(b, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// countTokensEndpoint labels /v1/messages/count_tokens in logs and
+// metrics; its errors have Anthropic's shape.
+var countTokensEndpoint = &endpoint{name: "count_tokens", writeError: writeAnthropicError}
