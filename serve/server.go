@@ -53,6 +53,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.generate(w, r, id, chatEndpoint)
 	case "/v1/messages", "/messages":
 		s.generate(w, r, id, messagesEndpoint)
+	case "/v1/responses", "/responses":
+		s.generate(w, r, id, responsesEndpoint)
 	case "/v1/messages/count_tokens", "/messages/count_tokens":
 		s.countTokens(w, r, id)
 	case "/v1/models", "/models":
@@ -64,7 +66,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.log.LogAttrs(r.Context(), slog.LevelDebug, "not found", slog.String("request_id", id), slog.String("path", r.URL.Path))
 		writeError(w, &apiError{status: http.StatusNotFound, code: "not_found",
-			msg: r.Method + " " + r.URL.Path + ": no such endpoint; this gateway serves /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/models, /health and /metrics"})
+			msg: r.Method + " " + r.URL.Path + ": no such endpoint; this gateway serves /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/models, /health and /metrics"})
 	}
 }
 

@@ -1,0 +1,494 @@
+package serve
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony"
+)
+
+// The OpenAI Responses API (POST /v1/responses), stateless: the client
+// sends the whole conversation as input items every time, reasoning items
+// included. Replies are written by responses_reply.go.
+
+// responsesEndpoint is POST /v1/responses.
+var responsesEndpoint = &endpoint{
+	name:     "responses",
+	idPrefix: "resp_",
+	decode: func(s *Server, body []byte) (reply, *apiError) {
+		rr, err := decodeResponsesRequest(body, s)
+		if err != nil {
+			return nil, err
+		}
+		return rr, nil
+	},
+	writeError: writeError,
+}
+
+// responsesBody is the part of a Responses request the gateway reads.
+type responsesBody struct {
+	Model              json.RawMessage `json:"model"`
+	Input              json.RawMessage `json:"input"`
+	Instructions       json.RawMessage `json:"instructions"`
+	Tools              json.RawMessage `json:"tools"`
+	ToolChoice         json.RawMessage `json:"tool_choice"`
+	Reasoning          json.RawMessage `json:"reasoning"`
+	MaxOutputTokens    json.RawMessage `json:"max_output_tokens"`
+	Temperature        json.RawMessage `json:"temperature"`
+	TopP               json.RawMessage `json:"top_p"`
+	Stream             json.RawMessage `json:"stream"`
+	ParallelToolCalls  json.RawMessage `json:"parallel_tool_calls"`
+	Store              json.RawMessage `json:"store"`
+	PreviousResponseID json.RawMessage `json:"previous_response_id"`
+	Conversation       json.RawMessage `json:"conversation"`
+	Background         json.RawMessage `json:"background"`
+}
+
+// inputItem is one input item, of any type.
+type inputItem struct {
+	Type             string          `json:"type"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	Summary          json.RawMessage `json:"summary"`
+	EncryptedContent *string         `json:"encrypted_content"`
+	CallID           string          `json:"call_id"`
+	Name             string          `json:"name"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Output           json.RawMessage `json:"output"`
+}
+
+// textPart is a part of a message's content, a reasoning item's content
+// or summary, or a function call's output.
+type textPart struct {
+	Type string  `json:"type"`
+	Text *string `json:"text"`
+}
+
+// responsesReply is a decoded Responses request with what its reply
+// echoes.
+type responsesReply struct {
+	req    *request
+	origin []string
+	// Echoed in the response object, as sent (null when absent).
+	instructions    string
+	tools           json.RawMessage
+	toolChoice      json.RawMessage
+	effort          string
+	maxOutputTokens json.RawMessage
+	parallel        bool
+}
+
+func (rr *responsesReply) request() *request { return rr.req }
+
+func (rr *responsesReply) mapPath(e *apiError) *apiError {
+	return mapMessagePath(e, rr.origin, "reasoning.effort")
+}
+
+func (rr *responsesReply) add(path string, msg harmony.Message) {
+	rr.req.messages = append(rr.req.messages, msg)
+	rr.origin = append(rr.origin, path)
+}
+
+// decodeResponsesRequest reads a Responses request body. Every error is a
+// 400 that names the offending field.
+func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError) {
+	cfg := &s.cfg
+	if !utf8.Valid(body) {
+		return nil, badRequest("", "invalid_utf8", "request body: not valid UTF-8")
+	}
+	var rb responsesBody
+	if err := json.Unmarshal(body, &rb); err != nil {
+		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
+	}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true}}
+	rr := &responsesReply{req: r, parallel: true}
+	var err *apiError
+	if r.model, err = rawString(rb.Model, "model"); err != nil {
+		return nil, err
+	}
+	if r.model == "" && cfg.Model == "" {
+		return nil, badRequest("model", "missing_model", "model: required (or start the server with --model)")
+	}
+	if store, _, err := rawBool(rb.Store, "store"); err != nil {
+		return nil, err
+	} else if store {
+		return nil, statelessError("store", "store: true asks the server to keep the response, and this gateway is stateless; send store: false (or leave it out)")
+	}
+	for _, f := range [...]struct {
+		raw  json.RawMessage
+		name string
+	}{{rb.PreviousResponseID, "previous_response_id"}, {rb.Conversation, "conversation"}} {
+		if !isNull(f.raw) {
+			return nil, statelessError(f.name, f.name+": this gateway is stateless and keeps no responses or conversations")
+		}
+	}
+	if bg, _, err := rawBool(rb.Background, "background"); err != nil {
+		return nil, err
+	} else if bg {
+		return nil, badRequest("background", "unsupported_parameter", "background: not supported; this gateway is stateless, so stream or wait for the response")
+	}
+	r.maxTokens = cfg.maxTokens()
+	if n, set, err := rawInt(rb.MaxOutputTokens, "max_output_tokens"); err != nil {
+		return nil, err
+	} else if set {
+		if n < 1 {
+			return nil, badRequest("max_output_tokens", "invalid_value", "max_output_tokens: must be at least 1, got "+strconv.FormatInt(n, 10))
+		}
+		r.maxTokens = n
+		rr.maxOutputTokens = rb.MaxOutputTokens
+	}
+	if r.temperature, err = rawNumber(rb.Temperature, "temperature"); err != nil {
+		return nil, err
+	}
+	if r.topP, err = rawNumber(rb.TopP, "top_p"); err != nil {
+		return nil, err
+	}
+	if r.stream, _, err = rawBool(rb.Stream, "stream"); err != nil {
+		return nil, err
+	}
+	if v, set, err := rawBool(rb.ParallelToolCalls, "parallel_tool_calls"); err != nil {
+		return nil, err
+	} else if set && !v {
+		rr.parallel = false
+		r.maxCalls = 1
+	}
+	if !isNull(rb.Reasoning) {
+		var rs struct {
+			Effort json.RawMessage `json:"effort"`
+		}
+		if rb.Reasoning[0] != '{' || json.Unmarshal(rb.Reasoning, &rs) != nil {
+			return nil, badRequest("reasoning", "invalid_type", "reasoning: must be an object such as {\"effort\": \"medium\"}, got "+kindOf(rb.Reasoning))
+		}
+		if rr.effort, err = rawString(rs.Effort, "reasoning.effort"); err != nil {
+			return nil, err
+		}
+		if rr.effort != "" {
+			// The renderer reports a label it does not know ("none") with
+			// the page's text.
+			r.opts.ReasoningEffort = harmony.EffortLabel(rr.effort)
+		}
+	}
+	if err := rr.decodeTools(rb.Tools, rb.ToolChoice); err != nil {
+		return nil, err
+	}
+	if rr.instructions, err = rawString(rb.Instructions, "instructions"); err != nil {
+		return nil, err
+	}
+	if rr.instructions != "" {
+		rr.add("instructions", harmony.Message{Role: harmony.RoleSystem, Content: rr.instructions})
+	}
+	if err := rr.decodeInput(rb.Input, s); err != nil {
+		return nil, err
+	}
+	if !cfg.AllowMarkers {
+		for i := range r.messages {
+			msg := &r.messages[i]
+			if mk := harmony.FindMarker(msg.Content); mk != "" {
+				return nil, badRequest(rr.origin[i], "marker_in_message", rr.origin[i]+": contains the Harmony marker "+mk+
+					", which the engine would read as a format token; remove it, or start the server with --allow-markers")
+			}
+		}
+	}
+	r.opts.RequireReasoning = !cfg.AllowMissingThinking
+	return rr, nil
+}
+
+func statelessError(param, msg string) *apiError {
+	return badRequest(param, "stateless", msg+"; send the whole conversation as input items, reasoning items included")
+}
+
+// decodeTools reads tools (function tools only) and tool_choice: "auto",
+// "none" (no tool declared), or allowed_tools in auto mode (only those
+// declared). Forcing a call ("required", a named function) needs
+// constrained decoding and is refused.
+func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
+	r := rr.req
+	rr.tools, rr.toolChoice = rawTools, rawChoice
+	off := false
+	var allowed map[string]bool
+	if !isNull(rawChoice) {
+		refuse := func(got string) *apiError {
+			return badRequest("tool_choice", "unsupported_tool_choice", "tool_choice: "+got+
+				" cannot be honoured: Beam decides itself whether and which tool to call, and this gateway does not constrain its output; use \"auto\" or \"none\"")
+		}
+		switch rawChoice[0] {
+		case '"':
+			s, _ := rawString(rawChoice, "tool_choice")
+			switch s {
+			case "auto":
+			case "none":
+				off = true
+			default:
+				return refuse(quoteText(s))
+			}
+		case '{':
+			var tc struct {
+				Type  string `json:"type"`
+				Mode  string `json:"mode"`
+				Tools []struct {
+					Type string `json:"type"`
+					Name string `json:"name"`
+				} `json:"tools"`
+			}
+			if json.Unmarshal(rawChoice, &tc) != nil {
+				return badRequest("tool_choice", "invalid_type", "tool_choice: not a valid tool choice")
+			}
+			if tc.Type != "allowed_tools" || tc.Mode != "auto" {
+				return refuse(string(truncate(rawChoice, 80)))
+			}
+			allowed = make(map[string]bool, len(tc.Tools))
+			for _, t := range tc.Tools {
+				allowed[t.Name] = true
+			}
+		default:
+			return badRequest("tool_choice", "invalid_type", "tool_choice: must be a string or an object, got "+kindOf(rawChoice))
+		}
+	}
+	if isNull(rawTools) {
+		return nil
+	}
+	var raws []json.RawMessage
+	if rawTools[0] != '[' || json.Unmarshal(rawTools, &raws) != nil {
+		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(rawTools))
+	}
+	tools := make([]harmony.Tool, 0, len(raws))
+	for i, raw := range raws {
+		path := "tools[" + strconv.Itoa(i) + "]"
+		var t struct {
+			Type        string          `json:"type"`
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &t) != nil {
+			return badRequest(path, "invalid_tool", path+": must be a function tool object")
+		}
+		if t.Type != "function" {
+			return badRequest(path+".type", "unsupported_tool", path+".type: "+quoteText(t.Type)+
+				" is a built-in tool this gateway cannot run; declare function tools, which your client runs")
+		}
+		if t.Name == "" {
+			return badRequest(path+".name", "invalid_tool", path+".name: required")
+		}
+		params := t.Parameters
+		if isNull(params) {
+			params = json.RawMessage(`{"type": "object", "properties": {}}`)
+		} else if params[0] != '{' {
+			return badRequest(path+".parameters", "invalid_tool", path+".parameters: must be a JSON Schema object, got "+kindOf(params))
+		}
+		if allowed != nil && !allowed[t.Name] {
+			continue
+		}
+		tools = append(tools, harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	if off {
+		r.toolsOff = true
+		return nil
+	}
+	r.opts.Tools = tools
+	r.parseTools = tools
+	return nil
+}
+
+// decodeInput reads input: a string (one user message) or a list of
+// items. Assistant-side items that follow each other (reasoning, then an
+// assistant message or function calls) form one assistant turn; a
+// reasoning item after a finished turn starts the next one.
+func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError {
+	if isNull(raw) {
+		return badRequest("input", "missing_input", "input: required, a string or a list of input items")
+	}
+	if raw[0] == '"' {
+		text, err := rawString(raw, "input")
+		if err != nil {
+			return err
+		}
+		rr.add("input", harmony.Message{Role: harmony.RoleUser, Content: text})
+		return nil
+	}
+	var items []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return badRequest("input", "missing_input", "input: must be a string or a non-empty list of input items")
+	}
+	allow := s.cfg.AllowMissingThinking
+	turn := -1 // index of the open assistant turn
+	openTurn := func(path string) *harmony.Message {
+		if turn < 0 {
+			rr.add(path, harmony.Message{Role: harmony.RoleAssistant})
+			turn = len(rr.req.messages) - 1
+		}
+		return &rr.req.messages[turn]
+	}
+	for i, ri := range items {
+		path := "input[" + strconv.Itoa(i) + "]"
+		var it inputItem
+		if len(ri) == 0 || ri[0] != '{' {
+			return badRequest(path, "invalid_item", path+": must be an object, got "+kindOf(ri))
+		}
+		if err := json.Unmarshal(ri, &it); err != nil {
+			return badRequest(path, "invalid_item", path+"."+jsonErrorText(err))
+		}
+		typ := it.Type
+		if typ == "" && it.Role != "" {
+			typ = "message"
+		}
+		switch typ {
+		case "message":
+			text, err := partsText(it.Content, path+".content")
+			if err != nil {
+				return err
+			}
+			switch it.Role {
+			case "user", "system", "developer":
+				turn = -1
+				rr.add(path, harmony.Message{Role: it.Role, Content: text})
+			case "assistant":
+				t := openTurn(path)
+				if t.Content != "" && text != "" {
+					t.Content += "\n\n"
+				}
+				t.Content += text
+			default:
+				return badRequest(path+".role", "invalid_role", path+".role: must be user, system, developer or assistant, got "+quoteText(it.Role))
+			}
+		case "reasoning":
+			text, ok, err := rr.reasoningText(path, &it, s.signer, allow)
+			if err != nil {
+				return err
+			}
+			if turn >= 0 {
+				if t := &rr.req.messages[turn]; t.Content != "" || len(t.ToolCalls) > 0 {
+					turn = -1
+				}
+			}
+			t := openTurn(path)
+			if ok && text != "" {
+				if t.Reasoning != "" {
+					t.Reasoning += "\n\n"
+				}
+				t.Reasoning += text
+			}
+		case "function_call":
+			if it.Name == "" {
+				return badRequest(path+".name", "invalid_item", path+".name: required")
+			}
+			f := harmony.FunctionCall{Name: it.Name, Arguments: it.Arguments}
+			if isNull(it.Arguments) {
+				f.Arguments = json.RawMessage(`{}`)
+			}
+			if err := decodeArguments(&f, path+".arguments"); err != nil {
+				return err
+			}
+			t := openTurn(path)
+			t.ToolCalls = append(t.ToolCalls, harmony.ToolCall{ID: it.CallID, Type: "function", Function: f})
+		case "function_call_output":
+			if it.CallID == "" {
+				return badRequest(path+".call_id", "invalid_item", path+".call_id: required, the call_id of the function_call it answers")
+			}
+			out, err := partsText(it.Output, path+".output")
+			if err != nil {
+				return err
+			}
+			turn = -1
+			rr.add(path, harmony.Message{Role: harmony.RoleTool, ToolCallID: it.CallID, Content: out})
+		case "item_reference":
+			return statelessError(path, path+": item_reference needs stored items, and this gateway is stateless")
+		default:
+			return badRequest(path+".type", "unsupported_item", path+".type: "+quoteText(typ)+
+				" items are not supported; this gateway takes message, reasoning, function_call and function_call_output items")
+		}
+	}
+	for i := range rr.req.messages {
+		m := &rr.req.messages[i]
+		if m.Role != harmony.RoleAssistant {
+			continue
+		}
+		if m.Content != "" && len(m.ToolCalls) > 0 {
+			return badRequest(rr.origin[i], "invalid_item", rr.origin[i]+": an assistant message and function calls in one turn; "+
+				"Beam writes no commentary before its calls, so put a reasoning item between them")
+		}
+		if m.Reasoning == "" && !allow {
+			return badRequest(rr.origin[i], "missing_reasoning", rr.origin[i]+": the assistant turn has no reasoning item before it. "+
+				"Dropping reasoning from earlier turns degrades this model's output: send back the reasoning items this server returned, "+
+				"with their encrypted_content, or start the server with --allow-missing-thinking")
+		}
+	}
+	return nil
+}
+
+// reasoningText returns a reasoning item's text. The item must carry the
+// encrypted_content this server wrote, whose text wins; reasoning_text
+// content that differs from it has been edited. Unless allow is set,
+// either is a 400. ok is false for an item with no text.
+func (rr *responsesReply) reasoningText(path string, it *inputItem, sg *signer, allow bool) (text string, ok bool, aerr *apiError) {
+	content, err := partsText(it.Content, path+".content")
+	if err != nil {
+		return "", false, err
+	}
+	hasContent := !isNull(it.Content) && string(it.Content) != "[]"
+	if !hasContent {
+		if content, err = partsText(it.Summary, path+".summary"); err != nil {
+			return "", false, err
+		}
+	}
+	refuse := func(param, why string) (string, bool, *apiError) {
+		return "", false, badRequest(param, "invalid_reasoning_signature", param+": "+why+
+			"; send reasoning items back exactly as this server returned them (edited or foreign reasoning misleads the model), "+
+			"or start the server with --allow-missing-thinking")
+	}
+	if it.EncryptedContent == nil || *it.EncryptedContent == "" {
+		if !allow {
+			return refuse(path+".encrypted_content", "missing, so the reasoning cannot be checked")
+		}
+		return content, content != "", nil
+	}
+	sealed, valid := sg.open(*it.EncryptedContent)
+	switch {
+	case !valid && !allow:
+		return refuse(path+".encrypted_content", "not written by this server, or altered")
+	case !valid:
+		return content, content != "", nil
+	case hasContent && content != sealed && !allow:
+		return refuse(path+".content", "differs from the reasoning this server returned")
+	}
+	return sealed, true, nil
+}
+
+// partsText reads content that is a string or a list of text parts
+// (input_text, output_text, reasoning_text, summary_text, text), joined
+// with "\n".
+func partsText(raw json.RawMessage, path string) (string, *apiError) {
+	if isNull(raw) {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		return rawString(raw, path)
+	case '[':
+		var parts []textPart
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			return "", badRequest(path, "invalid_type", path+": must be a string or a list of text parts ("+jsonErrorText(err)+")")
+		}
+		var b strings.Builder
+		for j := range parts {
+			pp := path + "[" + strconv.Itoa(j) + "]"
+			switch parts[j].Type {
+			case "input_text", "output_text", "reasoning_text", "summary_text", "text":
+			default:
+				return "", badRequest(pp+".type", "unsupported_content", pp+".type: "+quoteText(parts[j].Type)+
+					" parts are not supported; Beam reads text")
+			}
+			if parts[j].Text == nil {
+				return "", badRequest(pp+".text", "invalid_content", pp+".text: required, a string")
+			}
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(*parts[j].Text)
+		}
+		return b.String(), nil
+	}
+	return "", badRequest(path, "invalid_type", path+": must be a string or a list of text parts, got "+kindOf(raw))
+}
