@@ -151,6 +151,11 @@ type renderer struct {
 	buf       []byte
 	wantSpans bool
 	spans     []Span
+	// wantMarks asks for marks: the byte offset of every marker the
+	// renderer itself writes (RenderTokens), as opposed to marker text
+	// that content carries.
+	wantMarks bool
+	marks     []int
 	builtin   []bool // per tool: declared in the system message
 	// What declaring the tools has cost so far (tsWriter.spent, .work).
 	declSpent, refWork int
@@ -191,7 +196,7 @@ func (r *renderer) render(messages []Message) error {
 		}
 	}
 	if r.opts.AddGenerationPrompt {
-		r.buf = append(r.buf, "<|start|>assistant"...)
+		r.buf = r.fixed(r.buf, "<|start|>assistant")
 	}
 	return nil
 }
@@ -250,7 +255,7 @@ func (r *renderer) systemMessage(effort string) error {
 	} else if mk := FindMarker(identity); mk != "" {
 		return errAt("model_identity", "must not contain the marker "+mk)
 	}
-	r.buf = append(r.buf, "<|start|>system<|message|>"...)
+	r.buf = r.fixed(r.buf, "<|start|>system<|message|>")
 	r.buf = append(r.buf, identity...)
 	r.buf = append(r.buf, "\n\nReasoning effort: "...)
 	r.buf = append(r.buf, effort...)
@@ -259,7 +264,7 @@ func (r *renderer) systemMessage(effort string) error {
 	}
 	r.buf = append(r.buf, "\n\n"...)
 	r.buf = append(r.buf, validChannels...)
-	r.buf = append(r.buf, "<|end|>"...)
+	r.buf = r.fixed(r.buf, "<|end|>")
 	return nil
 }
 
@@ -272,7 +277,7 @@ func (r *renderer) developerMessage(messages []Message) (int, error) {
 		first++
 	}
 	start := len(r.buf)
-	r.buf = append(r.buf, "<|start|>developer<|message|># Instructions\n\n"...)
+	r.buf = r.fixed(r.buf, "<|start|>developer<|message|># Instructions\n\n")
 	body := len(r.buf)
 	for i := 0; i < first; i++ {
 		if i > 0 {
@@ -282,7 +287,8 @@ func (r *renderer) developerMessage(messages []Message) (int, error) {
 	}
 	if len(r.buf) == body {
 		// No instruction text: no Instructions section.
-		r.buf = append(r.buf[:start], "<|start|>developer<|message|>"...)
+		r.dropMarks(start)
+		r.buf = r.fixed(r.buf[:start], "<|start|>developer<|message|>")
 	}
 	sep := "\n\n"
 	if len(r.buf) == start+len("<|start|>developer<|message|>") {
@@ -292,10 +298,11 @@ func (r *renderer) developerMessage(messages []Message) (int, error) {
 		return 0, err
 	}
 	if len(r.buf) == start+len("<|start|>developer<|message|>") {
+		r.dropMarks(start)
 		r.buf = r.buf[:start] // neither instructions nor tools
 		return first, nil
 	}
-	r.buf = append(r.buf, "<|end|>"...)
+	r.buf = r.fixed(r.buf, "<|end|>")
 	return first, nil
 }
 
@@ -310,9 +317,9 @@ func (r *renderer) message(messages []Message, i int) error {
 		// Not rendered (page: Instructions); Strict rejected it already.
 	case RoleUser:
 		buf := r.buf
-		buf = append(buf, "<|start|>user<|message|>"...)
+		buf = r.fixed(buf, "<|start|>user<|message|>")
 		buf = append(buf, m.Content...)
-		r.buf = append(buf, "<|end|>"...)
+		r.buf = r.fixed(buf, "<|end|>")
 	case RoleAssistant:
 		r.buf, err = r.assistant(r.buf, m, i)
 	default: // RoleTool
@@ -332,15 +339,15 @@ func (r *renderer) assistant(buf []byte, m *Message, i int) ([]byte, error) {
 		return buf, errAt(messagePath(i)+"."+reasoningFields[m.reasoningField],
 			"contains the marker "+mk+"; reasoning must be plain text without Harmony headers")
 	}
-	buf = append(buf, "<|start|>assistant"...)
+	buf = r.fixed(buf, "<|start|>assistant")
 	spanStart := len(buf)
-	buf = append(buf, "<|channel|>analysis<|message|>"...)
+	buf = r.fixed(buf, "<|channel|>analysis<|message|>")
 	buf = append(buf, m.Reasoning...)
-	buf = append(buf, "<|end|>"...)
+	buf = r.fixed(buf, "<|end|>")
 	if len(m.ToolCalls) == 0 {
-		buf = append(buf, "<|start|>assistant<|channel|>final<|message|>"...)
+		buf = r.fixed(buf, "<|start|>assistant<|channel|>final<|message|>")
 		buf = append(buf, m.Content...)
-		buf = append(buf, "<|return|>"...)
+		buf = r.fixed(buf, "<|return|>")
 	} else {
 		if m.Content != "" {
 			return buf, errAt(messagePath(i)+".content",
@@ -368,17 +375,17 @@ func (r *renderer) toolCall(buf []byte, c *ToolCall, i, j int, last bool) ([]byt
 	if err := checkToolName(c.Function.Name); err != nil {
 		return buf, errAt(callPath(i, j)+".function.name", err.Error())
 	}
-	buf = append(buf, MarkerStart+RoleAssistant+" "+recipientPrefix...)
+	buf = r.fixed(buf, MarkerStart+RoleAssistant+" "+recipientPrefix)
 	buf = append(buf, c.Function.Name...)
-	buf = append(buf, callHeaderEnd...)
+	buf = r.fixed(buf, callHeaderEnd)
 	buf, err := r.arguments(buf, &c.Function, i, j)
 	if err != nil {
 		return buf, err
 	}
 	if last {
-		buf = append(buf, "<|call|>"...)
+		buf = r.fixed(buf, "<|call|>")
 	} else {
-		buf = append(buf, "<|end|>"...)
+		buf = r.fixed(buf, "<|end|>")
 	}
 	return buf, nil
 }
@@ -399,11 +406,11 @@ func (r *renderer) toolResult(buf []byte, messages []Message, i int) ([]byte, er
 	if speaker == "" {
 		return buf, errAt(messagePath(i), errToolSpeakerText)
 	}
-	buf = append(buf, "<|start|>"...)
+	buf = r.fixed(buf, "<|start|>")
 	buf = append(buf, speaker...)
-	buf = append(buf, resultHeaderEnd...)
+	buf = r.fixed(buf, resultHeaderEnd)
 	buf = append(buf, m.Content...)
-	buf = append(buf, "<|end|>"...)
+	buf = r.fixed(buf, "<|end|>")
 	return buf, nil
 }
 

@@ -1,0 +1,167 @@
+package harmony
+
+import (
+	"errors"
+	"fmt"
+)
+
+// TokenEncoder is what RenderTokens needs of a tokenizer: the id of each
+// marker, and the model pipeline (normalizer, pre-tokenizer, BPE) for the
+// text between markers, with no added-token matching, so that marker text
+// inside that text stays ordinary text. *tokenizer.Tokenizer (package
+// github.com/beamharmony/harmony/tokenizer) implements it.
+type TokenEncoder interface {
+	// TokenToID returns the id of a token of the vocabulary, markers
+	// included.
+	TokenToID(token string) (id int, ok bool)
+	// AppendEncodeOrdinary appends the ids of text, encoded as plain
+	// text, to dst.
+	AppendEncodeOrdinary(dst []int, text string) []int
+}
+
+// Tokens is a prompt rendered to token ids, as Hugging Face's
+// apply_chat_template(..., tokenize=True, return_dict=True,
+// return_assistant_tokens_mask=True) returns it (page: Training masks).
+type Tokens struct {
+	// Text is the rendered prompt, as Render returns it.
+	Text string
+	// InputIDs are the prompt's token ids. The markers the renderer
+	// writes are marker tokens; every other byte, message content
+	// included, is encoded as ordinary text, so marker text inside
+	// content can't forge a message boundary.
+	InputIDs []int
+	// AssistantMasks has one entry per id: 1 for the tokens of the
+	// assistant's output (each turn from its first <|channel|> through its
+	// <|return|> or <|call|>), 0 elsewhere.
+	AssistantMasks []int
+}
+
+// ErrMarkerNotInVocabulary reports a tokenizer without a token for one of
+// the format's markers: it is not Beam's tokenizer.
+var ErrMarkerNotInVocabulary = errors.New("the tokenizer has no token for a marker of the format")
+
+// RenderTokens renders messages as Render does and encodes the prompt with
+// enc. The markers the renderer writes become their tokens; the text
+// between them is encoded by enc's model pipeline. For a prompt whose
+// content holds no marker text, InputIDs equal what the tokenizer's Encode
+// gives for the rendered text, since a Hugging Face tokenizer also cuts the
+// text at its added tokens (the markers) before encoding the pieces.
+//
+// The mask follows transformers' return_assistant_tokens_mask rule: for each
+// assistant span [s, e) in characters, the tokens from char_to_token(s)
+// through char_to_token(e-1) are marked. Beam's spans begin and end with
+// marker tokens, so the rule's edge cases (a span start inside no token
+// stops the marking; an end inside no token, or in token 0, marks to the
+// end of the prompt) can't arise here, and the masked tokens are exactly
+// those of each span.
+func RenderTokens(messages []Message, opts *Options, enc TokenEncoder) (*Tokens, error) {
+	ids, err := markerIDs(enc)
+	if err != nil {
+		return nil, err
+	}
+	r := renderer{opts: opts, s: getScratch(), wantSpans: true, wantMarks: true}
+	defer r.release()
+	if err := r.render(messages); err != nil {
+		return nil, err
+	}
+	return r.tokens(enc, &ids), nil
+}
+
+// RenderTokens renders the request to token ids with assistant masks.
+func (r *Request) RenderTokens(enc TokenEncoder) (*Tokens, error) {
+	return RenderTokens(r.Messages, &r.Options, enc)
+}
+
+// markerIDs looks up the id of every marker, in the order of markers.
+func markerIDs(enc TokenEncoder) (ids [len(markers)]int, err error) {
+	if enc == nil {
+		return ids, errors.New("RenderTokens: no tokenizer")
+	}
+	for i, mk := range markers {
+		id, ok := enc.TokenToID(mk)
+		if !ok {
+			return ids, fmt.Errorf("%w: %s", ErrMarkerNotInVocabulary, mk)
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// fixed appends s, text of the format itself (markers and the header words
+// around them), and when token output is wanted records where each marker
+// of s lands. Content never goes through fixed.
+func (r *renderer) fixed(buf []byte, s string) []byte {
+	if r.wantMarks {
+		r.recordMarks(len(buf), s)
+	}
+	return append(buf, s...)
+}
+
+// recordMarks records the offset of every marker in s, which is about to
+// be written at offset at.
+func (r *renderer) recordMarks(at int, s string) {
+	for i := 0; i+minMarkerLen <= len(s); i++ {
+		if mk := markerAt(s[i:]); mk != "" {
+			r.marks = append(r.marks, at+i)
+			i += len(mk) - 1
+		}
+	}
+}
+
+// dropMarks forgets the marks at or after offset at, whose text the
+// renderer has just cut from its output.
+func (r *renderer) dropMarks(at int) {
+	n := len(r.marks)
+	for n > 0 && r.marks[n-1] >= at {
+		n--
+	}
+	r.marks = r.marks[:n]
+}
+
+// tokens encodes the rendered prompt: the text between the recorded marks
+// with enc, each mark as its marker's id, and the mask over the spans.
+func (r *renderer) tokens(enc TokenEncoder, markerID *[len(markers)]int) *Tokens {
+	text := string(r.buf)
+	out := &Tokens{Text: text, InputIDs: make([]int, 0, len(text)/3+len(r.marks))}
+	ids := out.InputIDs
+	var masked []Span // token index ranges [Start, End)
+	span, spanTok := 0, -1
+	prev := 0
+	for _, at := range r.marks {
+		if at > prev {
+			ids = enc.AppendEncodeOrdinary(ids, text[prev:at])
+		}
+		k := markerIndex(text[at:])
+		if span < len(r.spans) && r.spans[span].Start == at {
+			spanTok = len(ids)
+		}
+		ids = append(ids, markerID[k])
+		prev = at + len(markers[k])
+		if span < len(r.spans) && r.spans[span].End == prev {
+			masked = append(masked, Span{spanTok, len(ids)})
+			span++
+		}
+	}
+	if prev < len(text) {
+		ids = enc.AppendEncodeOrdinary(ids, text[prev:])
+	}
+	out.InputIDs = ids
+	out.AssistantMasks = make([]int, len(ids))
+	for _, s := range masked {
+		for i := s.Start; i < s.End; i++ {
+			out.AssistantMasks[i] = 1
+		}
+	}
+	return out
+}
+
+// markerIndex returns the index in markers of the marker s starts with.
+// The renderer recorded s as starting with one.
+func markerIndex(s string) int {
+	for i, mk := range markers {
+		if len(s) >= len(mk) && s[:len(mk)] == mk {
+			return i
+		}
+	}
+	panic("harmony: a recorded mark is not a marker")
+}
