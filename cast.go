@@ -168,6 +168,9 @@ type toolSchema struct {
 	ptr      pointers
 	resolved map[int32]int32
 	refTypes map[[2]int32]argType
+	// slow holds the types of properties that took many steps to
+	// resolve, so that each argument of theirs does not pay again.
+	slow map[string]argType
 }
 
 // newToolSchema parses a tool's parameters. Invalid or absent parameters
@@ -197,15 +200,24 @@ func (ts *toolSchema) argType(name string) (argType, bool) {
 	if ts.props < 0 {
 		return stringArg, false
 	}
-	v := ts.doc.Lookup(ts.props, name)
+	v := ts.ptr.child(ts.doc, ts.props, name) // indexed when there are many
 	if v < 0 {
 		return stringArg, false
+	}
+	if t, ok := ts.slow[name]; ok {
+		return t, true
 	}
 	r := typeResolver{d: ts.doc, ts: ts, lowHit: noHit}
 	var t argType
 	r.add(&t, v, 0)
 	if n := ts.doc.Lookup(v, "nullable"); n >= 0 && ts.doc.Kind(n) == pyjson.True {
 		t.add(castNull)
+	}
+	if r.steps > 64 {
+		if ts.slow == nil {
+			ts.slow = make(map[string]argType)
+		}
+		ts.slow[name] = t
 	}
 	return t, true
 }

@@ -116,7 +116,7 @@ func TestRefChainDeclaration(t *testing.T) {
 // Issue 12, finding 1: 18 levels wrote 59 MB of prompt, 30 levels more
 // than 10 GB. Past MaxDeclarationBytes the tool is an error naming it.
 func TestRefExpansionIsCapped(t *testing.T) {
-	const wantPrefix = "tools[1].function.parameters: declaring the tools takes more than 16 MiB of TypeScript"
+	const wantPrefix = "tools[1].function.parameters: declaring the tools takes more than 4 MiB of TypeScript"
 	for _, levels := range []int{18, 20, 30} {
 		opts := &harmony.Options{Tools: []harmony.Tool{toolWith(refChain(3)), toolWith(refChain(levels))}}
 		_, err := harmony.Render(nil, opts)
@@ -131,11 +131,11 @@ func TestRefExpansionIsCapped(t *testing.T) {
 }
 
 // The cap is on all the tools of a request together: tools that each
-// declare 1.4 MB fit alone and not 16 together.
+// declare 340 KB fit alone and not 16 together.
 func TestDeclarationCapCountsEveryTool(t *testing.T) {
-	tool := toolWith(refChain(13)) // 1.4 MB of declaration
+	tool := toolWith(refChain(11)) // 340 KB of declaration
 	one, err := harmony.DeclareTool(tool)
-	if err != nil || len(one) < 1<<20 || len(one) > harmony.MaxDeclarationBytes/8 {
+	if err != nil || len(one) < harmony.MaxDeclarationBytes/16 || len(one) > harmony.MaxDeclarationBytes/8 {
 		t.Fatalf("one tool: %d bytes, %v", len(one), err)
 	}
 	tools := make([]harmony.Tool, 16)
@@ -143,7 +143,7 @@ func TestDeclarationCapCountsEveryTool(t *testing.T) {
 		tools[i] = tool
 	}
 	_, err = harmony.Render(nil, &harmony.Options{Tools: tools})
-	if err == nil || !strings.Contains(err.Error(), "takes more than 16 MiB") {
+	if err == nil || !strings.Contains(err.Error(), "takes more than 4 MiB") {
 		t.Fatalf("16 tools: %v", err)
 	}
 	var re *harmony.RenderError
@@ -166,7 +166,7 @@ func TestRefWorkIsCapped(t *testing.T) {
 	}
 	b.WriteString(`"d` + strconv.Itoa(levels) + `": {"type": "string"}}}`)
 	_, err := harmony.DeclareTool(toolWith(json.RawMessage(b.String())))
-	const want = "tools[0].function.parameters: expanding $ref walks more than 1048576 schema values"
+	const want = "tools[0].function.parameters: expanding $ref walks more than 262144 schema values"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want %q", err, want)
 	}
@@ -372,4 +372,40 @@ func TestLongInputs(t *testing.T) {
 			t.Errorf("%v %q", err, got)
 		}
 	})
+}
+
+// cycleChain is TestRefWorkIsCapped's schema: each level refers twice to
+// the next and back to the first, inside one union.
+func cycleChain(levels int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": {`)
+	for i := 0; i < levels; i++ {
+		next := `{"$ref": "#/$defs/d` + strconv.Itoa(i+1) + `"}`
+		b.WriteString(`"d` + strconv.Itoa(i) + `": {"anyOf": [` + next + `, ` + next + `, {"$ref": "#/$defs/d0"}]}, `)
+	}
+	b.WriteString(`"d` + strconv.Itoa(levels) + `": {"type": "string"}}}`)
+	return json.RawMessage(b.String())
+}
+
+// BenchmarkDeclareWorstCase declares schemas that reach the limits: the
+// time a request can make the renderer spend on one tool.
+func BenchmarkDeclareWorstCase(b *testing.B) {
+	wide := `{"type": "object", "properties": {"root": {"$ref": "#/$defs/big"}, "again": {"anyOf": [` +
+		strings.TrimSuffix(strings.Repeat(`{"$ref": "#/$defs/big"}, `, 4000), ", ") + `]}}, "$defs": {"big": ` + string(enumSchema(2000, false)) + `}}`
+	for _, c := range []struct {
+		name   string
+		params json.RawMessage
+	}{
+		{"size cap: 30-level chain", refChain(30)},
+		{"work cap: 30-level cycle", cycleChain(30)},
+		{"repeats: 4000 uses of a 2000-member object", json.RawMessage(wide)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tool := toolWith(c.params)
+			b.ReportAllocs()
+			for b.Loop() {
+				harmony.DeclareTool(tool)
+			}
+		})
+	}
 }

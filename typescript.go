@@ -284,15 +284,16 @@ var comparisons *int
 // are written and then left out, plus the copies kept of $ref expansions
 // for reuse. Every $ref is written out in full where it is used, so a
 // small schema whose definitions refer to each other twice per level
-// would otherwise declare gigabytes (docs/gap-decisions.md). 16 MiB is far
-// beyond any model's context.
-const MaxDeclarationBytes = 16 << 20
+// would otherwise declare gigabytes (docs/gap-decisions.md). 4 MiB, about
+// a million tokens, is beyond any model's context, and writing it takes
+// tens of milliseconds (BENCHMARKS.md).
+const MaxDeclarationBytes = 4 << 20
 
 // MaxRefWork bounds how many schema values the $ref expansions of one
 // request walk: each expansion of a target counts every value under the
 // target. An expansion that does not depend on the path it is reached by
 // is walked once per indent and then reused, which costs no work.
-const MaxRefWork = 1 << 20
+const MaxRefWork = 1 << 18
 
 // tsCache is the TypeScript writer's memory that outlives one union: the
 // index of large unions, $ref resolutions and reusable expansions. It
