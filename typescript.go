@@ -698,12 +698,9 @@ type union struct{ base, id int }
 
 // closeUnion ends the innermost union and returns its member count.
 func (w *tsWriter) closeUnion(saved union) int {
+	// An indexed union's entries stay in the index until the next tool:
+	// no later union has its number.
 	n := len(w.members) - w.base
-	if n >= unionIndexAt {
-		for _, m := range w.members[w.base:] {
-			delete(w.c.union, unionKey{int32(w.union), m.hash})
-		}
-	}
 	w.members = w.members[:w.base]
 	w.base, w.union = saved.base, saved.id
 	return n
