@@ -8,8 +8,10 @@ require (
 	github.com/klauspost/compress v1.17.9
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/parquet-go/parquet-go v0.32.0
+	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/term v0.44.0
+	golang.org/x/text v0.42.0
 )
 
 require (

@@ -1,0 +1,334 @@
+package tokenizer
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// An Encoding is the result of Encode: the token ids with, for each token,
+// the span of the input it came from.
+type Encoding struct {
+	// IDs are the token ids.
+	IDs []int
+	// Offsets are the [start, end) spans of the tokens in characters (Unicode
+	// code points, the unit of Python's str), exactly as Hugging Face gives
+	// them: a token holding part of a multi-byte character spans the whole
+	// character (so neighbouring spans may overlap), an added token with
+	// lstrip or rstrip includes the white space it absorbed, and a ByteLevel
+	// post-processor with trim_offsets cuts leading and trailing spaces.
+	Offsets [][2]int
+	// ByteOffsets are the same spans in bytes of the UTF-8 input.
+	ByteOffsets [][2]int
+}
+
+// CharToToken returns the index of the first token whose character span
+// holds the character at index pos, or -1 when none does (a space cut by
+// trim_offsets belongs to no token). It is Hugging Face's char_to_token.
+func (e *Encoding) CharToToken(pos int) int {
+	for i, o := range e.Offsets {
+		if o[0] <= pos && pos < o[1] {
+			return i
+		}
+	}
+	return -1
+}
+
+// Encode encodes text as Hugging Face's tokenizer(text,
+// add_special_tokens=False) does: added tokens (markers) found in the text
+// become their ids, the rest goes through the normalizer, the
+// pre-tokenizer and the model. The text should be valid UTF-8; an invalid
+// byte is encoded as a byte and counts as one character.
+func (t *Tokenizer) Encode(text string) *Encoding {
+	return t.encodeOffsets(text, false)
+}
+
+// EncodeOrdinary encodes text as ordinary text: added-token content in it
+// (marker text such as "<|start|>") is not matched and goes through the
+// model like any other text.
+func (t *Tokenizer) EncodeOrdinary(text string) *Encoding {
+	return t.encodeOffsets(text, true)
+}
+
+// AppendEncode appends the ids of Encode(text) to dst, without computing
+// offsets.
+func (t *Tokenizer) AppendEncode(dst []int, text string) []int {
+	sk := sink{ids: dst}
+	st := t.getState()
+	t.encodeInto(st, &sk, text, false)
+	t.putState(st)
+	return sk.ids
+}
+
+// AppendEncodeOrdinary appends the ids of EncodeOrdinary(text) to dst,
+// without computing offsets: the fast path for text between markers that a
+// caller places itself.
+func (t *Tokenizer) AppendEncodeOrdinary(dst []int, text string) []int {
+	sk := sink{ids: dst}
+	st := t.getState()
+	t.encodeInto(st, &sk, text, true)
+	t.putState(st)
+	return sk.ids
+}
+
+// sink collects tokens; with offsets it also keeps their byte spans and,
+// for trim_offsets, their token strings.
+type sink struct {
+	ids     []int
+	offsets bool
+	spans   [][2]int
+	texts   []string
+}
+
+func (t *Tokenizer) encodeOffsets(text string, ordinary bool) *Encoding {
+	sk := sink{offsets: true}
+	st := t.getState()
+	t.encodeInto(st, &sk, text, ordinary)
+	t.putState(st)
+	e := &Encoding{IDs: sk.ids, ByteOffsets: sk.spans}
+	if e.IDs == nil {
+		e.IDs, e.ByteOffsets = []int{}, [][2]int{}
+	}
+	e.Offsets = make([][2]int, len(e.IDs))
+	var cc charCounter
+	cc.s = text
+	for i, o := range e.ByteOffsets {
+		e.Offsets[i] = [2]int{cc.char(o[0]), cc.char(o[1])}
+	}
+	if len(t.trims) > 0 {
+		for _, prefix := range t.trims {
+			trimOffsets(e.Offsets, sk.texts, prefix)
+		}
+		var bc byteCounter
+		bc.s = text
+		for i, o := range e.Offsets {
+			e.ByteOffsets[i] = [2]int{bc.byteAt(o[0]), bc.byteAt(o[1])}
+		}
+	}
+	return e
+}
+
+// encodeInto runs the pipeline: added tokens on the raw text, then the
+// model on the text between them.
+func (t *Tokenizer) encodeInto(st *state, sk *sink, text string, ordinary bool) {
+	if ordinary || t.rawTrie.empty() {
+		t.encodeText(st, sk, text, 0, ordinary)
+		return
+	}
+	segs := t.splitAdded(st.segs[:0], &t.rawTrie, text)
+	st.segs = segs[:0]
+	for _, sg := range segs {
+		if sg.tok >= 0 {
+			sk.add(t.added[sg.tok].id, sg.start, sg.end, text[sg.start:sg.end])
+			continue
+		}
+		t.encodeText(st, sk, text[sg.start:sg.end], sg.start, ordinary)
+	}
+	// Give the (possibly grown) buffer back for the next encoding.
+	st.segs = segs[:0]
+}
+
+func (sk *sink) add(id, start, end int, text string) {
+	sk.ids = append(sk.ids, id)
+	if sk.offsets {
+		sk.spans = append(sk.spans, [2]int{start, end})
+		sk.texts = append(sk.texts, text)
+	}
+}
+
+// encodeText normalizes a span of text that holds no raw added token (its
+// first byte is at base in the input), matches the normalized added tokens
+// in it, and encodes the rest with the model.
+func (t *Tokenizer) encodeText(st *state, sk *sink, s string, base int, ordinary bool) {
+	if s == "" {
+		return
+	}
+	normed, align := s, []span(nil)
+	if len(t.norms) > 0 {
+		normed, align = t.normalize(s, base)
+	}
+	al := aligner{s: normed, base: base, align: align}
+	if ordinary || t.normTrie.empty() {
+		t.encodeModel(st, sk, &al, 0, len(normed))
+		return
+	}
+	segs := t.splitAdded(nil, &t.normTrie, normed)
+	for _, sg := range segs {
+		if sg.tok >= 0 {
+			start, _ := al.span(sg.start)
+			_, end := al.span(sg.end - 1)
+			sk.add(t.added[sg.tok].id, start, end, normed[sg.start:sg.end])
+			continue
+		}
+		t.encodeModel(st, sk, &al, sg.start, sg.end)
+	}
+}
+
+// aligner maps bytes of normalized text back to spans of the input.
+type aligner struct {
+	s     string
+	base  int
+	align []span // nil: the text is the input's own
+}
+
+// span returns the input span of the character holding normalized byte i.
+func (a *aligner) span(i int) (int, int) {
+	if a.align != nil {
+		return int(a.align[i].start), int(a.align[i].end)
+	}
+	j := i
+	for k := 0; k < 3 && j > 0 && !utf8.RuneStart(a.s[j]); k++ {
+		j--
+	}
+	_, n := utf8.DecodeRuneInString(a.s[j:])
+	if j+n <= i {
+		j, n = i, 1
+	}
+	return a.base + j, a.base + j + n
+}
+
+// encodeModel pre-tokenizes normalized bytes [from, to) and encodes each
+// piece with the model.
+func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) {
+	t.preTokenize(st, al.s[from:to])
+	for _, p := range st.pieces {
+		toks := t.bpe(st, p.s)
+		for _, tk := range toks {
+			if !sk.offsets {
+				sk.ids = append(sk.ids, int(tk.id))
+				continue
+			}
+			a := from + int(p.off)
+			if int(tk.start) >= int(p.pre) {
+				a += int(tk.start) - int(p.pre)
+			}
+			b := from + int(p.off)
+			if int(tk.end)-1 >= int(p.pre) {
+				b += int(tk.end) - 1 - int(p.pre)
+			}
+			start, _ := al.span(a)
+			_, end := al.span(b)
+			sk.add(int(tk.id), start, end, t.model.vocabR[tk.id])
+		}
+	}
+}
+
+// bpe returns the model tokens of one piece.
+func (t *Tokenizer) bpe(st *state, w string) []tok {
+	m := &t.model
+	if m.ignoreMerges {
+		var id int
+		var ok bool
+		if m.byteLevel {
+			id, ok = m.raw[w]
+		} else {
+			id, ok = m.vocab[w]
+		}
+		if ok {
+			st.one[0] = tok{int32(id), 0, int32(len(w))}
+			return st.one[:]
+		}
+	}
+	cacheable := len(w) < cacheWordLen
+	if cacheable {
+		if c, ok := st.cache[w]; ok {
+			return c
+		}
+	}
+	st.sym.reset()
+	m.initial(&st.sym, w)
+	m.merge(&st.sym)
+	n := len(st.sym.id)
+	var out []tok
+	if cacheable {
+		out = make([]tok, n)
+	} else {
+		out = st.toks[:0]
+		for range n {
+			out = append(out, tok{})
+		}
+		st.toks = out
+	}
+	for i := range n {
+		out[i] = tok{st.sym.id[i], st.sym.start[i], st.sym.end[i]}
+	}
+	if cacheable {
+		if len(st.cache) >= cacheEntries {
+			clear(st.cache)
+		}
+		st.cache[strings.Clone(w)] = out
+	}
+	return out
+}
+
+// charCounter converts byte positions to character indexes, moving a
+// cursor through the text.
+type charCounter struct {
+	s    string
+	b, c int
+}
+
+func (cc *charCounter) char(pos int) int {
+	if pos >= cc.b {
+		cc.c += utf8.RuneCountInString(cc.s[cc.b:pos])
+	} else {
+		cc.c -= utf8.RuneCountInString(cc.s[pos:cc.b])
+	}
+	cc.b = pos
+	return cc.c
+}
+
+// byteCounter converts character indexes to byte positions.
+type byteCounter struct {
+	s    string
+	b, c int
+}
+
+func (bc *byteCounter) byteAt(char int) int {
+	for bc.c < char && bc.b < len(bc.s) {
+		_, n := utf8.DecodeRuneInString(bc.s[bc.b:])
+		bc.b += n
+		bc.c++
+	}
+	for bc.c > char && bc.b > 0 {
+		_, n := utf8.DecodeLastRuneInString(bc.s[:bc.b])
+		bc.b -= n
+		bc.c--
+	}
+	return bc.b
+}
+
+// trimOffsets is the ByteLevel post-processor's trim_offsets
+// (process_offsets in Hugging Face's byte_level.rs), on character offsets:
+// a token's leading and trailing characters that are 'Ġ' or white space
+// are cut from its span, except a single leading one of the first token
+// (or of a token at offset 0) when add_prefix_space is set.
+func trimOffsets(offsets [][2]int, texts []string, addPrefixSpace bool) {
+	for i, text := range texts {
+		lead, trail := 0, 0
+		for _, r := range text {
+			if r != byteSpace && !unicode.IsSpace(r) {
+				break
+			}
+			lead++
+		}
+		for j := len(text); j > 0; {
+			r, n := utf8.DecodeLastRuneInString(text[:j])
+			if r != byteSpace && !unicode.IsSpace(r) {
+				break
+			}
+			trail++
+			j -= n
+		}
+		o := &offsets[i]
+		if lead > 0 {
+			if (i == 0 || o[0] == 0) && addPrefixSpace && lead == 1 {
+				lead = 0
+			}
+			o[0] = min(o[0]+lead, o[1])
+		}
+		if trail > 0 && o[1] >= trail {
+			o[1] = max(o[1]-trail, o[0])
+		}
+	}
+}
