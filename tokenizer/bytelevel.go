@@ -43,16 +43,3 @@ func byteLevelDecode(dst []byte, s string) ([]byte, bool) {
 	}
 	return dst, true
 }
-
-// byteLevelEncode appends the byte-level string of the bytes of s.
-func byteLevelEncode(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		r := byteRune[s[i]]
-		if r < 0x80 {
-			dst = append(dst, byte(r))
-		} else {
-			dst = append(dst, byte(0xC0|r>>6), byte(0x80|r&0x3F))
-		}
-	}
-	return dst
-}

@@ -106,19 +106,30 @@ func fixtureDirs(t *testing.T) map[string]string {
 	for name := range tokgen.Small {
 		dirs[name] = filepath.Join("testdata", name)
 	}
+	// The JavaScript port does not run the "unk" fixture as Hugging Face's
+	// Rust library does: it ignores continuing_subword_prefix and
+	// end_of_word_suffix and drops characters that Rust turns into <unk>.
+	// bpe_test.go checks that fixture against the Rust rules by hand.
+	delete(dirs, "unk")
 	return dirs
 }
 
 // decodeCases are id sequences to decode: every single id of a range, ids
 // that split multi-byte characters, unknown ids and special tokens.
-func decodeCases(tk *tokenizer.Tokenizer, texts []string) [][]int {
+//
+// Ids outside the vocabulary are left out when unknownIDs is false: the
+// JavaScript port decodes them as unk_token where Rust skips them
+// (decode_test.go checks Rust's rule).
+func decodeCases(tk *tokenizer.Tokenizer, texts []string, unknownIDs bool) [][]int {
 	var cases [][]int
 	n := tk.VocabSize()
 	for id := 0; id < n && id < 600; id++ {
 		cases = append(cases, []int{id})
 	}
 	for id := n - 20; id < n+3; id++ {
-		cases = append(cases, []int{id, 0, id})
+		if id < n || unknownIDs {
+			cases = append(cases, []int{id, 0, id})
+		}
 	}
 	for _, text := range texts {
 		ids := tk.Encode(text).IDs
@@ -146,7 +157,7 @@ func TestOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := oracleRequest{Dir: dir, Texts: texts, Decode: decodeCases(tk, texts)}
+			req := oracleRequest{Dir: dir, Texts: texts, Decode: decodeCases(tk, texts, name != "fallback")}
 			var tiktokenIndex []int // index in texts of each text of req.Tiktoken
 			if name == "beam" {
 				for i, text := range texts {
@@ -190,8 +201,17 @@ func TestOracle(t *testing.T) {
 					t.Errorf("EncodeOrdinary(%q) = %v, js-tiktoken %v", clip(text), clipIDs(ord), clipIDs(resp.Tiktoken[k]))
 				}
 			}
+			known := 0
 			for i, ids := range req.Decode {
 				want := resp.Decode[i]
+				if name == "fallback" && strings.Contains(tk.Decode(ids, false), "\uFFFD") {
+					// Known difference: for <0xHH> tokens that do not make
+					// valid UTF-8, Rust's ByteFallback decoder writes one
+					// U+FFFD per token, the JavaScript port one per maximal
+					// invalid sequence (decode_test.go checks Rust's rule).
+					known++
+					continue
+				}
 				if s := tk.Decode(ids, false); s != want.Text {
 					diffs++
 					t.Errorf("Decode(%v) = %q, want %q", clipIDs(ids), clip(s), clip(want.Text))
@@ -201,8 +221,8 @@ func TestOracle(t *testing.T) {
 					t.Errorf("Decode(%v, skip) = %q, want %q", clipIDs(ids), clip(s), clip(want.TextSkip))
 				}
 			}
-			t.Logf("%s: %d texts encoded and decoded, %d id sequences decoded, %d texts checked against js-tiktoken: %d differences",
-				name, len(texts), len(req.Decode), len(req.Tiktoken), diffs)
+			t.Logf("%s: %d texts encoded and decoded, %d id sequences decoded (%d skipped as a known JavaScript difference), %d texts checked against js-tiktoken: %d differences",
+				name, len(texts), len(req.Decode), known, len(req.Tiktoken), diffs)
 		})
 	}
 }
