@@ -132,7 +132,12 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "beamharmony dataset: interrupted; no output written")
 		return 1
 	case err != nil:
-		return fail(stderr, "dataset", err)
+		code := fail(stderr, "dataset", err)
+		if !*quiet && st.RowsRead > 0 {
+			fmt.Fprintln(stderr, "no output written; before the error:")
+			st.WriteSummary(stderr, c.Tokens)
+		}
+		return code
 	}
 	if !*quiet {
 		st.WriteSummary(stderr, c.Tokens)

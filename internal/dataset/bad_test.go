@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -277,12 +278,18 @@ func TestStrict(t *testing.T) {
 	lines[3000] = []byte(`{"messages": 1}`)
 	lines[4000] = []byte(`{}`)
 	writeInput(t, in, lines)
-	_, err := Run(context.Background(), Config{Inputs: []string{in}, Output: filepath.Join(dir, "out.jsonl"), Strict: true, Workers: 3})
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	_, err := Run(context.Background(), Config{Inputs: []string{in}, Output: filepath.Join(dir, "out.jsonl"), Strict: true, Workers: 3, Stats: stats})
 	var re *RowError
 	if !errors.As(err, &re) || err.Error() != in+": line 3001: messages: required, a list of messages" {
 		t.Fatalf("error %v, want the first bad row named", err)
 	}
 	noOutputs(t, dir, in)
+	var st Stats
+	data, _ := os.ReadFile(stats)
+	if json.Unmarshal(data, &st) != nil || st.Error != err.Error() || st.RowsRead != st.RowsWritten+st.RowsRejected {
+		t.Fatalf("stats of the failed run: %s", data)
+	}
 }
 
 // cancelAfter cancels the run once some rows are done, as Ctrl-C does.

@@ -193,7 +193,7 @@ func openLines(u unit, max int) (*lineSource, error) {
 			r, s.zr = zr, closerFunc(zr.Close)
 		}
 	}
-	s.br = bufio.NewReaderSize(r, 256<<10)
+	s.br = bufio.NewReaderSize(r, lineBufferSize)
 	return s, nil
 }
 
@@ -273,6 +273,10 @@ func (s *lineSource) fill(b *batch, target int) error {
 	}
 	return nil
 }
+
+// lineBufferSize is the read buffer of a JSONL file; longer lines are
+// read in pieces. Tests lower it.
+var lineBufferSize = 256 << 10
 
 // oversizePrefix is how much of a too-long line the rejects file keeps.
 const oversizePrefix = 1024

@@ -406,8 +406,15 @@ func appendPyFloat(out []byte, f float64) []byte {
 }
 
 // readRowGroup reads one row group into batches of request JSON.
-func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func(*batch) bool) error {
+func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func(*batch) bool) (err error) {
 	in := u.in
+	// Damaged pages are errors of the reader; should one make it panic,
+	// the run still ends with an error naming the file.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: row group %d: damaged Parquet data: %v", in.path, u.rowGroup, r)
+		}
+	}()
 	conv, err := newConverter(c, in.pq.Schema())
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.path, err)

@@ -139,6 +139,11 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 	err = runPipeline(ctx, &c, units, out, rej, st)
 	st.finish(time.Since(start), c.Tokens)
 	if err != nil {
+		// The statistics of a failed run say how far it got.
+		if c.Stats != "" {
+			st.Error = err.Error()
+			writeStats(c.Stats, st)
+		}
 		return st, err
 	}
 	if err := out.commit(); err != nil {

@@ -46,6 +46,9 @@ type Stats struct {
 	// Skipped says that the output was up to date and nothing ran.
 	Skipped  bool     `json:"skipped"`
 	Warnings []string `json:"warnings"`
+	// Error is the error that stopped a failed run, and no output was
+	// written.
+	Error string `json:"error,omitempty"`
 }
 
 func (s *Stats) finish(d time.Duration, tokens bool) {
