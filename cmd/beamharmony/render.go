@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/tokenizer"
 )
 
 const renderHelp = `
-Usage: beamharmony render [--spans] [--strict] [FILE]
+Usage: beamharmony render [--spans] [--strict] [--tokenizer PATH] [FILE]
 
 Render one chat request (JSON, from FILE or stdin) into Beam's prompt and
 write the prompt to stdout with nothing added. The request is
@@ -20,6 +23,16 @@ write the prompt to stdout with nothing added. The request is
 
 Every key but messages is optional; add_generation_prompt and
 allow_missing_thinking default to true, reasoning_effort to 512.
+
+With --tokenizer PATH (a tokenizer.json, or a directory holding one) the
+output is the prompt as token ids with the assistant mask, as
+apply_chat_template(..., tokenize=True, return_dict=True,
+return_assistant_tokens_mask=True) gives them:
+
+  {"input_ids": [...], "assistant_masks": [...]}
+
+The markers the template writes are marker tokens; every other character,
+message content included, is encoded as ordinary text.
 
 On an error the command prints one line to stderr and exits with 1.
 
@@ -32,6 +45,7 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("render", renderHelp, stdout, stderr)
 	spans := fs.Bool("spans", false, `write {"prompt": ..., "assistant_spans": [[start, end], ...]} with offsets in characters, end exclusive`)
 	strict := fs.Bool("strict", false, "make a system or developer message after another role an error instead of dropping it")
+	tokenizerPath := fs.String("tokenizer", "", `write {"input_ids": [...], "assistant_masks": [...]}, encoded with this tokenizer.json (or directory holding one)`)
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -45,6 +59,12 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "render", err)
 	}
 	req.Strict = *strict
+	if *tokenizerPath != "" {
+		if *spans {
+			return fail(stderr, "render", errors.New("--spans and --tokenizer can't be combined"))
+		}
+		return renderTokens(req, *tokenizerPath, stdout, stderr)
+	}
 	if !*spans {
 		text, err := req.Render()
 		if err != nil {
@@ -74,4 +94,38 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "render", err)
 	}
 	return 0
+}
+
+// renderTokens writes the request as token ids with the assistant mask.
+func renderTokens(req *harmony.Request, path string, stdout, stderr io.Writer) int {
+	tk, err := tokenizer.Load(path)
+	if err != nil {
+		return fail(stderr, "render", err)
+	}
+	toks, err := req.RenderTokens(tk)
+	if err != nil {
+		return fail(stderr, "render", err)
+	}
+	out := make([]byte, 0, 8*len(toks.InputIDs)+64)
+	out = append(out, `{"input_ids": `...)
+	out = appendInts(out, toks.InputIDs)
+	out = append(out, `, "assistant_masks": `...)
+	out = appendInts(out, toks.AssistantMasks)
+	out = append(out, "}\n"...)
+	if _, err := stdout.Write(out); err != nil {
+		return fail(stderr, "render", err)
+	}
+	return 0
+}
+
+// appendInts appends a JSON array of ints, Python style (", " between).
+func appendInts(out []byte, xs []int) []byte {
+	out = append(out, '[')
+	for i, x := range xs {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = strconv.AppendInt(out, int64(x), 10)
+	}
+	return append(out, ']')
 }
