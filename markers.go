@@ -3,6 +3,7 @@ package harmony
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -106,7 +107,9 @@ func argumentMarkers(uses []MarkerUse, f *FunctionCall, i, j int) []MarkerUse {
 	withTape(f.parsed, f.Arguments, func(d *pyjson.Doc, root int) {
 		s := markerScan{d: d, root: root, uses: uses, base: argumentsPath{i, j}.String()}
 		d.Members(root, func(_, v int) bool {
+			s.enter(v, -1)
 			s.subtree(v)
+			s.leave()
 			return true
 		})
 		uses = s.uses
@@ -126,7 +129,9 @@ func schemaMarkers(uses []MarkerUse, f *Function, i int) []MarkerUse {
 		}
 		s := markerScan{d: d, root: root, uses: uses, base: toolPath(i) + ".function.parameters"}
 		if props := d.Lookup(root, "properties"); props >= 0 {
+			s.enter(props, -1)
 			s.properties(props)
+			s.leave()
 		}
 		uses = s.uses
 	})
@@ -134,12 +139,15 @@ func schemaMarkers(uses []MarkerUse, f *Function, i int) []MarkerUse {
 }
 
 // markerScan walks the strings of one JSON document that reach the
-// prompt and collects those holding a marker.
+// prompt and collects those holding a marker. It keeps the path from the
+// root to the value being walked, so that naming a use costs the depth of
+// the value, and the walk stays linear however many uses it finds.
 type markerScan struct {
 	d    *pyjson.Doc
 	root int
 	base string // the path of root
 	uses []MarkerUse
+	path []step // from root to the value being walked
 	// seen holds the $ref targets walked already: each is walked once,
 	// however many times and at whatever depth the declaration writes it.
 	seen    []int
@@ -148,69 +156,67 @@ type markerScan struct {
 	buf     [128]byte
 }
 
-// subtree checks every string and key under node v.
+// step is one step of a path: into node, a member's value (pos -1, its
+// key is the node before it) or the element at pos of an array.
+type step struct{ node, pos int }
+
+func (s *markerScan) enter(node, pos int) { s.path = append(s.path, step{node, pos}) }
+func (s *markerScan) leave()              { s.path = s.path[:len(s.path)-1] }
+
+// subtree checks every string and key under node v, the last step of the
+// path.
 func (s *markerScan) subtree(v int) {
 	d := s.d
-	for n, end := v, d.Next(v); n < end; n++ {
-		if d.Kind(n) == pyjson.String {
-			s.check(n)
-		}
+	switch d.Kind(v) {
+	case pyjson.String:
+		s.check(v, false)
+	case pyjson.Object:
+		d.Members(v, func(k, val int) bool {
+			s.check(k, true)
+			s.enter(val, -1)
+			s.subtree(val)
+			s.leave()
+			return true
+		})
+	case pyjson.Array:
+		d.Elements(v, func(e, pos int) bool {
+			s.enter(e, pos)
+			s.subtree(e)
+			s.leave()
+			return true
+		})
 	}
 }
 
-// check adds a use when string node n holds a marker.
-func (s *markerScan) check(n int) {
+// check adds a use when string node n, the value at the end of the path
+// or a key of the object there, holds a marker.
+func (s *markerScan) check(n int, key bool) {
 	d := s.d
 	raw := d.Raw(n)
 	text := raw[1 : len(raw)-1]
 	if d.Nodes[n].Escaped {
 		text = d.AppendString(s.buf[:0], n)
 	}
-	if mk := findMarkerBytes(text); mk != "" {
-		s.uses = append(s.uses, s.use(n, mk))
+	mk := findMarkerBytes(text)
+	if mk == "" {
+		return
 	}
-}
-
-// use names node n, a value or a key, found from the root down.
-func (s *markerScan) use(target int, mk string) MarkerUse {
-	d := s.d
 	path := []byte(s.base)
-	for n := s.root; n != target; {
-		next := -1
-		switch d.Kind(n) {
-		case pyjson.Object:
-			isKey := false
-			d.Members(n, func(k, v int) bool {
-				switch {
-				case k == target:
-					next, isKey = k, true
-				case v <= target && target < d.Next(v):
-					path = append(path, '.')
-					path = d.AppendString(path, k)
-					next = v
-				}
-				return next < 0
-			})
-			if isKey {
-				return MarkerUse{Path: string(path), Key: d.Str(target), Marker: mk}
-			}
-		case pyjson.Array:
-			d.Elements(n, func(e, pos int) bool {
-				if e <= target && target < d.Next(e) {
-					path = append(path, '[')
-					path = strconv.AppendInt(path, int64(pos), 10)
-					path = append(path, ']')
-					next = e
-				}
-				return next < 0
-			})
+	for _, st := range s.path {
+		if st.pos < 0 {
+			path = append(path, '.')
+			path = d.AppendString(path, st.node-1)
+		} else {
+			path = append(path, '[')
+			path = strconv.AppendInt(path, int64(st.pos), 10)
+			path = append(path, ']')
 		}
-		if next < 0 {
-			break // not under root; cannot happen
-		}
-		n = next
 	}
-	return MarkerUse{Path: string(path), Marker: mk}
+	u := MarkerUse{Path: string(path), Marker: mk}
+	if key {
+		u.Key = d.Str(n)
+	}
+	s.uses = append(s.uses, u)
 }
 
 // properties checks an object's property names and properties, in the
@@ -221,21 +227,31 @@ func (s *markerScan) properties(props int) {
 		return
 	}
 	d.Members(props, func(k, p int) bool {
-		s.check(k)
+		s.check(k, true)
+		s.enter(p, -1)
 		ks := keysOf(d, p)
 		if ks.examples >= 0 && d.Kind(ks.examples) == pyjson.Array {
-			s.subtree(ks.examples)
+			s.member(ks.examples, s.subtree)
 		}
 		s.typeOf(p, &ks)
 		if ks.def >= 0 {
-			s.subtree(ks.def)
+			s.member(ks.def, s.subtree)
 		}
+		s.leave()
 		return true
 	})
 }
 
+// member walks v, a member's value of the node at the end of the path,
+// with walk.
+func (s *markerScan) member(v int, walk func(int)) {
+	s.enter(v, -1)
+	walk(v)
+	s.leave()
+}
+
 // typeOf follows tsWriter.typeOf: the first matching rule decides what
-// of schema node p is written.
+// of schema node p, at the end of the path, is written.
 func (s *markerScan) typeOf(p int, ks *schemaKeys) {
 	d := s.d
 	switch {
@@ -244,14 +260,14 @@ func (s *markerScan) typeOf(p int, ks *schemaKeys) {
 		s.ref(ks.ref)
 	case ks.enum >= 0:
 		if d.Kind(ks.enum) == pyjson.Array {
-			s.subtree(ks.enum)
+			s.member(ks.enum, s.subtree)
 		}
 	case ks.constant >= 0:
-		s.subtree(ks.constant)
+		s.member(ks.constant, s.subtree)
 	case ks.anyOf >= 0:
-		s.variants(ks.anyOf)
+		s.member(ks.anyOf, s.variants)
 	case ks.oneOf >= 0:
-		s.variants(ks.oneOf)
+		s.member(ks.oneOf, s.variants)
 	case ks.typ >= 0:
 		items, object := false, false
 		check := func(t int) {
@@ -264,13 +280,13 @@ func (s *markerScan) typeOf(p int, ks *schemaKeys) {
 			check(ks.typ)
 		}
 		if items && ks.items >= 0 && d.Kind(ks.items) == pyjson.Object {
-			s.typ(ks.items)
+			s.member(ks.items, s.typ)
 		}
 		if object && ks.properties >= 0 {
-			s.properties(ks.properties)
+			s.member(ks.properties, s.properties)
 		}
 	case ks.properties >= 0:
-		s.properties(ks.properties)
+		s.member(ks.properties, s.properties)
 	}
 }
 
@@ -279,20 +295,51 @@ func (s *markerScan) typ(v int) {
 	s.typeOf(v, &ks)
 }
 
+// variants walks the variants of the anyOf or oneOf array v.
 func (s *markerScan) variants(v int) {
-	s.d.Elements(v, func(e, _ int) bool {
+	s.d.Elements(v, func(e, pos int) bool {
+		s.enter(e, pos)
 		s.typ(e)
+		s.leave()
 		return true
 	})
 }
 
-// ref walks a $ref's target the first time it is met.
+// ref walks a $ref's target the first time it is met, with the path the
+// pointer names.
 func (s *markerScan) ref(ref int) {
-	target := s.ptr.resolve(s.d, s.root, ref)
+	d := s.d
+	target := s.ptr.resolve(d, s.root, ref)
 	if target < 0 || s.walked(target) {
 		return
 	}
+	saved := s.path
+	s.path = s.pointerPath(d.Str(ref), saved[len(saved):])
 	s.typ(target)
+	s.path = saved
+}
+
+// pointerPath appends to path the steps of the resolvable local pointer
+// ptr from the root.
+func (s *markerScan) pointerPath(ptr string, path []step) []step {
+	node := s.root
+	if ptr == "#" {
+		return path
+	}
+	for rest, more := ptr[2:], true; more; {
+		var tok string
+		tok, rest, more = strings.Cut(rest, "/")
+		if strings.IndexByte(tok, '~') >= 0 {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		}
+		pos := -1
+		if s.d.Kind(node) == pyjson.Array {
+			pos, _ = strconv.Atoi(tok)
+		}
+		node = s.ptr.child(s.d, node, tok)
+		path = append(path, step{node, pos})
+	}
+	return path
 }
 
 // walked reports whether target was walked already, and marks it walked.

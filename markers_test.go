@@ -2,6 +2,7 @@ package harmony_test
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,6 +56,8 @@ func TestFindMarkers(t *testing.T) {
 				"tools[0].function.parameters.properties.p.properties.r.const: contains the marker <|call|>"}},
 		{"through $ref, once however often used", tool(`{"type": "object", "properties": {"a": {"$ref": "#/$defs/C"}, "b": {"$ref": "#/$defs/C"}, "c": {"type": "array", "items": {"$ref": "#/$defs/C"}}}, "$defs": {"C": {"enum": ["x", "<|end|>"]}}}`),
 			[]string{"tools[0].function.parameters.$defs.C.enum[1]: contains the marker <|end|>"}},
+		{"$ref through an array index and an escaped key", tool(`{"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"const": "x"}]}, "b": {"$ref": "#/$defs/a~1b/anyOf/1"}}, "$defs": {"a/b": {"anyOf": [{"type": "null"}, {"enum": ["<|end|>"]}]}}}`),
+			[]string{"tools[0].function.parameters.$defs.a/b.anyOf[1].enum[0]: contains the marker <|end|>"}},
 		{"recursive $ref", tool(`{"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}, "$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}, "v": {"const": "<|end|>"}}}}}`),
 			[]string{"tools[0].function.parameters.$defs.N.properties.v.const: contains the marker <|end|>"}},
 		{"not rendered: unused definitions, a target's default, shadowed enum, variant description, pattern, root description",
@@ -100,6 +103,29 @@ func TestFindMarkers(t *testing.T) {
 				t.Errorf("parsed afresh:\n%s", strings.Join(fresh, "\n"))
 			}
 		})
+	}
+}
+
+// Many uses are each named by their path (a walk that keeps the path, not
+// a search from the root per use).
+func TestFindMarkersMany(t *testing.T) {
+	const n = 20000
+	members := make([]string, n)
+	for i := range members {
+		members[i] = `"m<|end|>` + strconv.Itoa(i) + `"`
+	}
+	req, err := harmony.ParseRequest([]byte(`{"messages": [], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"p": {"enum": [` + strings.Join(members, ", ") + `]}}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := req.Markers()
+	if len(uses) != n {
+		t.Fatalf("%d uses", len(uses))
+	}
+	for _, i := range []int{0, 1, n / 2, n - 1} {
+		if want := "tools[0].function.parameters.properties.p.enum[" + strconv.Itoa(i) + "]"; uses[i].Path != want {
+			t.Errorf("use %d at %s, want %s", i, uses[i].Path, want)
+		}
 	}
 }
 
