@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/dataset"
+	"github.com/beamharmony/harmony/tokenizer"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -23,7 +27,7 @@ func init() {
 }
 
 const datasetHelp = `
-Usage: beamharmony dataset -o OUT [--rejects FILE] [flags] INPUT...
+Usage: beamharmony dataset [--tokenizer PATH] -o OUT [--rejects FILE] [flags] INPUT...
 
 Render every row of conversation datasets for training, in order, one
 output row per input row. Inputs are .jsonl, .jsonl.gz, .jsonl.zst or
@@ -34,8 +38,11 @@ JSON string). add_generation_prompt is always false.
 
 The output's extension picks its format: .jsonl, .jsonl.gz, .jsonl.zst or
 .parquet. Its columns are text and assistant_spans (character offsets, end
-exclusive, as "render --spans" gives), after the --id-column when one is
-carried.
+exclusive, as "render --spans" gives) or, with --tokenizer, input_ids,
+assistant_masks and num_tokens (what apply_chat_template(..., tokenize=True,
+return_assistant_tokens_mask=True) gives; TRL reads the first two), after
+the --id-column when one is carried. --max-tokens N rejects longer rows, or
+with --truncate cuts them (ids and masks alike).
 
 A row that does not render goes to the rejects file (by default OUT's name
 with .rejects.jsonl in place of its extension), one JSON object per line:
@@ -55,9 +62,10 @@ Exit status: 0 when the run completes (rejects or not), 1 when it cannot
 (unreadable input, unwritable output, --strict and a bad row), 2 for bad
 flags.
 
-Example:
+Examples:
 
-  beamharmony dataset -o train.parquet --id-column id data/*.jsonl.zst
+  beamharmony dataset -o train.jsonl --id-column id data/*.jsonl.zst
+  beamharmony dataset --tokenizer DIR --max-tokens 8192 -o train.parquet data/*.parquet
 `
 
 func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -76,6 +84,9 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", dataset.DefaultMaxRowBytes, "reject JSONL lines longer than this many bytes")
 	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
+	tokPath := fs.String("tokenizer", "", "write input_ids, assistant_masks and num_tokens, tokenized with this tokenizer.json (or a directory holding one)")
+	fs.IntVar(&c.MaxTokens, "max-tokens", 0, "reject rows longer than this many tokens (needs --tokenizer)")
+	fs.BoolVar(&c.Truncate, "truncate", false, "cut rows longer than --max-tokens instead of rejecting them; the masks are cut alike")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -88,6 +99,21 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "beamharmony dataset: no INPUT files; run beamharmony dataset --help")
 		return 2
+	}
+	if c.MaxTokens < 0 || ((c.MaxTokens > 0 || c.Truncate) && *tokPath == "") || (c.Truncate && c.MaxTokens == 0) {
+		fmt.Fprintln(stderr, "beamharmony dataset: --max-tokens N (N > 0) counts tokens: it needs --tokenizer; --truncate needs --max-tokens")
+		return 2
+	}
+	if *tokPath != "" {
+		tok, err := tokenizer.Load(*tokPath)
+		if err != nil {
+			return fail(stderr, "dataset", fmt.Errorf("--tokenizer: %w", err))
+		}
+		id, err := tokenizerID(*tokPath)
+		if err != nil {
+			return fail(stderr, "dataset", fmt.Errorf("--tokenizer: %w", err))
+		}
+		c.Render, c.Tokens, c.TokenizerID = dataset.RenderTokens(tok), true, id
 	}
 	if *effort != "" {
 		e := harmony.EffortLabel(*effort)
@@ -143,6 +169,24 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		st.WriteSummary(stderr, c.Tokens)
 	}
 	return 0
+}
+
+// tokenizerID is the sha256 of the tokenizer's files, which the manifest
+// records so that a rerun with another tokenizer is not skipped.
+func tokenizerID(path string) (string, error) {
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, tokenizer.FileName)
+	}
+	h := sha256.New()
+	for _, f := range []string{file, filepath.Join(filepath.Dir(file), tokenizer.ConfigFileName)} {
+		data, err := os.ReadFile(f)
+		if err != nil && !(errors.Is(err, os.ErrNotExist) && f != file) {
+			return "", err
+		}
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // progress draws a progress bar of the input bytes, with rows/s.

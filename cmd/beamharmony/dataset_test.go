@@ -4,8 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/dataset/benchdata"
+	"github.com/beamharmony/harmony/tokenizer"
 )
 
 func TestDatasetCommand(t *testing.T) {
@@ -65,7 +71,90 @@ func TestDatasetCommand(t *testing.T) {
 
 func TestDatasetHelp(t *testing.T) {
 	stdout, _, code := runCLI(t, "", "dataset", "--help")
-	if code != 0 || !strings.Contains(stdout, "Example:") || !strings.Contains(stdout, "beamharmony dataset -o") {
+	if code != 0 || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "beamharmony dataset -o") {
 		t.Fatalf("code %d, help %q", code, stdout)
+	}
+}
+
+// TestDatasetTokenizer: --tokenizer DIR writes TRL's columns, equal to
+// RenderTokens; --max-tokens and --truncate limit them; a tokenizer change
+// is not skipped as up to date.
+func TestDatasetTokenizer(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../tokenizer/testdata/gpt2/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err = benchdata.WithMarkers(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokDir := filepath.Join(dir, "tok")
+	os.Mkdir(tokDir, 0o755)
+	os.WriteFile(filepath.Join(tokDir, "tokenizer.json"), data, 0o644)
+	tok, err := tokenizer.Load(tokDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := `{"messages": [{"role": "user", "content": "Hi there"}, {"role": "assistant", "content": "Hello!", "reasoning_content": "greet"}]}`
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(good+"\n"), 0o644)
+	req, _ := harmony.ParseRequest([]byte(good))
+	req.AddGenerationPrompt = false
+	want, err := req.RenderTokens(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) (ids, masks []int, n int) {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row struct {
+			InputIDs       []int `json:"input_ids"`
+			AssistantMasks []int `json:"assistant_masks"`
+			NumTokens      int   `json:"num_tokens"`
+		}
+		if err := json.Unmarshal(data, &row); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		return row.InputIDs, row.AssistantMasks, row.NumTokens
+	}
+	out := filepath.Join(dir, "train.jsonl")
+	if _, stderr, code := runCLI(t, "", "dataset", "--tokenizer", tokDir, "-o", out, in); code != 0 {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	ids, masks, n := read(out)
+	if !slices.Equal(ids, want.InputIDs) || !slices.Equal(masks, want.AssistantMasks) || n != len(want.InputIDs) {
+		t.Fatalf("tokens differ from RenderTokens")
+	}
+	limit := strconv.Itoa(len(want.InputIDs) - 3)
+	cut := filepath.Join(dir, "cut.jsonl")
+	if _, stderr, code := runCLI(t, "", "dataset", "--tokenizer", tokDir, "--max-tokens", limit, "--truncate", "-o", cut, in); code != 0 || !strings.Contains(stderr, "1 truncated") {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	ids, masks, n = read(cut)
+	if !slices.Equal(ids, want.InputIDs[:len(ids)]) || !slices.Equal(masks, want.AssistantMasks[:len(ids)]) || n != len(want.InputIDs)-3 || len(ids) != n {
+		t.Fatalf("truncated tokens: %d ids, num_tokens %d", len(ids), n)
+	}
+	if _, stderr, code := runCLI(t, "", "dataset", "--tokenizer", tokDir, "--max-tokens", limit, "-o", filepath.Join(dir, "rej.jsonl"), in); code != 0 || !strings.Contains(stderr, "0 written, 1 rejected") {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	// Another tokenizer file: the output is made again.
+	os.WriteFile(filepath.Join(tokDir, "tokenizer_config.json"), []byte(`{}`), 0o644)
+	if _, stderr, code := runCLI(t, "", "dataset", "--tokenizer", tokDir, "-o", out, in); code != 0 || strings.Contains(stderr, "nothing to do") {
+		t.Fatalf("a changed tokenizer should run again: code %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"dataset", "--max-tokens", "5", "-o", out, in},
+		{"dataset", "--tokenizer", tokDir, "--truncate", "-o", out, in},
+	} {
+		if _, _, code := runCLI(t, "", args...); code != 2 {
+			t.Fatalf("%v: code %d, want 2", args, code)
+		}
+	}
+	if _, stderr, code := runCLI(t, "", "dataset", "--tokenizer", filepath.Join(dir, "none"), "-o", out, in); code != 1 || !strings.Contains(stderr, "--tokenizer") {
+		t.Fatalf("a missing tokenizer: code %d: %s", code, stderr)
 	}
 }

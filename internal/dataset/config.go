@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -61,6 +62,31 @@ func RenderText(req *harmony.Request, row *Row) error {
 		row.Characters = row.Spans[n-1].End + utf8.RuneCountInString(p.Text[p.AssistantSpans[n-1].End:])
 	}
 	return nil
+}
+
+// RenderTokens returns the token RenderFunc of a tokenizer: the
+// request's harmony.RenderTokens, whose ids and masks are what Hugging
+// Face's apply_chat_template(..., tokenize=True,
+// return_assistant_tokens_mask=True) gives.
+func RenderTokens(enc harmony.TokenEncoder) RenderFunc {
+	return func(req *harmony.Request, row *Row) error {
+		t, err := req.RenderTokens(enc)
+		if err != nil {
+			return err
+		}
+		row.InputIDs = make([]int32, len(t.InputIDs))
+		row.AssistantMasks = make([]int32, len(t.AssistantMasks))
+		for i, id := range t.InputIDs {
+			if id < 0 || id > math.MaxInt32 {
+				return fmt.Errorf("token id %d does not fit the int32 input_ids column", id)
+			}
+			row.InputIDs[i] = int32(id)
+		}
+		for i, m := range t.AssistantMasks {
+			row.AssistantMasks[i] = int32(m)
+		}
+		return nil
+	}
 }
 
 // Config is one run.

@@ -40,3 +40,44 @@ func Lines(path string) ([][]byte, error) {
 	}
 	return lines, nil
 }
+
+// WithMarkers returns a tokenizer.json with the format's markers added as
+// added tokens after its largest id: <|return|> special (the EOS), the
+// others not, as Beam's tokenizer has them. Tests and benchmarks use it to
+// make a small fixture (such as tokenizer/testdata/gpt2) a Beam tokenizer.
+func WithMarkers(tokenizerJSON []byte) ([]byte, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(tokenizerJSON, &doc); err != nil {
+		return nil, err
+	}
+	var model struct {
+		Vocab map[string]int `json:"vocab"`
+	}
+	if err := json.Unmarshal(doc["model"], &model); err != nil {
+		return nil, err
+	}
+	var added []map[string]any
+	if err := json.Unmarshal(doc["added_tokens"], &added); err != nil {
+		return nil, err
+	}
+	next := 0
+	for _, id := range model.Vocab {
+		next = max(next, id+1)
+	}
+	for _, a := range added {
+		if id, ok := a["id"].(float64); ok {
+			next = max(next, int(id)+1)
+		}
+	}
+	for _, mk := range harmony.Markers() {
+		added = append(added, map[string]any{"id": next, "content": mk, "single_word": false, "lstrip": false,
+			"rstrip": false, "normalized": false, "special": mk == harmony.MarkerReturn})
+		next++
+	}
+	raw, err := json.Marshal(added)
+	if err != nil {
+		return nil, err
+	}
+	doc["added_tokens"] = raw
+	return json.Marshal(doc)
+}
