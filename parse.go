@@ -75,7 +75,7 @@ func Parse(generated string, opts *ParseOptions) (*Parsed, error) {
 // -1 and "". It reads s from its end, so a long prompt costs little.
 func lastMarker(s string) (int, string) {
 	for end := len(s); ; {
-		i := strings.LastIndex(s[:end], "<|")
+		i := strings.LastIndex(s[:end], markerOpen)
 		if i < 0 {
 			return -1, ""
 		}

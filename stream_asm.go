@@ -463,19 +463,18 @@ func (a *assembler) valueText(s string) {
 	a.appendValue(s, true)
 }
 
-// plainValue adds a short chunk of a streamed string value and sends it;
-// escape false says it needs no JSON escaping. When it is the whole unsent
-// fragment and needs no escaping, the chunk itself is the event's text.
-func (a *assembler) plainValue(chunk string, escape bool) {
+// sendWhole sends chunk, a piece of a streamed string value that needs no
+// JSON escaping, as the event's text itself, when nothing of the value is
+// unsent; it reports false, doing nothing, otherwise.
+func (a *assembler) sendWhole(chunk string) bool {
 	c := &a.call
-	if !escape && len(c.args) == c.flushed {
-		c.args = append(grow(c.args, len(chunk)), chunk...)
-		c.flushed = len(c.args)
-		a.emitChunk(FieldToolCalls, chunk, c.index)
-		return
+	if len(c.args) != c.flushed {
+		return false
 	}
-	a.appendValue(chunk, escape)
-	a.flushCall()
+	c.args = append(grow(c.args, len(chunk)), chunk...)
+	c.flushed = len(c.args)
+	a.emitChunk(FieldToolCalls, chunk, c.index)
+	return true
 }
 
 // appendValue adds a piece of a streamed string value to the arguments'
@@ -604,6 +603,9 @@ func (a *assembler) closeCall() {
 	c.args = nil
 	a.field = ""
 }
+
+// addRest keeps text after <|call|> or <|return|>, which is not parsed.
+func (a *assembler) addRest(s string) { a.rest.add(s) }
 
 // result assembles the parsed message.
 func (a *assembler) result() *Parsed {

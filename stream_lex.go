@@ -155,7 +155,7 @@ func (l *lexer) step(s string) (int, lexState) {
 	case lexBetween:
 		return l.lexBetween(s)
 	case lexDone:
-		l.asm.rest.add(s)
+		l.asm.addRest(s)
 		return len(s), lexDone
 	}
 	return 0, l.state
@@ -227,10 +227,13 @@ func (l *lexer) plainText(chunk string) bool {
 		// which is not part of it.
 		return false
 	}
-	if value {
-		l.asm.plainValue(chunk, class&classEscape != 0)
-	} else {
-		l.asm.addText(chunk)
+	a := l.asm
+	switch escape := class&classEscape != 0; {
+	case !value:
+		a.addText(chunk)
+	case escape || !a.sendWhole(chunk):
+		a.appendValue(chunk, escape)
+		a.flushCall()
 	}
 	l.fed += len(chunk)
 	l.off += len(chunk)
