@@ -2,6 +2,7 @@ package harmony
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -190,7 +191,7 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 	if a.err != nil {
 		return a.takeEvents(), a.err
 	}
-	if p.lex.plainText(chunk) {
+	if p.plainText(chunk) {
 		return a.takeEvents(), nil
 	}
 	p.lex.feed(chunk)
@@ -214,4 +215,69 @@ func (p *StreamParser) Finish(events []Event) ([]Event, *Parsed, error) {
 	a.flushCall()
 	p.res = a.result()
 	return a.takeEvents(), p.res, a.err
+}
+
+// Byte classes for plainText: bytes that end the fast path (non-ASCII, a
+// possible marker or closing tag) and bytes a JSON string must escape.
+const (
+	classStop   = 1
+	classEscape = 2
+)
+
+var plainClass = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= utf8.RuneSelf || c == '<':
+			t[c] = classStop
+		case c < 0x20 || c == '"' || c == '\\':
+			t[c] = classEscape
+		}
+	}
+	return t
+}()
+
+// plainText reads a chunk of a reasoning or final message, or of a string
+// argument, that is short ASCII text holding nothing that could begin a
+// marker or a closing tag, when nothing is held back: the common case when
+// text streams in small chunks. Such a chunk is one text span by every rule
+// of the lexer, so it goes straight to the assembler, in one pass without
+// the lexer's loop; this is the one place that reads both layers' state.
+func (p *StreamParser) plainText(chunk string) bool {
+	l, a := &p.lex, &p.asm
+	if chunk == "" {
+		return true // nothing new: what is held back stays held
+	}
+	if len(chunk) > 16 || len(l.pend) > 0 || len(chunk) > l.max-l.fed {
+		return false
+	}
+	value := l.state == lexValue && a.call.stream
+	if l.state != lexText && !value {
+		return false
+	}
+	var class byte
+	for i := 0; i < len(chunk); i++ {
+		class |= plainClass[chunk[i]]
+	}
+	if class&classStop != 0 || (value && chunk[len(chunk)-1] == '\n') {
+		// A value's last newline may be the one before its closing tag,
+		// which is not part of it.
+		return false
+	}
+	escape := class&classEscape != 0
+	c := &a.call
+	switch {
+	case value && !escape && len(c.args) == c.flushed:
+		// The chunk is the whole unsent fragment: send it as is.
+		c.args = append(grow(c.args, len(chunk)), chunk...)
+		c.flushed = len(c.args)
+		a.emitChunk(FieldToolCalls, chunk, c.index)
+	case value:
+		a.appendValue(chunk, escape)
+		a.flushCall()
+	default:
+		a.addText(chunk)
+	}
+	l.fed += len(chunk)
+	l.off += len(chunk)
+	return true
 }

@@ -463,20 +463,6 @@ func (a *assembler) valueText(s string) {
 	a.appendValue(s, true)
 }
 
-// sendWhole sends chunk, a piece of a streamed string value that needs no
-// JSON escaping, as the event's text itself, when nothing of the value is
-// unsent; it reports false, doing nothing, otherwise.
-func (a *assembler) sendWhole(chunk string) bool {
-	c := &a.call
-	if len(c.args) != c.flushed {
-		return false
-	}
-	c.args = append(grow(c.args, len(chunk)), chunk...)
-	c.flushed = len(c.args)
-	a.emitChunk(FieldToolCalls, chunk, c.index)
-	return true
-}
-
 // appendValue adds a piece of a streamed string value to the arguments'
 // JSON; escape false says it needs no escaping. A piece that is the whole
 // unsent text is kept to be sent without a copy.

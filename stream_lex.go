@@ -184,62 +184,6 @@ func (l *lexer) eof() {
 	}
 }
 
-// Byte classes for plainText: bytes that end the fast path (non-ASCII, a
-// possible marker or closing tag) and bytes a JSON string must escape.
-const (
-	classStop   = 1
-	classEscape = 2
-)
-
-var plainClass = func() (t [256]byte) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c >= utf8.RuneSelf || c == '<':
-			t[c] = classStop
-		case c < 0x20 || c == '"' || c == '\\':
-			t[c] = classEscape
-		}
-	}
-	return t
-}()
-
-// plainText reads a chunk of a reasoning or final message, or of a string
-// argument, that is short ASCII text holding nothing that could begin a
-// marker or a closing tag, when nothing is held back: the common case when
-// text streams in small chunks, read in one pass without the general loop.
-func (l *lexer) plainText(chunk string) bool {
-	if chunk == "" {
-		return true // nothing new: what is held back stays held
-	}
-	if len(chunk) > 16 || len(l.pend) > 0 || len(chunk) > l.max-l.fed {
-		return false
-	}
-	value := l.state == lexValue && l.asm.call.stream
-	if l.state != lexText && !value {
-		return false
-	}
-	var class byte
-	for i := 0; i < len(chunk); i++ {
-		class |= plainClass[chunk[i]]
-	}
-	if class&classStop != 0 || (value && chunk[len(chunk)-1] == '\n') {
-		// A value's last newline may be the one before its closing tag,
-		// which is not part of it.
-		return false
-	}
-	a := l.asm
-	switch escape := class&classEscape != 0; {
-	case !value:
-		a.addText(chunk)
-	case escape || !a.sendWhole(chunk):
-		a.appendValue(chunk, escape)
-		a.flushCall()
-	}
-	l.fed += len(chunk)
-	l.off += len(chunk)
-	return true
-}
-
 // lexHeader reads header text: words, spaces and header markers.
 func (l *lexer) lexHeader(s string) (int, lexState) {
 	for i := 0; i < len(s); i++ {
