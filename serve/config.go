@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"github.com/beamharmony/harmony"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -86,12 +87,6 @@ func (f ReasoningFields) String() string {
 	return "both"
 }
 
-// TokenCounter counts the tokens of a rendered prompt as the model's
-// tokenizer does, markers included.
-type TokenCounter interface {
-	CountTokens(prompt string) (int, error)
-}
-
 // Config configures a Server. Only Backend is required.
 type Config struct {
 	// Backend is the engine's base URL, such as http://localhost:8000; a
@@ -136,9 +131,18 @@ type Config struct {
 	// replica, so that reasoning signed by one is accepted by the others
 	// and after a restart.
 	SigningKey string
-	// Tokenizer, when set, counts the prompt's tokens for
-	// /v1/messages/count_tokens; without it that endpoint answers 501.
-	Tokenizer TokenCounter
+	// Tokenizer, when set, is the model's tokenizer (Beam's tokenizer.json,
+	// loaded with package tokenizer). The gateway then sends each prompt to
+	// the engine as token ids (harmony.RenderTokens), in which only the
+	// renderer's own markers are marker tokens: marker text in a request
+	// is ordinary text that can't forge a turn, so it is accepted rather
+	// than refused. It also makes /v1/messages/count_tokens exact (501
+	// without it) and MaxModelLen enforceable.
+	Tokenizer harmony.TokenEncoder
+	// MaxModelLen, when positive and with a Tokenizer, is the engine's
+	// context length in tokens: a prompt longer than that is a 400 that
+	// states both numbers, before the engine is asked.
+	MaxModelLen int
 	// Logger receives one record per request; nil discards them.
 	Logger *slog.Logger
 	// Client sends the engine requests; nil means a client tuned for many
@@ -215,3 +219,8 @@ func newClient() *http.Client {
 	t.IdleConnTimeout = 90 * time.Second
 	return &http.Client{Transport: t}
 }
+
+// markersAllowed reports whether marker text may reach the renderer: when
+// the server allows it, or when prompts go out as token ids, where such
+// text is encoded as ordinary text (DECISIONS.md, Names and markers).
+func (c *Config) markersAllowed() bool { return c.AllowMarkers || c.Tokenizer != nil }

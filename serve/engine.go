@@ -29,8 +29,10 @@ const (
 // where the engine supports them (vLLM and SGLang read them; llama.cpp
 // ignores what it does not know).
 type completionRequest struct {
-	Model                      string          `json:"model"`
-	Prompt                     string          `json:"prompt"`
+	Model string `json:"model"`
+	// Prompt is the prompt's text, or its token ids ([]int) when the
+	// gateway has a tokenizer; vLLM, SGLang and llama.cpp take either.
+	Prompt                     any             `json:"prompt"`
 	MaxTokens                  int64           `json:"max_tokens"`
 	Temperature                json.RawMessage `json:"temperature,omitempty"`
 	TopP                       json.RawMessage `json:"top_p,omitempty"`
@@ -58,7 +60,7 @@ type streamOptions struct {
 var engineStops = [...]string{harmony.MarkerCall, harmony.MarkerReturn}
 
 // newCompletionRequest builds the engine request for a chat request.
-func newCompletionRequest(req *request, model, prompt string) *completionRequest {
+func newCompletionRequest(req *request, model string, prompt any) *completionRequest {
 	stop := make([]string, 0, len(req.stop)+len(engineStops))
 	stop = append(stop, req.stop...)
 	for _, s := range engineStops {
@@ -294,7 +296,7 @@ func (e *engine) newRequest(ctx context.Context, method, path string, body io.Re
 // Serving).
 func (e *engine) complete(c *call, cr *completionRequest) (*http.Response, *apiError) {
 	var buf bytes.Buffer
-	buf.Grow(len(cr.Prompt) + 512)
+	buf.Grow(promptSize(cr.Prompt) + 512)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(cr); err != nil {
@@ -535,4 +537,15 @@ func missingEnd(tail, finish string, stopReason json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// promptSize estimates the JSON size of a prompt, text or ids.
+func promptSize(p any) int {
+	switch p := p.(type) {
+	case string:
+		return len(p)
+	case []int:
+		return 7 * len(p)
+	}
+	return 0
 }

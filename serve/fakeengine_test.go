@@ -44,7 +44,8 @@ type gen struct {
 type engineReq struct {
 	raw       map[string]json.RawMessage
 	Model     string   `json:"model"`
-	Prompt    string   `json:"prompt"`
+	Prompt    string   `json:"-"` // the prompt's text, when it came as text
+	PromptIDs []int    `json:"-"` // the prompt's token ids, when it came as ids
 	MaxTokens int64    `json:"max_tokens"`
 	Stop      []string `json:"stop"`
 	Stream    bool     `json:"stream"`
@@ -114,6 +115,11 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = json.Unmarshal(body, req)
+	if p := req.raw["prompt"]; len(p) > 0 && p[0] == '[' {
+		_ = json.Unmarshal(p, &req.PromptIDs)
+	} else {
+		_ = json.Unmarshal(p, &req.Prompt)
+	}
 	fe.mu.Lock()
 	fe.reqs = append(fe.reqs, req)
 	fe.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,11 +102,14 @@ type call struct {
 	clientCtx context.Context
 	ctx       context.Context
 
-	req     *request
-	prompt  string
-	model   string // the engine's model name
-	chatID  string
-	created int64
+	req    *request
+	prompt string
+	// promptIDs is the prompt as token ids, when the server has a
+	// tokenizer; the engine then receives these instead of the text.
+	promptIDs []int
+	model     string // the engine's model name
+	chatID    string
+	created   int64
 
 	// What the log record and the metrics report.
 	status    int
@@ -146,16 +150,13 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	if c.model == "" {
 		c.model = req.model
 	}
-	prompt, err := harmony.Render(req.messages, &req.opts)
-	if err != nil {
-		aerr := renderError(err)
+	if aerr := c.render(); aerr != nil {
 		if pm, ok := rep.(pathMapper); ok {
 			aerr = pm.mapPath(aerr)
 		}
 		c.httpError(w, aerr)
 		return
 	}
-	c.prompt = prompt
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.timeout())
 	defer cancel()
 	c.ctx = ctx
@@ -298,7 +299,7 @@ func modelOutputError(err error) *apiError {
 // whole.
 func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
 	var end genEnd
-	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.prompt))
+	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.enginePrompt()))
 	if aerr != nil {
 		return nil, end, aerr
 	}
@@ -375,7 +376,7 @@ func (c *call) noteParsed(p *harmony.Parsed) {
 // stream runs a streamed generation: engine events are parsed as they
 // arrive and the parser's events handed to out.
 func (c *call) stream(w http.ResponseWriter, out streamSink) {
-	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.prompt))
+	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.enginePrompt()))
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
@@ -688,4 +689,37 @@ func (c *call) finishLog() {
 		attrs = append(attrs, slog.Any("warnings", c.warnings))
 	}
 	c.s.log.LogAttrs(context.Background(), level, c.ep.name, attrs...)
+}
+
+// render renders the call's request: as text, or with the server's
+// tokenizer as token ids too, checked against the model's context length.
+func (c *call) render() *apiError {
+	tk := c.s.cfg.Tokenizer
+	if tk == nil {
+		prompt, err := harmony.Render(c.req.messages, &c.req.opts)
+		if err != nil {
+			return renderError(err)
+		}
+		c.prompt = prompt
+		return nil
+	}
+	toks, err := harmony.RenderTokens(c.req.messages, &c.req.opts, tk)
+	if err != nil {
+		return renderError(err)
+	}
+	c.prompt, c.promptIDs = toks.Text, toks.InputIDs
+	if max := c.s.cfg.MaxModelLen; max > 0 && len(toks.InputIDs) > max {
+		return badRequest("messages", "context_length_exceeded", "the prompt is "+strconv.Itoa(len(toks.InputIDs))+" tokens, longer than the model's context length of "+
+			strconv.Itoa(max)+" tokens (--max-model-len); shorten the conversation")
+	}
+	return nil
+}
+
+// enginePrompt is the prompt as the engine receives it: token ids when the
+// server has a tokenizer, otherwise the text.
+func (c *call) enginePrompt() any {
+	if c.promptIDs != nil {
+		return c.promptIDs
+	}
+	return c.prompt
 }

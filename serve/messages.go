@@ -144,7 +144,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := m.decodeMessages(mb.Messages, s); err != nil {
 		return nil, err
 	}
-	if !cfg.AllowMarkers {
+	if !cfg.markersAllowed() {
 		for i := range r.messages {
 			msg := &r.messages[i]
 			for _, f := range [...]struct{ name, text string }{{"content", msg.Content}, {"name", msg.Name}} {

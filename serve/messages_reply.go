@@ -423,22 +423,24 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	c.req = m.req
-	prompt, err := harmony.Render(m.req.messages, &m.req.opts)
-	if err != nil {
-		c.httpError(w, m.mapPath(renderError(err)))
-		return
-	}
 	if s.cfg.Tokenizer == nil {
+		prompt, err := harmony.Render(m.req.messages, &m.req.opts)
+		if err != nil {
+			c.httpError(w, m.mapPath(renderError(err)))
+			return
+		}
 		c.httpError(w, &apiError{status: http.StatusNotImplemented, kind: kindNotImplemented, code: "no_tokenizer",
 			msg: "count_tokens: this server has no tokenizer for the model, so it cannot count tokens exactly; " +
 				"the request is valid and renders (" + itoa(int64(len(prompt))) + " bytes of prompt)"})
 		return
 	}
-	n, err := s.cfg.Tokenizer.CountTokens(prompt)
+	// Counted as the engine would receive the prompt: as RenderTokens's ids.
+	toks, err := harmony.RenderTokens(m.req.messages, &m.req.opts, s.cfg.Tokenizer)
 	if err != nil {
-		c.httpError(w, &apiError{status: http.StatusInternalServerError, kind: kindEngine, code: "tokenizer", msg: "count_tokens: " + err.Error()})
+		c.httpError(w, m.mapPath(renderError(err)))
 		return
 	}
+	n := len(toks.InputIDs)
 	b := append([]byte(`{"input_tokens":`), strconv.Itoa(n)...)
 	b = append(b, "}\n"...)
 	w.Header().Set("Content-Type", "application/json")

@@ -542,10 +542,6 @@ func TestMessagesParallelOff(t *testing.T) {
 	}
 }
 
-type fakeTokenizer struct{}
-
-func (fakeTokenizer) CountTokens(prompt string) (int, error) { return len(tokenize(prompt)), nil }
-
 func TestCountTokens(t *testing.T) {
 	fe := newFakeEngine(t, fixed(answer("r", "c")))
 	body := `{"model":"beam","messages":[{"role":"user","content":"Hello!"}]}`
@@ -561,7 +557,8 @@ func TestCountTokens(t *testing.T) {
 		}
 	})
 	t.Run("with a tokenizer", func(t *testing.T) {
-		gw := newGateway(t, fe, func(c *Config) { c.Tokenizer = fakeTokenizer{} })
+		tk := beamTokenizer(t)
+		gw := newGateway(t, fe, func(c *Config) { c.Tokenizer = tk })
 		client := newAnthropicClient(gw)
 		got, err := client.Messages.CountTokens(context.Background(), anthropic.MessageCountTokensParams{
 			Model:    "beam",
@@ -570,12 +567,12 @@ func TestCountTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The prompt of the page's hello example, cut as the fake cuts it.
+		// The prompt of the page's hello example, as Beam's tokenizer encodes it.
 		prompt, err := harmony.Render([]harmony.Message{{Role: "user", Content: "Hello!"}}, &harmony.Options{AddGenerationPrompt: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := int64(len(tokenize(prompt))); got.InputTokens != want {
+		if want := int64(len(tk.Encode(prompt).IDs)); got.InputTokens != want {
 			t.Errorf("input_tokens %d, want %d", got.InputTokens, want)
 		}
 	})

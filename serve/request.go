@@ -336,7 +336,7 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 				return err
 			}
 		}
-		if mk := harmony.FindMarker(m.Name); mk != "" && !cfg.AllowMarkers {
+		if mk := harmony.FindMarker(m.Name); mk != "" && !cfg.markersAllowed() {
 			return markerError(harmony.MarkerUse{Path: path + ".name", Marker: mk})
 		}
 	}
@@ -347,7 +347,7 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 // is: content, argument values, schema fields (harmony.FindMarkers), unless
 // the server allows them (DECISIONS.md, Names and markers).
 func (r *request) checkMarkers(_ *chatRequest, cfg *Config) *apiError {
-	if cfg.AllowMarkers {
+	if cfg.markersAllowed() {
 		return nil
 	}
 	if uses := harmony.FindMarkers(r.messages, &r.opts); len(uses) > 0 {

@@ -182,7 +182,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if err := rr.decodeInput(rb.Input, s); err != nil {
 		return nil, err
 	}
-	if !cfg.AllowMarkers {
+	if !cfg.markersAllowed() {
 		for i := range r.messages {
 			msg := &r.messages[i]
 			if mk := harmony.FindMarker(msg.Content); mk != "" {

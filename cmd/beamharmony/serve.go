@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/tokenizer"
 	"io"
 	"log/slog"
 	"math"
@@ -85,6 +87,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
 	signingKey := fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
 	pingInterval := durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
+	tokenizerPath := fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused"))
+	maxModelLen := fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`; with --tokenizer a longer prompt is a 400 (0: no check)"))
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
 	reasoningField := checkedFlag(fs, "reasoning-field", "both", func(v string) error {
 		_, err := serve.ParseReasoningFields(v)
@@ -123,7 +127,21 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
+	if *maxModelLen < 0 {
+		fail(stderr, "serve", fmt.Errorf("--max-model-len %d: must be 0 or more", *maxModelLen))
+		return 2
+	}
+	var tok harmony.TokenEncoder
+	if *tokenizerPath != "" {
+		tk, err := tokenizer.Load(*tokenizerPath)
+		if err != nil {
+			return fail(stderr, "serve", err)
+		}
+		tok = tk
+	}
 	srv, err := serve.New(serve.Config{
+		Tokenizer:            tok,
+		MaxModelLen:          *maxModelLen,
 		Backend:              *backend,
 		BackendAPIKey:        *backendKey,
 		Model:                *model,
