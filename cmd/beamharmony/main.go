@@ -8,6 +8,8 @@
 //	beamharmony serve --backend URL [--listen ADDR] [--model NAME] ...
 //	beamharmony template
 //	beamharmony verify [--template FILE] [REQUEST.json|DIR ...]
+//	beamharmony tokenize --tokenizer PATH [--ordinary] [FILE]
+//	beamharmony detokenize --tokenizer PATH [--skip-special] [FILE]
 //
 // Run "beamharmony COMMAND --help" for the details of each command.
 package main

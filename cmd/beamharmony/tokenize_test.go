@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/beamharmony/harmony/internal/tokgen"
+	"github.com/beamharmony/harmony/tokenizer"
+)
+
+func beamDir(t *testing.T) string {
+	t.Helper()
+	dir, err := tokgen.BeamDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type tokenizeOutput struct {
+	InputIDs []int    `json:"input_ids"`
+	Offsets  [][2]int `json:"offsets"`
+}
+
+// TestTokenize: the output is {"input_ids", "offsets"} as the library
+// encodes (markers as marker tokens, or ordinary text with --ordinary),
+// offsets in characters; FILE or stdin; PATH a directory or the file.
+func TestTokenize(t *testing.T) {
+	dir := beamDir(t)
+	tk, err := tokenizer.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "<|start|>user<|message|>日本語 🧬 Hi<|end|>"
+	file := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		stdin string
+		args  []string
+		want  *tokenizer.Encoding
+	}{
+		{"stdin", text, []string{"tokenize", "--tokenizer", dir}, tk.Encode(text)},
+		{"file path", text, []string{"tokenize", "--tokenizer", filepath.Join(dir, "tokenizer.json")}, tk.Encode(text)},
+		{"FILE", "", []string{"tokenize", file, "--tokenizer", dir}, tk.Encode(text)},
+		{"ordinary", text, []string{"tokenize", "--ordinary", "--tokenizer", dir}, tk.EncodeOrdinary(text)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, c.stdin, c.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("code %d, stderr %q", code, stderr)
+			}
+			if !strings.HasPrefix(stdout, `{"input_ids": [`) || !strings.HasSuffix(stdout, "]}\n") {
+				t.Errorf("output shape: %q", stdout)
+			}
+			var got tokenizeOutput
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.InputIDs, c.want.IDs) || !slices.Equal(got.Offsets, c.want.Offsets) {
+				t.Errorf("got %v %v\nwant %v %v", got.InputIDs, got.Offsets, c.want.IDs, c.want.Offsets)
+			}
+		})
+	}
+	// Hand-checked: "Hello, world!" in o200k, offsets in characters.
+	stdout, _, _ := runCLI(t, "Hello, world!", "tokenize", "--tokenizer", dir)
+	if want := `{"input_ids": [13225, 11, 2375, 0], "offsets": [[0, 5], [5, 6], [6, 12], [12, 13]]}` + "\n"; stdout != want {
+		t.Errorf("got %q, want %q", stdout, want)
+	}
+	stdout, _, _ = runCLI(t, "日本語", "tokenize", "--tokenizer", dir)
+	if want := `{"input_ids": [9048, 40909], "offsets": [[0, 2], [2, 3]]}` + "\n"; stdout != want {
+		t.Errorf("got %q, want %q", stdout, want)
+	}
+	stdout, _, _ = runCLI(t, "", "tokenize", "--tokenizer", dir)
+	if want := `{"input_ids": [], "offsets": []}` + "\n"; stdout != want {
+		t.Errorf("empty input: got %q, want %q", stdout, want)
+	}
+}
+
+// TestDetokenize: the text with nothing added; --skip-special drops only
+// special tokens; tokenize's output is accepted.
+func TestDetokenize(t *testing.T) {
+	dir := beamDir(t)
+	tk, err := tokenizer.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "<|start|>assistant<|channel|>final<|message|>4 🧬<|return|>"
+	ids, _ := json.Marshal(tk.Encode(text).IDs)
+	for _, c := range []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"all", string(ids), []string{"detokenize", "--tokenizer", dir}, text},
+		{"skip special", string(ids), []string{"detokenize", "--skip-special", "--tokenizer", dir}, strings.TrimSuffix(text, "<|return|>")},
+		{"unknown ids skipped", "[13225, 999999999, 0]", []string{"detokenize", "--tokenizer", dir}, "Hello!"},
+		{"empty", "[]", []string{"detokenize", "--tokenizer", dir}, ""},
+		{"tokenize output", `{"input_ids": [13225, 0], "offsets": [[0, 5], [5, 6]]}`, []string{"detokenize", "--tokenizer", dir}, "Hello!"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, c.stdin, c.args...)
+			if code != 0 || stderr != "" || stdout != c.want {
+				t.Errorf("code %d, stderr %q, stdout %q, want %q", code, stderr, stdout, c.want)
+			}
+		})
+	}
+}
+
+// TestTokenizeErrors: one line on stderr, exit 1, nothing on stdout.
+func TestTokenizeErrors(t *testing.T) {
+	dir := beamDir(t)
+	for _, c := range []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"no tokenizer", "x", []string{"tokenize"}, "beamharmony tokenize: --tokenizer PATH is required"},
+		{"missing path", "x", []string{"tokenize", "--tokenizer", filepath.Join(t.TempDir(), "nope")}, "beamharmony tokenize: "},
+		{"not a tokenizer", "x", []string{"tokenize", "--tokenizer", "../../tokenizer/testdata/oracle/package.json"}, "beamharmony tokenize: "},
+		{"invalid UTF-8", "ab\xffc", []string{"tokenize", "--tokenizer", dir}, "beamharmony tokenize: input: invalid UTF-8 at byte 2"},
+		{"two files", "", []string{"tokenize", "--tokenizer", dir, "a", "b"}, "beamharmony tokenize: expected at most one FILE"},
+		{"detokenize no tokenizer", "[1]", []string{"detokenize"}, "beamharmony detokenize: --tokenizer PATH is required"},
+		{"not an array", `"x"`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: want a JSON array of token ids"},
+		{"negative id", "[1, -2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[1]: -2 is not a token id"},
+		{"fraction", "[1.5]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[0]: 1.5 is not a token id"},
+		{"trailing data", "[1] [2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: unexpected data after the array"},
+		{"object without ids", `{"ids": [1]}`, []string{"detokenize", "--tokenizer", dir}, `beamharmony detokenize: input: want a JSON array of token ids or an object with "input_ids"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, c.stdin, c.args...)
+			if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, c.want) {
+				t.Errorf("code %d, stdout %q, stderr %q, want prefix %q", code, stdout, stderr, c.want)
+			}
+		})
+	}
+	for _, cmd := range []string{"tokenize", "detokenize"} {
+		stdout, _, code := runCLI(t, "", cmd, "--help")
+		if code != 0 || !strings.Contains(stdout, "Example:") || !strings.Contains(stdout, "--tokenizer") {
+			t.Errorf("%s --help: code %d, %q", cmd, code, stdout)
+		}
+	}
+}
