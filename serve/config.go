@@ -114,9 +114,10 @@ type Config struct {
 	// reasoning through. By default such a request gets the page's 400;
 	// a request can still set chat_template_kwargs.allow_missing_thinking.
 	AllowMissingThinking bool
-	// AllowMarkers lets message content and names carry Harmony markers,
-	// which the engine then reads as format tokens. By default they are a
-	// 400 naming the message.
+	// AllowMarkers lets message content and names, argument values and
+	// schema fields (harmony.FindMarkers) carry Harmony markers, which the
+	// engine then reads as format tokens. By default they are a 400 naming
+	// the value's JSON path.
 	AllowMarkers bool
 	// ReasoningFields narrows the reasoning output to one field.
 	ReasoningFields ReasoningFields
