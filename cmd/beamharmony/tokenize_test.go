@@ -12,6 +12,10 @@ import (
 	"github.com/beamharmony/harmony/tokenizer"
 )
 
+// gpt2Dir is the small GPT-2-style fixture: quick to load, so most cases
+// use it; Beam's 12 MB tokenizer is loaded only where its ids matter.
+const gpt2Dir = "../../tokenizer/testdata/gpt2"
+
 func beamDir(t *testing.T) string {
 	t.Helper()
 	dir, err := tokgen.BeamDir()
@@ -30,12 +34,12 @@ type tokenizeOutput struct {
 // encodes (markers as marker tokens, or ordinary text with --ordinary),
 // offsets in characters; FILE or stdin; PATH a directory or the file.
 func TestTokenize(t *testing.T) {
-	dir := beamDir(t)
+	dir := gpt2Dir
 	tk, err := tokenizer.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := "<|start|>user<|message|>日本語 🧬 Hi<|end|>"
+	text := "<|endoftext|>user <sep> 日本語 🧬 Hi <mask> there"
 	file := filepath.Join(t.TempDir(), "in.txt")
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -68,41 +72,45 @@ func TestTokenize(t *testing.T) {
 			}
 		})
 	}
+	stdout, _, _ := runCLI(t, "", "tokenize", "--tokenizer", dir)
+	if want := `{"input_ids": [], "offsets": []}` + "\n"; stdout != want {
+		t.Errorf("empty input: got %q, want %q", stdout, want)
+	}
 	// Hand-checked: "Hello, world!" in o200k, offsets in characters.
-	stdout, _, _ := runCLI(t, "Hello, world!", "tokenize", "--tokenizer", dir)
+	dir = beamDir(t)
+	stdout, _, _ = runCLI(t, "Hello, world!", "tokenize", "--tokenizer", dir)
 	if want := `{"input_ids": [13225, 11, 2375, 0], "offsets": [[0, 5], [5, 6], [6, 12], [12, 13]]}` + "\n"; stdout != want {
 		t.Errorf("got %q, want %q", stdout, want)
 	}
-	stdout, _, _ = runCLI(t, "日本語", "tokenize", "--tokenizer", dir)
-	if want := `{"input_ids": [9048, 40909], "offsets": [[0, 2], [2, 3]]}` + "\n"; stdout != want {
+	stdout, _, _ = runCLI(t, "日本語<|start|>", "tokenize", "--tokenizer", dir)
+	if want := `{"input_ids": [9048, 40909, 199998], "offsets": [[0, 2], [2, 3], [3, 12]]}` + "\n"; stdout != want {
 		t.Errorf("got %q, want %q", stdout, want)
-	}
-	stdout, _, _ = runCLI(t, "", "tokenize", "--tokenizer", dir)
-	if want := `{"input_ids": [], "offsets": []}` + "\n"; stdout != want {
-		t.Errorf("empty input: got %q, want %q", stdout, want)
 	}
 }
 
 // TestDetokenize: the text with nothing added; --skip-special drops only
 // special tokens; tokenize's output is accepted.
 func TestDetokenize(t *testing.T) {
-	dir := beamDir(t)
+	dir := gpt2Dir
 	tk, err := tokenizer.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := "<|start|>assistant<|channel|>final<|message|>4 🧬<|return|>"
+	// <sep> is an added token that is not special; <|endoftext|> is special.
+	text := "<sep>hello 🧬<|endoftext|>"
 	ids, _ := json.Marshal(tk.Encode(text).IDs)
+	hello, _ := json.Marshal(tk.Encode("hello!").IDs)
 	for _, c := range []struct {
 		name, stdin string
 		args        []string
 		want        string
 	}{
-		{"all", string(ids), []string{"detokenize", "--tokenizer", dir}, text},
-		{"skip special", string(ids), []string{"detokenize", "--skip-special", "--tokenizer", dir}, strings.TrimSuffix(text, "<|return|>")},
-		{"unknown ids skipped", "[13225, 999999999, 0]", []string{"detokenize", "--tokenizer", dir}, "Hello!"},
+		// The ByteLevel pre-tokenizer added a space before "hello" (add_prefix_space).
+		{"all", string(ids), []string{"detokenize", "--tokenizer", dir}, "<sep> hello 🧬<|endoftext|>"},
+		{"skip special", string(ids), []string{"detokenize", "--skip-special", "--tokenizer", dir}, "<sep> hello 🧬"},
+		{"unknown ids skipped", strings.Replace(string(hello), "[", "[999999999, ", 1), []string{"detokenize", "--tokenizer", dir}, " hello!"},
 		{"empty", "[]", []string{"detokenize", "--tokenizer", dir}, ""},
-		{"tokenize output", `{"input_ids": [13225, 0], "offsets": [[0, 5], [5, 6]]}`, []string{"detokenize", "--tokenizer", dir}, "Hello!"},
+		{"tokenize output", `{"input_ids": ` + string(hello) + `, "offsets": []}`, []string{"detokenize", "--tokenizer", dir}, " hello!"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, c.stdin, c.args...)
@@ -115,7 +123,7 @@ func TestDetokenize(t *testing.T) {
 
 // TestTokenizeErrors: one line on stderr, exit 1, nothing on stdout.
 func TestTokenizeErrors(t *testing.T) {
-	dir := beamDir(t)
+	dir := gpt2Dir
 	for _, c := range []struct {
 		name, stdin string
 		args        []string
