@@ -285,11 +285,11 @@ func TestLongInputs(t *testing.T) {
 		}
 		msgs = append(msgs, `{"role": "assistant", "reasoning_content": "r", "tool_calls": [`+call("b", "last")+`]}`, `{"role": "tool", "tool_call_id": "b", "content": "z"}`,
 			`{"role": "tool", "tool_call_id": "nope", "content": "w"}`)
-		got, err := renderRequest(t, `{"messages": [`+strings.Join(msgs, ", ")+`], "add_generation_prompt": false}`)
+		_, err := renderRequest(t, `{"messages": [`+strings.Join(msgs, ", ")+`], "add_generation_prompt": false}`)
 		if err == nil || err.Error() != "messages["+strconv.Itoa(len(msgs)-1)+"]: The tool message needs a name, or a tool_call_id that matches an earlier call." {
 			t.Fatalf("unknown ID: %v", err)
 		}
-		got, err = renderRequest(t, `{"messages": [`+strings.Join(msgs[:len(msgs)-1], ", ")+`], "add_generation_prompt": false}`)
+		got, err := renderRequest(t, `{"messages": [`+strings.Join(msgs[:len(msgs)-1], ", ")+`], "add_generation_prompt": false}`)
 		if err != nil {
 			t.Fatal(err)
 		}
