@@ -10,6 +10,7 @@ import (
 // API.
 var chatEndpoint = &endpoint{
 	name:     "chat completion",
+	path:     "/v1/chat/completions",
 	idPrefix: "chatcmpl-",
 	decode: func(s *Server, body []byte) (reply, *apiError) {
 		req, err := decodeRequest(body, &s.cfg)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The pipeline every generating endpoint shares: read and decode the body,
@@ -25,8 +26,10 @@ import (
 
 // endpoint is one generating API.
 type endpoint struct {
-	// name labels the endpoint in logs and metrics.
+	// name labels the endpoint in logs.
 	name string
+	// path labels the endpoint in metrics.
+	path string
 	// idPrefix starts the ids of its replies.
 	idPrefix string
 	// decode reads a request body into the generation request and the
@@ -116,6 +119,7 @@ type call struct {
 	kind      errorKind
 	errMsg    string
 	errDetail string // what the client is not told (the engine's words)
+	errCode   string
 	finish    string
 	usage     *usage
 	firstByte time.Duration
@@ -161,8 +165,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	defer cancel()
 	c.ctx = ctx
 	if req.stream {
-		s.metrics.streamsOpen.Add(1)
-		defer s.metrics.streamsOpen.Add(-1)
+		s.metrics.streamsOpen.Inc()
+		defer s.metrics.streamsOpen.Dec()
 		c.stream(w, rep.stream(w, c))
 		return
 	}
@@ -258,7 +262,7 @@ func (c *call) httpError(w http.ResponseWriter, e *apiError) {
 }
 
 func (c *call) record(e *apiError) {
-	c.status, c.kind, c.errMsg, c.errDetail = e.status, e.kind, e.msg, e.detail
+	c.status, c.kind, c.errMsg, c.errDetail, c.errCode = e.status, e.kind, e.msg, e.detail, e.code
 }
 
 // transportError classifies a failure to talk to the engine: the client
@@ -388,7 +392,8 @@ func (c *call) stream(w http.ResponseWriter, out streamSink) {
 		return
 	}
 	g := &streamGen{c: c, w: w, out: out, parser: harmony.NewStreamParser(c.parseOptions()),
-		events: make([]harmony.Event, 0, 16), hold: stopHold{stops: c.req.stop}}
+		events: make([]harmony.Event, 0, 16), hold: stopHold{stops: c.req.stop},
+		ttft: c.s.metrics.ttft.WithLabelValues(c.ep.path), itl: c.s.metrics.itl.WithLabelValues(c.ep.path)}
 	if ka, ok := out.(keepAliver); ok {
 		if iv := c.s.cfg.keepAlive(); iv > 0 {
 			stop := g.keepAlive(iv, ka)
@@ -400,6 +405,11 @@ func (c *call) stream(w http.ResponseWriter, out streamSink) {
 
 // streamGen is the state of one streamed generation.
 type streamGen struct {
+	// lastToken is when the engine last sent text (zero before the
+	// first), for the time-to-first-token and inter-token metrics.
+	lastToken time.Time
+	ttft, itl prometheus.Observer
+
 	c      *call
 	w      http.ResponseWriter
 	out    streamSink
@@ -423,6 +433,17 @@ type streamGen struct {
 }
 
 const tailLen = 16
+
+// token notes an engine event with generated text in the latency metrics.
+func (g *streamGen) token() {
+	now := time.Now()
+	if g.lastToken.IsZero() {
+		g.ttft.Observe(now.Sub(g.c.start).Seconds())
+	} else {
+		g.itl.Observe(now.Sub(g.lastToken).Seconds())
+	}
+	g.lastToken = now
+}
 
 // feed gives text to the parser and the events it makes certain to out.
 func (g *streamGen) feed(text string) *apiError {
@@ -505,6 +526,9 @@ func (g *streamGen) run(body io.Reader) {
 		var aerr *apiError
 		if ch := comp.choice(); ch != nil {
 			g.start()
+			if ch.Text != "" {
+				g.token()
+			}
 			aerr = g.feed(g.hold.push(ch.Text))
 			if aerr == nil && ch.FinishReason != "" {
 				finish = ch.FinishReason
@@ -653,7 +677,7 @@ func (g *streamGen) keepAlive(iv time.Duration, ka keepAliver) (stop func()) {
 func (c *call) finishLog() {
 	d := time.Since(c.start)
 	stream := c.req != nil && c.req.stream
-	c.s.metrics.observe(stream, c.kind, d, c.usage)
+	c.s.metrics.observe(c.ep.path, stream, c.status, c.kind, c.errCode, d, c.usage)
 	attrs := make([]slog.Attr, 0, 14)
 	attrs = append(attrs,
 		slog.String("request_id", c.id),

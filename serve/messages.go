@@ -17,6 +17,7 @@ import (
 // messagesEndpoint is POST /v1/messages.
 var messagesEndpoint = &endpoint{
 	name:     "messages",
+	path:     "/v1/messages",
 	idPrefix: "msg_",
 	decode: func(s *Server, body []byte) (reply, *apiError) {
 		mr, err := decodeMessagesRequest(body, s, false)

@@ -449,4 +449,4 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) 
 
 // countTokensEndpoint labels /v1/messages/count_tokens in logs and
 // metrics; its errors have Anthropic's shape.
-var countTokensEndpoint = &endpoint{name: "count_tokens", writeError: writeAnthropicError}
+var countTokensEndpoint = &endpoint{name: "count_tokens", path: "/v1/messages/count_tokens", writeError: writeAnthropicError}

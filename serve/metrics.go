@@ -3,8 +3,11 @@ package serve
 import (
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // errorKind labels a failed request in the metrics and logs.
@@ -46,109 +49,144 @@ func (k errorKind) String() string {
 }
 
 // latencyBuckets are the upper bounds, in seconds, of the request duration
-// histogram: from a short answer to a long reasoning stream.
-var latencyBuckets = [...]float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+// histograms: from a short answer to a long reasoning stream.
+var latencyBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
 
-// metrics are the gateway's counters, kept with atomics and written in
-// Prometheus' text format by hand.
+// ttftBuckets bound the time to the first token: queueing and prefill.
+var ttftBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+
+// itlBuckets bound the time between two tokens of a stream.
+var itlBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 1, 2.5}
+
+// tokenBuckets bound a request's prompt or generated tokens.
+var tokenBuckets = prometheus.ExponentialBuckets(16, 4, 9) // 16 .. 1Mi
+
+// metrics are the gateway's Prometheus collectors, in a registry of the
+// server's own (README, Metrics). The series of the hand-written
+// exporter keep their names and labels.
 type metrics struct {
-	requests         [2]atomic.Int64 // by stream: 0 false, 1 true
-	errors           [numKinds]atomic.Int64
-	streamsOpen      atomic.Int64
-	promptTokens     atomic.Int64
-	completionTokens atomic.Int64
-	latency          [len(latencyBuckets) + 1]atomic.Int64 // the last is +Inf
-	latencySumMicros atomic.Int64
+	reg *prometheus.Registry
+	h   http.Handler
+
+	// The first series, counted over every generating endpoint.
+	requests         *prometheus.CounterVec // stream
+	errors           *prometheus.CounterVec // kind
+	streamsOpen      prometheus.Gauge
+	promptTokens     prometheus.Counter
+	completionTokens prometheus.Counter
+	duration         prometheus.Histogram
+
+	// By endpoint.
+	endpointRequests *prometheus.CounterVec   // endpoint, code
+	ttft             *prometheus.HistogramVec // endpoint
+	itl              *prometheus.HistogramVec // endpoint
+	e2e              *prometheus.HistogramVec // endpoint
+	reqPromptTokens  *prometheus.HistogramVec // endpoint
+	reqGenTokens     *prometheus.HistogramVec // endpoint
+	engineErrors     *prometheus.CounterVec   // kind
 }
 
-// observe records one finished chat request.
-func (m *metrics) observe(stream bool, kind errorKind, d time.Duration, u *usage) {
-	if stream {
-		m.requests[1].Add(1)
-	} else {
-		m.requests[0].Add(1)
-	}
-	if kind != kindNone {
-		m.errors[kind].Add(1)
-	}
-	if u != nil {
-		m.promptTokens.Add(u.PromptTokens)
-		m.completionTokens.Add(u.CompletionTokens)
-	}
-	sec := d.Seconds()
-	b := len(latencyBuckets)
-	for i, le := range latencyBuckets {
-		if sec <= le {
-			b = i
-			break
-		}
-	}
-	m.latency[b].Add(1)
-	m.latencySumMicros.Add(d.Microseconds())
-}
+// engineErrorKinds label beamharmony_engine_errors_total.
+var engineErrorKinds = [...]string{"unreachable", "timeout", "status_4xx", "status_5xx", "bad_reply", "stream_cut", "error_event", "finish_reason", "invalid_output", "other"}
 
-// serveHTTP writes the metrics in the Prometheus text exposition format.
-func (m *metrics) serveHTTP(w http.ResponseWriter, _ *http.Request) {
-	b := make([]byte, 0, 4096)
-	b = help(b, "beamharmony_requests_total", "counter", "Chat completion requests, by whether they streamed.")
-	for i, label := range [2]string{"false", "true"} {
-		b = append(b, `beamharmony_requests_total{stream="`...)
-		b = append(b, label...)
-		b = append(b, `"} `...)
-		b = strconv.AppendInt(b, m.requests[i].Load(), 10)
-		b = append(b, '\n')
+// newMetrics returns the collectors, registered with a new registry
+// alongside the Go runtime and process collectors.
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_requests_total",
+		Help: "Generating requests (every API), by whether they streamed."}, []string{"stream"})
+	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_errors_total",
+		Help: "Failed generating requests, by kind of failure."}, []string{"kind"})
+	m.streamsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Name: "beamharmony_streams_open",
+		Help: "Streamed replies in progress."})
+	m.promptTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "beamharmony_prompt_tokens_total",
+		Help: "Prompt tokens, as counted by the engine."})
+	m.completionTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "beamharmony_completion_tokens_total",
+		Help: "Generated tokens, as counted by the engine."})
+	m.duration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "beamharmony_request_duration_seconds",
+		Help: "Generating request duration, to the last byte.", Buckets: latencyBuckets})
+	m.endpointRequests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_http_requests_total",
+		Help: "Requests to the generating endpoints, by endpoint and HTTP status (499: the client went away)."}, []string{"endpoint", "code"})
+	m.ttft = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_time_to_first_token_seconds",
+		Help: "Time from a streamed request's arrival to the engine's first generated text.", Buckets: ttftBuckets}, []string{"endpoint"})
+	m.itl = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_inter_token_latency_seconds",
+		Help: "Time between two stream events of the engine that carry generated text (one token each on vLLM).", Buckets: itlBuckets}, []string{"endpoint"})
+	m.e2e = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_e2e_request_latency_seconds",
+		Help: "Time from a request's arrival to the last byte of its reply.", Buckets: latencyBuckets}, []string{"endpoint"})
+	m.reqPromptTokens = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_request_prompt_tokens",
+		Help: "Prompt tokens of a request, as counted by the engine.", Buckets: tokenBuckets}, []string{"endpoint"})
+	m.reqGenTokens = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_request_generation_tokens",
+		Help: "Generated tokens of a request, as counted by the engine.", Buckets: tokenBuckets}, []string{"endpoint"})
+	m.engineErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_engine_errors_total",
+		Help: "Failures of the engine, by kind."}, []string{"kind"})
+	m.reg.MustRegister(m.requests, m.errors, m.streamsOpen, m.promptTokens, m.completionTokens, m.duration,
+		m.endpointRequests, m.ttft, m.itl, m.e2e, m.reqPromptTokens, m.reqGenTokens, m.engineErrors,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every fixed label value is exported from the start, at 0.
+	for _, v := range [...]string{"false", "true"} {
+		m.requests.WithLabelValues(v)
 	}
-	b = help(b, "beamharmony_errors_total", "counter", "Failed chat completion requests, by kind of failure.")
 	for k := kindBadRequest; k < numKinds; k++ {
-		b = append(b, `beamharmony_errors_total{kind="`...)
-		b = append(b, k.String()...)
-		b = append(b, `"} `...)
-		b = strconv.AppendInt(b, m.errors[k].Load(), 10)
-		b = append(b, '\n')
+		m.errors.WithLabelValues(k.String())
 	}
-	b = help(b, "beamharmony_streams_open", "gauge", "Streamed chat completions in progress.")
-	b = sample(b, "beamharmony_streams_open", m.streamsOpen.Load())
-	b = help(b, "beamharmony_prompt_tokens_total", "counter", "Prompt tokens, as counted by the engine.")
-	b = sample(b, "beamharmony_prompt_tokens_total", m.promptTokens.Load())
-	b = help(b, "beamharmony_completion_tokens_total", "counter", "Generated tokens, as counted by the engine.")
-	b = sample(b, "beamharmony_completion_tokens_total", m.completionTokens.Load())
-	b = help(b, "beamharmony_request_duration_seconds", "histogram", "Chat completion request duration, to the last byte.")
-	var cum int64
-	for i := range m.latency {
-		cum += m.latency[i].Load()
-		b = append(b, `beamharmony_request_duration_seconds_bucket{le="`...)
-		if i < len(latencyBuckets) {
-			b = strconv.AppendFloat(b, latencyBuckets[i], 'g', -1, 64)
-		} else {
-			b = append(b, "+Inf"...)
+	for _, k := range engineErrorKinds {
+		m.engineErrors.WithLabelValues(k)
+	}
+	m.h = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return m
+}
+
+// engineErrorKind is the engine_errors_total kind of a failure, or "" for
+// one that is not the engine's.
+func engineErrorKind(kind errorKind, code string) string {
+	switch kind {
+	case kindTimeout:
+		return "timeout"
+	case kindEngine4xx:
+		return "status_4xx"
+	case kindModelOutput:
+		return "invalid_output"
+	case kindEngine:
+	default:
+		return ""
+	}
+	switch code {
+	case "engine_unreachable":
+		return "unreachable"
+	case "engine_bad_reply":
+		return "bad_reply"
+	case "engine_stream", "engine_read", "engine_cut":
+		return "stream_cut"
+	case "engine_error":
+		return "error_event"
+	case "engine_finish":
+		return "finish_reason"
+	}
+	if len(code) == len("engine_500") && code[:len("engine_5")] == "engine_5" {
+		return "status_5xx"
+	}
+	return "other"
+}
+
+// observe records one finished generating request.
+func (m *metrics) observe(endpoint string, stream bool, status int, kind errorKind, code string, d time.Duration, u *usage) {
+	m.requests.WithLabelValues(strconv.FormatBool(stream)).Inc()
+	if kind != kindNone {
+		m.errors.WithLabelValues(kind.String()).Inc()
+		if ek := engineErrorKind(kind, code); ek != "" {
+			m.engineErrors.WithLabelValues(ek).Inc()
 		}
-		b = append(b, `"} `...)
-		b = strconv.AppendInt(b, cum, 10)
-		b = append(b, '\n')
 	}
-	b = append(b, "beamharmony_request_duration_seconds_sum "...)
-	b = strconv.AppendFloat(b, float64(m.latencySumMicros.Load())/1e6, 'g', -1, 64)
-	b = append(b, '\n')
-	b = sample(b, "beamharmony_request_duration_seconds_count", cum)
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	_, _ = w.Write(b)
+	m.endpointRequests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
+	if u != nil {
+		m.promptTokens.Add(float64(u.PromptTokens))
+		m.completionTokens.Add(float64(u.CompletionTokens))
+		m.reqPromptTokens.WithLabelValues(endpoint).Observe(float64(u.PromptTokens))
+		m.reqGenTokens.WithLabelValues(endpoint).Observe(float64(u.CompletionTokens))
+	}
+	m.duration.Observe(d.Seconds())
+	m.e2e.WithLabelValues(endpoint).Observe(d.Seconds())
 }
 
-func help(b []byte, name, typ, text string) []byte {
-	b = append(b, "# HELP "...)
-	b = append(b, name...)
-	b = append(b, ' ')
-	b = append(b, text...)
-	b = append(b, "\n# TYPE "...)
-	b = append(b, name...)
-	b = append(b, ' ')
-	b = append(b, typ...)
-	return append(b, '\n')
-}
-
-func sample(b []byte, name string, v int64) []byte {
-	b = append(b, name...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, v, 10)
-	return append(b, '\n')
-}
+// serveHTTP serves the metrics in the Prometheus exposition formats.
+func (m *metrics) serveHTTP(w http.ResponseWriter, r *http.Request) { m.h.ServeHTTP(w, r) }

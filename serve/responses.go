@@ -16,6 +16,7 @@ import (
 // responsesEndpoint is POST /v1/responses.
 var responsesEndpoint = &endpoint{
 	name:     "responses",
+	path:     "/v1/responses",
 	idPrefix: "resp_",
 	decode: func(s *Server, body []byte) (reply, *apiError) {
 		rr, err := decodeResponsesRequest(body, s)

@@ -17,7 +17,7 @@ type Server struct {
 	cfg     Config
 	engine  engine
 	log     *slog.Logger
-	metrics metrics
+	metrics *metrics
 	// signer signs the reasoning handed out and checks it coming back.
 	signer *signer
 }
@@ -31,7 +31,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, errors.New("max tokens: must not be negative")
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey)}
+	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey), metrics: newMetrics()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // streamCheck reads a streamed reply without a testing.T (for use from
@@ -116,11 +118,11 @@ func TestConcurrentStreams(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if got := s.metrics.streamsOpen.Load(); got != 0 {
-		t.Errorf("streams open after the test: %d", got)
+	if got := testutil.ToFloat64(s.metrics.streamsOpen); got != 0 {
+		t.Errorf("streams open after the test: %v", got)
 	}
-	if got := s.metrics.requests[1].Load(); got != n {
-		t.Errorf("streamed requests counted: %d", got)
+	if got := testutil.ToFloat64(s.metrics.requests.WithLabelValues("true")); got != float64(n) {
+		t.Errorf("streamed requests counted: %v", got)
 	}
 	client.CloseIdleConnections()
 	engineClient.CloseIdleConnections()
@@ -178,9 +180,9 @@ func TestClientDisconnect(t *testing.T) {
 	resp.Body.Close()
 	waitCancelled(t, fe, 1)
 	deadline := time.Now().Add(5 * time.Second)
-	for s.metrics.errors[kindClientClosed].Load() != 1 || s.metrics.streamsOpen.Load() != 0 {
+	for testutil.ToFloat64(s.metrics.errors.WithLabelValues("client_closed")) != 1 || testutil.ToFloat64(s.metrics.streamsOpen) != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("client_closed %d, streams open %d", s.metrics.errors[kindClientClosed].Load(), s.metrics.streamsOpen.Load())
+			t.Fatalf("client_closed %v, streams open %v", testutil.ToFloat64(s.metrics.errors.WithLabelValues("client_closed")), testutil.ToFloat64(s.metrics.streamsOpen))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
