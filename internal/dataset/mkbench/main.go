@@ -4,6 +4,10 @@
 // corpus's requests, one per line.
 //
 //	go run ./internal/dataset/mkbench -size 1e9 > /tmp/train-1g.jsonl
+//
+// With -tokenizer-dir DIR it also writes Beam's tokenizer (the o200k
+// vocabulary with Beam's markers, made by internal/tokgen) to DIR, for the
+// token benchmarks: beamharmony dataset --tokenizer DIR ...
 package main
 
 import (
@@ -13,12 +17,24 @@ import (
 	"os"
 
 	"github.com/beamharmony/harmony/internal/dataset/benchdata"
+	"github.com/beamharmony/harmony/internal/tokgen"
 )
 
 func main() {
 	size := flag.Float64("size", 1e9, "bytes to write (about)")
 	realistic := flag.String("realistic", "testdata/bench/realistic_request.json", "the realistic request")
+	tokDir := flag.String("tokenizer-dir", "", "also write Beam's tokenizer to this directory")
 	flag.Parse()
+	if *tokDir != "" {
+		tj, cj, err := tokgen.Beam()
+		if err == nil {
+			err = tokgen.WriteDir(*tokDir, tj, cj)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mkbench:", err)
+			os.Exit(1)
+		}
+	}
 	lines, err := benchdata.Lines(*realistic)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkbench:", err)
