@@ -51,7 +51,7 @@ func TestTruncatedStreams(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			in := filepath.Join(dir, name)
-			writeInput(t, in, repeatLines(validLine, 20000))
+			writeInput(t, in, repeatLines(validLine, 20000/raceScale))
 			data, _ := os.ReadFile(in)
 			os.WriteFile(in, data[:len(data)*2/3], 0o644)
 			st, err := Run(context.Background(), Config{Inputs: []string{in}, Output: filepath.Join(dir, "out.jsonl")})
@@ -252,7 +252,7 @@ func TestFullDisk(t *testing.T) {
 		t.Run(out, func(t *testing.T) {
 			dir := t.TempDir()
 			in := filepath.Join(dir, "in.jsonl")
-			lines := make([][]byte, 30000)
+			lines := make([][]byte, 30000/raceScale)
 			for i := range lines {
 				lines[i] = fmt.Appendf(nil, `{"messages": [{"role": "user", "content": "%d %x"}]}`, i, i*i*7919)
 			}
@@ -304,7 +304,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		t.Run(out, func(t *testing.T) {
 			dir := t.TempDir()
 			in := filepath.Join(dir, "in.jsonl")
-			writeInput(t, in, repeatLines(validLine, 50000))
+			writeInput(t, in, repeatLines(validLine, 50000/raceScale))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			_, err := Run(ctx, Config{Inputs: []string{in}, Output: filepath.Join(dir, out), Progress: cancelAfter{cancel}})

@@ -281,7 +281,7 @@ func compactJSON(t testing.TB, b []byte) []byte {
 // RenderPrompt's error.
 func TestEqualsLibrary(t *testing.T) {
 	dir := t.TempDir()
-	lines := corpusLines(t, 7, 600)
+	lines := corpusLines(t, 7, 600/raceScale)
 	half := len(lines) / 2
 	inputs := map[string][][]byte{
 		filepath.Join(dir, "a.jsonl"):     lines[:half],
