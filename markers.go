@@ -41,7 +41,8 @@ func (u MarkerUse) Text() string {
 // FindMarkers returns every string of a request that Render writes into
 // the prompt as is and that holds a marker, messages first and then tools,
 // each in the order the prompt writes them: message
-// content (every role), tool-call argument values at any depth and the
+// content (every role; also that of a late system or developer message,
+// which Render drops, as DECISIONS.md's serving rule refuses it), tool-call argument values at any depth and the
 // keys inside them, and the schema fields a tool's declaration writes from
 // its parameters: property names, enum and const members, defaults and
 // examples, at any depth and through $ref. Render itself refuses a marker

@@ -152,3 +152,85 @@ func TestUnionDuplicatesLinear(t *testing.T) {
 		}
 	}
 }
+
+// afterOthers reports whether a message of another role than system and
+// developer comes before messages[i].
+func afterOthers(messages []Message, i int) bool {
+	for k := range messages[:i] {
+		if !isInstruction(&messages[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// countMarkers counts the markers in s.
+func countMarkers(s string) int {
+	n := 0
+	for i := 0; i+minMarkerLen <= len(s); i++ {
+		if mk := markerAt(s[i:]); mk != "" {
+			n++
+			i += len(mk) - 1
+		}
+	}
+	return n
+}
+
+// FindMarkers is exact: on the interop corpus, and on the corpus with
+// <|end|> put at the start of one random string of each request, a
+// request that renders has markers in its prompt beyond the renderer's own
+// if and only if FindMarkers reports one (leaving aside the content of
+// late system messages, which Render drops and FindMarkers reports).
+func TestFindMarkersMatchesThePrompt(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	checked, reported := 0, 0
+	for _, c := range corpus.Generate(11, 1500) {
+		for variant := 0; variant < 8; variant++ {
+			text := string(c.JSON)
+			if variant > 0 {
+				var quotes []int
+				for i := 0; i < len(text); i++ {
+					if text[i] == '"' && (i == 0 || text[i-1] != '\\') {
+						quotes = append(quotes, i)
+					}
+				}
+				if len(quotes) == 0 {
+					continue
+				}
+				at := quotes[r.IntN(len(quotes))] + 1
+				text = text[:at] + "<|end|>" + text[at:]
+			}
+			req, err := ParseRequest([]byte(text))
+			if err != nil {
+				continue
+			}
+			rd := renderer{opts: &req.Options, s: getScratch(), wantMarks: true}
+			err = rd.render(req.Messages)
+			prompt, own := string(rd.buf), len(rd.marks)
+			rd.release()
+			if err != nil {
+				continue
+			}
+			checked++
+			var uses []MarkerUse
+			for _, u := range req.Markers() {
+				var i int
+				if _, err := fmt.Sscanf(u.Path, "messages[%d].content", &i); err == nil && isInstruction(&req.Messages[i]) && afterOthers(req.Messages, i) {
+					continue // a late system message: dropped, yet reported
+				}
+				uses = append(uses, u)
+			}
+			extra := countMarkers(prompt) - own
+			if (len(uses) > 0) != (extra > 0) {
+				t.Fatalf("%s variant %d: %d markers beyond the renderer's own, FindMarkers %v:\n%s", c.Name, variant, extra, uses, text)
+			}
+			if len(uses) > 0 {
+				reported++
+			}
+		}
+	}
+	t.Logf("%d rendered, %d with markers", checked, reported)
+	if checked < 1500 || reported < 200 {
+		t.Errorf("only %d requests rendered, %d with markers", checked, reported)
+	}
+}
