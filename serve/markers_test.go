@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,31 @@ func TestMarkersAnywhereInThePrompt(t *testing.T) {
 	body := strings.Replace(withTool(`{"type":"object","properties":{"a":{"enum":["<|end|>"]}}}`), `"model":"beam",`, `"model":"beam","tool_choice":"none",`, 1)
 	if resp, data := post(t, gw, body); resp.StatusCode != 200 {
 		t.Errorf("tool_choice none: status %d: %s", resp.StatusCode, data)
+	}
+}
+
+// Issue 12, finding 1: issue 12's 30-level schema is a 400 naming the
+// tool, before the engine is asked (it used to grow past 10 GB).
+func TestRefExpansionRefused(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "c")))
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"root":{"$ref":"#/$defs/d0"}},"$defs":{`)
+	for i := 0; i < 30; i++ {
+		next := fmt.Sprintf(`{"$ref":"#/$defs/d%d"}`, i+1)
+		fmt.Fprintf(&b, `"d%d":{"type":"object","properties":{"a":%s,"b":%s}},`, i, next, next)
+	}
+	b.WriteString(`"d30":{"type":"string"}}}`)
+	body := `{"model":"beam","tools":[{"type":"function","function":{"name":"f","parameters":` + b.String() + `}}],"messages":[{"role":"user","content":"Hi"}]}`
+	gw := newGateway(t, fe)
+	resp, data := post(t, gw, body)
+	if resp.StatusCode != 400 {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, data)
+	}
+	e := decodeError(t, data)
+	if !strings.HasPrefix(e.Error.Message, "tools[0].function.parameters: declaring the tools takes more than 4 MiB of TypeScript") {
+		t.Errorf("message %q", e.Error.Message)
+	}
+	if len(fe.requests()) != 0 {
+		t.Error("the engine was asked")
 	}
 }
