@@ -29,7 +29,9 @@ const floatRefusal = "cannot be written as Python writes it in this Jinja engine
 //
 // Requests that llama.cpp reshapes before the template runs
 // (interop.LlamaReshapes) are counted by reason and not compared. Every
-// other request must give the Go renderer's prompt, or fail where the Go
+// other request must give the Go renderer's prompt (with the last
+// <|return|> made <|end|> when there is no generation prompt, as llama.cpp
+// does after the template: interop.LlamaPrompt), or fail where the Go
 // renderer fails (llama.cpp wraps the template's message in its own), or
 // be refused loudly for holding a float, which llama.cpp would write with
 // six significant digits.
@@ -58,16 +60,19 @@ func TestTemplateMatchesGoRendererLlamaCpp(t *testing.T) {
 			continue
 		}
 		goRes := interop.RenderGo(c.JSON)
+		if goRes.Error == "" {
+			goRes.Prompt = interop.LlamaPrompt(c.JSON, goRes.Prompt)
+		}
 		var problem string
 		switch {
+		case res.Error != "" && strings.Contains(res.Error, floatRefusal):
+			floats++
 		case goRes.Error != "" && res.Error == "":
 			problem = "go error:          " + goRes.Error + "\nllama.cpp renders: " + fmt.Sprintf("%.200q", res.Prompt)
 		case goRes.Error != "" && !strings.Contains(res.Error, goRes.Error):
 			problem = "go error:        " + goRes.Error + "\nllama.cpp error: " + res.Error
 		case goRes.Error != "":
 			bothFail++
-		case res.Error != "" && strings.Contains(res.Error, floatRefusal):
-			floats++
 		case res.Error != "":
 			problem = "go renders, llama.cpp fails: " + res.Error
 		case res.Prompt != goRes.Prompt:

@@ -125,21 +125,30 @@ func llamaBody(request []byte) ([]byte, error) {
 // Numbers are not judged here: the template refuses floats in llama.cpp.
 func LlamaReshapes(request []byte) string {
 	var req struct {
-		Messages            []map[string]json.RawMessage `json:"messages"`
-		Tools               json.RawMessage              `json:"tools"`
-		AddGenerationPrompt json.RawMessage              `json:"add_generation_prompt"`
+		Messages            []json.RawMessage `json:"messages"`
+		Tools               json.RawMessage   `json:"tools"`
+		AddGenerationPrompt json.RawMessage   `json:"add_generation_prompt"`
 	}
 	if err := json.Unmarshal(request, &req); err != nil {
-		return "not a request llama.cpp reads: " + err.Error()
+		return "messages is not a list: llama.cpp refuses it"
+	}
+	messages := make([]map[string]json.RawMessage, len(req.Messages))
+	for i, raw := range req.Messages {
+		if json.Unmarshal(raw, &messages[i]) != nil || messages[i] == nil {
+			return fmt.Sprintf("messages[%d] is not an object: llama.cpp refuses it", i)
+		}
 	}
 	switch agp := string(bytes.TrimSpace(req.AddGenerationPrompt)); agp {
 	case "", "null", "true", "false":
 	default:
 		return "add_generation_prompt is not a boolean: llama.cpp reads it as true"
 	}
-	for i, m := range req.Messages {
-		if m == nil {
-			return fmt.Sprintf("messages[%d] is not an object: llama.cpp refuses it", i)
+	if n := wideInteger(request); n != "" {
+		return "the integer " + n + " does not fit 64 bits: llama.cpp wraps it or reads it as a float"
+	}
+	for i, m := range messages {
+		if _, ok := m["role"]; !ok {
+			return fmt.Sprintf("messages[%d] has no role: llama.cpp refuses it with its own message", i)
 		}
 		for _, f := range []string{"role", "reasoning_content", "name", "tool_call_id"} {
 			if v, ok := m[f]; ok && !isJSONString(v) {
@@ -163,9 +172,6 @@ func LlamaReshapes(request []byte) string {
 				if jsonString(p["type"]) != "text" || !isJSONString(p["text"]) {
 					return fmt.Sprintf("messages[%d].content[%d] is not a text part: llama.cpp refuses it", i, j)
 				}
-			}
-			if len(parts) > 1 && jsonString(parts[0]["text"]) == "" {
-				return fmt.Sprintf("messages[%d].content: llama.cpp joins text parts without the newline after an empty first part", i)
 			}
 		} else if hasContent && !isJSONString(content) && string(content) != "null" {
 			return fmt.Sprintf("messages[%d].content is neither a string, null nor a list: llama.cpp refuses it", i)
@@ -237,6 +243,41 @@ func reasoningDropped(m map[string]json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// wideInteger returns the first integer literal of the request that does
+// not fit an int64, or "".
+func wideInteger(request []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(request))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if n, ok := tok.(json.Number); ok && !strings.ContainsAny(string(n), ".eE") {
+			if _, err := n.Int64(); err != nil {
+				return string(n)
+			}
+		}
+	}
+}
+
+// LlamaPrompt returns the prompt llama-server gives for a request whose
+// template renders prompt: with add_generation_prompt false, llama.cpp's
+// GPT-OSS handling (the template holds <|channel|>) replaces the last
+// <|return|> with <|end|>, after the template.
+func LlamaPrompt(request []byte, prompt string) string {
+	var req struct {
+		AddGenerationPrompt *bool `json:"add_generation_prompt"`
+	}
+	if json.Unmarshal(request, &req) != nil || req.AddGenerationPrompt == nil || *req.AddGenerationPrompt {
+		return prompt
+	}
+	if i := strings.LastIndex(prompt, "<|return|>"); i >= 0 {
+		return prompt[:i] + "<|end|>" + prompt[i+len("<|return|>"):]
+	}
+	return prompt
 }
 
 // emptyContent reports whether content is null, "" or [].

@@ -4,10 +4,11 @@
 Renders requests with each template given, in the environment render_jinja.py
 sets up as Transformers' apply_chat_template does (sandboxed, trim_blocks,
 lstrip_blocks, loopcontrols, {% generation %} tracking), and prints, per
-request group, the time of one render: the median over the rounds and the
-minimum (the least disturbed by other processes on a shared machine). Several
-templates are timed in the same run, round by round in turn, so that a busy
-machine slows them alike; the last columns compare each with the first.
+request group, the time of one render: the median CPU time of the rendering
+thread (which other processes on a shared machine do not add to), the median
+wall time, and the minimum wall time. Several templates are timed in the same
+run, round by round in turn, so that a busy machine slows them alike; the
+last columns compare each with the first.
 
 Usage (from the repository root):
 
@@ -45,9 +46,10 @@ def load_groups():
 
 
 def time_once(template, request):
-    start = time.perf_counter()
+    """Render once; return (wall seconds, CPU seconds of this thread, result)."""
+    cpu, wall = time.thread_time(), time.perf_counter()
     result = render_jinja.render_result(template, request)
-    return time.perf_counter() - start, result
+    return time.perf_counter() - wall, time.thread_time() - cpu, result
 
 
 def main(argv):
@@ -62,23 +64,27 @@ def main(argv):
             compiled.append(render_jinja.compile_template(f.read()))
     groups = load_groups()
 
-    # samples[t][g][r]: the times of request r of group g under template t.
-    samples = [[[[] for _ in reqs] for _, reqs in groups] for _ in compiled]
+    # wall[t][g][r], cpu[t][g][r]: the times of request r of group g under template t.
+    wall = [[[[] for _ in reqs] for _, reqs in groups] for _ in compiled]
+    cpu = [[[[] for _ in reqs] for _, reqs in groups] for _ in compiled]
     for rnd in range(args.rounds + 1):
         for t, template in enumerate(compiled):
             for g, (_, requests) in enumerate(groups):
                 for r, request in enumerate(requests):
-                    elapsed, result = time_once(template, request)
+                    elapsed, used, result = time_once(template, request)
                     if rnd == 0:  # warm-up round: check that the templates agree
-                        _, first = time_once(compiled[0], request)
+                        _, _, first = time_once(compiled[0], request)
                         if result != first:
                             sys.exit("%s and %s differ on %s request %d" % (args.templates[0], args.templates[t], groups[g][0], r))
                         continue
-                    samples[t][g][r].append(elapsed)
+                    wall[t][g][r].append(elapsed)
+                    cpu[t][g][r].append(used)
 
     width = max(len(p) for p in args.templates)
-    for stat_name, stat in (("median", statistics.median), ("minimum", min)):
-        header = "%-*s" % (width, stat_name + " of one render")
+    for stat_name, samples, stat in (("median CPU time", cpu, statistics.median),
+                                     ("median wall time", wall, statistics.median),
+                                     ("minimum wall time", wall, min)):
+        header = "%-*s" % (width, stat_name)
         for name, _ in groups:
             header += "  %26s" % (name + " (us)")
         print(header + "  speed-up")
