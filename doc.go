@@ -38,9 +38,10 @@
 //
 // # Errors
 //
-// Input that cannot be rendered returns a *RenderError whose path names the
-// offending value ("messages[3].tool_calls[0].function.arguments: ..."), or,
-// for the errors the format page words itself, the page's exact text.
+// Input that cannot be decoded or rendered returns a *RenderError whose path
+// names the offending value ("messages[3].tool_calls[0].function.arguments: ..."),
+// or, for the errors the format page words itself, the page's exact text.
+// ParseRequest and the UnmarshalJSON methods return no other error type.
 //
 // The rules come from the format page and the project's DECISIONS.md; the
 // few choices neither makes are listed in docs/gap-decisions.md.

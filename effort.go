@@ -84,7 +84,7 @@ func (e ReasoningEffort) Value() (string, error) {
 func (e *ReasoningEffort) UnmarshalJSON(data []byte) error {
 	d, err := pyjson.ParseBytes(data)
 	if err != nil {
-		return err
+		return errJSON("", err)
 	}
 	*e = effortFromJSON(d, 0)
 	return nil

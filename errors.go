@@ -25,13 +25,23 @@ var ErrInvalidEffort = errors.New(errEffortText)
 // reasoning.
 var ErrMissingReasoning = errors.New("assistant turn is missing its reasoning")
 
-// RenderError reports input that cannot be rendered. Path names the
-// offending value in the request's JSON shape, such as
-// "messages[3].tool_calls[0].function.arguments"; it is empty for the
-// errors the format page words itself, whose text then stands alone
-// exactly as the page gives it.
+// RenderError reports input that cannot be decoded or rendered: it is the
+// one error type of ParseRequest, the UnmarshalJSON methods of Request,
+// Message, Tool and ReasoningEffort, and of rendering, so a caller needs a
+// single errors.As to find the offending value. (A request that cannot be
+// decoded is one that cannot be rendered; a second type of the same shape
+// would only make every caller test for both.)
+//
+// Path names the offending value in the request's JSON shape, such as
+// "messages[3].tool_calls[0].function.arguments"; for Message.UnmarshalJSON
+// and Tool.UnmarshalJSON it is relative to that value ("content[0].type"),
+// and empty for the value itself. It is also empty for the errors the
+// format page words itself, whose text then stands alone exactly as the
+// page gives it.
 type RenderError struct {
+	// Path is the JSON path of the offending value, or empty.
 	Path string
+	// Msg says what is wrong, and where it helps, what to do.
 	Msg  string
 	kind error
 }
@@ -44,10 +54,46 @@ func (e *RenderError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// Unwrap lets errors.Is match ErrInvalidEffort and ErrMissingReasoning.
+// Unwrap lets errors.Is match ErrInvalidEffort and ErrMissingReasoning,
+// and errors.As find the *pyjson syntax error behind invalid JSON.
 func (e *RenderError) Unwrap() error { return e.kind }
 
 func errAt(path, msg string) error { return &RenderError{Path: path, Msg: msg} }
+
+// errJSON reports JSON that does not parse, at path.
+func errJSON(path string, err error) error {
+	return &RenderError{Path: path, Msg: err.Error(), kind: err}
+}
+
+// prefixPath puts prefix in front of a decoding error's path:
+// "tool_calls[0]" and "function.name" give "tool_calls[0].function.name",
+// "messages[1]" and "[2]" give "messages[1][2]", and an empty path gives
+// prefix. Errors of other types are returned unchanged.
+func prefixPath(prefix string, err error) error {
+	re, ok := err.(*RenderError)
+	if !ok {
+		return err
+	}
+	c := *re
+	c.Path = JoinPath(prefix, re.Path)
+	return &c
+}
+
+// JoinPath joins two parts of a JSON path as RenderError.Path writes them:
+// JoinPath("messages[1]", "content[0].type") is
+// "messages[1].content[0].type", an index part follows without a dot
+// ("tools" and "[2]" give "tools[2]"), and an empty part gives the other.
+// A caller that decodes one Message or Tool of a larger document uses it
+// to name the value within the document.
+func JoinPath(prefix, path string) string {
+	switch {
+	case path == "":
+		return prefix
+	case prefix == "" || path[0] == '[':
+		return prefix + path
+	}
+	return prefix + "." + path
+}
 
 func errInvalidEffort() error {
 	return &RenderError{Msg: errEffortText, kind: ErrInvalidEffort}

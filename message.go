@@ -117,7 +117,7 @@ func (t tape) of(raw []byte) *pyjson.Doc {
 func (m *Message) UnmarshalJSON(data []byte) error {
 	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
 	if err != nil {
-		return err
+		return errJSON("", err)
 	}
 	return decodeMessage(d, 0, m)
 }
@@ -126,7 +126,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 func (t *Tool) UnmarshalJSON(data []byte) error {
 	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
 	if err != nil {
-		return err
+		return errJSON("", err)
 	}
 	return decodeTool(d, 0, t)
 }
@@ -220,19 +220,11 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	return append(dst, "}}"...), nil
 }
 
-// fieldError is a decoding error at a path inside one value.
-type fieldError struct {
-	path string
-	msg  string
-}
-
-func (e *fieldError) Error() string { return e.path + ": " + e.msg }
-
 // decodeMessage reads the message object at node i of d. Arguments and
 // parameters keep sub-slices of d.Src, so d.Src must not be reused.
 func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
 	if d.Kind(i) != pyjson.Object {
-		return &fieldError{"", "must be a JSON object, got " + d.Kind(i).String()}
+		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
 	*m = Message{}
 	var err error
@@ -287,7 +279,7 @@ func optString(d *pyjson.Doc, v int, field string) (string, error) {
 	case pyjson.String:
 		return d.Str(v), nil
 	}
-	return "", &fieldError{field, "must be a string, got " + d.Kind(v).String()}
+	return "", errAt(field, "must be a string, got "+d.Kind(v).String())
 }
 
 // decodeContent reads content: a string, null, or a list of text parts
@@ -300,13 +292,13 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 		return d.Str(v), nil
 	case pyjson.Array:
 	default:
-		return "", &fieldError{"content", "must be a string, null or a list of text parts, got " + d.Kind(v).String()}
+		return "", errAt("content", "must be a string, null or a list of text parts, got "+d.Kind(v).String())
 	}
 	var buf []byte
 	var err error
 	d.Elements(v, func(e, pos int) bool {
 		if d.Kind(e) != pyjson.Object {
-			err = &fieldError{partPath(pos), "must be a text part {\"type\": \"text\", \"text\": ...}"}
+			err = errAt(partPath(pos), "must be a text part {\"type\": \"text\", \"text\": ...}")
 			return false
 		}
 		if t := d.Lookup(e, "type"); t < 0 || !d.StringEqual(t, "text") {
@@ -314,12 +306,12 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 			if t >= 0 {
 				kind = string(d.AppendPython(nil, t))
 			}
-			err = &fieldError{partPath(pos) + ".type", "unsupported part type " + kind + "; Beam reads text parts only"}
+			err = errAt(partPath(pos)+".type", "unsupported part type "+kind+"; Beam reads text parts only")
 			return false
 		}
 		t := d.Lookup(e, "text")
 		if t < 0 || d.Kind(t) != pyjson.String {
-			err = &fieldError{partPath(pos) + ".text", "must be a string"}
+			err = errAt(partPath(pos)+".text", "must be a string")
 			return false
 		}
 		if pos > 0 {
@@ -339,7 +331,7 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
 		return nil
 	case pyjson.Array:
 	default:
-		return &fieldError{"tool_calls", "must be a list, got " + d.Kind(v).String()}
+		return errAt("tool_calls", "must be a list, got "+d.Kind(v).String())
 	}
 	m.ToolCalls = make([]ToolCall, 0, d.Nodes[v].Len)
 	var err error
@@ -357,7 +349,7 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
 
 func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 	if d.Kind(e) != pyjson.Object {
-		return &fieldError{"", "must be a JSON object, got " + d.Kind(e).String()}
+		return errAt("", "must be a JSON object, got "+d.Kind(e).String())
 	}
 	var err error
 	if id := d.Lookup(e, "id"); id >= 0 {
@@ -372,7 +364,7 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 	}
 	f := d.Lookup(e, "function")
 	if f < 0 || d.Kind(f) != pyjson.Object {
-		return &fieldError{"function", "must be an object with name and arguments"}
+		return errAt("function", "must be an object with name and arguments")
 	}
 	if n := d.Lookup(f, "name"); n >= 0 {
 		if c.Function.Name, err = optString(d, n, "function.name"); err != nil {
@@ -388,7 +380,7 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 
 func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 	if d.Kind(i) != pyjson.Object {
-		return &fieldError{"", "must be a JSON object, got " + d.Kind(i).String()}
+		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
 	*t = Tool{}
 	var err error
@@ -399,7 +391,7 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 	}
 	f := d.Lookup(i, "function")
 	if f < 0 || d.Kind(f) != pyjson.Object {
-		return &fieldError{"function", "must be an object with name, description and parameters"}
+		return errAt("function", "must be an object with name, description and parameters")
 	}
 	if n := d.Lookup(f, "name"); n >= 0 {
 		if t.Function.Name, err = optString(d, n, "function.name"); err != nil {
@@ -416,20 +408,4 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 		t.Function.parsed = tape{d, p}
 	}
 	return nil
-}
-
-// prefixPath puts prefix in front of a decoding error's path.
-func prefixPath(prefix string, err error) error {
-	if fe, ok := err.(*fieldError); ok {
-		p := prefix
-		if fe.path != "" {
-			if fe.path[0] == '[' {
-				p += fe.path
-			} else {
-				p += "." + fe.path
-			}
-		}
-		return &fieldError{p, fe.msg}
-	}
-	return fmt.Errorf("%s: %w", prefix, err)
 }

@@ -1,7 +1,6 @@
 package harmony
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -24,8 +23,9 @@ type Request struct {
 	Options
 }
 
-// ParseRequest decodes a request. Shape errors name the offending value,
-// such as "messages[2].content[0].type: ...". data is retained: arguments
+// ParseRequest decodes a request. Every error is a *RenderError whose Path
+// names the offending value, such as "messages[2].content[0].type", or
+// "request" for the document as a whole (invalid JSON or UTF-8). data is retained: arguments
 // and schemas refer into it.
 func ParseRequest(data []byte) (*Request, error) {
 	pooled := docPool.Get().(*pyjson.Doc)
@@ -37,9 +37,9 @@ func ParseRequest(data []byte) (*Request, error) {
 	// word that error for a whole request.
 	if err := pooled.Parse(data); err != nil {
 		if !utf8.Valid(data) {
-			return nil, errors.New("request: not valid UTF-8")
+			return nil, &RenderError{Path: "request", Msg: "not valid UTF-8", kind: err}
 		}
-		return nil, fmt.Errorf("request: %w", err)
+		return nil, errJSON("request", err)
 	}
 	// The decoded tools and calls keep the tape (Render reuses it), so
 	// they get an exact-size copy; the pooled one serves the next request.
@@ -69,12 +69,12 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 
 func (r *Request) decode(d *pyjson.Doc) error {
 	if d.Kind(0) != pyjson.Object {
-		return errors.New("request: must be a JSON object with \"messages\"")
+		return errAt("request", `must be a JSON object with "messages"`)
 	}
 	*r = Request{Options: Options{AddGenerationPrompt: true}}
 	msgs := d.Lookup(0, "messages")
 	if msgs < 0 || d.Kind(msgs) != pyjson.Array {
-		return errors.New("messages: required, a list of messages")
+		return errAt("messages", "required, a list of messages")
 	}
 	r.Messages = make([]Message, 0, d.Nodes[msgs].Len)
 	var err error

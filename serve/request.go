@@ -329,7 +329,7 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 		m := &r.messages[i]
 		path := "messages[" + strconv.Itoa(i) + "]"
 		if err := m.UnmarshalJSON(raw); err != nil {
-			return badRequest(path, "invalid_message", joinPath(path, err.Error()))
+			return harmonyError(path, "invalid_message", err)
 		}
 		for j := range m.ToolCalls {
 			if err := decodeArguments(&m.ToolCalls[j].Function, path+".tool_calls["+strconv.Itoa(j)+"].function.arguments"); err != nil {
@@ -365,18 +365,15 @@ func markerError(u harmony.MarkerUse) *apiError {
 		", which the engine would read as a format token; remove it, or start the server with --allow-markers")
 }
 
-// joinPath puts path in front of a decoding error "sub.path: msg" (or
-// ": msg" for the message itself).
-func joinPath(path, msg string) string {
-	switch {
-	case strings.HasPrefix(msg, ": "):
-		return path + msg
-	case strings.HasPrefix(msg, "["):
-		return path + msg
-	case strings.Contains(msg, ": "):
-		return path + "." + msg
+// harmonyError is a 400 for the value at path (a message or a tool) that
+// harmony could not decode: param is path, and the message names the value
+// inside it by joining the error's own path to path.
+func harmonyError(path, code string, err error) *apiError {
+	var re *harmony.RenderError
+	if !errors.As(err, &re) {
+		return badRequest(path, code, path+": "+err.Error())
 	}
-	return path + ": " + msg
+	return badRequest(path, code, harmony.JoinPath(path, re.Path)+": "+re.Msg)
 }
 
 // decodeArguments replaces arguments sent as a JSON string by the object
@@ -434,7 +431,7 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 	for i, raw := range raws {
 		path := "tools[" + strconv.Itoa(i) + "]"
 		if err := tools[i].UnmarshalJSON(raw); err != nil {
-			return badRequest(path, "invalid_tool", joinPath(path, err.Error()))
+			return harmonyError(path, "invalid_tool", err)
 		}
 	}
 	if choice == "none" {
