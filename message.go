@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -62,8 +63,8 @@ type FunctionCall struct {
 	// Arguments is a JSON object. Its key order and number literals are
 	// kept: each member becomes one rfl:parameter in the prompt. A JSON
 	// string here (OpenAI's wire form) is an error when rendering: decode
-	// it first. To change decoded arguments, assign a new slice rather
-	// than editing the bytes in place: the decoder's tape of them is kept.
+	// it first. Decoded arguments may be edited in place or replaced:
+	// Render writes what the slice holds when it runs.
 	Arguments json.RawMessage
 
 	parsed tape // the decoder's tape of Arguments, reused by Render
@@ -84,9 +85,9 @@ type Function struct {
 	Name        string
 	Description string
 	// Parameters is a JSON Schema object, kept as written so that the
-	// order of properties survives into the TypeScript declaration. To
-	// change decoded parameters, assign a new slice rather than editing the
-	// bytes in place: the decoder's tape of them is kept.
+	// order of properties survives into the TypeScript declaration. Decoded
+	// parameters may be edited in place or replaced: Render declares what
+	// the slice holds when it runs.
 	Parameters json.RawMessage
 
 	parsed tape // the decoder's tape of Parameters, reused by Render
@@ -95,22 +96,30 @@ type Function struct {
 // tape is a JSON value already parsed: node root of doc. Decoding a
 // request parses every argument object and schema once; Render reuses that
 // tape instead of parsing the raw bytes again.
+//
+// The tape's doc reads a private copy of the source (sealTape), never the
+// bytes the caller holds as Arguments or Parameters: editing those in place
+// cannot change what the tape says, and of then sees that they no longer
+// match it.
 type tape struct {
 	doc  *pyjson.Doc
 	root int
 }
 
-// of returns the tape when it still describes raw (the same bytes at the
-// same address), else nil.
+// of returns the tape when it still describes raw (the same bytes as were
+// decoded), else nil, and the caller parses raw itself.
 func (t tape) of(raw []byte) *pyjson.Doc {
-	if t.doc == nil || len(raw) == 0 {
-		return nil
-	}
-	src := t.doc.Raw(t.root)
-	if len(src) != len(raw) || &src[0] != &raw[0] {
+	if t.doc == nil || len(raw) == 0 || !bytes.Equal(t.doc.Raw(t.root), raw) {
 		return nil
 	}
 	return t.doc
+}
+
+// sealTape gives d a private copy of its source, once the decoded values
+// have taken their sub-slices of the original: the tapes then describe
+// bytes no caller can reach.
+func sealTape(d *pyjson.Doc) {
+	d.Src = bytes.Clone(d.Src)
 }
 
 // UnmarshalJSON decodes the OpenAI / Hugging Face wire shape of a message.
@@ -119,7 +128,16 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return errJSON("", err)
 	}
-	return decodeMessage(d, 0, m)
+	if err := decodeMessage(d, 0, m); err != nil {
+		return err
+	}
+	for _, c := range m.ToolCalls {
+		if c.Function.parsed.doc != nil {
+			sealTape(d)
+			break
+		}
+	}
+	return nil
 }
 
 // UnmarshalJSON decodes a tool in the OpenAI shape.
@@ -128,7 +146,13 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return errJSON("", err)
 	}
-	return decodeTool(d, 0, t)
+	if err := decodeTool(d, 0, t); err != nil {
+		return err
+	}
+	if t.Function.parsed.doc != nil {
+		sealTape(d)
+	}
+	return nil
 }
 
 // MarshalJSON writes the message in the wire shape, reasoning as thinking

@@ -25,8 +25,12 @@ type Request struct {
 
 // ParseRequest decodes a request. Every error is a *RenderError whose Path
 // names the offending value, such as "messages[2].content[0].type", or
-// "request" for the document as a whole (invalid JSON or UTF-8). data is retained: arguments
-// and schemas refer into it.
+// "request" for the document as a whole (invalid JSON or UTF-8).
+//
+// data is retained: the Arguments and Parameters of the result are
+// sub-slices of it. Editing them (or data) in place is safe: Render reuses
+// its own parse of a value only while the bytes are still the ones decoded,
+// and otherwise reads the edited text.
 func ParseRequest(data []byte) (*Request, error) {
 	pooled := docPool.Get().(*pyjson.Doc)
 	defer func() {
@@ -51,6 +55,7 @@ func ParseRequest(data []byte) (*Request, error) {
 		return nil, err
 	}
 	d.Text = ""
+	sealTape(d)
 	return r, nil
 }
 
