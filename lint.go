@@ -48,8 +48,12 @@ var (
 // results missing, extra or out of order against the calls, and markers in
 // any string the prompt carries as is (FindMarkers: content, argument
 // values, schema enums, defaults, examples and property names). The
-// request is not rendered; call Render for errors.
+// request is not rendered; call Render for errors. A nil opts means the
+// zero Options, as for Render.
 func Lint(messages []Message, opts *Options) []Warning {
+	if opts == nil {
+		opts = new(Options)
+	}
 	var ws []Warning
 	ws = lintInstructions(ws, messages)
 	ws = lintEffort(ws, opts.ReasoningEffort)
