@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,7 @@ func newCompletionRequest(req *request, model string, prompt any) *completionReq
 	stop := make([]string, 0, len(req.stop)+len(engineStops))
 	stop = append(stop, req.stop...)
 	for _, s := range engineStops {
-		if !contains(stop, s) {
+		if !slices.Contains(stop, s) {
 			stop = append(stop, s)
 		}
 	}
@@ -92,15 +93,6 @@ func newCompletionRequest(req *request, model string, prompt any) *completionReq
 		cr.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	return cr
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // completion is one /v1/completions reply, or one event of a streamed
@@ -513,7 +505,7 @@ func (h *stopHold) finish(finish string, stopReason json.RawMessage) string {
 			return held[:len(held)-len(s)]
 		}
 	}
-	if named && contains(h.stops, reason) {
+	if named && slices.Contains(h.stops, reason) {
 		// An engine that cut the stop string from the text.
 		h.matched = reason
 	}

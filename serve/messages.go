@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -172,7 +173,7 @@ func decodeStopSequences(raw json.RawMessage) ([]string, *apiError) {
 	}
 	out := list[:0]
 	for _, s := range list {
-		if s != "" && !contains(engineStops[:], s) {
+		if s != "" && !slices.Contains(engineStops[:], s) {
 			out = append(out, s)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -308,7 +309,7 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 	}
 	out := list[:0]
 	for _, s := range list {
-		if s != "" && !contains(engineStops[:], s) {
+		if s != "" && !slices.Contains(engineStops[:], s) {
 			out = append(out, s)
 		}
 	}
