@@ -3,6 +3,7 @@ package harmony_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/beamharmony/harmony"
 )
@@ -47,4 +48,83 @@ func ExampleLint() {
 	}
 	// Output:
 	// messages[1]: this system message comes after a message of another role and is not rendered; put system and developer messages at the start
+}
+
+// ExampleRender renders a conversation ready for the model's answer.
+func ExampleRender() {
+	prompt, err := harmony.Render([]harmony.Message{
+		{Role: harmony.RoleUser, Content: "Hi"},
+	}, &harmony.Options{AddGenerationPrompt: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(prompt)
+	// Output:
+	// <|start|>system<|message|>You are Beam, an AI assistant trained by Reflection.
+	//
+	// Reasoning effort: 512
+	//
+	// # Valid channels: analysis, final. Channel must be included for every message.<|end|><|start|>user<|message|>Hi<|end|><|start|>assistant
+}
+
+// ExampleRenderPrompt marks the assistant's text, as training masks it.
+func ExampleRenderPrompt() {
+	p, err := harmony.RenderPrompt([]harmony.Message{
+		{Role: harmony.RoleUser, Content: "Hi"},
+		{Role: harmony.RoleAssistant, Reasoning: "Greet back.", Content: "Hello!"},
+	}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range p.AssistantSpans {
+		fmt.Printf("%q\n", p.Text[s.Start:s.End])
+	}
+	// Output:
+	// "<|channel|>analysis<|message|>Greet back.<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|>"
+}
+
+// ExampleParse reads a finished generation back into a message.
+func ExampleParse() {
+	res, err := harmony.Parse("<|channel|>analysis<|message|>Greet back.<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|>", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s\n%s\n", res.Message.AppendJSON(nil), res.End)
+	// Output:
+	// {"role": "assistant", "thinking": "Greet back.", "content": "Hello!"}
+	// <|return|>
+}
+
+// ExampleStreamParser reads a generation chunk by chunk, as a server does.
+func ExampleStreamParser() {
+	p := harmony.NewStreamParser(nil)
+	var events []harmony.Event
+	for _, chunk := range []string{"<|channel|>final<|mes", "sage|>Hel", "lo!<|return|>"} {
+		events, err := p.Feed(chunk, events[:0])
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, e := range events {
+			fmt.Println(e.Type, e.Field, strconv.Quote(e.Text))
+		}
+	}
+	events, res, err := p.Finish(events[:0])
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range events {
+		fmt.Println(e.Type, e.Field, strconv.Quote(e.Text))
+	}
+	fmt.Println(res.Message.Content)
+	// Output:
+	// region_open content ""
+	// region_chunk content "Hel"
+	// region_chunk content "lo!"
+	// region_close content ""
+	// Hello!
 }
