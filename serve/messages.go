@@ -146,16 +146,8 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := m.decodeMessages(mb.Messages, s); err != nil {
 		return nil, err
 	}
-	if !cfg.markersAllowed() {
-		for i := range r.messages {
-			msg := &r.messages[i]
-			for _, f := range [...]struct{ name, text string }{{"content", msg.Content}, {"name", msg.Name}} {
-				if mk := harmony.FindMarker(f.text); mk != "" {
-					return nil, badRequest(m.origin[i], "marker_in_message", m.origin[i]+": contains the Harmony marker "+mk+
-						", which the engine would read as a format token; remove it, or start the server with --allow-markers")
-				}
-			}
-		}
+	if aerr := checkRequestMarkers(r, cfg, m.origin); aerr != nil {
+		return nil, aerr
 	}
 	r.opts.RequireReasoning = !cfg.AllowMissingThinking
 	return m, nil

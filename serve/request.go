@@ -490,3 +490,28 @@ func (r *request) decodeTemplateArgs(cr *chatRequest, cfg *Config) *apiError {
 	}
 	return nil
 }
+
+// checkRequestMarkers is the marker rule for the APIs whose requests are
+// mapped onto messages (Messages, Responses): a marker in any string the
+// prompt carries (content, names, tool-call argument values at any depth,
+// schema fields) is a 400 naming the request path the message came from
+// (origin), unless markers are allowed or prompts go out as token ids.
+func checkRequestMarkers(r *request, cfg *Config, origin []string) *apiError {
+	if cfg.markersAllowed() {
+		return nil
+	}
+	for i := range r.messages {
+		if mk := harmony.FindMarker(r.messages[i].Name); mk != "" {
+			return mapMessagePath(markerError(harmony.MarkerUse{Path: "messages[" + strconv.Itoa(i) + "].name", Marker: mk}), origin, "")
+		}
+	}
+	if uses := harmony.FindMarkers(r.messages, &r.opts); len(uses) > 0 {
+		u := uses[0]
+		// A message's content is the request value its origin names.
+		if rest, ok := strings.CutSuffix(u.Path, "].content"); ok && strings.HasPrefix(rest, "messages[") && !strings.Contains(rest, ".") {
+			u.Path = rest + "]"
+		}
+		return mapMessagePath(markerError(u), origin, "")
+	}
+	return nil
+}

@@ -183,14 +183,8 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if err := rr.decodeInput(rb.Input, s); err != nil {
 		return nil, err
 	}
-	if !cfg.markersAllowed() {
-		for i := range r.messages {
-			msg := &r.messages[i]
-			if mk := harmony.FindMarker(msg.Content); mk != "" {
-				return nil, badRequest(rr.origin[i], "marker_in_message", rr.origin[i]+": contains the Harmony marker "+mk+
-					", which the engine would read as a format token; remove it, or start the server with --allow-markers")
-			}
-		}
+	if aerr := checkRequestMarkers(r, cfg, rr.origin); aerr != nil {
+		return nil, aerr
 	}
 	r.opts.RequireReasoning = !cfg.AllowMissingThinking
 	return rr, nil
