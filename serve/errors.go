@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 )
@@ -76,6 +77,17 @@ func engineError(code, msg string) *apiError {
 func timeoutError(d string) *apiError {
 	return &apiError{status: http.StatusGatewayTimeout, kind: kindTimeout, code: "timeout",
 		msg: "the engine did not answer within " + d + "; raise the server's --timeout or lower max_tokens"}
+}
+
+// errShutdown is the cause of the request contexts Run cancels at its
+// shutdown deadline.
+var errShutdown = errors.New("the server is shutting down")
+
+// shutdownError is the 503 of a request that Run's shutdown deadline cut:
+// an HTTP error before the reply has started, else a stream's error event.
+func shutdownError() *apiError {
+	return &apiError{status: http.StatusServiceUnavailable, kind: kindShutdown, code: "server_shutdown",
+		msg: "the server is shutting down and ended the request at its shutdown deadline; retry it"}
 }
 
 // writeError writes e as an HTTP error reply.

@@ -270,6 +270,8 @@ func (c *call) record(e *apiError) {
 // what word that).
 func (c *call) transportError(err error, code, what string) *apiError {
 	switch {
+	case errors.Is(context.Cause(c.clientCtx), errShutdown):
+		return shutdownError()
 	case c.clientCtx.Err() != nil:
 		return &apiError{status: statusClientClosed, kind: kindClientClosed, code: "client_closed", msg: "client closed the request"}
 	case errors.Is(c.ctx.Err(), context.DeadlineExceeded):

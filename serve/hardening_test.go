@@ -26,10 +26,14 @@ func runGateway(t *testing.T, h http.Handler, opts RunOptions) (addr string, sto
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan error, 1)
-	go func() { ch <- Run(ctx, ln, h, opts) }()
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		ch <- Run(ctx, ln, h, opts)
+	}()
 	t.Cleanup(func() {
 		cancel()
-		<-ch
+		<-finished
 	})
 	return ln.Addr().String(), cancel, ch
 }
@@ -320,4 +324,78 @@ func TestNoLeaks(t *testing.T) {
 			t.Errorf("the engine check's log: %s", logs.String())
 		}
 	})
+}
+
+// Streams still open at the shutdown deadline end with a server_shutdown
+// error event (no [DONE]), are counted and logged as such, once each, by
+// the time Run returns (issue 12, finding 7).
+func TestShutdownDeadlineEndsStreams(t *testing.T) {
+	const n = 3
+	g := answer(strings.Repeat("think ", 500), "never")
+	g.delay = 20 * time.Millisecond
+	fe := newFakeEngine(t, fixed(g))
+	engineClient := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(engineClient.CloseIdleConnections)
+	var logs syncBuffer
+	s, err := New(Config{Backend: fe.srv.URL, Client: engineClient, Logger: newJSONLogger(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, stop, done := runGateway(t, s, RunOptions{ShutdownTimeout: 100 * time.Millisecond})
+	bodies := make([]*bufio.Reader, n)
+	for i := range bodies {
+		resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(withStream(hello, false)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		bodies[i] = bufio.NewReader(resp.Body)
+		if _, err := bodies[i].ReadString('\n'); err != nil { // the first chunk: the stream is open
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Run: %v, want the deadline", err)
+	}
+	// Every request is logged once, by the time Run returns.
+	var records []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if r["msg"] == "chat completion" {
+			records = append(records, r)
+		}
+	}
+	if len(records) != n {
+		t.Fatalf("%d request records when Run returned, want %d:\n%s", len(records), n, logs.String())
+	}
+	ids := map[any]bool{}
+	for _, r := range records {
+		ids[r["request_id"]] = true
+		if r["status"] != float64(503) || r["error_kind"] != "server_shutdown" {
+			t.Errorf("record %v, want status 503 and error_kind server_shutdown", r)
+		}
+	}
+	if len(ids) != n {
+		t.Errorf("request ids %v: a request logged twice", ids)
+	}
+	for i, br := range bodies {
+		rest, _ := io.ReadAll(br) // the connection closes after the event
+		res := readStream(t, 200, strings.NewReader(`data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}]}`+"\n\n"+string(rest)))
+		if res.done || res.errEvent == nil || deref(res.errEvent.Error.Code) != "server_shutdown" {
+			t.Errorf("stream %d: done %v, error %+v; rest %q", i, res.done, res.errEvent, rest)
+		}
+	}
+	if got := s.metrics.errors[kindShutdown].Load(); got != n {
+		t.Errorf("server_shutdown errors counted: %d, want %d", got, n)
+	}
+	if got := s.metrics.errors[kindClientClosed].Load(); got != 0 {
+		t.Errorf("client_closed errors counted: %d, want 0", got)
+	}
 }

@@ -25,6 +25,7 @@ const (
 	kindClientClosed             // the client went away before the end
 	kindNotFound                 // 404 and 405: no such endpoint
 	kindNotImplemented           // 501: what the server cannot do (count_tokens without a tokenizer)
+	kindShutdown                 // 503: cut by the server's shutdown deadline
 	numKinds
 )
 
@@ -39,6 +40,7 @@ var kindNames = [numKinds]string{
 	kindClientClosed:   "client_closed",
 	kindNotFound:       "not_found",
 	kindNotImplemented: "not_implemented",
+	kindShutdown:       "server_shutdown",
 }
 
 func (k errorKind) String() string {

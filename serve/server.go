@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -216,8 +218,12 @@ type RunOptions struct {
 // Run serves h on ln until ctx ends, then shuts down gracefully: it stops
 // accepting connections and waits up to opts.ShutdownTimeout for open
 // requests (streams included) to finish. Requests still open then are
-// cancelled, which cancels their engine requests. It returns nil after a
-// clean shutdown.
+// cancelled, which cancels their engine requests: a Server answers them
+// with a 503 (code server_shutdown), or ends their stream with that error
+// event, and logs them. Run returns once every request has been logged, or
+// shutdownGrace after the deadline at most. It returns nil after a clean
+// shutdown, and an error wrapping context.DeadlineExceeded when it had to
+// cancel requests.
 func Run(ctx context.Context, ln net.Listener, h http.Handler, opts RunOptions) error {
 	log := opts.Logger
 	if log == nil {
@@ -227,10 +233,15 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, opts RunOptions) 
 	if maxConns <= 0 {
 		maxConns = DefaultMaxConns
 	}
-	base, cancelBase := context.WithCancel(context.Background())
-	defer cancelBase()
+	base, cancelBase := context.WithCancelCause(context.Background())
+	defer cancelBase(nil)
+	var open handlers
 	srv := &http.Server{
-		Handler:           h,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			open.add(1)
+			defer open.add(-1)
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
 		BaseContext:       func(net.Listener) context.Context { return base },
@@ -248,14 +259,62 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, opts RunOptions) 
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	if err != nil {
-		log.Warn("shutdown deadline passed; cancelling open requests")
-		cancelBase()
+		log.Warn("shutdown deadline passed; cancelling open requests", slog.Int64("open", open.n.Load()))
+		// The handlers see errShutdown as their context's cause: they
+		// tell their clients and log. Give them shutdownGrace to finish
+		// (their connections then close on their own), then close what
+		// is left.
+		cancelBase(errShutdown)
+		gctx, gcancel := context.WithTimeout(context.Background(), shutdownGrace)
+		_ = srv.Shutdown(gctx)
+		gcancel()
 		_ = srv.Close()
+		open.wait(shutdownGrace)
 	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return serr
 	}
 	return err
+}
+
+// shutdownGrace is how long Run waits, after the shutdown deadline, for
+// the cancelled requests to answer and log.
+const shutdownGrace = 2 * time.Second
+
+// handlers counts the requests in progress.
+type handlers struct {
+	mu   sync.Mutex
+	n    atomic.Int64
+	idle chan struct{} // closed when n falls to 0, while someone waits
+}
+
+func (o *handlers) add(d int64) {
+	if o.n.Add(d) == 0 {
+		o.mu.Lock()
+		if o.idle != nil {
+			close(o.idle)
+			o.idle = nil
+		}
+		o.mu.Unlock()
+	}
+}
+
+// wait returns when no request is in progress, or after d.
+func (o *handlers) wait(d time.Duration) {
+	o.mu.Lock()
+	if o.n.Load() == 0 {
+		o.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	o.idle = ch
+	o.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
 }
 
 func orDefault(d, def time.Duration) time.Duration {
