@@ -53,6 +53,9 @@ func (s *chatStream) emit(events []harmony.Event) { s.st.emit(events) }
 func (s *chatStream) fail(e *apiError)            { s.out.errorEvent(e) }
 func (s *chatStream) flush() error                { return s.out.flush() }
 
+// keepAlive writes an SSE comment, which OpenAI clients skip.
+func (s *chatStream) keepAlive() { s.out.comment("keep-alive") }
+
 func (s *chatStream) end(e genEnd) {
 	s.c.finish = finishReason(e.finish, e.calls)
 	s.out.final(s.c.finish)

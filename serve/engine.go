@@ -106,6 +106,8 @@ type completion struct {
 	// text is Message.
 	IsError bool
 	Message string
+	// BadUsage says why a usage object was dropped ("" when it was not).
+	BadUsage string
 }
 
 type completionChoice struct {
@@ -159,11 +161,7 @@ func decodeCompletion(d *pyjson.Doc, data []byte, c *completion) error {
 			})
 		case d.StringEqual(k, "usage"):
 			if d.Kind(v) == pyjson.Object {
-				u := new(usage)
-				u.PromptTokens = intMember(d, v, "prompt_tokens")
-				u.CompletionTokens = intMember(d, v, "completion_tokens")
-				u.TotalTokens = intMember(d, v, "total_tokens")
-				c.Usage = u
+				c.Usage, c.BadUsage = decodeUsage(d, v)
 			}
 		case d.StringEqual(k, "error"):
 			if d.Kind(v) != pyjson.Null {
@@ -226,14 +224,37 @@ func optionalString(d *pyjson.Doc, v int, field string, dst *string) error {
 	return nil
 }
 
-// intMember returns the integer member key of object obj, or 0.
-func intMember(d *pyjson.Doc, obj int, key string) int64 {
-	v := d.Lookup(obj, key)
-	if v < 0 || d.Kind(v) != pyjson.Number {
-		return 0
+// maxUsage bounds each usage figure: 2^53-1, the largest integer every
+// JSON client reads exactly, and small enough that adding the figures, or
+// a request's figures to the metrics' totals, cannot overflow.
+const maxUsage = 1<<53 - 1
+
+// decodeUsage reads the usage object at node obj. A figure that is present
+// must be an integer from 0 to maxUsage, and the prompt and completion
+// figures must not add up to more than maxUsage; otherwise the whole usage
+// is dropped (nil, and why), as if the engine had sent none. An absent or
+// null figure is 0.
+func decodeUsage(d *pyjson.Doc, obj int) (*usage, string) {
+	u := new(usage)
+	for _, f := range [...]struct {
+		key string
+		dst *int64
+	}{{"prompt_tokens", &u.PromptTokens}, {"completion_tokens", &u.CompletionTokens}, {"total_tokens", &u.TotalTokens}} {
+		v := d.Lookup(obj, f.key)
+		if v < 0 || d.Kind(v) == pyjson.Null {
+			continue
+		}
+		raw := string(d.Raw(v))
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if d.Kind(v) != pyjson.Number || err != nil || n < 0 || n > maxUsage {
+			return nil, "usage." + f.key + " " + string(truncate(d.Raw(v), 40)) + " is not a token count from 0 to 2^53-1"
+		}
+		*f.dst = n
 	}
-	n, _ := strconv.ParseInt(string(d.Raw(v)), 10, 64)
-	return n
+	if u.PromptTokens+u.CompletionTokens > maxUsage {
+		return nil, "usage: prompt_tokens + completion_tokens is beyond 2^53-1"
+	}
+	return u, ""
 }
 
 // choice returns the choice the gateway reads, on both the streamed and

@@ -181,6 +181,7 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.WriteHeader(200)
 	flusher := w.(http.Flusher)
+	flusher.Flush() // the headers go out at once, as vLLM's do
 	bw := bufio.NewWriter(w)
 	if g.events != nil {
 		for _, e := range g.events {

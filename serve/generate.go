@@ -332,7 +332,7 @@ func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
 	case ch == nil:
 		return nil, end, engineError("engine_bad_reply", "engine answered a completion without a choice of index 0")
 	}
-	c.usage = comp.Usage
+	c.noteUsage(&comp)
 	end.finish = ch.FinishReason
 	if end.finish == "" {
 		end.finish = "stop"
@@ -365,6 +365,18 @@ func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
 	}
 	end.calls = len(parsed.Message.ToolCalls)
 	return parsed, end, nil
+}
+
+// noteUsage keeps the engine's usage, when comp has one; one the decoder
+// dropped is a warning in the log, and the client gets no usage.
+func (c *call) noteUsage(comp *completion) {
+	switch {
+	case comp.Usage != nil:
+		c.usage = comp.Usage
+	case comp.BadUsage != "":
+		c.usage = nil
+		c.warnings = append(c.warnings, "dropped the engine's usage: "+comp.BadUsage)
+	}
 }
 
 // noteParsed keeps the parser's warnings and any text after the end
@@ -521,9 +533,7 @@ func (g *streamGen) run(body io.Reader) {
 			g.fail(f)
 			return
 		}
-		if comp.Usage != nil {
-			c.usage = comp.Usage
-		}
+		c.noteUsage(&comp)
 		g.mu.Lock()
 		var aerr *apiError
 		if ch := comp.choice(); ch != nil {

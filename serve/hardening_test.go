@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -397,5 +398,111 @@ func TestShutdownDeadlineEndsStreams(t *testing.T) {
 	}
 	if got := s.metrics.errors[kindClientClosed].Load(); got != 0 {
 		t.Errorf("client_closed errors counted: %d, want 0", got)
+	}
+}
+
+// While the engine is silent, before its first token and between tokens,
+// the stream carries SSE comments, and the reply is otherwise unchanged
+// (issue 12, finding 10).
+func TestKeepAliveWhileEngineIsSilent(t *testing.T) {
+	g := answer("r", "c")
+	g.tokens = []string{"<|channel|>analysis<|message|>r<|end|>", "<|start|>assistant<|channel|>final<|message|>c", "<|return|>"}
+	g.delay = 150 * time.Millisecond // before each token
+	fe := newFakeEngine(t, fixed(g))
+	gw := newGateway(t, fe, func(c *Config) { c.PingInterval = 20 * time.Millisecond })
+	resp, err := http.Post(gw.URL+"/v1/chat/completions", "application/json", strings.NewReader(withStream(hello, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	first := strings.Index(text, ": keep-alive\n\n")
+	reasoning := strings.Index(text, `"reasoning_content":"r"`)
+	if first < 0 || reasoning < 0 || first > reasoning {
+		t.Fatalf("no keep-alive before the first token: %q", text)
+	}
+	if between := strings.Index(text[reasoning:], ": keep-alive\n\n"); between < 0 {
+		t.Errorf("no keep-alive between tokens: %q", text)
+	}
+	res := readStream(t, resp.StatusCode, strings.NewReader(text))
+	if res.reasoning != "r" || res.content != "c" || !res.done || res.errEvent != nil {
+		t.Errorf("stream %+v", res)
+	}
+	t.Run("off", func(t *testing.T) {
+		gw := newGateway(t, fe, func(c *Config) { c.PingInterval = -1 })
+		resp, data := post(t, gw, withStream(hello, false))
+		if resp.StatusCode != 200 || strings.Contains(string(data), "keep-alive") {
+			t.Errorf("keep-alives off: %d %q", resp.StatusCode, data)
+		}
+	})
+}
+
+// Engine usage figures that are negative, fractional or past 2^53-1 are
+// dropped with a warning in the log: the client gets no usage, the metrics
+// count nothing (issue 12, finding 10).
+func TestEngineUsageChecked(t *testing.T) {
+	text, _ := json.Marshal(answerText("r", "c"))
+	choice := `{"index":0,"text":` + string(text) + `,"finish_reason":"stop","stop_reason":"<|return|>"}`
+	tests := []struct {
+		name, usage string
+		want        *usage // nil: dropped
+	}{
+		{"valid", `{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}`, &usage{7, 3, 10}},
+		{"absent figures are 0", `{"completion_tokens":3}`, &usage{0, 3, 0}},
+		{"negative", `{"prompt_tokens":-5,"completion_tokens":3,"total_tokens":-2}`, nil},
+		{"overflows int64", `{"prompt_tokens":99999999999999999999,"completion_tokens":3,"total_tokens":3}`, nil},
+		{"past 2^53-1", `{"prompt_tokens":9007199254740992,"completion_tokens":3,"total_tokens":3}`, nil},
+		{"sum past 2^53-1", `{"prompt_tokens":9007199254740991,"completion_tokens":1}`, nil},
+		{"exponent", `{"prompt_tokens":1e30,"completion_tokens":3}`, nil},
+		{"fraction", `{"prompt_tokens":1.5,"completion_tokens":3}`, nil},
+		{"string", `{"prompt_tokens":"7","completion_tokens":3}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := gen{
+				body: `{"id":"cmpl-1","object":"text_completion","choices":[` + choice + `],"usage":` + tt.usage + `}`,
+				events: []string{
+					`{"id":"cmpl-1","object":"text_completion","choices":[` + choice + `],"usage":null}`,
+					`{"id":"cmpl-1","object":"text_completion","choices":[],"usage":` + tt.usage + `}`,
+				},
+			}
+			fe := newFakeEngine(t, fixed(g))
+			var logs syncBuffer
+			s, err := New(Config{Backend: fe.srv.URL, Logger: newJSONLogger(&logs)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gw := httptest.NewServer(s)
+			defer gw.Close()
+			resp, data := post(t, gw, hello)
+			var c completionJSON
+			if err := json.Unmarshal(data, &c); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, data)
+			}
+			res := postStream(t, gw, withStream(hello, true))
+			if !res.done {
+				t.Fatalf("stream did not finish: %+v", res.errEvent)
+			}
+			for path, got := range map[string]*usage{"not streamed": c.Usage, "streamed": res.usage} {
+				switch {
+				case tt.want == nil && got != nil:
+					t.Errorf("%s: usage %+v passed on", path, *got)
+				case tt.want != nil && (got == nil || got.PromptTokens != tt.want.PromptTokens || got.CompletionTokens != tt.want.CompletionTokens):
+					t.Errorf("%s: usage %+v, want %+v", path, got, *tt.want)
+				}
+			}
+			if tt.want == nil {
+				if s.metrics.promptTokens.Load() != 0 || s.metrics.completionTokens.Load() != 0 {
+					t.Errorf("tokens counted: %d, %d", s.metrics.promptTokens.Load(), s.metrics.completionTokens.Load())
+				}
+				if strings.Count(logs.String(), "dropped the engine's usage") != 2 {
+					t.Errorf("no warning in the log: %s", logs.String())
+				}
+			}
+		})
 	}
 }

@@ -185,7 +185,7 @@ func readStream(t testing.TB, status int, body io.Reader) *streamResult {
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if line == "" {
+		if line == "" || strings.HasPrefix(line, ":") { // a comment: a keep-alive
 			continue
 		}
 		data, ok := strings.CutPrefix(line, "data: ")

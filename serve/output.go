@@ -243,6 +243,13 @@ func (o *chunkWriter) errorEvent(e *apiError) {
 	o.buf = append(o.buf, "\n\n"...)
 }
 
+// comment writes an SSE comment line, which clients skip: a keep-alive.
+func (o *chunkWriter) comment(text string) {
+	o.buf = append(o.buf, ": "...)
+	o.buf = append(o.buf, text...)
+	o.buf = append(o.buf, "\n\n"...)
+}
+
 // flush sends what is buffered. It returns the first write error.
 func (o *chunkWriter) flush() error {
 	if o.err != nil || len(o.buf) == 0 {

@@ -30,6 +30,7 @@ func TestFlagErrorsGoToStderr(t *testing.T) {
 		{"negative body timeout", [2]string{}, []string{"serve", "--backend", backend, "--body-timeout", "-1s"}, "-body-timeout"},
 		{"zero header timeout", [2]string{}, []string{"serve", "--backend", backend, "--read-header-timeout", "0s"}, "-read-header-timeout"},
 		{"negative idle timeout", [2]string{}, []string{"serve", "--backend", backend, "--idle-timeout", "-5m"}, "-idle-timeout"},
+		{"negative ping interval", [2]string{}, []string{"serve", "--backend", backend, "--ping-interval", "-1s"}, "-ping-interval"},
 		{"zero connection limit", [2]string{}, []string{"serve", "--backend", backend, "--max-conns", "0"}, "-max-conns"},
 		{"connection limit too large", [2]string{}, []string{"serve", "--backend", backend, "--max-conns", "99999999999999999999"}, "-max-conns"},
 		{"malformed duration", [2]string{}, []string{"serve", "--backend", backend, "--timeout", "soon"}, "-timeout"},
