@@ -37,6 +37,11 @@ types, without it every argument is a string.
 at a time, or random sizes from 1 to 16 with random:SEED; the result is the
 same for every chunking.
 
+The input is parsed as it arrives: with --stream, the events of each read
+are written before the next read, so a generation piped in from a running
+model is followed live. Reading stops at the first parse error, and at the
+parser's limit of 4 MiB of generation, whatever the input's size.
+
 Warnings (a value that fits no type, text after the end marker) go to
 stderr. On a parse error the partial message (or the events so far) is
 written as usual, then one line on stderr names the error and its byte
@@ -52,26 +57,31 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("parse", parseHelp, stdout, stderr)
 	prefixFile := fs.String("prefix-file", "", "read the prompt the generation continues from `F`")
 	toolsFile := fs.String("tools-file", "", "read a JSON array of tools from `F`, to cast arguments by schema")
-	stream := fs.Bool("stream", false, "write one JSON event per line, then the message")
+	stream := fs.Bool("stream", false, "write one JSON event per line as the input arrives, then the message")
 	chunkSize := fs.String("chunk-size", "", "feed the input `N` bytes at a time, or random:SEED for random sizes from 1 to 16")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
 	}
-	input, err := readInput(files, stdin)
-	if err != nil {
-		return fail(stderr, "parse", err)
-	}
 	opts, err := parseOptions(*prefixFile, *toolsFile)
 	if err != nil {
 		return fail(stderr, "parse", err)
 	}
-	chunks, err := splitInput(string(input), *chunkSize)
+	next, err := chunkSizes(*chunkSize)
 	if err != nil {
 		return fail(stderr, "parse", err)
 	}
+	input, err := openInput(files, stdin)
+	if err != nil {
+		return fail(stderr, "parse", err)
+	}
+	defer input.Close()
 	out := bufio.NewWriter(stdout)
-	res, perr := parseChunks(chunks, opts, *stream, out)
+	res, perr, rerr := parseInput(input, opts, next, *stream, out)
+	if rerr != nil {
+		_ = out.Flush()
+		return fail(stderr, "parse", rerr)
+	}
 	if *stream {
 		out.WriteString(`{"type": "message", "message": `)
 		out.Write(res.Message.AppendJSON(nil))
@@ -92,36 +102,83 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parseChunks feeds the chunks to a stream parser, writing each event as
-// a JSON line when stream is set. One chunk without events is Parse.
-func parseChunks(chunks []string, opts *harmony.ParseOptions, stream bool, out *bufio.Writer) (*harmony.Parsed, error) {
-	if len(chunks) == 1 && !stream {
-		return harmony.Parse(chunks[0], opts)
+// openInput opens the single FILE argument, or stdin without one ("-"
+// too).
+func openInput(args []string, stdin io.Reader) (io.ReadCloser, error) {
+	switch {
+	case len(args) > 1:
+		return nil, fmt.Errorf("expected at most one FILE, got %d arguments", len(args))
+	case len(args) == 0 || args[0] == "-":
+		return io.NopCloser(stdin), nil
 	}
+	return os.Open(args[0])
+}
+
+// readBufSize is how much parseInput reads at a time without
+// --chunk-size.
+const readBufSize = 32 << 10
+
+// parseInput reads the generation from r a chunk at a time, as it arrives,
+// and feeds each chunk to a stream parser: next gives the chunk sizes, or
+// is nil for whatever one read returns. With events set, each chunk's
+// events are written and flushed before the next read, so an input that
+// never ends is parsed as it comes. Reading stops at the first parse
+// error, the parser's limit (ParseOptions.MaxBufferedBytes) included, so
+// the command never holds more than the limit. It returns the parse
+// result and error, and a read error apart.
+func parseInput(r io.Reader, opts *harmony.ParseOptions, next func() int, events bool, out *bufio.Writer) (res *harmony.Parsed, perr, rerr error) {
 	p := harmony.NewStreamParser(opts)
-	var events []harmony.Event
+	var evs []harmony.Event
 	var line []byte
 	write := func() {
-		if !stream {
+		if !events {
 			return
 		}
-		for i := range events {
-			line = events[i].AppendJSON(line[:0])
+		for i := range evs {
+			line = evs[i].AppendJSON(line[:0])
 			line = append(line, '\n')
 			out.Write(line)
 		}
 	}
-	for _, c := range chunks {
+	buf := make([]byte, readBufSize)
+	for {
+		var n int
 		var err error
-		if events, err = p.Feed(c, events[:0]); err != nil {
+		if next != nil {
+			size := next()
+			if size > len(buf) {
+				buf = make([]byte, size)
+			}
+			n, err = io.ReadFull(r, buf[:size])
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+		} else {
+			n, err = r.Read(buf)
+		}
+		if n > 0 {
+			var ferr error
+			evs, ferr = p.Feed(string(buf[:n]), evs[:0])
 			write()
+			if events {
+				if werr := out.Flush(); werr != nil {
+					return nil, nil, werr
+				}
+			}
+			if ferr != nil {
+				break
+			}
+		}
+		if err == io.EOF {
 			break
 		}
-		write()
+		if err != nil {
+			return nil, nil, err
+		}
 	}
-	events, res, err := p.Finish(events[:0])
+	evs, res, perr = p.Finish(evs[:0])
 	write()
-	return res, err
+	return res, perr, nil
 }
 
 // parseOptions reads the prefix and the tools files.
@@ -153,35 +210,23 @@ func parseOptions(prefixFile, toolsFile string) (*harmony.ParseOptions, error) {
 	return opts, nil
 }
 
-// splitInput cuts the input as --chunk-size says: "" is one chunk, N is N
-// bytes at a time, random:SEED is random sizes from 1 to 16.
-func splitInput(s, spec string) ([]string, error) {
+// chunkSizes reads --chunk-size: "" is nil (feed what each read returns),
+// N is N bytes at a time, random:SEED is random sizes from 1 to 16.
+func chunkSizes(spec string) (func() int, error) {
 	if spec == "" {
-		return []string{s}, nil
+		return nil, nil
 	}
-	var size func() int
 	if seed, ok := strings.CutPrefix(spec, "random:"); ok {
 		n, err := strconv.ParseUint(seed, 10, 64)
 		if err != nil {
 			return nil, errors.New("--chunk-size random:SEED needs a non-negative integer seed, got " + strconv.Quote(seed))
 		}
 		rng := rand.New(rand.NewPCG(n, 0))
-		size = func() int { return 1 + rng.IntN(16) }
-	} else {
-		n, err := strconv.Atoi(spec)
-		if err != nil || n < 1 {
-			return nil, errors.New("--chunk-size must be a positive number of bytes or random:SEED, got " + strconv.Quote(spec))
-		}
-		size = func() int { return n }
+		return func() int { return 1 + rng.IntN(16) }, nil
 	}
-	var chunks []string
-	for len(s) > 0 {
-		n := min(size(), len(s))
-		chunks = append(chunks, s[:n])
-		s = s[n:]
+	n, err := strconv.Atoi(spec)
+	if err != nil || n < 1 || n > 1<<30 {
+		return nil, errors.New("--chunk-size must be a positive number of bytes (at most 1 GiB) or random:SEED, got " + strconv.Quote(spec))
 	}
-	if len(chunks) == 0 {
-		chunks = []string{""}
-	}
-	return chunks, nil
+	return func() int { return n }, nil
 }
