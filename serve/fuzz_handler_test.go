@@ -1,0 +1,120 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beamharmony/harmony"
+)
+
+// FuzzChatHandler sends arbitrary bodies to POST /v1/chat/completions in
+// front of the fake engine (seeds in testdata/fuzz/FuzzChatHandler). The
+// invariants (issue 12):
+//   - a client's body never gets a 5xx: the fake engine always answers a
+//     valid generation, so every failure is the request's;
+//   - the prompt the engine receives carries exactly the markers the
+//     renderer writes: as many of each as the same request renders with
+//     every "<|" in its strings and keys defused;
+//   - no goroutine is left behind once the reply is written.
+func FuzzChatHandler(f *testing.F) {
+	fe := newFakeEngine(f, fixed(answer("r", "c")))
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	cfg := Config{Backend: fe.srv.URL, Client: client, PingInterval: -1}
+	s, err := New(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	serve := func(body []byte) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", bytes.NewReader(body))
+		s.ServeHTTP(w, r)
+		return w
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		base := runtime.NumGoroutine()
+		before := len(fe.requests())
+		w := serve(body)
+		if w.Code >= 500 {
+			t.Fatalf("status %d for a client's body: %s", w.Code, w.Body.Bytes())
+		}
+		reqs := fe.requests()
+		if len(reqs) > before {
+			checkMarkers(t, body, reqs[len(reqs)-1].Prompt, &cfg)
+		}
+		if n := settledGoroutines(base, 2*time.Second); n > base {
+			var b strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+			t.Fatalf("%d goroutines left, %d before:\n%s", n, base, b.String())
+		}
+	})
+}
+
+// settledGoroutines waits up to d for the goroutine count to fall to want
+// and returns the count.
+func settledGoroutines(want int, d time.Duration) int {
+	deadline := time.Now().Add(d)
+	n := runtime.NumGoroutine()
+	for n > want && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
+}
+
+// checkMarkers checks that prompt has as many of each marker as the
+// renderer writes for body: the count of the same request rendered with
+// "<|" defused in every string and key, which leaves only the renderer's
+// own markers.
+func checkMarkers(t *testing.T, body []byte, prompt string, cfg *Config) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("the gateway accepted a body that is not JSON: %v", err)
+	}
+	clean, err := json.Marshal(defuse(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, aerr := decodeRequest(clean, cfg)
+	if aerr != nil {
+		return // defusing made it invalid (a name, say): nothing to compare
+	}
+	want, err := harmony.Render(req.messages, &req.opts)
+	if err != nil {
+		return
+	}
+	for _, mk := range harmony.Markers() {
+		if got, n := strings.Count(prompt, mk), strings.Count(want, mk); got != n {
+			t.Fatalf("the engine's prompt has %d %s, the renderer writes %d:\nprompt: %q\nbody: %s", got, mk, n, prompt, body)
+		}
+	}
+}
+
+// defuse returns v with "<|" replaced by "<_|" in every string and key.
+func defuse(v any) any {
+	switch v := v.(type) {
+	case string:
+		return strings.ReplaceAll(v, "<|", "<_|")
+	case []any:
+		for i := range v {
+			v[i] = defuse(v[i])
+		}
+		return v
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[strings.ReplaceAll(k, "<|", "<_|")] = defuse(x)
+		}
+		return m
+	}
+	return v
+}
