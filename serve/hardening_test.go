@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // runGateway serves s with Run on a local port until the test ends (or
@@ -393,11 +395,11 @@ func TestShutdownDeadlineEndsStreams(t *testing.T) {
 			t.Errorf("stream %d: done %v, error %+v; rest %q", i, res.done, res.errEvent, rest)
 		}
 	}
-	if got := s.metrics.errors[kindShutdown].Load(); got != n {
-		t.Errorf("server_shutdown errors counted: %d, want %d", got, n)
+	if got := testutil.ToFloat64(s.metrics.errors.WithLabelValues("server_shutdown")); got != float64(n) {
+		t.Errorf("server_shutdown errors counted: %v, want %d", got, n)
 	}
-	if got := s.metrics.errors[kindClientClosed].Load(); got != 0 {
-		t.Errorf("client_closed errors counted: %d, want 0", got)
+	if got := testutil.ToFloat64(s.metrics.errors.WithLabelValues("client_closed")); got != 0 {
+		t.Errorf("client_closed errors counted: %v, want 0", got)
 	}
 }
 
@@ -496,8 +498,8 @@ func TestEngineUsageChecked(t *testing.T) {
 				}
 			}
 			if tt.want == nil {
-				if s.metrics.promptTokens.Load() != 0 || s.metrics.completionTokens.Load() != 0 {
-					t.Errorf("tokens counted: %d, %d", s.metrics.promptTokens.Load(), s.metrics.completionTokens.Load())
+				if testutil.ToFloat64(s.metrics.promptTokens) != 0 || testutil.ToFloat64(s.metrics.completionTokens) != 0 {
+					t.Errorf("tokens counted: %v, %v", testutil.ToFloat64(s.metrics.promptTokens), testutil.ToFloat64(s.metrics.completionTokens))
 				}
 				if strings.Count(logs.String(), "dropped the engine's usage") != 2 {
 					t.Errorf("no warning in the log: %s", logs.String())
