@@ -27,14 +27,14 @@ type chatReply struct{ req *request }
 
 func (r chatReply) request() *request { return r.req }
 
-func (r chatReply) complete(w http.ResponseWriter, c *call, p *harmony.Parsed, end genEnd) {
+func (r chatReply) complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd) {
 	c.finish = finishReason(end.finish, end.calls)
 	body := c.appendCompletion(make([]byte, 0, 512+2*(len(p.Message.Content)+len(p.Message.Reasoning))), &p.Message, c.finish)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
 }
 
-func (r chatReply) stream(w http.ResponseWriter, c *call) streamSink {
+func (r chatReply) stream(w http.ResponseWriter, c *exchange) streamSink {
 	out := newChunkWriter(w, c)
 	return &chatStream{c: c, out: out, st: streamer{out: out}}
 }
@@ -42,7 +42,7 @@ func (r chatReply) stream(w http.ResponseWriter, c *call) streamSink {
 // chatStream writes a streamed chat completion: a chunk per delta, the
 // finish chunk, the usage chunk when asked for, and [DONE].
 type chatStream struct {
-	c   *call
+	c   *exchange
 	out *chunkWriter
 	st  streamer
 }

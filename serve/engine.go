@@ -307,7 +307,7 @@ func (e *engine) newRequest(ctx context.Context, method, path string, body io.Re
 // engine's 2xx reply. Failures before a reply are classified: an engine 4xx
 // passes through, a timeout is a 504, anything else a 502 (DECISIONS.md,
 // Serving).
-func (e *engine) complete(c *call, cr *completionRequest) (*http.Response, *apiError) {
+func (e *engine) complete(c *exchange, cr *completionRequest) (*http.Response, *apiError) {
 	var buf bytes.Buffer
 	buf.Grow(promptSize(cr.Prompt) + 512)
 	enc := json.NewEncoder(&buf)

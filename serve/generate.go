@@ -44,9 +44,9 @@ type reply interface {
 	// request is the generation to run.
 	request() *request
 	// complete writes a non-streamed reply for the parsed generation.
-	complete(w http.ResponseWriter, c *call, p *harmony.Parsed, end genEnd)
+	complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd)
 	// stream returns the writer of a streamed reply.
-	stream(w http.ResponseWriter, c *call) streamSink
+	stream(w http.ResponseWriter, c *exchange) streamSink
 }
 
 // pathMapper is a reply whose rendered messages are not the request's
@@ -92,9 +92,10 @@ type keepAliver interface {
 	keepAlive()
 }
 
-// call is one generating request in progress: the decoded request, the
+// exchange is one request the gateway serves, in progress (named so as not
+// to be confused with a tool call): the decoded request, the
 // contexts it runs under, and what its log record reports.
-type call struct {
+type exchange struct {
 	s     *Server
 	ep    *endpoint
 	id    string // request id, for logs and the engine
@@ -128,7 +129,7 @@ type call struct {
 
 // generate serves a POST to a generating endpoint.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep *endpoint) {
-	c := &call{s: s, ep: ep, id: id, start: time.Now(), clientCtx: r.Context(), status: http.StatusOK}
+	c := &exchange{s: s, ep: ep, id: id, start: time.Now(), clientCtx: r.Context(), status: http.StatusOK}
 	c.created = c.start.Unix()
 	c.chatID = newID(ep.idPrefix)
 	defer c.finishLog()
@@ -249,7 +250,7 @@ func renderError(err error) *apiError {
 
 // httpError records e and sends it as the HTTP reply in the endpoint's
 // error shape, unless the client is gone.
-func (c *call) httpError(w http.ResponseWriter, e *apiError) {
+func (c *exchange) httpError(w http.ResponseWriter, e *apiError) {
 	c.record(e)
 	if e.kind == kindClientClosed {
 		return
@@ -261,14 +262,14 @@ func (c *call) httpError(w http.ResponseWriter, e *apiError) {
 	writeError(w, e)
 }
 
-func (c *call) record(e *apiError) {
+func (c *exchange) record(e *apiError) {
 	c.status, c.kind, c.errMsg, c.errDetail, c.errCode = e.status, e.kind, e.msg, e.detail, e.code
 }
 
 // transportError classifies a failure to talk to the engine: the client
 // went away, the server's timeout passed, or the engine failed (code and
 // what word that).
-func (c *call) transportError(err error, code, what string) *apiError {
+func (c *exchange) transportError(err error, code, what string) *apiError {
 	switch {
 	case errors.Is(context.Cause(c.clientCtx), errShutdown):
 		return shutdownError()
@@ -280,7 +281,7 @@ func (c *call) transportError(err error, code, what string) *apiError {
 	return engineError(code, what).withDetail(redactError(err))
 }
 
-func (c *call) parseOptions() *harmony.ParseOptions {
+func (c *exchange) parseOptions() *harmony.ParseOptions {
 	return &harmony.ParseOptions{Prefix: c.prompt, Tools: c.req.parseTools}
 }
 
@@ -303,7 +304,7 @@ func modelOutputError(err error) *apiError {
 
 // complete runs a non-streamed generation: one engine completion, parsed
 // whole.
-func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
+func (c *exchange) complete() (*harmony.Parsed, genEnd, *apiError) {
 	var end genEnd
 	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.enginePrompt()))
 	if aerr != nil {
@@ -369,7 +370,7 @@ func (c *call) complete() (*harmony.Parsed, genEnd, *apiError) {
 
 // noteUsage keeps the engine's usage, when comp has one; one the decoder
 // dropped is a warning in the log, and the client gets no usage.
-func (c *call) noteUsage(comp *completion) {
+func (c *exchange) noteUsage(comp *completion) {
 	switch {
 	case comp.Usage != nil:
 		c.usage = comp.Usage
@@ -381,7 +382,7 @@ func (c *call) noteUsage(comp *completion) {
 
 // noteParsed keeps the parser's warnings and any text after the end
 // marker for the log.
-func (c *call) noteParsed(p *harmony.Parsed) {
+func (c *exchange) noteParsed(p *harmony.Parsed) {
 	if p == nil {
 		return
 	}
@@ -393,7 +394,7 @@ func (c *call) noteParsed(p *harmony.Parsed) {
 
 // stream runs a streamed generation: engine events are parsed as they
 // arrive and the parser's events handed to out.
-func (c *call) stream(w http.ResponseWriter, out streamSink) {
+func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.enginePrompt()))
 	if aerr != nil {
 		c.httpError(w, aerr)
@@ -424,7 +425,7 @@ type streamGen struct {
 	lastToken time.Time
 	ttft, itl prometheus.Observer
 
-	c      *call
+	c      *exchange
 	w      http.ResponseWriter
 	out    streamSink
 	parser *harmony.StreamParser
@@ -686,7 +687,7 @@ func (g *streamGen) keepAlive(iv time.Duration, ka keepAliver) (stop func()) {
 }
 
 // finishLog writes the request's log record and metrics.
-func (c *call) finishLog() {
+func (c *exchange) finishLog() {
 	d := time.Since(c.start)
 	stream := c.req != nil && c.req.stream
 	c.s.metrics.observe(c.ep.path, stream, c.status, c.kind, c.errCode, d, c.usage)
@@ -729,7 +730,7 @@ func (c *call) finishLog() {
 
 // render renders the call's request: as text, or with the server's
 // tokenizer as token ids too, checked against the model's context length.
-func (c *call) render() *apiError {
+func (c *exchange) render() *apiError {
 	tk := c.s.cfg.Tokenizer
 	if tk == nil {
 		prompt, err := harmony.Render(c.req.messages, &c.req.opts)
@@ -753,7 +754,7 @@ func (c *call) render() *apiError {
 
 // enginePrompt is the prompt as the engine receives it: token ids when the
 // server has a tokenizer, otherwise the text.
-func (c *call) enginePrompt() any {
+func (c *exchange) enginePrompt() any {
 	if c.promptIDs != nil {
 		return c.promptIDs
 	}

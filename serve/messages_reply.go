@@ -119,7 +119,7 @@ func appendAnthropicUsage(dst []byte, u *usage) []byte {
 
 // appendMessageHead appends the message object up to its content:
 // {"id", "type", "role", "model", "content":.
-func appendMessageHead(dst []byte, c *call) []byte {
+func appendMessageHead(dst []byte, c *exchange) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = appendString(dst, c.chatID)
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
@@ -129,7 +129,7 @@ func appendMessageHead(dst []byte, c *call) []byte {
 
 // complete writes the message object: thinking first, with its
 // signature, then the text or the tool_use blocks.
-func (m *messagesReply) complete(w http.ResponseWriter, c *call, p *harmony.Parsed, end genEnd) {
+func (m *messagesReply) complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd) {
 	msg := &p.Message
 	c.finish = end.stopReason()
 	b := make([]byte, 0, 512+2*(len(msg.Content)+len(msg.Reasoning)))
@@ -182,7 +182,7 @@ func (m *messagesReply) complete(w http.ResponseWriter, c *call, p *harmony.Pars
 	_, _ = w.Write(b)
 }
 
-func (m *messagesReply) stream(w http.ResponseWriter, c *call) streamSink {
+func (m *messagesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
 	return &messagesStream{sseOut: newSSEOut(w), c: c, block: -1}
 }
 
@@ -244,7 +244,7 @@ func (o *sseOut) flush() error {
 // joins them; a thinking block ends with its signature_delta.
 type messagesStream struct {
 	sseOut
-	c *call
+	c *exchange
 	// block is the open block's index (-1: none); kind its parser field.
 	block    int
 	kind     string
@@ -403,7 +403,7 @@ func (s *messagesStream) fail(e *apiError) {
 // counted by the server's tokenizer. Without one the count cannot be
 // exact, and the answer is a 501 that says so.
 func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) {
-	c := &call{s: s, ep: countTokensEndpoint, id: id, clientCtx: r.Context(), status: http.StatusOK}
+	c := &exchange{s: s, ep: countTokensEndpoint, id: id, clientCtx: r.Context(), status: http.StatusOK}
 	c.start = time.Now()
 	defer c.finishLog()
 	if r.Method != http.MethodPost {

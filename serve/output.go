@@ -62,7 +62,7 @@ func appendUsage(dst []byte, u *usage) []byte {
 
 // appendCompletion appends a non-streamed chat.completion object for the
 // parsed message.
-func (c *call) appendCompletion(dst []byte, m *harmony.Message, finish string) []byte {
+func (c *exchange) appendCompletion(dst []byte, m *harmony.Message, finish string) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = appendString(dst, c.chatID)
 	dst = append(dst, `,"object":"chat.completion","created":`...)
@@ -114,7 +114,7 @@ func (c *call) appendCompletion(dst []byte, m *harmony.Message, finish string) [
 type chunkWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
-	c       *call
+	c       *exchange
 	buf     []byte
 	head    []byte // `data: {"id":...,"choices":[{"index":0,"delta":`
 	tail    []byte // `,"logprobs":null,"finish_reason":null}]...}` and the blank line
@@ -122,7 +122,7 @@ type chunkWriter struct {
 	err     error // the first write error: the client is gone
 }
 
-func newChunkWriter(w http.ResponseWriter, c *call) *chunkWriter {
+func newChunkWriter(w http.ResponseWriter, c *exchange) *chunkWriter {
 	o := &chunkWriter{w: w, rc: http.NewResponseController(w), c: c, buf: make([]byte, 0, 4096)}
 	o.head = o.appendEnvelope(nil)
 	o.head = append(o.head, `"choices":[{"index":0,"delta":`...)
@@ -279,7 +279,7 @@ type streamer struct {
 }
 
 func fieldSlot(field string) int {
-	if field == "content" {
+	if field == harmony.FieldContent {
 		return 1
 	}
 	return 0
@@ -292,13 +292,13 @@ func (s *streamer) emit(events []harmony.Event) {
 		switch e.Type {
 		case harmony.EventRegionOpen:
 			switch e.Field {
-			case "thinking", "content":
+			case harmony.FieldThinking, harmony.FieldContent:
 				slot := fieldSlot(e.Field)
 				if s.opened[slot] > 0 {
 					s.text(e.Field, 0, "\n\n")
 				}
 				s.opened[slot]++
-			case "tool_calls":
+			case harmony.FieldToolCalls:
 				s.flushPending()
 				s.calls++
 				s.out.callOpen(e.Index, newID("call_"), e.Name)
@@ -325,11 +325,11 @@ func (s *streamer) flushPending() {
 	switch s.pendKind {
 	case "":
 		return
-	case "thinking":
+	case harmony.FieldThinking:
 		s.out.reasoning(s.pendText)
-	case "content":
+	case harmony.FieldContent:
 		s.out.content(s.pendText)
-	case "tool_calls":
+	case harmony.FieldToolCalls:
 		s.out.callArguments(s.pendIdx, s.pendText)
 	}
 	s.pendKind, s.pendText = "", ""

@@ -23,7 +23,7 @@ func (end genEnd) responseStatus() (status, incomplete string) {
 // appendResponse appends the response object with the given status and
 // output items (a JSON list's members, comma-separated); failure, when
 // set, is its error.
-func (rr *responsesReply) appendResponse(dst []byte, c *call, status, incomplete string, output []byte, failure *apiError) []byte {
+func (rr *responsesReply) appendResponse(dst []byte, c *exchange, status, incomplete string, output []byte, failure *apiError) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = appendString(dst, c.chatID)
 	dst = append(dst, `,"object":"response","created_at":`...)
@@ -157,7 +157,7 @@ func appendCallItem(dst []byte, id, callID, name, args, status string) []byte {
 
 // complete writes the response object: a reasoning item, then a message
 // or one function_call item per call.
-func (rr *responsesReply) complete(w http.ResponseWriter, c *call, p *harmony.Parsed, end genEnd) {
+func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd) {
 	msg := &p.Message
 	status, incomplete := end.responseStatus()
 	c.finish = status
@@ -188,7 +188,7 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *call, p *harmony.Pa
 	_, _ = w.Write(b)
 }
 
-func (rr *responsesReply) stream(w http.ResponseWriter, c *call) streamSink {
+func (rr *responsesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
 	return &responsesStream{sseOut: newSSEOut(w), c: c, rr: rr, item: -1}
 }
 
@@ -199,7 +199,7 @@ func (rr *responsesReply) stream(w http.ResponseWriter, c *call) streamSink {
 // one kind that follow each other share an item, joined by "\n\n".
 type responsesStream struct {
 	sseOut
-	c  *call
+	c  *exchange
 	rr *responsesReply
 	// item is the open item's output index (-1: none); kind its parser
 	// field, id its id, text its text so far.
