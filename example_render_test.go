@@ -1,7 +1,9 @@
 package harmony_test
 
 // The format page's rendering examples, each with the page's exact output.
-// The inputs are the page's Python values, written in Go.
+// The inputs are the page's Python values, written in Go. Each example uses
+// only the public API and the standard library, so it can be pasted as is;
+// the helpers and variables below serve the package's other tests.
 
 import (
 	"encoding/json"
@@ -36,19 +38,14 @@ func render(messages []harmony.Message, opts harmony.Options) string {
 	return prompt
 }
 
-// between returns s from the first from (or the start) up to the first to (or the end).
-func between(s, from, to string) string {
-	if from != "" {
-		s = s[strings.Index(s, from):]
-	}
-	if to != "" {
-		s = s[:strings.Index(s, to)]
-	}
-	return s
-}
-
 func Example_renderAPrompt() {
-	fmt.Println(render(hello, harmony.Options{}))
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	prompt, err := harmony.Render(messages, &harmony.Options{AddGenerationPrompt: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(prompt)
 	// Output:
 	// <|start|>system<|message|>You are Beam, an AI assistant trained by Reflection.
 	//
@@ -58,8 +55,14 @@ func Example_renderAPrompt() {
 }
 
 func Example_reasoningEffort() {
-	for _, effort := range []harmony.ReasoningEffort{harmony.EffortLabel("low"), harmony.Effort(100), {}} {
-		prompt := render(hello, harmony.Options{ReasoningEffort: effort})
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	efforts := []harmony.ReasoningEffort{harmony.EffortLabel("low"), harmony.Effort(100), {}}
+	for _, effort := range efforts {
+		prompt, err := harmony.Render(messages, &harmony.Options{ReasoningEffort: effort, AddGenerationPrompt: true})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
 		for _, line := range strings.Split(prompt, "\n") {
 			if strings.HasPrefix(line, "Reasoning effort") {
 				fmt.Println(line)
@@ -74,38 +77,48 @@ func Example_reasoningEffort() {
 }
 
 func Example_reasoningEffortError() {
-	_, err := harmony.Render(hello, &harmony.Options{ReasoningEffort: harmony.EffortLabel("none")})
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	_, err := harmony.Render(messages, &harmony.Options{ReasoningEffort: harmony.EffortLabel("none")})
 	fmt.Println(err)
 	// Output:
 	// reasoning_effort must be an int or one of: minimal, low, medium, high, xhigh, max
 }
 
-var searchFlights = harmony.Tool{Type: "function", Function: harmony.Function{
-	Name:        "search_flights",
-	Description: "Search for flights between two airports.",
-	Parameters: json.RawMessage(`{
-		"type": "object",
-		"properties": {
-			"origin": {"type": "string", "description": "IATA airport code", "examples": ["JFK", "LHR"]},
-			"destination": {"type": "string", "description": "IATA airport code"},
-			"depart": {"type": "string", "description": "Departure date, YYYY-MM-DD"},
-			"return_date": {"type": ["string", "null"]},
-			"passengers": {"type": "integer", "default": 1},
-			"cabin": {"type": "string", "enum": ["economy", "business", "first"], "default": "economy"},
-			"airlines": {"type": "array", "items": {"type": "string"}},
-			"budget": {
-				"type": "object",
-				"properties": {"max_price": {"type": "number"}, "currency": {"type": "string"}},
-				"required": ["max_price"]
-			}
-		},
-		"required": ["origin", "destination", "depart"]
-	}`),
-}}
-
 func Example_declareTools() {
-	prompt := render(hello, harmony.Options{Tools: []harmony.Tool{searchFlights}})
-	fmt.Println(between(prompt, "<|start|>developer", "<|start|>user"))
+	searchFlights := harmony.Tool{Type: "function", Function: harmony.Function{
+		Name:        "search_flights",
+		Description: "Search for flights between two airports.",
+		Parameters: json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"origin": {"type": "string", "description": "IATA airport code", "examples": ["JFK", "LHR"]},
+				"destination": {"type": "string", "description": "IATA airport code"},
+				"depart": {"type": "string", "description": "Departure date, YYYY-MM-DD"},
+				"return_date": {"type": ["string", "null"]},
+				"passengers": {"type": "integer", "default": 1},
+				"cabin": {"type": "string", "enum": ["economy", "business", "first"], "default": "economy"},
+				"airlines": {"type": "array", "items": {"type": "string"}},
+				"budget": {
+					"type": "object",
+					"properties": {"max_price": {"type": "number"}, "currency": {"type": "string"}},
+					"required": ["max_price"]
+				}
+			},
+			"required": ["origin", "destination", "depart"]
+		}`),
+	}}
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	prompt, err := harmony.Render(messages, &harmony.Options{
+		Tools:               []harmony.Tool{searchFlights},
+		AddGenerationPrompt: true,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Print the developer message, where the tools are declared.
+	developer := prompt[strings.Index(prompt, "<|start|>developer"):]
+	fmt.Println(developer[:strings.Index(developer, "<|start|>user")])
 	// Output:
 	// <|start|>developer<|message|># Tools
 	//
@@ -161,11 +174,45 @@ var browse = harmony.Tool{Type: "function", Function: harmony.Function{
 }}
 
 func Example_builtinSearchAndBrowse() {
-	prompt := render(hello, harmony.Options{
-		Tools:        []harmony.Tool{search, browse},
-		BuiltinTools: []string{"search", "browse"},
+	search := harmony.Tool{Type: "function", Function: harmony.Function{
+		Name:        "search",
+		Description: "Search for content on the internet using a search engine. The search results include the website title, address (URL), and description.",
+		Parameters: json.RawMessage(`{
+			"type": "object",
+			"properties": {"query": {"type": "string", "description": "The search query."}},
+			"required": ["query"]
+		}`),
+	}}
+	browse := harmony.Tool{Type: "function", Function: harmony.Function{
+		Name:        "browse",
+		Description: "Visit a webpage and inspect its content. Pass only a URL to fetch/cache the page and return an approximately 8000-token preview; include a regex pattern to search the full cached page content without a sandbox. Search results are also capped around 8000 tokens.",
+		Parameters: json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"url": {"type": "string", "description": "The website address (URL) of the content to be obtained, which can usually be obtained from search results. The page is cached by URL for later searches on this tool instance."},
+				"pattern": {"type": "string", "description": "Optional regular expression pattern. If omitted, the tool fetches and caches the page while returning a capped preview; if provided, it searches the full cached page text."},
+				"output_mode": {"type": "string", "enum": ["content", "count"], "default": "content", "description": "Search output mode: content returns matching lines; count returns only the number of matching lines."},
+				"ignore_case": {"type": "boolean", "default": false, "description": "Search without matching letter case."},
+				"context_lines": {"type": "integer", "default": 0, "description": "Number of lines before and after each matching line."},
+				"multiline": {"type": "boolean", "default": false, "description": "Allow the regular expression to match across line breaks."},
+				"max_lines": {"type": "integer", "default": 250, "description": "Maximum search output lines to return after offset. Pass 0 for unlimited lines up to output caps."},
+				"offset": {"type": "integer", "default": 0, "description": "Skip first N search output lines before applying max_lines."}
+			},
+			"required": ["url"]
+		}`),
+	}}
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	prompt, err := harmony.Render(messages, &harmony.Options{
+		Tools:               []harmony.Tool{search, browse},
+		BuiltinTools:        []string{"search", "browse"},
+		AddGenerationPrompt: true,
 	})
-	fmt.Println(between(prompt, "", "<|start|>user"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Print the system message, where the trained tools are declared.
+	fmt.Println(prompt[:strings.Index(prompt, "<|start|>user")])
 	// Output:
 	// <|start|>system<|message|>You are Beam, an AI assistant trained by Reflection.
 	//
@@ -202,23 +249,32 @@ func Example_builtinSearchAndBrowse() {
 	// # Valid channels: analysis, final. Channel must be included for every message.<|end|>
 }
 
-// bashTool is the page's bash_tool helper: a bash tool with a command
-// parameter and any extra properties (JSON members, comma-led).
-func bashTool(extra string) harmony.Tool {
-	return harmony.Tool{Type: "function", Function: harmony.Function{
-		Name:        "bash",
-		Description: "Run a shell command in the sandbox.",
-		Parameters: json.RawMessage(`{
-			"type": "object",
-			"properties": {"command": {"type": "string", "description": "Shell command"}` + extra + `},
-			"required": ["command"]
-		}`),
-	}}
-}
-
 func Example_bashTool() {
-	fmt.Println(render(hello, harmony.Options{Tools: []harmony.Tool{bashTool("")}}))
-	fmt.Println(render(hello, harmony.Options{Tools: []harmony.Tool{bashTool(`, "timeout": {"type": "integer"}`)}}))
+	// bashTool is the page's bash_tool helper: a bash tool with a command
+	// parameter and any extra properties (JSON members, comma-led).
+	bashTool := func(extra string) harmony.Tool {
+		return harmony.Tool{Type: "function", Function: harmony.Function{
+			Name:        "bash",
+			Description: "Run a shell command in the sandbox.",
+			Parameters: json.RawMessage(`{
+				"type": "object",
+				"properties": {"command": {"type": "string", "description": "Shell command"}` + extra + `},
+				"required": ["command"]
+			}`),
+		}}
+	}
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	for _, tool := range []harmony.Tool{bashTool(""), bashTool(`, "timeout": {"type": "integer"}`)} {
+		prompt, err := harmony.Render(messages, &harmony.Options{
+			Tools:               []harmony.Tool{tool},
+			AddGenerationPrompt: true,
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(prompt)
+	}
 	// Output:
 	// <|start|>system<|message|>You are Beam, an AI assistant trained by Reflection.
 	//
@@ -248,20 +304,28 @@ func Example_bashTool() {
 	// }) => any;<|end|><|start|>user<|message|>Hello!<|end|><|start|>assistant
 }
 
-var history = []harmony.Message{
-	{Role: "user", Content: "Hi"},
-	{Role: "assistant", Content: "Hello!"},
-	{Role: "user", Content: "How are you?"},
-}
-
 func Example_missingReasoning() {
-	prompt := render(history, harmony.Options{})
-	fmt.Println(between(prompt, "<|start|>user", ""))
+	history := []harmony.Message{
+		{Role: "user", Content: "Hi"},
+		{Role: "assistant", Content: "Hello!"},
+		{Role: "user", Content: "How are you?"},
+	}
+	prompt, err := harmony.Render(history, &harmony.Options{AddGenerationPrompt: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(prompt[strings.Index(prompt, "<|start|>user"):])
 	// Output:
 	// <|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>analysis<|message|><|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|><|start|>user<|message|>How are you?<|end|><|start|>assistant
 }
 
 func Example_missingReasoningError() {
+	history := []harmony.Message{
+		{Role: "user", Content: "Hi"},
+		{Role: "assistant", Content: "Hello!"},
+		{Role: "user", Content: "How are you?"},
+	}
 	_, err := harmony.Render(history, &harmony.Options{RequireReasoning: true, AddGenerationPrompt: true})
 	fmt.Println(err)
 	// Output:
@@ -269,15 +333,34 @@ func Example_missingReasoningError() {
 }
 
 func Example_sendReasoningBack() {
-	restored := append([]harmony.Message(nil), history...)
-	restored[1].Reasoning = "The user is greeting me."
-	prompt := render(restored, harmony.Options{RequireReasoning: true})
-	fmt.Println(between(prompt, "<|start|>user", ""))
+	history := []harmony.Message{
+		{Role: "user", Content: "Hi"},
+		{Role: "assistant", Content: "Hello!", Reasoning: "The user is greeting me."},
+		{Role: "user", Content: "How are you?"},
+	}
+	prompt, err := harmony.Render(history, &harmony.Options{RequireReasoning: true, AddGenerationPrompt: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(prompt[strings.Index(prompt, "<|start|>user"):])
 	// Output:
 	// <|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>analysis<|message|>The user is greeting me.<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|><|start|>user<|message|>How are you?<|end|><|start|>assistant
 }
 
 func Example_toolLoop() {
+	getWeather := harmony.Tool{Type: "function", Function: harmony.Function{
+		Name:        "get_weather",
+		Description: "Get the current weather for a city.",
+		Parameters: json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"city": {"type": "string"},
+				"days": {"type": "integer", "description": "Forecast length in days"}
+			},
+			"required": ["city"]
+		}`),
+	}}
 	messages := []harmony.Message{
 		{Role: "user", Content: "What's the weather in London?"},
 		{
@@ -289,8 +372,15 @@ func Example_toolLoop() {
 		},
 		{Role: "tool", ToolCallID: "call_1", Content: "14 C, cloudy"},
 	}
-	prompt := render(messages, harmony.Options{Tools: []harmony.Tool{getWeather}})
-	fmt.Println(between(prompt, "<|start|>assistant", ""))
+	prompt, err := harmony.Render(messages, &harmony.Options{
+		Tools:               []harmony.Tool{getWeather},
+		AddGenerationPrompt: true,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(prompt[strings.Index(prompt, "<|start|>assistant"):])
 	// Output:
 	// <|start|>assistant<|channel|>analysis<|message|>I should check the weather tool.<|end|><|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name="city">
 	// London
@@ -298,6 +388,18 @@ func Example_toolLoop() {
 }
 
 func Example_parallelCalls() {
+	getWeather := harmony.Tool{Type: "function", Function: harmony.Function{
+		Name:        "get_weather",
+		Description: "Get the current weather for a city.",
+		Parameters: json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"city": {"type": "string"},
+				"days": {"type": "integer", "description": "Forecast length in days"}
+			},
+			"required": ["city"]
+		}`),
+	}}
 	messages := []harmony.Message{
 		{Role: "user", Content: "Compare the weather in London and Paris."},
 		{
@@ -313,8 +415,15 @@ func Example_parallelCalls() {
 		{Role: "tool", ToolCallID: "call_1", Content: "14 C, cloudy"},
 		{Role: "tool", ToolCallID: "call_2", Content: "18 C, sunny"},
 	}
-	prompt := render(messages, harmony.Options{Tools: []harmony.Tool{getWeather}})
-	fmt.Println(between(prompt, "<|start|>assistant", ""))
+	prompt, err := harmony.Render(messages, &harmony.Options{
+		Tools:               []harmony.Tool{getWeather},
+		AddGenerationPrompt: true,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(prompt[strings.Index(prompt, "<|start|>assistant"):])
 	// Output:
 	// <|start|>assistant<|channel|>analysis<|message|>I need both cities.<|end|><|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name="city">
 	// London

@@ -1,19 +1,26 @@
 package harmony_test
 
 // The format page's parsing examples (page: Response template), each with
-// the page's exact output. The page prints Python values; pyRepr writes the
-// parsed JSON the way Python's print does.
+// the page's exact output. The page prints Python values, so the examples
+// print the parsed fields the way Python's print does. Each example uses only
+// the public API and the standard library, so it can be pasted as is.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/beamharmony/harmony"
-	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 func Example_parseAnAnswer() {
-	prompt := render(hello, harmony.Options{})
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	prompt, err := harmony.Render(messages, &harmony.Options{AddGenerationPrompt: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	generated := "<|channel|>analysis<|message|>The user is greeting me.<|end|>" +
 		"<|start|>assistant<|channel|>final<|message|>Hi! How can I help?<|return|>"
 	parsed, err := harmony.Parse(generated, &harmony.ParseOptions{Prefix: prompt})
@@ -21,51 +28,149 @@ func Example_parseAnAnswer() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(pyRepr(parsed.Message.AppendJSON(nil)))
+	m := parsed.Message
+	fmt.Printf("{'role': '%s', 'thinking': '%s', 'content': '%s'}\n", m.Role, m.Reasoning, m.Content)
 	// Output:
 	// {'role': 'assistant', 'thinking': 'The user is greeting me.', 'content': 'Hi! How can I help?'}
 }
 
-// toolCallsJSON returns the tool_calls of the message's JSON.
-func toolCallsJSON(m *harmony.Message) []byte {
-	d, _ := pyjson.ParseBytes(m.AppendJSON(nil))
-	return d.Raw(d.Lookup(0, "tool_calls"))
-}
-
 func Example_parseAToolCall() {
-	prompt := render([]harmony.Message{{Role: "user", Content: "3-day forecast for Paris?"}},
-		harmony.Options{Tools: []harmony.Tool{getWeather}})
+	getWeather := harmony.Tool{Type: "function", Function: harmony.Function{
+		Name:        "get_weather",
+		Description: "Get the current weather for a city.",
+		Parameters: json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"city": {"type": "string"},
+				"days": {"type": "integer", "description": "Forecast length in days"}
+			},
+			"required": ["city"]
+		}`),
+	}}
+	messages := []harmony.Message{{Role: "user", Content: "3-day forecast for Paris?"}}
+	prompt, err := harmony.Render(messages, &harmony.Options{
+		Tools:               []harmony.Tool{getWeather},
+		AddGenerationPrompt: true,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	generated := "<|channel|>analysis<|message|>I'll call the weather tool.<|end|>" +
 		"<|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|>" +
 		"<rfl:parameter name=\"city\">\nParis\n</rfl:parameter>\n" +
 		"<rfl:parameter name=\"days\">\n3\n</rfl:parameter><|call|>"
-	untyped, _ := harmony.Parse(generated, &harmony.ParseOptions{Prefix: prompt})
-	typed, _ := harmony.Parse(generated, &harmony.ParseOptions{Prefix: prompt, Tools: []harmony.Tool{getWeather}})
-	fmt.Println(pyRepr(toolCallsJSON(&untyped.Message)))
-	fmt.Println(pyRepr(toolCallsJSON(&typed.Message)))
+	// pyDict prints a flat JSON object, keys in order, as Python prints a dict.
+	pyDict := func(object json.RawMessage) string {
+		dec := json.NewDecoder(bytes.NewReader(object))
+		dec.UseNumber()
+		var b strings.Builder
+		b.WriteString("{")
+		if _, err := dec.Token(); err != nil { // {
+			return err.Error()
+		}
+		for i := 0; dec.More(); i++ {
+			key, _ := dec.Token()
+			value, err := dec.Token()
+			if err != nil {
+				return err.Error()
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if text, ok := value.(string); ok {
+				fmt.Fprintf(&b, "'%s': '%s'", key, text)
+			} else {
+				fmt.Fprintf(&b, "'%s': %v", key, value)
+			}
+		}
+		b.WriteString("}")
+		return b.String()
+	}
+	// Without the tools every argument is text; with them, arguments are
+	// cast by the tool's schema.
+	for _, tools := range [][]harmony.Tool{nil, {getWeather}} {
+		parsed, err := harmony.Parse(generated, &harmony.ParseOptions{Prefix: prompt, Tools: tools})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, call := range parsed.Message.ToolCalls {
+			fmt.Printf("[{'type': '%s', 'function': {'name': '%s', 'arguments': %s}}]\n",
+				call.Type, call.Function.Name, pyDict(call.Function.Arguments))
+		}
+	}
 	// Output:
 	// [{'type': 'function', 'function': {'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': '3'}}}]
 	// [{'type': 'function', 'function': {'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': 3}}}]
 }
 
 func Example_parseParallelCalls() {
-	prompt := render([]harmony.Message{{Role: "user", Content: "3-day forecast for Paris?"}},
-		harmony.Options{Tools: []harmony.Tool{getWeather}})
+	getWeather := harmony.Tool{Type: "function", Function: harmony.Function{
+		Name:        "get_weather",
+		Description: "Get the current weather for a city.",
+		Parameters: json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"city": {"type": "string"},
+				"days": {"type": "integer", "description": "Forecast length in days"}
+			},
+			"required": ["city"]
+		}`),
+	}}
+	messages := []harmony.Message{{Role: "user", Content: "3-day forecast for Paris?"}}
+	prompt, err := harmony.Render(messages, &harmony.Options{
+		Tools:               []harmony.Tool{getWeather},
+		AddGenerationPrompt: true,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	generated := "<|channel|>analysis<|message|>I need both cities.<|end|>" +
 		"<|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|>" +
 		"<rfl:parameter name=\"city\">\nLondon\n</rfl:parameter><|end|>" +
 		"<|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|>" +
 		"<rfl:parameter name=\"city\">\nParis\n</rfl:parameter><|call|>"
-	parsed, _ := harmony.Parse(generated, &harmony.ParseOptions{Prefix: prompt, Tools: []harmony.Tool{getWeather}})
+	// pyDict prints a flat JSON object, keys in order, as Python prints a dict.
+	pyDict := func(object json.RawMessage) string {
+		dec := json.NewDecoder(bytes.NewReader(object))
+		dec.UseNumber()
+		var b strings.Builder
+		b.WriteString("{")
+		if _, err := dec.Token(); err != nil { // {
+			return err.Error()
+		}
+		for i := 0; dec.More(); i++ {
+			key, _ := dec.Token()
+			value, err := dec.Token()
+			if err != nil {
+				return err.Error()
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if text, ok := value.(string); ok {
+				fmt.Fprintf(&b, "'%s': '%s'", key, text)
+			} else {
+				fmt.Fprintf(&b, "'%s': %v", key, value)
+			}
+		}
+		b.WriteString("}")
+		return b.String()
+	}
+	parsed, err := harmony.Parse(generated, &harmony.ParseOptions{Prefix: prompt, Tools: []harmony.Tool{getWeather}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, call := range parsed.Message.ToolCalls {
-		fmt.Printf("{'name': %s, 'arguments': %s}\n", pyRepr(quoteJSON(call.Function.Name)), pyRepr(call.Function.Arguments))
+		fmt.Printf("{'name': '%s', 'arguments': %s}\n", call.Function.Name, pyDict(call.Function.Arguments))
 	}
 	// Output:
 	// {'name': 'get_weather', 'arguments': {'city': 'London'}}
 	// {'name': 'get_weather', 'arguments': {'city': 'Paris'}}
 }
-
-func quoteJSON(s string) []byte { return pyjson.AppendQuoted(nil, s) }
 
 // pageStreamChunks are the chunks of the page's stream example.
 var pageStreamChunks = []string{
@@ -79,102 +184,46 @@ var pageStreamChunks = []string{
 }
 
 func Example_parseAStream() {
-	prompt := render(hello, harmony.Options{})
-	chunks := pageStreamChunks
+	messages := []harmony.Message{{Role: "user", Content: "Hello!"}}
+	prompt, err := harmony.Render(messages, &harmony.Options{AddGenerationPrompt: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	chunks := []string{
+		"<|channel|>analysis<|message|>",
+		"The user is ",
+		"greeting me.",
+		"<|end|><|start|>assistant<|channel|>final<|message|>",
+		"Hi! How ",
+		"can I help?",
+		"<|return|>",
+	}
 	parser := harmony.NewStreamParser(&harmony.ParseOptions{Prefix: prompt})
 	var events []harmony.Event
 	for _, chunk := range chunks {
-		events, _ = parser.Feed(chunk, events[:0])
+		events, err = parser.Feed(chunk, events[:0])
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
 		for _, event := range events {
 			if event.Type == harmony.EventRegionChunk {
-				fmt.Println(event.Field, pyRepr(quoteJSON(event.Text)))
+				fmt.Printf("%s '%s'\n", event.Field, event.Text)
 			}
 		}
 	}
-	_, parsed, _ := parser.Finish(nil)
-	fmt.Println(pyRepr(parsed.Message.AppendJSON(nil)))
+	_, parsed, err := parser.Finish(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := parsed.Message
+	fmt.Printf("{'role': '%s', 'thinking': '%s', 'content': '%s'}\n", m.Role, m.Reasoning, m.Content)
 	// Output:
 	// thinking 'The user is '
 	// thinking 'greeting me.'
 	// content 'Hi! How '
 	// content 'can I help?'
 	// {'role': 'assistant', 'thinking': 'The user is greeting me.', 'content': 'Hi! How can I help?'}
-}
-
-// pyRepr writes a JSON text as Python's repr of the value it decodes to.
-func pyRepr(js []byte) string {
-	d, err := pyjson.ParseBytes(js)
-	if err != nil {
-		return "invalid JSON: " + err.Error()
-	}
-	var b strings.Builder
-	writeRepr(&b, d, 0)
-	return b.String()
-}
-
-func writeRepr(b *strings.Builder, d *pyjson.Doc, i int) {
-	switch d.Kind(i) {
-	case pyjson.Null:
-		b.WriteString("None")
-	case pyjson.True:
-		b.WriteString("True")
-	case pyjson.False:
-		b.WriteString("False")
-	case pyjson.String:
-		writeStrRepr(b, d.Str(i))
-	case pyjson.Array:
-		b.WriteByte('[')
-		d.Elements(i, func(e, pos int) bool {
-			if pos > 0 {
-				b.WriteString(", ")
-			}
-			writeRepr(b, d, e)
-			return true
-		})
-		b.WriteByte(']')
-	case pyjson.Object:
-		b.WriteByte('{')
-		first := true
-		d.Members(i, func(k, v int) bool {
-			if !first {
-				b.WriteString(", ")
-			}
-			first = false
-			writeRepr(b, d, k)
-			b.WriteString(": ")
-			writeRepr(b, d, v)
-			return true
-		})
-		b.WriteByte('}')
-	default:
-		b.Write(d.Raw(i))
-	}
-}
-
-// writeStrRepr writes s as Python's repr does: single quotes unless s
-// holds a single quote and no double quote.
-func writeStrRepr(b *strings.Builder, s string) {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == '\\' || r == rune(q):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
 }
