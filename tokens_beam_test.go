@@ -1,6 +1,7 @@
 package harmony_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/beamharmony/harmony"
@@ -44,7 +45,7 @@ func TestRenderTokensBeamTokenizer(t *testing.T) {
 		}
 		checked++
 		enc := tk.Encode(p.Text)
-		if !equalInts(got.InputIDs, enc.IDs) {
+		if !slices.Equal(got.InputIDs, enc.IDs) {
 			t.Fatalf("%s: RenderTokens ids differ from Encode(Render)", c.Name)
 		}
 		// transformers' return_assistant_tokens_mask rule, on Encode's offsets.
@@ -62,7 +63,7 @@ func TestRenderTokensBeamTokenizer(t *testing.T) {
 				want[i] = 1
 			}
 		}
-		if !equalInts(got.AssistantMasks, want) {
+		if !slices.Equal(got.AssistantMasks, want) {
 			t.Fatalf("%s: mask differs from transformers' rule", c.Name)
 		}
 	}

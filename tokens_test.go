@@ -2,6 +2,7 @@ package harmony_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,7 +173,7 @@ func TestRenderTokensEqualsEncode(t *testing.T) {
 			continue
 		}
 		checked++
-		if want := enc.encode(p.Text); !equalInts(got.InputIDs, want) {
+		if want := enc.encode(p.Text); !slices.Equal(got.InputIDs, want) {
 			t.Fatalf("%s: ids differ from Encode(Render)", c.Name)
 		}
 		// With one token per byte (markers aside), the mask is the spans.
@@ -197,7 +198,7 @@ func TestRenderTokensEqualsEncode(t *testing.T) {
 			}
 			tok++
 		}
-		if !equalInts(got.AssistantMasks, wantMask) {
+		if !slices.Equal(got.AssistantMasks, wantMask) {
 			t.Fatalf("%s: mask differs from the spans", c.Name)
 		}
 	}
@@ -219,15 +220,3 @@ func TestRenderTokensMissingMarker(t *testing.T) {
 type noMarkers struct{ byteEncoder }
 
 func (noMarkers) TokenToID(string) (int, bool) { return 0, false }
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestRenderTokenizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := tk.Encode(text).IDs; !equalIDs(got.InputIDs, want) {
+	if want := tk.Encode(text).IDs; !slices.Equal(got.InputIDs, want) {
 		t.Errorf("ids %v\nwant Encode(prompt) %v", got.InputIDs, want)
 	}
 
@@ -67,16 +68,4 @@ func TestRenderTokenizer(t *testing.T) {
 	if _, _, code := runCLI(t, req, "render", "--tokenizer", dir, "--spans"); code != 1 {
 		t.Errorf("--spans with --tokenizer: exit %d, want 1", code)
 	}
-}
-
-func equalIDs(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
