@@ -10,8 +10,10 @@
 //	beamharmony verify [--template FILE] [REQUEST.json|DIR ...]
 //	beamharmony tokenize --tokenizer PATH [--ordinary] [FILE]
 //	beamharmony detokenize --tokenizer PATH [--skip-special] [FILE]
+//	beamharmony version
 //
-// Run "beamharmony COMMAND --help" for the details of each command.
+// Run "beamharmony help COMMAND" (or "beamharmony COMMAND --help") for the
+// details of each command, and "beamharmony --version" for the version.
 package main
 
 import (
@@ -49,20 +51,38 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		usage(stdout)
-		if len(args) == 0 {
-			return 2
+		return 2
+	case args[0] == "-version" || args[0] == "--version":
+		return runVersion(args[1:], stdin, stdout, stderr)
+	case args[0] == "help" && len(args) > 1:
+		// help CMD is CMD --help.
+		if c, ok := findCommand(args[1]); ok {
+			return c.run([]string{"--help"}, stdin, stdout, stderr)
 		}
+		fmt.Fprintf(stderr, "beamharmony help: unknown command %q; run beamharmony --help\n", args[1])
+		return 2
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		usage(stdout)
 		return 0
 	}
-	for _, c := range allCommands() {
-		if c.name == args[0] {
-			return c.run(args[1:], stdin, stdout, stderr)
-		}
+	if c, ok := findCommand(args[0]); ok {
+		return c.run(args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "beamharmony: unknown command %q; run beamharmony --help\n", args[0])
 	return 2
+}
+
+// findCommand returns the command called name.
+func findCommand(name string) (command, bool) {
+	for _, c := range allCommands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 func usage(w io.Writer) {
@@ -70,7 +90,7 @@ func usage(w io.Writer) {
 	for _, c := range allCommands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun beamharmony COMMAND --help for a command's flags and an example.")
+	fmt.Fprintln(w, "\nRun beamharmony help COMMAND (or beamharmony COMMAND --help) for a command's flags and an example,\nand beamharmony --version for the version.")
 }
 
 // newFlags returns a flag set whose --help prints help (a description with

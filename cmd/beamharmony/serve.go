@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/beamharmony/harmony/internal/buildinfo"
 	"github.com/beamharmony/harmony/serve"
 )
 
@@ -163,7 +164,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
+	bi := buildinfo.Read()
 	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("backend", srv.Backend()),
+		slog.String("version", bi.Version), slog.String("commit", bi.Commit), slog.String("go_version", bi.GoVersion),
 		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
