@@ -2,8 +2,12 @@ package harmony
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // This file is the format's lexical grammar, shared by the renderer and the
@@ -66,8 +70,13 @@ const (
 // markers): a call's function name, a tool's function name, a tool
 // message's name, and the parser's to= recipient. A name is non-empty and
 // has no Unicode whitespace (isSpace), none of < > ", no control character
-// (Unicode Cc) and no invalid UTF-8. Runes are checked in order; the first
-// offending one decides the error.
+// (Unicode Cc), no format character (Unicode Cf: zero-width characters,
+// the byte order mark, bidi controls) and no invalid UTF-8. Runes are
+// checked in order; the first offending one decides the error. A name is
+// then no role, and does not read as a role or a built-in tool under NFKC
+// (reservedLookAlike). A name reaches a message header, so that an
+// invisible or look-alike character would let a tool's results speak as
+// "system" to a reader (gap decision 71).
 func checkToolName(name string) error {
 	if name == "" {
 		return errString("missing tool name")
@@ -90,7 +99,33 @@ func checkToolName(name string) error {
 	case RoleSystem, RoleDeveloper, RoleUser, RoleAssistant:
 		return errString("tool name " + quote(name) + " is a role name; a tool can't be named system, developer, user or assistant")
 	}
+	if !plain {
+		if reserved := reservedLookAlike(name); reserved != "" {
+			return errString("tool name " + quote(name) + " reads as " + quote(reserved) + " (NFKC); a tool name can't stand for a role or a built-in tool")
+		}
+	}
 	return nil
+}
+
+// reservedNames are the names a tool name may not stand for under NFKC:
+// the roles and the built-in tools (page: Built-in tools). A tool may be
+// named search, browse or bash itself; only a look-alike is refused.
+var reservedNames = [...]string{RoleSystem, RoleDeveloper, RoleUser, RoleAssistant, "search", "browse", "bash"}
+
+// reservedLookAlike returns the reserved name that name's NFKC form
+// equals when name is not that form itself (fullwidth letters,
+// ligatures, mathematical letters: "ｓｙｓｔｅｍ", "ﬆ"), or "".
+func reservedLookAlike(name string) string {
+	folded := norm.NFKC.String(name)
+	if folded == name {
+		return ""
+	}
+	for _, r := range reservedNames {
+		if folded == r {
+			return r
+		}
+	}
+	return ""
 }
 
 // checkToolNameRunes checks a name that holds bytes outside plainNameByte.
@@ -103,6 +138,8 @@ func checkToolNameRunes(name string) error {
 			return errString("tool name " + quote(name) + " contains " + quote(string(c)))
 		case isControl(c):
 			return errString("tool name " + quote(name) + " contains a control character")
+		case unicode.Is(unicode.Cf, c):
+			return errString("tool name " + quote(name) + " contains the format character " + codePoint(c))
 		case c == utf8.RuneError:
 			if _, size := utf8.DecodeRuneInString(name[i:]); size == 1 {
 				return errString("tool name " + quote(name) + " is not valid UTF-8")
@@ -129,6 +166,15 @@ func isSpace(c rune) bool {
 		return true
 	}
 	return c > 0xff && strings.ContainsRune("\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000", c)
+}
+
+// codePoint writes c as U+XXXX, the way Unicode names a code point.
+func codePoint(c rune) string {
+	hex := strings.ToUpper(strconv.FormatInt(int64(c), 16))
+	if len(hex) < 4 {
+		hex = strings.Repeat("0", 4-len(hex)) + hex
+	}
+	return "U+" + hex
 }
 
 // isControl reports whether c is a control character (Unicode category

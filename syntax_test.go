@@ -13,6 +13,7 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"golang.org/x/text/unicode/norm"
 )
 
 // callTurn is a conversation whose last message is an assistant turn
@@ -132,7 +133,18 @@ func TestToolNameRule(t *testing.T) {
 		{"ASCII", "get_weather", ""},
 		{"dots and dashes", "ns.tool-v2", ""},
 		{"non-ASCII letters", "météo", ""},
-		{"zero-width space is not whitespace", "a\u200bb", ""},
+		{"zero-width space is a format character", "a\u200bb", "tool name \"a\u200bb\" contains the format character U+200B"},
+		{"byte order mark after a role", "user\ufeff", "tool name \"user\ufeff\" contains the format character U+FEFF"},
+		{"word joiner after a role", "assistant\u2060", "tool name \"assistant\u2060\" contains the format character U+2060"},
+		{"right-to-left override", "developer\u202e", "tool name \"developer\u202e\" contains the format character U+202E"},
+		{"bidi isolate", "get_weather\u2066", "tool name \"get_weather\u2066\" contains the format character U+2066"},
+		{"soft hyphen inside a role", "sys\u00adtem", "tool name \"sys\u00adtem\" contains the format character U+00AD"},
+		{"supplementary format character", "a\U000E0001", "tool name \"a\U000E0001\" contains the format character U+E0001"},
+		{"fullwidth role", "\uff53\uff59\uff53\uff54\uff45\uff4d", "tool name \"\uff53\uff59\uff53\uff54\uff45\uff4d\" reads as \"system\" (NFKC); a tool name can't stand for a role or a built-in tool"},
+		{"ligature in a role", "sy\ufb06em", "tool name \"sy\ufb06em\" reads as \"system\" (NFKC); a tool name can't stand for a role or a built-in tool"},
+		{"mathematical letters for a built-in tool", "\U0001d41b\U0001d41a\U0001d42c\U0001d421", "tool name \"\U0001d41b\U0001d41a\U0001d42c\U0001d421\" reads as \"bash\" (NFKC); a tool name can't stand for a role or a built-in tool"},
+		{"a built-in tool by its name", "search", ""},
+		{"fullwidth uppercase is no role", "\uff33YSTEM", ""},
 		{"U+FFFD is a character", "a\uFFFDb", ""},
 		{"empty", "", "missing tool name"},
 		{"space", "get weather", `tool name "get weather" contains whitespace`},
@@ -273,11 +285,19 @@ func wantNameError(name string) string {
 			return "tool name " + q + " contains " + string(pyjson.AppendQuoted(nil, string(r)))
 		case unicode.IsControl(r):
 			return "tool name " + q + " contains a control character"
+		case unicode.In(r, unicode.Cf):
+			return "tool name " + q + fmt.Sprintf(" contains the format character U+%04X", r)
 		}
 	}
 	switch name {
 	case "system", "developer", "user", "assistant":
 		return "tool name " + q + " is a role name; a tool can't be named system, developer, user or assistant"
+	}
+	if folded := norm.NFKC.String(name); folded != name {
+		switch folded {
+		case "system", "developer", "user", "assistant", "search", "browse", "bash":
+			return "tool name " + q + " reads as \"" + folded + "\" (NFKC); a tool name can't stand for a role or a built-in tool"
+		}
 	}
 	return ""
 }

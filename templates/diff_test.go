@@ -223,7 +223,14 @@ func TestToolNameCharacters(t *testing.T) {
 			chars = append(chars, c)
 		}
 	}
-	chars = append(chars, '<', '>', '"', '\\', '\u200b', '\u180e', '\ufeff', 'é', '工', '😀')
+	chars = append(chars, '<', '>', '"', '\\', '\u180e', 'é', '工', '😀')
+	// Every format character (Unicode Cf: zero-width characters, the byte
+	// order mark, bidi controls), refused in a name.
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if unicode.Is(unicode.Cf, c) {
+			chars = append(chars, c)
+		}
+	}
 	var cases []corpus.Case
 	add := func(name string, request any) {
 		data, err := json.Marshal(request)
@@ -246,7 +253,13 @@ func TestToolNameCharacters(t *testing.T) {
 			add("result "+label, map[string]any{"messages": []any{map[string]any{"role": "tool", "name": name, "content": "42"}}})
 		}
 	}
-	for _, name := range []string{"system", "developer", "user", "assistant", "tool", "System", "users"} {
+	// Roles, and names that read as a role or a built-in tool under NFKC
+	// (fullwidth letters, a ligature, mathematical letters, superscripts),
+	// or nearly so.
+	lookAlikes := []string{"system", "developer", "user", "assistant", "tool", "System", "users",
+		"ｓｙｓｔｅｍ", "sy\ufb06em", "\U0001d41b\U0001d41a\U0001d42c\U0001d421", "ᵘser", "developeｒ", "ａssistant",
+		"ｓｅａｒｃｈ", "ｂｒｏｗｓｅ", "search", "browse", "bash", "ＳＹＳＴＥＭ", "ｓｙｓｔｅｍｓ", "ｕsé"}
+	for _, name := range lookAlikes {
 		add("tool named "+name, map[string]any{
 			"messages": []any{map[string]any{"role": "user", "content": "hi"}},
 			"tools":    []any{map[string]any{"type": "function", "function": map[string]any{"name": name}}},

@@ -181,7 +181,7 @@ var faults = []fault{
 		if g.chance(0.2) {
 			fn = []member{{"arguments", obj{}}}
 		} else {
-			fn = []member{{"name", pick[any](g, nil, "", "get weather", "a<b", "a>b", "say\"hi\"", "tab\tname", "x\u3000y", "nl\n", "nbsp\u00a0x", "a<b c", "a\u0001b", "esc\u001b", "del\u007f", "c1\u009f", "nel\u0085", "\u001cfs")}, {"arguments", obj{}}}
+			fn = []member{{"name", pick[any](g, nil, "", "get weather", "a<b", "a>b", "say\"hi\"", "tab\tname", "x\u3000y", "nl\n", "nbsp\u00a0x", "a<b c", "a\u0001b", "esc\u001b", "del\u007f", "c1\u009f", "nel\u0085", "\u001cfs", "zw\u200bsp", "user\ufeff", "sys\u00adtem", "rtl\u202e", "ｓｙｓｔｅｍ", "ｂａｓｈ")}, {"arguments", obj{}}}
 		}
 		req, _ = g.withMessage(req, callMessage(withCallFunction(fn...)))
 		return req
@@ -228,7 +228,7 @@ var faults = []fault{
 		return req
 	}},
 	{"tool-name", func(g *gen, req obj) obj {
-		req, _ = g.withMessage(req, obj{{"role", "tool"}, {"name", pick(g, "get weather", "a>b", "q\"", "\t", "nul\u0000", "a\u0080b")}, {"content", "r"}})
+		req, _ = g.withMessage(req, obj{{"role", "tool"}, {"name", pick(g, "get weather", "a>b", "q\"", "\t", "nul\u0000", "a\u0080b", "assistant\u2060", "ｓｅａｒｃｈ")}, {"content", "r"}})
 		return req
 	}},
 	{"message-field-type", func(g *gen, req obj) obj {

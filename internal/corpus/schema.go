@@ -32,9 +32,10 @@ func (g *gen) tools() ([]obj, []any) {
 				builtins = append(builtins, "search")
 			}
 		default:
-			// \u200b (zero width space) is not whitespace to Python or to
-			// the format.
-			tools = append(tools, g.tool(pick(g, "lookup", "get_time", "calc.v2", "工具", "my-tool", "t", "Ünïcode", "dup", "dup", "a\u200bb", "x.y-z_1")))
+			// A middle dot (U+00B7) is neither whitespace nor a format
+			// character, and no look-alike of a role: a valid name that
+			// takes the template's slow path for unusual names.
+			tools = append(tools, g.tool(pick(g, "lookup", "get_time", "calc.v2", "工具", "my-tool", "t", "Ünïcode", "dup", "dup", "a\u00b7b", "x.y-z_1")))
 		}
 	}
 	if builtins == nil && g.chance(0.1) {

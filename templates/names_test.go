@@ -1,0 +1,65 @@
+package templates_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/beamharmony/harmony/templates"
+	"golang.org/x/text/unicode/norm"
+)
+
+// templateList returns the pairs of the template's list literal named
+// name ({%- set NAME = [['a', 'b'], ...] -%}), in order.
+func templateList(t *testing.T, name string) [][2]string {
+	t.Helper()
+	start := strings.Index(templates.ChatTemplate, "{%- set "+name+" = [")
+	if start < 0 {
+		t.Fatalf("the template sets no %s", name)
+	}
+	line := templates.ChatTemplate[start:]
+	line = line[:strings.IndexByte(line, '\n')]
+	var pairs [][2]string
+	for _, m := range regexp.MustCompile(`\['([^']*)', '([^']*)'\]`).FindAllStringSubmatch(line, -1) {
+		pairs = append(pairs, [2]string{m[1], m[2]})
+	}
+	return pairs
+}
+
+// The template's FORMAT_FLAWS is every Unicode format character (Cf) of
+// Go's tables, each with the Go renderer's words for it, so that the
+// template refuses the names the renderer refuses.
+func TestTemplateFormatCharacters(t *testing.T) {
+	var want [][2]string
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if unicode.Is(unicode.Cf, c) {
+			want = append(want, [2]string{string(c), fmt.Sprintf("the format character U+%04X", c)})
+		}
+	}
+	got := templateList(t, "FORMAT_FLAWS")
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("FORMAT_FLAWS holds %d entries, Go's Cf table %d; regenerate the list:\n%q", len(got), len(want), want)
+	}
+}
+
+// The template's NFKC_LETTERS maps every character whose NFKC form is
+// lowercase ASCII letters to that form: replacing them all gives a name's
+// NFKC form whenever that form could be a role or a built-in tool.
+func TestTemplateNFKCLetters(t *testing.T) {
+	var want [][2]string
+	for c := rune(0x80); c <= unicode.MaxRune; c++ {
+		if c >= 0xD800 && c <= 0xDFFF {
+			continue
+		}
+		folded := norm.NFKC.String(string(c))
+		if folded != "" && strings.Trim(folded, "abcdefghijklmnopqrstuvwxyz") == "" {
+			want = append(want, [2]string{string(c), folded})
+		}
+	}
+	got := templateList(t, "NFKC_LETTERS")
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("NFKC_LETTERS holds %d entries, want %d; regenerate the list:\n%q", len(got), len(want), want)
+	}
+}
