@@ -84,6 +84,12 @@ func (m *bpeModel) load(o obj, vraw, mraw string, byteLevel bool) error {
 		// Hugging Face fails later, on the first text that needs it.
 		return fmt.Errorf("model.unk_token %q is not in model.vocab", m.unk)
 	}
+	// The id table is indexed by id: ids may leave gaps, but not so many
+	// that a small file makes a huge table (a 3 KB file with the id
+	// 2147483646 would take 32 GB).
+	if limit := maxVocabID(len(m.vocab)); maxID > limit {
+		return fmt.Errorf("model.vocab: id %d is far past the vocabulary's %d entries (at most %d)", maxID, len(m.vocab), limit)
+	}
 	m.vocabR = make([]string, maxID+1)
 	for tok, id := range m.vocab {
 		m.vocabR[id] = tok
@@ -470,3 +476,7 @@ func (m *bpeModel) mergeHeap(s *symbols) {
 	}
 	s.id, s.start, s.end = s.id[:k], s.start[:k], s.end[:k]
 }
+
+// maxVocabID is the largest id a vocabulary of n entries may use: twice its
+// size plus 65,536, room for any gaps a real vocabulary leaves.
+func maxVocabID(n int) int { return 2*n + 1<<16 }

@@ -218,8 +218,9 @@ func scanMerges(src string, add func(i int, a, b string, pair bool) error) error
 
 // skip passes over one JSON value without decoding it, checking only its
 // structure; the values it passes over are decoded later by those who need
-// them, which check them in full.
-func (p *jsonScanner) skip() error {
+// them, which check them in full. depth counts the arrays and objects the
+// value is in; past MaxJSONDepth the value is refused.
+func (p *jsonScanner) skip(depth int) error {
 	switch c := p.peek(); c {
 	case '"':
 		_, err := p.rawString()
@@ -228,6 +229,9 @@ func (p *jsonScanner) skip() error {
 		close := byte('}')
 		if c == '[' {
 			close = ']'
+		}
+		if depth >= MaxJSONDepth {
+			return p.errorf("arrays and objects nested more than %d deep", MaxJSONDepth)
 		}
 		p.i++
 		if p.peek() == close {
@@ -243,7 +247,7 @@ func (p *jsonScanner) skip() error {
 					return err
 				}
 			}
-			if err := p.skip(); err != nil {
+			if err := p.skip(depth + 1); err != nil {
 				return err
 			}
 			switch p.peek() {
@@ -318,7 +322,7 @@ func rawObject(src string) (map[string]string, error) {
 		}
 		p.ws()
 		start := p.i
-		if err := p.skip(); err != nil {
+		if err := p.skip(1); err != nil {
 			return nil, err
 		}
 		m[k] = p.src[start:p.i]

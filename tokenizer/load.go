@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,11 +21,39 @@ const (
 	ConfigFileName = "tokenizer_config.json"
 )
 
+// Limits on what Load and New accept, so that no file, however small or
+// hostile, makes the loader allocate without bound, recurse without bound
+// or run for long (gap decision 72). Real tokenizers are far inside them:
+// the largest tokenizer.json files are about 35 MB, with nesting depth
+// under 10 and added tokens under 100 bytes.
+const (
+	// MaxFileBytes caps tokenizer.json.
+	MaxFileBytes = 128 << 20
+	// MaxConfigBytes caps tokenizer_config.json.
+	MaxConfigBytes = 64 << 20
+	// MaxJSONDepth caps the nesting of arrays and objects in either file.
+	MaxJSONDepth = 128
+	// MaxComponentDepth caps Sequence components nested in one another.
+	MaxComponentDepth = 16
+	// MaxComponents caps the normalizers, pre-tokenizers, post-processors
+	// and decoders, counted together.
+	MaxComponents = 256
+	// MaxAddedTokenBytes caps an added token's content. Matching added
+	// tokens costs up to this much per byte of text.
+	MaxAddedTokenBytes = 256
+	// MaxDecodeGrowth caps how many times the decoder's Replace steps,
+	// together, can multiply a text's length.
+	MaxDecodeGrowth = 64
+)
+
 // Load reads a Hugging Face tokenizer. path is a tokenizer.json file or a
 // directory that holds one; a tokenizer_config.json beside it, when present,
 // supplies the EOS token, extra added tokens (added_tokens_decoder) and
 // clean_up_tokenization_spaces. Load returns an error that names the file
 // and the JSON path of anything it cannot run exactly as Hugging Face does.
+// Both files must be regular files (a symbolic link to one is followed) of
+// at most MaxFileBytes and MaxConfigBytes: a FIFO or a device such as
+// /dev/zero is refused before it is read.
 func Load(path string) (*Tokenizer, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -34,7 +63,7 @@ func Load(path string) (*Tokenizer, error) {
 	if st.IsDir() {
 		file = filepath.Join(path, FileName)
 	}
-	data, err := os.ReadFile(file)
+	data, err := readRegular(file, MaxFileBytes)
 	if err != nil {
 		if st.IsDir() && errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no %s in this directory", path, FileName)
@@ -42,7 +71,7 @@ func Load(path string) (*Tokenizer, error) {
 		return nil, err
 	}
 	cfgFile := filepath.Join(filepath.Dir(file), ConfigFileName)
-	cfg, err := os.ReadFile(cfgFile)
+	cfg, err := readRegular(cfgFile, MaxConfigBytes)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -69,6 +98,63 @@ func New(tokenizerJSON, configJSON []byte) (*Tokenizer, error) {
 		return nil, fmt.Errorf("%s: %w", FileName, err)
 	}
 	return t, nil
+}
+
+// readRegular reads a regular file of at most limit bytes. The file's
+// type is checked before it is opened, since opening a FIFO blocks until a
+// writer comes, and again on the open file; reading stops past limit.
+func readRegular(name string, limit int64) ([]byte, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(name, st, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := checkRegular(name, st, limit); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
+	}
+	return data, nil
+}
+
+func checkRegular(name string, st os.FileInfo, limit int64) error {
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s)", name, fileKind(st.Mode()))
+	}
+	if st.Size() > limit {
+		return fmt.Errorf("%s: %d bytes, larger than %d", name, st.Size(), limit)
+	}
+	return nil
+}
+
+// fileKind names a file mode's type for errors.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "mode " + m.String()
 }
 
 // configError marks an error in tokenizer_config.json.
@@ -226,6 +312,19 @@ func (o obj) list(key string) ([]obj, error) {
 	return out, nil
 }
 
+// component counts one more component at Sequence depth depth and checks
+// both against their caps (MaxComponentDepth, MaxComponents).
+func (t *Tokenizer) component(o obj, depth int) error {
+	if depth > MaxComponentDepth {
+		return fmt.Errorf("%s: Sequences nested more than %d deep", o.path, MaxComponentDepth)
+	}
+	t.components++
+	if t.components > MaxComponents {
+		return fmt.Errorf("%s: more than %d components", o.path, MaxComponents)
+	}
+	return nil
+}
+
 // normalizer reads "normalizer": null, a Unicode normal form, or a
 // Sequence of those (nested sequences flatten).
 func (t *Tokenizer) normalizer(raw json.RawMessage) error {
@@ -236,10 +335,13 @@ func (t *Tokenizer) normalizer(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	return t.addNormalizer(o)
+	return t.addNormalizer(o, 0)
 }
 
-func (t *Tokenizer) addNormalizer(o obj) error {
+func (t *Tokenizer) addNormalizer(o obj, depth int) error {
+	if err := t.component(o, depth); err != nil {
+		return err
+	}
 	typ, err := o.typ()
 	if err != nil {
 		return err
@@ -251,7 +353,7 @@ func (t *Tokenizer) addNormalizer(o obj) error {
 			return err
 		}
 		for _, it := range items {
-			if err := t.addNormalizer(it); err != nil {
+			if err := t.addNormalizer(it, depth+1); err != nil {
 				return err
 			}
 		}
@@ -275,7 +377,7 @@ func (t *Tokenizer) preTokenizer(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	if err := t.addPreTokenizer(o); err != nil {
+	if err := t.addPreTokenizer(o, 0); err != nil {
 		return err
 	}
 	for i, s := range t.steps {
@@ -289,7 +391,10 @@ func (t *Tokenizer) preTokenizer(raw json.RawMessage) error {
 	return nil
 }
 
-func (t *Tokenizer) addPreTokenizer(o obj) error {
+func (t *Tokenizer) addPreTokenizer(o obj, depth int) error {
+	if err := t.component(o, depth); err != nil {
+		return err
+	}
 	typ, err := o.typ()
 	if err != nil {
 		return err
@@ -301,7 +406,7 @@ func (t *Tokenizer) addPreTokenizer(o obj) error {
 			return err
 		}
 		for _, it := range items {
-			if err := t.addPreTokenizer(it); err != nil {
+			if err := t.addPreTokenizer(it, depth+1); err != nil {
 				return err
 			}
 		}
@@ -400,10 +505,13 @@ func (t *Tokenizer) postProcessor(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	return t.addPostProcessor(o)
+	return t.addPostProcessor(o, 0)
 }
 
-func (t *Tokenizer) addPostProcessor(o obj) error {
+func (t *Tokenizer) addPostProcessor(o obj, depth int) error {
+	if err := t.component(o, depth); err != nil {
+		return err
+	}
 	typ, err := o.typ()
 	if err != nil {
 		return err
@@ -415,7 +523,7 @@ func (t *Tokenizer) addPostProcessor(o obj) error {
 			return err
 		}
 		for _, it := range items {
-			if err := t.addPostProcessor(it); err != nil {
+			if err := t.addPostProcessor(it, depth+1); err != nil {
 				return err
 			}
 		}
@@ -454,10 +562,13 @@ func (t *Tokenizer) decoder(raw json.RawMessage) error {
 		return err
 	}
 	t.hasDecoder = true
-	return t.addDecoder(o)
+	return t.addDecoder(o, 0)
 }
 
-func (t *Tokenizer) addDecoder(o obj) error {
+func (t *Tokenizer) addDecoder(o obj, depth int) error {
+	if err := t.component(o, depth); err != nil {
+		return err
+	}
 	typ, err := o.typ()
 	if err != nil {
 		return err
@@ -469,7 +580,7 @@ func (t *Tokenizer) addDecoder(o obj) error {
 			return err
 		}
 		for _, it := range items {
-			if err := t.addDecoder(it); err != nil {
+			if err := t.addDecoder(it, depth+1); err != nil {
 				return err
 			}
 		}
@@ -518,6 +629,20 @@ func (t *Tokenizer) addDecoder(o obj) error {
 			return err
 		}
 		d.matcher = m
+		// Each match becomes the replacement: a literal of n bytes grows
+		// by at most len(content)/n; a regex may match one byte, or the
+		// empty string between two.
+		g := len(d.replacement) + 1
+		if lit, ok := pat["String"]; ok && lit != "" {
+			g = max(1, (len(d.replacement)+len(lit)-1)/len(lit))
+		}
+		if t.growth == 0 {
+			t.growth = 1
+		}
+		if t.growth > MaxDecodeGrowth/g {
+			return fmt.Errorf("%s: the Replace decoders could multiply a text's length by more than %d", o.path, MaxDecodeGrowth)
+		}
+		t.growth *= g
 		t.decoders = append(t.decoders, d)
 		return nil
 	}
@@ -553,6 +678,9 @@ func (t *Tokenizer) addedTokens(raws []map[string]json.RawMessage) error {
 		if err := o.get("content", &a.content, true); err != nil {
 			return err
 		}
+		if err := checkAddedContent(o.path, a.content); err != nil {
+			return err
+		}
 		for _, f := range []struct {
 			key string
 			v   *bool
@@ -565,6 +693,16 @@ func (t *Tokenizer) addedTokens(raws []map[string]json.RawMessage) error {
 		jsonIDs = append(jsonIDs, a.id)
 	}
 	t.addTokens(toks, jsonIDs, FileName+" added_tokens")
+	return nil
+}
+
+// checkAddedContent caps an added token's length (MaxAddedTokenBytes):
+// matching added tokens in a text costs up to the longest one's length per
+// byte of text.
+func checkAddedContent(path, content string) error {
+	if len(content) > MaxAddedTokenBytes {
+		return fmt.Errorf("%s.content: %d bytes; an added token may hold at most %d", path, len(content), MaxAddedTokenBytes)
+	}
 	return nil
 }
 
@@ -611,9 +749,13 @@ func (t *Tokenizer) addTokens(toks []addedToken, jsonIDs []int, source string) {
 // clean_up_tokenization_spaces (false when absent, as in Transformers 4.45
 // and later).
 func (t *Tokenizer) config(data []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
+	members, err := rawObject(string(data))
+	if err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	raw := make(map[string]json.RawMessage, len(members))
+	for k, v := range members {
+		raw[k] = json.RawMessage(v)
 	}
 	o := obj{"", raw}
 	var decoder map[string]map[string]json.RawMessage
@@ -639,6 +781,9 @@ func (t *Tokenizer) config(data []byte) error {
 		e := obj{"added_tokens_decoder." + k, decoder[k]}
 		var a addedToken
 		if err := e.get("content", &a.content, true); err != nil {
+			return err
+		}
+		if err := checkAddedContent(e.path, a.content); err != nil {
 			return err
 		}
 		for _, f := range []struct {

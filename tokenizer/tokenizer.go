@@ -22,6 +22,9 @@ type Tokenizer struct {
 
 	hasDecoder bool
 	decoders   []decoderStep
+	growth     int // how many times the decoders' Replace steps can multiply a text's length
+
+	components int // components read so far, while loading
 
 	added          []addedToken
 	addedByContent map[string]int // content to index in added

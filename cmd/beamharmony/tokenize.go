@@ -158,9 +158,13 @@ func parseIDs(data []byte) ([]int, error) {
 		}
 		trimmed, field = obj.IDs, "input_ids"
 	}
-	var raw []json.Number
+	// Each element is read as raw JSON, so that a string ("104") or null
+	// is refused rather than read as a number or as nothing.
+	var raw []json.RawMessage
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return nil, fmt.Errorf("%s: want a JSON array of token ids", field)
+	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("%s: want a JSON array of token ids: %v", field, err)
 	}
@@ -169,7 +173,7 @@ func parseIDs(data []byte) ([]int, error) {
 	}
 	ids := make([]int, len(raw))
 	for i, n := range raw {
-		v, err := strconv.ParseInt(n.String(), 10, 32)
+		v, err := strconv.ParseInt(string(n), 10, 32)
 		if err != nil || v < 0 {
 			return nil, fmt.Errorf("%s[%d]: %s is not a token id (an integer from 0 to 2147483647)", field, i, n)
 		}

@@ -138,6 +138,10 @@ func TestTokenizeErrors(t *testing.T) {
 		{"not an array", `"x"`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: want a JSON array of token ids"},
 		{"negative id", "[1, -2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[1]: -2 is not a token id"},
 		{"fraction", "[1.5]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[0]: 1.5 is not a token id"},
+		{"id as a string", `["104"]`, []string{"detokenize", "--tokenizer", dir}, `beamharmony detokenize: input[0]: "104" is not a token id`},
+		{"null id", `[1, null]`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[1]: null is not a token id"},
+		{"null", `null`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: want a JSON array of token ids"},
+		{"null input_ids", `{"input_ids": null}`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input_ids: want a JSON array of token ids"},
 		{"trailing data", "[1] [2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: unexpected data after the array"},
 		{"object without ids", `{"ids": [1]}`, []string{"detokenize", "--tokenizer", dir}, `beamharmony detokenize: input: want a JSON array of token ids or an object with "input_ids"`},
 	} {
