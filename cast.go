@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // Casting arguments by schema (DECISIONS.md, Parsing). A value is written
@@ -165,7 +166,7 @@ type toolSchema struct {
 	// What resolving $refs learnt, kept for the tool's next arguments:
 	// pointer resolutions, and the types of targets whose resolution
 	// cannot depend on the path that reached them, by target and depth.
-	ptr      pointers
+	ptr      schema.Pointers
 	resolved map[int32]int32
 	refTypes map[[2]int32]argType
 	// slow holds the types of properties that took many steps to
@@ -184,7 +185,7 @@ func newToolSchema(params []byte) *toolSchema {
 	ts.doc = d
 	root := 0
 	if ref := d.Lookup(0, "$ref"); ref >= 0 && d.Lookup(0, "properties") < 0 {
-		root = resolvePointer(d, 0, ref)
+		root = ts.ptr.Resolve(d, 0, ref)
 	}
 	if root >= 0 {
 		if p := d.Lookup(root, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
@@ -200,14 +201,14 @@ func (ts *toolSchema) argType(name string) (argType, bool) {
 	if ts.props < 0 {
 		return stringArg, false
 	}
-	v := ts.ptr.child(ts.doc, ts.props, name) // indexed when there are many
+	v := ts.ptr.Child(ts.doc, ts.props, name) // indexed when there are many
 	if v < 0 {
 		return stringArg, false
 	}
 	if t, ok := ts.slow[name]; ok {
 		return t, true
 	}
-	r := typeResolver{d: ts.doc, ts: ts, lowHit: noHit}
+	r := typeResolver{d: ts.doc, ts: ts}
 	var t argType
 	r.add(&t, v, 0)
 	if n := ts.doc.Lookup(v, "nullable"); n >= 0 && ts.doc.Kind(n) == pyjson.True {
@@ -222,143 +223,111 @@ func (ts *toolSchema) argType(name string) (argType, bool) {
 	return t, true
 }
 
-// typeResolver collects the types a schema admits, following the
-// renderer's rule order: $ref, enum, const, anyOf, oneOf, type, properties
-// without type (an object); anything else admits every type. enum and
-// const admit the types of their members (membership is not checked).
+// typeResolver collects the types a schema admits, by the renderer's rule
+// order (schema.Keys.Rule): $ref, enum, const, anyOf, oneOf, type,
+// properties without type (an object); anything else admits every type, as
+// the declaration writes "any". enum and const admit the types of their
+// members (membership is not checked).
 //
 // A target whose resolution met no $ref recurring above it admits the same
 // types wherever it is reached at the same depth, and is resolved once
 // (as tsWriter.ref reuses expansions); past MaxRefWork steps, which only a
 // schema that cannot be rendered needs, a schema admits every type.
 type typeResolver struct {
-	d    *pyjson.Doc
-	ts   *toolSchema
-	refs []int // $ref targets on the current path
-	// lowHit is the lowest index in refs that a recurring $ref met since
-	// the innermost target's resolution began (noHit when none).
-	lowHit int
-	steps  int
+	d     *pyjson.Doc
+	ts    *toolSchema
+	refs  schema.Refs // $ref targets on the current path
+	steps int
 }
 
 func (r *typeResolver) add(t *argType, s, depth int) {
 	d := r.d
 	r.steps++
-	if depth > MaxSchemaDepth || r.steps > MaxRefWork || d.Kind(s) != pyjson.Object {
+	if depth > MaxSchemaDepth || r.steps > MaxRefWork {
 		t.addAny()
 		return
 	}
-	if ref := d.Lookup(s, "$ref"); ref >= 0 {
-		r.addRef(t, ref, depth)
-		return
-	}
-	if e := d.Lookup(s, "enum"); e >= 0 {
-		if d.Kind(e) != pyjson.Array {
+	ks := schema.KeysOf(d, s)
+	switch ks.Rule(d) {
+	case schema.RuleRef:
+		r.addRef(t, ks.Ref, depth)
+	case schema.RuleEnum:
+		if d.Kind(ks.Enum) != pyjson.Array {
 			t.addAny()
 		}
-		d.Elements(e, func(m, _ int) bool { addValueKind(t, d, m); return true })
-		return
-	}
-	if c := d.Lookup(s, "const"); c >= 0 {
-		addValueKind(t, d, c)
-		return
-	}
-	for _, key := range [...]string{"anyOf", "oneOf"} {
-		if v := d.Lookup(s, key); v >= 0 {
-			if d.Kind(v) != pyjson.Array {
-				t.addAny()
-			}
-			d.Elements(v, func(m, _ int) bool { r.add(t, m, depth+1); return true })
-			return
+		d.Elements(ks.Enum, func(m, _ int) bool { addValueKind(t, d, m); return true })
+	case schema.RuleConst:
+		addValueKind(t, d, ks.Const)
+	case schema.RuleAnyOf, schema.RuleOneOf:
+		v := ks.AnyOf
+		if v < 0 {
+			v = ks.OneOf
 		}
-	}
-	if ty := d.Lookup(s, "type"); ty >= 0 {
-		r.addTypeNames(t, ty)
-		return
-	}
-	if d.Lookup(s, "properties") >= 0 {
+		if d.Kind(v) != pyjson.Array || d.Nodes[v].Len == 0 {
+			t.addAny() // written "any"
+		}
+		d.Elements(v, func(m, _ int) bool { r.add(t, m, depth+1); return true })
+	case schema.RuleType:
+		schema.Types(d, ks.Type, func(ty schema.Type) bool { addType(t, ty); return true })
+	case schema.RuleProperties:
 		t.add(castObject)
-		return
+	default:
+		t.addAny()
 	}
-	t.addAny()
 }
 
 func (r *typeResolver) addRef(t *argType, ref, depth int) {
 	ts := r.ts
 	target, ok := ts.resolved[int32(ref)]
 	if !ok {
-		target = int32(ts.ptr.resolve(r.d, 0, ref))
+		target = int32(ts.ptr.Resolve(r.d, 0, ref))
 		if ts.resolved == nil {
 			ts.resolved = make(map[int32]int32)
 		}
 		ts.resolved[int32(ref)] = target
 	}
-	if target < 0 {
+	if target < 0 || r.refs.Recurs(int(target)) {
 		t.addAny()
 		return
-	}
-	for i, on := range r.refs {
-		if on == int(target) {
-			r.lowHit = min(r.lowHit, i)
-			t.addAny()
-			return
-		}
 	}
 	key := [2]int32{target, int32(depth)}
 	if sub, ok := ts.refTypes[key]; ok {
 		t.merge(&sub)
 		return
 	}
-	pos := len(r.refs)
-	r.refs = append(r.refs, int(target))
-	lowHit := r.lowHit
-	r.lowHit = noHit
+	frame := r.refs.Push(int(target))
 	var sub argType
 	r.add(&sub, int(target), depth+1)
-	if r.lowHit > pos && r.steps <= MaxRefWork {
+	if r.refs.Pop(frame) && r.steps <= MaxRefWork {
 		if ts.refTypes == nil {
 			ts.refTypes = make(map[[2]int32]argType)
 		}
 		ts.refTypes[key] = sub
 	}
-	r.lowHit = min(lowHit, r.lowHit)
-	r.refs = r.refs[:pos]
 	t.merge(&sub)
 }
 
-// addTypeNames adds the types of a "type" value: a name or a list of names.
-// An unknown name admits every type, as it renders "any".
-func (r *typeResolver) addTypeNames(t *argType, ty int) {
-	d := r.d
-	one := func(v int) {
-		if d.Kind(v) != pyjson.String {
-			t.addAny()
-			return
-		}
-		switch d.Str(v) {
-		case "string":
-			t.str = true
-		case "null":
-			t.add(castNull)
-		case "boolean":
-			t.add(castBoolean)
-		case "integer":
-			t.add(castInteger)
-		case "number":
-			t.add(castNumber)
-		case "object":
-			t.add(castObject)
-		case "array":
-			t.add(castArray)
-		default:
-			t.addAny()
-		}
+// addType adds the cast of one type name; an unknown name admits every
+// type, as it renders "any".
+func addType(t *argType, ty schema.Type) {
+	switch ty {
+	case schema.TypeString:
+		t.str = true
+	case schema.TypeNull:
+		t.add(castNull)
+	case schema.TypeBoolean:
+		t.add(castBoolean)
+	case schema.TypeInteger:
+		t.add(castInteger)
+	case schema.TypeNumber:
+		t.add(castNumber)
+	case schema.TypeObject:
+		t.add(castObject)
+	case schema.TypeArray:
+		t.add(castArray)
+	default:
+		t.addAny()
 	}
-	if d.Kind(ty) == pyjson.Array {
-		d.Elements(ty, func(v, _ int) bool { one(v); return true })
-		return
-	}
-	one(ty)
 }
 
 // addValueKind adds the type of the JSON value at node v (an enum member or

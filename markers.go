@@ -3,9 +3,9 @@ package harmony
 import (
 	"bytes"
 	"strconv"
-	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // MarkerUse is a marker found in a string of a request that the prompt
@@ -153,7 +153,7 @@ type markerScan struct {
 	// however many times and at whatever depth the declaration writes it.
 	seen    []int
 	seenSet map[int]bool
-	ptr     pointers
+	ptr     schema.Pointers
 	buf     [128]byte
 }
 
@@ -230,13 +230,13 @@ func (s *markerScan) properties(props int) {
 	d.Members(props, func(k, p int) bool {
 		s.check(k, true)
 		s.enter(p, -1)
-		ks := keysOf(d, p)
-		if ks.examples >= 0 && d.Kind(ks.examples) == pyjson.Array {
-			s.member(ks.examples, s.subtree)
+		ks := schema.KeysOf(d, p)
+		if ks.Examples >= 0 && d.Kind(ks.Examples) == pyjson.Array {
+			s.member(ks.Examples, s.subtree)
 		}
-		s.typeOf(p, &ks)
-		if ks.def >= 0 {
-			s.member(ks.def, s.subtree)
+		s.typeOf(&ks)
+		if ks.Default >= 0 {
+			s.member(ks.Default, s.subtree)
 		}
 		s.leave()
 		return true
@@ -251,49 +251,45 @@ func (s *markerScan) member(v int, walk func(int)) {
 	s.leave()
 }
 
-// typeOf follows tsWriter.typeOf: the first matching rule decides what
-// of schema node p, at the end of the path, is written.
-func (s *markerScan) typeOf(p int, ks *schemaKeys) {
+// typeOf follows the renderer's rule order (schema.Keys.Rule), as
+// tsWriter.typeOf does: the rule that decides the schema whose keywords ks
+// are, at the end of the path, decides what of it is written.
+func (s *markerScan) typeOf(ks *schema.Keys) {
 	d := s.d
-	switch {
-	case d.Kind(p) != pyjson.Object:
-	case ks.ref >= 0:
-		s.ref(ks.ref)
-	case ks.enum >= 0:
-		if d.Kind(ks.enum) == pyjson.Array {
-			s.member(ks.enum, s.subtree)
+	switch ks.Rule(d) {
+	case schema.RuleRef:
+		s.ref(ks.Ref)
+	case schema.RuleEnum:
+		if d.Kind(ks.Enum) == pyjson.Array {
+			s.member(ks.Enum, s.subtree)
 		}
-	case ks.constant >= 0:
-		s.member(ks.constant, s.subtree)
-	case ks.anyOf >= 0:
-		s.member(ks.anyOf, s.variants)
-	case ks.oneOf >= 0:
-		s.member(ks.oneOf, s.variants)
-	case ks.typ >= 0:
+	case schema.RuleConst:
+		s.member(ks.Const, s.subtree)
+	case schema.RuleAnyOf:
+		s.member(ks.AnyOf, s.variants)
+	case schema.RuleOneOf:
+		s.member(ks.OneOf, s.variants)
+	case schema.RuleType:
 		items, object := false, false
-		check := func(t int) {
-			items = items || d.StringEqual(t, "array")
-			object = object || d.StringEqual(t, "object")
+		schema.Types(d, ks.Type, func(t schema.Type) bool {
+			items = items || t == schema.TypeArray
+			object = object || t == schema.TypeObject
+			return true
+		})
+		if items && ks.Items >= 0 && d.Kind(ks.Items) == pyjson.Object {
+			s.member(ks.Items, s.typ)
 		}
-		if d.Kind(ks.typ) == pyjson.Array {
-			d.Elements(ks.typ, func(t, _ int) bool { check(t); return true })
-		} else {
-			check(ks.typ)
+		if object && ks.Properties >= 0 {
+			s.member(ks.Properties, s.properties)
 		}
-		if items && ks.items >= 0 && d.Kind(ks.items) == pyjson.Object {
-			s.member(ks.items, s.typ)
-		}
-		if object && ks.properties >= 0 {
-			s.member(ks.properties, s.properties)
-		}
-	case ks.properties >= 0:
-		s.member(ks.properties, s.properties)
+	case schema.RuleProperties:
+		s.member(ks.Properties, s.properties)
 	}
 }
 
 func (s *markerScan) typ(v int) {
-	ks := keysOf(s.d, v)
-	s.typeOf(v, &ks)
+	ks := schema.KeysOf(s.d, v)
+	s.typeOf(&ks)
 }
 
 // variants walks the variants of the anyOf or oneOf array v.
@@ -310,7 +306,7 @@ func (s *markerScan) variants(v int) {
 // pointer names.
 func (s *markerScan) ref(ref int) {
 	d := s.d
-	target := s.ptr.resolve(d, s.root, ref)
+	target := s.ptr.Resolve(d, s.root, ref)
 	if target < 0 || s.walked(target) {
 		return
 	}
@@ -324,22 +320,15 @@ func (s *markerScan) ref(ref int) {
 // ptr from the root.
 func (s *markerScan) pointerPath(ptr string, path []step) []step {
 	node := s.root
-	if ptr == "#" {
-		return path
-	}
-	for rest, more := ptr[2:], true; more; {
-		var tok string
-		tok, rest, more = strings.Cut(rest, "/")
-		if strings.IndexByte(tok, '~') >= 0 {
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		}
+	schema.Tokens(ptr, func(tok string) bool {
 		pos := -1
 		if s.d.Kind(node) == pyjson.Array {
 			pos, _ = strconv.Atoi(tok)
 		}
-		node = s.ptr.child(s.d, node, tok)
+		node = s.ptr.Child(s.d, node, tok)
 		path = append(path, step{node, pos})
-	}
+		return true
+	})
 	return path
 }
 

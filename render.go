@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // DefaultModelIdentity is the first line of the system message unless
@@ -102,7 +103,7 @@ type scratch struct {
 	views   []tape       // each tool's parameters: decoded or in schemas
 	members []member
 	ts      tsCache
-	refs    []int
+	refs    schema.Refs
 	path    []pathStep
 	comment []byte
 	builtin []bool
@@ -124,7 +125,7 @@ func (r *renderer) release() {
 	} else {
 		s.out = nil
 	}
-	if cap(s.ts.arena) > maxPooledBuffer || len(s.ts.union)+len(s.ts.ptr.children)+len(s.ts.expanded) > maxPooledBuffer/64 {
+	if cap(s.ts.arena) > maxPooledBuffer || len(s.ts.union)+s.ts.ptr.Size()+len(s.ts.expanded) > maxPooledBuffer/64 {
 		s.ts = tsCache{} // a huge schema: don't pin its memory
 	}
 	s.doc.Src = nil

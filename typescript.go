@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // MaxSchemaDepth is how deep below a tool's parameters a schema may nest;
@@ -197,8 +198,9 @@ func (r *renderer) declareTool(i int) error {
 	s := r.s
 	s.ts.reset()
 	w := tsWriter{d: s.views[i].doc, root: s.views[i].root, buf: r.buf, tool: i,
-		members: s.members[:0], refs: s.refs[:0], path: s.path[:0], scratch: s.comment,
-		c: &s.ts, start: len(r.buf), spentBefore: r.declSpent, work: r.refWork, lowHit: noHit}
+		members: s.members[:0], refs: s.refs, path: s.path[:0], scratch: s.comment,
+		c: &s.ts, start: len(r.buf), spentBefore: r.declSpent, work: r.refWork}
+	w.refs.Reset()
 	err := w.declaration(t.Function.Name, t.Function.Description)
 	if err == nil {
 		err = w.checkSize()
@@ -232,12 +234,12 @@ type tsWriter struct {
 	d       *pyjson.Doc
 	root    int // node of the parameters schema, the root for $ref
 	buf     []byte
-	tool    int      // index of the tool in tools, for error paths
-	members []member // members of the open unions, innermost last
-	base    int      // index in members where the innermost union starts
-	union   int      // the innermost union's number
-	unions  int      // unions opened so far
-	refs    []int    // $ref targets on the current path
+	tool    int         // index of the tool in tools, for error paths
+	members []member    // members of the open unions, innermost last
+	base    int         // index in members where the innermost union starts
+	union   int         // the innermost union's number
+	unions  int         // unions opened so far
+	refs    schema.Refs // $ref targets on the current path
 	path    []pathStep
 	scratch []byte // decoded comment text
 	c       *tsCache
@@ -249,11 +251,10 @@ type tsWriter struct {
 	// the request's $ref expansions walked.
 	start, spentBefore, dropped, work int
 
-	// For reusing expansions (see ref): lowHit is the lowest index in
-	// refs that a recurring $ref met since the innermost expansion began
-	// (noHit when none), maxDepth the longest path seen since then.
-	lowHit, maxDepth int
-	rec              []recording // expansions recording their members
+	// For reusing expansions (see ref): maxDepth is the longest path seen
+	// since the innermost expansion began.
+	maxDepth int
+	rec      []recording // expansions recording their members
 }
 
 // member is one member of an open union: its text in buf and, in a union
@@ -268,8 +269,6 @@ type member struct {
 // recording is an expansion of a $ref that records the members it adds
 // to the union numbered union (see ref).
 type recording struct{ union int }
-
-const noHit = int(^uint(0) >> 1)
 
 // reuseExpansions is false only in tests that compare reuse with walking
 // every expansion.
@@ -301,7 +300,7 @@ const MaxRefWork = 1 << 18
 type tsCache struct {
 	union    map[unionKey]int32 // large unions' members by hash: the latest member
 	resolved map[int32]int32    // $ref string node: its target, or -1
-	ptr      pointers
+	ptr      schema.Pointers
 	expanded map[expansionKey]int32 // reusable expansions: index in entries
 	entries  []expansion
 	arena    []byte // recorded member texts
@@ -322,13 +321,6 @@ type unionKey struct {
 	hash uint64
 }
 
-// childKey names the member key of object node, or the element pos of
-// array node.
-type childKey struct {
-	node, pos int32
-	key       string
-}
-
 type expansionKey struct{ target, indent int32 }
 
 // expansion is an expansion of a $ref target kept for reuse: the members
@@ -340,7 +332,7 @@ type expansion struct{ first, last, union, depth int32 }
 func (c *tsCache) reset() {
 	clear(c.union)
 	clear(c.resolved)
-	c.ptr.reset()
+	c.ptr.Reset()
 	clear(c.expanded)
 	c.entries, c.arena, c.texts = c.entries[:0], c.arena[:0], c.texts[:0]
 }
@@ -489,65 +481,6 @@ func (w *tsWriter) commentNode(indent string, v int, field string) (bool, error)
 	return true, nil
 }
 
-// schemaKeys holds the node indexes of the keywords of one schema object
-// that the declaration reads (-1 when absent), gathered in one pass over
-// its members. When a key repeats, the last one wins, as in Python.
-type schemaKeys struct {
-	ref, enum, constant, anyOf, oneOf, typ, properties, items, required int
-	title, description, examples, def, nullable                         int
-}
-
-var noKeys = schemaKeys{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
-
-// keysOf reads the keywords of schema s; a schema that is not an object
-// has none.
-func keysOf(d *pyjson.Doc, s int) schemaKeys {
-	ks := noKeys
-	if d.Kind(s) != pyjson.Object {
-		return ks
-	}
-	var buf [16]byte
-	d.Members(s, func(k, v int) bool {
-		name := d.Raw(k)
-		name = name[1 : len(name)-1]
-		if d.Nodes[k].Escaped {
-			name = d.AppendString(buf[:0], k)
-		}
-		switch string(name) {
-		case "$ref":
-			ks.ref = v
-		case "enum":
-			ks.enum = v
-		case "const":
-			ks.constant = v
-		case "anyOf":
-			ks.anyOf = v
-		case "oneOf":
-			ks.oneOf = v
-		case "type":
-			ks.typ = v
-		case "properties":
-			ks.properties = v
-		case "items":
-			ks.items = v
-		case "required":
-			ks.required = v
-		case "title":
-			ks.title = v
-		case "description":
-			ks.description = v
-		case "examples":
-			ks.examples = v
-		case "default":
-			ks.def = v
-		case "nullable":
-			ks.nullable = v
-		}
-		return true
-	})
-	return ks
-}
-
 // object writes the object schema at node s, whose properties are at node
 // props, with its properties at indent.
 func (w *tsWriter) object(required, props int, indent string) error {
@@ -602,18 +535,18 @@ func isRequired(d *pyjson.Doc, required, key int) bool {
 // comments, then "name?: type," and its default.
 func (w *tsWriter) property(k, p int, indent string, required bool) error {
 	d := w.d
-	ks := keysOf(d, p)
+	ks := schema.KeysOf(d, p)
 	{
-		if ok, err := w.commentNode(indent, ks.title, "title"); err != nil {
+		if ok, err := w.commentNode(indent, ks.Title, "title"); err != nil {
 			return err
 		} else if ok {
 			w.buf = append(w.buf, indent...)
 			w.buf = append(w.buf, "//\n"...)
 		}
-		if _, err := w.commentNode(indent, ks.description, "description"); err != nil {
+		if _, err := w.commentNode(indent, ks.Description, "description"); err != nil {
 			return err
 		}
-		w.examples(ks.examples, indent)
+		w.examples(ks.Examples, indent)
 	}
 	w.buf = append(w.buf, indent...)
 	w.propertyName(k)
@@ -623,17 +556,17 @@ func (w *tsWriter) property(k, p int, indent string, required bool) error {
 	w.buf = append(w.buf, ": "...)
 	inner := indent + "    "
 	saved := w.openUnion()
-	if err := w.typeOf(p, &ks, inner); err != nil {
+	if err := w.typeOf(&ks, inner); err != nil {
 		return err
 	}
-	if ks.nullable >= 0 && d.Kind(ks.nullable) == pyjson.True && !w.unionHas(nullText) {
+	if ks.Nullable >= 0 && d.Kind(ks.Nullable) == pyjson.True && !w.unionHas(nullText) {
 		w.buf = append(w.buf, " | null"...)
 	}
 	w.closeUnion(saved)
 	w.buf = append(w.buf, ',')
-	if def := ks.def; def >= 0 {
+	if def := ks.Default; def >= 0 {
 		w.buf = append(w.buf, " // default: "...)
-		if d.Kind(def) == pyjson.String && ks.enum >= 0 {
+		if d.Kind(def) == pyjson.String && ks.Enum >= 0 {
 			w.buf = d.AppendString(w.buf, def)
 		} else {
 			w.buf = d.AppendPython(w.buf, def)
@@ -818,86 +751,61 @@ func (w *tsWriter) scalar(text string) {
 
 // typ adds the members of schema s's type to the innermost union. indent
 // is the indent of the properties of an object written here. The first
-// matching rule wins: $ref, enum, const, anyOf, oneOf, type, properties.
+// matching rule of the renderer's order decides (schema.Keys.Rule).
 func (w *tsWriter) typ(s int, indent string) error {
-	ks := keysOf(w.d, s)
-	return w.typeOf(s, &ks, indent)
+	ks := schema.KeysOf(w.d, s)
+	return w.typeOf(&ks, indent)
 }
 
 // typeOf is typ for a schema whose keywords ks were read already.
-func (w *tsWriter) typeOf(s int, ks *schemaKeys, indent string) error {
+func (w *tsWriter) typeOf(ks *schema.Keys, indent string) error {
 	if err := w.checkSize(); err != nil {
 		return err
 	}
 	d := w.d
-	if d.Kind(s) != pyjson.Object {
-		w.scalar("any")
+	switch ks.Rule(d) {
+	case schema.RuleRef:
+		return w.ref(ks.Ref, indent)
+	case schema.RuleEnum:
+		w.literals(ks.Enum)
 		return nil
-	}
-	if ks.ref >= 0 {
-		return w.ref(ks.ref, indent)
-	}
-	if ks.enum >= 0 {
-		w.literals(ks.enum)
-		return nil
-	}
-	if c := ks.constant; c >= 0 {
+	case schema.RuleConst:
 		sepAt, start := w.beginMember()
-		w.buf = d.AppendPython(w.buf, c)
+		w.buf = d.AppendPython(w.buf, ks.Const)
 		w.endMember(sepAt, start)
 		return nil
-	}
-	if ks.anyOf >= 0 {
-		return w.variants(ks.anyOf, stepAnyOf, indent)
-	}
-	if ks.oneOf >= 0 {
-		return w.variants(ks.oneOf, stepOneOf, indent)
-	}
-	if t := ks.typ; t >= 0 {
-		switch d.Kind(t) {
-		case pyjson.String:
-			return w.named(ks, t, indent)
-		case pyjson.Array:
-			if d.Nodes[t].Len == 0 {
-				w.scalar("any")
-				return nil
-			}
-			var err error
-			d.Elements(t, func(e, _ int) bool {
-				if d.Kind(e) == pyjson.String {
-					err = w.named(ks, e, indent)
-				} else {
-					w.scalar("any")
-				}
-				return err == nil
-			})
-			return err
-		}
-		w.scalar("any")
-		return nil
-	}
-	if props := ks.properties; props >= 0 && d.Kind(props) == pyjson.Object {
+	case schema.RuleAnyOf:
+		return w.variants(ks.AnyOf, stepAnyOf, indent)
+	case schema.RuleOneOf:
+		return w.variants(ks.OneOf, stepOneOf, indent)
+	case schema.RuleType:
+		var err error
+		schema.Types(d, ks.Type, func(t schema.Type) bool {
+			err = w.named(ks, t, indent)
+			return err == nil
+		})
+		return err
+	case schema.RuleProperties:
 		return w.objectType(ks, indent)
 	}
 	w.scalar("any")
 	return nil
 }
 
-// named adds the member for the type name at node t of schema s.
-func (w *tsWriter) named(ks *schemaKeys, t int, indent string) error {
-	d := w.d
-	switch {
-	case d.StringEqual(t, "string"):
+// named adds the member for type t of the schema whose keywords ks are.
+func (w *tsWriter) named(ks *schema.Keys, t schema.Type, indent string) error {
+	switch t {
+	case schema.TypeString:
 		w.scalar("string")
-	case d.StringEqual(t, "integer"), d.StringEqual(t, "number"):
+	case schema.TypeInteger, schema.TypeNumber:
 		w.scalar("number")
-	case d.StringEqual(t, "boolean"):
+	case schema.TypeBoolean:
 		w.scalar("boolean")
-	case d.StringEqual(t, "null"):
+	case schema.TypeNull:
 		w.scalar("null")
-	case d.StringEqual(t, "array"):
-		return w.array(ks.items, indent)
-	case d.StringEqual(t, "object"):
+	case schema.TypeArray:
+		return w.array(ks.Items, indent)
+	case schema.TypeObject:
 		return w.objectType(ks, indent)
 	default:
 		w.scalar("any")
@@ -907,8 +815,8 @@ func (w *tsWriter) named(ks *schemaKeys, t int, indent string) error {
 
 // objectType adds an object member: the full object when it has
 // properties, else "object".
-func (w *tsWriter) objectType(ks *schemaKeys, indent string) error {
-	props := ks.properties
+func (w *tsWriter) objectType(ks *schema.Keys, indent string) error {
+	props := ks.Properties
 	if props < 0 || w.d.Kind(props) != pyjson.Object || w.d.Nodes[props].Len == 0 {
 		w.scalar("object")
 		return nil
@@ -916,7 +824,7 @@ func (w *tsWriter) objectType(ks *schemaKeys, indent string) error {
 	sepAt, start := w.beginMember()
 	// A nested union collects the object's own property types.
 	saved := w.openUnion()
-	err := w.object(ks.required, props, indent)
+	err := w.object(ks.Required, props, indent)
 	w.closeUnion(saved)
 	if err != nil {
 		return err
@@ -1014,12 +922,9 @@ func (w *tsWriter) ref(ref int, indent string) error {
 		w.scalar("any")
 		return nil
 	}
-	for i, t := range w.refs {
-		if t == target {
-			w.lowHit = min(w.lowHit, i)
-			w.scalar("any")
-			return nil
-		}
+	if w.refs.Recurs(target) {
+		w.scalar("any")
+		return nil
 	}
 	key := expansionKey{int32(target), int32(len(indent))}
 	if e, ok := w.c.expanded[key]; ok && reuseExpansions {
@@ -1050,10 +955,9 @@ func (w *tsWriter) ref(ref int, indent string) error {
 	if err := w.push(stepRef, 0); err != nil {
 		return err
 	}
-	pos := len(w.refs)
-	w.refs = append(w.refs, target)
-	lowHit, maxDepth := w.lowHit, w.maxDepth
-	w.lowHit, w.maxDepth = noHit, len(w.path)
+	frame := w.refs.Push(target)
+	maxDepth := w.maxDepth
+	w.maxDepth = len(w.path)
 	w.rec = append(w.rec, recording{w.union})
 	first := len(w.c.texts)
 	err := w.typ(target, indent)
@@ -1061,15 +965,14 @@ func (w *tsWriter) ref(ref int, indent string) error {
 	if err != nil {
 		return err
 	}
-	if w.lowHit > pos {
+	if w.refs.Pop(frame) {
 		if w.c.expanded == nil {
 			w.c.expanded = make(map[expansionKey]int32)
 		}
 		w.c.expanded[key] = int32(len(w.c.entries))
 		w.c.entries = append(w.c.entries, expansion{int32(first), int32(len(w.c.texts)), int32(w.union), int32(w.maxDepth - above)})
 	}
-	w.lowHit, w.maxDepth = min(lowHit, w.lowHit), max(maxDepth, w.maxDepth)
-	w.refs = w.refs[:pos]
+	w.maxDepth = max(maxDepth, w.maxDepth)
 	w.pop()
 	return nil
 }
@@ -1080,155 +983,10 @@ func (w *tsWriter) resolve(ref int) int {
 	if t, ok := w.c.resolved[int32(ref)]; ok {
 		return int(t)
 	}
-	t := w.c.ptr.resolve(w.d, w.root, ref)
+	t := w.c.ptr.Resolve(w.d, w.root, ref)
 	if w.c.resolved == nil {
 		w.c.resolved = make(map[int32]int32)
 	}
 	w.c.resolved[int32(ref)] = int32(t)
 	return t
-}
-
-// pointers resolves local JSON pointers in one document, indexing the
-// members of wide objects and arrays on first use so that resolving many
-// pointers into one large $defs costs linear time. The zero value is
-// ready; it allocates only for wide containers.
-type pointers struct {
-	children map[childKey]int32 // members of wide objects and arrays
-	indexed  map[int32]bool     // the objects and arrays in children
-}
-
-func (p *pointers) reset() {
-	clear(p.children)
-	clear(p.indexed)
-}
-
-// resolve resolves the local JSON pointer in string node ref ("#",
-// "#/$defs/X", "#/definitions/X/properties/y", "#/anyOf/0", ...) against
-// the schema root, or returns -1, as resolvePointer does.
-func (p *pointers) resolve(d *pyjson.Doc, root, ref int) int {
-	if d.Kind(ref) != pyjson.String {
-		return -1
-	}
-	ptr := d.Str(ref)
-	if ptr == "#" {
-		return root
-	}
-	if !strings.HasPrefix(ptr, "#/") {
-		return -1
-	}
-	node := root
-	for rest, more := ptr[2:], true; more; {
-		var tok string
-		tok, rest, more = strings.Cut(rest, "/")
-		if strings.IndexByte(tok, '~') >= 0 {
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		}
-		if node = p.child(d, node, tok); node < 0 {
-			return -1
-		}
-	}
-	return node
-}
-
-// wideAt is the size from which child lookups in an object or array go
-// through an index.
-const wideAt = 32
-
-// child returns the value of member tok of object node, the element at
-// the decimal index tok of array node, or -1. When a key repeats, the last
-// one wins, as in Python.
-func (p *pointers) child(d *pyjson.Doc, node int, tok string) int {
-	pos := int32(-1)
-	switch d.Kind(node) {
-	case pyjson.Object:
-		if d.Nodes[node].Len < wideAt {
-			return d.Lookup(node, tok)
-		}
-	case pyjson.Array:
-		idx, err := strconv.Atoi(tok)
-		if err != nil || idx < 0 || idx >= int(d.Nodes[node].Len) {
-			return -1
-		}
-		if d.Nodes[node].Len < wideAt {
-			return elementAt(d, node, tok)
-		}
-		pos, tok = int32(idx), ""
-	default:
-		return -1
-	}
-	if !p.indexed[int32(node)] {
-		p.index(d, node)
-	}
-	if c, ok := p.children[childKey{int32(node), pos, tok}]; ok {
-		return int(c)
-	}
-	return -1
-}
-
-// index adds the members or elements of node to children.
-func (p *pointers) index(d *pyjson.Doc, node int) {
-	if p.children == nil {
-		p.children = make(map[childKey]int32)
-		p.indexed = make(map[int32]bool)
-	}
-	p.indexed[int32(node)] = true
-	if d.Kind(node) == pyjson.Object {
-		d.Members(node, func(k, v int) bool {
-			p.children[childKey{int32(node), -1, d.Str(k)}] = int32(v)
-			return true
-		})
-		return
-	}
-	d.Elements(node, func(e, pos int) bool {
-		p.children[childKey{int32(node), int32(pos), ""}] = int32(e)
-		return true
-	})
-}
-
-// resolvePointer resolves the local JSON pointer in string node ref ("#",
-// "#/$defs/X", "#/definitions/X/properties/y", "#/anyOf/0", ...) against
-// the schema root (node root), or returns -1.
-func resolvePointer(d *pyjson.Doc, root, ref int) int {
-	if d.Kind(ref) != pyjson.String {
-		return -1
-	}
-	p := d.Str(ref)
-	if p == "#" {
-		return root
-	}
-	if !strings.HasPrefix(p, "#/") {
-		return -1
-	}
-	node := root
-	for _, tok := range strings.Split(p[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch d.Kind(node) {
-		case pyjson.Object:
-			node = d.Lookup(node, tok)
-		case pyjson.Array:
-			node = elementAt(d, node, tok)
-		default:
-			return -1
-		}
-		if node < 0 {
-			return -1
-		}
-	}
-	return node
-}
-
-// elementAt returns the element of array arr at the decimal index tok, or -1.
-func elementAt(d *pyjson.Doc, arr int, tok string) int {
-	idx, err := strconv.Atoi(tok)
-	if err != nil || idx < 0 || idx >= int(d.Nodes[arr].Len) {
-		return -1
-	}
-	found := -1
-	d.Elements(arr, func(e, pos int) bool {
-		if pos == idx {
-			found = e
-		}
-		return found < 0
-	})
-	return found
 }

@@ -1,0 +1,174 @@
+package schema_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
+)
+
+func parse(t *testing.T, src string) *pyjson.Doc {
+	t.Helper()
+	d, err := pyjson.ParseBytes([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The renderer's rule order: the first present of $ref, enum, const,
+// anyOf, oneOf, type and properties (an object) decides.
+func TestRule(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		want   schema.Rule
+	}{
+		{`{"$ref": "#", "enum": [1], "type": "string"}`, schema.RuleRef},
+		{`{"enum": [1], "const": 2, "anyOf": []}`, schema.RuleEnum},
+		{`{"enum": 5}`, schema.RuleEnum},
+		{`{"const": null, "anyOf": [], "type": "string"}`, schema.RuleConst},
+		{`{"anyOf": [], "oneOf": [], "type": "string"}`, schema.RuleAnyOf},
+		{`{"oneOf": [{}], "type": "string"}`, schema.RuleOneOf},
+		{`{"type": "mystery", "properties": {}}`, schema.RuleType},
+		{`{"properties": {"a": {}}}`, schema.RuleProperties},
+		{`{"properties": [1]}`, schema.RuleAny},
+		{`{"description": "x", "items": {}}`, schema.RuleAny},
+		{`true`, schema.RuleAny},
+		{`"string"`, schema.RuleAny},
+		{`{"type": "string", "type": null, "$ref": 1}`, schema.RuleRef},
+	} {
+		d := parse(t, c.schema)
+		ks := schema.KeysOf(d, 0)
+		if got := ks.Rule(d); got != c.want {
+			t.Errorf("%s: rule %d, want %d", c.schema, got, c.want)
+		}
+	}
+}
+
+// KeysOf reads every keyword it knows, escaped keys included, the last of a
+// repeated key winning.
+func TestKeysOf(t *testing.T) {
+	d := parse(t, `{"minLength": 1, "max\u004cength": 2, "minLength": 3, "x-other": 4, "additionalProperties": false, "$defs": {}}`)
+	ks := schema.KeysOf(d, 0)
+	if d.Str(ks.MinLength-1) != "minLength" || string(d.Raw(ks.MinLength)) != "3" {
+		t.Errorf("minLength at node %d", ks.MinLength)
+	}
+	if string(d.Raw(ks.MaxLength)) != "2" || d.Kind(ks.AdditionalProperties) != pyjson.False || ks.Defs < 0 {
+		t.Errorf("keys %+v", ks)
+	}
+	if ks.Ref != -1 || ks.Pattern != -1 || ks.Title != -1 {
+		t.Errorf("absent keywords: %+v", ks)
+	}
+}
+
+func TestTypes(t *testing.T) {
+	for _, c := range []struct {
+		typ  string
+		want string
+	}{
+		{`"string"`, "[1]"},
+		{`["integer", "number", "boolean", "null", "array", "object"]`, "[2 3 4 5 6 7]"},
+		{`["str\u0069ng", 5, "mystery"]`, "[1 0 0]"},
+		{`[]`, "[0]"},
+		{`7`, "[0]"},
+	} {
+		d := parse(t, c.typ)
+		var got []schema.Type
+		schema.Types(d, 0, func(ty schema.Type) bool { got = append(got, ty); return true })
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("%s: %v, want %s", c.typ, got, c.want)
+		}
+	}
+}
+
+func TestTokens(t *testing.T) {
+	for _, c := range []struct {
+		ptr   string
+		local bool
+		want  string
+	}{
+		{"#", true, ""},
+		{"#/$defs/A", true, "$defs|A"},
+		{"#/a~1b/c~0d/~01", true, "a/b|c~d|~1"},
+		{"#/", true, ""},
+		{"other.json#/A", false, ""},
+		{"#A", false, ""},
+	} {
+		var toks []string
+		local := schema.Tokens(c.ptr, func(tok string) bool { toks = append(toks, tok); return true })
+		if local != c.local || strings.Join(toks, "|") != c.want {
+			t.Errorf("%q: %v %q, want %v %q", c.ptr, local, strings.Join(toks, "|"), c.local, c.want)
+		}
+	}
+}
+
+// Pointers resolves the same way into narrow and wide (indexed) objects and
+// arrays; what names nothing is -1.
+func TestPointers(t *testing.T) {
+	var wideObj, wideArr []string
+	for i := range 40 {
+		wideObj = append(wideObj, fmt.Sprintf(`"k%d": %d`, i, i))
+		wideArr = append(wideArr, fmt.Sprint(100+i))
+	}
+	src := `{"$defs": {"A": {"type": "string"}, "a/b": 1, "dup": 1, "dup": 2}, "arr": [10, 11, 12], ` +
+		`"wide": {` + strings.Join(wideObj, ", ") + `}, "warr": [` + strings.Join(wideArr, ", ") + `], ` +
+		`"refs": ["#", "#/$defs/A/type", "#/$defs/a~1b", "#/$defs/dup", "#/arr/2", "#/arr/3", "#/arr/-1", "#/arr/x", ` +
+		`"#/wide/k39", "#/wide/nope", "#/warr/39", "#/warr/40", "#/$defs/A/type/0", "x#/a", 5]}`
+	d := parse(t, src)
+	want := []string{src, `"string"`, "1", "2", "12", "", "", "", "39", "", "139", "", "", "", ""}
+	var p schema.Pointers
+	refs := d.Lookup(0, "refs")
+	for round := range 2 { // the second round reads the index built by the first
+		d.Elements(refs, func(e, pos int) bool {
+			got := ""
+			if n := p.Resolve(d, 0, e); n >= 0 {
+				got = string(d.Raw(n))
+			}
+			if got != want[pos] {
+				t.Errorf("round %d: %s: %q, want %q", round, d.Raw(e), got, want[pos])
+			}
+			return true
+		})
+	}
+	if p.Size() == 0 {
+		t.Error("wide containers were not indexed")
+	}
+	p.Reset()
+	if p.Size() != 0 {
+		t.Error("Reset kept the index")
+	}
+}
+
+// Refs finds a cycle on the path and tells a target whose walk met no
+// recurrence above it (reusable) from one that did.
+func TestRefs(t *testing.T) {
+	var r schema.Refs
+	r.Reset()
+	a := r.Push(1) // A
+	b := r.Push(2) // A -> B
+	if !r.Recurs(1) {
+		t.Fatal("A on the path does not recur")
+	}
+	if r.Recurs(3) {
+		t.Fatal("C recurs")
+	}
+	c := r.Push(3) // A -> B -> C, independent of the path
+	if !r.Pop(c) {
+		t.Error("C met no recurrence but is not reusable")
+	}
+	if r.Pop(b) {
+		t.Error("B met A recurring above it but is reusable")
+	}
+	if r.Pop(a) {
+		t.Error("A's walk met A itself: it depends on its own path, not reusable")
+	}
+	if r.Len() != 0 {
+		t.Errorf("%d targets left on the path", r.Len())
+	}
+	d := r.Push(4)
+	if !r.Pop(d) {
+		t.Error("a fresh target is not reusable after an earlier recurrence")
+	}
+}
