@@ -94,6 +94,12 @@ var castCases = []castCase{
 	{"unknown type name is any", `{"type": "file"}`, "true", `true`, false},
 	{"properties without type is an object", `{"properties": {"a": {"type": "integer"}}}`, `{"a": 1}`, `{"a": 1}`, false},
 	{"allOf without type is any", `{"allOf": [{"type": "integer"}]}`, "x", `"x"`, false},
+	// Where the declaration writes "any", casting admits any value (these
+	// drifted before the one schema walk, internal/schema).
+	{"properties that are not an object is any", `{"properties": [1]}`, "3", `3`, false},
+	{"an empty type list is any", `{"type": []}`, "3", `3`, false},
+	{"an empty anyOf is any", `{"anyOf": []}`, "true", `true`, false},
+	{"an empty oneOf is any, text kept", `{"oneOf": []}`, "x", `"x"`, false},
 	{"string value with quotes and newlines", `{"type": "string"}`, "a \"b\"\n\\c", `"a \"b\"\n\\c"`, false},
 }
 
