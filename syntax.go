@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/beamharmony/harmony/internal/syntax"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -19,13 +20,13 @@ import (
 // The markers of the format (page: Messages). Each is one token of Beam's
 // vocabulary.
 const (
-	MarkerStart     = "<|start|>"
-	MarkerEnd       = "<|end|>"
-	MarkerMessage   = "<|message|>"
-	MarkerChannel   = "<|channel|>"
-	MarkerConstrain = "<|constrain|>"
-	MarkerCall      = "<|call|>"
-	MarkerReturn    = "<|return|>"
+	MarkerStart     = syntax.Start
+	MarkerEnd       = syntax.End
+	MarkerMessage   = syntax.Message
+	MarkerChannel   = syntax.Channel
+	MarkerConstrain = syntax.Constrain
+	MarkerCall      = syntax.Call
+	MarkerReturn    = syntax.Return
 )
 
 // markers lists every marker of the format; markerOpen is how each begins.
@@ -44,14 +45,14 @@ func Markers() []string { return append([]string(nil), markers[:]...) }
 //
 //	<|start|>SPEAKER[ to=NAME]<|channel|>CHANNEL[ <|constrain|>xml]<|message|>
 const (
-	channelAnalysis = "analysis"
-	channelFinal    = "final"
+	channelAnalysis = syntax.ChannelAnalysis
+	channelFinal    = syntax.ChannelFinal
 	// recipientPrefix starts the word naming a message's recipient.
-	recipientPrefix = "to="
+	recipientPrefix = syntax.RecipientPrefix
 	// formatXML is the only argument format, the word after <|constrain|>.
-	formatXML = "xml"
+	formatXML = syntax.FormatXML
 	// callHeaderEnd follows "to=NAME" in a tool call's header.
-	callHeaderEnd = MarkerChannel + channelAnalysis + " " + MarkerConstrain + formatXML + MarkerMessage
+	callHeaderEnd = syntax.CallHeaderEnd
 	// resultHeaderEnd follows a tool's name in a tool result's header.
 	resultHeaderEnd = " " + recipientPrefix + RoleAssistant + MarkerChannel + channelAnalysis + MarkerMessage
 )
@@ -60,9 +61,9 @@ const (
 //
 //	<rfl:parameter name="KEY">\nVALUE\n</rfl:parameter>
 const (
-	paramOpen     = `<rfl:parameter name="`
-	paramNameEnd  = `">`
-	paramClose    = `</rfl:parameter>`
+	paramOpen     = syntax.ParamOpen
+	paramNameEnd  = syntax.ParamNameEnd
+	paramClose    = syntax.ParamClose
 	paramNameQuot = '"' // ends the key inside paramOpen
 )
 
