@@ -162,6 +162,7 @@ func trimJSONSpace(s string) string {
 type toolSchema struct {
 	doc   *pyjson.Doc
 	props int // node of the properties object, or -1
+	extra int // node of an additionalProperties schema object, or -1
 
 	// What resolving $refs learnt, kept for the tool's next arguments:
 	// pointer resolutions, and the types of targets whose resolution
@@ -177,7 +178,7 @@ type toolSchema struct {
 // newToolSchema parses a tool's parameters. Invalid or absent parameters
 // give a schema without properties.
 func newToolSchema(params []byte) *toolSchema {
-	ts := &toolSchema{props: -1}
+	ts := &toolSchema{props: -1, extra: -1}
 	d, err := pyjson.ParseBytes(params)
 	if err != nil {
 		return ts
@@ -191,17 +192,25 @@ func newToolSchema(params []byte) *toolSchema {
 		if p := d.Lookup(root, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
 			ts.props = p
 		}
+		if a := d.Lookup(root, "additionalProperties"); a >= 0 && d.Kind(a) == pyjson.Object {
+			ts.extra = a
+		}
 	}
 	return ts
 }
 
 // argType returns the types property name admits, and false when the
-// schema has no such property (its values stay strings).
+// schema has no such property (its values stay strings). A name the
+// properties do not declare takes the additionalProperties schema, when
+// that is a schema.
 func (ts *toolSchema) argType(name string) (argType, bool) {
-	if ts.props < 0 {
-		return stringArg, false
+	v := -1
+	if ts.props >= 0 {
+		v = ts.ptr.Child(ts.doc, ts.props, name) // indexed when there are many
 	}
-	v := ts.ptr.Child(ts.doc, ts.props, name) // indexed when there are many
+	if v < 0 {
+		v = ts.extra
+	}
 	if v < 0 {
 		return stringArg, false
 	}

@@ -158,3 +158,28 @@ func TestCastWithoutSchema(t *testing.T) {
 		t.Errorf("unknown property: %s %q", res.Message.ToolCalls[0].Function.Arguments, res.Warnings)
 	}
 }
+
+// An argument the properties do not declare takes the additionalProperties
+// schema, when that is a schema; without one it stays a string.
+func TestCastAdditionalProperties(t *testing.T) {
+	gen := "<|channel|>analysis<|message|>x<|end|><|start|>assistant to=t<|channel|>analysis <|constrain|>xml<|message|>" +
+		"<rfl:parameter name=\"a\">\n5\n</rfl:parameter>\n<rfl:parameter name=\"b\">\n5\n</rfl:parameter><|call|>"
+	for _, c := range []struct{ params, want string }{
+		{`{"type": "object", "additionalProperties": {"type": "integer"}}`, `{"a": 5, "b": 5}`},
+		{`{"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "integer"}}`, `{"a": "5", "b": 5}`},
+		{`{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": true}`, `{"a": 5, "b": "5"}`},
+	} {
+		tool := harmony.Tool{Function: harmony.Function{Name: "t", Parameters: json.RawMessage(c.params)}}
+		opts := &harmony.ParseOptions{Tools: []harmony.Tool{tool}}
+		if o := replay(t, gen, opts); o.err != "" {
+			t.Fatal(o.err)
+		}
+		res, err := harmony.Parse(gen, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(res.Message.ToolCalls[0].Function.Arguments); got != c.want {
+			t.Errorf("%s: arguments %s, want %s", c.params, got, c.want)
+		}
+	}
+}

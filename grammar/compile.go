@@ -1,0 +1,385 @@
+package grammar
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
+	"github.com/beamharmony/harmony/internal/syntax"
+)
+
+// Choice is what the client asks of the model's next move.
+type Choice uint8
+
+const (
+	// Auto lets the model answer or call tools: no tool call is forced.
+	Auto Choice = iota
+	// None forbids tool calls.
+	None
+	// Required asks for one or more tool calls (Anthropic's "any").
+	Required
+	// Named asks for calls to one tool (Spec.Name).
+	Named
+)
+
+// Tool is a tool the model may call: its name and JSON Schema parameters,
+// and whether the client asked for the schema to be followed strictly (a
+// keyword the grammar can't enforce is then an error, not dropped).
+type Tool struct {
+	Name       string
+	Parameters json.RawMessage
+	Strict     bool
+}
+
+// Format is a response format: the final message's content is JSON, an
+// object when Schema is nil (json_object), else valid for Schema.
+type Format struct {
+	Schema json.RawMessage
+	Strict bool
+}
+
+// Spec is what a grammar constrains: the tools (built-in ones included),
+// the tool choice, whether several calls may come at once, and the
+// response format.
+type Spec struct {
+	Tools    []Tool
+	Choice   Choice
+	Name     string // the tool of Named
+	Parallel bool   // several calls allowed; false: exactly one
+	Format   *Format
+}
+
+// Constrained reports whether spec asks for a grammar at all: a forced
+// tool call or a response format. Otherwise (auto or none, no format),
+// generation stays free, as without this package.
+func (s *Spec) Constrained() bool {
+	return s.Format != nil || s.Choice == Required || s.Choice == Named
+}
+
+// Grammar is a compiled grammar over the text Beam writes after the
+// generation prompt: a reasoning message, then the calls or the final
+// message the spec asks for.
+type Grammar struct {
+	rules []rule
+	root  int
+	text  string // the grammar written out, the same in both dialects
+	bases map[*proto]int
+	// Dropped lists the keywords of non-strict schemas the grammar could
+	// not enforce and left out.
+	Dropped []Dropped
+}
+
+// Dropped is a schema keyword left out of a grammar.
+type Dropped struct {
+	Path    string // JSON path of the keyword: tools[0].function.parameters.properties.x.pattern
+	Keyword string
+}
+
+func (d Dropped) String() string { return d.Path }
+
+// Error is a constraint that can't be honoured: a keyword of a strict
+// schema the grammar can't enforce, a schema no value satisfies, a size
+// cap. Path names where, as a request's JSON path.
+type Error struct {
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Path + ": " + e.Msg }
+
+// Limits on a compiled grammar. Each is an error past it.
+const (
+	// MaxRules caps the rules of one grammar.
+	MaxRules = 20000
+	// MaxBytes caps a grammar's text in either dialect.
+	MaxBytes = 4 << 20
+	// MaxDepth caps how deep schemas nest inline (a $ref is a rule of
+	// its own, recursion included, and does not count).
+	MaxDepth = 64
+	// MaxCount caps minLength, maxLength, minItems and maxItems: a
+	// repetition is written out by some engines, so larger bounds are
+	// not enforced (an error under strict).
+	MaxCount = 1024
+)
+
+type memoKey struct {
+	node int
+	ctx  context
+	xml  bool
+}
+
+// compiler compiles one spec.
+type compiler struct {
+	g      builder
+	d      *pyjson.Doc // the schema being compiled
+	root   int
+	ptr    schema.Pointers
+	strict bool
+	memo   map[memoKey]int
+	depth  int
+	err    error
+
+	text    [2]*textLang // JSON string contents by context
+	raw     *textLang    // raw argument values
+	any     [2]int       // rules of any JSON value by context
+	numRule int          // rule of any number
+	prefix  string       // rule name prefix of the schema being compiled
+
+	dropped []Dropped
+}
+
+// Compile compiles spec into a grammar, or returns nil when spec asks for
+// no constraint (Constrained is false). The errors are *Error.
+func Compile(spec *Spec) (*Grammar, error) {
+	if !spec.Constrained() {
+		return nil, nil
+	}
+	c := &compiler{}
+	root := c.g.declare("root")
+	reasoning := c.reasoning()
+	var tail *expr
+	var callable []Tool
+	switch spec.Choice {
+	case Named:
+		for _, t := range spec.Tools {
+			if t.Name == spec.Name {
+				callable = []Tool{t}
+				break
+			}
+		}
+		if callable == nil {
+			return nil, &Error{"tool_choice", fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
+		}
+	case Required, Auto:
+		callable = spec.Tools
+	}
+	if (spec.Choice == Required || spec.Choice == Named) && len(callable) == 0 {
+		return nil, &Error{"tool_choice", "asks for a tool call, but the request declares no tools"}
+	}
+	var calls *expr
+	if len(callable) > 0 {
+		calls = c.calls(spec, callable)
+	}
+	var final *expr
+	if spec.Format != nil && (spec.Choice == Auto || spec.Choice == None) {
+		final = c.final(spec.Format)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	tail = alt(calls, final)
+	if tail == nil {
+		return nil, &Error{"tools", "no output satisfies the constraints"}
+	}
+	c.g.define(root, seq(reasoning, tail))
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, bases: c.g.bases}
+	if len(g.rules) > MaxRules {
+		return nil, &Error{"tools", fmt.Sprintf("the grammar takes %d rules, more than %d; simplify the schemas", len(g.rules), MaxRules)}
+	}
+	g.text = g.write()
+	if n := len(g.text); n > MaxBytes {
+		return nil, &Error{"tools", fmt.Sprintf("the grammar takes %d bytes, more than %d; simplify the schemas", n, MaxBytes)}
+	}
+	return g, nil
+}
+
+// reasoning is Beam's analysis message: non-empty text without a marker.
+func (c *compiler) reasoning() *expr {
+	t := &textLang{forbidden: syntax.Markers[:]}
+	t.build(&c.g, "reasoning")
+	return seq(lit(syntax.Channel+syntax.ChannelAnalysis+syntax.Message), ref(t.first), lit(syntax.End))
+}
+
+// calls is one tool call, or with Parallel one or more, each a message of
+// its own: all but the last end with <|end|>, the last with <|call|>.
+func (c *compiler) calls(spec *Spec, tools []Tool) *expr {
+	var alts []*expr
+	for i, t := range tools {
+		path := "tools[" + strconv.Itoa(i) + "].function.parameters"
+		if spec.Choice == Named {
+			path = "tools[" + strconv.Itoa(toolIndex(spec.Tools, t.Name)) + "].function.parameters"
+		}
+		args := c.arguments(t, path)
+		header := syntax.Start + syntax.Assistant + " " + syntax.RecipientPrefix + t.Name + syntax.CallHeaderEnd
+		alts = append(alts, seq(lit(header), args))
+	}
+	call := ref(c.g.rule("call", alt(alts...)))
+	if spec.Parallel {
+		return seq(call, star(seq(lit(syntax.End), call)), lit(syntax.Call))
+	}
+	return seq(call, lit(syntax.Call))
+}
+
+func toolIndex(tools []Tool, name string) int {
+	for i, t := range tools {
+		if t.Name == name {
+			return i
+		}
+	}
+	return 0
+}
+
+// final is the final message whose content is JSON for the format. It ends
+// where the content ends: <|return|> is the end-of-sequence token, which
+// every engine allows once the grammar is complete.
+func (c *compiler) final(f *Format) *expr {
+	header := lit(syntax.Start + syntax.Assistant + syntax.Channel + syntax.ChannelFinal + syntax.Message)
+	if f.Schema == nil {
+		c.d, c.root = nil, 0
+		obj := c.g.rule("content", seq(lit("{"), c.freeMembers(inContent), lit("}")))
+		return seq(header, ref(obj))
+	}
+	if !c.load(f.Schema, "response_format.json_schema.schema", f.Strict, "content") {
+		return nil
+	}
+	return seq(header, c.jsonValue(c.root, inContent, "response_format.json_schema.schema"))
+}
+
+// freeMembers is an object's members, any keys and values, in ctx.
+func (c *compiler) freeMembers(ctx context) *expr {
+	key := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+	member := seq(key, lit(": "), c.anyJSON(ctx))
+	return opt(seq(member, star(seq(lit(", "), member))))
+}
+
+// load parses a schema for compiling; a schema that is not JSON is an
+// error at path.
+func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix string) bool {
+	c.strict, c.prefix = strict, prefix
+	c.ptr.Reset()
+	c.memo = map[memoKey]int{}
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage(`{}`)
+	}
+	d, err := pyjson.ParseBytes(raw)
+	if err != nil {
+		c.fail(path, "not valid JSON: "+err.Error())
+		return false
+	}
+	c.d, c.root = d, 0
+	return true
+}
+
+// fail records the first error.
+func (c *compiler) fail(path, msg string) {
+	if c.err == nil {
+		c.err = &Error{path, msg}
+	}
+}
+
+// drop records a keyword the grammar leaves out; under strict, an error.
+func (c *compiler) drop(path, keyword string) {
+	if c.strict {
+		c.fail(path, "the keyword "+keyword+" can't be enforced in constrained generation; remove it or turn strict off")
+		return
+	}
+	c.dropped = append(c.dropped, Dropped{path, keyword})
+}
+
+// check bounds the inline nesting of schemas.
+func (c *compiler) check(path string) error {
+	if c.depth >= MaxDepth {
+		c.fail(path, "schema nested deeper than "+strconv.Itoa(MaxDepth)+" levels")
+		return errors.New("too deep")
+	}
+	return nil
+}
+
+// nameFor is a rule name for the schema at path.
+func (c *compiler) nameFor(path string) string {
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		path = path[i+1:]
+	}
+	return c.prefix + "-" + path
+}
+
+// unenforced are the keywords the grammar can't enforce, besides those
+// Keys holds and the checks below handle.
+var unenforced = [...]string{"if", "then", "else", "dependentSchemas", "unevaluatedProperties",
+	"unevaluatedItems", "minContains", "maxContains", "dependencies", "contentEncoding",
+	"contentMediaType", "contentSchema"}
+
+// dropUnenforced drops the keywords of schema s that the grammar can't
+// enforce.
+func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
+	d := c.d
+	for _, kw := range [...]struct {
+		name string
+		node int
+	}{{"pattern", ks.Pattern}, {"format", ks.Format}, {"not", ks.Not}, {"contains", ks.Contains},
+		{"patternProperties", ks.PatternProperties}, {"propertyNames", ks.PropertyNames},
+		{"dependentRequired", ks.DependentRequired}, {"minProperties", ks.MinProperties},
+		{"maxProperties", ks.MaxProperties}, {"multipleOf", ks.Mult}} {
+		if kw.node >= 0 {
+			c.drop(path+"."+kw.name, kw.name)
+		}
+	}
+	if ks.UniqueItems >= 0 && d.Kind(ks.UniqueItems) == pyjson.True {
+		c.drop(path+".uniqueItems", "uniqueItems")
+	}
+	if ks.AllOf >= 0 && !(d.Kind(ks.AllOf) == pyjson.Array && d.Nodes[ks.AllOf].Len == 1) {
+		c.drop(path+".allOf", "allOf")
+	}
+	for _, kw := range unenforced {
+		if d.Lookup(s, kw) >= 0 {
+			c.drop(path+"."+kw, kw)
+		}
+	}
+}
+
+// lengths reads a pair of count keywords (minLength/maxLength,
+// minItems/maxItems): lo, hi (-1: none) and whether either is set.
+func (c *compiler) lengths(ks *schema.Keys, minNode, maxNode int, path, what string) (lo, hi int, bounded bool) {
+	d := c.d
+	hi = -1
+	read := func(n int, kw string) (int, bool) {
+		if n < 0 {
+			return 0, false
+		}
+		if d.Kind(n) != pyjson.Number || !isIntegral(string(d.Raw(n))) {
+			c.drop(path+"."+kw, kw)
+			return 0, false
+		}
+		v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(string(d.Raw(n)), ".0"), "."))
+		if err != nil || v < 0 || v > MaxCount {
+			c.drop(path+"."+kw, kw)
+			return 0, false
+		}
+		return v, true
+	}
+	if v, ok := read(minNode, "min"+what); ok {
+		lo, bounded = v, true
+	}
+	if v, ok := read(maxNode, "max"+what); ok {
+		hi, bounded = v, true
+	}
+	if hi >= 0 && lo > hi {
+		c.fail(path, "min"+what+" is greater than max"+what)
+	}
+	return lo, hi, bounded
+}
+
+// isIntegral reports whether a JSON number literal is an integer value
+// (3, 3.0, 3e2).
+func isIntegral(s string) bool {
+	if pyjson.IsIntegerLiteral(s) {
+		return true
+	}
+	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+	ip, fp, _ := strings.Cut(mant, ".")
+	_ = ip
+	e := 0
+	if exp != "" {
+		n, err := strconv.Atoi(exp)
+		if err != nil {
+			return false
+		}
+		e = n
+	}
+	fp = strings.TrimRight(fp, "0")
+	return len(fp) <= e
+}

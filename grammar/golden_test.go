@@ -1,0 +1,112 @@
+package grammar
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/beamharmony/harmony"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden grammars in testdata")
+
+// realisticTools are the tools of the benchmark's realistic request.
+func realisticTools(t testing.TB) []Tool {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/bench/realistic_request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := harmony.ParseRequest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []Tool
+	for _, tl := range req.Options.Tools {
+		tools = append(tools, Tool{Name: tl.Function.Name, Parameters: tl.Function.Parameters})
+	}
+	return tools
+}
+
+// Golden grammars for the page's tools and the realistic request, in both
+// dialects (the same text today; kept apart so that a dialect change shows).
+func TestGoldenGrammars(t *testing.T) {
+	cases := map[string]*Spec{
+		"get_weather_required":  {Tools: []Tool{propertyTools[0]}, Choice: Required, Parallel: true},
+		"search_flights_named":  {Tools: propertyTools[:2], Choice: Named, Name: "search_flights"},
+		"realistic_required":    {Tools: realisticTools(t), Choice: Required, Parallel: true},
+		"json_object":           {Format: &Format{}},
+		"json_schema_with_auto": {Tools: []Tool{propertyTools[0]}, Format: &Format{Schema: json.RawMessage(`{"type": "object", "properties": {"answer": {"type": "string"}, "confidence": {"type": "number", "minimum": 0, "maximum": 1}}, "required": ["answer", "confidence"], "additionalProperties": false}`)}},
+	}
+	for name, spec := range cases {
+		g, err := Compile(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for ext, text := range map[string]string{".gbnf": g.GBNF(), ".ebnf": g.EBNF()} {
+			path := filepath.Join("testdata", name+ext)
+			if *update {
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./grammar -update)", err)
+			}
+			if string(want) != text {
+				t.Errorf("%s differs from the compiled grammar (go test ./grammar -update, then review the diff)", path)
+			}
+		}
+	}
+}
+
+// BenchmarkCompileRealistic compiles the grammar of the realistic request's
+// six tools (tool_choice required, parallel calls), without the cache.
+func BenchmarkCompileRealistic(b *testing.B) {
+	spec := &Spec{Tools: realisticTools(b), Choice: Required, Parallel: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compile(spec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompileCached is the same through a Cache.
+func BenchmarkCompileCached(b *testing.B) {
+	spec := &Spec{Tools: realisticTools(b), Choice: Required, Parallel: true}
+	c := NewCache(16)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Compile(spec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestCache(t *testing.T) {
+	c := NewCache(2)
+	a := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required}
+	b := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required, Parallel: true}
+	d := &Spec{Format: &Format{}}
+	g1, _ := c.Compile(a)
+	g2, _ := c.Compile(a)
+	if g1 != g2 {
+		t.Error("the same spec compiled twice")
+	}
+	c.Compile(b)
+	c.Compile(d) // evicts a, the least recently used
+	if c.Len() != 2 {
+		t.Errorf("%d grammars held, want 2", c.Len())
+	}
+	if g3, _ := c.Compile(a); g3 == g1 {
+		t.Error("an evicted grammar came back")
+	}
+	if g, err := c.Compile(&Spec{}); g != nil || err != nil {
+		t.Error("an unconstrained spec got a grammar")
+	}
+}

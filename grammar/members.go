@@ -1,0 +1,117 @@
+package grammar
+
+import (
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
+)
+
+// member is one property of an object being written: its expression and
+// whether it must be present.
+type member struct {
+	e        *expr
+	required bool
+}
+
+// members returns the declared properties of an object schema, in their
+// order, each written by mk (nil: its name can't be written), plus the
+// required names that no property declares (any value). It returns nil
+// when the schema declares neither properties nor required names.
+func (c *compiler) members(ks *schema.Keys, path string, mk func(name string, v int, path string) *expr) []member {
+	d := c.d
+	props := ks.Properties
+	if props >= 0 && d.Kind(props) != pyjson.Object {
+		props = -1
+	}
+	required := map[string]bool{}
+	var requiredOrder []string
+	if ks.Required >= 0 && d.Kind(ks.Required) == pyjson.Array {
+		d.Elements(ks.Required, func(e, _ int) bool {
+			if d.Kind(e) == pyjson.String && !required[d.Str(e)] {
+				required[d.Str(e)] = true
+				requiredOrder = append(requiredOrder, d.Str(e))
+			}
+			return true
+		})
+	}
+	if (props < 0 || d.Nodes[props].Len == 0) && len(required) == 0 {
+		return nil
+	}
+	out := []member{}
+	declared := map[string]bool{}
+	if props >= 0 {
+		d.Members(props, func(k, _ int) bool {
+			name := d.Str(k)
+			if declared[name] {
+				return true // a repeated key: the first place, the last schema
+			}
+			declared[name] = true
+			v := d.Lookup(props, name)
+			e := mk(name, v, path+".properties."+name)
+			if e == nil {
+				if required[name] {
+					c.fail(path+".properties."+name, "a required property whose name can't be written")
+				}
+				return true
+			}
+			out = append(out, member{e, required[name]})
+			return true
+		})
+	}
+	closed := ks.AdditionalProperties >= 0 && d.Kind(ks.AdditionalProperties) == pyjson.False
+	for _, name := range requiredOrder {
+		if declared[name] {
+			continue
+		}
+		if closed {
+			c.fail(path+".required", "requires "+name+", which properties does not declare and additionalProperties forbids")
+			continue
+		}
+		v := -1
+		if ap := ks.AdditionalProperties; ap >= 0 && d.Kind(ap) == pyjson.Object {
+			v = ap
+		}
+		e := mk(name, v, path+".required")
+		if e == nil {
+			c.fail(path+".required", "a required property whose name can't be written")
+			continue
+		}
+		out = append(out, member{e, true})
+	}
+	return out
+}
+
+// chain writes members in order, separated by sep: each required member
+// present, each optional one present or not. Two rules per member keep
+// the grammar linear in their number: first(i) before anything was
+// written, next(i) after.
+func (c *compiler) chainRules(ms []member, sep string) *expr {
+	n := len(ms)
+	if n == 0 {
+		return empty()
+	}
+	first := make([]int, n+1)
+	next := make([]int, n+1)
+	for i := n - 1; i >= 0; i-- {
+		first[i] = c.g.declare("m")
+		next[i] = c.g.declare("m")
+	}
+	at := func(rules []int, i int) *expr {
+		if i == n {
+			return empty()
+		}
+		return ref(rules[i])
+	}
+	for i := n - 1; i >= 0; i-- {
+		m := ms[i]
+		withFirst := seq(m.e, at(next, i+1))
+		withNext := seq(lit(sep), m.e, at(next, i+1))
+		if m.required {
+			c.g.define(first[i], withFirst)
+			c.g.define(next[i], withNext)
+		} else {
+			c.g.define(first[i], alt(withFirst, at(first, i+1)))
+			c.g.define(next[i], alt(withNext, at(next, i+1)))
+		}
+	}
+	return ref(first[0])
+}

@@ -1,0 +1,413 @@
+package grammar
+
+import (
+	"math/big"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
+)
+
+// Numbers in a range. Bounds are exact decimals (math/big), so any bound a
+// schema writes is honoured exactly; the numbers written are plain
+// decimals without an exponent.
+
+var digit = class(false, runeRange{'0', '9'})
+
+// bound is one side of a range: a value, and whether it is included.
+type bound struct {
+	v    *big.Rat
+	incl bool
+}
+
+// bounds reads minimum/exclusiveMinimum and maximum/exclusiveMaximum (the
+// numeric form of draft 6 on; the boolean form of draft 4 is honoured too).
+func (c *compiler) bounds(ks *schema.Keys, path string) (lo, hi *bound) {
+	d := c.d
+	num := func(n int, kw string) *big.Rat {
+		if n < 0 || d.Kind(n) != pyjson.Number {
+			if n >= 0 && d.Kind(n) != pyjson.True && d.Kind(n) != pyjson.False {
+				c.drop(path+"."+kw, kw)
+			}
+			return nil
+		}
+		r, ok := new(big.Rat).SetString(string(d.Raw(n)))
+		if !ok || len(d.Raw(n)) > 64 {
+			c.drop(path+"."+kw, kw)
+			return nil
+		}
+		return r
+	}
+	tighter := func(cur *bound, v *big.Rat, incl, isLo bool) *bound {
+		if v == nil {
+			return cur
+		}
+		if cur == nil {
+			return &bound{v, incl}
+		}
+		cmp := v.Cmp(cur.v)
+		if (isLo && cmp > 0) || (!isLo && cmp < 0) || (cmp == 0 && !incl) {
+			return &bound{v, incl}
+		}
+		return cur
+	}
+	min, max := num(ks.Minimum, "minimum"), num(ks.Maximum, "maximum")
+	exclMinBool := ks.ExclusiveMinimum >= 0 && d.Kind(ks.ExclusiveMinimum) == pyjson.True
+	exclMaxBool := ks.ExclusiveMaximum >= 0 && d.Kind(ks.ExclusiveMaximum) == pyjson.True
+	lo = tighter(nil, min, !exclMinBool, true)
+	hi = tighter(nil, max, !exclMaxBool, false)
+	lo = tighter(lo, num(ks.ExclusiveMinimum, "exclusiveMinimum"), false, true)
+	hi = tighter(hi, num(ks.ExclusiveMaximum, "exclusiveMaximum"), false, false)
+	return lo, hi
+}
+
+// integer is a JSON integer within the schema's bounds.
+func (c *compiler) integer(ks *schema.Keys, path string) *expr {
+	lo, hi := c.bounds(ks, path)
+	if lo == nil && hi == nil {
+		return c.integerExpr()
+	}
+	// Integer bounds: the least and greatest integers allowed.
+	var a, b *big.Int
+	if lo != nil {
+		a = ceil(lo.v)
+		if !lo.incl && new(big.Rat).SetInt(a).Cmp(lo.v) == 0 {
+			a.Add(a, big.NewInt(1))
+		}
+	}
+	if hi != nil {
+		b = floor(hi.v)
+		if !hi.incl && new(big.Rat).SetInt(b).Cmp(hi.v) == 0 {
+			b.Sub(b, big.NewInt(1))
+		}
+	}
+	if a != nil && b != nil && a.Cmp(b) > 0 {
+		c.fail(path, "no integer lies within minimum and maximum")
+		return nil
+	}
+	return intRange(a, b)
+}
+
+func floor(r *big.Rat) *big.Int {
+	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
+	_ = m
+	return q // DivMod rounds toward negative infinity for a positive divisor
+}
+
+func ceil(r *big.Rat) *big.Int {
+	f := floor(r)
+	if new(big.Rat).SetInt(f).Cmp(r) != 0 {
+		f.Add(f, big.NewInt(1))
+	}
+	return f
+}
+
+// intRange is the integers from a to b (nil: unbounded), as JSON writes
+// them.
+func intRange(a, b *big.Int) *expr {
+	zero := big.NewInt(0)
+	var alts []*expr
+	// Negative integers: "-" and a magnitude from max(1, -b) to -a.
+	if a == nil || a.Sign() < 0 {
+		var magLo, magHi *big.Int
+		magLo = big.NewInt(1)
+		if b != nil && b.Sign() < 0 {
+			magLo = new(big.Int).Neg(b)
+		}
+		if a != nil {
+			magHi = new(big.Int).Neg(a)
+		}
+		alts = append(alts, seq(lit("-"), natRange(magLo.String(), str(magHi))))
+	}
+	// Non-negative integers from max(0, a) to b.
+	if b == nil || b.Sign() >= 0 {
+		from := zero
+		if a != nil && a.Sign() > 0 {
+			from = a
+		}
+		alts = append(alts, natRange(from.String(), str(b)))
+	}
+	return alt(alts...)
+}
+
+func str(b *big.Int) string {
+	if b == nil {
+		return ""
+	}
+	return b.String()
+}
+
+// natRange is the natural numbers from a to b ("" for unbounded), decimal
+// strings without leading zeros.
+func natRange(a, b string) *expr {
+	if a == "0" {
+		if b == "0" {
+			return lit("0")
+		}
+		return alt(lit("0"), natRange("1", b))
+	}
+	var alts []*expr
+	top := b
+	if b == "" || len(b) > len(a) {
+		top = strings.Repeat("9", len(a))
+	}
+	alts = append(alts, sameLength(a, top))
+	if b == "" {
+		// Every longer number.
+		alts = append(alts, seq(class(false, runeRange{'1', '9'}), rep(digit, len(a), -1)))
+		return alt(alts...)
+	}
+	for n := len(a) + 1; n < len(b); n++ {
+		alts = append(alts, seq(class(false, runeRange{'1', '9'}), rep(digit, n-1, n-1)))
+	}
+	if len(b) > len(a) {
+		alts = append(alts, sameLength("1"+strings.Repeat("0", len(b)-1), b))
+	}
+	return alt(alts...)
+}
+
+// sameLength is the digit strings of one length from a to b (a <= b),
+// leading zeros allowed after the first position of a and b alike.
+func sameLength(a, b string) *expr {
+	if a == b {
+		return lit(a)
+	}
+	if len(a) == 1 {
+		return digitRange(a[0], b[0])
+	}
+	n := len(a) - 1
+	if a[0] == b[0] {
+		return seq(lit(a[:1]), sameLength(a[1:], b[1:]))
+	}
+	var alts []*expr
+	alts = append(alts, seq(lit(a[:1]), sameLength(a[1:], strings.Repeat("9", n))))
+	if a[0]+1 <= b[0]-1 {
+		alts = append(alts, seq(digitRange(a[0]+1, b[0]-1), rep(digit, n, n)))
+	}
+	alts = append(alts, seq(lit(b[:1]), sameLength(strings.Repeat("0", n), b[1:])))
+	return alt(alts...)
+}
+
+// number is a JSON number within the schema's bounds: without bounds any
+// number; with bounds a plain decimal (no exponent) in the range.
+func (c *compiler) number(ks *schema.Keys, path string) *expr {
+	lo, hi := c.bounds(ks, path)
+	if lo == nil && hi == nil {
+		return c.numberRule()
+	}
+	if lo != nil && hi != nil {
+		cmp := lo.v.Cmp(hi.v)
+		if cmp > 0 || cmp == 0 && !(lo.incl && hi.incl) {
+			c.fail(path, "no number lies within minimum and maximum")
+			return nil
+		}
+	}
+	var alts []*expr
+	// x >= 0 part: magnitudes from max(lo, 0) to hi.
+	if hi == nil || hi.v.Sign() >= 0 {
+		from := &bound{new(big.Rat), true}
+		if lo != nil && lo.v.Sign() >= 0 {
+			from = lo
+		}
+		alts = append(alts, magnitudes(from, hi))
+	}
+	// x < 0 part: "-" and magnitudes from max(-hi, 0 excluded) to -lo.
+	if lo == nil || lo.v.Sign() < 0 {
+		from := &bound{new(big.Rat), false}
+		if hi != nil && hi.v.Sign() < 0 {
+			from = &bound{new(big.Rat).Neg(hi.v), hi.incl}
+		}
+		var to *bound
+		if lo != nil {
+			to = &bound{new(big.Rat).Neg(lo.v), lo.incl}
+		}
+		alts = append(alts, seq(lit("-"), magnitudes(from, to)))
+	}
+	return alt(alts...)
+}
+
+// magnitudes is the non-negative decimals I or I.F between lo and hi (nil:
+// unbounded), written without leading zeros.
+func magnitudes(lo, hi *bound) *expr {
+	li, lf := decimal(lo.v)
+	var alts []*expr
+	if hi == nil {
+		// I = li with F past lf; I > li with any F.
+		alts = append(alts, withFraction(lit(li), fracAbove(lf, lo.incl)))
+		next := new(big.Int)
+		next.SetString(li, 10)
+		next.Add(next, big.NewInt(1))
+		alts = append(alts, withFraction(natRange(next.String(), ""), anyFraction()))
+		return alt(alts...)
+	}
+	hiInt, hf := decimal(hi.v)
+	if li == hiInt {
+		return withFraction(lit(li), fracBetween(lf, lo.incl, hf, hi.incl))
+	}
+	alts = append(alts, withFraction(lit(li), fracAbove(lf, lo.incl)))
+	a, _ := new(big.Int).SetString(li, 10)
+	b, _ := new(big.Int).SetString(hiInt, 10)
+	a.Add(a, big.NewInt(1))
+	b.Sub(b, big.NewInt(1))
+	if a.Cmp(b) <= 0 {
+		alts = append(alts, withFraction(natRange(a.String(), b.String()), anyFraction()))
+	}
+	alts = append(alts, withFraction(lit(hiInt), fracBelow(hf, hi.incl)))
+	return alt(alts...)
+}
+
+// decimal splits a non-negative rational into its integer digits and its
+// fraction digits; a fraction that does not end (1/3) is cut after 40
+// digits, which rounds the bound toward its integer part by less than
+// 10^-40.
+func decimal(r *big.Rat) (intPart, frac string) {
+	s := r.FloatString(40)
+	intPart, frac, _ = strings.Cut(s, ".")
+	return intPart, strings.TrimRight(frac, "0")
+}
+
+// A fraction is a set of digit strings F (the digits after the point; ""
+// for none). frac says whether "" belongs and which non-empty strings do.
+type frac struct {
+	empty    bool
+	nonEmpty *expr // nil: none
+}
+
+func anyFraction() frac { return frac{true, plus(digit)} }
+
+// withFraction is the integer part followed by the fraction: ".F" for each
+// non-empty F, nothing for "".
+func withFraction(i *expr, f frac) *expr {
+	var alts []*expr
+	if f.empty {
+		alts = append(alts, i)
+	}
+	if f.nonEmpty != nil {
+		alts = append(alts, seq(i, lit("."), f.nonEmpty))
+	}
+	return alt(alts...)
+}
+
+// zeros reports whether f holds only zeros (or nothing).
+func zeros(f string) bool { return strings.Trim(f, "0") == "" }
+
+// fracAbove is the fractions 0.F >= 0.f (incl) or > 0.f.
+func fracAbove(f string, incl bool) frac {
+	if zeros(f) {
+		if incl {
+			return anyFraction()
+		}
+		// 0.F > 0: some digit is not zero.
+		return frac{false, seq(star(digit), class(false, runeRange{'1', '9'}), star(digit))}
+	}
+	d := f[0]
+	rest := fracAbove(f[1:], incl)
+	var alts []*expr
+	if d < '9' {
+		alts = append(alts, seq(digitRange(d+1, '9'), star(digit)))
+	}
+	// F starts with d: F' = the rest compared with f[1:]; an F' of ""
+	// means F is exactly "d".
+	if rest.empty {
+		alts = append(alts, lit(string(d)))
+	}
+	if rest.nonEmpty != nil {
+		alts = append(alts, seq(lit(string(d)), rest.nonEmpty))
+	}
+	return frac{false, alt(alts...)}
+}
+
+// fracBelow is the fractions 0.F <= 0.f (incl) or < 0.f.
+func fracBelow(f string, incl bool) frac {
+	if zeros(f) {
+		if incl {
+			return frac{true, plus(lit("0"))}
+		}
+		return frac{false, nil}
+	}
+	d := f[0]
+	rest := fracBelow(f[1:], incl)
+	var alts []*expr
+	if d > '0' {
+		alts = append(alts, seq(digitRange('0', d-1), star(digit)))
+	}
+	if rest.empty {
+		alts = append(alts, lit(string(d)))
+	}
+	if rest.nonEmpty != nil {
+		alts = append(alts, seq(lit(string(d)), rest.nonEmpty))
+	}
+	return frac{true, alt(alts...)}
+}
+
+// fracBetween is the fractions between 0.lo and 0.hi (lo <= hi), each
+// bound included or not.
+func fracBetween(lo string, loIncl bool, hi string, hiIncl bool) frac {
+	if zeros(lo) {
+		if loIncl {
+			return fracBelow(hi, hiIncl)
+		}
+		return fracPositiveBelow(hi, hiIncl)
+	}
+	if zeros(hi) {
+		return frac{false, nil} // lo > 0 = hi
+	}
+	if lo[0] == hi[0] {
+		rest := fracBetween(lo[1:], loIncl, hi[1:], hiIncl)
+		var alts []*expr
+		if rest.empty {
+			alts = append(alts, lit(lo[:1]))
+		}
+		if rest.nonEmpty != nil {
+			alts = append(alts, seq(lit(lo[:1]), rest.nonEmpty))
+		}
+		return frac{false, alt(alts...)}
+	}
+	var alts []*expr
+	above := fracAbove(lo[1:], loIncl)
+	if above.empty {
+		alts = append(alts, lit(lo[:1]))
+	}
+	if above.nonEmpty != nil {
+		alts = append(alts, seq(lit(lo[:1]), above.nonEmpty))
+	}
+	if lo[0]+1 <= hi[0]-1 {
+		alts = append(alts, seq(digitRange(lo[0]+1, hi[0]-1), star(digit)))
+	}
+	below := fracBelow(hi[1:], hiIncl)
+	if below.empty {
+		alts = append(alts, lit(hi[:1]))
+	}
+	if below.nonEmpty != nil {
+		alts = append(alts, seq(lit(hi[:1]), below.nonEmpty))
+	}
+	return frac{false, alt(alts...)}
+}
+
+// fracPositiveBelow is the fractions 0 < 0.F <= 0.hi (incl) or < 0.hi.
+func fracPositiveBelow(hi string, incl bool) frac {
+	if zeros(hi) {
+		return frac{false, nil}
+	}
+	d := hi[0]
+	if d == '0' {
+		rest := fracPositiveBelow(hi[1:], incl)
+		if rest.nonEmpty == nil {
+			return frac{false, nil}
+		}
+		return frac{false, seq(lit("0"), rest.nonEmpty)}
+	}
+	nonZero := seq(star(lit("0")), class(false, runeRange{'1', '9'}), star(digit))
+	alts := []*expr{seq(lit("0"), nonZero)}
+	if d > '1' {
+		alts = append(alts, seq(digitRange('1', d-1), star(digit)))
+	}
+	below := fracBelow(hi[1:], incl)
+	if below.empty {
+		alts = append(alts, lit(string(d)))
+	}
+	if below.nonEmpty != nil {
+		alts = append(alts, seq(lit(string(d)), below.nonEmpty))
+	}
+	return frac{false, alt(alts...)}
+}

@@ -1,0 +1,163 @@
+package grammar
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+)
+
+// valueGrammar compiles a response format of schema and returns a function
+// that tells whether content is in its grammar.
+func valueGrammar(t *testing.T, schema string) func(string) bool {
+	t.Helper()
+	g, err := Compile(&Spec{Format: &Format{Schema: json.RawMessage(schema)}})
+	if err != nil {
+		t.Fatalf("%s: %v", schema, err)
+	}
+	return func(content string) bool {
+		return g.Matches("<|channel|>analysis<|message|>r<|end|>" + finalHeader + content)
+	}
+}
+
+// Integers in a range: every integer from -1200 to 1200 is in the grammar
+// exactly when it is within the bounds, written as JSON writes it.
+func TestIntegerRanges(t *testing.T) {
+	for _, bounds := range []string{
+		`"minimum": 0`, `"minimum": -7, "maximum": 7`, `"exclusiveMinimum": -101, "exclusiveMaximum": 1000`,
+		`"minimum": 95, "maximum": 1105`, `"maximum": -10`, `"minimum": 2.5, "maximum": 19.999`,
+		`"minimum": 1, "exclusiveMaximum": 10`, `"minimum": 0, "maximum": 0`, `"minimum": -1000, "maximum": -999`,
+	} {
+		schema := `{"type": "integer", ` + bounds + `}`
+		in := valueGrammar(t, schema)
+		var lo, hi *big.Rat
+		var loIncl, hiIncl bool
+		var m map[string]float64
+		json.Unmarshal([]byte("{"+bounds+"}"), &m)
+		for k, v := range m {
+			r := new(big.Rat).SetFloat64(v)
+			switch k {
+			case "minimum":
+				lo, loIncl = r, true
+			case "exclusiveMinimum":
+				lo, loIncl = r, false
+			case "maximum":
+				hi, hiIncl = r, true
+			case "exclusiveMaximum":
+				hi, hiIncl = r, false
+			}
+		}
+		for n := -1200; n <= 1200; n++ {
+			x := new(big.Rat).SetInt64(int64(n))
+			want := (lo == nil || x.Cmp(lo) > 0 || loIncl && x.Cmp(lo) == 0) && (hi == nil || x.Cmp(hi) < 0 || hiIncl && x.Cmp(hi) == 0)
+			if got := in(fmt.Sprint(n)); got != want {
+				t.Fatalf("%s: %d in the grammar: %v, want %v", schema, n, got, want)
+			}
+		}
+		for _, bad := range []string{"-0", "01", "+1", "1.0", "1e2", ""} {
+			if in(bad) {
+				t.Errorf("%s: %q is in the grammar", schema, bad)
+			}
+		}
+	}
+}
+
+// Numbers in a range: decimals around each bound are in the grammar
+// exactly when they are within it.
+func TestNumberRanges(t *testing.T) {
+	for _, c := range []struct{ bounds string }{
+		{`"minimum": 0`}, {`"exclusiveMinimum": 0`}, {`"minimum": -1.5, "maximum": 2.25`},
+		{`"exclusiveMinimum": 0.25, "exclusiveMaximum": 0.75`}, {`"maximum": -0.05`},
+		{`"minimum": 10, "exclusiveMaximum": 10.5`}, {`"exclusiveMinimum": -3, "maximum": 0`},
+		{`"minimum": 0.1, "maximum": 0.1`}, {`"exclusiveMaximum": 100`},
+	} {
+		schema := `{"type": "number", ` + c.bounds + `}`
+		in := valueGrammar(t, schema)
+		var m map[string]string
+		json.Unmarshal([]byte("{"+strings.NewReplacer(": ", `: "`, ", ", `", `).Replace(c.bounds)+`"}`), &m)
+		check := func(x *big.Rat) bool {
+			for k, v := range m {
+				b, _ := new(big.Rat).SetString(v)
+				switch cmp := x.Cmp(b); k {
+				case "minimum":
+					if cmp < 0 {
+						return false
+					}
+				case "exclusiveMinimum":
+					if cmp <= 0 {
+						return false
+					}
+				case "maximum":
+					if cmp > 0 {
+						return false
+					}
+				case "exclusiveMaximum":
+					if cmp >= 0 {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		for i := -1300; i <= 1300; i++ {
+			for _, text := range []string{fmt.Sprint(i / 100), fmt.Sprintf("%.2f", float64(i)/100), fmt.Sprintf("%.3f", float64(i)/100+0.001), fmt.Sprintf("%.1f", float64(i)/10)} {
+				if text == "-0.00" || text == "-0.0" || text == "-0" || strings.HasPrefix(text, "-0.00") && strings.Trim(text, "-0.") == "" {
+					continue
+				}
+				x, _ := new(big.Rat).SetString(text)
+				if got, want := in(text), check(x); got != want {
+					t.Fatalf("%s: %s in the grammar: %v, want %v", schema, text, got, want)
+				}
+			}
+		}
+	}
+}
+
+// A keyword the grammar can't enforce is dropped and reported; under
+// strict it is an error naming its path.
+func TestUnenforcedKeywords(t *testing.T) {
+	schema := json.RawMessage(`{"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]+$"}, "tags": {"type": "array", "uniqueItems": true}}}`)
+	g, err := Compile(&Spec{Format: &Format{Schema: schema}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[response_format.json_schema.schema.properties.code.pattern response_format.json_schema.schema.properties.tags.uniqueItems]"
+	if fmt.Sprint(g.Dropped) != want {
+		t.Errorf("dropped %v, want %s", g.Dropped, want)
+	}
+	_, err = Compile(&Spec{Format: &Format{Schema: schema, Strict: true}})
+	if err == nil || err.Error() != "response_format.json_schema.schema.properties.code.pattern: the keyword pattern can't be enforced in constrained generation; remove it or turn strict off" {
+		t.Errorf("strict: %v", err)
+	}
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"d": {"type": "string", "format": "date"}}}`), Strict: true}}
+	_, err = Compile(&Spec{Tools: tools, Choice: Required})
+	if err == nil || err.Error() != "tools[0].function.parameters.properties.d.format: the keyword format can't be enforced in constrained generation; remove it or turn strict off" {
+		t.Errorf("strict tool: %v", err)
+	}
+}
+
+// What can't be honoured is an error, never a grammar that matches
+// nothing.
+func TestCompileErrors(t *testing.T) {
+	for _, c := range []struct {
+		spec *Spec
+		want string
+	}{
+		{&Spec{Choice: Required}, "tool_choice: asks for a tool call, but the request declares no tools"},
+		{&Spec{Tools: []Tool{{Name: "a"}}, Choice: Named, Name: "b"}, `tool_choice: names "b", which is not among the tools`},
+		{&Spec{Format: &Format{Schema: json.RawMessage(`{"type": "integer", "minimum": 5, "maximum": 4}`)}}, "response_format.json_schema.schema: no integer lies within minimum and maximum"},
+		{&Spec{Format: &Format{Schema: json.RawMessage(`{"enum": ["<|end|>"]}`)}}, "response_format.json_schema.schema.enum: no value can be written: every member is ruled out by the type or holds a Harmony marker"},
+		{&Spec{Format: &Format{Schema: json.RawMessage(`{"type": "array", "minItems": 3, "maxItems": 2}`)}}, "response_format.json_schema.schema: minItems is greater than maxItems"},
+		{&Spec{Format: &Format{Schema: json.RawMessage(`{"type": "object", "required": ["x"], "additionalProperties": false}`)}}, "response_format.json_schema.schema.required: requires x, which properties does not declare and additionalProperties forbids"},
+		{&Spec{Format: &Format{Schema: json.RawMessage(`{"type": `)}}, "response_format.json_schema.schema: not valid JSON: invalid JSON at byte 9: unexpected end of input"},
+	} {
+		_, err := Compile(c.spec)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("error %v\n want %s", err, c.want)
+		}
+	}
+	if g, err := Compile(&Spec{Tools: []Tool{{Name: "a"}}, Choice: Auto}); g != nil || err != nil {
+		t.Errorf("auto without a format: %v %v, want no grammar", g, err)
+	}
+}

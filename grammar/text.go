@@ -1,0 +1,150 @@
+package grammar
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// A textLang is free text that holds none of a set of forbidden strings
+// (the markers; in an argument value also </rfl:parameter>), over the
+// characters a context allows. It is written as the states of the
+// automaton that follows how much of a forbidden string the text ends
+// with: each state is a rule, and a character moves to the next state, or
+// is not allowed where it would complete a forbidden string. Its rules
+// depend only on the forbidden strings and the context, so they are built
+// once (a proto) and shared by every grammar.
+type textLang struct {
+	forbidden []string
+	// excluded characters never appear (JSON strings: the quote, the
+	// backslash and control characters), and escape, when set, is an
+	// expression that stands for one character and resets the automaton
+	// (a JSON escape).
+	excluded *expr
+	escape   *expr
+
+	rules []int // the rule of each state: text from that state on, maybe empty
+	first int   // the rule of non-empty text from the start
+}
+
+// automaton is the automaton of a set of forbidden strings: its states
+// (the prefixes read so far), the characters of the strings, and the next
+// state for each state and character (-1: the character would complete a
+// forbidden string).
+type automaton struct {
+	states  []string
+	special []rune
+	next    [][]int
+}
+
+func newAutomaton(forbidden []string) *automaton {
+	a := &automaton{states: []string{""}}
+	for _, f := range forbidden {
+		for i := 1; i < len(f); i++ {
+			if !slices.Contains(a.states, f[:i]) {
+				a.states = append(a.states, f[:i])
+			}
+		}
+		for _, c := range f {
+			if !slices.Contains(a.special, c) {
+				a.special = append(a.special, c)
+			}
+		}
+	}
+	slices.Sort(a.special)
+	a.next = make([][]int, len(a.states))
+	for s := range a.states {
+		a.next[s] = make([]int, len(a.special))
+		for j, c := range a.special {
+			a.next[s][j] = a.step(forbidden, s, c)
+		}
+	}
+	return a
+}
+
+// step returns the state after reading c in state s, or -1 when c
+// completes a forbidden string.
+func (a *automaton) step(forbidden []string, s int, c rune) int {
+	next := a.states[s] + string(c)
+	for _, f := range forbidden {
+		if strings.HasSuffix(next, f) {
+			return -1
+		}
+	}
+	// The longest suffix of next that is a state.
+	for i := 0; i < len(next); i++ {
+		if j := slices.Index(a.states, next[i:]); j >= 0 {
+			return j
+		}
+	}
+	return 0
+}
+
+var protos sync.Map // name -> *proto
+
+// build adds the rules of the language to g, named name-N; the same name
+// must always stand for the same language.
+func (t *textLang) build(g *builder, name string) {
+	p, ok := protos.Load(name)
+	if !ok {
+		p, _ = protos.LoadOrStore(name, t.proto(name))
+	}
+	pr := p.(*proto)
+	base := g.instantiate(pr)
+	n := len(pr.names) - 1
+	t.rules = make([]int, n)
+	for i := range n {
+		t.rules[i] = base + i
+	}
+	t.first = base + n
+}
+
+// proto builds the language's rules: one per state, then the non-empty
+// text from the start.
+func (t *textLang) proto(name string) *proto {
+	a := newAutomaton(t.forbidden)
+	p := &proto{}
+	state := func(i int) *expr { return &expr{kind: kRef, rule: i, proto: p} }
+	allowed := func(c rune) bool { return t.excluded == nil || !t.excluded.has(c) }
+	moves := func(s int) *expr {
+		// Characters that stay in or return to the start go in one
+		// negated class: everything but the characters that lead
+		// elsewhere or nowhere, and the excluded ones.
+		var not []runeRange
+		byTarget := map[int][]rune{}
+		var targets []int
+		for j, c := range a.special {
+			n := a.next[s][j]
+			if n == 0 {
+				continue
+			}
+			not = append(not, runeRange{c, c})
+			if n < 0 || !allowed(c) {
+				continue
+			}
+			if _, ok := byTarget[n]; !ok {
+				targets = append(targets, n)
+			}
+			byTarget[n] = append(byTarget[n], c)
+		}
+		if t.excluded != nil {
+			not = append(not, t.excluded.rs...)
+		}
+		alts := []*expr{seq(class(true, not...), state(0))}
+		if t.escape != nil {
+			alts = append(alts, seq(t.escape, state(0)))
+		}
+		for _, n := range targets {
+			alts = append(alts, seq(chars(false, string(byTarget[n])), state(n)))
+		}
+		return alt(alts...)
+	}
+	for i := range a.states {
+		p.names = append(p.names, name+"-"+strconv.Itoa(i))
+		p.bodies = append(p.bodies, alt(empty(), moves(i)))
+	}
+	p.names = append(p.names, name+"-1st")
+	p.bodies = append(p.bodies, moves(0))
+	return p
+}
