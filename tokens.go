@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -54,7 +55,29 @@ var ErrMarkerNotInVocabulary = errors.New("the tokenizer has no token for a mark
 // stops the marking; an end inside no token, or in token 0, marks to the
 // end of the prompt) can't arise here, and the masked tokens are exactly
 // those of each span.
+//
+// RenderTokens is RenderTokensContext with a context that never ends: an
+// encoder that is a ContextTokenEncoder still applies its own time limits.
 func RenderTokens(messages []Message, opts *Options, enc TokenEncoder) (*Tokens, error) {
+	return RenderTokensContext(context.Background(), messages, opts, enc)
+}
+
+// A ContextTokenEncoder is a TokenEncoder whose encoding can be stopped:
+// AppendEncodeOrdinaryContext is AppendEncodeOrdinary, with an error when
+// ctx is done or the encoder's own time limit passes (a backtracking
+// pre-tokenizer pattern on a hostile text). *tokenizer.Tokenizer
+// implements it.
+type ContextTokenEncoder interface {
+	TokenEncoder
+	AppendEncodeOrdinaryContext(ctx context.Context, dst []int, text string) ([]int, error)
+}
+
+// RenderTokensContext is RenderTokens bounded by ctx: it returns ctx's
+// error once ctx is done, between the texts it encodes and, when enc is a
+// ContextTokenEncoder, within them; an error of the encoder is returned
+// wrapped. Serve a request with its deadline, so that no text can hold a
+// core past it.
+func RenderTokensContext(ctx context.Context, messages []Message, opts *Options, enc TokenEncoder) (*Tokens, error) {
 	ids, err := markerIDs(enc)
 	if err != nil {
 		return nil, err
@@ -64,12 +87,18 @@ func RenderTokens(messages []Message, opts *Options, enc TokenEncoder) (*Tokens,
 	if err := r.render(messages); err != nil {
 		return nil, err
 	}
-	return r.tokens(enc, &ids), nil
+	return r.tokens(ctx, enc, &ids)
 }
 
 // RenderTokens renders the request to token ids with assistant masks.
 func (r *Request) RenderTokens(enc TokenEncoder) (*Tokens, error) {
 	return RenderTokens(r.Messages, &r.Options, enc)
+}
+
+// RenderTokensContext is RenderTokens bounded by ctx, as the function
+// RenderTokensContext is.
+func (r *Request) RenderTokensContext(ctx context.Context, enc TokenEncoder) (*Tokens, error) {
+	return RenderTokensContext(ctx, r.Messages, &r.Options, enc)
 }
 
 // markerIDs looks up the id of every marker, in the order of markers.
@@ -120,7 +149,21 @@ func (r *renderer) dropMarks(at int) {
 
 // tokens encodes the rendered prompt: the text between the recorded marks
 // with enc, each mark as its marker's id, and the mask over the spans.
-func (r *renderer) tokens(enc TokenEncoder, markerID *[len(markers)]int) *Tokens {
+func (r *renderer) tokens(ctx context.Context, enc TokenEncoder, markerID *[len(markers)]int) (*Tokens, error) {
+	cenc, _ := enc.(ContextTokenEncoder)
+	encode := func(ids []int, text string) ([]int, error) {
+		if cenc != nil {
+			ids, err := cenc.AppendEncodeOrdinaryContext(ctx, ids, text)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the prompt's text: %w", err)
+			}
+			return ids, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("encoding the prompt's text: %w", err)
+		}
+		return enc.AppendEncodeOrdinary(ids, text), nil
+	}
 	text := string(r.buf)
 	out := &Tokens{Text: text, InputIDs: make([]int, 0, len(text)/3+len(r.marks))}
 	ids := out.InputIDs
@@ -129,7 +172,10 @@ func (r *renderer) tokens(enc TokenEncoder, markerID *[len(markers)]int) *Tokens
 	prev := 0
 	for _, at := range r.marks {
 		if at > prev {
-			ids = enc.AppendEncodeOrdinary(ids, text[prev:at])
+			var err error
+			if ids, err = encode(ids, text[prev:at]); err != nil {
+				return nil, err
+			}
 		}
 		k := markerIndex(text[at:])
 		if span < len(r.spans) && r.spans[span].Start == at {
@@ -143,7 +189,10 @@ func (r *renderer) tokens(enc TokenEncoder, markerID *[len(markers)]int) *Tokens
 		}
 	}
 	if prev < len(text) {
-		ids = enc.AppendEncodeOrdinary(ids, text[prev:])
+		var err error
+		if ids, err = encode(ids, text[prev:]); err != nil {
+			return nil, err
+		}
 	}
 	out.InputIDs = ids
 	out.AssistantMasks = make([]int, len(ids))
@@ -152,7 +201,7 @@ func (r *renderer) tokens(enc TokenEncoder, markerID *[len(markers)]int) *Tokens
 			out.AssistantMasks[i] = 1
 		}
 	}
-	return out
+	return out, nil
 }
 
 // markerIndex returns the index in markers of the marker s starts with.

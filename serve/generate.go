@@ -740,9 +740,9 @@ func (c *exchange) render() *apiError {
 		c.prompt = prompt
 		return nil
 	}
-	toks, err := harmony.RenderTokens(c.req.messages, &c.req.opts, tk)
-	if err != nil {
-		return renderError(err)
+	toks, aerr := c.renderTokens(c.req)
+	if aerr != nil {
+		return aerr
 	}
 	c.prompt, c.promptIDs = toks.Text, toks.InputIDs
 	if max := c.s.cfg.MaxModelLen; max > 0 && len(toks.InputIDs) > max {

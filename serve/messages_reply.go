@@ -435,9 +435,9 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	// Counted as the engine would receive the prompt: as RenderTokens's ids.
-	toks, err := harmony.RenderTokens(m.req.messages, &m.req.opts, s.cfg.Tokenizer)
-	if err != nil {
-		c.httpError(w, m.mapPath(renderError(err)))
+	toks, aerr := c.renderTokens(m.req)
+	if aerr != nil {
+		c.httpError(w, m.mapPath(aerr))
 		return
 	}
 	n := len(toks.InputIDs)

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,36 +40,72 @@ func (e *Encoding) CharToToken(pos int) int {
 // become their ids, the rest goes through the normalizer, the
 // pre-tokenizer and the model. The text should be valid UTF-8; an invalid
 // byte is encoded as a byte and counts as one character.
+//
+// Encode has no time limit. A Split pattern that runs on the backtracking
+// engine can take long on a hostile text (patterns that backtrack
+// exponentially are refused by Load, polynomial ones are not); encode text
+// from outside with EncodeContext.
 func (t *Tokenizer) Encode(text string) *Encoding {
-	return t.encodeOffsets(text, false)
+	e, _ := t.encodeOffsets(context.Background(), false, text, false)
+	return e
+}
+
+// EncodeContext is Encode bounded in time: it stops with ctx's error when
+// ctx is done, and with an error wrapping split.ErrMatchTimeout when one
+// search of a Split pattern takes longer than split.MaxMatchTime.
+func (t *Tokenizer) EncodeContext(ctx context.Context, text string) (*Encoding, error) {
+	return t.encodeOffsets(ctx, true, text, false)
 }
 
 // EncodeOrdinary encodes text as ordinary text: added-token content in it
 // (marker text such as "<|start|>") is not matched and goes through the
-// model like any other text.
+// model like any other text. Like Encode, it has no time limit.
 func (t *Tokenizer) EncodeOrdinary(text string) *Encoding {
-	return t.encodeOffsets(text, true)
+	e, _ := t.encodeOffsets(context.Background(), false, text, true)
+	return e
+}
+
+// EncodeOrdinaryContext is EncodeOrdinary bounded in time as
+// EncodeContext is.
+func (t *Tokenizer) EncodeOrdinaryContext(ctx context.Context, text string) (*Encoding, error) {
+	return t.encodeOffsets(ctx, true, text, true)
 }
 
 // AppendEncode appends the ids of Encode(text) to dst, without computing
 // offsets.
 func (t *Tokenizer) AppendEncode(dst []int, text string) []int {
-	sk := sink{ids: dst}
-	st := t.getState()
-	t.encodeInto(st, &sk, text, false)
-	t.putState(st)
-	return sk.ids
+	ids, _ := t.appendEncode(context.Background(), false, dst, text, false)
+	return ids
 }
 
 // AppendEncodeOrdinary appends the ids of EncodeOrdinary(text) to dst,
 // without computing offsets: the fast path for text between markers that a
 // caller places itself.
 func (t *Tokenizer) AppendEncodeOrdinary(dst []int, text string) []int {
+	ids, _ := t.appendEncode(context.Background(), false, dst, text, true)
+	return ids
+}
+
+// AppendEncodeOrdinaryContext is AppendEncodeOrdinary bounded in time as
+// EncodeContext is; on an error it returns dst as it was. It makes a
+// *Tokenizer a harmony.ContextTokenEncoder, which RenderTokensContext
+// stops through.
+func (t *Tokenizer) AppendEncodeOrdinaryContext(ctx context.Context, dst []int, text string) ([]int, error) {
+	return t.appendEncode(ctx, true, dst, text, true)
+}
+
+func (t *Tokenizer) appendEncode(ctx context.Context, bounded bool, dst []int, text string, ordinary bool) ([]int, error) {
+	n := len(dst)
 	sk := sink{ids: dst}
 	st := t.getState()
-	t.encodeInto(st, &sk, text, true)
+	st.start(ctx, bounded)
+	t.encodeInto(st, &sk, text, ordinary)
+	err := st.stop()
 	t.putState(st)
-	return sk.ids
+	if err != nil {
+		return dst[:n], err
+	}
+	return sk.ids, nil
 }
 
 // sink collects tokens; with offsets it also keeps their byte spans and,
@@ -80,11 +117,16 @@ type sink struct {
 	texts   []string
 }
 
-func (t *Tokenizer) encodeOffsets(text string, ordinary bool) *Encoding {
+func (t *Tokenizer) encodeOffsets(ctx context.Context, bounded bool, text string, ordinary bool) (*Encoding, error) {
 	sk := sink{offsets: true}
 	st := t.getState()
+	st.start(ctx, bounded)
 	t.encodeInto(st, &sk, text, ordinary)
+	err := st.stop()
 	t.putState(st)
+	if err != nil {
+		return nil, err
+	}
 	e := &Encoding{IDs: sk.ids, ByteOffsets: sk.spans}
 	if e.IDs == nil {
 		e.IDs, e.ByteOffsets = []int{}, [][2]int{}
@@ -105,7 +147,7 @@ func (t *Tokenizer) encodeOffsets(text string, ordinary bool) *Encoding {
 			e.ByteOffsets[i] = [2]int{bc.byteAt(o[0]), bc.byteAt(o[1])}
 		}
 	}
-	return e
+	return e, nil
 }
 
 // encodeInto runs the pipeline: added tokens on the raw text, then the
@@ -118,6 +160,9 @@ func (t *Tokenizer) encodeInto(st *state, sk *sink, text string, ordinary bool) 
 	segs := t.splitAdded(st.segs[:0], &t.rawTrie, text)
 	st.segs = segs[:0]
 	for _, sg := range segs {
+		if st.err != nil {
+			break
+		}
 		if sg.tok >= 0 {
 			sk.add(t.added[sg.tok].id, sg.start, sg.end, text[sg.start:sg.end])
 			continue
@@ -154,6 +199,9 @@ func (t *Tokenizer) encodeText(st *state, sk *sink, s string, base int, ordinary
 	}
 	segs := t.splitAdded(nil, &t.normTrie, normed)
 	for _, sg := range segs {
+		if st.err != nil {
+			return
+		}
 		if sg.tok >= 0 {
 			start, _ := al.span(sg.start)
 			_, end := al.span(sg.end - 1)
@@ -191,7 +239,13 @@ func (a *aligner) span(i int) (int, int) {
 // piece with the model.
 func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) {
 	t.preTokenize(st, al.s[from:to])
-	for _, p := range st.pieces {
+	if st.err != nil {
+		return
+	}
+	for i, p := range st.pieces {
+		if i&1023 == 1023 && st.stopped() {
+			return
+		}
 		toks := t.bpe(st, p.s)
 		for _, tk := range toks {
 			if !sk.offsets {

@@ -73,6 +73,22 @@ func findMatches(dst []match, m split.Matcher, s string) []match {
 	return dst
 }
 
+// findMatches is findMatches bounded by the state's context: on an error
+// it records it in st.err.
+func (st *state) findMatches(dst []match, m split.Matcher, s string) []match {
+	if st.ctx == nil {
+		return findMatches(dst, m, s)
+	}
+	err := split.SplitsContext(st.ctx, m, s, func(start, end int, hit bool) bool {
+		dst = append(dst, match{start, end, hit})
+		return true
+	})
+	if err != nil {
+		st.err = err
+	}
+	return dst
+}
+
 // findDigits lists each numeric character as a match (Rust's
 // char::is_numeric: categories Nd, Nl and No) with the gaps between them.
 func findDigits(dst []match, s string) []match {
@@ -175,6 +191,10 @@ func (t *Tokenizer) preTokenize(st *state, seg string) {
 		s := &t.steps[i]
 		next := st.next[:0]
 		for _, p := range st.pieces {
+			if st.err != nil {
+				st.pieces = st.pieces[:0]
+				return
+			}
 			if s.kind == stepByteLevel {
 				if s.prefixSpace && p.s[0] != ' ' {
 					p = piece{" " + p.s, p.off, 1}
@@ -188,7 +208,7 @@ func (t *Tokenizer) preTokenize(st *state, seg string) {
 			if s.kind == stepDigits {
 				st.matches = findDigits(st.matches, p.s)
 			} else {
-				st.matches = findMatches(st.matches, s.matcher, p.s)
+				st.matches = st.findMatches(st.matches, s.matcher, p.s)
 			}
 			b, inv := s.behavior, s.invert
 			if s.kind == stepByteLevel {

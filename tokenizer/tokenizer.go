@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -143,6 +144,36 @@ type state struct {
 	cache        map[string][]tok
 	one          [1]tok
 	toks         []tok
+
+	// ctx, when not nil, bounds the encoding: err is the first error of
+	// a bounded search or of ctx, and once set the encoding stops.
+	ctx context.Context
+	err error
+}
+
+// start bounds the encoding that uses s by ctx, when bounded.
+func (s *state) start(ctx context.Context, bounded bool) {
+	s.ctx, s.err = nil, nil
+	if bounded {
+		s.ctx = ctx
+	}
+}
+
+// stop ends the encoding and returns its error; the state keeps no
+// reference to the context.
+func (s *state) stop() error {
+	err := s.err
+	s.ctx, s.err = nil, nil
+	return err
+}
+
+// stopped reports whether the encoding must stop: an error, or its
+// context done.
+func (s *state) stopped() bool {
+	if s.err == nil && s.ctx != nil {
+		s.err = s.ctx.Err()
+	}
+	return s.err != nil
 }
 
 func newState() *state { return &state{cache: make(map[string][]tok, 256)} }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,11 +81,15 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "tokenize", fmt.Errorf("input: invalid UTF-8 at byte %d", invalidAt(data)))
 	}
 	text := string(data)
-	var e *tokenizer.Encoding
+	// Bounded: a backtracking split pattern that takes too long on the
+	// text is an error, not a hang.
+	encode := tk.EncodeContext
 	if *ordinary {
-		e = tk.EncodeOrdinary(text)
-	} else {
-		e = tk.Encode(text)
+		encode = tk.EncodeOrdinaryContext
+	}
+	e, err := encode(context.Background(), text)
+	if err != nil {
+		return fail(stderr, "tokenize", err)
 	}
 	out := make([]byte, 0, 16+len(e.IDs)*20)
 	out = append(out, `{"input_ids": [`...)

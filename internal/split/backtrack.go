@@ -1,9 +1,12 @@
 package split
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
@@ -36,6 +39,9 @@ func Backtrack(pattern string) (*BacktrackMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBacktracking(pattern); err != nil {
+		return nil, err
+	}
 	// No backtracking limit: a long whitespace run backtracks once per
 	// character in \s+(?!\S), and an error is not a match.
 	re, err := regexp2.Compile(translated, regexp2.None, regexp2.OptionMaxBacktrackingStackSize(-1))
@@ -48,27 +54,79 @@ func Backtrack(pattern string) (*BacktrackMatcher, error) {
 // Translated returns the pattern in regexp2's syntax.
 func (b *BacktrackMatcher) Translated() string { return b.translated }
 
-// Find implements Matcher.
+// Find implements Matcher. It has no time limit: text from outside should
+// go through FindContext.
 func (b *BacktrackMatcher) Find(s string, pos int) (int, int) {
-	if pos < 0 {
-		pos = 0
-	}
-	if pos > len(s) {
-		return -1, -1
-	}
-	d := b.decode(s)
-	// The first rune that starts at or after pos.
-	ri := sort.SearchInts(d.offs, pos)
-	m, err := b.re.FindRunesMatchStartingAt(d.runes, ri)
+	start, end, err := b.find(b.re, s, pos)
 	if err != nil {
 		// Only a timeout or a backtracking limit can fail a match, and
 		// neither is set.
 		panic(fmt.Sprintf("split: regexp2 failed on pattern %q: %v", b.pattern, err))
 	}
-	if m == nil {
-		return -1, -1
+	return start, end
+}
+
+// MaxMatchTime bounds one search of FindContext (one match, or the search
+// that finds there is none), whatever the context allows: a pattern that
+// backtracks polynomially on a hostile text fails the text instead of
+// holding a core. A search of a published tokenizer's pattern takes
+// microseconds.
+var MaxMatchTime = time.Second
+
+// ErrMatchTimeout is the error of a search that took longer than
+// MaxMatchTime.
+var ErrMatchTimeout = errors.New("the split pattern took too long to match this text")
+
+// FindContext is Find bounded in time: it returns ctx's error when ctx is
+// done before or during the search, and an error wrapping ErrMatchTimeout
+// when the search alone takes longer than MaxMatchTime.
+func (b *BacktrackMatcher) FindContext(ctx context.Context, s string, pos int) (int, int, error) {
+	if err := ctx.Err(); err != nil {
+		return -1, -1, err
 	}
-	return d.offs[m.RuneIndex], d.offs[m.RuneIndex+m.RuneLength]
+	limit := MaxMatchTime
+	byDeadline := false
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < limit {
+			limit, byDeadline = max(left, time.Millisecond), true
+		}
+	}
+	// The limit is a field of the compiled pattern, read by each search:
+	// a shallow copy carries this search's own.
+	re := *b.re
+	re.MatchTimeout = limit
+	start, end, err := b.find(&re, s, pos)
+	if err == nil {
+		return start, end, nil
+	}
+	if cerr := ctx.Err(); cerr != nil || byDeadline {
+		if cerr == nil {
+			cerr = context.DeadlineExceeded
+		}
+		return -1, -1, fmt.Errorf("split pattern %q: %w", b.pattern, cerr)
+	}
+	return -1, -1, fmt.Errorf("split pattern %q: %w (limit %v, at byte %d of %d)", b.pattern, ErrMatchTimeout, limit, pos, len(s))
+}
+
+// find runs one search with re, b's pattern compiled.
+func (b *BacktrackMatcher) find(re *regexp2.Regexp, s string, pos int) (int, int, error) {
+	if pos < 0 {
+		pos = 0
+	}
+	if pos > len(s) {
+		return -1, -1, nil
+	}
+	d := b.decode(s)
+	// The first rune that starts at or after pos.
+	ri := sort.SearchInts(d.offs, pos)
+	m, err := re.FindRunesMatchStartingAt(d.runes, ri)
+	if err != nil {
+		return -1, -1, err
+	}
+	if m == nil {
+		return -1, -1, nil
+	}
+	return d.offs[m.RuneIndex], d.offs[m.RuneIndex+m.RuneLength], nil
 }
 
 // decode returns s as runes, reusing the last decoding when s is the same

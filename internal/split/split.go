@@ -22,6 +22,7 @@
 package split
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"strings"
@@ -157,32 +158,45 @@ func nextBoundary(s string, pos int) int {
 // Hugging Face does not search an empty string at all (see Splits).
 func All(m Matcher, s string) iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
-		last, skipEmpty := 0, false
-		for last <= len(s) {
-			start, end := m.Find(s, last)
-			if start < 0 {
-				return
-			}
-			last = end
-			if start == end {
-				if last < len(s) {
-					_, size := utf8.DecodeRuneInString(s[last:])
-					last += size
-				} else {
-					last++
-				}
-				if skipEmpty {
-					skipEmpty = false
-					continue
-				}
+		_ = matches(s, func(pos int) (int, int, error) {
+			start, end := m.Find(s, pos)
+			return start, end, nil
+		}, yield)
+	}
+}
+
+// matches runs find over s as All describes, until yield returns false or
+// find fails.
+func matches(s string, find func(pos int) (int, int, error), yield func(int, int) bool) error {
+	last, skipEmpty := 0, false
+	for last <= len(s) {
+		start, end, err := find(last)
+		if err != nil {
+			return err
+		}
+		if start < 0 {
+			return nil
+		}
+		last = end
+		if start == end {
+			if last < len(s) {
+				_, size := utf8.DecodeRuneInString(s[last:])
+				last += size
 			} else {
-				skipEmpty = true
+				last++
 			}
-			if !yield(start, end) {
-				return
+			if skipEmpty {
+				skipEmpty = false
+				continue
 			}
+		} else {
+			skipEmpty = true
+		}
+		if !yield(start, end) {
+			return nil
 		}
 	}
+	return nil
 }
 
 // Splits yields the pieces of s as Hugging Face's Pattern::find_matches gives
@@ -190,25 +204,78 @@ func All(m Matcher, s string) iter.Seq2[int, int] {
 // non-empty gap between matches (isMatch false), in order, covering s. An
 // empty s gives one empty non-match piece.
 func Splits(m Matcher, s string, yield func(start, end int, isMatch bool) bool) {
+	_ = splits(s, func(pos int) (int, int, error) {
+		start, end := m.Find(s, pos)
+		return start, end, nil
+	}, yield)
+}
+
+// A ContextMatcher is a Matcher whose search can be stopped: FindContext
+// is Find, with an error when ctx is done or the search takes too long.
+// BacktrackMatcher is one; the hand-written scanners and Literal run in
+// linear time and need not be.
+type ContextMatcher interface {
+	Matcher
+	FindContext(ctx context.Context, s string, pos int) (start, end int, err error)
+}
+
+// FindContext is m's FindContext when m is a ContextMatcher, otherwise
+// m.Find once ctx is checked.
+func FindContext(ctx context.Context, m Matcher, s string, pos int) (int, int, error) {
+	if cm, ok := m.(ContextMatcher); ok {
+		return cm.FindContext(ctx, s, pos)
+	}
+	if err := ctx.Err(); err != nil {
+		return -1, -1, err
+	}
+	start, end := m.Find(s, pos)
+	return start, end, nil
+}
+
+// SplitsContext is Splits with each search bounded as FindContext bounds
+// it; it returns the first search's error, after yielding the pieces
+// found before it.
+func SplitsContext(ctx context.Context, m Matcher, s string, yield func(start, end int, isMatch bool) bool) error {
+	cm, ok := m.(ContextMatcher)
+	if !ok {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		Splits(m, s, yield)
+		return nil
+	}
+	return splits(s, func(pos int) (int, int, error) { return cm.FindContext(ctx, s, pos) }, yield)
+}
+
+// splits is Splits over a find function.
+func splits(s string, find func(pos int) (int, int, error), yield func(start, end int, isMatch bool) bool) error {
 	if s == "" {
 		yield(0, 0, false)
-		return
+		return nil
 	}
 	prev := 0
-	for start, end := range All(m, s) {
+	stopped := false
+	err := matches(s, find, func(start, end int) bool {
 		if prev != start {
 			if !yield(prev, start, false) {
-				return
+				stopped = true
+				return false
 			}
 		}
 		if !yield(start, end, true) {
-			return
+			stopped = true
+			return false
 		}
 		prev = end
+		return true
+	})
+	if err != nil || stopped {
+		return err
 	}
 	if prev != len(s) {
 		yield(prev, len(s), false)
 	}
+	return nil
 }
 
 // PatternError is the error Regex returns for a pattern it cannot run

@@ -301,3 +301,25 @@ func byteLevelRune(c byte) rune {
 	}
 	return rune(256 + n)
 }
+
+// SplitPattern returns a small tokenizer.json for tests of pre-tokenizer
+// patterns: every byte a token (no merges), Beam's markers as added
+// tokens after them, and the pre-tokenizer Split(pattern) then ByteLevel.
+func SplitPattern(pattern string) []byte {
+	vocab := make([]string, 256)
+	for i := range vocab {
+		vocab[i] = string([]byte{byte(i)})
+	}
+	var added []Added
+	for i, m := range Markers {
+		added = append(added, Added{ID: len(vocab) + i, Content: m, Special: m == "<|return|>"})
+	}
+	f := File{
+		Added:        added,
+		PreTokenizer: seq("pretokenizers", splitRegex(pattern, "Isolated"), byteLevel(false, false, false)),
+		Decoder:      obj{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false},
+		ByteLevel:    true,
+		Vocab:        vocab,
+	}
+	return f.JSON()
+}

@@ -1,0 +1,32 @@
+package serve
+
+import (
+	"context"
+	"errors"
+
+	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/split"
+)
+
+// renderTokens renders the request with the server's tokenizer, bounded by
+// the client's context and the server's timeout: a text that a
+// backtracking split pattern would take too long on ends the request with
+// a 400, and a client that leaves stops the work (issue 17).
+func (c *exchange) renderTokens(req *request) (*harmony.Tokens, *apiError) {
+	ctx, cancel := context.WithTimeout(c.clientCtx, c.s.cfg.timeout())
+	defer cancel()
+	toks, err := harmony.RenderTokensContext(ctx, req.messages, &req.opts, c.s.cfg.Tokenizer)
+	if err == nil {
+		return toks, nil
+	}
+	switch {
+	case errors.Is(context.Cause(c.clientCtx), errShutdown):
+		return nil, shutdownError()
+	case c.clientCtx.Err() != nil:
+		return nil, &apiError{status: statusClientClosed, kind: kindClientClosed, code: "client_closed", msg: "client closed the request"}
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, split.ErrMatchTimeout):
+		return nil, badRequest("messages", "tokenize_timeout", "messages: the server's tokenizer could not encode the prompt within its time limit "+
+			"(its split pattern backtracks too long on this text); change or shorten the text")
+	}
+	return nil, renderError(err)
+}
