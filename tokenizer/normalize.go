@@ -54,58 +54,182 @@ func identityAlign(text string, base int) []span {
 	return align
 }
 
-// normalizeAligned normalizes text segment by segment (norm.Iter stops at
-// boundaries where normalization can restart), aligning each output
-// character with the input characters of its segment.
+// normalizeAligned normalizes text and aligns each output byte with the
+// input, as Hugging Face's NormalizedString does (gap decision 57): the
+// normalizer yields each output character with a change (0: it takes the
+// place of the next input character; +1: it is new; -N: it takes the next
+// input character's place and N more input characters go), and the
+// alignment follows the changes by position. The change stream is the one
+// of the unicode-normalization-alignments crate Hugging Face uses: a
+// character's decomposition yields 0 then +1 for each further character,
+// canonical reordering carries the changes along, and a composition adds
+// the absorbed character's change less one to the starter's.
 func normalizeAligned(f norm.Form, text string, align []span) (string, []span) {
-	var it norm.Iter
-	it.InitString(f, text)
-	out := make([]byte, 0, len(text))
-	outAlign := make([]span, 0, len(text))
-	var inChars, outChars []int // byte starts of the segment's characters
-	for !it.Done() {
-		start := it.Pos()
-		seg := it.Next()
-		end := it.Pos()
-		inChars = inChars[:0]
-		for i := start; i < end; {
-			inChars = append(inChars, i)
-			_, n := utf8.DecodeRuneInString(text[i:])
-			i += n
+	stream := normStream(f, text)
+	out := make([]byte, 0, len(text)+8)
+	outAlign := make([]span, 0, len(text)+8)
+	off := 0 // input bytes consumed
+	consume := func() {
+		if off < len(text) {
+			_, n := utf8.DecodeRuneInString(text[off:])
+			off += n
 		}
-		outChars = outChars[:0]
-		for i := 0; i < len(seg); {
-			outChars = append(outChars, i)
-			_, n := utf8.DecodeRune(seg[i:])
-			i += n
+	}
+	for _, e := range stream {
+		var a span
+		switch {
+		case e.change > 0 && off > 0:
+			a = align[off-1]
+		case e.change > 0:
+			a = span{align[0].start, align[0].start}
+		case off < len(align):
+			a = align[off]
+		default:
+			a = align[len(align)-1]
 		}
-		// The first output characters replace the input characters, the
-		// first of them absorbing any surplus; extra output characters copy
-		// the alignment before them.
-		surplus := len(inChars) - len(outChars)
-		for k, os := range outChars {
-			oe := len(seg)
-			if k+1 < len(outChars) {
-				oe = outChars[k+1]
-			}
-			var a span
-			switch {
-			case k < len(inChars) && surplus > 0:
-				if k == 0 {
-					a = align[inChars[0]]
-				} else {
-					a = align[inChars[k+surplus]]
-				}
-			case k < len(inChars):
-				a = align[inChars[k]]
-			default:
-				a = outAlign[len(outAlign)-1]
-			}
-			for j := os; j < oe; j++ {
-				outAlign = append(outAlign, a)
+		if e.change <= 0 {
+			consume()
+			for range -e.change {
+				consume()
 			}
 		}
-		out = append(out, seg...)
+		n := len(out)
+		out = utf8.AppendRune(out, e.c)
+		for range len(out) - n {
+			outAlign = append(outAlign, a)
+		}
 	}
 	return string(out), outAlign
+}
+
+// changed is one output character of a normalizer and its change.
+type changed struct {
+	c      rune
+	change int
+}
+
+// normStream returns f's output for text as a change stream.
+func normStream(f norm.Form, text string) []changed {
+	compat := f == norm.NFKC || f == norm.NFKD
+	decomp := norm.NFD
+	if compat {
+		decomp = norm.NFKD
+	}
+	// Decomposition: each character's full decomposition, then canonical
+	// ordering (a stable sort by combining class) of every run of
+	// non-starters.
+	var buf []changed
+	var ccc []uint8
+	pending := 0 // start of the unsorted run of non-starters
+	sortPending := func() {
+		run := buf[pending:]
+		classes := ccc[pending:]
+		// Insertion sort: stable, runs are short.
+		for i := 1; i < len(run); i++ {
+			for j := i; j > 0 && classes[j] < classes[j-1]; j-- {
+				run[j], run[j-1] = run[j-1], run[j]
+				classes[j], classes[j-1] = classes[j-1], classes[j]
+			}
+		}
+		pending = len(buf)
+	}
+	for _, r := range text {
+		first := true
+		for _, d := range decomp.String(string(r)) {
+			class := decomp.PropertiesString(string(d)).CCC()
+			if class == 0 {
+				sortPending()
+			}
+			change := 1
+			if first {
+				change = 0
+			}
+			first = false
+			buf = append(buf, changed{d, change})
+			ccc = append(ccc, class)
+		}
+	}
+	sortPending()
+	if f == norm.NFD || f == norm.NFKD {
+		return buf
+	}
+	return recompose(buf, ccc)
+}
+
+// recompose composes a decomposed change stream as the crate's
+// Recompositions does: a starter absorbs each following character that is
+// not blocked from it and composes with it; blocked characters wait in a
+// buffer and follow the starter.
+func recompose(in []changed, ccc []uint8) []changed {
+	out := make([]changed, 0, len(in))
+	var composee *changed
+	var held changed
+	var waiting []changed
+	lastCCC := -1 // -1: none since the composee
+	flush := func() {
+		if composee != nil {
+			out = append(out, *composee)
+		}
+		out = append(out, waiting...)
+		waiting = waiting[:0]
+	}
+	for i, e := range in {
+		class := int(ccc[i])
+		if composee == nil {
+			if class != 0 {
+				out = append(out, e)
+				continue
+			}
+			held = e
+			composee = &held
+			continue
+		}
+		if lastCCC < 0 {
+			if r, ok := compose(composee.c, e.c); ok {
+				held = changed{r, composee.change + e.change - 1}
+				continue
+			}
+			if class == 0 {
+				out = append(out, *composee)
+				held = e
+				continue
+			}
+			waiting = append(waiting, e)
+			lastCCC = class
+			continue
+		}
+		if lastCCC >= class {
+			if class == 0 {
+				flush()
+				held = e
+				composee = &held
+				lastCCC = -1
+				continue
+			}
+			waiting = append(waiting, e)
+			lastCCC = class
+			continue
+		}
+		if r, ok := compose(composee.c, e.c); ok {
+			held = changed{r, composee.change + e.change - 1}
+			continue
+		}
+		waiting = append(waiting, e)
+		lastCCC = class
+	}
+	flush()
+	return out
+}
+
+// compose returns the primary composite of a and b, if there is one.
+func compose(a, b rune) (rune, bool) {
+	var buf [8]byte
+	n := utf8.EncodeRune(buf[:], a)
+	n += utf8.EncodeRune(buf[n:], b)
+	c := norm.NFC.Bytes(buf[:n])
+	r, size := utf8.DecodeRune(c)
+	if size != len(c) || r == a {
+		return 0, false
+	}
+	return r, true
 }
