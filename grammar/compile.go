@@ -195,7 +195,11 @@ func (c *compiler) reasoning() *expr {
 }
 
 // calls is one tool call, or with Parallel one or more, each a message of
-// its own: all but the last end with <|end|>, the last with <|call|>.
+// its own, all but the last ending with <|end|>. The last ends where its
+// arguments end: <|call|> is an end-of-generation token to the engines
+// (llama.cpp counts it as one and masks it until the grammar is complete;
+// vLLM and SGLang allow only end tokens then), so the engine writes it, or
+// another end token, or stops on it as a stop string.
 func (c *compiler) calls(spec *Spec, tools []Tool) *expr {
 	var alts []*expr
 	for i, t := range tools {
@@ -209,9 +213,9 @@ func (c *compiler) calls(spec *Spec, tools []Tool) *expr {
 	}
 	call := ref(c.g.rule("call", alt(alts...)))
 	if spec.Parallel {
-		return seq(call, star(seq(lit(syntax.End), call)), lit(syntax.Call))
+		return seq(call, star(seq(lit(syntax.End), call)))
 	}
-	return seq(call, lit(syntax.Call))
+	return call
 }
 
 func toolIndex(tools []Tool, name string) int {

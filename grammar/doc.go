@@ -13,7 +13,8 @@
 //     </rfl:parameter>, any other value JSON as the renderer writes it
 //     (", " and ": " separators); required arguments present, in the
 //     declared order; calls separated by <|end|> as the renderer writes
-//     them, the last ending with <|call|>;
+//     them; the grammar ends with the last call's arguments, where the
+//     engine ends the generation with <|call|> (an end token to it);
 //   - or a final message whose content is JSON valid for a schema; it ends
 //     with the content, where engines end on the end-of-sequence token
 //     <|return|>.

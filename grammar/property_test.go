@@ -76,7 +76,9 @@ func renderCall(t *testing.T, reasoning string, calls []harmony.ToolCall, tools 
 		t.Fatalf("render: %v", err)
 	}
 	at := strings.Index(prompt, "<|start|>user<|message|>u<|end|><|start|>assistant")
-	return prompt[at+len("<|start|>user<|message|>u<|end|><|start|>assistant"):]
+	// The grammar ends before the end token <|call|>, which the engine
+	// writes.
+	return strings.TrimSuffix(prompt[at+len("<|start|>user<|message|>u<|end|><|start|>assistant"):], "<|call|>")
 }
 
 // Every text drawn from a tools grammar parses to calls of the allowed
