@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Write a tiny random-weight GGUF whose vocabulary holds Beam's markers, for
+constrained generation and routing tests against a real llama-server.
+
+The model is a two-layer "llama" with 32-dimensional random weights and a
+vocabulary of <unk>, <s>, <pad>, the 256 byte tokens and Beam's seven
+markers, each one token, as in Beam's tokenizer. End of sequence is
+<|return|>; llama.cpp itself makes <|return|> and <|call|> end-of-generation
+tokens and keeps <|end|> an ordinary one (o200k_harmony's rule). The model
+writes noise; a constant embedding dimension lets the output weights favour
+<|end|>, since a random model would otherwise rarely end its reasoning.
+
+Usage:
+
+    python3 make_beam_gguf.py --gguf-py LLAMA_CPP/gguf-py [--seed N] [--end-bias B] OUT.gguf
+
+Needs Python 3 with numpy and the gguf-py package of a llama.cpp checkout.
+"""
+
+import argparse
+import sys
+
+MARKERS = ["<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|constrain|>", "<|call|>", "<|return|>"]
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="Write a tiny GGUF with Beam's markers as tokens.")
+    parser.add_argument("--gguf-py", help="the gguf-py directory of a llama.cpp checkout")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random weights")
+    parser.add_argument("--end-bias", type=float, default=1.5, help="how much the output favours <|end|>")
+    parser.add_argument("out", help="the .gguf file to write")
+    args = parser.parse_args(argv)
+    if args.gguf_py:
+        sys.path.insert(0, args.gguf_py)
+    import numpy as np
+    import gguf
+
+    # <pad>, not </s>: llama.cpp makes a token named </s> end generation.
+    tokens = ["<unk>", "<s>", "<pad>"] + ["<0x%02X>" % b for b in range(256)] + MARKERS
+    n_vocab, n_embd, n_ff, n_layer, n_head = len(tokens), 32, 64, 2, 2
+    w = gguf.GGUFWriter(args.out, "llama")
+    w.add_name("beamharmony-constrained-check")
+    w.add_context_length(4096)
+    w.add_embedding_length(n_embd)
+    w.add_feed_forward_length(n_ff)
+    w.add_block_count(n_layer)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_head)
+    w.add_rope_dimension_count(n_embd // n_head)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    types = [gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
+    types += [gguf.TokenType.BYTE] * 256 + [gguf.TokenType.USER_DEFINED] * len(MARKERS)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * n_vocab)
+    w.add_token_types(types)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(tokens.index("<|return|>"))
+    w.add_add_bos_token(False)
+
+    rng = np.random.default_rng(args.seed)
+
+    def rnd(*shape, scale=0.5):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    emb = rnd(n_vocab, n_embd)
+    emb[:, 0] = 4.0  # a constant dimension: the output weights on it act as a bias
+    out = rnd(n_vocab, n_embd)
+    out[tokens.index("<|end|>"), 0] = args.end_bias
+    w.add_tensor("token_embd.weight", emb)
+    w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
+    w.add_tensor("output.weight", out)
+    for i in range(n_layer):
+        w.add_tensor("blk.%d.attn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
+        for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
+            w.add_tensor("blk.%d.%s.weight" % (i, name), rnd(n_embd, n_embd, scale=0.1))
+        w.add_tensor("blk.%d.ffn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
+        w.add_tensor("blk.%d.ffn_gate.weight" % i, rnd(n_ff, n_embd, scale=0.1))
+        w.add_tensor("blk.%d.ffn_up.weight" % i, rnd(n_ff, n_embd, scale=0.1))
+        w.add_tensor("blk.%d.ffn_down.weight" % i, rnd(n_embd, n_ff, scale=0.1))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
