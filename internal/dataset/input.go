@@ -20,9 +20,11 @@ type input struct {
 	kind    string
 	size    int64
 	modTime int64 // Unix nanoseconds
-	// Parquet only: the open file and the first row of each row group.
+	// Parquet only: the open file, its checked footer and the first row
+	// of each row group.
 	file     *os.File
 	pq       *parquet.File
+	meta     *pqMeta
 	rgOffset []int64
 }
 
@@ -51,7 +53,7 @@ func openInputs(c *Config) ([]*input, []unit, []string, error) {
 			closeInputs(inputs)
 			return nil, nil, nil, err
 		}
-		in, err := openInput(path, kind)
+		in, err := openInput(path, kind, newParquetLimits(c.maxRowBytes()))
 		if err != nil {
 			closeInputs(inputs)
 			return nil, nil, nil, err
@@ -85,7 +87,7 @@ func openInputs(c *Config) ([]*input, []unit, []string, error) {
 	return inputs, units, warnings, nil
 }
 
-func openInput(path, kind string) (*input, error) {
+func openInput(path, kind string, lim parquetLimits) (*input, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -110,12 +112,18 @@ func openInput(path, kind string) (*input, error) {
 		f.Close()
 		return in, nil
 	}
+	// The library trusts the footer's sizes: check them first.
+	meta, err := checkFooter(f, in.size, lim)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+	}
 	pq, err := parquet.OpenFile(f, in.size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
 	}
-	in.file, in.pq = f, pq
+	in.file, in.pq, in.meta = f, pq, meta
 	var off int64
 	for _, rg := range pq.RowGroups() {
 		in.rgOffset = append(in.rgOffset, off)

@@ -419,11 +419,18 @@ func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.path, err)
 	}
+	// The library trusts the pages' sizes: check them first.
+	lim := newParquetLimits(c.maxRowBytes())
+	check, err := checkRowGroup(in.file, in.meta, u.rowGroup, lim)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.path, err)
+	}
 	rg := in.pq.RowGroups()[u.rowGroup]
 	total := rg.NumRows()
 	rows := rg.Rows()
 	defer rows.Close()
-	buf := make([]parquet.Row, 64)
+	buf := make([]parquet.Row, rowsPerRead(check, lim))
+	maxRow := c.maxRowBytes()
 	pos := in.rgOffset[u.rowGroup]
 	var done int64
 	b := newBatch(u)
@@ -437,6 +444,10 @@ func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func
 			start := len(b.buf)
 			var cerr error
 			b.buf, cerr = conv.appendRow(b.buf, row)
+			if cerr == nil && len(b.buf)-start > maxRow {
+				// As a JSONL line past --max-row-bytes: rejected.
+				cerr = fmt.Errorf("row is %d bytes as JSON, longer than the limit of %d bytes (--max-row-bytes)", len(b.buf)-start, maxRow)
+			}
 			if cerr != nil {
 				b.buf = b.buf[:start]
 			}

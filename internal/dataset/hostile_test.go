@@ -1,0 +1,361 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// Hostile Parquet files are built here from the format's own structures:
+// a few hundred bytes each (the 256 MB value compresses to about 260 KB),
+// each declaring a size that the Parquet library allocates without
+// checking (issue 17). checkFooter and checkRowGroup must refuse each
+// with an error naming the problem; TestHostileParquetRun (Linux, without
+// the race detector) also runs beamharmony's whole pipeline on each in a
+// child process capped at 512 MiB of data, where the library alone dies
+// of an out-of-memory error.
+
+// pqPage is one page: its header and its bytes as stored.
+type pqPage struct {
+	header format.PageHeader
+	data   []byte
+}
+
+// pqFile describes a one-row-group file of one leaf column.
+type pqFile struct {
+	schema []format.SchemaElement
+	codec  format.CompressionCodec
+	typ    format.Type
+	path   []string
+	pages  []pqPage
+	// footer, when set, replaces the encoded footer.
+	footer []byte
+}
+
+func thriftBytes(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := thrift.Marshal(new(thrift.CompactProtocol), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// write writes the file and returns its path.
+func (p *pqFile) write(t testing.TB, dir, name string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	buf.WriteString("PAR1")
+	start := int64(buf.Len())
+	var numValues int64
+	for _, pg := range p.pages {
+		buf.Write(thriftBytes(t, &pg.header))
+		buf.Write(pg.data)
+		switch {
+		case pg.header.DataPageHeader.Valid:
+			numValues += int64(pg.header.DataPageHeader.V.NumValues)
+		case pg.header.DataPageHeaderV2.Valid:
+			numValues += int64(pg.header.DataPageHeaderV2.V.NumValues)
+		}
+	}
+	size := int64(buf.Len()) - start
+	footer := p.footer
+	if footer == nil {
+		md := format.FileMetaData{
+			Version: 1,
+			Schema:  p.schema,
+			NumRows: 1,
+			RowGroups: []format.RowGroup{{
+				Columns: []format.ColumnChunk{{
+					FileOffset: start,
+					MetaData: format.ColumnMetaData{
+						Type: p.typ, Encoding: []format.Encoding{format.Plain, format.RLE}, PathInSchema: p.path,
+						Codec: p.codec, NumValues: numValues, TotalUncompressedSize: size, TotalCompressedSize: size,
+						DataPageOffset: start,
+					},
+				}},
+				TotalByteSize: size,
+				NumRows:       1,
+			}},
+		}
+		footer = thriftBytes(t, &md)
+	}
+	buf.Write(footer)
+	binary.Write(&buf, binary.LittleEndian, uint32(len(footer)))
+	buf.WriteString("PAR1")
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// messagesSchema is a file of one column messages: BYTE_ARRAY, required or
+// optional.
+func messagesSchema(optional bool) []format.SchemaElement {
+	rep := format.Required
+	if optional {
+		rep = format.Optional
+	}
+	return []format.SchemaElement{
+		{Name: "schema", NumChildren: thrift.New[int32](1)},
+		{Name: "messages", Type: thrift.New(format.ByteArray), RepetitionType: thrift.New(rep)},
+	}
+}
+
+func dataPage(uncompressed, numValues int32, data []byte) pqPage {
+	return pqPage{header: format.PageHeader{
+		Type: format.DataPage, UncompressedPageSize: uncompressed, CompressedPageSize: int32(len(data)),
+		DataPageHeader: thrift.New(format.DataPageHeader{NumValues: numValues, Encoding: format.Plain,
+			DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE}),
+	}, data: data}
+}
+
+// plainValue is one PLAIN byte array value.
+func plainValue(s string) []byte {
+	return append(binary.LittleEndian.AppendUint32(nil, uint32(len(s))), s...)
+}
+
+// rleLevels is a v1 page's definition levels: one run of n levels of
+// value v, with its length prefix.
+func rleLevels(n uint64, v byte) []byte {
+	run := binary.AppendUvarint(nil, n<<1)
+	run = append(run, v)
+	return append(binary.LittleEndian.AppendUint32(nil, uint32(len(run))), run...)
+}
+
+func gzipped(t testing.TB, write func(w io.Writer)) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	write(zw)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// hugeValue writes one PLAIN value of n bytes of 'a' (as JSON text it is
+// a string), in pieces.
+func hugeValue(n int) func(w io.Writer) {
+	return func(w io.Writer) {
+		binary.Write(w, binary.LittleEndian, uint32(n))
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for left := n; left > 0; left -= len(chunk) {
+			w.Write(chunk[:min(left, len(chunk))])
+		}
+	}
+}
+
+// hostileCase is a hostile file and the words of its refusal.
+type hostileCase struct {
+	name, refusal string
+	build         func(t testing.TB, dir string) string
+}
+
+var hostileCases = []hostileCase{
+	{"page claims 2 GiB uncompressed", "more than the limit of", func(t testing.TB, dir string) string {
+		data := gzipped(t, func(w io.Writer) { w.Write(plainValue(`[]`)) })
+		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
+			pages: []pqPage{dataPage(math.MaxInt32, 1, data)}}).write(t, dir, "big-page.parquet")
+	}},
+	{"page claims 2^31-1 values", "decoding it would take more than", func(t testing.TB, dir string) string {
+		data := append(rleLevels(1, 1), plainValue(`[]`)...)
+		return (&pqFile{schema: messagesSchema(true), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
+			pages: []pqPage{dataPage(int32(len(data)), math.MaxInt32, data)}}).write(t, dir, "many-values.parquet")
+	}},
+	{"run-length run of 2^31-1 levels", "a run of 2147483647 values, more than the 1 left", func(t testing.TB, dir string) string {
+		data := append(rleLevels(math.MaxInt32, 1), plainValue(`[]`)...)
+		return (&pqFile{schema: messagesSchema(true), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
+			pages: []pqPage{dataPage(int32(len(data)), 1, data)}}).write(t, dir, "long-run.parquet")
+	}},
+	{"dictionary index run of 2^31-1", "dictionary indexes: a run of 2147483647 values", func(t testing.TB, dir string) string {
+		dict := plainValue(`[]`)
+		idx := append([]byte{1}, binary.AppendUvarint(nil, math.MaxInt32<<1)...)
+		idx = append(idx, 0)
+		page := dataPage(int32(len(idx)), 1, idx)
+		page.header.DataPageHeader.V.Encoding = format.RLEDictionary
+		return (&pqFile{schema: messagesSchema(false), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
+			pages: []pqPage{{header: format.PageHeader{Type: format.DictionaryPage, UncompressedPageSize: int32(len(dict)), CompressedPageSize: int32(len(dict)),
+				DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: 1, Encoding: format.Plain})}, data: dict}, page},
+		}).write(t, dir, "long-index-run.parquet")
+	}},
+	{"schema nested 20,000 deep", "the schema nests deeper than 64", func(t testing.TB, dir string) string {
+		const depth = 20000
+		schema := []format.SchemaElement{{Name: "schema", NumChildren: thrift.New[int32](1)}}
+		path := make([]string, 0, depth+1)
+		for i := range depth {
+			name := "g"
+			if i == 0 {
+				name = "messages"
+			}
+			schema = append(schema, format.SchemaElement{Name: name, NumChildren: thrift.New[int32](1), RepetitionType: thrift.New(format.Optional)})
+			path = append(path, name)
+		}
+		schema = append(schema, format.SchemaElement{Name: "v", Type: thrift.New(format.ByteArray), RepetitionType: thrift.New(format.Optional)})
+		path = append(path, "v")
+		return (&pqFile{schema: schema, codec: format.Uncompressed, typ: format.ByteArray, path: path,
+			pages: []pqPage{dataPage(0, 0, nil)}}).write(t, dir, "deep.parquet")
+	}},
+	{"gzip page of one 256 MB value", "more than the limit of", func(t testing.TB, dir string) string {
+		const n = 256 << 20
+		data := gzipped(t, hugeValue(n))
+		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
+			pages: []pqPage{dataPage(n+4, 1, data)}}).write(t, dir, "bomb.parquet")
+	}},
+	{"gzip page past its declared size", "inflates to more than the 6 bytes its header declares", func(t testing.TB, dir string) string {
+		data := gzipped(t, hugeValue(256<<20))
+		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
+			pages: []pqPage{dataPage(6, 1, data)}}).write(t, dir, "bomb-lie.parquet")
+	}},
+	{"footer list of 2^31-1 row groups", "a list of 2147483647 elements, more than the bytes left", func(t testing.TB, dir string) string {
+		md := thriftBytes(t, &format.FileMetaData{Version: 1, Schema: messagesSchema(false), NumRows: 1})
+		// Replace the empty row group list (field 4: 0x19 0x0c, a list of
+		// zero structs) with a list that claims 2^31-1.
+		i := bytes.Index(md, []byte{0x19, 0x0c})
+		if i < 0 {
+			t.Fatalf("no empty row group list in %x", md)
+		}
+		claim := append([]byte{0x19, 0xfc}, binary.AppendUvarint(nil, math.MaxInt32)...)
+		footer := append(append(append([]byte(nil), md[:i]...), claim...), md[i+2:]...)
+		return (&pqFile{footer: footer}).write(t, dir, "footer-list.parquet")
+	}},
+}
+
+// checkParquet runs the checks on the file at path, as Run does before
+// the library reads it.
+func checkParquet(path string, maxRowBytes int) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	lim := newParquetLimits(maxRowBytes)
+	m, err := checkFooter(f, fi.Size(), lim)
+	if err != nil {
+		return err
+	}
+	for g := range m.rowGroups {
+		if _, err := checkRowGroup(f, m, g, lim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestHostileParquetRefused: the checks refuse every hostile file, with an
+// error saying what is wrong (issue 17). They allocate nothing by the
+// sizes the files declare, so this test runs in-process.
+func TestHostileParquetRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range hostileCases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.build(t, dir)
+			err := checkParquet(path, DefaultMaxRowBytes)
+			if !errors.Is(err, errDamaged) || !strings.Contains(err.Error(), tc.refusal) {
+				t.Fatalf("checks: %v; want a refusal saying %q", err, tc.refusal)
+			}
+		})
+	}
+}
+
+// TestParquetChecksWired: Run checks the footer when it opens a file and
+// each row group before reading it; the files here are harmless to the
+// library, so the test is safe without the checks, and fails.
+func TestParquetChecksWired(t *testing.T) {
+	dir := t.TempDir()
+	run := func(path string, maxRowBytes int) (*Stats, error) {
+		return Run(context.Background(), Config{Inputs: []string{path}, Output: filepath.Join(dir, "out.jsonl"), MaxRowBytes: maxRowBytes, Force: true})
+	}
+	// A schema 65 deep: the library reads it; the checks refuse it.
+	schema := []format.SchemaElement{{Name: "schema", NumChildren: thrift.New[int32](1)}}
+	var path []string
+	for i := range 65 {
+		name := "g"
+		if i == 0 {
+			name = "messages"
+		}
+		schema = append(schema, format.SchemaElement{Name: name, NumChildren: thrift.New[int32](1), RepetitionType: thrift.New(format.Optional)})
+		path = append(path, name)
+	}
+	schema = append(schema, format.SchemaElement{Name: "v", Type: thrift.New(format.ByteArray), RepetitionType: thrift.New(format.Optional)})
+	deep := (&pqFile{schema: schema, codec: format.Uncompressed, typ: format.ByteArray, path: append(path, "v"),
+		pages: []pqPage{dataPage(0, 0, nil)}}).write(t, dir, "deep65.parquet")
+	if _, err := run(deep, 0); err == nil || !strings.Contains(err.Error(), "nests deeper than 64") || !strings.Contains(err.Error(), deep) {
+		t.Errorf("a schema 65 deep: %v; want the file refused", err)
+	}
+
+	// A page of 2 MiB: refused when --max-row-bytes makes the page limit
+	// 1 MiB, read (one row, rejected as too long) otherwise.
+	value := `[{"role": "user", "content": "` + strings.Repeat("x", 2<<20) + `"}]`
+	data := plainValue(value)
+	big := (&pqFile{schema: messagesSchema(false), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
+		pages: []pqPage{dataPage(int32(len(data)), 1, data)}}).write(t, dir, "big.parquet")
+	if _, err := run(big, 100); err == nil || !strings.Contains(err.Error(), "more than the limit of 1048576 bytes") {
+		t.Errorf("a 2 MiB page with --max-row-bytes 100: %v; want the page refused", err)
+	}
+	st, err := run(big, 1<<20+1<<19)
+	if err != nil || st.RowsRejected != 1 || len(st.RejectsByError) != 1 {
+		t.Fatalf("a 2 MiB row with --max-row-bytes 1.5 MiB: %v, %+v; want the row rejected", err, st)
+	}
+	for k := range st.RejectsByError {
+		if !strings.Contains(k, "longer than the limit of N bytes (--max-row-bytes)") {
+			t.Errorf("reject reason %q, want the row's length over --max-row-bytes", k)
+		}
+	}
+}
+
+// TestParquetChecksAcceptWriterOutput: the checks accept what a writer
+// makes with every codec, both data page versions, small pages and the
+// encodings of strings and integers the library can write (a check that
+// refused honest files would be worse than none).
+func TestParquetChecksAcceptWriterOutput(t *testing.T) {
+	rows, _ := hfRows()
+	var many []hfRow
+	for range 300 {
+		many = append(many, rows...)
+	}
+	dir := t.TempDir()
+	codecs := map[string]compress.Codec{"none": &parquet.Uncompressed, "snappy": &parquet.Snappy, "gzip": &parquet.Gzip,
+		"zstd": &parquet.Zstd, "brotli": &parquet.Brotli, "lz4raw": &parquet.Lz4Raw}
+	encodings := map[string][]parquet.WriterOption{
+		"default":    nil,
+		"plain":      {parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain)},
+		"dictionary": {parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.RLEDictionary)},
+		"delta":      {parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.DeltaByteArray)},
+	}
+	for cname, codec := range codecs {
+		for ename, enc := range encodings {
+			for _, version := range []int{1, 2} {
+				name := fmt.Sprintf("%s-%s-v%d", cname, ename, version)
+				t.Run(name, func(t *testing.T) {
+					path := filepath.Join(dir, name+".parquet")
+					opts := append([]parquet.WriterOption{parquet.Compression(codec), parquet.DataPageVersion(version),
+						parquet.PageBufferSize(512), parquet.MaxRowsPerRowGroup(400)}, enc...)
+					writeParquet(t, path, many, opts...)
+					if err := checkParquet(path, DefaultMaxRowBytes); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}
