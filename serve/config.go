@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -30,6 +31,9 @@ const (
 	// DefaultBodyTimeout bounds the time a client may take to send a
 	// request body once its headers have arrived (408 past it).
 	DefaultBodyTimeout = time.Minute
+	// DefaultMaxPromptBytes caps the prompt text a request may have
+	// tokenized: 4 MiB, many times what a 128k-token context holds.
+	DefaultMaxPromptBytes = 4 << 20
 )
 
 // Defaults of RunOptions' fields, used when a field is left zero.
@@ -144,6 +148,36 @@ type Config struct {
 	// context length in tokens: a prompt longer than that is a 400 that
 	// states both numbers, before the engine is asked.
 	MaxModelLen int
+	// APIKeys, when not empty, are the keys clients must send: every
+	// endpoint but /health then answers a request without a valid key
+	// with a 401 in its API's error shape, and /health details the engine
+	// only to a request with one. The OpenAI routes read the key from
+	// "Authorization: Bearer KEY", the Anthropic routes (/v1/messages,
+	// /v1/messages/count_tokens) from x-api-key or a bearer token,
+	// /v1/models and /metrics from either. Keys are compared in constant
+	// time; Server.SetAPIKeys replaces them while the server runs. Empty
+	// means no authentication: anyone who can reach the server can use
+	// the engine.
+	APIKeys []string
+	// CORSOrigins are the origins (scheme://host[:port], or "*" for any)
+	// whose browser pages may call the gateway: their preflights are
+	// answered and their replies carry Access-Control-Allow-Origin. Empty
+	// allows none. ParseCORSOrigins reads a comma-separated list.
+	CORSOrigins []string
+	// SeparateMetrics takes /metrics off the Server's routes (a 404 there):
+	// the metrics are served by MetricsHandler, on a listener of their own.
+	SeparateMetrics bool
+	// PrepareConcurrency caps the requests decoded, rendered and (with a
+	// Tokenizer) tokenized at once, on every endpoint that does so; the
+	// others wait their turn, for as long as their timeout allows (503
+	// past it). 0 means runtime.GOMAXPROCS(0): the work is CPU-bound.
+	PrepareConcurrency int
+	// MaxPromptBytes caps the rendered prompt given to the Tokenizer, in
+	// bytes: a longer one is a 413, before any tokenizing. Tokenizing
+	// takes memory proportional to the text (up to about 100 bytes per
+	// byte, for one long word), so this bounds what one request can take.
+	// 0 means DefaultMaxPromptBytes.
+	MaxPromptBytes int64
 	// Logger receives one record per request; nil discards them.
 	Logger *slog.Logger
 	// Client sends the engine requests; nil means a client tuned for many
@@ -156,6 +190,20 @@ func (c *Config) maxTokens() int64 {
 		return int64(c.MaxTokens)
 	}
 	return DefaultMaxTokens
+}
+
+func (c *Config) prepareConcurrency() int {
+	if c.PrepareConcurrency > 0 {
+		return c.PrepareConcurrency
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (c *Config) maxPromptBytes() int64 {
+	if c.MaxPromptBytes > 0 {
+		return c.MaxPromptBytes
+	}
+	return DefaultMaxPromptBytes
 }
 
 func (c *Config) timeout() time.Duration {

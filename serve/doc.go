@@ -1,16 +1,37 @@
-// Package serve is an OpenAI-compatible gateway for Beam in front of an
-// inference server.
+// Package serve is a gateway for Beam in front of an inference server: it
+// speaks the OpenAI Chat Completions, OpenAI Responses and Anthropic
+// Messages APIs, and sends each request to the engine's raw completions
+// endpoint (vLLM, SGLang or llama.cpp's server).
 //
-// A [Server] answers POST /v1/chat/completions by rendering the request's
-// messages with [harmony.Render], sending the prompt to the engine's raw
-// /v1/completions endpoint (vLLM, SGLang or llama.cpp's server), and
-// parsing the generated text with [harmony.StreamParser]. Reasoning goes out
-// as reasoning_content and reasoning, tool calls as OpenAI tool_calls whose
-// arguments stream as they are parsed. It also serves GET /v1/models,
-// GET /health and GET /metrics (Prometheus text format).
+// A [Server] serves these endpoints (each also without its /v1 prefix):
+//
+//	POST /v1/chat/completions        the OpenAI Chat Completions API
+//	POST /v1/responses               the OpenAI Responses API, stateless
+//	POST /v1/messages                the Anthropic Messages API
+//	POST /v1/messages/count_tokens   the Messages API's token count (with a tokenizer; 501 without)
+//	GET  /v1/models                  the configured model, or the engine's list
+//	GET  /health                     200 when the engine answers, 503 when not
+//	GET  /metrics                    Prometheus text format
+//
+// For a generating request it renders the conversation with
+// [harmony.Render] (or, with a tokenizer, [harmony.RenderTokens], and sends
+// token ids), calls the engine's /v1/completions, and parses the generated
+// text with [harmony.StreamParser]. Reasoning goes out in each API's own
+// form (reasoning_content and reasoning, thinking blocks, reasoning items),
+// tool calls as that API's calls whose arguments stream as they are parsed.
 //
 // The rules it follows are those of the format page and DECISIONS.md
-// (Serving): a history without reasoning is refused unless allowed, message
-// text carrying Harmony markers is refused unless allowed, and errors are
-// OpenAI error objects with the status the failure calls for.
+// (Serving): a history without reasoning is refused unless allowed, text
+// carrying Harmony markers is refused unless allowed or sent as token ids,
+// a request option the gateway cannot honour is a 400 naming it, and errors
+// are each API's error objects with the status the failure calls for.
+//
+// Securing it: [Config].APIKeys requires a key on every endpoint but
+// /health (constant-time checks, 401s in each API's shape),
+// [Config].CORSOrigins admits browser pages of chosen origins,
+// [RunOptions].TLSConfig with a [CertReloader] serves HTTPS whose
+// certificate is renewed without a restart, and [Config].SeparateMetrics
+// with [Server.MetricsHandler] moves /metrics to a listener of its own.
+// SECURITY.md says what the gateway guarantees and what it leaves to the
+// network.
 package serve

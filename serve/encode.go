@@ -15,8 +15,13 @@ import (
 func (c *exchange) renderTokens(req *request) (*harmony.Tokens, *apiError) {
 	ctx, cancel := context.WithTimeout(c.clientCtx, c.s.cfg.timeout())
 	defer cancel()
-	toks, err := harmony.RenderTokensContext(ctx, req.messages, &req.opts, c.s.cfg.Tokenizer)
+	// At most Config.MaxPromptBytes of text is tokenized (generate.go).
+	capped := &cappedEncoder{enc: c.s.cfg.Tokenizer, left: c.s.cfg.maxPromptBytes()}
+	toks, err := harmony.RenderTokensContext(ctx, req.messages, &req.opts, capped)
 	if err == nil {
+		if capped.over {
+			return nil, promptTooLarge(len(toks.Text), c.s.cfg.maxPromptBytes())
+		}
 		return toks, nil
 	}
 	switch {

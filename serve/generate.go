@@ -133,35 +133,17 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	c.created = c.start.Unix()
 	c.chatID = newID(ep.idPrefix)
 	defer c.finishLog()
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		c.httpError(w, &apiError{status: http.StatusMethodNotAllowed, kind: kindNotFound, code: "method_not_allowed",
-			msg: r.Method + " " + r.URL.Path + ": use POST"})
-		return
-	}
 	body, aerr := s.readBody(w, r)
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
 	}
-	rep, aerr := ep.decode(s, body)
+	rep, aerr := c.prepare(body)
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
 	}
 	req := rep.request()
-	c.req = req
-	c.model = s.cfg.Model
-	if c.model == "" {
-		c.model = req.model
-	}
-	if aerr := c.render(); aerr != nil {
-		if pm, ok := rep.(pathMapper); ok {
-			aerr = pm.mapPath(aerr)
-		}
-		c.httpError(w, aerr)
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.timeout())
 	defer cancel()
 	c.ctx = ctx
@@ -698,10 +680,10 @@ func (c *exchange) finishLog() {
 		slog.Int("status", c.status),
 		slog.Bool("stream", stream),
 		slog.String("model", c.model),
-		slog.Duration("duration", d),
+		slog.Float64("duration", d.Seconds()),
 	)
 	if c.firstByte > 0 {
-		attrs = append(attrs, slog.Duration("first_byte", c.firstByte))
+		attrs = append(attrs, slog.Float64("first_byte", c.firstByte.Seconds()))
 	}
 	if c.finish != "" {
 		attrs = append(attrs, slog.String("finish_reason", c.finish))
@@ -716,11 +698,7 @@ func (c *exchange) finishLog() {
 		if c.errDetail != "" {
 			attrs = append(attrs, slog.String("error_detail", c.errDetail))
 		}
-		if c.status >= 500 {
-			level = slog.LevelError
-		} else {
-			level = slog.LevelWarn
-		}
+		level = errorLevel(c.status, c.kind)
 	}
 	if len(c.warnings) > 0 {
 		attrs = append(attrs, slog.Any("warnings", c.warnings))
@@ -728,8 +706,65 @@ func (c *exchange) finishLog() {
 	c.s.log.LogAttrs(context.Background(), level, c.ep.name, attrs...)
 }
 
+// prepare decodes the body with the endpoint's decoder and renders the
+// prompt, in one of the server's prepare slots: the work whose memory
+// grows with the body (decoding, rendering, tokenizing) runs for at most
+// Config.PrepareConcurrency requests at once.
+func (c *exchange) prepare(body []byte) (reply, *apiError) {
+	release, aerr := c.s.acquirePrepare(c.clientCtx)
+	if aerr != nil {
+		return nil, aerr
+	}
+	defer release()
+	rep, aerr := c.ep.decode(c.s, body)
+	if aerr != nil {
+		return nil, aerr
+	}
+	c.req = rep.request()
+	c.model = c.s.cfg.Model
+	if c.model == "" {
+		c.model = c.req.model
+	}
+	if aerr := c.render(); aerr != nil {
+		if pm, ok := rep.(pathMapper); ok {
+			aerr = pm.mapPath(aerr)
+		}
+		return nil, aerr
+	}
+	return rep, nil
+}
+
+// acquirePrepare waits for a prepare slot, for as long as the client stays
+// and the server's timeout allows, and returns the func that gives it
+// back.
+func (s *Server) acquirePrepare(ctx context.Context) (release func(), aerr *apiError) {
+	release = func() { <-s.prepare }
+	select {
+	case s.prepare <- struct{}{}:
+		return release, nil
+	default:
+	}
+	s.metrics.prepareWaiting.Inc()
+	defer s.metrics.prepareWaiting.Dec()
+	t := time.NewTimer(s.cfg.timeout())
+	defer t.Stop()
+	select {
+	case s.prepare <- struct{}{}:
+		return release, nil
+	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			return nil, shutdownError()
+		}
+		return nil, &apiError{status: statusClientClosed, kind: kindClientClosed, code: "client_closed", msg: "client closed the request"}
+	case <-t.C:
+		return nil, &apiError{status: http.StatusServiceUnavailable, kind: kindBusy, code: "server_busy",
+			msg: "the server had no free slot to prepare the request within " + s.cfg.timeout().String() + " (--timeout); retry it"}
+	}
+}
+
 // render renders the call's request: as text, or with the server's
-// tokenizer as token ids too, checked against the model's context length.
+// tokenizer as token ids too, checked against the model's context length,
+// which then also sets or bounds the tokens to generate.
 func (c *exchange) render() *apiError {
 	tk := c.s.cfg.Tokenizer
 	if tk == nil {
@@ -738,18 +773,103 @@ func (c *exchange) render() *apiError {
 			return renderError(err)
 		}
 		c.prompt = prompt
-		return nil
+		return c.fitMaxTokens(-1)
 	}
 	toks, aerr := c.renderTokens(c.req)
 	if aerr != nil {
 		return aerr
 	}
 	c.prompt, c.promptIDs = toks.Text, toks.InputIDs
-	if max := c.s.cfg.MaxModelLen; max > 0 && len(toks.InputIDs) > max {
-		return badRequest("messages", "context_length_exceeded", "the prompt is "+strconv.Itoa(len(toks.InputIDs))+" tokens, longer than the model's context length of "+
-			strconv.Itoa(max)+" tokens (--max-model-len); shorten the conversation")
+	return c.fitMaxTokens(len(toks.InputIDs))
+}
+
+// fitMaxTokens checks the prompt of n tokens (-1: not counted) against the
+// model's context length, when the server knows it, and the tokens to
+// generate against what the context leaves: a client's max tokens above it
+// is a 400 that states both numbers; without one, the engine is asked for
+// all that is left (DECISIONS.md, Serving). Without a token count, only a
+// client's value above the whole context is refused, and the server's
+// default is capped at it.
+func (c *exchange) fitMaxTokens(n int) *apiError {
+	max := int64(c.s.cfg.MaxModelLen)
+	if max <= 0 {
+		return nil
+	}
+	r := c.req
+	if n < 0 {
+		switch {
+		case r.maxTokensParam == "":
+			r.maxTokens = min(r.maxTokens, max)
+		case r.maxTokens > max:
+			return badRequest(r.maxTokensParam, "context_length_exceeded", r.maxTokensParam+": "+itoa(r.maxTokens)+
+				" is more than the model's context length of "+itoa(max)+" tokens (--max-model-len)")
+		}
+		return nil
+	}
+	if int64(n) >= max {
+		return badRequest("messages", "context_length_exceeded", "the prompt is "+strconv.Itoa(n)+" tokens, which leaves no room to generate in the model's context length of "+
+			itoa(max)+" tokens (--max-model-len); shorten the conversation")
+	}
+	room := max - int64(n)
+	switch {
+	case r.maxTokensParam == "":
+		r.maxTokens = room
+	case r.maxTokens > room:
+		return badRequest(r.maxTokensParam, "context_length_exceeded", r.maxTokensParam+": "+itoa(r.maxTokens)+
+			" is more than the "+itoa(room)+" tokens the model's context length of "+itoa(max)+" tokens (--max-model-len) leaves after the "+
+			strconv.Itoa(n)+"-token prompt; ask for at most "+itoa(room))
 	}
 	return nil
+}
+
+// cappedEncoder is the server's tokenizer with a budget of bytes: once the
+// text asked for would pass it, nothing more is encoded and over is set,
+// so that no request has more than Config.MaxPromptBytes tokenized.
+type cappedEncoder struct {
+	enc  harmony.TokenEncoder
+	left int64
+	over bool
+}
+
+func (e *cappedEncoder) TokenToID(token string) (int, bool) { return e.enc.TokenToID(token) }
+
+func (e *cappedEncoder) AppendEncodeOrdinary(dst []int, text string) []int {
+	if !e.take(text) {
+		return dst
+	}
+	return e.enc.AppendEncodeOrdinary(dst, text)
+}
+
+// AppendEncodeOrdinaryContext keeps the bound of a tokenizer that has one
+// (a harmony.ContextTokenEncoder).
+func (e *cappedEncoder) AppendEncodeOrdinaryContext(ctx context.Context, dst []int, text string) ([]int, error) {
+	if !e.take(text) {
+		return dst, nil
+	}
+	if ce, ok := e.enc.(harmony.ContextTokenEncoder); ok {
+		return ce.AppendEncodeOrdinaryContext(ctx, dst, text)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return e.enc.AppendEncodeOrdinary(dst, text), nil
+}
+
+// take reports whether text fits in the budget, and takes it from it.
+func (e *cappedEncoder) take(text string) bool {
+	if e.over || int64(len(text)) > e.left {
+		e.over = true
+		return false
+	}
+	e.left -= int64(len(text))
+	return true
+}
+
+// promptTooLarge is the 413 of a prompt longer than the server tokenizes.
+func promptTooLarge(n int, limit int64) *apiError {
+	return &apiError{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, code: "prompt_too_large",
+		msg: "the rendered prompt is " + byteSize(int64(n)) + ", more than the " + byteSize(limit) +
+			" this server tokenizes (--max-prompt-bytes); shorten the conversation"}
 }
 
 // enginePrompt is the prompt as the engine receives it: token ids when the

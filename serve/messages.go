@@ -98,7 +98,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := json.Unmarshal(body, &mb); err != nil {
 		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true}}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}}
 	m := &messagesReply{req: r}
 	var err *apiError
 	if r.model, err = rawString(mb.Model, "model"); err != nil {
@@ -114,14 +114,15 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 		if n < 1 {
 			return nil, badRequest("max_tokens", "invalid_value", "max_tokens: must be at least 1, got "+strconv.FormatInt(n, 10))
 		}
-		r.maxTokens = n
+		r.maxTokens, r.maxTokensParam = n, "max_tokens"
 	}
 	for _, f := range [...]struct {
 		dst  *json.RawMessage
 		raw  json.RawMessage
 		name string
-	}{{&r.temperature, mb.Temperature, "temperature"}, {&r.topP, mb.TopP, "top_p"}, {&r.topK, mb.TopK, "top_k"}} {
-		if *f.dst, err = rawNumber(f.raw, f.name); err != nil {
+		rg   numRange
+	}{{&r.temperature, mb.Temperature, "temperature", temperatureRangeClaude}, {&r.topP, mb.TopP, "top_p", topPRange}, {&r.topK, mb.TopK, "top_k", topKRange}} {
+		if *f.dst, err = rawSampling(f.raw, f.name, f.rg); err != nil {
 			return nil, err
 		}
 	}
@@ -425,9 +426,8 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 		case "system":
 			// Instructions: Beam reads them at the start of the
 			// conversation only, where they join the system field's.
-			if len(m.req.messages) > 0 && m.req.messages[len(m.req.messages)-1].Role != harmony.RoleSystem {
-				return badRequest(path+".role", "invalid_role", path+": a system message after the conversation has begun is not supported; "+
-					"Beam reads instructions only at the start: move it to system")
+			if slices.ContainsFunc(m.req.messages, func(x harmony.Message) bool { return x.Role != harmony.RoleSystem }) {
+				return lateInstructionsError(path, "system", "move it to system")
 			}
 			text, err := blocksText(am.Content, path+".content")
 			if err != nil {

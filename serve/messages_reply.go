@@ -406,17 +406,17 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) 
 	c := &exchange{s: s, ep: countTokensEndpoint, id: id, clientCtx: r.Context(), status: http.StatusOK}
 	c.start = time.Now()
 	defer c.finishLog()
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		c.httpError(w, &apiError{status: http.StatusMethodNotAllowed, kind: kindNotFound, code: "method_not_allowed",
-			msg: r.Method + " " + r.URL.Path + ": use POST"})
-		return
-	}
 	body, aerr := s.readBody(w, r)
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
 	}
+	release, aerr := s.acquirePrepare(r.Context())
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	defer release()
 	m, aerr := decodeMessagesRequest(body, s, true)
 	if aerr != nil {
 		c.httpError(w, aerr)

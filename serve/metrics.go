@@ -15,32 +15,40 @@ type errorKind uint8
 
 // The kinds of failure, one metrics series each.
 const (
-	kindNone           errorKind = iota
-	kindBadRequest               // 400: the request or its template arguments
-	kindTooLarge                 // 413: the body limit
-	kindEngine4xx                // the engine refused the request; passed through
-	kindEngine                   // 502: the engine failed or answered nonsense
-	kindModelOutput              // 502: the generation is not Beam Harmony
-	kindTimeout                  // 504: the server's timeout passed
-	kindClientClosed             // the client went away before the end
-	kindNotFound                 // 404 and 405: no such endpoint
-	kindNotImplemented           // 501: what the server cannot do (count_tokens without a tokenizer)
-	kindShutdown                 // 503: cut by the server's shutdown deadline
+	kindNone             errorKind = iota
+	kindBadRequest                 // 400: the request or its template arguments
+	kindTooLarge                   // 413: the body limit
+	kindEngine4xx                  // the engine refused the request; passed through
+	kindEngine                     // 502: the engine failed or answered nonsense
+	kindModelOutput                // 502: the generation is not Beam Harmony
+	kindTimeout                    // 504: the server's timeout passed
+	kindClientClosed               // the client went away before the end
+	kindNotFound                   // 404: no such endpoint
+	kindNotImplemented             // 501: what the server cannot do (count_tokens without a tokenizer)
+	kindShutdown                   // 503: cut by the server's shutdown deadline
+	kindMethodNotAllowed           // 405: an endpoint asked with the wrong method
+	kindUnauthorized               // 401: no API key, or a wrong one
+	kindForbidden                  // 403: a cross-origin request from an origin not allowed
+	kindBusy                       // 503: no turn to decode and tokenize within the request's timeout
 	numKinds
 )
 
 var kindNames = [numKinds]string{
-	kindNone:           "none",
-	kindBadRequest:     "bad_request",
-	kindTooLarge:       "too_large",
-	kindEngine4xx:      "engine_4xx",
-	kindEngine:         "engine",
-	kindModelOutput:    "model_output",
-	kindTimeout:        "timeout",
-	kindClientClosed:   "client_closed",
-	kindNotFound:       "not_found",
-	kindNotImplemented: "not_implemented",
-	kindShutdown:       "server_shutdown",
+	kindNone:             "none",
+	kindBadRequest:       "bad_request",
+	kindTooLarge:         "too_large",
+	kindEngine4xx:        "engine_4xx",
+	kindEngine:           "engine",
+	kindModelOutput:      "model_output",
+	kindTimeout:          "timeout",
+	kindClientClosed:     "client_closed",
+	kindNotFound:         "not_found",
+	kindNotImplemented:   "not_implemented",
+	kindShutdown:         "server_shutdown",
+	kindMethodNotAllowed: "method_not_allowed",
+	kindUnauthorized:     "unauthorized",
+	kindForbidden:        "forbidden",
+	kindBusy:             "busy",
 }
 
 func (k errorKind) String() string {
@@ -74,6 +82,7 @@ type metrics struct {
 	requests         *prometheus.CounterVec // stream
 	errors           *prometheus.CounterVec // kind
 	streamsOpen      prometheus.Gauge
+	prepareWaiting   prometheus.Gauge
 	promptTokens     prometheus.Counter
 	completionTokens prometheus.Counter
 	duration         prometheus.Histogram
@@ -101,6 +110,8 @@ func newMetrics() *metrics {
 		Help: "Failed generating requests, by kind of failure."}, []string{"kind"})
 	m.streamsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Name: "beamharmony_streams_open",
 		Help: "Streamed replies in progress."})
+	m.prepareWaiting = prometheus.NewGauge(prometheus.GaugeOpts{Name: "beamharmony_prepare_waiting",
+		Help: "Requests waiting for their turn to be decoded, rendered and tokenized (--prepare-concurrency)."})
 	m.promptTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "beamharmony_prompt_tokens_total",
 		Help: "Prompt tokens, as counted by the engine."})
 	m.completionTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "beamharmony_completion_tokens_total",
@@ -121,7 +132,7 @@ func newMetrics() *metrics {
 		Help: "Generated tokens of a request, as counted by the engine.", Buckets: tokenBuckets}, []string{"endpoint"})
 	m.engineErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_engine_errors_total",
 		Help: "Failures of the engine, by kind."}, []string{"kind"})
-	m.reg.MustRegister(m.requests, m.errors, m.streamsOpen, m.promptTokens, m.completionTokens, m.duration,
+	m.reg.MustRegister(m.requests, m.errors, m.streamsOpen, m.prepareWaiting, m.promptTokens, m.completionTokens, m.duration,
 		m.endpointRequests, m.ttft, m.itl, m.e2e, m.reqPromptTokens, m.reqGenTokens, m.engineErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every fixed label value is exported from the start, at 0.

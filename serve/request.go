@@ -15,7 +15,7 @@ import (
 
 // chatRequest is the part of an OpenAI Chat Completions body the gateway
 // reads. Values are kept raw so that each can be checked with an error
-// naming it; numbers the engine receives are forwarded as written.
+// naming it.
 type chatRequest struct {
 	Model               json.RawMessage   `json:"model"`
 	Messages            []json.RawMessage `json:"messages"`
@@ -60,7 +60,12 @@ type request struct {
 
 	model     string // as the client sent it; may be empty
 	maxTokens int64
-	// Sampling parameters, forwarded to the engine as written.
+	// maxTokensParam names the field the client set maxTokens with
+	// (max_tokens, max_completion_tokens, max_output_tokens); "" when the
+	// client set none and maxTokens is the server's.
+	maxTokensParam string
+	// Sampling parameters, checked (sampling.go) and forwarded to the
+	// engine in their shortest decimal form.
 	temperature, topP                 json.RawMessage
 	presencePenalty, frequencyPenalty json.RawMessage
 	topK, minP, repetitionPenalty     json.RawMessage
@@ -86,7 +91,7 @@ func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
 	if err := json.Unmarshal(body, &cr); err != nil {
 		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true}}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}}
 	steps := [...]func(*chatRequest, *Config) *apiError{
 		r.decodeScalars, r.decodeMessages, r.decodeTools, r.decodeTemplateArgs, r.checkMarkers,
 	}
@@ -177,18 +182,6 @@ func rawInt(raw json.RawMessage, param string) (int64, bool, *apiError) {
 	return n, true, nil
 }
 
-// rawNumber checks that raw is a JSON number (or null) and returns it as
-// written, to be forwarded to the engine.
-func rawNumber(raw json.RawMessage, param string) (json.RawMessage, *apiError) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	if kindOf(raw) != "a number" {
-		return nil, badRequest(param, "invalid_type", param+": must be a number, got "+kindOf(raw))
-	}
-	return raw, nil
-}
-
 func truncate(b []byte, n int) []byte {
 	if len(b) <= n {
 		return b
@@ -225,7 +218,7 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 			if n < 1 {
 				return badRequest(f.name, "invalid_value", f.name+": must be at least 1, got "+strconv.FormatInt(n, 10))
 			}
-			r.maxTokens = n
+			r.maxTokens, r.maxTokensParam = n, f.name
 			break
 		}
 	}
@@ -233,23 +226,24 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 		dst  *json.RawMessage
 		raw  json.RawMessage
 		name string
+		rg   numRange
 	}{
-		{&r.temperature, cr.Temperature, "temperature"},
-		{&r.topP, cr.TopP, "top_p"},
-		{&r.presencePenalty, cr.PresencePenalty, "presence_penalty"},
-		{&r.frequencyPenalty, cr.FrequencyPenalty, "frequency_penalty"},
-		{&r.topK, cr.TopK, "top_k"},
-		{&r.minP, cr.MinP, "min_p"},
-		{&r.repetitionPenalty, cr.RepetitionPenalty, "repetition_penalty"},
+		{&r.temperature, cr.Temperature, "temperature", temperatureRange},
+		{&r.topP, cr.TopP, "top_p", topPRange},
+		{&r.presencePenalty, cr.PresencePenalty, "presence_penalty", penaltyRange},
+		{&r.frequencyPenalty, cr.FrequencyPenalty, "frequency_penalty", penaltyRange},
+		{&r.topK, cr.TopK, "top_k", topKRange},
+		{&r.minP, cr.MinP, "min_p", minPRange},
+		{&r.repetitionPenalty, cr.RepetitionPenalty, "repetition_penalty", repetitionPenaltyRange},
 	} {
-		if *f.dst, err = rawNumber(f.raw, f.name); err != nil {
+		if *f.dst, err = rawSampling(f.raw, f.name, f.rg); err != nil {
 			return err
 		}
 	}
 	if _, set, err := rawInt(cr.Seed, "seed"); err != nil {
 		return err
 	} else if set {
-		r.seed = cr.Seed
+		r.seed = bytes.TrimSpace(cr.Seed)
 	}
 	if r.stop, err = decodeStop(cr.Stop); err != nil {
 		return err
@@ -341,7 +335,36 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 			return markerError(harmony.MarkerUse{Path: path + ".name", Marker: mk})
 		}
 	}
+	if i := lateInstructions(r.messages); i >= 0 {
+		return lateInstructionsError("messages["+strconv.Itoa(i)+"]", r.messages[i].Role, "move it before the first message of another role")
+	}
 	return nil
+}
+
+// lateInstructions returns the index of the first system or developer
+// message after a message of another role, or -1. The template does not
+// render such a message (DECISIONS.md, Messages and roles), so every API
+// of the gateway refuses it rather than drop it unseen (gap decision 72).
+func lateInstructions(msgs []harmony.Message) int {
+	begun := false
+	for i := range msgs {
+		switch msgs[i].Role {
+		case harmony.RoleSystem, harmony.RoleDeveloper:
+			if begun {
+				return i
+			}
+		default:
+			begun = true
+		}
+	}
+	return -1
+}
+
+// lateInstructionsError is the 400 for a late system or developer message
+// at path; fix says where the instructions belong in the API's terms.
+func lateInstructionsError(path, role, fix string) *apiError {
+	return badRequest(path+".role", "invalid_role", path+": a "+role+" message after the conversation has begun is not supported; "+
+		"Beam reads instructions only at the start, and the template would drop it: "+fix)
 }
 
 // checkMarkers refuses a marker in any string the prompt would carry as

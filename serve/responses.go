@@ -103,7 +103,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if err := json.Unmarshal(body, &rb); err != nil {
 		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true}}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}}
 	rr := &responsesReply{req: r, parallel: true}
 	var err *apiError
 	if r.model, err = rawString(rb.Model, "model"); err != nil {
@@ -137,13 +137,13 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 		if n < 1 {
 			return nil, badRequest("max_output_tokens", "invalid_value", "max_output_tokens: must be at least 1, got "+strconv.FormatInt(n, 10))
 		}
-		r.maxTokens = n
+		r.maxTokens, r.maxTokensParam = n, "max_output_tokens"
 		rr.maxOutputTokens = rb.MaxOutputTokens
 	}
-	if r.temperature, err = rawNumber(rb.Temperature, "temperature"); err != nil {
+	if r.temperature, err = rawSampling(rb.Temperature, "temperature", temperatureRange); err != nil {
 		return nil, err
 	}
-	if r.topP, err = rawNumber(rb.TopP, "top_p"); err != nil {
+	if r.topP, err = rawSampling(rb.TopP, "top_p", topPRange); err != nil {
 		return nil, err
 	}
 	if r.stream, _, err = rawBool(rb.Stream, "stream"); err != nil {
@@ -394,6 +394,9 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 			return badRequest(path+".type", "unsupported_item", path+".type: "+quoteText(typ)+
 				" items are not supported; this gateway takes message, reasoning, function_call and function_call_output items")
 		}
+	}
+	if i := lateInstructions(rr.req.messages); i >= 0 {
+		return lateInstructionsError(rr.origin[i], rr.req.messages[i].Role, "move it to instructions, or before the first item of another role")
 	}
 	for i := range rr.req.messages {
 		m := &rr.req.messages[i]

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +29,16 @@ func nodeLoopScript(r *engineReq) gen {
 // loops: both SDK families must parse our replies and streams. Under CI
 // a missing node or npm install is a failure, elsewhere a skip.
 func TestNodeSDKs(t *testing.T) {
+	fe := newFakeEngine(t, nodeLoopScript)
+	gw := newGateway(t, fe)
+	runNode(t, nil, 12, "loop.mjs", gw.URL)
+}
+
+// runNode runs a script of testdata/sdk with node and checks that it
+// reports want checks passed and none failed. Under CI a missing node or
+// npm install is a failure, elsewhere a skip.
+func runNode(t *testing.T, env []string, want int, args ...string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts node")
 	}
@@ -47,21 +59,71 @@ func TestNodeSDKs(t *testing.T) {
 			missing(pkg + " is not installed")
 		}
 	}
-	fe := newFakeEngine(t, nodeLoopScript)
-	gw := newGateway(t, fe)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "loop.mjs", gw.URL)
+	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
-	t.Logf("node loop.mjs:\n%s", out.String())
+	t.Logf("node %s:\n%s", strings.Join(args, " "), out.String())
 	if err != nil {
 		t.Fatalf("node: %v", err)
 	}
 	m := regexp.MustCompile(`(?m)^(\d+) passed, 0 failed$`).FindStringSubmatch(out.String())
-	if m == nil || m[1] != "12" {
-		t.Fatalf("want 12 checks passed")
+	if m == nil || m[1] != strconv.Itoa(want) {
+		t.Fatalf("want %d checks passed", want)
+	}
+}
+
+// TestNodeSDKsKeyTLS runs testdata/sdk/auth.mjs: the TypeScript clients
+// against a gateway with a key, over TLS under a self-signed certificate
+// they trust through NODE_EXTRA_CA_CERTS. The key goes through as each SDK
+// sends it (the Anthropic SDK's API key and auth token, both bearer tokens
+// in its current release, and x-api-key as Claude Code sends it; the OpenAI
+// SDK's bearer token), and a wrong key is each SDK's AuthenticationError. A
+// preflight for the headers they sent is answered.
+func TestNodeSDKsKeyTLS(t *testing.T) {
+	const key, origin = "sk-node-test-key", "https://app.example.com"
+	base, httpClient, rec, cert := securedGateway(t, key, origin)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, cert.certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runNode(t, []string{"NODE_EXTRA_CA_CERTS=" + caFile}, 12, "auth.mjs", base, key)
+
+	rec.mu.Lock()
+	var sawXKey, sawBearer bool
+	paths := map[string]string{}
+	for _, h := range rec.headers {
+		sawXKey = sawXKey || h.Get("X-Api-Key") == key
+		sawBearer = sawBearer || h.Get("Authorization") == "Bearer "+key
+		if h.Get("Anthropic-Version") != "" {
+			paths["/v1/messages"] = sdkHeaders(h)
+		} else {
+			paths["/v1/chat/completions"] = sdkHeaders(h)
+		}
+	}
+	rec.mu.Unlock()
+	if !sawXKey || !sawBearer {
+		t.Errorf("the key arrived in x-api-key: %v, as a bearer token: %v; want both", sawXKey, sawBearer)
+	}
+	for path, headers := range paths {
+		req, _ := http.NewRequest(http.MethodOptions, base+path, nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", headers)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 204 {
+			t.Errorf("preflight for %s with the node SDK's headers %s: %d", path, headers, resp.StatusCode)
+		}
+	}
+	if len(paths) != 2 {
+		t.Errorf("recorded the headers of %d SDKs, want 2", len(paths))
 	}
 }

@@ -2,19 +2,33 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Server is the gateway's HTTP handler: POST /v1/chat/completions,
-// GET /v1/models, GET /health and GET /metrics.
+// Server is the gateway's HTTP handler. It serves
+//
+//	POST /v1/chat/completions        the OpenAI Chat Completions API
+//	POST /v1/responses               the OpenAI Responses API (stateless)
+//	POST /v1/messages                the Anthropic Messages API
+//	POST /v1/messages/count_tokens   the Messages API's token count (needs Config.Tokenizer; 501 without)
+//	GET  /v1/models                  Config.Model, or the engine's list
+//	GET  /health                     200 when the engine answers, 503 when not
+//	GET  /metrics                    Prometheus metrics (see Config.SeparateMetrics)
+//
+// each also without its /v1 prefix. With Config.APIKeys every endpoint but
+// /health needs a key, and /health details the engine only to a request
+// with one; Config.CORSOrigins lets browser pages of those origins call it.
 type Server struct {
 	cfg     Config
 	engine  engine
@@ -22,6 +36,12 @@ type Server struct {
 	metrics *metrics
 	// signer signs the reasoning handed out and checks it coming back.
 	signer *signer
+	// keys are the accepted API keys; nil when the server takes none.
+	keys       atomic.Pointer[keySet]
+	corsPolicy *corsPolicy
+	// prepare holds a slot per request being decoded, rendered and
+	// tokenized.
+	prepare chan struct{}
 }
 
 // New checks cfg and returns a Server.
@@ -33,7 +53,24 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, errors.New("max tokens: must not be negative")
 	}
+	if cfg.MaxModelLen < 0 {
+		return nil, errors.New("max model length: must not be negative")
+	}
+	if cfg.PrepareConcurrency < 0 || cfg.MaxPromptBytes < 0 {
+		return nil, errors.New("prepare concurrency and max prompt bytes: must not be negative")
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey), metrics: newMetrics()}
+	if len(cfg.APIKeys) > 0 {
+		ks, err := newKeySet(cfg.APIKeys)
+		if err != nil {
+			return nil, err
+		}
+		s.keys.Store(ks)
+	}
+	if s.corsPolicy, err = newCORSPolicy(cfg.CORSOrigins); err != nil {
+		return nil, err
+	}
+	s.prepare = make(chan struct{}, cfg.prepareConcurrency())
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -45,42 +82,192 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// route is one endpoint: who it speaks to, and how.
+type route struct {
+	// name labels the endpoint in logs.
+	name string
+	// family says where its key comes from and the shape of its errors.
+	family apiFamily
+	// methods are the methods it answers.
+	methods []string
+	// open endpoints need no key (/health).
+	open bool
+	// ep is the generating endpoint, which logs and counts its own
+	// requests; nil for the others.
+	ep    *endpoint
+	serve func(s *Server, w http.ResponseWriter, r *http.Request, id string, auth authCheck)
+}
+
+var (
+	postOnly = []string{http.MethodPost}
+	getOnly  = []string{http.MethodGet, http.MethodHead}
+)
+
+func generating(ep *endpoint, fam apiFamily) *route {
+	return &route{name: ep.name, family: fam, methods: postOnly, ep: ep,
+		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) { s.generate(w, r, id, ep) }}
+}
+
+var routes = func() map[string]*route {
+	chat := generating(chatEndpoint, familyOpenAI)
+	responses := generating(responsesEndpoint, familyOpenAI)
+	messages := generating(messagesEndpoint, familyAnthropic)
+	count := &route{name: countTokensEndpoint.name, family: familyAnthropic, methods: postOnly, ep: countTokensEndpoint,
+		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) { s.countTokens(w, r, id) }}
+	models := &route{name: "models", family: familyEither, methods: getOnly,
+		serve: func(s *Server, w http.ResponseWriter, r *http.Request, _ string, _ authCheck) { s.models(w, r) }}
+	health := &route{name: "health", family: familyEither, methods: getOnly, open: true,
+		serve: func(s *Server, w http.ResponseWriter, r *http.Request, _ string, auth authCheck) {
+			s.health(w, r, auth == authOff || auth == authOK)
+		}}
+	metrics := &route{name: "metrics", family: familyEither, methods: getOnly,
+		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) {
+			if s.cfg.SeparateMetrics {
+				s.notFound(w, r, id, "GET /metrics: served on the metrics listener (--metrics-listen), not here")
+				return
+			}
+			s.metrics.serveHTTP(w, r)
+		}}
+	return map[string]*route{
+		"/v1/chat/completions": chat, "/chat/completions": chat,
+		"/v1/responses": responses, "/responses": responses,
+		"/v1/messages": messages, "/messages": messages,
+		"/v1/messages/count_tokens": count, "/messages/count_tokens": count,
+		"/v1/models": models, "/models": models,
+		"/health":  health,
+		"/metrics": metrics,
+	}
+}()
+
+// endpointList is what a 404 says the gateway serves.
+const endpointList = "/v1/chat/completions, /v1/responses, /v1/messages, /v1/messages/count_tokens, /v1/models, /health and /metrics"
+
 // ServeHTTP routes a request. Every reply carries X-Request-Id: the
-// client's, when it sent a usable one, else a new one.
+// client's, when it sent a usable one, else a new one. A CORS preflight is
+// answered before the key is checked (browsers send none with it); every
+// other request to an endpoint but /health needs a valid key when the
+// server has keys, then the endpoint's method.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := requestID(r.Header.Get("X-Request-Id"))
 	w.Header().Set("X-Request-Id", id)
-	switch r.URL.Path {
-	case "/v1/chat/completions", "/chat/completions":
-		s.generate(w, r, id, chatEndpoint)
-	case "/v1/messages", "/messages":
-		s.generate(w, r, id, messagesEndpoint)
-	case "/v1/responses", "/responses":
-		s.generate(w, r, id, responsesEndpoint)
-	case "/v1/messages/count_tokens", "/messages/count_tokens":
-		s.countTokens(w, r, id)
-	case "/v1/models", "/models":
-		s.onlyGet(w, r, id, s.models)
-	case "/health":
-		s.onlyGet(w, r, id, s.health)
-	case "/metrics":
-		s.onlyGet(w, r, id, s.metrics.serveHTTP)
-	default:
-		s.log.LogAttrs(r.Context(), slog.LevelDebug, "not found", slog.String("request_id", id), slog.String("path", r.URL.Path))
-		writeError(w, &apiError{status: http.StatusNotFound, code: "not_found",
-			msg: r.Method + " " + r.URL.Path + ": no such endpoint; this gateway serves /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/models, /health and /metrics"})
-	}
-}
-
-func (s *Server) onlyGet(w http.ResponseWriter, r *http.Request, id string, h http.HandlerFunc) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, &apiError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
-			msg: r.Method + " " + r.URL.Path + ": use GET"})
+	rt := routes[r.URL.Path]
+	handled, e := s.cors(w, r, rt)
+	switch {
+	case handled:
+		s.logRequest(r, id, rt, http.StatusNoContent, nil, time.Now())
+		return
+	case rt == nil:
+		s.notFound(w, r, id, r.Method+" "+r.URL.Path+": no such endpoint; this gateway serves "+endpointList)
+		return
+	case e != nil:
+		s.reject(w, r, id, rt, e)
 		return
 	}
-	s.log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("request_id", id), slog.String("path", r.URL.Path))
-	h(w, r)
+	auth := s.checkAuth(r, rt.family)
+	if !rt.open && (auth == authMissing || auth == authInvalid) {
+		s.reject(w, r, id, rt, authError(auth, rt.family))
+		return
+	}
+	if !slices.Contains(rt.methods, r.Method) {
+		w.Header().Set("Allow", strings.Join(rt.methods, ", "))
+		s.reject(w, r, id, rt, &apiError{status: http.StatusMethodNotAllowed, kind: kindMethodNotAllowed, code: "method_not_allowed",
+			msg: r.Method + " " + r.URL.Path + ": use " + rt.methods[0]})
+		return
+	}
+	if rt.ep == nil {
+		start := time.Now()
+		rt.serve(s, w, r, id, auth)
+		s.logRequest(r, id, rt, 0, nil, start)
+		return
+	}
+	rt.serve(s, w, r, id, auth)
+}
+
+// MetricsHandler serves the Prometheus metrics at /metrics (GET and HEAD)
+// without asking for a key, for a listener of their own that only the
+// scraper can reach (Config.SeparateMetrics); other paths are a 404.
+func (s *Server) MetricsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := requestID(r.Header.Get("X-Request-Id"))
+		w.Header().Set("X-Request-Id", id)
+		switch {
+		case r.URL.Path != "/metrics":
+			s.notFound(w, r, id, r.Method+" "+r.URL.Path+": no such endpoint; the metrics listener serves /metrics")
+		case r.Method != http.MethodGet && r.Method != http.MethodHead:
+			w.Header().Set("Allow", "GET, HEAD")
+			e := &apiError{status: http.StatusMethodNotAllowed, kind: kindMethodNotAllowed, code: "method_not_allowed", msg: r.Method + " /metrics: use GET"}
+			s.logRequest(r, id, nil, e.status, e, time.Now())
+			writeError(w, e)
+		default:
+			s.metrics.serveHTTP(w, r)
+		}
+	})
+}
+
+// notFound answers a request for no endpoint with a 404, logged.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request, id, msg string) {
+	e := &apiError{status: http.StatusNotFound, kind: kindNotFound, code: "not_found", msg: msg}
+	s.logRequest(r, id, nil, e.status, e, time.Now())
+	errorWriterFor(familyEither, r)(w, e)
+}
+
+// reject answers a request that does not reach its endpoint (no key, a
+// wrong method, a CORS refusal) with e in the route's error shape. A
+// generating endpoint's rejection is logged and counted as its other
+// failures are.
+func (s *Server) reject(w http.ResponseWriter, r *http.Request, id string, rt *route, e *apiError) {
+	write := errorWriterFor(rt.family, r)
+	if e.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="beamharmony"`)
+	}
+	if rt.ep != nil {
+		c := &exchange{s: s, ep: rt.ep, id: id, start: time.Now(), clientCtx: r.Context()}
+		c.httpError(w, e)
+		c.finishLog()
+		return
+	}
+	s.logRequest(r, id, rt, e.status, e, time.Now())
+	write(w, e)
+}
+
+// logRequest writes the log record of a request to an endpoint that is not
+// a generating one (or of a request that reached no endpoint): at debug
+// level when it succeeded, else at info (404), warn (other 4xx and 501) or
+// error.
+func (s *Server) logRequest(r *http.Request, id string, rt *route, status int, e *apiError, start time.Time) {
+	level := slog.LevelDebug
+	if e != nil {
+		level = errorLevel(e.status, e.kind)
+		if e.kind == kindNotFound {
+			level = slog.LevelInfo
+		}
+	}
+	if !s.log.Enabled(r.Context(), level) {
+		return
+	}
+	name := "not found"
+	if rt != nil {
+		name = rt.name
+	}
+	attrs := []slog.Attr{slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", truncateString(r.URL.Path, 200)),
+		slog.Float64("duration", time.Since(start).Seconds())}
+	if status != 0 {
+		attrs = append(attrs, slog.Int("status", status))
+	}
+	if e != nil {
+		attrs = append(attrs, slog.String("error_kind", e.kind.String()), slog.String("error", e.msg))
+	}
+	s.log.LogAttrs(r.Context(), level, name, attrs...)
+}
+
+// errorLevel is the log level of a failed request: error for a server
+// failure, warn for a client's, and for a 501 (a valid request the server
+// is not configured for).
+func errorLevel(status int, kind errorKind) slog.Level {
+	if status >= 500 && kind != kindNotImplemented {
+		return slog.LevelError
+	}
+	return slog.LevelWarn
 }
 
 // requestID returns the client's id when it is short printable ASCII, else
@@ -154,9 +341,10 @@ func (s *Server) engineGet(ctx context.Context, path string) ([]byte, *apiError)
 }
 
 // health serves GET /health: 200 when the engine answers its /health (or,
-// lacking one, /v1/models), 503 when it does not, with a body saying which
-// (DECISIONS.md, Serving).
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+// lacking one, /v1/models), 503 when it does not (DECISIONS.md, Serving).
+// The body says which; with details (no keys configured, or a valid key
+// sent) it also names the engine and its error.
+func (s *Server) health(w http.ResponseWriter, r *http.Request, details bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), DefaultHealthTimeout)
 	defer cancel()
 	_, aerr := s.engineGet(ctx, "/health")
@@ -166,19 +354,25 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	b := []byte(`{"status":`)
 	status := http.StatusOK
 	if aerr == nil {
-		b = append(b, `"ok","engine":{"url":`...)
-		b = appendString(b, s.Backend())
-		b = append(b, `,"reachable":true}}`...)
+		b = append(b, `"ok"`...)
+		if details {
+			b = append(b, `,"engine":{"url":`...)
+			b = appendString(b, s.Backend())
+			b = append(b, `,"reachable":true}`...)
+		}
 	} else {
 		s.logEngineCheck(r, aerr)
 		status = http.StatusServiceUnavailable
-		b = append(b, `"unavailable","engine":{"url":`...)
-		b = appendString(b, s.Backend())
-		b = append(b, `,"reachable":false,"error":`...)
-		b = appendString(b, aerr.msg)
-		b = append(b, "}}"...)
+		b = append(b, `"unavailable"`...)
+		if details {
+			b = append(b, `,"engine":{"url":`...)
+			b = appendString(b, s.Backend())
+			b = append(b, `,"reachable":false,"error":`...)
+			b = appendString(b, aerr.msg)
+			b = append(b, "}"...)
+		}
 	}
-	b = append(b, '\n')
+	b = append(b, "}\n"...)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
@@ -211,6 +405,10 @@ type RunOptions struct {
 	IdleTimeout time.Duration
 	// MaxConns caps the connections open at once (DefaultMaxConns).
 	MaxConns int
+	// TLSConfig, when set, makes Run serve HTTPS (HTTP/2 and HTTP/1.1)
+	// with it; CertReloader.TLSConfig gives one whose certificate is
+	// reloaded without a restart.
+	TLSConfig *tls.Config
 	// Logger receives the server's own records; nil discards them.
 	Logger *slog.Logger
 }
@@ -248,13 +446,18 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, opts RunOptions) 
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(LimitListener(ln, maxConns)) }()
+	if opts.TLSConfig != nil {
+		srv.TLSConfig = opts.TLSConfig.Clone()
+		go func() { errc <- srv.ServeTLS(LimitListener(ln, maxConns), "", "") }()
+	} else {
+		go func() { errc <- srv.Serve(LimitListener(ln, maxConns)) }()
+	}
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", slog.Duration("deadline", opts.ShutdownTimeout))
+	log.Info("shutting down", slog.Float64("deadline", opts.ShutdownTimeout.Seconds()))
 	sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(sctx)

@@ -97,9 +97,17 @@ func TestTokenizerMaxModelLen(t *testing.T) {
 	if len(fe.requests()) != 0 {
 		t.Errorf("the engine was asked")
 	}
+	// A prompt of exactly MaxModelLen tokens leaves nothing to generate.
 	gw = newGateway(t, fe, func(c *Config) { c.Tokenizer = tk; c.MaxModelLen = n })
+	if resp, data := post(t, gw, body); resp.StatusCode != 400 || !strings.Contains(string(data), "no room to generate") {
+		t.Fatalf("a prompt of exactly MaxModelLen tokens: %d %s, want a 400", resp.StatusCode, data)
+	}
+	gw = newGateway(t, fe, func(c *Config) { c.Tokenizer = tk; c.MaxModelLen = n + 1 })
 	if resp, data := post(t, gw, body); resp.StatusCode != 200 {
-		t.Fatalf("a prompt of exactly MaxModelLen tokens: %d %s", resp.StatusCode, data)
+		t.Fatalf("a prompt of MaxModelLen-1 tokens: %d %s", resp.StatusCode, data)
+	}
+	if got := fe.lastRequest(t).MaxTokens; got != 1 {
+		t.Errorf("the engine was asked for max_tokens %d, want the 1 token left", got)
 	}
 }
 
