@@ -11,9 +11,9 @@ import (
 )
 
 const (
-	chatBody     = `{"model":"beam","messages":[{"role":"user","content":"Hi"}]}`
+	chatBody = `{"model":"beam","messages":[{"role":"user","content":"Hi"}]}`
 	msgsBody = `{"model":"beam","max_tokens":50,"messages":[{"role":"user","content":"Hi"}]}`
-	respBody     = `{"model":"beam","input":"Hi"}`
+	respBody = `{"model":"beam","input":"Hi"}`
 )
 
 // do sends one request to the gateway with the given headers.
@@ -45,7 +45,7 @@ func do(t testing.TB, gw *httptest.Server, method, path, body string, header map
 	return resp, data
 }
 
-func bearer(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+func bearer(k string) map[string]string  { return map[string]string{"Authorization": "Bearer " + k} }
 func xAPIKey(k string) map[string]string { return map[string]string{"X-Api-Key": k} }
 
 // anthropicErrorJSON is an Anthropic error object.

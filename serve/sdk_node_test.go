@@ -3,10 +3,10 @@ package serve
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"

@@ -105,7 +105,9 @@ var (
 
 func generating(ep *endpoint, fam apiFamily) *route {
 	return &route{name: ep.name, family: fam, methods: postOnly, ep: ep,
-		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) { s.generate(w, r, id, ep) }}
+		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) {
+			s.generate(w, r, id, ep)
+		}}
 }
 
 var routes = func() map[string]*route {
@@ -113,7 +115,9 @@ var routes = func() map[string]*route {
 	responses := generating(responsesEndpoint, familyOpenAI)
 	messages := generating(messagesEndpoint, familyAnthropic)
 	count := &route{name: countTokensEndpoint.name, family: familyAnthropic, methods: postOnly, ep: countTokensEndpoint,
-		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) { s.countTokens(w, r, id) }}
+		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) {
+			s.countTokens(w, r, id)
+		}}
 	models := &route{name: "models", family: familyEither, methods: getOnly,
 		serve: func(s *Server, w http.ResponseWriter, r *http.Request, _ string, _ authCheck) { s.models(w, r) }}
 	health := &route{name: "health", family: familyEither, methods: getOnly, open: true,
