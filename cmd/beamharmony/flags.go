@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -104,5 +105,34 @@ func (v checkedValue) Set(s string) error {
 		return err
 	}
 	*v.s = s
+	return nil
+}
+
+// listValue is a repeatable string flag. Values from the environment are
+// replaced, not added to, by the first value on the command line, so that
+// a flag given on the command line wins as for the other flags.
+type listValue struct {
+	vals    *[]string
+	fromEnv bool
+}
+
+func listFlag(fs *flag.FlagSet, name, usage string) *listValue {
+	v := &listValue{vals: new([]string)}
+	fs.Var(v, name, usage)
+	return v
+}
+
+func (v *listValue) String() string {
+	if v == nil || v.vals == nil {
+		return ""
+	}
+	return strings.Join(*v.vals, ",")
+}
+
+func (v *listValue) Set(s string) error {
+	if v.fromEnv {
+		*v.vals, v.fromEnv = nil, false
+	}
+	*v.vals = append(*v.vals, s)
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -28,29 +30,37 @@ func init() {
 const serveHelp = `
 Usage: beamharmony serve --backend URL [--listen ADDR] [--model NAME] [flags]
 
-Run a gateway for Beam that speaks the OpenAI Chat Completions, Anthropic
-Messages and OpenAI Responses APIs, in front of an inference server's raw
-completions endpoint (vLLM, SGLang or llama.cpp's
-server). The gateway renders each request with Beam's chat template, sends
-the prompt to BACKEND/v1/completions, and parses the generated text back into
-reasoning (reasoning_content and reasoning), content and tool calls,
-streamed or not.
+Run a gateway for Beam that speaks the OpenAI Chat Completions, OpenAI
+Responses and Anthropic Messages APIs, in front of an inference server's raw
+completions endpoint (vLLM, SGLang or llama.cpp's server). The gateway
+renders each request with Beam's chat template, sends the prompt to
+BACKEND/v1/completions, and parses the generated text back into reasoning,
+content and tool calls, streamed or not.
 
-Endpoints:
-  POST /v1/chat/completions   the OpenAI Chat Completions API
-  POST /v1/messages           the Anthropic Messages API
-  POST /v1/messages/count_tokens  501 until the server has a tokenizer
-  GET  /v1/models             --model, or the engine's list
-  GET  /health                200 when the engine answers, 503 when not
-  GET  /metrics               Prometheus text format
+Endpoints (each also without its /v1 prefix):
+  POST /v1/chat/completions       the OpenAI Chat Completions API
+  POST /v1/responses              the OpenAI Responses API (stateless)
+  POST /v1/messages               the Anthropic Messages API
+  POST /v1/messages/count_tokens  the exact token count (501 without --tokenizer)
+  GET  /v1/models                 --model, or the engine's list
+  GET  /health                    200 when the engine answers, 503 when not
+  GET  /metrics                   Prometheus metrics (on --metrics-listen when set)
 
 A history whose assistant turns lack their reasoning is refused (400) unless
 --allow-missing-thinking is set or the request sends
 "chat_template_kwargs": {"allow_missing_thinking": true}. Message content or
 names holding Harmony markers such as <|end|> are refused unless
---allow-markers is set. Thinking sent back through /v1/messages must carry
-the signature this server gave it (HMAC under --signing-key; a random key
-per process when unset, so give every replica the same key).
+--allow-markers is set. Reasoning sent back must carry the signature this
+server gave it (HMAC under --signing-key; a random key per process when
+unset, so give every replica the same key).
+
+Securing it: with --api-key or --api-key-file every endpoint but /health
+needs a key ("Authorization: Bearer KEY"; the Anthropic routes also take
+x-api-key), and /health details the engine only to a request with one.
+Without a key anyone who can reach --listen can use the engine. --tls-cert
+and --tls-key serve HTTPS; --cors-origins lets browser pages of those
+origins call the gateway. SIGHUP reloads the key file and the certificate
+(which is also picked up when its files change). See SECURITY.md.
 
 Every flag can also be set with the environment variable named in brackets;
 a flag given on the command line wins. The server stops on SIGINT or
@@ -59,7 +69,7 @@ SIGTERM, letting open streams finish for up to --shutdown-timeout.
 Example:
 
   vllm serve /models/beam --port 8000 &
-  beamharmony serve --backend http://localhost:8000 --listen :8080
+  beamharmony serve --backend http://localhost:8000 --listen :8080 --api-key-file /run/secrets/keys
 `
 
 // envPrefix starts the name of each flag's environment variable:
@@ -70,6 +80,22 @@ func envName(flagName string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// serveSignals are what stops the server (SIGINT, SIGTERM: ctx ends) and
+// what reloads its key file and certificate (SIGHUP). Tests replace
+// newServeSignals.
+type serveSignals struct {
+	ctx    context.Context
+	reload <-chan os.Signal
+	stop   func()
+}
+
+var newServeSignals = func() serveSignals {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	return serveSignals{ctx: ctx, reload: hup, stop: func() { signal.Stop(hup); stop() }}
+}
+
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveHelp, stdout, stderr)
 	usage := func(name, text string) string { return text + " [" + envName(name) + "]" }
@@ -77,7 +103,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	backendKey := fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
 	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
 	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
-	maxTokens := positiveFlag(fs, "max-tokens", serve.DefaultMaxTokens, math.MaxInt32, usage("max-tokens", "max_tokens, in `tokens`, when a request sets neither max_completion_tokens nor max_tokens"))
+	maxTokens := positiveFlag(fs, "default-max-tokens", serve.DefaultMaxTokens, math.MaxInt32, usage("default-max-tokens",
+		"max_tokens, in `tokens`, for a request that sets none, when the context left is not known (--tokenizer and --max-model-len)"))
+	fs.Var(positiveValue{maxTokens, math.MaxInt32}, "max-tokens", usage("max-tokens", "the former name of --default-max-tokens, still accepted"))
 	timeout := durationFlag(fs, "timeout", serve.DefaultTimeout, false, usage("timeout", "longest `duration` one engine request may take (504 past it)"))
 	bodyTimeout := durationFlag(fs, "body-timeout", serve.DefaultBodyTimeout, false, usage("body-timeout", "longest `duration` a client may take to send a request body (408 past it, and the connection closes)"))
 	headerTimeout := durationFlag(fs, "read-header-timeout", serve.DefaultReadHeaderTimeout, false, usage("read-header-timeout", "longest `duration` a client may take to send a request's headers"))
@@ -85,21 +113,36 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	maxConns := positiveFlag(fs, "max-conns", serve.DefaultMaxConns, math.MaxInt32, usage("max-conns", "most `connections` open at once; further ones wait to be accepted"))
 	shutdown := durationFlag(fs, "shutdown-timeout", serve.DefaultShutdownTimeout, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
 	maxBody := positiveFlag(fs, "max-body-bytes", serve.DefaultMaxBodyBytes, math.MaxInt64, usage("max-body-bytes", "largest request body accepted, in `bytes` (413 beyond)"))
+	maxPrompt := positiveFlag(fs, "max-prompt-bytes", serve.DefaultMaxPromptBytes, math.MaxInt64, usage("max-prompt-bytes", "with --tokenizer, the largest rendered prompt tokenized, in `bytes` (413 beyond): tokenizing takes memory in proportion"))
+	prepare := positiveFlag(fs, "prepare-concurrency", int64(runtime.GOMAXPROCS(0)), math.MaxInt32, usage("prepare-concurrency", "most `requests` decoded, rendered and tokenized at once; the others wait their turn (503 past --timeout)"))
 	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
 	signingKey := fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
 	pingInterval := durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
 	tokenizerPath := fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused"))
-	maxModelLen := fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`; with --tokenizer a longer prompt is a 400 (0: no check)"))
+	maxModelLen := fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`: with --tokenizer a longer prompt is a 400 and max_tokens is fitted to what the context leaves (0: unknown)"))
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
 	reasoningField := checkedFlag(fs, "reasoning-field", "both", func(v string) error {
 		_, err := serve.ParseReasoningFields(v)
 		return err
 	}, usage("reasoning-field", "where reasoning goes out, the `field`: both, reasoning_content or reasoning"))
+	apiKeys := listFlag(fs, "api-key", usage("api-key", "a `key` clients must send (repeat the flag for several); prefer --api-key-file, as a command line is visible to other users"))
+	apiKeyFile := fs.String("api-key-file", "", usage("api-key-file", "`file` of API keys, one a line (# comments), reloaded on SIGHUP"))
+	tlsCert := fs.String("tls-cert", "", usage("tls-cert", "PEM certificate `file` (chain first) to serve HTTPS with; reloaded on SIGHUP and when it changes"))
+	tlsKey := fs.String("tls-key", "", usage("tls-key", "PEM private key `file` of --tls-cert"))
+	corsOrigins := checkedFlag(fs, "cors-origins", "", func(v string) error {
+		_, err := serve.ParseCORSOrigins(v)
+		return err
+	}, usage("cors-origins", "comma-separated `origins` (https://app.example.com, or * for any) whose browser pages may call the gateway; none by default"))
+	metricsListen := fs.String("metrics-listen", "", usage("metrics-listen", "`address` to serve /metrics on, without a key, instead of the API's port"))
 	logFormat := checkedFlag(fs, "log-format", "json", checkLogFormat, usage("log-format", "log `format`: json or text"))
 	logLevel := checkedFlag(fs, "log-level", "info", checkLogLevel, usage("log-level", "log `level`: debug, info, warn or error"))
 
 	var envErr error
+	_, newName := os.LookupEnv(envName("default-max-tokens"))
 	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "max-tokens" && newName {
+			return // the new name wins
+		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok && envErr == nil {
 			if err := fs.Set(f.Name, v); err != nil {
 				envErr = fmt.Errorf("%s=%q: %w", envName(f.Name), v, err)
@@ -112,12 +155,17 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	apiKeys.fromEnv = len(*apiKeys.vals) > 0
 	rest, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
 	}
 	if len(rest) > 0 {
 		fail(stderr, "serve", fmt.Errorf("unexpected argument %q; see beamharmony serve --help", rest[0]))
+		return 2
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		fail(stderr, "serve", errors.New("--tls-cert and --tls-key go together"))
 		return 2
 	}
 	fields, err := serve.ParseReasoningFields(*reasoningField)
@@ -131,6 +179,25 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *maxModelLen < 0 {
 		fail(stderr, "serve", fmt.Errorf("--max-model-len %d: must be 0 or more", *maxModelLen))
 		return 2
+	}
+	origins, err := serve.ParseCORSOrigins(*corsOrigins)
+	if err != nil {
+		return fail(stderr, "serve", err)
+	}
+	loadKeys := func() ([]string, error) {
+		keys := slices.Clone(*apiKeys.vals)
+		if *apiKeyFile != "" {
+			fileKeys, err := serve.ReadKeyFile(*apiKeyFile)
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, fileKeys...)
+		}
+		return keys, nil
+	}
+	keys, err := loadKeys()
+	if err != nil {
+		return fail(stderr, "serve", err)
 	}
 	var tok harmony.TokenEncoder
 	if *tokenizerPath != "" {
@@ -149,30 +216,88 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		MaxTokens:            int(*maxTokens),
 		Timeout:              *timeout,
 		MaxBodyBytes:         *maxBody,
+		MaxPromptBytes:       *maxPrompt,
+		PrepareConcurrency:   int(*prepare),
 		BodyTimeout:          *bodyTimeout,
 		AllowMissingThinking: *allowMissing,
 		AllowMarkers:         *allowMarkers,
 		ReasoningFields:      fields,
 		SigningKey:           *signingKey,
 		PingInterval:         pingIntervalConfig(*pingInterval),
+		APIKeys:              keys,
+		CORSOrigins:          origins,
+		SeparateMetrics:      *metricsListen != "",
 		Logger:               logger,
 	})
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
+	var certs *serve.CertReloader
+	if *tlsCert != "" {
+		certs, err = serve.NewCertReloader(*tlsCert, *tlsKey, func(err error) {
+			logger.Error("tls certificate reload failed; serving the previous one", slog.String("error", err.Error()))
+		})
+		if err != nil {
+			return fail(stderr, "serve", err)
+		}
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
+	var metricsLn net.Listener
+	if *metricsListen != "" {
+		if metricsLn, err = net.Listen("tcp", *metricsListen); err != nil {
+			ln.Close()
+			return fail(stderr, "serve", err)
+		}
+	}
 	bi := buildinfo.Read()
-	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("backend", srv.Backend()),
+	attrs := []any{slog.String("addr", ln.Addr().String()), slog.String("backend", srv.Backend()),
 		slog.String("version", bi.Version), slog.String("commit", bi.Commit), slog.String("go_version", bi.GoVersion),
-		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+		slog.Bool("tls", certs != nil), slog.Int("api_keys", len(keys)), slog.Any("cors_origins", origins),
+		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers)}
+	if metricsLn != nil {
+		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
+	}
+	logger.Info("listening", attrs...)
+	if len(keys) == 0 && !isLoopback(ln.Addr()) {
+		logger.Warn("no API key: anyone who can reach this address can use the engine; set --api-key-file (or --api-key), or listen on a loopback address",
+			slog.String("addr", ln.Addr().String()))
+	}
+
+	sig := newServeSignals()
+	defer sig.stop()
+	go func() {
+		for {
+			select {
+			case <-sig.ctx.Done():
+				return
+			case <-sig.reload:
+				reloadServe(logger, srv, certs, *apiKeyFile, loadKeys)
+			}
+		}
+	}()
 	opts := serve.RunOptions{ShutdownTimeout: *shutdown, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
 		MaxConns: int(*maxConns), Logger: logger}
-	if err := serve.Run(ctx, ln, srv, opts); err != nil {
+	if certs != nil {
+		opts.TLSConfig = certs.TLSConfig()
+	}
+	metricsDone := make(chan error, 1)
+	if metricsLn != nil {
+		go func() {
+			metricsDone <- serve.Run(sig.ctx, metricsLn, srv.MetricsHandler(), serve.RunOptions{ReadHeaderTimeout: *headerTimeout,
+				IdleTimeout: *idleTimeout, MaxConns: 64, Logger: logger})
+		}()
+	} else {
+		metricsDone <- nil
+	}
+	err = serve.Run(sig.ctx, ln, srv, opts)
+	sig.stop()
+	if merr := <-metricsDone; merr != nil && err == nil && !errors.Is(merr, context.DeadlineExceeded) {
+		err = fmt.Errorf("metrics listener: %w", merr)
+	}
+	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			logger.Warn("open requests were cancelled at the shutdown deadline")
 			return 1
@@ -181,6 +306,33 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger.Info("stopped")
 	return 0
+}
+
+// reloadServe rereads the key file and the certificate (SIGHUP). What
+// fails to load is logged and the current keys or certificate stay.
+func reloadServe(logger *slog.Logger, srv *serve.Server, certs *serve.CertReloader, keyFile string, loadKeys func() ([]string, error)) {
+	if keyFile != "" {
+		if keys, err := loadKeys(); err != nil {
+			logger.Error("api key reload failed; the previous keys stay", slog.String("error", err.Error()))
+		} else if err := srv.SetAPIKeys(keys); err != nil {
+			logger.Error("api key reload failed; the previous keys stay", slog.String("error", err.Error()))
+		} else {
+			logger.Info("api keys reloaded", slog.Int("api_keys", len(keys)))
+		}
+	}
+	if certs != nil {
+		if err := certs.Reload(); err != nil {
+			logger.Error("tls certificate reload failed; serving the previous one", slog.String("error", err.Error()))
+		} else {
+			logger.Info("tls certificate reloaded")
+		}
+	}
+}
+
+// isLoopback reports whether addr listens on a loopback address only.
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // pingIntervalConfig maps --ping-interval to Config.PingInterval, where 0
