@@ -85,7 +85,7 @@ func TestSamplingValues(t *testing.T) {
 
 // A system or developer message after the conversation has begun is a 400
 // naming it on all three APIs. Before, Chat Completions and Responses
-// dropped it silently while Messages refused it (gap decision 72).
+// dropped it silently while Messages refused it (gap decision 76).
 func TestLateInstructions(t *testing.T) {
 	fe := newFakeEngine(t, fixed(answer("r", "ok")))
 	gw := newGateway(t, fe, func(c *Config) { c.Model = "beam" })

@@ -344,7 +344,7 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 // lateInstructions returns the index of the first system or developer
 // message after a message of another role, or -1. The template does not
 // render such a message (DECISIONS.md, Messages and roles), so every API
-// of the gateway refuses it rather than drop it unseen (gap decision 72).
+// of the gateway refuses it rather than drop it unseen (gap decision 76).
 func lateInstructions(msgs []harmony.Message) int {
 	begun := false
 	for i := range msgs {
