@@ -456,3 +456,37 @@ func (r *renderer) callName(messages []Message, i int, id string) string {
 const nearCalls = 64
 
 func quote(s string) string { return string(pyjson.AppendQuoted(nil, s)) }
+
+// The renderer's marks: where each marker it writes itself lands, for
+// RenderTokens (tokens.go), which turns them into marker ids.
+
+// fixed appends s, text of the format itself (markers and the header words
+// around them), and when token output is wanted records where each marker
+// of s lands. Content never goes through fixed.
+func (r *renderer) fixed(buf []byte, s string) []byte {
+	if r.wantMarks {
+		r.recordMarks(len(buf), s)
+	}
+	return append(buf, s...)
+}
+
+// recordMarks records the offset of every marker in s, which is about to
+// be written at offset at.
+func (r *renderer) recordMarks(at int, s string) {
+	for i := 0; i+minMarkerLen <= len(s); i++ {
+		if mk := markerAt(s[i:]); mk != "" {
+			r.marks = append(r.marks, at+i)
+			i += len(mk) - 1
+		}
+	}
+}
+
+// dropMarks forgets the marks at or after offset at, whose text the
+// renderer has just cut from its output.
+func (r *renderer) dropMarks(at int) {
+	n := len(r.marks)
+	for n > 0 && r.marks[n-1] >= at {
+		n--
+	}
+	r.marks = r.marks[:n]
+}

@@ -116,37 +116,6 @@ func markerIDs(enc TokenEncoder) (ids [len(markers)]int, err error) {
 	return ids, nil
 }
 
-// fixed appends s, text of the format itself (markers and the header words
-// around them), and when token output is wanted records where each marker
-// of s lands. Content never goes through fixed.
-func (r *renderer) fixed(buf []byte, s string) []byte {
-	if r.wantMarks {
-		r.recordMarks(len(buf), s)
-	}
-	return append(buf, s...)
-}
-
-// recordMarks records the offset of every marker in s, which is about to
-// be written at offset at.
-func (r *renderer) recordMarks(at int, s string) {
-	for i := 0; i+minMarkerLen <= len(s); i++ {
-		if mk := markerAt(s[i:]); mk != "" {
-			r.marks = append(r.marks, at+i)
-			i += len(mk) - 1
-		}
-	}
-}
-
-// dropMarks forgets the marks at or after offset at, whose text the
-// renderer has just cut from its output.
-func (r *renderer) dropMarks(at int) {
-	n := len(r.marks)
-	for n > 0 && r.marks[n-1] >= at {
-		n--
-	}
-	r.marks = r.marks[:n]
-}
-
 // tokens encodes the rendered prompt: the text between the recorded marks
 // with enc, each mark as its marker's id, and the mask over the spans.
 func (r *renderer) tokens(ctx context.Context, enc TokenEncoder, markerID *[len(markers)]int) (*Tokens, error) {
