@@ -125,7 +125,9 @@ func get(t *testing.T, client *http.Client, url string, header map[string]string
 	return resp.StatusCode, string(data)
 }
 
-func bearerHeader(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+func bearerHeader(k string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + k}
+}
 
 // The startup record names the version, the commit and the Go version.
 func TestServeStartupRecord(t *testing.T) {
