@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"go/ast"
@@ -450,5 +452,29 @@ func TestDocListsEndpoints(t *testing.T) {
 				t.Errorf("the %s doc does not list %s", name, path)
 			}
 		}
+	}
+}
+
+// A gzip body is read as the bytes it is (SECURITY.md): a 400, never
+// inflated.
+func TestCompressedBodyNotInflated(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "ok")))
+	gw := newGateway(t, fe, func(c *Config) { c.Model = "beam" })
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(chatBody)); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", &b)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 || len(fe.requests()) != 0 {
+		t.Errorf("a gzip body: %d, engine asked %d times", resp.StatusCode, len(fe.requests()))
 	}
 }
