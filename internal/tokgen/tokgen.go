@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -99,25 +100,63 @@ var beamOnce struct {
 	err error
 }
 
-// BeamDir writes Beam's tokenizer once per process into a temporary
-// directory and returns it. The directory lives until the process ends;
-// tests share it.
+// generatorVersion names what Beam writes; change it whenever Beam's output
+// changes, so that a cached tokenizer of an older generator is not used.
+const generatorVersion = "beam-1"
+
+// BeamDir returns a directory holding Beam's tokenizer, shared by every
+// test process of a go test run and by later runs: the first process that
+// needs it generates it (about a second of CPU) into the cache
+// (os.TempDir()/beamharmony-test-cache/, keyed by the generator's version
+// and the o200k module's), then renames it into place, so that no process
+// reads a half-written one and no temporary copies are left behind.
 func BeamDir() (string, error) {
-	beamOnce.Do(func() {
-		tj, cj, err := Beam()
-		if err != nil {
-			beamOnce.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "beam-tokenizer-")
-		if err != nil {
-			beamOnce.err = err
-			return
-		}
-		beamOnce.dir = dir
-		beamOnce.err = WriteDir(dir, tj, cj)
-	})
+	beamOnce.Do(func() { beamOnce.dir, beamOnce.err = cachedBeam() })
 	return beamOnce.dir, beamOnce.err
+}
+
+func cachedBeam() (string, error) {
+	root := filepath.Join(os.TempDir(), "beamharmony-test-cache")
+	dir := filepath.Join(root, generatorVersion+"-"+loaderVersion())
+	if st, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err == nil && st.Mode().IsRegular() {
+		return dir, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	tj, cj, err := Beam()
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(root, "tmp-")
+	if err != nil {
+		return "", err
+	}
+	if err := WriteDir(tmp, tj, cj); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another process won the race: use its copy.
+		os.RemoveAll(tmp)
+		if _, serr := os.Stat(filepath.Join(dir, "tokenizer.json")); serr != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// loaderVersion is the version of the module that embeds o200k's ranks, as
+// the build recorded it ("dev" when unknown).
+func loaderVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == "github.com/pkoukk/tiktoken-go-loader" {
+				return m.Version
+			}
+		}
+	}
+	return "dev"
 }
 
 // WriteDir writes tokenizer.json and, when not nil, tokenizer_config.json.
