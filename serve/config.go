@@ -32,8 +32,10 @@ const (
 	// request body once its headers have arrived (408 past it).
 	DefaultBodyTimeout = time.Minute
 	// DefaultMaxPromptBytes caps the prompt text a request may have
-	// tokenized: 4 MiB, many times what a 128k-token context holds.
-	DefaultMaxPromptBytes = 4 << 20
+	// tokenized: 2 MiB, 16 bytes a token for a 128k-token context, several
+	// times what text takes. Tokenizing one long word takes about 100
+	// bytes of memory a byte, so this bounds a request to about 200 MiB.
+	DefaultMaxPromptBytes = 2 << 20
 )
 
 // Defaults of RunOptions' fields, used when a field is left zero.

@@ -868,7 +868,7 @@ func (e *cappedEncoder) take(text string) bool {
 // promptTooLarge is the 413 of a prompt longer than the server tokenizes.
 func promptTooLarge(n int, limit int64) *apiError {
 	return &apiError{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, code: "prompt_too_large",
-		msg: "the rendered prompt is " + byteSize(int64(n)) + ", more than the " + byteSize(limit) +
+		msg: "the rendered prompt (" + byteSize(int64(n)) + ") holds more text than the " + byteSize(limit) +
 			" this server tokenizes (--max-prompt-bytes); shorten the conversation"}
 }
 
