@@ -51,16 +51,30 @@ with .rejects.jsonl in place of its extension), one JSON object per line:
 plus rows rejected always equal rows read. A summary goes to stderr at the
 end; --stats FILE writes it as JSON.
 
-Outputs are written to temporary files and renamed when the run completes;
-OUT's .manifest.json, written last, records the inputs, counts and the
-output's sha256. Run again with the same arguments and a complete output is
-skipped. --shard K/N takes every N-th unit of work (a JSONL file or a
-Parquet row group) starting at unit K (0-based), for N machines that each
-write their own part.
+A reject echoes at most 64 KiB of its row (a longer row is its first
+64 KiB as a string, with "row_bytes"); the rejects file holds at most
+--max-rejects-bytes (default 64 MiB), and rejects past it are counted in
+the summary but not written.
 
-Exit status: 0 when the run completes (rejects or not), 1 when it cannot
-(unreadable input, unwritable output, --strict and a bad row), 2 for bad
-flags.
+The output, the rejects file, --stats and OUT's .manifest.json are written
+to temporary files and put in place together when the run completes, the
+manifest last; if the run fails none of them is left under its name (but
+--stats, which then records the error). The manifest records the inputs,
+options, counts, the output's sha256 and the beamharmony version. Run
+again with the same arguments and a complete output is skipped (the exit
+status is decided again with the new --max-rejects). --shard K/N takes
+every N-th unit of work (a JSONL file or a Parquet row group) starting at
+unit K (0-based), for N machines that each write their own part. An
+existing output, rejects, stats or manifest file is replaced only when it
+is a regular file you could write.
+
+Exit status: 0 when the run succeeds; 1 when it cannot complete
+(unreadable input, unwritable output, --strict and a bad row, a signal),
+or when it completes but rows were read and none written, or the rejects
+pass --max-rejects (a count such as 0 or 250, or a percentage of the rows
+read such as 1%, the default; 100% never fails): then the files are in
+place, for a look at the rejects, and the summary and the manifest say
+why; 2 for bad flags.
 
 Examples:
 
@@ -83,6 +97,8 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.Strict, "strict", false, "stop at the first bad row (exit 1) instead of rejecting it")
 	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", dataset.DefaultMaxRowBytes, "reject JSONL lines longer than this many bytes")
 	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")
+	maxRejects := fs.String("max-rejects", dataset.DefaultRejectLimit.String(), "fail (exit 1) when the rejects pass this `LIMIT`: a count, or a percentage of the rows read (100% never fails)")
+	fs.Int64Var(&c.MaxRejectsBytes, "max-rejects-bytes", dataset.DefaultMaxRejectsBytes, "the rejects file's largest size; rejects past it are counted, not written")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
 	tokPath := fs.String("tokenizer", "", "write input_ids, assistant_masks and num_tokens, tokenized with this tokenizer.json (or a directory holding one)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", 0, "reject rows longer than this many tokens (needs --tokenizer)")
@@ -102,6 +118,16 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if c.MaxTokens < 0 || ((c.MaxTokens > 0 || c.Truncate) && *tokPath == "") || (c.Truncate && c.MaxTokens == 0) {
 		fmt.Fprintln(stderr, "beamharmony dataset: --max-tokens N (N > 0) counts tokens: it needs --tokenizer; --truncate needs --max-tokens")
+		return 2
+	}
+	limit, err := dataset.ParseRejectLimit(*maxRejects)
+	if err != nil {
+		fmt.Fprintf(stderr, "beamharmony dataset: --max-rejects %v\n", err)
+		return 2
+	}
+	c.MaxRejects = limit
+	if c.MaxRejectsBytes <= 0 {
+		fmt.Fprintln(stderr, "beamharmony dataset: --max-rejects-bytes must be positive")
 		return 2
 	}
 	if *tokPath != "" {
@@ -153,7 +179,6 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if !*quiet {
 			fmt.Fprintf(stderr, "beamharmony dataset: %s is complete (%s matches); nothing to do (--force runs again)\n", c.Output, st.Manifest)
 		}
-		return 0
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "beamharmony dataset: interrupted; no output written")
 		return 1
@@ -164,9 +189,13 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			st.WriteSummary(stderr, c.Tokens)
 		}
 		return code
-	}
-	if !*quiet {
+	case !*quiet:
 		st.WriteSummary(stderr, c.Tokens)
+	}
+	if st.Failed {
+		// Said even with --quiet: the exit status needs its reason.
+		fmt.Fprintf(stderr, "beamharmony dataset: %s\n", st.Outcome)
+		return 1
 	}
 	return 0
 }

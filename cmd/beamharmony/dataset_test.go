@@ -28,8 +28,11 @@ func TestDatasetCommand(t *testing.T) {
 		code   int
 		stderr string // a part of stderr
 	}{
-		{"runs, one reject", []string{"dataset", "-o", out, "--id-column", "id", "--stats", stats, in}, 0, "2 rows read: 1 written, 1 rejected"},
-		{"rerun is skipped", []string{"dataset", "-o", out, "--id-column", "id", "--stats", stats, in}, 0, "nothing to do"},
+		{"runs, one reject", []string{"dataset", "-o", out, "--id-column", "id", "--stats", stats, "--max-rejects", "50%", in}, 0, "2 rows read: 1 written, 1 rejected"},
+		{"rerun is skipped", []string{"dataset", "-o", out, "--id-column", "id", "--stats", stats, "--max-rejects", "1", in}, 0, "nothing to do"},
+		{"rerun past the default limit", []string{"dataset", "-o", out, "--id-column", "id", "--stats", stats, in}, 1,
+			"nothing to do (--force runs again)\nbeamharmony dataset: failed: 1 of 2 rows rejected (50%), more than --max-rejects 1%\n"},
+		{"bad limit", []string{"dataset", "-o", out, "--max-rejects", "101%", in}, 2, "--max-rejects"},
 		{"strict stops", []string{"dataset", "--strict", "-o", filepath.Join(dir, "s.jsonl"), in}, 1, in + ": line 2: messages: required"},
 		{"output is the input", []string{"dataset", "-o", in, in}, 1, "is also an input"},
 		{"missing input", []string{"dataset", "-o", filepath.Join(dir, "m.jsonl"), filepath.Join(dir, "nope.jsonl")}, 1, "nope.jsonl"},
@@ -138,7 +141,8 @@ func TestDatasetTokenizer(t *testing.T) {
 	if !slices.Equal(ids, want.InputIDs[:len(ids)]) || !slices.Equal(masks, want.AssistantMasks[:len(ids)]) || n != len(want.InputIDs)-3 || len(ids) != n {
 		t.Fatalf("truncated tokens: %d ids, num_tokens %d", len(ids), n)
 	}
-	if _, stderr, code := runCLI(t, "", "dataset", "--tokenizer", tokDir, "--max-tokens", limit, "-o", filepath.Join(dir, "rej.jsonl"), in); code != 0 || !strings.Contains(stderr, "0 written, 1 rejected") {
+	if _, stderr, code := runCLI(t, "", "dataset", "--tokenizer", tokDir, "--max-tokens", limit, "-o", filepath.Join(dir, "rej.jsonl"), in); code != 1 ||
+		!strings.Contains(stderr, "0 written, 1 rejected") || !strings.Contains(stderr, "failed: none of the 1 rows read was written") {
 		t.Fatalf("code %d: %s", code, stderr)
 	}
 	// Another tokenizer file: the output is made again.

@@ -193,7 +193,7 @@ func TestCannotRun(t *testing.T) {
 		error  string
 	}{
 		{"missing input", []string{good, filepath.Join(dir, "missing.jsonl")}, "out.jsonl", "missing.jsonl"},
-		{"directory input", []string{sub}, "out.jsonl", "is a directory"},
+		{"directory input", []string{sub}, "out.jsonl", "not a regular file (a directory)"},
 		{"not Parquet", []string{notParquet}, "out.jsonl", "not a readable Parquet file"},
 		{"unknown input type", []string{filepath.Join(dir, "x.csv")}, "out.jsonl", "unknown file type"},
 		{"unknown output type", []string{good}, "out.csv", "unknown file type"},
@@ -258,7 +258,12 @@ func TestFullDisk(t *testing.T) {
 			}
 			writeInput(t, in, lines)
 			c := Config{Inputs: []string{in}, Output: filepath.Join(dir, out),
-				wrapOutput: func(w io.Writer) io.Writer { return &failingWriter{w: w, n: 2 << 10} }}
+				wrapFile: func(path string, w io.Writer) io.Writer {
+					if path != filepath.Join(dir, out) {
+						return w
+					}
+					return &failingWriter{w: w, n: 2 << 10}
+				}}
 			st, err := Run(context.Background(), c)
 			if err == nil || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), c.Output) {
 				t.Fatalf("error %v, want ENOSPC naming the output", err)

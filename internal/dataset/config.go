@@ -16,6 +16,7 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,13 +45,14 @@ type Row struct {
 }
 
 // A RenderFunc renders one decoded request into row. It is called from
-// several goroutines at once. The request's options are already set for
-// training (no generation prompt, the default effort applied).
-type RenderFunc func(req *harmony.Request, row *Row) error
+// several goroutines at once, with the run's context, which ends when the
+// run stops. The request's options are already set for training (no
+// generation prompt, the default effort applied).
+type RenderFunc func(ctx context.Context, req *harmony.Request, row *Row) error
 
 // RenderText renders the prompt and its assistant spans in characters, as
 // `beamharmony render --spans` does.
-func RenderText(req *harmony.Request, row *Row) error {
+func RenderText(_ context.Context, req *harmony.Request, row *Row) error {
 	p, err := req.RenderPrompt()
 	if err != nil {
 		return err
@@ -65,12 +67,13 @@ func RenderText(req *harmony.Request, row *Row) error {
 }
 
 // RenderTokens returns the token RenderFunc of a tokenizer: the
-// request's harmony.RenderTokens, whose ids and masks are what Hugging
-// Face's apply_chat_template(..., tokenize=True,
-// return_assistant_tokens_mask=True) gives.
+// request's harmony.RenderTokensContext, whose ids and masks are what
+// Hugging Face's apply_chat_template(..., tokenize=True,
+// return_assistant_tokens_mask=True) gives. A tokenizer whose split
+// pattern takes too long on a row rejects the row.
 func RenderTokens(enc harmony.TokenEncoder) RenderFunc {
-	return func(req *harmony.Request, row *Row) error {
-		t, err := req.RenderTokens(enc)
+	return func(ctx context.Context, req *harmony.Request, row *Row) error {
+		t, err := req.RenderTokensContext(ctx, enc)
 		if err != nil {
 			return err
 		}
@@ -131,6 +134,12 @@ type Config struct {
 	Shard, Shards int
 	// Strict stops the run at the first bad row.
 	Strict bool
+	// MaxRejects is how many rejects the run may have and succeed; the
+	// zero value is DefaultRejectLimit (1%).
+	MaxRejects RejectLimit
+	// MaxRejectsBytes bounds the rejects file; rejects past it are counted
+	// but not written. 0 means DefaultMaxRejectsBytes.
+	MaxRejectsBytes int64
 	// MaxRowBytes bounds one JSONL line; longer lines are rejected without
 	// being held in memory. 0 means DefaultMaxRowBytes.
 	MaxRowBytes int
@@ -140,9 +149,9 @@ type Config struct {
 	// Progress, when not nil, is told how the run advances.
 	Progress Progress
 
-	// wrapOutput, when set, wraps the output file's writer (tests use it
-	// to simulate a full disk).
-	wrapOutput func(io.Writer) io.Writer
+	// wrapFile, when set, wraps the writer of each file the run writes,
+	// by its final path (tests use it to simulate a full disk).
+	wrapFile func(path string, w io.Writer) io.Writer
 }
 
 // Progress receives the run's advance from the writing goroutine.
@@ -157,6 +166,13 @@ type Progress interface {
 
 // DefaultMaxRowBytes is the longest JSONL line read by default (32 MiB).
 const DefaultMaxRowBytes = 32 << 20
+
+// DefaultMaxRejectsBytes bounds the rejects file by default (64 MiB).
+const DefaultMaxRejectsBytes = 64 << 20
+
+// RejectRowBytes is how much of a bad row a reject echoes: a longer row is
+// its first RejectRowBytes bytes, as a string, with its size.
+const RejectRowBytes = 64 << 10
 
 // Errors of a run's setup.
 var (
@@ -214,6 +230,13 @@ func (c *Config) maxRowBytes() int {
 		return c.MaxRowBytes
 	}
 	return DefaultMaxRowBytes
+}
+
+func (c *Config) maxRejectsBytes() int64 {
+	if c.MaxRejectsBytes > 0 {
+		return c.MaxRejectsBytes
+	}
+	return DefaultMaxRejectsBytes
 }
 
 func (c *Config) column(name, def string) string {

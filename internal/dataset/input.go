@@ -88,7 +88,9 @@ func openInputs(c *Config) ([]*input, []unit, []string, error) {
 }
 
 func openInput(path, kind string, lim parquetLimits) (*input, error) {
-	f, err := os.Open(path)
+	// Regular files only: a FIFO would block the open (and SIGTERM with
+	// it), and could not be read twice.
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -96,10 +98,6 @@ func openInput(path, kind string, lim parquetLimits) (*input, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%s: is a directory", path)
 	}
 	in := &input{path: path, kind: kind, size: fi.Size(), modTime: fi.ModTime().UnixNano()}
 	if kind != kindParquet || in.size == 0 {
@@ -177,7 +175,7 @@ type lineSource struct {
 }
 
 func openLines(u unit, max int) (*lineSource, error) {
-	f, err := os.Open(u.in.path)
+	f, err := openRegular(u.in.path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"os"
 	"reflect"
 	"strconv"
 	"time"
+
+	"github.com/beamharmony/harmony/internal/buildinfo"
 )
 
 // Manifest records a completed part: the inputs it read (with the row
@@ -25,6 +26,30 @@ type Manifest struct {
 	Output   FileDigest      `json:"output"`
 	Rejects  FileDigest      `json:"rejects"`
 	Finished string          `json:"finished"`
+	// MaxRejects is the run's --max-rejects, and Outcome its decision:
+	// "ok", or why the run failed (a rerun that finds the part complete
+	// decides again with its own --max-rejects).
+	MaxRejects string `json:"max_rejects"`
+	Outcome    string `json:"outcome"`
+	// RejectsNotWritten counts rejects past --max-rejects-bytes.
+	RejectsNotWritten int64 `json:"rejects_not_written"`
+	// Tool is the beamharmony that wrote the part. A rerun by another
+	// version is still skipped when the inputs and options match.
+	Tool ManifestTool `json:"tool"`
+}
+
+// ManifestTool names the build that wrote a part, from its build info.
+type ManifestTool struct {
+	Module    string `json:"module"`
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	Modified  bool   `json:"modified,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+func currentTool() ManifestTool {
+	bi := buildinfo.Read()
+	return ManifestTool{Module: bi.Module, Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, GoVersion: bi.GoVersion}
 }
 
 // manifestFormat names the manifest's layout.
@@ -54,7 +79,7 @@ type ManifestInput struct {
 }
 
 func newManifest(c *Config, inputs []*input, units []unit) *Manifest {
-	m := &Manifest{Format: manifestFormat, Options: ManifestOptions{
+	m := &Manifest{Format: manifestFormat, Tool: currentTool(), Options: ManifestOptions{
 		Shard:          "",
 		Tokens:         c.Tokens,
 		Tokenizer:      c.TokenizerID,
@@ -95,50 +120,50 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func (m *Manifest) complete(st *Stats, out, rej FileDigest) {
 	m.Rows, m.Written, m.Rejected = st.RowsRead, st.RowsWritten, st.RowsRejected
+	m.MaxRejects, m.Outcome, m.RejectsNotWritten = st.MaxRejects, st.Outcome, st.RejectsNotWritten
 	m.Output, m.Rejects = out, rej
 	m.Finished = time.Now().UTC().Format(time.RFC3339)
 }
 
-func (m *Manifest) write(path string) error {
+// encode returns the manifest as written.
+func (m *Manifest) encode() []byte {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return err
+		panic(err) // plain strings and numbers
 	}
-	f, err := createAtomic(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.abort()
-		return err
-	}
-	return f.commit()
+	return append(data, '\n')
 }
 
-// upToDate reports whether the manifest at path records the same inputs
+// upToDate returns the manifest at path when it records the same inputs
 // and options as m, and the output and rejects files it names are still
-// the ones it hashed.
-func (m *Manifest) upToDate(path, output, rejects string) bool {
-	data, err := os.ReadFile(path)
+// the ones it hashed; nil otherwise.
+func (m *Manifest) upToDate(path, output, rejects string) *Manifest {
+	data, err := readRegular(path, maxManifestBytes)
 	if err != nil {
-		return false
+		return nil
 	}
 	var old Manifest
 	if json.Unmarshal(data, &old) != nil || old.Format != m.Format {
-		return false
+		return nil
 	}
 	if old.Options != m.Options || !reflect.DeepEqual(old.Inputs, m.Inputs) {
-		return false
+		return nil
 	}
 	if old.Output.Path != output || old.Rejects.Path != rejects {
-		return false
+		return nil
 	}
-	return fileMatches(old.Output) && fileMatches(old.Rejects)
+	if !fileMatches(old.Output) || !fileMatches(old.Rejects) {
+		return nil
+	}
+	return &old
 }
+
+// maxManifestBytes bounds a manifest read back (one lists every input).
+const maxManifestBytes = 64 << 20
 
 // fileMatches reports whether the file d names has d's size and sha256.
 func fileMatches(d FileDigest) bool {
-	f, err := os.Open(d.Path)
+	f, err := openRegular(d.Path)
 	if err != nil {
 		return false
 	}

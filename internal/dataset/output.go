@@ -5,43 +5,46 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 
+	"github.com/beamharmony/harmony/internal/buildinfo"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 )
 
 // atomicFile is an output written to a temporary file beside its path and
-// renamed into place by commit, so that the path holds a complete file or
-// nothing. It hashes what it writes.
+// renamed into place by commitAll with the run's other outputs, so that
+// the paths hold a complete run's files or nothing. It hashes what it
+// writes.
 type atomicFile struct {
+	what string // "output", "rejects file", ...: for errors
 	path string
 	f    *os.File
 	w    *bufio.Writer
 	h    hash.Hash
 	n    int64
+	// done: closed (finished or aborted); placed: renamed into place.
+	done, placed bool
 }
 
-func createAtomic(path string) (*atomicFile, error) {
-	return createAtomicWrapped(path, nil)
-}
-
-func createAtomicWrapped(path string, wrap func(io.Writer) io.Writer) (*atomicFile, error) {
+func createAtomic(what, path string, wrap func(path string, w io.Writer) io.Writer) (*atomicFile, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
-	a := &atomicFile{path: path, f: f, h: sha256.New()}
+	a := &atomicFile{what: what, path: path, f: f, h: sha256.New()}
 	var w io.Writer = f
 	if wrap != nil {
-		w = wrap(w)
+		w = wrap(path, w)
 	}
 	a.w = bufio.NewWriterSize(io.MultiWriter(w, a.h), 1<<20)
 	return a, nil
@@ -53,35 +56,90 @@ func (a *atomicFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// commit flushes, syncs and renames the file into place.
-func (a *atomicFile) commit() error {
-	if err := a.w.Flush(); err != nil {
-		a.abort()
-		return err
+// file returns a itself (sinks embed it).
+func (a *atomicFile) file() *atomicFile { return a }
+
+// finish flushes, syncs and closes the temporary file; it stays under its
+// temporary name.
+func (a *atomicFile) finish() error {
+	if a.done {
+		return nil
 	}
-	if err := a.f.Sync(); err != nil {
-		a.abort()
-		return err
+	err := a.w.Flush()
+	if err == nil {
+		err = a.f.Sync()
 	}
-	if err := a.f.Chmod(0o644); err != nil {
-		a.abort()
-		return err
+	if err == nil {
+		err = a.f.Chmod(0o644)
 	}
-	if err := a.f.Close(); err != nil {
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	a.done = true
+	if err != nil {
 		os.Remove(a.f.Name())
-		return err
-	}
-	if err := os.Rename(a.f.Name(), a.path); err != nil {
-		os.Remove(a.f.Name())
-		return err
+		return fmt.Errorf("%s %s: %w", a.what, a.path, err)
 	}
 	return nil
 }
 
-// abort removes the temporary file.
+// abort removes the temporary file, or the file renamed into place.
 func (a *atomicFile) abort() {
-	a.f.Close()
+	if !a.done {
+		a.f.Close()
+		a.done = true
+	}
+	if a.placed {
+		os.Remove(a.path)
+		a.placed = false
+		return
+	}
 	os.Remove(a.f.Name())
+}
+
+// writeFile writes data to a and finishes it.
+func (a *atomicFile) writeFile(data []byte) error {
+	if _, err := a.Write(data); err != nil {
+		a.abort()
+		return fmt.Errorf("%s %s: %w", a.what, a.path, err)
+	}
+	return a.finish()
+}
+
+// commitAll puts finished files in place as one unit, last the one whose
+// presence says the unit is complete (the manifest): the old last file
+// goes first, so that no crash leaves it vouching for a mix of files; on
+// a failure, every file already renamed is removed with the rest, so that
+// nothing stays under the final names. Each path is checked again just
+// before, as it was when the run began (checkReplaceable).
+func commitAll(files []*atomicFile, last *atomicFile) error {
+	all := append(append([]*atomicFile(nil), files...), last)
+	fail := func(err error) error {
+		for _, a := range all {
+			a.abort()
+		}
+		return err
+	}
+	for _, a := range all {
+		if err := a.finish(); err != nil {
+			return fail(err)
+		}
+	}
+	for _, a := range all {
+		if err := checkReplaceable(a.what, a.path); err != nil {
+			return fail(err)
+		}
+	}
+	if err := os.Remove(last.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(fmt.Errorf("%s %s: %w", last.what, last.path, err))
+	}
+	for _, a := range all {
+		if err := os.Rename(a.f.Name(), a.path); err != nil {
+			return fail(fmt.Errorf("%s %s: %w", a.what, a.path, err))
+		}
+		a.placed = true
+	}
+	return nil
 }
 
 func (a *atomicFile) digest() FileDigest {
@@ -100,13 +158,13 @@ type sink interface {
 	write(b *batch) error
 	// close ends the format (a compressed stream's end, Parquet's footer).
 	close() error
-	commit() error
+	file() *atomicFile
 	abort()
 	digest() FileDigest
 }
 
 func newSink(c *Config, kind string) (sink, error) {
-	f, err := createAtomicWrapped(c.Output, c.wrapOutput)
+	f, err := createAtomic("output", c.Output, c.wrapFile)
 	if err != nil {
 		return nil, err
 	}
@@ -163,9 +221,15 @@ func newParquetSink(c *Config, f *atomicFile) *parquetSink {
 	s := newRecordSchema(c)
 	w := parquet.NewGenericWriter[any](f, s.schema,
 		parquet.Compression(&parquet.Snappy),
-		parquet.CreatedBy("beamharmony", "dataset", ""))
+		createdBy(buildinfo.Read().CreatedBy()))
 	return &parquetSink{atomicFile: f, w: w}
 }
+
+// createdBy sets the Parquet footer's created_by as written (the
+// library's own option misses a space before the build).
+type createdBy string
+
+func (s createdBy) ConfigureWriter(c *parquet.WriterConfig) { c.CreatedBy = string(s) }
 
 func (s *parquetSink) write(b *batch) error {
 	start := 0

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,10 +83,19 @@ func releaseBatch(b *batch) {
 
 // Run runs the conversion c describes. It returns the run's statistics,
 // also when it fails (then they count the rows done before the failure),
-// and ErrUpToDate when the output's manifest shows nothing to do.
+// and ErrUpToDate when the output's manifest shows nothing to do (then the
+// statistics are the manifest's counts).
+//
+// The output, the rejects file, the --stats file and the manifest are
+// written to temporary files and put in place together when the run
+// completes: when Run returns an error, none of them is under its final
+// name, except the --stats file, which then records the error. A run
+// whose rejects pass c.MaxRejects, or that wrote no row of those it read,
+// completes (its files are in place, for a look at the rejects) with
+// st.Failed set; the manifest records the decision.
 func Run(ctx context.Context, c Config) (*Stats, error) {
 	start := time.Now()
-	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}}
+	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}, MaxRejects: c.MaxRejects.String()}
 	if c.Render == nil {
 		c.Render = RenderText
 	}
@@ -105,9 +115,14 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 	st.Warnings = warnings
 	st.Inputs, st.Units = len(inputs), len(units)
 	man := newManifest(&c, inputs, units)
-	if !c.Force && man.upToDate(st.Manifest, c.Output, c.Rejects) {
-		st.Skipped = true
-		return st, ErrUpToDate
+	if !c.Force {
+		if old := man.upToDate(st.Manifest, c.Output, c.Rejects); old != nil {
+			st.Skipped = true
+			st.RowsRead, st.RowsWritten, st.RowsRejected = old.Rows, old.Written, old.Rejected
+			st.Rows = st.RowsRead
+			st.decide(c.MaxRejects)
+			return st, ErrUpToDate
+		}
 	}
 	for _, u := range units {
 		st.InputBytes += u.bytes
@@ -115,52 +130,82 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 	if err := os.MkdirAll(filepath.Dir(c.Output), 0o777); err != nil {
 		return st, err
 	}
+
+	// Every file is created first, so that an unwritable path stops the
+	// run before it renders anything.
+	var files []*atomicFile
+	abort := func() {
+		for _, f := range files {
+			f.abort()
+		}
+	}
 	out, err := newSink(&c, outKind)
 	if err != nil {
 		return st, err
 	}
-	rej, err := createAtomic(c.Rejects)
+	files = append(files, out.file())
+	rej, err := createAtomic("rejects file", c.Rejects, c.wrapFile)
 	if err != nil {
-		out.abort()
+		abort()
 		return st, err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			out.abort()
-			rej.abort()
+	files = append(files, rej)
+	var statsFile *atomicFile
+	if c.Stats != "" {
+		if statsFile, err = createAtomic("stats file", c.Stats, c.wrapFile); err != nil {
+			abort()
+			return st, err
 		}
-	}()
+		files = append(files, statsFile)
+	}
+	manFile, err := createAtomic("manifest", st.Manifest, c.wrapFile)
+	if err != nil {
+		abort()
+		return st, err
+	}
+	files = append(files, manFile)
 
 	if c.Progress != nil {
 		c.Progress.Start(st.InputBytes)
 		defer c.Progress.Finish()
 	}
+	// failed ends a run that cannot complete: nothing under the final
+	// names but the statistics, which say how far it got.
+	failed := func(err error) (*Stats, error) {
+		abort()
+		if c.Stats != "" {
+			st.Error = err.Error()
+			if f, ferr := createAtomic("stats file", c.Stats, c.wrapFile); ferr == nil {
+				if ferr = f.writeFile(st.encode()); ferr == nil {
+					_ = commitAll(nil, f)
+				}
+			}
+		}
+		return st, err
+	}
 	err = runPipeline(ctx, &c, units, out, rej, st)
 	st.finish(time.Since(start), c.Tokens)
 	if err != nil {
-		// The statistics of a failed run say how far it got.
-		if c.Stats != "" {
-			st.Error = err.Error()
-			writeStats(c.Stats, st)
+		return failed(err)
+	}
+	st.decide(c.MaxRejects)
+	// The digests cover what reached the files.
+	for _, f := range []*atomicFile{out.file(), rej} {
+		if err := f.finish(); err != nil {
+			return failed(err)
 		}
-		return st, err
 	}
-	if err := out.commit(); err != nil {
-		return st, fmt.Errorf("%s: %w", c.Output, err)
-	}
-	if err := rej.commit(); err != nil {
-		return st, fmt.Errorf("%s: %w", c.Rejects, err)
-	}
-	ok = true
 	man.complete(st, out.digest(), rej.digest())
-	if err := man.write(st.Manifest); err != nil {
-		return st, err
+	if _, err := manFile.Write(man.encode()); err != nil {
+		return failed(fmt.Errorf("manifest %s: %w", st.Manifest, err))
 	}
-	if c.Stats != "" {
-		if err := writeStats(c.Stats, st); err != nil {
-			return st, err
+	if statsFile != nil {
+		if _, err := statsFile.Write(st.encode()); err != nil {
+			return failed(fmt.Errorf("stats file %s: %w", c.Stats, err))
 		}
+	}
+	if err := commitAll(files[:len(files)-1], manFile); err != nil {
+		return failed(err)
 	}
 	return st, nil
 }
@@ -186,6 +231,9 @@ func checkPaths(c *Config) (string, error) {
 		outputs = append(outputs, struct{ name, path string }{"stats file", c.Stats})
 	}
 	for i, o := range outputs {
+		if err := checkReplaceable(o.name, o.path); err != nil {
+			return "", err
+		}
 		for _, in := range c.Inputs {
 			if sameFile(o.path, in) {
 				return "", fmt.Errorf("%s %s is also an input; choose another path", o.name, o.path)
@@ -235,7 +283,7 @@ func runPipeline(ctx context.Context, c *Config, units []unit, out sink, rej *at
 			defer wg.Done()
 			for b := range work {
 				if ctx.Err() == nil {
-					proc.batch(b)
+					proc.batch(ctx, b)
 				}
 				close(b.done)
 			}
@@ -280,8 +328,23 @@ func writeBatch(c *Config, b *batch, out sink, rej *atomicFile, st *Stats) error
 		return fmt.Errorf("%s: %w", c.Output, err)
 	}
 	if len(r.rejects) > 0 {
-		if _, err := rej.Write(r.rejects); err != nil {
-			return fmt.Errorf("%s: %w", c.Rejects, err)
+		// Whole lines, while the file stays within --max-rejects-bytes;
+		// the rest are counted.
+		lines := r.rejects
+		if room := c.maxRejectsBytes() - rej.n; int64(len(lines)) > room {
+			cut := 0
+			for cut < len(lines) {
+				nl := bytes.IndexByte(lines[cut:], '\n')
+				if int64(cut+nl+1) > room {
+					break
+				}
+				cut += nl + 1
+			}
+			st.RejectsNotWritten += int64(bytes.Count(lines[cut:], []byte("\n")))
+			lines = lines[:cut]
+		}
+		if _, err := rej.Write(lines); err != nil {
+			return fmt.Errorf("rejects file %s: %w", c.Rejects, err)
 		}
 	}
 	st.RowsRead += int64(len(b.rows))

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -39,15 +40,18 @@ func newProcessor(c *Config) *processor {
 }
 
 // batch renders every row of b into b's results.
-func (p *processor) batch(b *batch) {
+func (p *processor) batch(ctx context.Context, b *batch) {
 	var row Row
 	// Parquet rows are converted with the request's own keys already.
 	remap := len(p.rename) > 0 && b.u.in.kind != kindParquet
 	for i := range b.rows {
+		if ctx.Err() != nil {
+			return // the run is stopping: the batch is not written
+		}
 		r := &b.rows[i]
 		data := b.buf[r.start:r.end]
 		row = Row{}
-		id, truncated, err := p.row(r, data, remap, &row)
+		id, truncated, err := p.row(ctx, r, data, remap, &row)
 		if err != nil {
 			p.reject(b, r, data, err)
 			continue
@@ -58,7 +62,7 @@ func (p *processor) batch(b *batch) {
 
 // row decodes and renders one row, and returns its id (raw JSON, nil when
 // absent) and whether it was truncated.
-func (p *processor) row(r *rowRef, data []byte, remap bool, row *Row) (id []byte, truncated bool, err error) {
+func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool, row *Row) (id []byte, truncated bool, err error) {
 	if r.err != nil {
 		return nil, false, r.err
 	}
@@ -85,7 +89,7 @@ func (p *processor) row(r *rowRef, data []byte, remap bool, row *Row) (id []byte
 	if !req.ReasoningEffort.IsSet() {
 		req.ReasoningEffort = p.c.DefaultEffort
 	}
-	if err := p.c.Render(req, row); err != nil {
+	if err := p.c.Render(ctx, req, row); err != nil {
 		return id, false, err
 	}
 	if p.c.Tokens {
@@ -210,8 +214,9 @@ func appendInts(out []byte, xs []int32) []byte {
 //	{"source": FILE, "line": N, "error": MESSAGE, "row": ROW}
 //
 // with "row_index" (0-based) in place of "line" for Parquet. ROW is the
-// row as JSON when it is valid JSON, else its text as a string; a row too
-// long to keep is its first bytes as a string, with "row_bytes".
+// row as JSON when it is valid JSON, else its text as a string; a row
+// longer than RejectRowBytes (or too long to read) is its first bytes as a
+// string, with "row_bytes", its size.
 func (p *processor) reject(b *batch, r *rowRef, data []byte, err error) {
 	res := &b.res
 	res.rejected++
@@ -232,19 +237,30 @@ func (p *processor) reject(b *batch, r *rowRef, data []byte, err error) {
 	out = append(out, `": `...)
 	out = strconv.AppendInt(out, r.pos, 10)
 	out = append(out, `, "error": `...)
+	if len(msg) > maxRejectError {
+		msg = msg[:maxRejectError] + "..."
+	}
 	out = pyjson.AppendQuoted(out, strings.ToValidUTF8(msg, "\uFFFD"))
 	out = append(out, `, "row": `...)
-	if r.size == 0 && utf8.Valid(data) && json.Valid(data) {
+	size := r.size
+	if size == 0 && len(data) > RejectRowBytes {
+		size = int64(len(data))
+		data = data[:RejectRowBytes]
+	}
+	if size == 0 && utf8.Valid(data) && json.Valid(data) {
 		out = append(out, data...)
 	} else {
 		out = pyjson.AppendQuoted(out, strings.ToValidUTF8(string(data), "\uFFFD"))
 	}
-	if r.size > 0 {
+	if size > 0 {
 		out = append(out, `, "row_bytes": `...)
-		out = strconv.AppendInt(out, r.size, 10)
+		out = strconv.AppendInt(out, size, 10)
 	}
 	res.rejects = append(out, "}\n"...)
 }
+
+// maxRejectError bounds the error message a reject records.
+const maxRejectError = 4 << 10
 
 // errorKind groups errors for the statistics: the message with every run
 // of digits replaced by N ("messages[N].content: ...").

@@ -49,6 +49,15 @@ type Stats struct {
 	// Error is the error that stopped a failed run, and no output was
 	// written.
 	Error string `json:"error,omitempty"`
+	// RejectsNotWritten counts the rejects past --max-rejects-bytes:
+	// counted, not in the rejects file.
+	RejectsNotWritten int64 `json:"rejects_not_written"`
+	// MaxRejects is the limit the run was held to; Failed says that the
+	// run completed but failed it (or wrote no row), and Outcome says why
+	// ("ok" otherwise).
+	MaxRejects string `json:"max_rejects"`
+	Failed     bool   `json:"failed"`
+	Outcome    string `json:"outcome"`
 }
 
 func (s *Stats) finish(d time.Duration, tokens bool) {
@@ -66,23 +75,16 @@ func (s *Stats) finish(d time.Duration, tokens bool) {
 	}
 }
 
-func writeStats(path string, s *Stats) error {
+// encode returns the statistics as written to --stats.
+func (s *Stats) encode() []byte {
 	if s.Warnings == nil {
 		s.Warnings = []string{}
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return err
+		panic(err) // plain strings and numbers
 	}
-	f, err := createAtomic(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.abort()
-		return err
-	}
-	return f.commit()
+	return append(data, '\n')
 }
 
 // WriteSummary writes the run's summary for a person, a few lines.
@@ -109,6 +111,10 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 	}
 	fmt.Fprintf(w, "%.2f s, %.1f MB/s, %.0f rows/s\n", s.Seconds, s.MBPerSecond, s.RowsPerSecond)
 	if s.RowsRejected > 0 {
-		fmt.Fprintf(w, "rejects: %s\n", s.Rejects)
+		fmt.Fprintf(w, "rejects: %s", s.Rejects)
+		if s.RejectsNotWritten > 0 {
+			fmt.Fprintf(w, " (%d not written: the file reached --max-rejects-bytes)", s.RejectsNotWritten)
+		}
+		fmt.Fprintln(w)
 	}
 }

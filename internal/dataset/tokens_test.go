@@ -18,7 +18,7 @@ import (
 // byteTokens is a stand-in token RenderFunc: one id per byte of the
 // prompt, masked 1 inside the assistant spans. It exercises the token
 // columns, limits and truncation without a tokenizer.
-func byteTokens(req *harmony.Request, row *Row) error {
+func byteTokens(_ context.Context, req *harmony.Request, row *Row) error {
 	p, err := req.RenderPrompt()
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func TestTokenOutput(t *testing.T) {
 		}
 		req.AddGenerationPrompt = false
 		var r Row
-		if byteTokens(req, &r) == nil {
+		if byteTokens(context.Background(), req, &r) == nil {
 			want = append(want, r)
 		}
 	}
