@@ -166,8 +166,9 @@ func TestBadRequests(t *testing.T) {
 		{"no model", `{"messages":[` + user + `]}`, nil, 400, "model: required", "model"},
 		{"n above 1", withMsgs(`"n":2,`, user), nil, 400, "n: only 1 is supported", "n"},
 		{"n of 1 is fine", withMsgs(`"n":1,`, user), nil, 200, "", ""},
-		{"tool_choice required", withMsgs(`"tool_choice":"required",`, user), nil, 400, `tool_choice: only "auto" and "none"`, "tool_choice"},
-		{"tool_choice function", withMsgs(`"tool_choice":{"type":"function","function":{"name":"get_weather"}},`, user), nil, 400, "tool_choice", "tool_choice"},
+		{"tool_choice required without tools", withMsgs(`"tool_choice":"required",`, user), nil, 400, `tool_choice: asks for a tool call, but the request declares no tools`, "tool_choice"},
+		{"tool_choice names an undeclared function", withMsgs(`"tool_choice":{"type":"function","function":{"name":"get_weather"}},`, user), nil, 400, `tool_choice: names "get_weather", which is not among the tools`, "tool_choice"},
+		{"tool_choice unknown mode", withMsgs(`"tool_choice":"any",`, user), nil, 400, `tool_choice: must be auto, none or required, got "any"`, "tool_choice"},
 		{"arguments not JSON", withMsgs("", user, asst(`"reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": "}}]`)), nil,
 			400, "messages[1].tool_calls[0].function.arguments: not valid JSON", "messages[1].tool_calls[0].function.arguments"},
 		{"arguments not an object", withMsgs("", user, asst(`"reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"[1, 2]"}}]`)), nil,
@@ -200,7 +201,7 @@ func TestBadRequests(t *testing.T) {
 		{"bad builtin_tools", withMsgs(`"chat_template_kwargs":{"builtin_tools":"search"},`, user), nil, 400, "builtin_tools", "chat_template_kwargs.builtin_tools"},
 		{"builtin tool not in tools", withMsgs(`"chat_template_kwargs":{"builtin_tools":["search"]},`, user), nil, 400, "builtin_tools", ""},
 		{"logprobs", withMsgs(`"logprobs":true,`, user), nil, 400, "logprobs", "logprobs"},
-		{"response_format json", withMsgs(`"response_format":{"type":"json_object"},`, user), nil, 400, "response_format", "response_format"},
+		{"response_format unknown type", withMsgs(`"response_format":{"type":"xml"},`, user), nil, 400, `response_format.type: "xml" is not supported`, "response_format.type"},
 		{"too large", withMsgs("", `{"role":"user","content":"`+strings.Repeat("x", 2000)+`"}`), func(c *Config) { c.MaxBodyBytes = 1000 }, 413, "larger than the server's limit of 1000 bytes", ""},
 	}
 	for _, tt := range tests {

@@ -101,6 +101,11 @@ type Config struct {
 	Backend string
 	// BackendAPIKey, when set, is sent to the engine as a bearer token.
 	BackendAPIKey string
+	// Engine is the engine's kind, which decides how the grammar of a
+	// constrained request (tool_choice required or named, a response
+	// format, strict tools) is sent. EngineAuto (the zero value) detects
+	// it: see Server.DetectEngine.
+	Engine EngineKind
 	// Model, when set, is the model name sent to the engine in place of
 	// the request's, and the only model /v1/models lists.
 	Model string

@@ -50,6 +50,11 @@ type completionRequest struct {
 	SpacesBetweenSpecialTokens bool            `json:"spaces_between_special_tokens"`
 	AddSpecialTokens           bool            `json:"add_special_tokens"`
 	IncludeStopStrInOutput     bool            `json:"include_stop_str_in_output"`
+	// The grammar of a constrained request, in the engine's dialect:
+	// llama.cpp's GBNF, vLLM's structured_outputs, SGLang's EBNF.
+	Grammar           string             `json:"grammar,omitempty"`
+	StructuredOutputs *structuredOutputs `json:"structured_outputs,omitempty"`
+	EBNF              string             `json:"ebnf,omitempty"`
 }
 
 type streamOptions struct {

@@ -66,6 +66,17 @@ type fakeEngine struct {
 	cancelled   atomic.Int64
 	cancelledCh chan struct{}
 	health      atomic.Int32 // status of GET /health; 0 means 200
+	// kind is the EngineKind whose detection endpoint the fake answers
+	// (none by default); probes counts the detection requests.
+	kind   atomic.Int32
+	probes atomic.Int64
+}
+
+// newFakeEngineOf is newFakeEngine answering kind's detection endpoint.
+func newFakeEngineOf(t testing.TB, kind EngineKind, script func(r *engineReq) gen) *fakeEngine {
+	fe := newFakeEngine(t, script)
+	fe.kind.Store(int32(kind))
+	return fe
 }
 
 func newFakeEngine(t testing.TB, script func(r *engineReq) gen) *fakeEngine {
@@ -102,6 +113,20 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/v1/models":
 		io.WriteString(w, `{"object":"list","data":[{"id":"beam-fake","object":"model","created":1,"owned_by":"fake"}]}`)
+		return
+	case "/props", "/version", "/get_server_info", "/server_info":
+		fe.probes.Add(1)
+		answers := map[EngineKind][2]string{
+			EngineLlamaCpp: {"/props", `{"default_generation_settings":{"n_ctx":4096},"total_slots":1,"build_info":"b1-fake"}`},
+			EngineVLLM:     {"/version", `{"version":"0.11.0"}`},
+			EngineSGLang:   {"/get_server_info", `{"model_path":"beam","version":"0.5.0"}`},
+		}
+		if a, ok := answers[EngineKind(fe.kind.Load())]; ok && a[0] == r.URL.Path {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, a[1])
+			return
+		}
+		http.NotFound(w, r)
 		return
 	case "/v1/completions":
 	default:

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/grammar"
 	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -125,6 +126,12 @@ type exchange struct {
 	usage     *usage
 	firstByte time.Duration
 	warnings  []string
+
+	// grammar constrains the generation (nil: free), sent in engine's
+	// dialect; unenforced lists the schema keywords it left out.
+	grammar    *grammar.Grammar
+	engine     EngineKind
+	unenforced []string
 }
 
 // generate serves a POST to a generating endpoint.
@@ -140,6 +147,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	}
 	rep, aerr := c.prepare(body)
 	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	if aerr := c.checkEngine(w); aerr != nil {
 		c.httpError(w, aerr)
 		return
 	}
@@ -288,7 +299,7 @@ func modelOutputError(err error) *apiError {
 // whole.
 func (c *exchange) complete() (*harmony.Parsed, genEnd, *apiError) {
 	var end genEnd
-	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.enginePrompt()))
+	resp, aerr := c.s.engine.complete(c, c.completionRequest())
 	if aerr != nil {
 		return nil, end, aerr
 	}
@@ -377,7 +388,7 @@ func (c *exchange) noteParsed(p *harmony.Parsed) {
 // stream runs a streamed generation: engine events are parsed as they
 // arrive and the parser's events handed to out.
 func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
-	resp, aerr := c.s.engine.complete(c, newCompletionRequest(c.req, c.model, c.enginePrompt()))
+	resp, aerr := c.s.engine.complete(c, c.completionRequest())
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
@@ -700,6 +711,12 @@ func (c *exchange) finishLog() {
 		}
 		level = errorLevel(c.status, c.kind)
 	}
+	if c.grammar != nil {
+		attrs = append(attrs, slog.String("grammar", c.engine.String()))
+	}
+	if len(c.unenforced) > 0 {
+		attrs = append(attrs, slog.Any("unenforced", c.unenforced))
+	}
 	if len(c.warnings) > 0 {
 		attrs = append(attrs, slog.Any("warnings", c.warnings))
 	}
@@ -729,6 +746,9 @@ func (c *exchange) prepare(body []byte) (reply, *apiError) {
 		if pm, ok := rep.(pathMapper); ok {
 			aerr = pm.mapPath(aerr)
 		}
+		return nil, aerr
+	}
+	if aerr := c.compileGrammar(); aerr != nil {
 		return nil, aerr
 	}
 	return rep, nil

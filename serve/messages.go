@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/grammar"
 )
 
 // The Anthropic Messages API (POST /v1/messages): requests decoded into a
@@ -46,6 +47,9 @@ type messagesBody struct {
 	Stream        json.RawMessage `json:"stream"`
 	Thinking      json.RawMessage `json:"thinking"`
 	OutputConfig  json.RawMessage `json:"output_config"`
+	// OutputFormat is the structured outputs beta's name for
+	// output_config.format.
+	OutputFormat json.RawMessage `json:"output_format"`
 }
 
 // anthropicMessage is one entry of messages.
@@ -74,6 +78,7 @@ type anthropicTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	Strict      json.RawMessage `json:"strict"`
 }
 
 // messagesReply is a decoded Messages request with what its reply needs.
@@ -98,7 +103,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := json.Unmarshal(body, &mb); err != nil {
 		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
 	m := &messagesReply{req: r}
 	var err *apiError
 	if r.model, err = rawString(mb.Model, "model"); err != nil {
@@ -136,6 +141,9 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 		r.stream = false
 	}
 	if err := m.decodeThinking(mb.Thinking, mb.OutputConfig); err != nil {
+		return nil, err
+	}
+	if err := m.decodeOutputFormat(mb.OutputConfig, mb.OutputFormat); err != nil {
 		return nil, err
 	}
 	if err := m.decodeTools(mb.Tools, mb.ToolChoice); err != nil {
@@ -245,9 +253,10 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 	return nil
 }
 
-// decodeTools reads tools and tool_choice. auto and none are honoured
-// (none declares no tool); any and tool would need constrained decoding
-// and are refused. disable_parallel_tool_use keeps the first call.
+// decodeTools reads tools and tool_choice. none declares no tool; auto
+// lets Beam choose; any, tool, strict tools and disable_parallel_tool_use
+// constrain the generation (constrain.go), and disable_parallel_tool_use
+// keeps the first call of an unconstrained one.
 func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
 	r := m.req
 	off := false
@@ -264,9 +273,15 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 		case "auto":
 		case "none":
 			off = true
-		case "any", "tool":
-			return badRequest("tool_choice.type", "unsupported_tool_choice", "tool_choice.type: "+quoteText(tc.Type)+
-				" cannot be honoured: Beam decides itself whether and which tool to call, and this gateway does not constrain its output; use \"auto\" (or \"none\")")
+			r.constraint.choice = grammar.None
+		case "any":
+			r.constraint.choice = grammar.Required
+		case "tool":
+			if tc.Name == "" {
+				return badRequest("tool_choice.name", "invalid_value", "tool_choice.name: required with type tool, the tool to call")
+			}
+			r.constraint.choice, r.constraint.name = grammar.Named, tc.Name
+			r.constraint.choiceParam = "tool_choice.name"
 		default:
 			return badRequest("tool_choice.type", "invalid_value", "tool_choice.type: must be auto, any, tool or none, got "+quoteText(tc.Type))
 		}
@@ -274,6 +289,7 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 			return err
 		} else if v {
 			r.maxCalls = 1
+			r.constraint.parallel = false
 		}
 	}
 	if isNull(rawTools) {
@@ -304,14 +320,60 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 		if len(schema) == 0 || schema[0] != '{' {
 			return badRequest(path+".input_schema", "invalid_tool", path+".input_schema: required, a JSON Schema object")
 		}
+		strict, _, err := rawBool(t.Strict, path+".strict")
+		if err != nil {
+			return err
+		}
 		tools[i] = harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: schema}}
+		r.constraint.strict = append(r.constraint.strict, strict)
+		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".input_schema")
 	}
 	if off {
 		r.toolsOff = true
+		r.constraint.strict, r.constraint.toolSchemas = nil, nil
 		return nil
 	}
 	r.opts.Tools = tools
 	r.parseTools = tools
+	return nil
+}
+
+// decodeOutputFormat reads the response format: output_config.format, or
+// output_format (the structured outputs beta), {"type": "json_schema",
+// "schema": ...}; both at once is a 400.
+func (m *messagesReply) decodeOutputFormat(outputConfig, outputFormat json.RawMessage) *apiError {
+	var oc struct {
+		Format json.RawMessage `json:"format"`
+	}
+	if !isNull(outputConfig) && outputConfig[0] == '{' {
+		_ = json.Unmarshal(outputConfig, &oc)
+	}
+	raw, path := oc.Format, "output_config.format"
+	if !isNull(outputFormat) {
+		if !isNull(raw) {
+			return badRequest("output_format", "invalid_value", "output_format: set output_config.format or output_format, not both")
+		}
+		raw, path = outputFormat, "output_format"
+	}
+	if isNull(raw) {
+		return nil
+	}
+	var t struct {
+		Type string `json:"type"`
+	}
+	if raw[0] == '{' && json.Unmarshal(raw, &t) == nil && t.Type != "json_schema" {
+		return badRequest(path+".type", "invalid_value", path+".type: must be json_schema, got "+quoteText(t.Type))
+	}
+	format, schemaPath, err := decodeFormat(raw, path, false)
+	if err != nil {
+		return err
+	}
+	if format != nil {
+		// Anthropic's JSON outputs always follow their schema.
+		format.Strict = true
+	}
+	k := &m.req.constraint
+	k.format, k.formatParam, k.formatSchema = format, path, schemaPath
 	return nil
 }
 

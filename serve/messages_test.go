@@ -425,8 +425,8 @@ func TestMessagesBadRequests(t *testing.T) {
 	for _, tt := range []struct {
 		name, body, want string
 	}{
-		{"tool_choice any", `{"model":"beam","max_tokens":10,` + user + `,"tool_choice":{"type":"any"}}`, `tool_choice.type: "any" cannot be honoured`},
-		{"tool_choice tool", `{"model":"beam","max_tokens":10,` + user + `,"tool_choice":{"type":"tool","name":"x"}}`, `tool_choice.type: "tool" cannot be honoured`},
+		{"tool_choice any without tools", `{"model":"beam","max_tokens":10,` + user + `,"tool_choice":{"type":"any"}}`, `tool_choice: asks for a tool call, but the request declares no tools`},
+		{"tool_choice tool undeclared", `{"model":"beam","max_tokens":10,` + user + `,"tool_choice":{"type":"tool","name":"x"}}`, `tool_choice.name: names "x", which is not among the tools`},
 		{"server tool", `{"model":"beam","max_tokens":10,` + user + `,"tools":[{"type":"web_search_20250305","name":"web_search"}]}`, `tools[0].type: "web_search_20250305" is an Anthropic-defined tool`},
 		{"image block", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":[{"type":"image","source":{}}]}]}`, `messages[0].content[0].type: "image" blocks are not supported`},
 		{"prefill", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Sure"}]}`, `messages[1]: a final assistant message (a prefill) is not supported`},

@@ -39,6 +39,7 @@ type chatRequest struct {
 	N                   json.RawMessage   `json:"n"`
 	Logprobs            json.RawMessage   `json:"logprobs"`
 	ResponseFormat      json.RawMessage   `json:"response_format"`
+	ParallelToolCalls   json.RawMessage   `json:"parallel_tool_calls"`
 }
 
 // chatTemplateKwargs are the template arguments a request may pass in
@@ -79,6 +80,10 @@ type request struct {
 	// generation stops at the first call past it (parallel tool calls
 	// turned off).
 	maxCalls int
+	// constraint is what the client demands of the generation (a tool
+	// choice, a response format, strict tools), compiled into a grammar
+	// for the engine when it constrains anything (constrain.go).
+	constraint constraint
 }
 
 // decodeRequest reads a chat request body. Every error is a 400 that names
@@ -91,7 +96,7 @@ func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
 	if err := json.Unmarshal(body, &cr); err != nil {
 		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
 	steps := [...]func(*chatRequest, *Config) *apiError{
 		r.decodeScalars, r.decodeMessages, r.decodeTools, r.decodeTemplateArgs, r.checkMarkers,
 	}
@@ -267,15 +272,11 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 	} else if logprobs {
 		return badRequest("logprobs", "unsupported_parameter", "logprobs: not supported by this gateway")
 	}
-	if !isNull(cr.ResponseFormat) {
-		var rf struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(cr.ResponseFormat, &rf) != nil || rf.Type != "text" {
-			return badRequest("response_format", "unsupported_parameter",
-				"response_format: only {\"type\": \"text\"} is supported; Beam's output is not constrained by this gateway")
-		}
+	format, schemaPath, err := decodeFormat(cr.ResponseFormat, "response_format", true)
+	if err != nil {
+		return err
 	}
+	r.constraint.format, r.constraint.formatParam, r.constraint.formatSchema = format, "response_format", schemaPath
 	return nil
 }
 
@@ -429,37 +430,62 @@ func decodeArguments(f *harmony.FunctionCall, path string) *apiError {
 	return nil
 }
 
-// decodeTools reads tools and tool_choice. Only "auto" and "none" are
-// supported; with "none" the tools are not declared (DECISIONS.md,
-// Serving).
+// decodeTools reads tools, tool_choice and parallel_tool_calls. "none"
+// declares no tool (DECISIONS.md, Serving); "auto" lets Beam choose;
+// "required", a named function, allowed_tools in required mode, strict
+// tools and parallel_tool_calls false constrain the generation
+// (constrain.go).
 func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
-	choice := "auto"
-	if !isNull(cr.ToolChoice) {
-		var s string
-		if cr.ToolChoice[0] == '"' && json.Unmarshal(cr.ToolChoice, &s) == nil && (s == "auto" || s == "none") {
-			choice = s
-		} else {
-			got := string(truncate(cr.ToolChoice, 60))
-			return badRequest("tool_choice", "unsupported_tool_choice",
-				"tool_choice: only \"auto\" and \"none\" are supported, got "+got+"; Beam decides itself whether to call a tool")
-		}
+	tc, aerr := decodeChatToolChoice(cr.ToolChoice)
+	if aerr != nil {
+		return aerr
+	}
+	r.constraint.choice, r.constraint.name = tc.choice, tc.name
+	if v, set, err := rawBool(cr.ParallelToolCalls, "parallel_tool_calls"); err != nil {
+		return err
+	} else if set && !v {
+		r.constraint.parallel = false
+		r.maxCalls = 1
 	}
 	if isNull(cr.Tools) {
-		return nil
+		return tc.checkAllowed(nil)
 	}
 	var raws []json.RawMessage
 	if cr.Tools[0] != '[' || json.Unmarshal(cr.Tools, &raws) != nil {
 		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(cr.Tools))
 	}
-	tools := make([]harmony.Tool, len(raws))
+	tools := make([]harmony.Tool, 0, len(raws))
+	names := make([]string, len(raws))
 	for i, raw := range raws {
 		path := "tools[" + strconv.Itoa(i) + "]"
-		if err := tools[i].UnmarshalJSON(raw); err != nil {
+		var t harmony.Tool
+		if err := t.UnmarshalJSON(raw); err != nil {
 			return harmonyError(path, "invalid_tool", err)
 		}
+		var st struct {
+			Function struct {
+				Strict json.RawMessage `json:"strict"`
+			} `json:"function"`
+		}
+		_ = json.Unmarshal(raw, &st)
+		strict, _, err := rawBool(st.Function.Strict, path+".function.strict")
+		if err != nil {
+			return err
+		}
+		names[i] = t.Function.Name
+		if !tc.allows(t.Function.Name) {
+			continue
+		}
+		tools = append(tools, t)
+		r.constraint.strict = append(r.constraint.strict, strict)
+		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".function.parameters")
 	}
-	if choice == "none" {
+	if err := tc.checkAllowed(names); err != nil {
+		return err
+	}
+	if tc.off {
 		r.toolsOff = true
+		r.constraint.strict, r.constraint.toolSchemas = nil, nil
 		return nil
 	}
 	r.opts.Tools = tools

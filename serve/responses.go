@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ type responsesBody struct {
 	PreviousResponseID json.RawMessage `json:"previous_response_id"`
 	Conversation       json.RawMessage `json:"conversation"`
 	Background         json.RawMessage `json:"background"`
+	Text               json.RawMessage `json:"text"`
 }
 
 // inputItem is one input item, of any type.
@@ -79,6 +81,8 @@ type responsesReply struct {
 	effort          string
 	maxOutputTokens json.RawMessage
 	parallel        bool
+	// textFormat is text.format as sent; nil: {"type": "text"}.
+	textFormat json.RawMessage
 }
 
 func (rr *responsesReply) request() *request { return rr.req }
@@ -103,7 +107,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if err := json.Unmarshal(body, &rb); err != nil {
 		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}}
+	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
 	rr := &responsesReply{req: r, parallel: true}
 	var err *apiError
 	if r.model, err = rawString(rb.Model, "model"); err != nil {
@@ -154,6 +158,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	} else if set && !v {
 		rr.parallel = false
 		r.maxCalls = 1
+		r.constraint.parallel = false
 	}
 	if !isNull(rb.Reasoning) {
 		var rs struct {
@@ -172,6 +177,9 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 		}
 	}
 	if err := rr.decodeTools(rb.Tools, rb.ToolChoice); err != nil {
+		return nil, err
+	}
+	if err := rr.decodeText(rb.Text); err != nil {
 		return nil, err
 	}
 	if rr.instructions, err = rawString(rb.Instructions, "instructions"); err != nil {
@@ -194,61 +202,27 @@ func statelessError(param, msg string) *apiError {
 	return badRequest(param, "stateless", msg+"; send the whole conversation as input items, reasoning items included")
 }
 
-// decodeTools reads tools (function tools only) and tool_choice: "auto",
-// "none" (no tool declared), or allowed_tools in auto mode (only those
-// declared). Forcing a call ("required", a named function) needs
-// constrained decoding and is refused.
+// decodeTools reads tools (function tools only) and tool_choice: "none"
+// declares no tool, allowed_tools only those it names; "required", a
+// named function, allowed_tools in required mode and strict tools
+// constrain the generation (constrain.go).
 func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
 	r := rr.req
 	rr.tools, rr.toolChoice = rawTools, rawChoice
-	off := false
-	var allowed map[string]bool
-	if !isNull(rawChoice) {
-		refuse := func(got string) *apiError {
-			return badRequest("tool_choice", "unsupported_tool_choice", "tool_choice: "+got+
-				" cannot be honoured: Beam decides itself whether and which tool to call, and this gateway does not constrain its output; use \"auto\" or \"none\"")
-		}
-		switch rawChoice[0] {
-		case '"':
-			s, _ := rawString(rawChoice, "tool_choice")
-			switch s {
-			case "auto":
-			case "none":
-				off = true
-			default:
-				return refuse(quoteText(s))
-			}
-		case '{':
-			var tc struct {
-				Type  string `json:"type"`
-				Mode  string `json:"mode"`
-				Tools []struct {
-					Type string `json:"type"`
-					Name string `json:"name"`
-				} `json:"tools"`
-			}
-			if json.Unmarshal(rawChoice, &tc) != nil {
-				return badRequest("tool_choice", "invalid_type", "tool_choice: not a valid tool choice")
-			}
-			if tc.Type != "allowed_tools" || tc.Mode != "auto" {
-				return refuse(string(truncate(rawChoice, 80)))
-			}
-			allowed = make(map[string]bool, len(tc.Tools))
-			for _, t := range tc.Tools {
-				allowed[t.Name] = true
-			}
-		default:
-			return badRequest("tool_choice", "invalid_type", "tool_choice: must be a string or an object, got "+kindOf(rawChoice))
-		}
+	tc, aerr := decodeResponsesToolChoice(rawChoice)
+	if aerr != nil {
+		return aerr
 	}
+	r.constraint.choice, r.constraint.name = tc.choice, tc.name
 	if isNull(rawTools) {
-		return nil
+		return tc.checkAllowed(nil)
 	}
 	var raws []json.RawMessage
 	if rawTools[0] != '[' || json.Unmarshal(rawTools, &raws) != nil {
 		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(rawTools))
 	}
 	tools := make([]harmony.Tool, 0, len(raws))
+	names := make([]string, len(raws))
 	for i, raw := range raws {
 		path := "tools[" + strconv.Itoa(i) + "]"
 		var t struct {
@@ -256,6 +230,7 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			Parameters  json.RawMessage `json:"parameters"`
+			Strict      json.RawMessage `json:"strict"`
 		}
 		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &t) != nil {
 			return badRequest(path, "invalid_tool", path+": must be a function tool object")
@@ -267,23 +242,61 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 		if t.Name == "" {
 			return badRequest(path+".name", "invalid_tool", path+".name: required")
 		}
+		strict, _, err := rawBool(t.Strict, path+".strict")
+		if err != nil {
+			return err
+		}
 		params := t.Parameters
 		if isNull(params) {
 			params = json.RawMessage(`{"type": "object", "properties": {}}`)
 		} else if params[0] != '{' {
 			return badRequest(path+".parameters", "invalid_tool", path+".parameters: must be a JSON Schema object, got "+kindOf(params))
 		}
-		if allowed != nil && !allowed[t.Name] {
+		names[i] = t.Name
+		if !tc.allows(t.Name) {
 			continue
 		}
 		tools = append(tools, harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: params}})
+		r.constraint.strict = append(r.constraint.strict, strict)
+		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".parameters")
 	}
-	if off {
+	if err := tc.checkAllowed(names); err != nil {
+		return err
+	}
+	if tc.off {
 		r.toolsOff = true
+		r.constraint.strict, r.constraint.toolSchemas = nil, nil
 		return nil
 	}
 	r.opts.Tools = tools
 	r.parseTools = tools
+	return nil
+}
+
+// decodeText reads text: its format (text, json_object, json_schema) is
+// the response format; the format as sent is echoed in the response.
+func (rr *responsesReply) decodeText(raw json.RawMessage) *apiError {
+	if isNull(raw) {
+		return nil
+	}
+	if raw[0] != '{' {
+		return badRequest("text", "invalid_type", "text: must be an object such as {\"format\": {\"type\": \"json_object\"}}, got "+kindOf(raw))
+	}
+	var t struct {
+		Format json.RawMessage `json:"format"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return badRequest("text", "invalid_type", "text."+jsonErrorText(err))
+	}
+	format, schemaPath, err := decodeFormat(t.Format, "text.format", false)
+	if err != nil {
+		return err
+	}
+	k := &rr.req.constraint
+	k.format, k.formatParam, k.formatSchema = format, "text.format", schemaPath
+	if !isNull(t.Format) {
+		rr.textFormat = bytes.TrimSpace(t.Format)
+	}
 	return nil
 }
 

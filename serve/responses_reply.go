@@ -66,7 +66,13 @@ func (rr *responsesReply) appendResponse(dst []byte, c *exchange, status, incomp
 	dst = appendOptString(dst, rr.effort)
 	dst = append(dst, `,"summary":null},"store":false,"temperature":`...)
 	dst = appendRaw(dst, rr.req.temperature)
-	dst = append(dst, `,"text":{"format":{"type":"text"}},"tool_choice":`...)
+	dst = append(dst, `,"text":{"format":`...)
+	if isNull(rr.textFormat) {
+		dst = append(dst, `{"type":"text"}`...)
+	} else {
+		dst = append(dst, rr.textFormat...)
+	}
+	dst = append(dst, `},"tool_choice":`...)
 	if isNull(rr.toolChoice) {
 		dst = append(dst, `"auto"`...)
 	} else {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/beamharmony/harmony/grammar"
 )
 
 // Server is the gateway's HTTP handler. It serves
@@ -42,6 +44,10 @@ type Server struct {
 	// prepare holds a slot per request being decoded, rendered and
 	// tokenized.
 	prepare chan struct{}
+	// grammars caches the compiled grammars of constrained requests;
+	// kind is the engine's kind as detected (Config.Engine auto).
+	grammars *grammar.Cache
+	kind     kindState
 }
 
 // New checks cfg and returns a Server.
@@ -59,7 +65,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PrepareConcurrency < 0 || cfg.MaxPromptBytes < 0 {
 		return nil, errors.New("prepare concurrency and max prompt bytes: must not be negative")
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey), metrics: newMetrics()}
+	if cfg.Engine > EngineSGLang {
+		return nil, errors.New("engine: use EngineAuto, EngineLlamaCpp, EngineVLLM or EngineSGLang")
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey), metrics: newMetrics(),
+		grammars: grammar.NewCache(grammarCacheSize)}
 	if len(cfg.APIKeys) > 0 {
 		ks, err := newKeySet(cfg.APIKeys)
 		if err != nil {

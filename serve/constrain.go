@@ -1,0 +1,463 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony/grammar"
+)
+
+// Constrained generation: what a request demands of Beam's next message (a
+// tool call, a call to one tool, exactly one call, JSON for a schema) is
+// compiled by package grammar into a grammar the engine decodes under. The
+// grammar keeps Beam's reasoning: an analysis message of free text comes
+// first, then the calls or the final JSON.
+
+// UnenforcedHeader is the response header that lists, comma-separated, the
+// JSON paths of the schema keywords a grammar could not enforce and left
+// out (non-strict schemas only: under strict they are a 400).
+const UnenforcedHeader = "X-Beam-Unenforced"
+
+// grammarCacheSize bounds the compiled grammars a server keeps.
+const grammarCacheSize = 256
+
+// constraint is what a request demands of the generation, in its API's
+// words: the tool choice, whether several calls may come at once, which
+// tools are strict, the response format, and the request paths that name
+// them in errors.
+type constraint struct {
+	choice   grammar.Choice
+	name     string // the tool of grammar.Named
+	parallel bool
+	format   *grammar.Format
+	// strict marks the declared tools (request.opts.Tools, by index) the
+	// client asked to follow their schema strictly.
+	strict []bool
+	// choiceParam is the tool choice's field (tool_choice), formatParam
+	// the response format's (response_format, text.format,
+	// output_config.format), formatSchema the path of its schema.
+	choiceParam, formatParam, formatSchema string
+	// toolSchemas is the request path of each declared tool's schema
+	// (tools[2].function.parameters, tools[0].input_schema).
+	toolSchemas []string
+}
+
+// newConstraint is an unconstrained request's constraint: auto, parallel
+// calls allowed.
+func newConstraint() constraint {
+	return constraint{parallel: true, choiceParam: "tool_choice"}
+}
+
+// spec is the grammar spec for the declared tools.
+func (k *constraint) spec(tools []toolSchema) *grammar.Spec {
+	s := &grammar.Spec{Choice: k.choice, Name: k.name, Parallel: k.parallel, Format: k.format}
+	for i, t := range tools {
+		s.Tools = append(s.Tools, grammar.Tool{Name: t.name, Parameters: t.params, Strict: i < len(k.strict) && k.strict[i]})
+	}
+	return s
+}
+
+// toolSchema is a declared tool as the grammar needs it.
+type toolSchema struct {
+	name   string
+	params json.RawMessage
+}
+
+// param names the request field that asked for the constraint.
+func (k *constraint) param() string {
+	if k.choice == grammar.Required || k.choice == grammar.Named {
+		return k.choiceParam
+	}
+	if k.format != nil {
+		return k.formatParam
+	}
+	for i, s := range k.strict {
+		if s && i < len(k.toolSchemas) {
+			return k.toolSchemas[i]
+		}
+	}
+	return k.choiceParam
+}
+
+// mapPath turns a path of package grammar (written in Chat Completions'
+// terms, tools by their index among the declared tools) into the request's
+// own.
+func (k *constraint) mapPath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "tools["); ok {
+		n, tail, _ := strings.Cut(rest, "]")
+		i, err := strconv.Atoi(n)
+		if t, ok := strings.CutPrefix(tail, ".function.parameters"); ok && err == nil && i >= 0 && i < len(k.toolSchemas) {
+			return k.toolSchemas[i] + t
+		}
+		return p
+	}
+	if t, ok := strings.CutPrefix(p, "response_format.json_schema.schema"); ok && k.formatSchema != "" {
+		return k.formatSchema + t
+	}
+	if t, ok := strings.CutPrefix(p, "tool_choice"); ok {
+		return k.choiceParam + t
+	}
+	return p
+}
+
+// rawStrict reads a tool's strict flag at path: true, false, or absent
+// (false). Only an explicit true makes a tool strict (gap decision 78).
+func rawStrict(raw json.RawMessage, path string) (bool, *apiError) {
+	v, _, err := rawBool(raw, path)
+	return v, err
+}
+
+// decodeFormat reads a JSON response format object at path, shaped as
+// typ names it: {"type": "text"} (nil), {"type": "json_object"}, or
+// {"type": "json_schema", ...} whose schema and strict flag are where get
+// finds them. schemaPath is the path of the schema, for errors.
+func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Format, string, *apiError) {
+	if isNull(raw) {
+		return nil, "", nil
+	}
+	if raw[0] != '{' {
+		return nil, "", badRequest(path, "invalid_type", path+": must be an object such as {\"type\": \"json_object\"}, got "+kindOf(raw))
+	}
+	var f struct {
+		Type       json.RawMessage `json:"type"`
+		Schema     json.RawMessage `json:"schema"`
+		Strict     json.RawMessage `json:"strict"`
+		JSONSchema json.RawMessage `json:"json_schema"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, "", badRequest(path, "invalid_type", path+"."+jsonErrorText(err))
+	}
+	typ, err := rawString(f.Type, path+".type")
+	if err != nil {
+		return nil, "", err
+	}
+	switch typ {
+	case "text":
+		return nil, "", nil
+	case "json_object":
+		return &grammar.Format{}, "", nil
+	case "json_schema":
+	case "":
+		return nil, "", badRequest(path+".type", "invalid_value", path+".type: required: text, json_object or json_schema")
+	default:
+		return nil, "", badRequest(path+".type", "unsupported_parameter", path+".type: "+quoteText(typ)+
+			" is not supported; use text, json_object or json_schema")
+	}
+	schemaPath := path + ".schema"
+	if nested {
+		// Chat Completions: {"type": "json_schema", "json_schema": {"name", "schema", "strict"}}.
+		inner := path + ".json_schema"
+		if isNull(f.JSONSchema) || f.JSONSchema[0] != '{' {
+			return nil, "", badRequest(inner, "invalid_type", inner+": required with type json_schema, an object with name and schema")
+		}
+		f.Schema, f.Strict = nil, nil
+		if err := json.Unmarshal(f.JSONSchema, &f); err != nil {
+			return nil, "", badRequest(inner, "invalid_type", inner+"."+jsonErrorText(err))
+		}
+		schemaPath = inner + ".schema"
+	}
+	strict, _, aerr := rawBool(f.Strict, strings.TrimSuffix(schemaPath, ".schema")+".strict")
+	if aerr != nil {
+		return nil, "", aerr
+	}
+	schema := bytes.TrimSpace(f.Schema)
+	switch {
+	case isNull(schema):
+		// No schema: any JSON value.
+		schema = json.RawMessage(`{}`)
+	case schema[0] != '{' && string(schema) != "true" && string(schema) != "false":
+		return nil, "", badRequest(schemaPath, "invalid_type", schemaPath+": must be a JSON Schema object, got "+kindOf(schema))
+	}
+	return &grammar.Format{Schema: schema, Strict: strict}, schemaPath, nil
+}
+
+// compileGrammar compiles the request's constraint, when it has one, into
+// the grammar the engine gets. A constraint that can't be honoured is a
+// 400 naming the request path.
+func (c *exchange) compileGrammar() *apiError {
+	r := c.req
+	k := &r.constraint
+	tools := make([]toolSchema, len(r.opts.Tools))
+	for i := range r.opts.Tools {
+		tools[i] = toolSchema{r.opts.Tools[i].Function.Name, r.opts.Tools[i].Function.Parameters}
+	}
+	spec := k.spec(tools)
+	if !spec.Constrained() {
+		return nil
+	}
+	g, err := c.s.grammars.Compile(spec)
+	if err != nil {
+		var ge *grammar.Error
+		if !errors.As(err, &ge) {
+			return badRequest(k.param(), "invalid_constraint", k.param()+": "+err.Error())
+		}
+		p := k.mapPath(ge.Path)
+		return badRequest(p, "invalid_constraint", p+": "+ge.Msg)
+	}
+	c.grammar = g
+	for _, d := range g.Dropped {
+		c.unenforced = append(c.unenforced, k.mapPath(d.Path))
+	}
+	return nil
+}
+
+// checkEngine finds how to send the grammar: a constrained request to an
+// engine of unknown kind is refused with a 400, never sent unconstrained.
+// It sets the header that lists the keywords left out.
+func (c *exchange) checkEngine(w http.ResponseWriter) *apiError {
+	if c.grammar == nil {
+		return nil
+	}
+	kind, why := c.s.engineKind(c.clientCtx)
+	if !kind.constrains() {
+		p := c.req.constraint.param()
+		return badRequest(p, "engine_cannot_constrain", p+": cannot be honoured: the gateway does not know which engine serves it "+
+			"(llama.cpp, vLLM or SGLang), so it cannot send the grammar that would constrain the generation; "+
+			"start the gateway with --engine. Detection: "+why).withDetail(why)
+	}
+	c.engine = kind
+	if len(c.unenforced) > 0 {
+		w.Header().Set(UnenforcedHeader, headerList(c.unenforced))
+		c.warnings = append(c.warnings, "schema keywords not enforced: "+strings.Join(c.unenforced, ", "))
+	}
+	return nil
+}
+
+// maxHeaderList caps the unenforced header's value.
+const maxHeaderList = 4096
+
+// headerList joins paths for a header value: bytes outside printable
+// ASCII, commas and percent signs are percent-encoded, and a list longer
+// than maxHeaderList ends with ", ...".
+func headerList(paths []string) string {
+	var b strings.Builder
+	for i, p := range paths {
+		var one strings.Builder
+		if i > 0 {
+			one.WriteString(", ")
+		}
+		for j := 0; j < len(p); j++ {
+			switch c := p[j]; {
+			case c < 0x20 || c > 0x7e || c == ',' || c == '%':
+				one.WriteString("%" + strings.ToUpper(strconv.FormatUint(uint64(c)>>4, 16)+strconv.FormatUint(uint64(c)&15, 16)))
+			default:
+				one.WriteByte(c)
+			}
+		}
+		if b.Len()+one.Len() > maxHeaderList {
+			b.WriteString(", ...")
+			break
+		}
+		b.WriteString(one.String())
+	}
+	return b.String()
+}
+
+// structuredOutputs is vLLM's structured_outputs request field.
+type structuredOutputs struct {
+	Grammar string `json:"grammar"`
+}
+
+// completionRequest is the engine request for the exchange, with its
+// grammar in the engine's dialect.
+func (c *exchange) completionRequest() *completionRequest {
+	cr := newCompletionRequest(c.req, c.model, c.enginePrompt())
+	if c.grammar == nil {
+		return cr
+	}
+	switch c.engine {
+	case EngineLlamaCpp:
+		cr.Grammar = c.grammar.GBNF()
+	case EngineVLLM:
+		cr.StructuredOutputs = &structuredOutputs{Grammar: c.grammar.EBNF()}
+	case EngineSGLang:
+		cr.EBNF = c.grammar.EBNF()
+	}
+	return cr
+}
+
+// toolChoice is a decoded tool choice.
+type toolChoice struct {
+	choice grammar.Choice
+	name   string // the tool of grammar.Named
+	off    bool   // none: no tool is declared
+	// allowed are the tools allowed_tools lets the model call, of which
+	// only these are declared; nil means every tool.
+	allowed []string
+	// allowedPath is the path of the allowed tools' list.
+	allowedPath string
+}
+
+// allows reports whether the tool name is declared.
+func (tc *toolChoice) allows(name string) bool {
+	return tc.allowed == nil || slices.Contains(tc.allowed, name)
+}
+
+// checkAllowed refuses an allowed tool that is not among names, the
+// request's tools.
+func (tc *toolChoice) checkAllowed(names []string) *apiError {
+	for i, a := range tc.allowed {
+		if !slices.Contains(names, a) {
+			p := tc.allowedPath + "[" + strconv.Itoa(i) + "]"
+			return badRequest(p, "invalid_value", p+": names "+quoteText(a)+", which is not among the tools")
+		}
+	}
+	return nil
+}
+
+// decodeChatToolChoice reads Chat Completions' tool_choice: "auto",
+// "none", "required", {"type": "function", "function": {"name"}}, or
+// {"type": "allowed_tools", "allowed_tools": {"mode", "tools"}}.
+func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
+	const param = "tool_choice"
+	var tc toolChoice
+	if isNull(raw) {
+		return tc, nil
+	}
+	switch raw[0] {
+	case '"':
+		s, _ := rawString(raw, param)
+		return tc, tc.setMode(s, param, true)
+	case '{':
+	default:
+		return tc, badRequest(param, "invalid_type", param+": must be a string or an object, got "+kindOf(raw))
+	}
+	var obj struct {
+		Type         string          `json:"type"`
+		Function     json.RawMessage `json:"function"`
+		AllowedTools json.RawMessage `json:"allowed_tools"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return tc, badRequest(param, "invalid_type", param+"."+jsonErrorText(err))
+	}
+	switch obj.Type {
+	case "function":
+		var f struct {
+			Name json.RawMessage `json:"name"`
+		}
+		if isNull(obj.Function) || obj.Function[0] != '{' || json.Unmarshal(obj.Function, &f) != nil {
+			return tc, badRequest(param+".function", "invalid_type", param+".function: required, an object such as {\"name\": \"get_weather\"}")
+		}
+		name, err := rawString(f.Name, param+".function.name")
+		if err != nil {
+			return tc, err
+		}
+		if name == "" {
+			return tc, badRequest(param+".function.name", "invalid_value", param+".function.name: required, the function to call")
+		}
+		tc.choice, tc.name = grammar.Named, name
+		return tc, nil
+	case "allowed_tools":
+		var a struct {
+			Mode  string `json:"mode"`
+			Tools []struct {
+				Type     string `json:"type"`
+				Function struct {
+					Name string `json:"name"`
+				} `json:"function"`
+			} `json:"tools"`
+		}
+		p := param + ".allowed_tools"
+		if isNull(obj.AllowedTools) || obj.AllowedTools[0] != '{' || json.Unmarshal(obj.AllowedTools, &a) != nil {
+			return tc, badRequest(p, "invalid_type", p+": required, an object with mode and tools")
+		}
+		if err := tc.setMode(a.Mode, p+".mode", false); err != nil {
+			return tc, err
+		}
+		tc.allowed, tc.allowedPath = []string{}, p+".tools"
+		for i, t := range a.Tools {
+			if t.Type != "function" || t.Function.Name == "" {
+				tp := p + ".tools[" + strconv.Itoa(i) + "]"
+				return tc, badRequest(tp, "invalid_value", tp+": must be {\"type\": \"function\", \"function\": {\"name\": ...}}")
+			}
+			tc.allowed = append(tc.allowed, t.Function.Name)
+		}
+		return tc, nil
+	case "custom":
+		return tc, badRequest(param+".type", "unsupported_tool_choice", param+".type: custom tools are not supported; declare function tools")
+	}
+	return tc, badRequest(param+".type", "invalid_value", param+".type: must be function or allowed_tools, got "+quoteText(obj.Type))
+}
+
+// decodeResponsesToolChoice reads the Responses API's tool_choice: "auto",
+// "none", "required", {"type": "function", "name"}, or {"type":
+// "allowed_tools", "mode", "tools"}.
+func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
+	const param = "tool_choice"
+	var tc toolChoice
+	if isNull(raw) {
+		return tc, nil
+	}
+	switch raw[0] {
+	case '"':
+		s, _ := rawString(raw, param)
+		return tc, tc.setMode(s, param, true)
+	case '{':
+	default:
+		return tc, badRequest(param, "invalid_type", param+": must be a string or an object, got "+kindOf(raw))
+	}
+	var obj struct {
+		Type  string          `json:"type"`
+		Name  json.RawMessage `json:"name"`
+		Mode  string          `json:"mode"`
+		Tools []struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return tc, badRequest(param, "invalid_type", param+"."+jsonErrorText(err))
+	}
+	switch obj.Type {
+	case "function":
+		name, err := rawString(obj.Name, param+".name")
+		if err != nil {
+			return tc, err
+		}
+		if name == "" {
+			return tc, badRequest(param+".name", "invalid_value", param+".name: required, the function to call")
+		}
+		tc.choice, tc.name = grammar.Named, name
+		return tc, nil
+	case "allowed_tools":
+		if err := tc.setMode(obj.Mode, param+".mode", false); err != nil {
+			return tc, err
+		}
+		tc.allowed, tc.allowedPath = []string{}, param+".tools"
+		for i, t := range obj.Tools {
+			if t.Type != "function" || t.Name == "" {
+				tp := param + ".tools[" + strconv.Itoa(i) + "]"
+				return tc, badRequest(tp, "invalid_value", tp+": must be {\"type\": \"function\", \"name\": ...}; this gateway runs no built-in tools")
+			}
+			tc.allowed = append(tc.allowed, t.Name)
+		}
+		return tc, nil
+	}
+	return tc, badRequest(param+".type", "unsupported_tool_choice", param+".type: "+quoteText(obj.Type)+
+		" is not supported; use function or allowed_tools (this gateway runs no built-in tools)")
+}
+
+// setMode reads a tool choice mode: auto, required, or with none
+// allowed, none.
+func (tc *toolChoice) setMode(s, param string, none bool) *apiError {
+	switch {
+	case s == "auto":
+		tc.choice = grammar.Auto
+	case s == "required":
+		tc.choice = grammar.Required
+	case s == "none" && none:
+		tc.choice, tc.off = grammar.None, true
+	default:
+		want := "auto or required"
+		if none {
+			want = "auto, none or required"
+		}
+		return badRequest(param, "invalid_value", param+": must be "+want+", got "+quoteText(s))
+	}
+	return nil
+}
