@@ -54,10 +54,22 @@ type Spec struct {
 }
 
 // Constrained reports whether spec asks for a grammar at all: a forced
-// tool call or a response format. Otherwise (auto or none, no format),
+// tool call, a response format, or under Auto a strict tool (its calls
+// must follow its schema, while the model may still answer in free text).
+// Otherwise (auto without strict tools, or none, and no format),
 // generation stays free, as without this package.
 func (s *Spec) Constrained() bool {
-	return s.Format != nil || s.Choice == Required || s.Choice == Named
+	return s.Format != nil || s.Choice == Required || s.Choice == Named || s.Choice == Auto && s.strictTools()
+}
+
+// strictTools reports whether any tool is strict.
+func (s *Spec) strictTools() bool {
+	for _, t := range s.Tools {
+		if t.Strict {
+			return true
+		}
+	}
+	return false
 }
 
 // Grammar is a compiled grammar over the text Beam writes after the
@@ -165,8 +177,12 @@ func Compile(spec *Spec) (*Grammar, error) {
 		calls = c.calls(spec, callable)
 	}
 	var final *expr
-	if spec.Format != nil && (spec.Choice == Auto || spec.Choice == None) {
+	switch {
+	case spec.Format != nil && (spec.Choice == Auto || spec.Choice == None):
 		final = c.final(spec.Format)
+	case spec.Choice == Auto:
+		// Strict tools under auto: the calls, or a free answer.
+		final = c.freeFinal()
 	}
 	if c.err != nil {
 		return nil, c.err
@@ -241,6 +257,15 @@ func (c *compiler) final(f *Format) *expr {
 		return nil
 	}
 	return seq(header, c.jsonValue(c.root, inContent, "response_format.json_schema.schema"))
+}
+
+// freeFinal is a final message of free text, non-empty and without a
+// marker (the reasoning's language): under Auto with strict tools, the
+// answer the model may give instead of calls. It ends where the text ends.
+func (c *compiler) freeFinal() *expr {
+	t := &textLang{forbidden: syntax.Markers[:]}
+	t.build(&c.g, "reasoning")
+	return seq(lit(syntax.Start+syntax.Assistant+syntax.Channel+syntax.ChannelFinal+syntax.Message), ref(t.first))
 }
 
 // freeMembers is an object's members, any keys and values, in ctx.

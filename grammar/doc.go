@@ -17,7 +17,10 @@
 //     engine ends the generation with <|call|> (an end token to it);
 //   - or a final message whose content is JSON valid for a schema; it ends
 //     with the content, where engines end on the end-of-sequence token
-//     <|return|>.
+//     <|return|>;
+//   - under Auto with a strict tool, the calls or a final message of free
+//     text (without a marker): a strict tool's calls follow its schema
+//     even when the model chooses whether to call.
 //
 // JSON Schema keywords enforced: type (names and lists, null included),
 // enum, const, properties, required, additionalProperties (false or a

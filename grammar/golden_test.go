@@ -3,11 +3,13 @@ package grammar
 import (
 	"encoding/json"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/beamharmony/harmony"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden grammars in testdata")
@@ -108,5 +110,70 @@ func TestCache(t *testing.T) {
 	}
 	if g, err := c.Compile(&Spec{}); g != nil || err != nil {
 		t.Error("an unconstrained spec got a grammar")
+	}
+}
+
+// Under Auto, a strict tool makes a grammar of calls or a free answer;
+// without one, auto stays unconstrained. Samples parse to valid calls or
+// to a non-empty answer, and both come up.
+func TestAutoStrict(t *testing.T) {
+	tools := []Tool{propertyTools[0], {Name: propertyTools[1].Name, Parameters: propertyTools[1].Parameters, Strict: true}}
+	if (&Spec{Tools: propertyTools, Choice: Auto}).Constrained() {
+		t.Error("auto without strict tools is constrained")
+	}
+	if (&Spec{Tools: tools, Choice: None}).Constrained() {
+		t.Error("none with a strict tool is constrained")
+	}
+	spec := &Spec{Tools: tools, Choice: Auto, Parallel: true}
+	if !spec.Constrained() {
+		t.Fatal("auto with a strict tool is not constrained")
+	}
+	g, err := Compile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hts []harmony.Tool
+	schemas := map[string]*jsonschema.Schema{}
+	for _, tl := range tools {
+		hts = append(hts, harmony.Tool{Function: harmony.Function{Name: tl.Name, Parameters: tl.Parameters}})
+		schemas[tl.Name] = validator(t, tl.Parameters)
+	}
+	s := newSampler(g, rand.New(rand.NewPCG(3, 4)))
+	answers, calls := 0, 0
+	for i := range 300 {
+		text := s.Sample()
+		res, err := harmony.Parse(text, &harmony.ParseOptions{Tools: hts})
+		if err != nil {
+			t.Fatalf("sample %d: %v\n%q", i, err, text)
+		}
+		m := res.Message
+		switch {
+		case m.Reasoning == "":
+			t.Fatalf("sample %d has no reasoning: %q", i, text)
+		case len(m.ToolCalls) > 0 && m.Content == "":
+			calls++
+			for _, c := range m.ToolCalls {
+				if err := validate(t, schemas[c.Function.Name], string(c.Function.Arguments)); err != nil {
+					t.Fatalf("sample %d: %s(%s): %v", i, c.Function.Name, c.Function.Arguments, err)
+				}
+			}
+		case len(m.ToolCalls) == 0 && m.Content != "":
+			answers++
+		default:
+			t.Fatalf("sample %d: %+v", i, m)
+		}
+	}
+	if answers == 0 || calls == 0 {
+		t.Errorf("%d answers and %d calls in 300 samples", answers, calls)
+	}
+	for text, want := range map[string]bool{
+		"<|channel|>analysis<|message|>Just answer.<|end|><|start|>assistant<|channel|>final<|message|>Hello!":                      true,
+		"<|channel|>analysis<|message|>Just answer.<|end|><|start|>assistant<|channel|>final<|message|>":                            false,
+		"<|channel|>analysis<|message|>x<|end|><|start|>assistant<|channel|>final<|message|>a<|end|>":                               false,
+		"<|channel|>analysis<|message|>x<|end|><|start|>assistant to=search_flights<|channel|>analysis <|constrain|>xml<|message|>": false,
+	} {
+		if g.Matches(text) != want {
+			t.Errorf("%q: in the grammar %v, want %v", text, !want, want)
+		}
 	}
 }

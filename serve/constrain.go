@@ -105,17 +105,10 @@ func (k *constraint) mapPath(p string) string {
 	return p
 }
 
-// rawStrict reads a tool's strict flag at path: true, false, or absent
-// (false). Only an explicit true makes a tool strict (gap decision 78).
-func rawStrict(raw json.RawMessage, path string) (bool, *apiError) {
-	v, _, err := rawBool(raw, path)
-	return v, err
-}
-
-// decodeFormat reads a JSON response format object at path, shaped as
-// typ names it: {"type": "text"} (nil), {"type": "json_object"}, or
-// {"type": "json_schema", ...} whose schema and strict flag are where get
-// finds them. schemaPath is the path of the schema, for errors.
+// decodeFormat reads a response format object at path: {"type": "text"}
+// (nil), {"type": "json_object"}, or {"type": "json_schema"} with its
+// schema and strict flag, nested in json_schema (Chat Completions) or
+// beside type. It returns the schema's request path with the format.
 func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Format, string, *apiError) {
 	if isNull(raw) {
 		return nil, "", nil

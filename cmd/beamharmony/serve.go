@@ -54,6 +54,15 @@ names holding Harmony markers such as <|end|> are refused unless
 server gave it (HMAC under --signing-key; a random key per process when
 unset, so give every replica the same key).
 
+Constrained generation: tool_choice "required" or a named tool (Anthropic:
+"any", "tool"), strict tools and response formats (json_object,
+json_schema) are compiled into a grammar that keeps Beam's reasoning and is
+sent in the engine's own field: llama.cpp's grammar, vLLM's
+structured_outputs.grammar, SGLang's ebnf. --engine names the engine's kind,
+or auto asks it at start-up; a constrained request to an engine of unknown
+kind is a 400. Schema keywords the grammar cannot enforce are a 400 under
+strict, otherwise left out and listed in the X-Beam-Unenforced header.
+
 Securing it: with --api-key or --api-key-file every endpoint but /health
 needs a key ("Authorization: Bearer KEY"; the Anthropic routes also take
 x-api-key), and /health details the engine only to a request with one.
@@ -134,6 +143,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return err
 	}, usage("cors-origins", "comma-separated `origins` (https://app.example.com, or * for any) whose browser pages may call the gateway; none by default"))
 	metricsListen := fs.String("metrics-listen", "", usage("metrics-listen", "`address` to serve /metrics on, without a key, instead of the API's port"))
+	engineKind := checkedFlag(fs, "engine", "auto", func(v string) error {
+		_, err := serve.ParseEngineKind(v)
+		return err
+	}, usage("engine", "the engine's `kind`, which decides how constrained requests send their grammar: llama.cpp, vllm, sglang, or auto to ask the engine (GET /props, /version, /get_server_info) at start-up"))
 	logFormat := checkedFlag(fs, "log-format", "json", checkLogFormat, usage("log-format", "log `format`: json or text"))
 	logLevel := checkedFlag(fs, "log-level", "info", checkLogLevel, usage("log-level", "log `level`: debug, info, warn or error"))
 
@@ -180,6 +193,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fail(stderr, "serve", fmt.Errorf("--max-model-len %d: must be 0 or more", *maxModelLen))
 		return 2
 	}
+	kind, err := serve.ParseEngineKind(*engineKind)
+	if err != nil {
+		return fail(stderr, "serve", err)
+	}
 	origins, err := serve.ParseCORSOrigins(*corsOrigins)
 	if err != nil {
 		return fail(stderr, "serve", err)
@@ -212,6 +229,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		MaxModelLen:          *maxModelLen,
 		Backend:              *backend,
 		BackendAPIKey:        *backendKey,
+		Engine:               kind,
 		Model:                *model,
 		MaxTokens:            int(*maxTokens),
 		Timeout:              *timeout,
@@ -256,7 +274,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	attrs := []any{slog.String("addr", ln.Addr().String()), slog.String("backend", srv.Backend()),
 		slog.String("version", bi.Version), slog.String("commit", bi.Commit), slog.String("go_version", bi.GoVersion),
 		slog.Bool("tls", certs != nil), slog.Int("api_keys", len(keys)), slog.Any("cors_origins", origins),
-		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers)}
+		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers), slog.String("engine", kind.String())}
 	if metricsLn != nil {
 		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
 	}
@@ -268,6 +286,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	sig := newServeSignals()
 	defer sig.stop()
+	if kind == serve.EngineAuto {
+		// The result is logged; a constrained request that comes first
+		// waits for it. It takes at most serve.DetectTimeout.
+		go func() { _, _ = srv.DetectEngine(sig.ctx) }()
+	}
 	go func() {
 		for {
 			select {
