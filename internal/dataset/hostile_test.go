@@ -222,6 +222,35 @@ var hostileCases = []hostileCase{
 		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(6, 1, data)}}).write(t, dir, "bomb-lie.parquet")
 	}},
+	{"one row of 40M values over 20 pages", "a row holds more than", func(t testing.TB, dir string) string {
+		const perPage = 2_000_000
+		schema := []format.SchemaElement{
+			{Name: "schema", NumChildren: thrift.New[int32](1)},
+			{Name: "messages", Type: thrift.New(format.Int32), RepetitionType: thrift.New(format.Repeated)},
+		}
+		dict := binary.LittleEndian.AppendUint32(nil, 7)
+		pages := []pqPage{{header: format.PageHeader{Type: format.DictionaryPage, UncompressedPageSize: int32(len(dict)), CompressedPageSize: int32(len(dict)),
+			DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: 1, Encoding: format.Plain})}, data: dict}}
+		for i := range 20 {
+			// Repetition levels: the row starts on the first page and
+			// goes on through every page.
+			var rep []byte
+			if i == 0 {
+				rep = append(binary.AppendUvarint(nil, 1<<1), 0)
+				rep = append(append(rep, binary.AppendUvarint(nil, (perPage-1)<<1)...), 1)
+			} else {
+				rep = append(binary.AppendUvarint(nil, perPage<<1), 1)
+			}
+			data := append(binary.LittleEndian.AppendUint32(nil, uint32(len(rep))), rep...)
+			data = append(data, rleLevels(perPage, 1)...)
+			data = append(data, 1)
+			data = append(append(data, binary.AppendUvarint(nil, perPage<<1)...), 0)
+			page := dataPage(int32(len(data)), perPage, data)
+			page.header.DataPageHeader.V.Encoding = format.RLEDictionary
+			pages = append(pages, page)
+		}
+		return (&pqFile{schema: schema, codec: format.Uncompressed, typ: format.Int32, path: []string{"messages"}, pages: pages}).write(t, dir, "long-row.parquet")
+	}},
 	{"footer list of 2^31-1 row groups", "a list of 2147483647 elements, more than the bytes left", func(t testing.TB, dir string) string {
 		md := thriftBytes(t, &format.FileMetaData{Version: 1, Schema: messagesSchema(false), NumRows: 1})
 		// Replace the empty row group list (field 4: 0x19 0x0c, a list of
