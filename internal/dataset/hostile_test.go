@@ -149,16 +149,14 @@ func gzipped(t testing.TB, write func(w io.Writer)) []byte {
 	return buf.Bytes()
 }
 
-// hugeValue writes one PLAIN value of n bytes of 'a' (as JSON text it is
-// a string), in pieces.
-func hugeValue(n int) func(w io.Writer) {
-	return func(w io.Writer) {
-		binary.Write(w, binary.LittleEndian, uint32(n))
-		chunk := bytes.Repeat([]byte("a"), 1<<20)
-		for left := n; left > 0; left -= len(chunk) {
-			w.Write(chunk[:min(left, len(chunk))])
-		}
-	}
+// hugeGzip is one PLAIN value of n bytes of 'a' (n a multiple of 1 MiB),
+// gzipped as gzip members, which a reader inflates as one stream: the
+// length prefix, then one member of 1 MiB repeated (compressing 256 MiB
+// would take seconds, more under the race detector).
+func hugeGzip(t testing.TB, n int) []byte {
+	prefix := gzipped(t, func(w io.Writer) { binary.Write(w, binary.LittleEndian, uint32(n)) })
+	mib := gzipped(t, func(w io.Writer) { w.Write(bytes.Repeat([]byte("a"), 1<<20)) })
+	return append(prefix, bytes.Repeat(mib, n>>20)...)
 }
 
 // hostileCase is a hostile file and the words of its refusal.
@@ -213,12 +211,12 @@ var hostileCases = []hostileCase{
 	}},
 	{"gzip page of one 256 MB value", "more than the limit of", func(t testing.TB, dir string) string {
 		const n = 256 << 20
-		data := gzipped(t, hugeValue(n))
+		data := hugeGzip(t, n)
 		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(n+4, 1, data)}}).write(t, dir, "bomb.parquet")
 	}},
 	{"gzip page past its declared size", "inflates to more than the 6 bytes its header declares", func(t testing.TB, dir string) string {
-		data := gzipped(t, hugeValue(256<<20))
+		data := hugeGzip(t, 256<<20)
 		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(6, 1, data)}}).write(t, dir, "bomb-lie.parquet")
 	}},
@@ -359,7 +357,7 @@ func TestParquetChecksWired(t *testing.T) {
 func TestParquetChecksAcceptWriterOutput(t *testing.T) {
 	rows, _ := hfRows()
 	var many []hfRow
-	for range 300 {
+	for range 40 {
 		many = append(many, rows...)
 	}
 	dir := t.TempDir()
@@ -378,7 +376,7 @@ func TestParquetChecksAcceptWriterOutput(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					path := filepath.Join(dir, name+".parquet")
 					opts := append([]parquet.WriterOption{parquet.Compression(codec), parquet.DataPageVersion(version),
-						parquet.PageBufferSize(512), parquet.MaxRowsPerRowGroup(400)}, enc...)
+						parquet.PageBufferSize(512), parquet.MaxRowsPerRowGroup(80)}, enc...)
 					writeParquet(t, path, many, opts...)
 					if err := checkParquet(path, DefaultMaxRowBytes); err != nil {
 						t.Fatal(err)
