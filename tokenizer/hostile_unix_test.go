@@ -114,3 +114,27 @@ func TestLoadRefusesSpecialFiles(t *testing.T) {
 		}
 	})
 }
+
+// Fingerprint reads the files as Load does: a FIFO is refused, not waited
+// on.
+func TestFingerprintRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "tokenizer.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := tokenizer.Fingerprint(dir)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
+			t.Errorf("error = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		openWriter(fifo)()
+		t.Fatal("Fingerprint still blocked on a FIFO after 20 s")
+	}
+}

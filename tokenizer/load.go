@@ -2,6 +2,8 @@ package tokenizer
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -831,4 +833,27 @@ func (t *Tokenizer) config(data []byte) error {
 		return errors.New(strings.TrimPrefix(err.Error(), "."))
 	}
 	return nil
+}
+
+// Fingerprint returns the sha256, in hex, of the tokenizer files Load
+// reads at path (tokenizer.json, then tokenizer_config.json when present),
+// read under the same rules as Load: regular files within the size caps.
+// A manifest that records it tells one tokenizer from another.
+func Fingerprint(path string) (string, error) {
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, FileName)
+	}
+	data, err := readRegular(file, MaxFileBytes)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write(data)
+	cfg, err := readRegular(filepath.Join(filepath.Dir(file), ConfigFileName), MaxConfigBytes)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	h.Write(cfg)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

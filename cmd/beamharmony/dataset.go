@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -201,21 +198,10 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // tokenizerID is the sha256 of the tokenizer's files, which the manifest
-// records so that a rerun with another tokenizer is not skipped.
+// records so that a rerun with another tokenizer is not skipped. The files
+// are read as tokenizer.Load reads them (regular files, size caps).
 func tokenizerID(path string) (string, error) {
-	file := path
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		file = filepath.Join(path, tokenizer.FileName)
-	}
-	h := sha256.New()
-	for _, f := range []string{file, filepath.Join(filepath.Dir(file), tokenizer.ConfigFileName)} {
-		data, err := os.ReadFile(f)
-		if err != nil && !(errors.Is(err, os.ErrNotExist) && f != file) {
-			return "", err
-		}
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return tokenizer.Fingerprint(path)
 }
 
 // progress draws a progress bar of the input bytes, with rows/s.
