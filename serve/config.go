@@ -93,12 +93,51 @@ func (f ReasoningFields) String() string {
 	return "both"
 }
 
-// Config configures a Server. Only Backend is required.
+// Backend is one engine replica: its base URL and its weight (0 means 1).
+type Backend struct {
+	URL    string
+	Weight float64
+}
+
+// Routing tunes prefix-aware routing over several backends; a zero field
+// takes its default.
+type Routing struct {
+	// BlockTokens is the block size, in token ids, of the prefix hashes
+	// when the gateway sends token ids (DefaultRouteBlockTokens).
+	BlockTokens int
+	// BlockBytes is the block size, in bytes of rendered text, without a
+	// tokenizer (DefaultRouteBlockBytes).
+	BlockBytes int
+	// TableEntries bounds the table of which replica holds which block
+	// chain (DefaultRouteTableEntries).
+	TableEntries int
+	// LoadMargin is how many more open requests than the least busy
+	// replica the replica holding a prompt's prefix may have and still be
+	// chosen (DefaultRouteLoadMargin; negative: 0).
+	LoadMargin int
+	// ProbeInterval is how often Server.Probe checks each replica
+	// (DefaultProbeInterval).
+	ProbeInterval time.Duration
+}
+
+// DefaultProbeInterval is how often each replica's health is checked.
+const DefaultProbeInterval = 5 * time.Second
+
+// Config configures a Server. Only Backend (or Backends) is required.
 type Config struct {
 	// Backend is the engine's base URL, such as http://localhost:8000; a
 	// trailing /v1 is accepted. The gateway calls its /v1/completions,
 	// /v1/models and /health.
 	Backend string
+	// Backends are several replicas of the engine, each with a weight
+	// (a replica of weight 2 takes twice the share of new conversations
+	// and of load); set Backend or Backends, not both. Requests go to the
+	// replica that holds the longest prefix of their prompt in its cache
+	// (docs/routing.md), failing replicas are left out, and a request
+	// whose replica fails before answering is retried on another.
+	Backends []Backend
+	// Routing tunes how requests are spread over Backends.
+	Routing Routing
 	// BackendAPIKey, when set, is sent to the engine as a bearer token.
 	BackendAPIKey string
 	// Engine is the engine's kind, which decides how the grammar of a

@@ -131,6 +131,11 @@ type usage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
+	// CachedTokens are the prompt tokens the engine read from its prefix
+	// cache (usage.prompt_tokens_details.cached_tokens; vLLM with prefix
+	// caching, llama.cpp), and CachedKnown whether the engine said.
+	CachedTokens int64 `json:"-"`
+	CachedKnown  bool  `json:"-"`
 }
 
 // decodeCompletion reads a completion or a stream event into c with the
@@ -258,6 +263,15 @@ func decodeUsage(d *pyjson.Doc, obj int) (*usage, string) {
 	}
 	if u.PromptTokens+u.CompletionTokens > maxUsage {
 		return nil, "usage: prompt_tokens + completion_tokens is beyond 2^53-1"
+	}
+	// The cached share is optional: a figure that is not a count from 0 to
+	// the prompt's tokens is left out, not fatal.
+	if det := d.Lookup(obj, "prompt_tokens_details"); det >= 0 {
+		if v := d.Lookup(det, "cached_tokens"); v >= 0 && d.Kind(v) == pyjson.Number {
+			if n, err := strconv.ParseInt(string(d.Raw(v)), 10, 64); err == nil && n >= 0 && n <= u.PromptTokens {
+				u.CachedTokens, u.CachedKnown = n, true
+			}
+		}
 	}
 	return u, ""
 }

@@ -30,6 +30,7 @@ type gen struct {
 	body       string // a raw reply body (with status, or nonsense with 200)
 	hang       bool   // answer nothing until the request is cancelled
 	noUsage    bool
+	cached     int    // > 0: usage.prompt_tokens_details.cached_tokens
 	noDone     bool   // end the stream without [DONE]
 	noFinish   bool   // never send a finish_reason
 	errorEvent string // when set, sent as an event after errorAfter tokens, ending the stream
@@ -188,6 +189,10 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	usage := fmt.Sprintf(`{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":%d}`,
 		len(req.Prompt)/4, len(req.Prompt)/4+len(tokens), len(tokens))
+	if g.cached > 0 {
+		usage = fmt.Sprintf(`{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}`,
+			len(req.Prompt)/4, len(req.Prompt)/4+len(tokens), len(tokens), g.cached)
+	}
 	if !req.Stream {
 		if !sleep(ctx, g.delay) {
 			cancelled()

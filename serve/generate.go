@@ -132,6 +132,11 @@ type exchange struct {
 	grammar    *grammar.Grammar
 	engine     EngineKind
 	unenforced []string
+
+	// replica is the engine replica that got the request (index in
+	// Server.engines), route how the router chose it ("" before).
+	replica int
+	route   string
 }
 
 // generate serves a POST to a generating endpoint.
@@ -299,7 +304,7 @@ func modelOutputError(err error) *apiError {
 // whole.
 func (c *exchange) complete() (*harmony.Parsed, genEnd, *apiError) {
 	var end genEnd
-	resp, aerr := c.s.engine.complete(c, c.completionRequest())
+	resp, aerr := c.s.send(c, c.completionRequest())
 	if aerr != nil {
 		return nil, end, aerr
 	}
@@ -388,7 +393,7 @@ func (c *exchange) noteParsed(p *harmony.Parsed) {
 // stream runs a streamed generation: engine events are parsed as they
 // arrive and the parser's events handed to out.
 func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
-	resp, aerr := c.s.engine.complete(c, c.completionRequest())
+	resp, aerr := c.s.send(c, c.completionRequest())
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
@@ -713,6 +718,15 @@ func (c *exchange) finishLog() {
 	}
 	if c.grammar != nil {
 		attrs = append(attrs, slog.String("grammar", c.engine.String()))
+	}
+	if c.route != "" {
+		c.s.metrics.replicaUsage(c.replica, c.usage)
+		if len(c.s.engines) > 1 {
+			attrs = append(attrs, slog.String("replica", c.s.metrics.replicas.names[c.replica]), slog.String("route", c.route))
+		}
+	}
+	if c.usage != nil && c.usage.CachedTokens > 0 {
+		attrs = append(attrs, slog.Int64("cached_tokens", c.usage.CachedTokens))
 	}
 	if len(c.unenforced) > 0 {
 		attrs = append(attrs, slog.Any("unenforced", c.unenforced))

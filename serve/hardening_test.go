@@ -453,8 +453,10 @@ func TestEngineUsageChecked(t *testing.T) {
 		name, usage string
 		want        *usage // nil: dropped
 	}{
-		{"valid", `{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}`, &usage{7, 3, 10}},
-		{"absent figures are 0", `{"completion_tokens":3}`, &usage{0, 3, 0}},
+		{"valid", `{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}`, &usage{7, 3, 10, 0, false}},
+		{"absent figures are 0", `{"completion_tokens":3}`, &usage{0, 3, 0, 0, false}},
+		{"cached tokens", `{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":4}}`, &usage{7, 3, 10, 4, true}},
+		{"cached tokens beyond the prompt are left out", `{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":8}}`, &usage{7, 3, 10, 0, false}},
 		{"negative", `{"prompt_tokens":-5,"completion_tokens":3,"total_tokens":-2}`, nil},
 		{"overflows int64", `{"prompt_tokens":99999999999999999999,"completion_tokens":3,"total_tokens":3}`, nil},
 		{"past 2^53-1", `{"prompt_tokens":9007199254740992,"completion_tokens":3,"total_tokens":3}`, nil},

@@ -104,14 +104,24 @@ func (end genEnd) stopReason() string {
 	return "end_turn"
 }
 
-// appendAnthropicUsage appends {"input_tokens", "output_tokens"}.
+// appendAnthropicUsage appends {"input_tokens", "output_tokens"}, and
+// when the engine said how many prompt tokens came from its prefix cache,
+// "cache_read_input_tokens" with them, input_tokens then being the rest (as
+// the Messages API counts them).
 func appendAnthropicUsage(dst []byte, u *usage) []byte {
 	var in, out int64
 	if u != nil {
 		in, out = u.PromptTokens, u.CompletionTokens
+		if u.CachedKnown {
+			in -= u.CachedTokens
+		}
 	}
 	dst = append(dst, `{"input_tokens":`...)
 	dst = appendInt(dst, in)
+	if u != nil && u.CachedKnown {
+		dst = append(dst, `,"cache_read_input_tokens":`...)
+		dst = appendInt(dst, u.CachedTokens)
+	}
 	dst = append(dst, `,"output_tokens":`...)
 	dst = appendInt(dst, out)
 	return append(dst, '}')

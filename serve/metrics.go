@@ -95,6 +95,8 @@ type metrics struct {
 	reqPromptTokens  *prometheus.HistogramVec // endpoint
 	reqGenTokens     *prometheus.HistogramVec // endpoint
 	engineErrors     *prometheus.CounterVec   // kind
+
+	replicas replicaMetrics
 }
 
 // engineErrorKinds label beamharmony_engine_errors_total.

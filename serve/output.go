@@ -57,6 +57,11 @@ func appendUsage(dst []byte, u *usage) []byte {
 		total = u.PromptTokens + u.CompletionTokens
 	}
 	dst = appendInt(dst, total)
+	if u.CachedKnown {
+		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+		dst = appendInt(dst, u.CachedTokens)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }
 

@@ -91,6 +91,11 @@ func (rr *responsesReply) appendResponse(dst []byte, c *exchange, status, incomp
 		u := c.usage
 		dst = append(dst, `{"input_tokens":`...)
 		dst = appendInt(dst, u.PromptTokens)
+		if u.CachedKnown {
+			dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
+			dst = appendInt(dst, u.CachedTokens)
+			dst = append(dst, '}')
+		}
 		dst = append(dst, `,"output_tokens":`...)
 		dst = appendInt(dst, u.CompletionTokens)
 		dst = append(dst, `,"total_tokens":`...)

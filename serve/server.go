@@ -5,8 +5,10 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -32,8 +34,13 @@ import (
 // /health needs a key, and /health details the engine only to a request
 // with one; Config.CORSOrigins lets browser pages of those origins call it.
 type Server struct {
-	cfg     Config
+	cfg Config
+	// engine is the first replica: it answers engine detection and
+	// /v1/models; engines are all of them, in Config.Backends' order, and
+	// router spreads the requests over them.
 	engine  engine
+	engines []engine
+	router  *router
 	log     *slog.Logger
 	metrics *metrics
 	// signer signs the reasoning handed out and checks it coming back.
@@ -52,10 +59,30 @@ type Server struct {
 
 // New checks cfg and returns a Server.
 func New(cfg Config) (*Server, error) {
-	base, err := backendBase(cfg.Backend)
-	if err != nil {
-		return nil, err
+	backends := cfg.Backends
+	switch {
+	case len(backends) == 0:
+		backends = []Backend{{URL: cfg.Backend}}
+	case cfg.Backend != "":
+		return nil, errors.New("backend: set Backend or Backends, not both")
 	}
+	var bases []string
+	for _, b := range backends {
+		base, err := backendBase(b.URL)
+		if err != nil {
+			return nil, err
+		}
+		if b.Weight < 0 || math.IsNaN(b.Weight) || math.IsInf(b.Weight, 0) {
+			return nil, fmt.Errorf("backend %s: the weight must be a positive number", redactURL(base))
+		}
+		for _, seen := range bases {
+			if seen == base {
+				return nil, fmt.Errorf("backend %s: given twice", redactURL(base))
+			}
+		}
+		bases = append(bases, base)
+	}
+	var err error
 	if cfg.MaxTokens < 0 {
 		return nil, errors.New("max tokens: must not be negative")
 	}
@@ -88,7 +115,14 @@ func New(cfg Config) (*Server, error) {
 	if client == nil {
 		client = newClient()
 	}
-	s.engine = engine{base: base, apiKey: cfg.BackendAPIKey, client: client}
+	s.router = newRouter(cfg.Routing)
+	for i, base := range bases {
+		e := engine{base: base, apiKey: cfg.BackendAPIKey, client: client}
+		s.engines = append(s.engines, e)
+		s.router.add(base, backends[i].Weight)
+	}
+	s.engine = s.engines[0]
+	s.metrics.addReplicas(s.router, s.Backends())
 	return s, nil
 }
 
@@ -330,13 +364,19 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// engineGet fetches path from the engine and returns its 2xx body.
+// engineGet fetches path from the engine (the first replica) and returns
+// its 2xx body.
 func (s *Server) engineGet(ctx context.Context, path string) ([]byte, *apiError) {
-	hr, err := s.engine.newRequest(ctx, http.MethodGet, path, nil, "")
+	return s.engine.get(ctx, path)
+}
+
+// get fetches path from the engine and returns its 2xx body.
+func (e *engine) get(ctx context.Context, path string) ([]byte, *apiError) {
+	hr, err := e.newRequest(ctx, http.MethodGet, path, nil, "")
 	if err != nil {
 		return nil, engineError("engine_request", "the gateway could not build the engine request").withDetail(err.Error())
 	}
-	resp, err := s.engine.client.Do(hr)
+	resp, err := e.client.Do(hr)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, timeoutError(DefaultHealthTimeout.String())
@@ -361,6 +401,10 @@ func (s *Server) engineGet(ctx context.Context, path string) ([]byte, *apiError)
 func (s *Server) health(w http.ResponseWriter, r *http.Request, details bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), DefaultHealthTimeout)
 	defer cancel()
+	if len(s.engines) > 1 {
+		s.healthReplicas(ctx, w, r, details)
+		return
+	}
 	_, aerr := s.engineGet(ctx, "/health")
 	if aerr != nil && (aerr.status == http.StatusNotFound || aerr.status == http.StatusMethodNotAllowed) {
 		_, aerr = s.engineGet(ctx, "/v1/models")
@@ -401,8 +445,18 @@ func (s *Server) logEngineCheck(r *http.Request, e *apiError) {
 }
 
 // Backend returns the engine's base URL as the gateway shows and logs
-// it: with any user name and password replaced by xxxxx.
+// it: with any user name and password replaced by xxxxx. With several
+// backends it is the first one's.
 func (s *Server) Backend() string { return redactURL(s.engine.base) }
+
+// Backends returns every backend's base URL, as Backend shows it.
+func (s *Server) Backends() []string {
+	out := make([]string, len(s.engines))
+	for i := range s.engines {
+		out[i] = redactURL(s.engines[i].base)
+	}
+	return out
+}
 
 // RunOptions are the connection limits and timeouts of Run. A field left
 // zero takes its default, except ShutdownTimeout, taken as given.

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,7 +29,7 @@ func init() {
 }
 
 const serveHelp = `
-Usage: beamharmony serve --backend URL [--listen ADDR] [--model NAME] [flags]
+Usage: beamharmony serve --backend URL[,URL...] [--listen ADDR] [--model NAME] [flags]
 
 Run a gateway for Beam that speaks the OpenAI Chat Completions, OpenAI
 Responses and Anthropic Messages APIs, in front of an inference server's raw
@@ -53,6 +54,15 @@ names holding Harmony markers such as <|end|> are refused unless
 --allow-markers is set. Reasoning sent back must carry the signature this
 server gave it (HMAC under --signing-key; a random key per process when
 unset, so give every replica the same key).
+
+Several engine replicas: repeat --backend (or list them, comma-separated;
+a replica may carry a weight, URL;weight=2). Each request goes to the
+replica that already holds the longest prefix of its prompt in its cache,
+unless it is much busier than the others (--route-load-margin); a new
+conversation goes to the replica its first question hashes to, so that
+several gateways agree. Replicas are probed every --probe-interval and
+left out while they fail; a request whose replica fails before answering
+is retried on another. See docs/routing.md.
 
 Constrained generation: tool_choice "required" or a named tool (Anthropic:
 "any", "tool"), strict tools and response formats (json_object,
@@ -108,7 +118,10 @@ var newServeSignals = func() serveSignals {
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveHelp, stdout, stderr)
 	usage := func(name, text string) string { return text + " [" + envName(name) + "]" }
-	backend := fs.String("backend", "", usage("backend", "the engine's base URL, such as http://localhost:8000 (required)"))
+	backends := listFlag(fs, "backend", usage("backend", "the engine's base `URL`, such as http://localhost:8000 (required); repeat the flag, or give a comma-separated list, for several replicas, each optionally with a weight: http://a:8000;weight=2"))
+	routeMargin := fs.Int("route-load-margin", 0, usage("route-load-margin", "with several backends: how many more open requests than the least busy replica the replica holding a prompt's prefix may have and still get it (default 4)"))
+	routeEntries := fs.Int("route-table-entries", 0, usage("route-table-entries", "with several backends: bound of the table of which replica holds which prompt blocks (default 524288, about 20 MB)"))
+	probeInterval := fs.Duration("probe-interval", serve.DefaultProbeInterval, usage("probe-interval", "with several backends: how often each replica's health is checked"))
 	backendKey := fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
 	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
 	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
@@ -169,6 +182,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	apiKeys.fromEnv = len(*apiKeys.vals) > 0
+	backends.fromEnv = len(*backends.vals) > 0
 	rest, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -179,6 +193,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		fail(stderr, "serve", errors.New("--tls-cert and --tls-key go together"))
+		return 2
+	}
+	backendList, err := parseBackends(*backends.vals)
+	if err != nil {
+		fail(stderr, "serve", err)
 		return 2
 	}
 	fields, err := serve.ParseReasoningFields(*reasoningField)
@@ -227,7 +246,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	srv, err := serve.New(serve.Config{
 		Tokenizer:            tok,
 		MaxModelLen:          *maxModelLen,
-		Backend:              *backend,
+		Backends:             backendList,
+		Routing:              serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval},
 		BackendAPIKey:        *backendKey,
 		Engine:               kind,
 		Model:                *model,
@@ -271,7 +291,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	bi := buildinfo.Read()
-	attrs := []any{slog.String("addr", ln.Addr().String()), slog.String("backend", srv.Backend()),
+	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Any("backend", srv.Backends()),
 		slog.String("version", bi.Version), slog.String("commit", bi.Commit), slog.String("go_version", bi.GoVersion),
 		slog.Bool("tls", certs != nil), slog.Int("api_keys", len(keys)), slog.Any("cors_origins", origins),
 		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers), slog.String("engine", kind.String())}
@@ -290,6 +310,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		// The result is logged; a constrained request that comes first
 		// waits for it. It takes at most serve.DetectTimeout.
 		go func() { _, _ = srv.DetectEngine(sig.ctx) }()
+	}
+	if len(backendList) > 1 {
+		go srv.Probe(sig.ctx)
 	}
 	go func() {
 		for {
@@ -397,4 +420,31 @@ func checkLogLevel(level string) error {
 		return fmt.Errorf("log level %q: use debug, info, warn or error", level)
 	}
 	return nil
+}
+
+// parseBackends reads the --backend values: each a URL or a
+// comma-separated list of them, each URL optionally followed by
+// ";weight=N" (a positive number).
+func parseBackends(vals []string) ([]serve.Backend, error) {
+	var out []serve.Backend
+	for _, v := range vals {
+		for _, item := range strings.Split(v, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			b := serve.Backend{URL: item}
+			if u, opt, ok := strings.Cut(item, ";"); ok {
+				w, found := strings.CutPrefix(opt, "weight=")
+				f, err := strconv.ParseFloat(w, 64)
+				if !found || err != nil || !(f > 0) || math.IsInf(f, 0) {
+					return nil, fmt.Errorf("--backend %q: after the URL, only ;weight=N with a positive number", item)
+				}
+				b = serve.Backend{URL: u, Weight: f}
+			}
+			out = append(out, b)
+		}
+	}
+	// None: serve.New says the backend is required.
+	return out, nil
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,8 +64,14 @@ func startServe(t *testing.T, args ...string) *runningServe {
 	old := newServeSignals
 	newServeSignals = func() serveSignals { return serveSignals{ctx: ctx, reload: rs.reload, stop: func() {}} }
 	t.Cleanup(func() { newServeSignals = old })
+	base := []string{"serve", "--model", "beam"}
+	if !slices.Contains(args, "--backend") {
+		// A second --backend adds a replica: only tests without one get
+		// this engine-less default.
+		base = append(base, "--backend", "http://127.0.0.1:9")
+	}
 	go func() {
-		rs.code <- run(append([]string{"serve", "--backend", "http://127.0.0.1:9", "--model", "beam"}, args...), strings.NewReader(""), io.Discard, rs.stderr)
+		rs.code <- run(append(base, args...), strings.NewReader(""), io.Discard, rs.stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()

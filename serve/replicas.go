@@ -1,0 +1,265 @@
+package serve
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// This file runs the gateway's engine replicas: sending each completion to
+// the replica the router picks (with a retry on another one when it fails
+// before answering), probing their health, and reporting it.
+
+// send sends the exchange's completion request to an engine replica and
+// returns its 2xx reply. With one replica it is that replica's complete.
+// With several, the router picks by prompt prefix and load; a replica that
+// fails before answering (unreachable, or a 5xx) is marked down and the
+// request goes to another, so no byte has reached the client yet. An
+// engine 4xx, a timeout and a client that left are not retried.
+func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiError) {
+	rt := s.router
+	if len(s.engines) == 1 {
+		r := rt.replicas[0]
+		r.open.Add(1)
+		resp, aerr := s.engines[0].complete(c, cr)
+		return s.answered(c, 0, nil, routePrefix, resp, aerr)
+	}
+	hashes := blockHashes(cr.Prompt, rt.cfg.BlockTokens, rt.cfg.BlockBytes, nil)
+	key, shared := conversationKey(c.prompt)
+	// The blocks before the end of the first user message: text blocks
+	// directly; token blocks in proportion.
+	minBlocks := shared / rt.cfg.BlockBytes
+	if ids, ok := cr.Prompt.([]int); ok && len(c.prompt) > 0 {
+		minBlocks = int(float64(shared) / float64(len(c.prompt)) * float64(len(ids)) / float64(rt.cfg.BlockTokens))
+	}
+	var tried []int
+	for {
+		i, decision := rt.pick(hashes, key, minBlocks, tried)
+		s.metrics.routeDecision(decision)
+		rt.replicas[i].open.Add(1)
+		resp, aerr := s.engines[i].complete(c, cr)
+		if aerr == nil || !retryable(aerr) || c.ctx.Err() != nil || len(tried)+1 >= len(rt.replicas) {
+			return s.answered(c, i, hashes, decision, resp, aerr)
+		}
+		rt.replicas[i].open.Add(-1)
+		s.replicaDown(i, aerr.msg+": "+aerr.detail)
+		tried = append(tried, i)
+	}
+}
+
+// answered books the reply of replica i: on success the prompt's blocks are
+// recorded as held there, and the replica's open request ends when the
+// reply's body is closed.
+func (s *Server) answered(c *exchange, i int, hashes []uint64, decision string, resp *http.Response, aerr *apiError) (*http.Response, *apiError) {
+	r := s.router.replicas[i]
+	c.replica, c.route = i, decision
+	s.metrics.replicaRequest(i)
+	if aerr != nil {
+		r.open.Add(-1)
+		if retryable(aerr) {
+			s.replicaDown(i, aerr.msg+": "+aerr.detail)
+		}
+		return nil, aerr
+	}
+	if len(hashes) > 0 {
+		s.router.table.record(hashes, i)
+	}
+	r.fails.Store(0)
+	resp.Body = &replicaBody{ReadCloser: resp.Body, r: r}
+	return resp, nil
+}
+
+// retryable reports whether a failure came before the engine answered the
+// request: it could not be reached, or it failed (5xx) rather than refused
+// (4xx).
+func retryable(e *apiError) bool {
+	return e.kind == kindEngine && (e.code == "engine_unreachable" || strings.HasPrefix(e.code, "engine_5"))
+}
+
+// replicaBody ends the replica's open request when the reply is closed.
+type replicaBody struct {
+	io.ReadCloser
+	r    *replica
+	once sync.Once
+}
+
+func (b *replicaBody) Close() error {
+	b.once.Do(func() { b.r.open.Add(-1) })
+	return b.ReadCloser.Close()
+}
+
+// conversationKey identifies a conversation across turns and gateways: the
+// hash of the prompt up to the end of its first user message (the system
+// and developer messages and the first question), which every turn's
+// prompt begins with; and that length in bytes, what a prefix must exceed
+// to be the conversation's own. A prompt without a user message is keyed
+// whole.
+func conversationKey(prompt string) (uint64, int) {
+	const first = "<|start|>user<|message|>"
+	end := len(prompt)
+	if i := strings.Index(prompt, first); i >= 0 {
+		if j := strings.Index(prompt[i+len(first):], "<|end|>"); j >= 0 {
+			end = i + len(first) + j
+		}
+	}
+	return xxhash.Sum64String(prompt[:end]), end
+}
+
+// replicaDown takes replica i out of routing until a probe finds it
+// answering again, and forgets the prompts it held (a restarted engine
+// has lost its cache).
+func (s *Server) replicaDown(i int, why string) {
+	r := s.router.replicas[i]
+	r.fails.Add(1)
+	if r.healthy.Swap(false) {
+		s.router.table.forget(i)
+		s.metrics.replicaHealth(i, false)
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, "engine replica down",
+			slog.String("replica", redactURL(r.base)), slog.String("error", why))
+	}
+}
+
+func (s *Server) replicaUp(i int) {
+	r := s.router.replicas[i]
+	r.fails.Store(0)
+	if !r.healthy.Swap(true) {
+		s.metrics.replicaHealth(i, true)
+		s.log.LogAttrs(context.Background(), slog.LevelInfo, "engine replica up",
+			slog.String("replica", redactURL(r.base)))
+	}
+}
+
+// Probe checks every replica's health every Routing.ProbeInterval until ctx
+// ends: GET /health (or, lacking one, /v1/models), and for vLLM and
+// SGLang /v1/models too. Two failed probes in a row take a replica out of
+// routing; one that answers is put back. The command line runs it beside
+// Run; without it replicas are taken out only by failed requests and put
+// back by nothing but a restart, so a Server with several backends should
+// run it.
+func (s *Server) Probe(ctx context.Context) {
+	t := time.NewTicker(s.router.cfg.ProbeInterval)
+	defer t.Stop()
+	for {
+		s.probeAll(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) probeAll(ctx context.Context) {
+	var wg sync.WaitGroup
+	for i := range s.engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pctx, cancel := context.WithTimeout(ctx, DefaultHealthTimeout)
+			defer cancel()
+			if aerr := s.checkReplica(pctx, i); aerr != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				if s.router.replicas[i].fails.Add(1) >= 2 {
+					s.replicaDown(i, aerr.msg)
+				}
+				return
+			}
+			s.replicaUp(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// checkReplica asks replica i whether it serves: /health, falling back on
+// /v1/models when it has none; vLLM and SGLang must list their models too.
+func (s *Server) checkReplica(ctx context.Context, i int) *apiError {
+	e := &s.engines[i]
+	_, aerr := e.get(ctx, "/health")
+	if aerr != nil && (aerr.status == http.StatusNotFound || aerr.status == http.StatusMethodNotAllowed) {
+		_, aerr = e.get(ctx, "/v1/models")
+		return aerr
+	}
+	if aerr == nil {
+		if k := s.knownKind(); k == EngineVLLM || k == EngineSGLang {
+			_, aerr = e.get(ctx, "/v1/models")
+		}
+	}
+	return aerr
+}
+
+// knownKind is the engine kind configured or detected, without detecting.
+func (s *Server) knownKind() EngineKind {
+	if s.cfg.Engine != EngineAuto {
+		return s.cfg.Engine
+	}
+	s.kind.mu.Lock()
+	defer s.kind.mu.Unlock()
+	return s.kind.kind
+}
+
+// healthReplicas serves GET /health with several replicas: each is checked
+// now, in parallel; the gateway is ok while one answers. With details the
+// body lists every replica: its URL, whether it answered this check,
+// whether routing uses it, and its open requests.
+func (s *Server) healthReplicas(ctx context.Context, w http.ResponseWriter, r *http.Request, details bool) {
+	errs := make([]*apiError, len(s.engines))
+	var wg sync.WaitGroup
+	for i := range s.engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.checkReplica(ctx, i)
+		}()
+	}
+	wg.Wait()
+	status := http.StatusServiceUnavailable
+	for _, e := range errs {
+		if e == nil {
+			status = http.StatusOK
+		} else {
+			s.logEngineCheck(r, e)
+		}
+	}
+	b := []byte(`{"status":`)
+	if status == http.StatusOK {
+		b = append(b, `"ok"`...)
+	} else {
+		b = append(b, `"unavailable"`...)
+	}
+	if details {
+		b = append(b, `,"engines":[`...)
+		for i, e := range errs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			rep := s.router.replicas[i]
+			b = append(b, `{"url":`...)
+			b = appendString(b, redactURL(rep.base))
+			b = append(b, `,"reachable":`...)
+			b = strconv.AppendBool(b, e == nil)
+			b = append(b, `,"healthy":`...)
+			b = strconv.AppendBool(b, rep.healthy.Load())
+			b = append(b, `,"open_requests":`...)
+			b = strconv.AppendInt(b, rep.open.Load(), 10)
+			if e != nil {
+				b = append(b, `,"error":`...)
+				b = appendString(b, e.msg)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

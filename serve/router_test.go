@@ -1,0 +1,163 @@
+package serve
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Block hashes are chained: the hash of a block depends on every block
+// before it, only full blocks are hashed, and prompts that share a prefix
+// share the hashes of its full blocks.
+func TestBlockHashes(t *testing.T) {
+	a := strings.Repeat("x", 64*3+10)
+	b := strings.Repeat("x", 64*2) + strings.Repeat("y", 64+10)
+	ha, hb := blockHashes(a, 0, 64, nil), blockHashes(b, 0, 64, nil)
+	if len(ha) != 3 || len(hb) != 3 {
+		t.Fatalf("%d and %d blocks, want 3 (the partial block is not hashed)", len(ha), len(hb))
+	}
+	if ha[0] != hb[0] || ha[1] != hb[1] || ha[2] == hb[2] {
+		t.Errorf("shared prefix of two blocks: %x vs %x", ha, hb)
+	}
+	// The same block after a different prefix hashes differently.
+	c := strings.Repeat("z", 64) + strings.Repeat("x", 64)
+	if hc := blockHashes(c, 0, 64, nil); hc[1] == ha[1] {
+		t.Error("a block's hash does not depend on the blocks before it")
+	}
+	ids := make([]int, 40)
+	for i := range ids {
+		ids[i] = i
+	}
+	hi := blockHashes(ids, 16, 0, nil)
+	if len(hi) != 2 {
+		t.Fatalf("40 ids in blocks of 16: %d blocks, want 2", len(hi))
+	}
+	ids2 := append(append([]int(nil), ids[:16]...), 99)
+	if hi2 := blockHashes(append(ids2, ids[17:]...), 16, 0, nil); hi2[0] != hi[0] || hi2[1] == hi[1] {
+		t.Error("token blocks: a change in block 2 must keep block 1's hash and change block 2's")
+	}
+	if h := blockHashes(strings.Repeat("x", 63), 0, 64, nil); len(h) != 0 {
+		t.Error("a prompt shorter than a block has a block")
+	}
+}
+
+// The table keeps at most its bound, forgets what two generations did not
+// touch, and keeps what is used.
+func TestBlockTableBounds(t *testing.T) {
+	tb := newBlockTable(100)
+	hot := []uint64{1 << 40}
+	for i := range 1000 {
+		tb.record([]uint64{uint64(i)}, i%3)
+		if i%20 == 0 {
+			tb.record(hot, 2) // used again and again
+		}
+		if n := tb.size(); n > 100 {
+			t.Fatalf("table holds %d entries, bound 100", n)
+		}
+	}
+	if r, n := tb.longest([]uint64{5}); r >= 0 || n != 0 {
+		t.Errorf("an entry not touched for two generations is still there: %d", r)
+	}
+	if r, _ := tb.longest(hot); r != 2 {
+		t.Errorf("an entry in use was forgotten: %d", r)
+	}
+	if r, n := tb.longest([]uint64{7, 999, 12345}); r != 999%3 || n != 2 {
+		t.Errorf("longest prefix: replica %d, %d blocks; want %d, 2", r, n, 999%3)
+	}
+	tb.forget(2)
+	if r, _ := tb.longest(hot); r >= 0 {
+		t.Error("forget left a block of the replica")
+	}
+}
+
+func testRouter(n int) *router {
+	rt := &router{table: newBlockTable(1 << 10), margin: DefaultRouteLoadMargin}
+	for i := range n {
+		r := &replica{base: fmt.Sprintf("http://r%d:8000", i), weight: 1}
+		r.healthy.Store(true)
+		rt.replicas = append(rt.replicas, r)
+	}
+	return rt
+}
+
+// The routing decisions: the longest prefix's replica, unless it is too
+// busy; a key's replica when no prefix is known; another replica on retry;
+// any replica when none is healthy.
+func TestRouterDecisions(t *testing.T) {
+	rt := testRouter(3)
+	conv := blockHashes(strings.Repeat("a", 64*4), 0, 64, nil)
+	first, d := rt.pick(conv[:2], 7, 0, nil)
+	if d != routeHash {
+		t.Fatalf("unknown prompt: decision %s, want hash", d)
+	}
+	again, _ := rt.pick(conv[:2], 7, 0, nil)
+	if again != first {
+		t.Error("the same key went to another replica")
+	}
+	rt.table.record(conv[:2], first)
+	// The next turn extends the prompt: the prefix's replica, whatever the
+	// key says.
+	if got, d := rt.pick(conv, 12345, 0, nil); got != first || d != routePrefix {
+		t.Errorf("next turn: replica %d (%s), want %d (prefix)", got, d, first)
+	}
+	// A prefix no longer than the shared part does not count: the key
+	// decides.
+	if _, d := rt.pick(conv, 12345, 2, nil); d != routeHash {
+		t.Errorf("a match within the shared blocks decided: %s, want hash", d)
+	}
+	// Busy beyond the margin: the least busy replica, recorded as load.
+	rt.replicas[first].open.Store(DefaultRouteLoadMargin + 1)
+	if got, d := rt.pick(conv, 12345, 0, nil); got == first || d != routeLoad {
+		t.Errorf("busy prefix replica: %d (%s), want another (load)", got, d)
+	}
+	rt.replicas[first].open.Store(DefaultRouteLoadMargin)
+	if got, _ := rt.pick(conv, 12345, 0, nil); got != first {
+		t.Error("a prefix replica within the margin was not chosen")
+	}
+	rt.replicas[first].open.Store(0)
+	// Retry leaves out what was tried.
+	if got, d := rt.pick(conv, 12345, 0, []int{first}); got == first || d != routeRetry {
+		t.Errorf("retry: %d (%s)", got, d)
+	}
+	// Unhealthy replicas are left out; with none healthy, any is tried.
+	rt.replicas[first].healthy.Store(false)
+	if got, _ := rt.pick(conv, 12345, 0, nil); got == first {
+		t.Error("an unhealthy replica was chosen")
+	}
+	for _, r := range rt.replicas {
+		r.healthy.Store(false)
+	}
+	if _, d := rt.pick(conv, 1, 0, nil); d != routeFallback {
+		t.Errorf("no healthy replica: %s, want fallback", d)
+	}
+}
+
+// Rendezvous hashing spreads keys over replicas by weight, and removing a
+// replica moves only its keys.
+func TestRendezvous(t *testing.T) {
+	rt := testRouter(3)
+	rt.replicas[2].weight = 2
+	all := func(int) bool { return true }
+	count := make([]int, 3)
+	where := map[uint64]int{}
+	for k := range uint64(8000) {
+		i := rt.rendezvous(k*0x9E3779B97F4A7C15, all)
+		count[i]++
+		where[k] = i
+	}
+	// Expected 2000, 2000, 4000.
+	if count[0] < 1700 || count[0] > 2300 || count[2] < 3600 || count[2] > 4400 {
+		t.Errorf("keys per replica %v, want about 2000, 2000, 4000", count)
+	}
+	without1 := func(i int) bool { return i != 1 }
+	moved := 0
+	for k, was := range where {
+		now := rt.rendezvous(k*0x9E3779B97F4A7C15, without1)
+		if was != 1 && now != was {
+			moved++
+		}
+	}
+	if moved != 0 {
+		t.Errorf("removing replica 1 moved %d keys of other replicas", moved)
+	}
+}
