@@ -3,6 +3,7 @@ package harmony
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -61,10 +62,12 @@ type FunctionCall struct {
 	// Name is the tool's name, written as the call's recipient.
 	Name string
 	// Arguments is a JSON object. Its key order and number literals are
-	// kept: each member becomes one rfl:parameter in the prompt. A JSON
-	// string here (OpenAI's wire form) is an error when rendering: decode
-	// it first. Decoded arguments may be edited in place or replaced:
-	// Render writes what the slice holds when it runs.
+	// kept: each member becomes one rfl:parameter in the prompt. Decoding
+	// a message (ParseRequest, UnmarshalJSON) turns a JSON string holding
+	// an object, OpenAI's wire form, into that object (DecodeArguments); a
+	// JSON string here is an error when rendering, as in the template.
+	// Decoded arguments may be edited in place or replaced: Render writes
+	// what the slice holds when it runs.
 	Arguments json.RawMessage
 
 	parsed tape // the decoder's tape of Arguments, reused by Render
@@ -396,10 +399,87 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 		}
 	}
 	if a := d.Lookup(f, "arguments"); a >= 0 {
+		if d.Kind(a) == pyjson.String {
+			return prefixPath("function.arguments", decodeArgumentsText(d.Str(a), &c.Function))
+		}
 		c.Function.Arguments = json.RawMessage(d.Raw(a))
 		c.Function.parsed = tape{d, a}
 	}
 	return nil
+}
+
+// ErrArgumentsString is returned (wrapped in a *RenderError) for a call's
+// function.arguments sent as a JSON string that does not hold the JSON
+// text of an object.
+var ErrArgumentsString = errors.New("function.arguments: a JSON string that does not hold a JSON object")
+
+// DecodeArguments returns a call's arguments in the form Render takes: raw
+// itself unless it is a JSON string, and for a string (OpenAI's wire form)
+// the JSON text it holds, which must be an object. A string holding
+// anything else, or text that is not JSON, is an error that says what it
+// holds, wrapping ErrArgumentsString; its Path is empty, the caller knowing
+// where the arguments stand.
+//
+// It is the one rule for arguments sent as a string: ParseRequest and the
+// UnmarshalJSON methods apply it to every call they decode, and the gateway
+// to the calls it builds. Render itself refuses a string, as the chat
+// template does (page: Tool calls): decode first.
+func DecodeArguments(raw json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '"' {
+		return raw, nil
+	}
+	d, err := pyjson.ParseBytes(trimmed)
+	if err != nil {
+		return nil, &RenderError{Msg: "not valid JSON (" + err.Error() + ")", kind: ErrArgumentsString}
+	}
+	var f FunctionCall
+	if err := decodeArgumentsText(d.Str(0), &f); err != nil {
+		return nil, err
+	}
+	return f.Arguments, nil
+}
+
+// decodeArgumentsText sets f's arguments to the object whose JSON text s
+// holds (surrounding whitespace dropped), with its tape.
+func decodeArgumentsText(s string, f *FunctionCall) error {
+	text := bytes.TrimSpace([]byte(s))
+	d, err := pyjson.ParseBytes(text)
+	if err != nil {
+		what := "the string is empty"
+		var se *pyjson.SyntaxError
+		if errors.As(err, &se) && len(text) > 0 {
+			what = "at byte " + strconv.Itoa(se.Offset) + " of the string: " + se.Msg
+		}
+		return &RenderError{kind: ErrArgumentsString,
+			Msg: "not valid JSON (" + what + "); a string must hold the JSON text of an object, such as {\"city\": \"Paris\"}"}
+	}
+	if d.Kind(0) != pyjson.Object {
+		return &RenderError{kind: ErrArgumentsString,
+			Msg: "must be a JSON object, got " + kindName(d.Kind(0)) + " as JSON text in a string; a string must hold the JSON text of an object"}
+	}
+	// The tape reads its own copy: Arguments is the caller's to edit.
+	f.Arguments = json.RawMessage(bytes.Clone(text))
+	f.parsed = tape{d, 0}
+	return nil
+}
+
+// kindName names a JSON kind with its article, in the words of the
+// OpenAI-shaped errors ("a list", "an object", "null").
+func kindName(k pyjson.Kind) string {
+	switch k {
+	case pyjson.Object:
+		return "an object"
+	case pyjson.Array:
+		return "a list"
+	case pyjson.String:
+		return "a string"
+	case pyjson.Number:
+		return "a number"
+	case pyjson.True, pyjson.False:
+		return "a boolean"
+	}
+	return "null"
 }
 
 func decodeTool(d *pyjson.Doc, i int, t *Tool) error {

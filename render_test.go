@@ -187,7 +187,7 @@ func TestRenderErrors(t *testing.T) {
 			"messages[0].thinking: contains the marker <|end|>; reasoning must be plain text without Harmony headers"},
 		{"content with tool calls", `{"messages": [{"role": "assistant", "reasoning_content": "R", "content": "Let me check.", "tool_calls": [{"function": {"name": "f", "arguments": {}}}]}]}`,
 			"messages[0].content: must be empty in an assistant turn with tool_calls; Beam writes no commentary before calls"},
-		{"arguments as a JSON string", withArgs(`"{\"city\": \"Paris\"}"`), "messages[0].tool_calls[0].function.arguments: must be a JSON object; parse JSON strings before rendering"},
+		{"arguments as a JSON string holding a list", withArgs(`"[1]"`), "messages[0].tool_calls[0].function.arguments: must be a JSON object, got a list as JSON text in a string; a string must hold the JSON text of an object"},
 		{"arguments as a list", withArgs(`[1]`), "messages[0].tool_calls[0].function.arguments: must be a JSON object, got array"},
 		{"arguments missing", `{"messages": [{"role": "assistant", "reasoning_content": "R", "tool_calls": [{"function": {"name": "f"}}]}]}`,
 			"messages[0].tool_calls[0].function.arguments: missing; must be a JSON object"},

@@ -1,8 +1,11 @@
 package harmony
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -17,7 +20,11 @@ import (
 //	 "builtin_tools": ["search"], "allow_missing_thinking": false}
 //
 // Every key but messages is optional. add_generation_prompt and
-// allow_missing_thinking default to true, as in the template.
+// allow_missing_thinking default to true, as in the template. Two shapes of
+// OpenAI's wire form and of stored datasets are decoded here, not by the
+// renderer (DECISIONS.md, Training data): a call's function.arguments given
+// as a JSON string holding an object (DecodeArguments), and tools given as
+// a JSON string holding the list (a blank string is no tools).
 type Request struct {
 	Messages []Message
 	Options
@@ -130,6 +137,8 @@ func (r *Request) decodeTools(d *pyjson.Doc, v int) error {
 	case pyjson.Null:
 		return nil
 	case pyjson.Array:
+	case pyjson.String:
+		return r.decodeToolsText(d.Str(v))
 	default:
 		return errAt("tools", "must be a list of tools, got "+d.Kind(v).String())
 	}
@@ -145,6 +154,33 @@ func (r *Request) decodeTools(d *pyjson.Doc, v int) error {
 		return true
 	})
 	return err
+}
+
+// decodeToolsText reads tools sent as a JSON string holding the list, as
+// datasets often store them (a Parquet string column holds the same). A
+// blank string is no tools, like null.
+func (r *Request) decodeToolsText(s string) error {
+	text := bytes.TrimSpace([]byte(s))
+	if len(text) == 0 {
+		return nil
+	}
+	d, err := pyjson.ParseBytes(text)
+	if err != nil {
+		var se *pyjson.SyntaxError
+		what := err.Error()
+		if errors.As(err, &se) {
+			what = "at byte " + strconv.Itoa(se.Offset) + " of the string: " + se.Msg
+		}
+		return errAt("tools", "not valid JSON ("+what+"); a string must hold the JSON text of a list of tools")
+	}
+	if k := d.Kind(0); k != pyjson.Array && k != pyjson.Null {
+		return errAt("tools", "must be a list of tools, got "+kindName(k)+" as JSON text in a string")
+	}
+	if err := r.decodeTools(d, 0); err != nil {
+		return err
+	}
+	sealTape(d)
+	return nil
 }
 
 func (r *Request) decodeBuiltins(d *pyjson.Doc, v int) error {

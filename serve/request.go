@@ -325,12 +325,10 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 		m := &r.messages[i]
 		path := "messages[" + strconv.Itoa(i) + "]"
 		if err := m.UnmarshalJSON(raw); err != nil {
-			return harmonyError(path, "invalid_message", err)
-		}
-		for j := range m.ToolCalls {
-			if err := decodeArguments(&m.ToolCalls[j].Function, path+".tool_calls["+strconv.Itoa(j)+"].function.arguments"); err != nil {
-				return err
+			if errors.Is(err, harmony.ErrArgumentsString) {
+				return argumentsError(path, err)
 			}
+			return harmonyError(path, "invalid_message", err)
 		}
 		if mk := harmony.FindMarker(m.Name); mk != "" && !cfg.markersAllowed() {
 			return markerError(harmony.MarkerUse{Path: path + ".name", Marker: mk})
@@ -402,32 +400,27 @@ func harmonyError(path, code string, err error) *apiError {
 }
 
 // decodeArguments replaces arguments sent as a JSON string by the object
-// the string holds. Arguments that are already an object are kept; other
-// shapes are left for the renderer to report.
+// the string holds, by harmony's one rule (harmony.DecodeArguments, which
+// decoding a message applies too). Arguments that are already an object
+// are kept; other shapes are left for the renderer to report.
 func decodeArguments(f *harmony.FunctionCall, path string) *apiError {
-	raw := bytes.TrimSpace(f.Arguments)
-	if len(raw) == 0 || raw[0] != '"' {
-		return nil
+	args, err := harmony.DecodeArguments(f.Arguments)
+	if err != nil {
+		return argumentsError(path, err)
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return badRequest(path, "invalid_arguments", path+": "+jsonErrorText(err))
-	}
-	text := bytes.TrimSpace([]byte(s))
-	if !json.Valid(text) {
-		var v any
-		err := json.Unmarshal(text, &v)
-		msg := "not valid JSON"
-		if err != nil {
-			msg += " (" + jsonErrorText(err) + ")"
-		}
-		return badRequest(path, "invalid_arguments", path+": "+msg+"; send the arguments as the JSON text of an object")
-	}
-	if text[0] != '{' {
-		return badRequest(path, "invalid_arguments", path+": must be a JSON object, got "+kindOf(text))
-	}
-	f.Arguments = text
+	f.Arguments = args
 	return nil
+}
+
+// argumentsError is the 400 for arguments sent as a string that holds no
+// JSON object, at path (the error's own path is joined to it).
+func argumentsError(path string, err error) *apiError {
+	var re *harmony.RenderError
+	if !errors.As(err, &re) {
+		return badRequest(path, "invalid_arguments", path+": "+err.Error())
+	}
+	p := harmony.JoinPath(path, re.Path)
+	return badRequest(p, "invalid_arguments", p+": "+re.Msg)
 }
 
 // decodeTools reads tools, tool_choice and parallel_tool_calls. "none"

@@ -22,7 +22,9 @@ write the prompt to stdout with nothing added. The request is
    "builtin_tools": ["search", "browse"], "allow_missing_thinking": true}
 
 Every key but messages is optional; add_generation_prompt and
-allow_missing_thinking default to true, reasoning_effort to 512.
+allow_missing_thinking default to true, reasoning_effort to 512. A call's
+function.arguments may be a JSON string holding an object (OpenAI's wire
+form), and tools a JSON string holding the list: both are decoded first.
 
 With --tokenizer PATH (a tokenizer.json, or a directory holding one) the
 output is the prompt as token ids with the assistant mask, as

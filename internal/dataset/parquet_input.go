@@ -18,8 +18,9 @@ import (
 // both inputs share one decoder. Columns are read as the Hugging Face
 // datasets library writes them: a list of structs is a JSON array of
 // objects, a struct field that is null is left out (datasets fills the keys
-// a row lacks with None), and a string column holding the messages or tools
-// is JSON text.
+// a row lacks with None), and a string column holding the messages is JSON
+// text; one holding the tools is passed as a JSON string, which ParseRequest
+// decodes as it does in any request.
 
 // pqNode is a node of the file's schema with its levels.
 type pqNode struct {
@@ -149,9 +150,14 @@ func (pc *pqConverter) appendRow(out []byte, row parquet.Row) ([]byte, error) {
 			if !ok {
 				break
 			}
-			if text := v.ByteArray(); len(bytes.TrimSpace(text)) > 0 {
+			switch text := v.ByteArray(); {
+			case col.key == "tools":
+				// ParseRequest decodes tools sent as a JSON string, the
+				// same rule as for JSONL rows (a blank string is none).
+				out = pyjson.AppendQuoted(out, string(text))
+			case len(bytes.TrimSpace(text)) > 0:
 				out = append(out, text...)
-			} else {
+			default:
 				out = append(out, "null"...)
 			}
 			continue

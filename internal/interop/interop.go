@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // Engine renders requests with a chat template file, one Result per
@@ -65,9 +66,14 @@ type Result struct {
 	Unrepresentable bool `json:"unrepresentable,omitempty"`
 }
 
-// RenderGo renders one request with the Go renderer.
+// RenderGo renders one request with the Go renderer, given the request as
+// the template is given it. ParseRequest decodes a call's arguments sent
+// as a JSON string (DECISIONS.md, Training data), which the template,
+// given the request as it is, does not: there the arguments stay the
+// string, and the renderer's own rule, the template's (a string is an
+// error: "parse JSON strings before rendering"), is what is compared.
 func RenderGo(request []byte) Result {
-	req, err := harmony.ParseRequest(request)
+	req, err := parseUndecoded(request)
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
@@ -81,6 +87,65 @@ func RenderGo(request []byte) Result {
 		out.Spans[i] = [2]int{s.Start, s.End}
 	}
 	return out
+}
+
+// parseUndecoded is ParseRequest, except that the arguments of calls given
+// as JSON strings are left as those strings: each is replaced by {} for
+// ParseRequest and put back into the decoded call.
+func parseUndecoded(request []byte) (*harmony.Request, error) {
+	d, err := pyjson.ParseBytes(request)
+	if err != nil || d.Kind(0) != pyjson.Object {
+		return harmony.ParseRequest(request)
+	}
+	type stringArgs struct {
+		msg, call  int
+		start, end int32
+	}
+	var found []stringArgs
+	if msgs := d.Lookup(0, "messages"); msgs >= 0 && d.Kind(msgs) == pyjson.Array {
+		d.Elements(msgs, func(m, i int) bool {
+			calls := -1
+			if d.Kind(m) == pyjson.Object {
+				calls = d.Lookup(m, "tool_calls")
+			}
+			if calls < 0 || d.Kind(calls) != pyjson.Array {
+				return true
+			}
+			d.Elements(calls, func(c, j int) bool {
+				f := -1
+				if d.Kind(c) == pyjson.Object {
+					f = d.Lookup(c, "function")
+				}
+				if f < 0 || d.Kind(f) != pyjson.Object {
+					return true
+				}
+				if a := d.Lookup(f, "arguments"); a >= 0 && d.Kind(a) == pyjson.String {
+					found = append(found, stringArgs{i, j, d.Nodes[a].Start, d.Nodes[a].End})
+				}
+				return true
+			})
+			return true
+		})
+	}
+	if len(found) == 0 {
+		return harmony.ParseRequest(request)
+	}
+	var edited []byte
+	at := int32(0)
+	for _, s := range found {
+		edited = append(edited, request[at:s.start]...)
+		edited = append(edited, "{}"...)
+		at = s.end
+	}
+	edited = append(edited, request[at:]...)
+	req, err := harmony.ParseRequest(edited)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range found {
+		req.Messages[s.msg].ToolCalls[s.call].Function.Arguments = json.RawMessage(request[s.start:s.end])
+	}
+	return req, nil
 }
 
 // runBatch writes requests to the helper command one per line and reads
