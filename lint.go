@@ -43,7 +43,8 @@ var (
 )
 
 // Lint returns the warnings for a request that renders: system or
-// developer messages that will be dropped, an effort below 8, built-in
+// developer messages that will be dropped, assistant turns without
+// reasoning (MissingReasoning), an effort below 8, built-in
 // search or browse whose declarations differ from the trained ones, tool
 // results missing, extra or out of order against the calls, and markers in
 // any string the prompt carries as is (FindMarkers: content, argument
@@ -56,6 +57,7 @@ func Lint(messages []Message, opts *Options) []Warning {
 	}
 	var ws []Warning
 	ws = lintInstructions(ws, messages)
+	ws = lintReasoning(ws, messages)
 	ws = lintEffort(ws, opts.ReasoningEffort)
 	ws = lintBuiltins(ws, opts)
 	ws = lintResults(ws, messages)
@@ -78,6 +80,29 @@ func lintInstructions(ws []Warning, messages []Message) []Warning {
 			ws = append(ws, Warning{messagePath(i), "this " + m.Role +
 				" message comes after a message of another role and is not rendered; put system and developer messages at the start"})
 		}
+	}
+	return ws
+}
+
+// MissingReasoning returns the indices of the assistant turns without
+// reasoning, answers and tool calls alike. The template renders each as an
+// empty analysis message, which Beam never writes (page: Assistant turns):
+// in a served history its output degrades, and in training data the model
+// learns to skip its reasoning (page: Reasoning across turns).
+func MissingReasoning(messages []Message) []int {
+	var idx []int
+	for i := range messages {
+		if messages[i].Role == RoleAssistant && messages[i].Reasoning == "" {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func lintReasoning(ws []Warning, messages []Message) []Warning {
+	for _, i := range MissingReasoning(messages) {
+		ws = append(ws, Warning{messagePath(i), "this assistant turn has no reasoning and renders as an empty analysis message, " +
+			"which Beam never writes: its output degrades, and trained on it the model learns to skip its reasoning; put the reasoning in reasoning_content"})
 	}
 	return ws
 }

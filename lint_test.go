@@ -51,6 +51,13 @@ func TestLint(t *testing.T) {
 			}},
 		{"altered built-in search", `{"messages": [], "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}], "builtin_tools": ["search"]}`,
 			[]string{`tools[0]: built-in "search" differs from the definition Beam was trained with; use the trained definition, or leave it out of builtin_tools to declare it as an ordinary tool`}},
+		{"answer and call without reasoning (issue 18, item 3)", `{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "v"}, ` +
+			`{"role": "assistant", "reasoning_content": "", "tool_calls": [{"id": "a", "function": {"name": "f", "arguments": {}}}]}, {"role": "tool", "tool_call_id": "a", "content": "1"}, ` +
+			`{"role": "assistant", "thinking": "T", "content": "b"}]}`,
+			[]string{
+				"messages[1]: this assistant turn has no reasoning and renders as an empty analysis message, which Beam never writes: its output degrades, and trained on it the model learns to skip its reasoning; put the reasoning in reasoning_content",
+				"messages[3]: this assistant turn has no reasoning and renders as an empty analysis message, which Beam never writes: its output degrades, and trained on it the model learns to skip its reasoning; put the reasoning in reasoning_content",
+			}},
 		{"altered search that is not built in is fine", `{"messages": [], "tools": [{"type": "function", "function": {"name": "search"}}]}`, nil},
 	}
 	for _, tt := range tests {

@@ -41,6 +41,14 @@ return_assistant_tokens_mask=True) gives; TRL reads the first two), after
 the --id-column when one is carried. --max-tokens N rejects longer rows, or
 with --truncate cuts them (ids and masks alike).
 
+An assistant turn without reasoning (an answer or a tool call) would
+train the model on an empty analysis message, which Beam never writes: its
+row is rejected, the reason naming the message, unless
+--allow-missing-thinking renders it as the template does. Either way the
+summary, --stats and the manifest count such turns and their rows. The
+rows' own allow_missing_thinking does not change this (without a
+generation prompt the template ignores it).
+
 A row that does not render goes to the rejects file (by default OUT's name
 with .rejects.jsonl in place of its extension), one JSON object per line:
 {"source": FILE, "line": N (or "row_index": N for Parquet), "error": ...,
@@ -92,6 +100,7 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.Workers, "workers", 0, "rendering goroutines (default GOMAXPROCS)")
 	shard := fs.String("shard", "", "take every N-th unit of work starting at unit K (`K/N`, 0 <= K < N)")
 	fs.BoolVar(&c.Strict, "strict", false, "stop at the first bad row (exit 1) instead of rejecting it")
+	fs.BoolVar(&c.AllowMissingThinking, "allow-missing-thinking", false, "render assistant turns without reasoning as the template does (an empty analysis message) instead of rejecting their rows")
 	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", dataset.DefaultMaxRowBytes, "reject JSONL lines longer than this many bytes")
 	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")
 	maxRejects := fs.String("max-rejects", dataset.DefaultRejectLimit.String(), "fail (exit 1) when the rejects pass this `LIMIT`: a count, or a percentage of the rows read (100% never fails)")

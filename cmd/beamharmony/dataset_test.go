@@ -162,3 +162,49 @@ func TestDatasetTokenizer(t *testing.T) {
 		t.Fatalf("a missing tokenizer: code %d: %s", code, stderr)
 	}
 }
+
+// TestDatasetMissingReasoning: rows with assistant turns without reasoning
+// are rejected by default (here every row, so the run fails: exit 1, none
+// written), rendered with --allow-missing-thinking; the summary counts the
+// turns either way, and lint warns on them (issue 18, items 2 and 3).
+func TestDatasetMissingReasoning(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	row := `{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}`
+	os.WriteFile(in, []byte(strings.Repeat(row+"\n", 20)), 0o644)
+	_, stderr, code := runCLI(t, "", "dataset", "-o", filepath.Join(dir, "a.jsonl"), in)
+	for _, want := range []string{"20 rows read: 0 written, 20 rejected\n",
+		"20 assistant turns without reasoning in 20 rows: rows rejected",
+		"beamharmony dataset: failed: none of the 20 rows read was written\n"} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Fatalf("default: code %d, stderr %q; want 1 and %q", code, stderr, want)
+		}
+	}
+	_, stderr, code = runCLI(t, "", "dataset", "--allow-missing-thinking", "-o", filepath.Join(dir, "b.jsonl"), in)
+	if code != 0 || !strings.Contains(stderr, "20 assistant turns without reasoning in 20 rows: rendered as empty analysis messages (--allow-missing-thinking)") {
+		t.Fatalf("allowed: code %d, stderr %q", code, stderr)
+	}
+	out, _, code := runCLI(t, row, "lint")
+	if code != 3 || !strings.HasPrefix(out, "messages[1]: this assistant turn has no reasoning") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("lint: code %d, output %q; want one warning and 3", code, out)
+	}
+}
+
+// TestRenderDecodesStringArguments: render and lint read a call's
+// arguments sent as a JSON string holding an object, and refuse one that
+// holds something else, saying what (issue 18, item 1).
+func TestRenderDecodesStringArguments(t *testing.T) {
+	req := `{"messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "reasoning_content": "R", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "w", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "tool", "tool_call_id": "c", "content": "sun"}], "tools": "[{\"type\": \"function\", \"function\": {\"name\": \"w\"}}]"}`
+	out, stderr, code := runCLI(t, req, "render")
+	if code != 0 || !strings.Contains(out, "\nParis\n") || !strings.Contains(out, "type w = () => any;") {
+		t.Fatalf("render: code %d, stderr %q, output %q", code, stderr, out)
+	}
+	if out, stderr, code := runCLI(t, req, "lint"); code != 0 || out != "" {
+		t.Fatalf("lint: code %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	bad := strings.Replace(req, `"{\"city\": \"Paris\"}"`, `"Paris"`, 1)
+	_, stderr, code = runCLI(t, bad, "render")
+	if code != 1 || !strings.Contains(stderr, "messages[1].tool_calls[0].function.arguments: not valid JSON (at byte 0 of the string") {
+		t.Fatalf("render of a string that holds no JSON: code %d, stderr %q", code, stderr)
+	}
+}

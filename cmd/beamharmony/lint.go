@@ -14,6 +14,8 @@ Read one chat request (the render command's JSON, from FILE or stdin) and
 print one warning per line for what renders but misleads the model:
 
   - a system or developer message after another role (it is dropped)
+  - an assistant turn without reasoning (it renders as an empty analysis
+    message, which Beam never writes)
   - a reasoning effort below 8 (Beam was not trained below 8)
   - built-in search or browse whose definition differs from the trained one
   - tool results missing, extra or out of order against the calls

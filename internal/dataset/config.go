@@ -125,6 +125,10 @@ type Config struct {
 	IDColumn string
 	// DefaultEffort applies to rows that set no reasoning_effort.
 	DefaultEffort harmony.ReasoningEffort
+	// AllowMissingThinking renders assistant turns without reasoning as
+	// the template does, as empty analysis messages; by default a row with
+	// one is rejected. Either way such turns are counted (Stats).
+	AllowMissingThinking bool
 
 	// Workers is the number of rendering goroutines; 0 means GOMAXPROCS.
 	Workers int

@@ -29,12 +29,21 @@ type expected struct {
 	err   string
 }
 
-// expect renders data the way the dataset command must: ParseRequest,
-// no generation prompt, the default effort when none is set, RenderPrompt.
+// expect renders data the way the dataset command must by default:
+// ParseRequest, a row with assistant turns without reasoning rejected, no
+// generation prompt, the default effort when none is set, RenderPrompt.
 func expect(data []byte, effort harmony.ReasoningEffort) expected {
+	return expectRow(data, effort, false)
+}
+
+// expectRow is expect, with allowMissing the run's AllowMissingThinking.
+func expectRow(data []byte, effort harmony.ReasoningEffort, allowMissing bool) expected {
 	req, err := harmony.ParseRequest(bytes.Clone(data))
 	if err != nil {
 		return expected{err: err.Error()}
+	}
+	if idx := harmony.MissingReasoning(req.Messages); len(idx) > 0 && !allowMissing {
+		return expected{err: missingReasoningError(idx).Error()}
 	}
 	req.AddGenerationPrompt = false
 	if !req.ReasoningEffort.IsSet() {
@@ -210,7 +219,7 @@ func checkRun(t *testing.T, c Config, st *Stats, inputs map[string][][]byte) {
 	var wantRejects []rejectLine
 	for _, in := range c.Inputs {
 		for i, line := range inputs[in] {
-			e := expect(line, c.DefaultEffort)
+			e := expectRow(line, c.DefaultEffort, c.AllowMissingThinking)
 			if e.err != "" {
 				wantRejects = append(wantRejects, rejectLine{Source: in, Line: int64(i + 1), Error: e.err})
 				continue
@@ -295,8 +304,10 @@ func TestEqualsLibrary(t *testing.T) {
 	for _, out := range []string{"out.jsonl", "out.jsonl.gz", "out.jsonl.zst", "out.parquet"} {
 		for _, workers := range []int{1, 4} {
 			t.Run(fmt.Sprintf("%s/workers=%d", out, workers), func(t *testing.T) {
+				// One worker with the default rule for turns without
+				// reasoning (rejected), several with them rendered.
 				c := Config{Inputs: order, Output: filepath.Join(t.TempDir(), out), Workers: workers,
-					DefaultEffort: harmony.EffortLabel("high")}
+					DefaultEffort: harmony.EffortLabel("high"), AllowMissingThinking: workers > 1}
 				st, err := Run(context.Background(), c)
 				if err != nil {
 					t.Fatal(err)

@@ -33,6 +33,10 @@ type Manifest struct {
 	Outcome    string `json:"outcome"`
 	// RejectsNotWritten counts rejects past --max-rejects-bytes.
 	RejectsNotWritten int64 `json:"rejects_not_written"`
+	// RowsWithoutReasoning and TurnsWithoutReasoning count the assistant
+	// turns without reasoning and their rows (Stats).
+	RowsWithoutReasoning  int64 `json:"rows_without_reasoning"`
+	TurnsWithoutReasoning int64 `json:"turns_without_reasoning"`
 	// Tool is the beamharmony that wrote the part. A rerun by another
 	// version is still skipped when the inputs and options match.
 	Tool ManifestTool `json:"tool"`
@@ -67,6 +71,9 @@ type ManifestOptions struct {
 	IDColumn       string `json:"id_column,omitempty"`
 	DefaultEffort  string `json:"default_effort,omitempty"`
 	MaxRowBytes    int    `json:"max_row_bytes"`
+	// AllowMissingThinking is --allow-missing-thinking: such rows are
+	// written instead of rejected.
+	AllowMissingThinking bool `json:"allow_missing_thinking,omitempty"`
 }
 
 // ManifestInput is one input file of a part.
@@ -90,6 +97,8 @@ func newManifest(c *Config, inputs []*input, units []unit) *Manifest {
 		IDColumn:       c.IDColumn,
 		DefaultEffort:  c.DefaultEffort.String(),
 		MaxRowBytes:    c.maxRowBytes(),
+
+		AllowMissingThinking: c.AllowMissingThinking,
 	}}
 	if c.Shards > 0 {
 		m.Options.Shard = itoa(c.Shard) + "/" + itoa(c.Shards)
@@ -121,6 +130,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func (m *Manifest) complete(st *Stats, out, rej FileDigest) {
 	m.Rows, m.Written, m.Rejected = st.RowsRead, st.RowsWritten, st.RowsRejected
 	m.MaxRejects, m.Outcome, m.RejectsNotWritten = st.MaxRejects, st.Outcome, st.RejectsNotWritten
+	m.RowsWithoutReasoning, m.TurnsWithoutReasoning = st.RowsWithoutReasoning, st.TurnsWithoutReasoning
 	m.Output, m.Rejects = out, rej
 	m.Finished = time.Now().UTC().Format(time.RFC3339)
 }

@@ -54,9 +54,11 @@ type batchResult struct {
 	written, rejected, truncated int64
 	chars, trainedChars          int64
 	tokens, trainedTokens        int64
-	rejects                      []byte   // encoded reject lines
-	kinds                        []string // one error kind per reject
-	first                        string   // the first reject's message, with its place
+	// Rows with assistant turns without reasoning, and those turns.
+	rowsWithoutReasoning, turnsWithoutReasoning int64
+	rejects                                     []byte   // encoded reject lines
+	kinds                                       []string // one error kind per reject
+	first                                       string   // the first reject's message, with its place
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -95,7 +97,7 @@ func releaseBatch(b *batch) {
 // st.Failed set; the manifest records the decision.
 func Run(ctx context.Context, c Config) (*Stats, error) {
 	start := time.Now()
-	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}, MaxRejects: c.MaxRejects.String()}
+	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}, MaxRejects: c.MaxRejects.String(), AllowMissingThinking: c.AllowMissingThinking}
 	if c.Render == nil {
 		c.Render = RenderText
 	}
@@ -119,6 +121,7 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 		if old := man.upToDate(st.Manifest, c.Output, c.Rejects); old != nil {
 			st.Skipped = true
 			st.RowsRead, st.RowsWritten, st.RowsRejected = old.Rows, old.Written, old.Rejected
+			st.RowsWithoutReasoning, st.TurnsWithoutReasoning = old.RowsWithoutReasoning, old.TurnsWithoutReasoning
 			st.Rows = st.RowsRead
 			st.decide(c.MaxRejects)
 			return st, ErrUpToDate
@@ -355,6 +358,8 @@ func writeBatch(c *Config, b *batch, out sink, rej *atomicFile, st *Stats) error
 	st.TrainedCharacters += r.trainedChars
 	st.Tokens += r.tokens
 	st.TrainedTokens += r.trainedTokens
+	st.RowsWithoutReasoning += r.rowsWithoutReasoning
+	st.TurnsWithoutReasoning += r.turnsWithoutReasoning
 	for _, k := range r.kinds {
 		st.RejectsByError[k]++
 	}

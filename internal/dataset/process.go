@@ -51,7 +51,11 @@ func (p *processor) batch(ctx context.Context, b *batch) {
 		r := &b.rows[i]
 		data := b.buf[r.start:r.end]
 		row = Row{}
-		id, truncated, err := p.row(ctx, r, data, remap, &row)
+		id, truncated, missing, err := p.row(ctx, r, data, remap, &row)
+		if missing > 0 {
+			b.res.rowsWithoutReasoning++
+			b.res.turnsWithoutReasoning += int64(missing)
+		}
 		if err != nil {
 			p.reject(b, r, data, err)
 			continue
@@ -61,13 +65,14 @@ func (p *processor) batch(ctx context.Context, b *batch) {
 }
 
 // row decodes and renders one row, and returns its id (raw JSON, nil when
-// absent) and whether it was truncated.
-func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool, row *Row) (id []byte, truncated bool, err error) {
+// absent), whether it was truncated, and how many of its assistant turns
+// have no reasoning.
+func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool, row *Row) (id []byte, truncated bool, missing int, err error) {
 	if r.err != nil {
-		return nil, false, r.err
+		return nil, false, 0, r.err
 	}
 	if r.size > 0 {
-		return nil, false, fmt.Errorf("row is %d bytes, longer than the limit of %d bytes (--max-row-bytes)", r.size, p.c.maxRowBytes())
+		return nil, false, 0, fmt.Errorf("row is %d bytes, longer than the limit of %d bytes (--max-row-bytes)", r.size, p.c.maxRowBytes())
 	}
 	if p.c.IDColumn != "" || remap {
 		if d, err := pyjson.ParseBytes(data); err == nil && d.Kind(0) == pyjson.Object {
@@ -83,28 +88,46 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 	}
 	req, err := harmony.ParseRequest(data)
 	if err != nil {
-		return id, false, err
+		return id, false, 0, err
+	}
+	if idx := harmony.MissingReasoning(req.Messages); len(idx) > 0 {
+		missing = len(idx)
+		if !p.c.AllowMissingThinking {
+			return id, false, missing, missingReasoningError(idx)
+		}
 	}
 	req.AddGenerationPrompt = false
 	if !req.ReasoningEffort.IsSet() {
 		req.ReasoningEffort = p.c.DefaultEffort
 	}
 	if err := p.c.Render(ctx, req, row); err != nil {
-		return id, false, err
+		return id, false, missing, err
 	}
 	if p.c.Tokens {
 		if len(row.AssistantMasks) != len(row.InputIDs) {
-			return id, false, fmt.Errorf("tokenizer gave %d ids and %d mask entries", len(row.InputIDs), len(row.AssistantMasks))
+			return id, false, missing, fmt.Errorf("tokenizer gave %d ids and %d mask entries", len(row.InputIDs), len(row.AssistantMasks))
 		}
 		if max := p.c.MaxTokens; max > 0 && len(row.InputIDs) > max {
 			if !p.c.Truncate {
-				return id, false, fmt.Errorf("row has %d tokens, more than --max-tokens %d", len(row.InputIDs), max)
+				return id, false, missing, fmt.Errorf("row has %d tokens, more than --max-tokens %d", len(row.InputIDs), max)
 			}
 			row.InputIDs, row.AssistantMasks = row.InputIDs[:max], row.AssistantMasks[:max]
 			truncated = true
 		}
 	}
-	return id, truncated, nil
+	return id, truncated, missing, nil
+}
+
+// missingReasoningError rejects a row whose assistant turns at idx have no
+// reasoning, naming the first: the template would train the model on an
+// empty analysis message, which Beam never writes.
+func missingReasoningError(idx []int) error {
+	more := ""
+	if len(idx) > 1 {
+		more = fmt.Sprintf(" (and %d more in this row)", len(idx)-1)
+	}
+	return fmt.Errorf("messages[%d]: assistant turn without reasoning%s; it would train the model on an empty analysis message, "+
+		"which Beam never writes: put the reasoning in reasoning_content, or pass --allow-missing-thinking to render it as the template does", idx[0], more)
 }
 
 // remap writes the row's object with renamed columns under their request

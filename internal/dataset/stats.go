@@ -23,6 +23,13 @@ type Stats struct {
 	RejectsByError map[string]int64 `json:"rejects_by_error"`
 	// RowsTruncated counts rows cut to --max-tokens.
 	RowsTruncated int64 `json:"rows_truncated"`
+	// RowsWithoutReasoning counts the rows (among those that decode) with
+	// assistant turns without reasoning, TurnsWithoutReasoning those
+	// turns: rejected by default, rendered as empty analysis messages with
+	// AllowMissingThinking, which says which.
+	RowsWithoutReasoning  int64 `json:"rows_without_reasoning"`
+	TurnsWithoutReasoning int64 `json:"turns_without_reasoning"`
+	AllowMissingThinking  bool  `json:"allow_missing_thinking"`
 	// Tokens and TrainedTokens count ids and ids with a mask of 1 (token
 	// output); Characters and TrainedCharacters count the text and its
 	// assistant spans (text output).
@@ -103,6 +110,14 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 	})
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %6d  %s\n", s.RejectsByError[k], k)
+	}
+	if s.TurnsWithoutReasoning > 0 {
+		fmt.Fprintf(w, "%d assistant turns without reasoning in %d rows: ", s.TurnsWithoutReasoning, s.RowsWithoutReasoning)
+		if s.AllowMissingThinking {
+			fmt.Fprintln(w, "rendered as empty analysis messages (--allow-missing-thinking)")
+		} else {
+			fmt.Fprintln(w, "rows rejected (--allow-missing-thinking renders them as the template does)")
+		}
 	}
 	if tokens {
 		fmt.Fprintf(w, "%d tokens, %.1f%% trained\n", s.Tokens, 100*s.TrainedFraction)

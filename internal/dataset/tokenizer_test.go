@@ -67,7 +67,7 @@ func TestTokensEqualLibrary(t *testing.T) {
 	}
 	for _, out := range []string{"out.jsonl", "out.parquet"} {
 		t.Run(out, func(t *testing.T) {
-			c := Config{Inputs: []string{in}, Output: filepath.Join(t.TempDir(), out), Render: RenderTokens(tok), Tokens: true}
+			c := Config{Inputs: []string{in}, Output: filepath.Join(t.TempDir(), out), Render: RenderTokens(tok), Tokens: true, AllowMissingThinking: true}
 			st, err := Run(context.Background(), c)
 			if err != nil {
 				t.Fatal(err)

@@ -97,7 +97,7 @@ func TestTokenOutput(t *testing.T) {
 	for _, out := range []string{"out.jsonl", "out.parquet"} {
 		for _, mode := range []string{"no limit", "max-tokens", "truncate"} {
 			t.Run(out+"/"+mode, func(t *testing.T) {
-				c := Config{Inputs: []string{in}, Output: filepath.Join(t.TempDir(), out), Render: byteTokens, Tokens: true}
+				c := Config{Inputs: []string{in}, Output: filepath.Join(t.TempDir(), out), Render: byteTokens, Tokens: true, AllowMissingThinking: true}
 				if mode != "no limit" {
 					c.MaxTokens = limit
 				}
