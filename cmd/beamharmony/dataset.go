@@ -38,7 +38,9 @@ The output's extension picks its format: .jsonl, .jsonl.gz, .jsonl.zst or
 exclusive, as "render --spans" gives) or, with --tokenizer, input_ids,
 assistant_masks and num_tokens (what apply_chat_template(..., tokenize=True,
 return_assistant_tokens_mask=True) gives; TRL reads the first two), after
-the --id-column when one is carried. --max-tokens N rejects longer rows, or
+the --id-column when one is carried (keeping its type: JSONL as it is;
+Parquet int64 for integer ids, a string for string ids, and a mix, or an
+id of another kind, an error naming the row). --max-tokens N rejects longer rows, or
 with --truncate cuts them (ids and masks alike).
 
 An assistant turn without reasoning (an answer or a tool call) would

@@ -13,9 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/beamharmony/harmony/internal/buildinfo"
+	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -211,18 +213,42 @@ func (s *jsonlSink) close() error {
 var rowGroupBytes int64 = 32 << 20
 
 // parquetSink writes Parquet, one row group per rowGroupBytes of data.
+//
+// An id column takes the type of its ids (gap decision 89): int64 when
+// they are JSON integers, a string when they are strings. The writer, whose
+// schema holds that type, is made when the first row with an id comes;
+// rows before it wait in pending, up to a row group's worth, after which
+// the column is a string column, as it is when no row has an id.
 type parquetSink struct {
 	*atomicFile
+	c        *Config
 	w        *parquet.GenericWriter[any]
 	buffered int64
+
+	idKind       idKind // the column's kind once known (idString or idInteger)
+	idFirst      string // the row that decided it, for errors
+	pending      []record
+	pendingBytes int64
 }
 
 func newParquetSink(c *Config, f *atomicFile) *parquetSink {
-	s := newRecordSchema(c)
-	w := parquet.NewGenericWriter[any](f, s.schema,
+	s := &parquetSink{atomicFile: f, c: c}
+	if c.IDColumn == "" {
+		s.open(idString)
+	}
+	return s
+}
+
+// open makes the writer, with the id column of kind k.
+func (s *parquetSink) open(k idKind) {
+	s.idKind = k
+	schema := newRecordSchema(s.c).schema
+	if k == idInteger {
+		schema = newRecordSchemaID(s.c, reflect.TypeFor[*int64]()).schema
+	}
+	s.w = parquet.NewGenericWriter[any](s.atomicFile, schema,
 		parquet.Compression(&parquet.Snappy),
 		createdBy(buildinfo.Read().CreatedBy()))
-	return &parquetSink{atomicFile: f, w: w}
 }
 
 // createdBy sets the Parquet footer's created_by as written (the
@@ -232,18 +258,41 @@ type createdBy string
 func (s createdBy) ConfigureWriter(c *parquet.WriterConfig) { c.CreatedBy = string(s) }
 
 func (s *parquetSink) write(b *batch) error {
-	start := 0
-	for i, r := range b.records {
-		s.buffered += int64(len(r)) * 4
-		for _, v := range r {
-			if !v.IsNull() && v.Kind() == parquet.ByteArray {
-				s.buffered += int64(len(v.ByteArray()))
-			}
+	if s.c.IDColumn != "" {
+		if err := s.checkIDs(b); err != nil {
+			return err
 		}
+	}
+	if s.w == nil {
+		for _, r := range b.records {
+			s.pendingBytes += recordBytes(r)
+		}
+		s.pending = append(s.pending, b.records...)
+		if s.pendingBytes < rowGroupBytes {
+			return nil
+		}
+		s.idFirst = fmt.Sprintf("the first %d rows had no id", len(s.pending))
+		s.open(idString)
+		return s.flushPending()
+	}
+	return s.writeRecords(b.records)
+}
+
+// flushPending writes the rows that waited for the id column's type.
+func (s *parquetSink) flushPending() error {
+	rows := s.pending
+	s.pending, s.pendingBytes = nil, 0
+	return s.writeRecords(rows)
+}
+
+func (s *parquetSink) writeRecords(records []record) error {
+	start := 0
+	for i, r := range records {
+		s.buffered += recordBytes(r)
 		if s.buffered < rowGroupBytes {
 			continue
 		}
-		if _, err := s.w.WriteRows(b.records[start : i+1]); err != nil {
+		if _, err := s.w.WriteRows(records[start : i+1]); err != nil {
 			return err
 		}
 		start, s.buffered = i+1, 0
@@ -251,11 +300,128 @@ func (s *parquetSink) write(b *batch) error {
 			return err
 		}
 	}
-	_, err := s.w.WriteRows(b.records[start:])
+	_, err := s.w.WriteRows(records[start:])
 	return err
 }
 
-func (s *parquetSink) close() error { return s.w.Close() }
+// recordBytes is about how much of a row group a record takes.
+func recordBytes(r record) int64 {
+	n := int64(len(r)) * 4
+	for _, v := range r {
+		if !v.IsNull() && v.Kind() == parquet.ByteArray {
+			n += int64(len(v.ByteArray()))
+		}
+	}
+	return n
+}
+
+// checkIDs checks that b's ids are of the column's kind, fixing it at the
+// first id, and turns integer ids into int64 values; when the kind becomes
+// known the writer is made and the rows that waited are written.
+func (s *parquetSink) checkIDs(b *batch) error {
+	for i := range b.records {
+		info := b.ids[i]
+		where := func() string { return place(b.u.in, info.pos) }
+		switch info.kind {
+		case idNull:
+			continue
+		case idOther:
+			return fmt.Errorf("id column %q: %s: the id is %s; a Parquet output carries ids that are all integers or all strings (JSONL keeps any JSON value)",
+				s.c.IDColumn, where(), info.what)
+		}
+		if s.idKind == idUnknown {
+			s.idFirst = "from " + where() + " on"
+			s.open(info.kind)
+			if err := s.flushPending(); err != nil {
+				return err
+			}
+		}
+		if info.kind != s.idKind {
+			return fmt.Errorf("id column %q: %s: the id is %s, but the column holds %s (%s); a Parquet column has one type: make the ids all integers or all strings",
+				s.c.IDColumn, where(), info.kind.plural(), s.idKind.plural(), s.idFirst)
+		}
+		if info.kind == idInteger {
+			v := b.records[i][0]
+			n, err := strconv.ParseInt(string(v.ByteArray()), 10, 64)
+			if err != nil {
+				return fmt.Errorf("id column %q: %s: the id %s does not fit a 64-bit integer", s.c.IDColumn, where(), v.ByteArray())
+			}
+			b.records[i][0] = parquet.Int64Value(n).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+		}
+	}
+	return nil
+}
+
+// place names a row of an input for errors: "in.jsonl: line 3" or
+// "in.parquet: row index 7".
+func place(in *input, pos int64) string {
+	if in.kind == kindParquet {
+		return fmt.Sprintf("%s: row index %d", in.path, pos)
+	}
+	return fmt.Sprintf("%s: line %d", in.path, pos)
+}
+
+func (s *parquetSink) close() error {
+	if s.w == nil {
+		// No row had an id: a string column, as for no rows.
+		s.open(idString)
+		if err := s.flushPending(); err != nil {
+			return err
+		}
+	}
+	return s.w.Close()
+}
+
+// idKind is the kind of an id value, for the Parquet id column.
+type idKind uint8
+
+const (
+	idUnknown idKind = iota
+	idNull           // absent or null
+	idString
+	idInteger
+	idOther // a float, a boolean, an object or a list
+)
+
+// idInfo is one written row's id kind and its position in its input.
+type idInfo struct {
+	kind idKind
+	what string // for idOther: what the id is ("a boolean")
+	pos  int64
+}
+
+func (k idKind) plural() string {
+	if k == idInteger {
+		return "an integer"
+	}
+	return "a string"
+}
+
+// idInfoOf classifies a raw JSON id.
+func idInfoOf(id []byte, pos int64) idInfo {
+	info := idInfo{pos: pos}
+	switch {
+	case id == nil || string(id) == "null":
+		info.kind = idNull
+	case id[0] == '"':
+		info.kind = idString
+	case pyjson.IsIntegerLiteral(string(id)):
+		info.kind = idInteger
+	default:
+		info.kind = idOther
+		switch id[0] {
+		case '{':
+			info.what = "an object"
+		case '[':
+			info.what = "a list"
+		case 't', 'f':
+			info.what = "a boolean"
+		default:
+			info.what = "a number that is not an integer (" + string(id) + ")"
+		}
+	}
+	return info
+}
 
 // record is one output row as Parquet values.
 type record = parquet.Row
@@ -271,9 +437,15 @@ type recordSchema struct {
 }
 
 func newRecordSchema(c *Config) *recordSchema {
+	return newRecordSchemaID(c, reflect.TypeFor[*string]())
+}
+
+// newRecordSchemaID is the schema with an id column of Go type idType
+// (*string or *int64).
+func newRecordSchemaID(c *Config, idType reflect.Type) *recordSchema {
 	var fields []reflect.StructField
 	if c.IDColumn != "" {
-		fields = append(fields, reflect.StructField{Name: "ID", Type: reflect.TypeFor[*string](),
+		fields = append(fields, reflect.StructField{Name: "ID", Type: idType,
 			Tag: reflect.StructTag(`parquet:"` + c.IDColumn + `,optional"`)})
 	}
 	if c.Tokens {
@@ -304,7 +476,8 @@ func checkIDColumn(name string) error {
 }
 
 // record returns one output row. A string id is carried as its value,
-// another JSON value as its JSON text.
+// another JSON value as its JSON text, which the sink turns into an int64
+// for an integer or refuses (parquetSink.checkIDs).
 func (s *recordSchema) record(id []byte, row *Row) record {
 	v := reflect.New(s.t).Elem()
 	i := 0

@@ -46,6 +46,7 @@ type batch struct {
 	// Results, filled by a worker.
 	out     []byte   // encoded output rows (JSONL output)
 	records []record // rows for the Parquet output
+	ids     []idInfo // with an id column: each record's id kind and row
 	res     batchResult
 }
 
@@ -78,7 +79,7 @@ func releaseBatch(b *batch) {
 		return // an oversized row: let it go
 	}
 	clear(b.records)
-	*b = batch{buf: b.buf[:0], rows: b.rows[:0], out: b.out[:0], records: b.records[:0],
+	*b = batch{buf: b.buf[:0], rows: b.rows[:0], out: b.out[:0], records: b.records[:0], ids: b.ids[:0],
 		res: batchResult{rejects: b.res.rejects[:0], kinds: b.res.kinds[:0]}}
 	batchPool.Put(b)
 }

@@ -60,7 +60,7 @@ func (p *processor) batch(ctx context.Context, b *batch) {
 			p.reject(b, r, data, err)
 			continue
 		}
-		p.emit(b, id, truncated, &row)
+		p.emit(b, r, id, truncated, &row)
 	}
 }
 
@@ -156,7 +156,7 @@ func (p *processor) remap(d *pyjson.Doc) []byte {
 }
 
 // emit adds a rendered row to b's output.
-func (p *processor) emit(b *batch, id []byte, truncated bool, row *Row) {
+func (p *processor) emit(b *batch, r *rowRef, id []byte, truncated bool, row *Row) {
 	res := &b.res
 	res.written++
 	if truncated {
@@ -179,6 +179,9 @@ func (p *processor) emit(b *batch, id []byte, truncated bool, row *Row) {
 	}
 	if p.parquet {
 		b.records = append(b.records, p.schema.record(id, row))
+		if p.c.IDColumn != "" {
+			b.ids = append(b.ids, idInfoOf(id, r.pos))
+		}
 		return
 	}
 	b.out = appendJSONRow(b.out, p.c, id, row)
