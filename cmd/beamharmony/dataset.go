@@ -31,7 +31,20 @@ output row per input row. Inputs are .jsonl, .jsonl.gz, .jsonl.zst or
 .parquet files whose rows are render requests ({"messages": [...], "tools":
 [...], "reasoning_effort": ...}); Parquet as the Hugging Face datasets
 library writes it (messages a list of structs; tools a list of structs or a
-JSON string). add_generation_prompt is always false.
+JSON string). add_generation_prompt is always false. A call's arguments
+may be a JSON string holding an object, as OpenAI sends them.
+
+Any path may be an object in a bucket: s3://BUCKET/KEY, gs://BUCKET/KEY or
+azblob://CONTAINER/KEY, with the Go CDK's URL parameters as a query
+(?region=..., ?endpoint=...&use_path_style=true for an S3-compatible
+store), and the clouds' usual credentials (AWS_* variables or profiles,
+Google's application default credentials, AZURE_STORAGE_ACCOUNT with
+AZURE_STORAGE_KEY or Azure's default credentials). An object is uploaded
+by one upload completed only when the run completes: a failed run leaves
+no object under the name. INPUT - reads JSONL from stdin (--input-format
+jsonl.gz or jsonl.zst for a compressed stream), and -o - writes JSONL to
+stdout as the run goes, with no manifest, and the rejects only to
+--rejects FILE (counted either way); the summary goes to stderr.
 
 The output's extension picks its format: .jsonl, .jsonl.gz, .jsonl.zst or
 .parquet. Its columns are text and assistant_spans (character offsets, end
@@ -87,12 +100,15 @@ Examples:
 
   beamharmony dataset -o train.jsonl --id-column id data/*.jsonl.zst
   beamharmony dataset --tokenizer DIR --max-tokens 8192 -o train.parquet data/*.parquet
+  zstdcat logs.jsonl.zst | beamharmony dataset -o - - | head
+  beamharmony dataset --shard 3/16 -o s3://bucket/out/part-3.parquet s3://bucket/in/a.parquet
 `
 
 func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("dataset", datasetHelp, stdout, stderr)
 	var c dataset.Config
-	fs.StringVar(&c.Output, "o", "", "the output file: .jsonl, .jsonl.gz, .jsonl.zst or .parquet (required)")
+	fs.StringVar(&c.Output, "o", "", "the output file: .jsonl, .jsonl.gz, .jsonl.zst or .parquet, an s3://, gs:// or azblob:// object, or - for JSONL on stdout (required)")
+	fs.StringVar(&c.InputFormat, "input-format", "", "the format of every input whatever its name: jsonl, jsonl.gz, jsonl.zst or parquet (- is jsonl unless this says jsonl.gz or jsonl.zst)")
 	fs.StringVar(&c.Rejects, "rejects", "", "the rejects file (default: OUT with .rejects.jsonl in place of its extension)")
 	fs.StringVar(&c.Stats, "stats", "", "write the run's statistics to `FILE` as JSON")
 	fs.StringVar(&c.MessagesColumn, "messages-column", "messages", "the input column that holds the messages")
@@ -116,6 +132,7 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	c.Inputs = files
+	c.Stdin, c.Stdout = stdin, stdout
 	if c.Output == "" {
 		fmt.Fprintln(stderr, "beamharmony dataset: -o OUT is required; run beamharmony dataset --help")
 		return 2

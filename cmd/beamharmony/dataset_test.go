@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -206,5 +208,74 @@ func TestRenderDecodesStringArguments(t *testing.T) {
 	_, stderr, code = runCLI(t, bad, "render")
 	if code != 1 || !strings.Contains(stderr, "messages[1].tool_calls[0].function.arguments: not valid JSON (at byte 0 of the string") {
 		t.Fatalf("render of a string that holds no JSON: code %d, stderr %q", code, stderr)
+	}
+}
+
+// TestDatasetStreams: INPUT - reads JSONL from stdin (gzip or zstd by
+// --input-format), and -o - writes JSONL to stdout as the library renders
+// it, the summary on stderr; rejects go only to --rejects (issue 18, item
+// 4).
+func TestDatasetStreams(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"id": 7, "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello", "reasoning_content": "greet"}]}`
+	input := good + "\n{\"id\": 8}\n" + good + "\n"
+	req, err := harmony.ParseRequest([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddGenerationPrompt = false
+	p, err := req.RenderPrompt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	enc := json.NewEncoder(&text)
+	enc.SetEscapeHTML(false)
+	enc.Encode(p.Text)
+	row := `{"id": 7, "text": ` + strings.TrimSpace(text.String()) + `, "assistant_spans": [[` + strconv.Itoa(p.CharSpans()[0].Start) + `, ` + strconv.Itoa(p.CharSpans()[0].End) + `]]}` + "\n"
+
+	stdout, stderr, code := runCLI(t, input, "dataset", "--id-column", "id", "--max-rejects", "50%", "-o", "-", "-")
+	if code != 0 || stdout != row+row || !strings.Contains(stderr, "3 rows read: 2 written, 1 rejected") ||
+		!strings.Contains(stderr, "rejects: not written (the output is stdout; --rejects FILE writes them)") {
+		t.Fatalf("code %d\nstdout %q\nwant %q\nstderr %q", code, stdout, row+row, stderr)
+	}
+	rej := filepath.Join(dir, "rej.jsonl")
+	if _, stderr, code := runCLI(t, input, "dataset", "--max-rejects", "50%", "--rejects", rej, "-o", "-", "-"); code != 0 || !strings.Contains(stderr, "rejects: "+rej) {
+		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+	if data, err := os.ReadFile(rej); err != nil || !strings.Contains(string(data), `"source": "-", "line": 2`) {
+		t.Fatalf("rejects %s (%v)", data, err)
+	}
+
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(input))
+	zw.Close()
+	out := filepath.Join(dir, "out.jsonl")
+	if _, stderr, code := runCLI(t, gz.String(), "dataset", "--input-format", "jsonl.gz", "--id-column", "id", "--max-rejects", "50%", "-o", out, "-"); code != 0 {
+		t.Fatalf("gzip stdin: code %d, stderr %q", code, stderr)
+	}
+	if data, _ := os.ReadFile(out); string(data) != row+row {
+		t.Fatalf("output %q", data)
+	}
+	// A rerun from stdin is never skipped: its input can't be compared.
+	if _, stderr, code := runCLI(t, gz.String(), "dataset", "--input-format", "jsonl.gz", "--id-column", "id", "--max-rejects", "50%", "-o", out, "-"); code != 0 || strings.Contains(stderr, "nothing to do") {
+		t.Fatalf("gzip stdin rerun: code %d, stderr %q", code, stderr)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dataset", "-o", "-", "-", "-"}, "standard input can be read once"},
+		{[]string{"dataset", "--input-format", "parquet", "-o", "-", "-"}, "Parquet can't be read from standard input"},
+		{[]string{"dataset", "--input-format", "csv", "-o", "-", "-"}, `input format "csv"`},
+		{[]string{"dataset", "--rejects", "-", "-o", out, "-"}, "rejects file: - (standard output) is for the output only"},
+		{[]string{"dataset", "-o", "ftp://host/x.jsonl", "-"}, `unknown scheme "ftp"`},
+		{[]string{"dataset", "-o", "s3://bucket/", "-"}, "want s3://BUCKET/KEY"},
+	} {
+		if _, stderr, code := runCLI(t, input, tt.args...); code != 1 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: code %d, stderr %q; want 1 and %q", tt.args, code, stderr, tt.want)
+		}
 	}
 }

@@ -100,8 +100,13 @@ func TestDatasetSignals(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd, stderr := startCLI(t, "dataset", "--quiet", "-o", out, in)
-		time.Sleep(200 * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGTERM)
+		// The run refuses the FIFO at once; SIGTERM, should it hang, ends
+		// it. The signal waits for the command to be under way: one that
+		// comes while the process starts (its package initialisation
+		// takes a while under -race on a loaded machine) kills it before
+		// it can handle signals.
+		stop := time.AfterFunc(2*time.Second, func() { cmd.Process.Signal(syscall.SIGTERM) })
+		defer stop.Stop()
 		if code := waitCLI(t, cmd); code != 1 || !strings.Contains(stderr.String(), man) {
 			t.Fatalf("exit %d, stderr %q; want 1 and the FIFO named", code, stderr)
 		}

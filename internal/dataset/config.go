@@ -23,6 +23,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -93,16 +94,31 @@ func RenderTokens(enc harmony.TokenEncoder) RenderFunc {
 }
 
 // Config is one run.
+//
+// Every path is a local file, "-" (standard input or output), or an object
+// in a bucket: s3://BUCKET/KEY, gs://BUCKET/KEY or azblob://CONTAINER/KEY,
+// with the Go CDK's URL parameters (region, endpoint, ...) as a query.
 type Config struct {
 	// Inputs are the input files, in order: .jsonl, .jsonl.gz, .jsonl.zst
-	// or .parquet.
+	// or .parquet, or "-" for JSONL on standard input (compressed as
+	// InputFormat says).
 	Inputs []string
-	// Output is the output file: .jsonl, .jsonl.gz, .jsonl.zst or .parquet.
+	// InputFormat, when set, is the format of every input whatever its
+	// name: jsonl, jsonl.gz, jsonl.zst or parquet (not for "-").
+	InputFormat string
+	// Output is the output file: .jsonl, .jsonl.gz, .jsonl.zst or .parquet,
+	// or "-" for JSONL on standard output (then there is no manifest, and
+	// rejects are written only to a Rejects path).
 	Output string
-	// Rejects is the rejects file; empty means DefaultRejectsPath(Output).
+	// Rejects is the rejects file; empty means DefaultRejectsPath(Output),
+	// or with Output "-" no rejects file (they are still counted).
 	Rejects string
 	// Stats, when set, receives the run's Stats as JSON.
 	Stats string
+	// Stdin and Stdout are the streams "-" names; nil means os.Stdin and
+	// os.Stdout.
+	Stdin  io.Reader
+	Stdout io.Writer
 
 	// Render is the per-row work; nil means RenderText.
 	Render RenderFunc
@@ -156,6 +172,8 @@ type Config struct {
 	// wrapFile, when set, wraps the writer of each file the run writes,
 	// by its final path (tests use it to simulate a full disk).
 	wrapFile func(path string, w io.Writer) io.Writer
+	// env is the run's context, buckets and streams (set by Run).
+	env *runEnv
 }
 
 // Progress receives the run's advance from the writing goroutine.
@@ -193,10 +211,24 @@ const (
 	kindParquet = "parquet"
 )
 
-// fileKind returns the kind of a path by its extension, or an error.
+// kinds are the formats a path's extension names, longest first.
+var kinds = []string{kindGzip, kindZstd, kindJSONL, kindParquet}
+
+// contentTypes are the MIME types of objects written, by kind.
+var contentTypes = map[string]string{
+	kindJSONL: "application/x-ndjson", kindGzip: "application/gzip", kindZstd: "application/zstd",
+	kindParquet: "application/vnd.apache.parquet", "json": "application/json",
+}
+
+// fileKind returns the kind of a path by its extension (an object's key's),
+// or an error.
 func fileKind(path string) (string, error) {
-	lower := strings.ToLower(path)
-	for _, k := range []string{kindGzip, kindZstd, kindJSONL, kindParquet} {
+	l, err := parseLocation(path)
+	if err != nil {
+		return "", err
+	}
+	lower := strings.ToLower(l.name())
+	for _, k := range kinds {
 		if strings.HasSuffix(lower, "."+k) {
 			return k, nil
 		}
@@ -204,23 +236,63 @@ func fileKind(path string) (string, error) {
 	return "", fmt.Errorf("%s: unknown file type; use .jsonl, .jsonl.gz, .jsonl.zst or .parquet", path)
 }
 
-// stem returns path without its dataset extension (train.jsonl.zst gives
-// train); a path of unknown kind loses its last extension.
-func stem(path string) string {
-	if k, err := fileKind(path); err == nil {
-		return path[:len(path)-len(k)-1]
+// inputKind returns the kind of an input: format when set, JSONL for "-",
+// else by its extension.
+func inputKind(path, format string) (string, error) {
+	switch {
+	case format != "":
+		if !slices.Contains(kinds, format) {
+			return "", fmt.Errorf("input format %q: use jsonl, jsonl.gz, jsonl.zst or parquet", format)
+		}
+		if path == "-" && format == kindParquet {
+			return "", errors.New("-: Parquet can't be read from standard input (it is read by ranges); give a file or an object")
+		}
+		return format, nil
+	case path == "-":
+		return kindJSONL, nil
 	}
-	return strings.TrimSuffix(path, filepath.Ext(path))
+	return fileKind(path)
+}
+
+// stem returns path without its dataset extension (train.jsonl.zst gives
+// train); a path of unknown kind loses its last extension. For an object
+// the key loses it, and the bucket and query stay.
+func stem(path string) string {
+	l, err := parseLocation(path)
+	if err != nil || l.stream {
+		return path
+	}
+	name := l.name()
+	lower := strings.ToLower(name)
+	cut := strings.TrimSuffix(name, filepath.Ext(name))
+	for _, k := range kinds {
+		if strings.HasSuffix(lower, "."+k) {
+			cut = name[:len(name)-len(k)-1]
+			break
+		}
+	}
+	return l.withKey(cut)
+}
+
+// besideName returns the path beside path whose name is path's stem with
+// suffix.
+func besideName(path, suffix string) string {
+	l, err := parseLocation(path)
+	if err != nil || !l.isObject() {
+		return stem(path) + suffix
+	}
+	s, _ := parseLocation(stem(path))
+	return l.withKey(s.key + suffix)
 }
 
 // DefaultRejectsPath is the rejects file of an output: its name with
 // .rejects.jsonl in place of its extension (train.parquet gives
-// train.rejects.jsonl).
-func DefaultRejectsPath(output string) string { return stem(output) + ".rejects.jsonl" }
+// train.rejects.jsonl; s3://b/train.parquet gives s3://b/train.rejects.jsonl).
+func DefaultRejectsPath(output string) string { return besideName(output, ".rejects.jsonl") }
 
 // ManifestPath is the manifest of an output: its name with .manifest.json
 // in place of its extension.
-func ManifestPath(output string) string { return stem(output) + ".manifest.json" }
+func ManifestPath(output string) string { return besideName(output, ".manifest.json") }
 
 func (c *Config) workers() int {
 	if c.Workers > 0 {

@@ -3,26 +3,34 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
+	"gocloud.dev/blob"
 )
 
 // input is one input file.
 type input struct {
 	path    string
 	kind    string
-	size    int64
+	loc     location
+	size    int64 // -1 for standard input
 	modTime int64 // Unix nanoseconds
-	// Parquet only: the open file, its checked footer and the first row
-	// of each row group.
-	file     *os.File
+	bucket  *blob.Bucket
+	// read counts the bytes read from standard input.
+	read atomic.Int64
+	// Parquet only: the file read by ranges, its checked footer and the
+	// first row of each row group.
+	ra       io.ReaderAt
+	closer   io.Closer
 	pq       *parquet.File
 	meta     *pqMeta
 	rgOffset []int64
@@ -40,7 +48,7 @@ type unit struct {
 // openInputs stats and opens every input, so that an unreadable one stops
 // the run before anything is written. It returns the selected units and
 // the warnings (empty files).
-func openInputs(c *Config) ([]*input, []unit, []string, error) {
+func openInputs(ctx context.Context, c *Config) ([]*input, []unit, []string, error) {
 	var (
 		inputs   []*input
 		units    []unit
@@ -48,12 +56,12 @@ func openInputs(c *Config) ([]*input, []unit, []string, error) {
 		all      int
 	)
 	for _, path := range c.Inputs {
-		kind, err := fileKind(path)
+		kind, err := inputKind(path, c.InputFormat)
 		if err != nil {
 			closeInputs(inputs)
 			return nil, nil, nil, err
 		}
-		in, err := openInput(path, kind, newParquetLimits(c.maxRowBytes()))
+		in, err := openInput(ctx, c, path, kind, newParquetLimits(c.maxRowBytes()))
 		if err != nil {
 			closeInputs(inputs)
 			return nil, nil, nil, err
@@ -69,25 +77,48 @@ func openInputs(c *Config) ([]*input, []unit, []string, error) {
 			all++
 		}
 		if kind != kindParquet {
-			add(-1, in.size)
+			add(-1, max(in.size, 0))
 			continue
 		}
 		if in.pq == nil {
 			continue
 		}
-		for i, rg := range in.pq.RowGroups() {
+		for i := range in.pq.RowGroups() {
 			var n int64
 			for _, cc := range in.pq.Metadata().RowGroups[i].Columns {
 				n += cc.MetaData.TotalCompressedSize
 			}
-			_ = rg
 			add(i, n)
 		}
 	}
 	return inputs, units, warnings, nil
 }
 
-func openInput(path, kind string, lim parquetLimits) (*input, error) {
+func openInput(ctx context.Context, c *Config, path, kind string, lim parquetLimits) (*input, error) {
+	l, err := parseLocation(path)
+	if err != nil {
+		return nil, err
+	}
+	in := &input{path: path, kind: kind, loc: l}
+	switch {
+	case l.stream:
+		in.size = -1
+		return in, nil
+	case l.isObject():
+		b, err := c.env.stores.bucket(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		attrs, err := b.Attributes(ctx, l.key)
+		if err != nil {
+			return nil, objectError(l, err)
+		}
+		in.bucket, in.size, in.modTime = b, attrs.Size, attrs.ModTime.UnixNano()
+		if kind != kindParquet || in.size == 0 {
+			return in, nil
+		}
+		return in, in.openParquet(&blobReaderAt{ctx: ctx, b: b, l: l, size: in.size}, nil, lim)
+	}
 	// Regular files only: a FIFO would block the open (and SIGTERM with
 	// it), and could not be read twice.
 	f, err := openRegular(path)
@@ -99,7 +130,7 @@ func openInput(path, kind string, lim parquetLimits) (*input, error) {
 		f.Close()
 		return nil, err
 	}
-	in := &input{path: path, kind: kind, size: fi.Size(), modTime: fi.ModTime().UnixNano()}
+	in.size, in.modTime = fi.Size(), fi.ModTime().UnixNano()
 	if kind != kindParquet || in.size == 0 {
 		// Readable: reading starts later, from a fresh open.
 		var b [1]byte
@@ -110,32 +141,54 @@ func openInput(path, kind string, lim parquetLimits) (*input, error) {
 		f.Close()
 		return in, nil
 	}
+	if err := in.openParquet(f, f, lim); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// openParquet reads the footer of a Parquet input through ra.
+func (in *input) openParquet(ra io.ReaderAt, closer io.Closer, lim parquetLimits) error {
 	// The library trusts the footer's sizes: check them first.
-	meta, err := checkFooter(f, in.size, lim)
+	meta, err := checkFooter(ra, in.size, lim)
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		return fmt.Errorf("%s: not a readable Parquet file: %w", in.path, err)
 	}
-	pq, err := parquet.OpenFile(f, in.size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pq, err := parquet.OpenFile(ra, in.size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		return fmt.Errorf("%s: not a readable Parquet file: %w", in.path, err)
 	}
-	in.file, in.pq, in.meta = f, pq, meta
+	in.ra, in.closer, in.pq, in.meta = ra, closer, pq, meta
 	var off int64
 	for _, rg := range pq.RowGroups() {
 		in.rgOffset = append(in.rgOffset, off)
 		off += rg.NumRows()
 	}
-	return in, nil
+	return nil
 }
 
 func closeInputs(inputs []*input) {
 	for _, in := range inputs {
-		if in.file != nil {
-			in.file.Close()
+		if in.closer != nil {
+			in.closer.Close()
 		}
 	}
+}
+
+// samePath reports whether a and b name the same file: the same object,
+// or local paths naming the same file (sameFile). Standard streams are
+// never the same as anything.
+func samePath(a, b string) bool {
+	la, err1 := parseLocation(a)
+	lb, err2 := parseLocation(b)
+	switch {
+	case err1 != nil || err2 != nil || la.stream || lb.stream:
+		return false
+	case la.isObject() || lb.isObject():
+		return la.isObject() && lb.isObject() && la.bucket == lb.bucket && la.key == lb.key
+	}
+	return sameFile(a, b)
 }
 
 // sameFile reports whether a and b name the same file (both existing) or
@@ -166,7 +219,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // lineSource reads the lines of a JSONL unit into batches.
 type lineSource struct {
 	u       unit
-	file    *os.File
+	src     io.Closer
 	counter *countingReader
 	zr      io.Closer
 	br      *bufio.Reader
@@ -174,29 +227,57 @@ type lineSource struct {
 	max     int
 }
 
-func openLines(u unit, max int) (*lineSource, error) {
-	f, err := openRegular(u.in.path)
-	if err != nil {
-		return nil, err
+func openLines(ctx context.Context, c *Config, u unit, max int) (*lineSource, error) {
+	in := u.in
+	var src io.ReadCloser
+	switch {
+	case in.loc.stream:
+		stdin := c.Stdin
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		src = io.NopCloser(stdin)
+	case in.loc.isObject():
+		rd, err := in.bucket.NewReader(ctx, in.loc.key, nil)
+		if err != nil {
+			return nil, objectError(in.loc, err)
+		}
+		src = rd
+	default:
+		f, err := openRegular(in.path)
+		if err != nil {
+			return nil, err
+		}
+		src = f
 	}
-	s := &lineSource{u: u, file: f, counter: &countingReader{r: f}, max: max}
+	s := &lineSource{u: u, src: src, counter: &countingReader{r: src}, max: max}
 	var r io.Reader = s.counter
-	if u.in.size > 0 {
-		switch u.in.kind {
-		case kindGzip:
-			zr, err := gzip.NewReader(bufio.NewReaderSize(s.counter, 256<<10))
-			if err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s: gzip: %w", u.in.path, err)
+	if in.kind == kindGzip || in.kind == kindZstd {
+		// An empty input holds no stream, not a broken one.
+		buffered := bufio.NewReaderSize(s.counter, 256<<10)
+		r = buffered
+		_, err := buffered.Peek(1)
+		if err != nil && !errors.Is(err, io.EOF) {
+			src.Close()
+			return nil, fmt.Errorf("%s: %w", in.path, err)
+		}
+		if err == nil {
+			switch in.kind {
+			case kindGzip:
+				zr, err := gzip.NewReader(buffered)
+				if err != nil {
+					src.Close()
+					return nil, fmt.Errorf("%s: gzip: %w", in.path, err)
+				}
+				r, s.zr = zr, zr
+			case kindZstd:
+				zr, err := zstd.NewReader(buffered, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+				if err != nil {
+					src.Close()
+					return nil, fmt.Errorf("%s: zstd: %w", in.path, err)
+				}
+				r, s.zr = zr, closerFunc(zr.Close)
 			}
-			r, s.zr = zr, zr
-		case kindZstd:
-			zr, err := zstd.NewReader(s.counter, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-			if err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s: zstd: %w", u.in.path, err)
-			}
-			r, s.zr = zr, closerFunc(zr.Close)
 		}
 	}
 	s.br = bufio.NewReaderSize(r, lineBufferSize)
@@ -211,7 +292,10 @@ func (s *lineSource) close() {
 	if s.zr != nil {
 		s.zr.Close()
 	}
-	s.file.Close()
+	s.src.Close()
+	if s.u.in.loc.stream {
+		s.u.in.read.Add(s.counter.n)
+	}
 }
 
 // fill appends rows to b until it holds about target bytes or the unit

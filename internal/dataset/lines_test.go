@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -46,8 +47,8 @@ func FuzzLines(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		u := unit{in: &input{path: p, kind: kindJSONL, size: int64(len(data))}}
-		src, err := openLines(u, max)
+		u := unit{in: &input{path: p, kind: kindJSONL, size: int64(len(data)), loc: location{raw: p}}}
+		src, err := openLines(context.Background(), &Config{}, u, max)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,4 +92,9 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// testEnv is a run's environment for tests that call its parts.
+func testEnv() *runEnv {
+	return &runEnv{ctx: context.Background(), stores: new(stores), stdout: io.Discard}
 }

@@ -105,6 +105,11 @@ func newManifest(c *Config, inputs []*input, units []unit) *Manifest {
 	}
 	for _, in := range inputs {
 		mi := ManifestInput{Path: in.path, Bytes: in.size, ModTime: time.Unix(0, in.modTime).UTC().Format(time.RFC3339Nano)}
+		if in.loc.stream {
+			// Standard input: its bytes are known at the end (complete),
+			// and it has no time; such a part is never skipped.
+			mi.Bytes, mi.ModTime = 0, ""
+		}
 		taken := false
 		for _, u := range units {
 			if u.in != in {
@@ -127,7 +132,27 @@ func newManifest(c *Config, inputs []*input, units []unit) *Manifest {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func (m *Manifest) complete(st *Stats, out, rej FileDigest) {
+// readsStream reports whether the part reads standard input, which a
+// rerun can't compare.
+func (m *Manifest) readsStream() bool {
+	for _, in := range m.Inputs {
+		if in.Path == "-" {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Manifest) complete(st *Stats, inputs []*input, out, rej FileDigest) {
+	for i := range m.Inputs {
+		if m.Inputs[i].Path == "-" {
+			for _, in := range inputs {
+				if in.loc.stream {
+					m.Inputs[i].Bytes = in.read.Load()
+				}
+			}
+		}
+	}
 	m.Rows, m.Written, m.Rejected = st.RowsRead, st.RowsWritten, st.RowsRejected
 	m.MaxRejects, m.Outcome, m.RejectsNotWritten = st.MaxRejects, st.Outcome, st.RejectsNotWritten
 	m.RowsWithoutReasoning, m.TurnsWithoutReasoning = st.RowsWithoutReasoning, st.TurnsWithoutReasoning
@@ -147,8 +172,8 @@ func (m *Manifest) encode() []byte {
 // upToDate returns the manifest at path when it records the same inputs
 // and options as m, and the output and rejects files it names are still
 // the ones it hashed; nil otherwise.
-func (m *Manifest) upToDate(path, output, rejects string) *Manifest {
-	data, err := readRegular(path, maxManifestBytes)
+func (m *Manifest) upToDate(env *runEnv, path, output, rejects string) *Manifest {
+	data, err := env.read(path, maxManifestBytes)
 	if err != nil {
 		return nil
 	}
@@ -162,7 +187,7 @@ func (m *Manifest) upToDate(path, output, rejects string) *Manifest {
 	if old.Output.Path != output || old.Rejects.Path != rejects {
 		return nil
 	}
-	if !fileMatches(old.Output) || !fileMatches(old.Rejects) {
+	if !env.matches(old.Output) || !env.matches(old.Rejects) {
 		return nil
 	}
 	return &old
@@ -171,8 +196,33 @@ func (m *Manifest) upToDate(path, output, rejects string) *Manifest {
 // maxManifestBytes bounds a manifest read back (one lists every input).
 const maxManifestBytes = 64 << 20
 
-// fileMatches reports whether the file d names has d's size and sha256.
-func fileMatches(d FileDigest) bool {
+// read reads the file or object at path, of at most limit bytes.
+func (env *runEnv) read(path string, limit int64) ([]byte, error) {
+	l, err := parseLocation(path)
+	if err != nil {
+		return nil, err
+	}
+	if !l.isObject() {
+		return readRegular(path, limit)
+	}
+	b, err := env.stores.bucket(env.ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	return readObject(env.ctx, b, l, limit)
+}
+
+// matches reports whether the file or object d names has d's size and
+// sha256.
+func (env *runEnv) matches(d FileDigest) bool {
+	l, err := parseLocation(d.Path)
+	if err != nil || l.stream {
+		return false
+	}
+	if l.isObject() {
+		b, err := env.stores.bucket(env.ctx, l)
+		return err == nil && objectMatches(env.ctx, b, l, d.Bytes, d.SHA256)
+	}
 	f, err := openRegular(d.Path)
 	if err != nil {
 		return false

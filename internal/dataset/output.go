@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,30 +24,81 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// atomicFile is an output written to a temporary file beside its path and
-// renamed into place by commitAll with the run's other outputs, so that
-// the paths hold a complete run's files or nothing. It hashes what it
-// writes.
+// atomicFile is an output put in place by commitAll with the run's other
+// outputs, so that their paths hold a complete run's files or nothing. A
+// local file is written to a temporary file beside its path and renamed;
+// an object is uploaded by an upload completed only at the commit; the
+// standard output is written as the run goes (a stream can't be taken
+// back). It hashes what it writes.
 type atomicFile struct {
 	what string // "output", "rejects file", ...: for errors
 	path string
-	f    *os.File
+	dst  fileDest
 	w    *bufio.Writer
 	h    hash.Hash
 	n    int64
-	// done: closed (finished or aborted); placed: renamed into place.
+	// done: finished or aborted; placed: committed.
 	done, placed bool
 }
 
-func createAtomic(what, path string, wrap func(path string, w io.Writer) io.Writer) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// fileDest is where an atomicFile's bytes go.
+type fileDest interface {
+	io.Writer
+	// finish makes what was written durable, short of the commit.
+	finish() error
+	// removeOld removes the file at the path before the commit (the
+	// manifest, which must not vouch for a mix of old and new files).
+	removeOld() error
+	// commit puts the file under its path.
+	commit() error
+	// abort drops an uncommitted file: nothing is left under the path.
+	abort()
+	// undo removes a committed file.
+	undo()
+	// replaceable checks again that the path may be replaced.
+	replaceable(what string) error
+}
+
+// runEnv is what a run's files need besides their paths.
+type runEnv struct {
+	ctx    context.Context
+	stores *stores
+	stdout io.Writer
+	wrap   func(path string, w io.Writer) io.Writer
+}
+
+// createAtomic opens the file at path for a run; contentType is an
+// object's MIME type.
+func createAtomic(env *runEnv, what, path, contentType string) (*atomicFile, error) {
+	l, err := parseLocation(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+		return nil, fmt.Errorf("%s %w", what, err)
 	}
-	a := &atomicFile{what: what, path: path, f: f, h: sha256.New()}
-	var w io.Writer = f
-	if wrap != nil {
-		w = wrap(path, w)
+	var dst fileDest
+	switch {
+	case l.stream:
+		dst = streamDest{env.stdout}
+	case l.isObject():
+		b, err := env.stores.bucket(env.ctx, l)
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", what, err)
+		}
+		od, err := newObjectDest(env.ctx, b, l, contentType)
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", what, err)
+		}
+		dst = od
+	default:
+		f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", what, path, err)
+		}
+		dst = &localDest{f: f, path: path}
+	}
+	a := &atomicFile{what: what, path: path, dst: dst, h: sha256.New()}
+	var w io.Writer = dst
+	if env.wrap != nil {
+		w = env.wrap(path, w)
 	}
 	a.w = bufio.NewWriterSize(io.MultiWriter(w, a.h), 1<<20)
 	return a, nil
@@ -61,42 +113,32 @@ func (a *atomicFile) Write(p []byte) (int, error) {
 // file returns a itself (sinks embed it).
 func (a *atomicFile) file() *atomicFile { return a }
 
-// finish flushes, syncs and closes the temporary file; it stays under its
-// temporary name.
+// finish flushes the file and makes it durable; it is not yet in place.
 func (a *atomicFile) finish() error {
 	if a.done {
 		return nil
 	}
 	err := a.w.Flush()
 	if err == nil {
-		err = a.f.Sync()
-	}
-	if err == nil {
-		err = a.f.Chmod(0o644)
-	}
-	if cerr := a.f.Close(); err == nil {
-		err = cerr
+		err = a.dst.finish()
 	}
 	a.done = true
 	if err != nil {
-		os.Remove(a.f.Name())
+		a.dst.abort()
 		return fmt.Errorf("%s %s: %w", a.what, a.path, err)
 	}
 	return nil
 }
 
-// abort removes the temporary file, or the file renamed into place.
+// abort drops the file, or removes it when it was put in place.
 func (a *atomicFile) abort() {
-	if !a.done {
-		a.f.Close()
-		a.done = true
-	}
 	if a.placed {
-		os.Remove(a.path)
+		a.dst.undo()
 		a.placed = false
 		return
 	}
-	os.Remove(a.f.Name())
+	a.done = true
+	a.dst.abort()
 }
 
 // writeFile writes data to a and finishes it.
@@ -111,9 +153,9 @@ func (a *atomicFile) writeFile(data []byte) error {
 // commitAll puts finished files in place as one unit, last the one whose
 // presence says the unit is complete (the manifest): the old last file
 // goes first, so that no crash leaves it vouching for a mix of files; on
-// a failure, every file already renamed is removed with the rest, so that
-// nothing stays under the final names. Each path is checked again just
-// before, as it was when the run began (checkReplaceable).
+// a failure, every file already put in place is removed with the rest, so
+// that nothing stays under the final names. Each local path is checked
+// again just before, as it was when the run began (checkReplaceable).
 func commitAll(files []*atomicFile, last *atomicFile) error {
 	all := append(append([]*atomicFile(nil), files...), last)
 	fail := func(err error) error {
@@ -128,15 +170,15 @@ func commitAll(files []*atomicFile, last *atomicFile) error {
 		}
 	}
 	for _, a := range all {
-		if err := checkReplaceable(a.what, a.path); err != nil {
+		if err := a.dst.replaceable(a.what); err != nil {
 			return fail(err)
 		}
 	}
-	if err := os.Remove(last.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := last.dst.removeOld(); err != nil {
 		return fail(fmt.Errorf("%s %s: %w", last.what, last.path, err))
 	}
 	for _, a := range all {
-		if err := os.Rename(a.f.Name(), a.path); err != nil {
+		if err := a.dst.commit(); err != nil {
 			return fail(fmt.Errorf("%s %s: %w", a.what, a.path, err))
 		}
 		a.placed = true
@@ -147,6 +189,60 @@ func commitAll(files []*atomicFile, last *atomicFile) error {
 func (a *atomicFile) digest() FileDigest {
 	return FileDigest{Path: a.path, Bytes: a.n, SHA256: hex.EncodeToString(a.h.Sum(nil))}
 }
+
+// localDest is a local file written to a temporary file beside its path.
+type localDest struct {
+	f      *os.File
+	path   string
+	closed bool
+}
+
+func (d *localDest) Write(p []byte) (int, error) { return d.f.Write(p) }
+
+func (d *localDest) finish() error {
+	err := d.f.Sync()
+	if err == nil {
+		err = d.f.Chmod(0o644)
+	}
+	if cerr := d.f.Close(); err == nil {
+		err = cerr
+	}
+	d.closed = true
+	return err
+}
+
+func (d *localDest) removeOld() error {
+	if err := os.Remove(d.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (d *localDest) commit() error { return os.Rename(d.f.Name(), d.path) }
+
+func (d *localDest) abort() {
+	if !d.closed {
+		d.f.Close()
+		d.closed = true
+	}
+	os.Remove(d.f.Name())
+}
+
+func (d *localDest) undo() { os.Remove(d.path) }
+
+func (d *localDest) replaceable(what string) error { return checkReplaceable(what, d.path) }
+
+// streamDest is the standard output: written as the run goes, nothing to
+// put in place or take back.
+type streamDest struct{ w io.Writer }
+
+func (d streamDest) Write(p []byte) (int, error) { return d.w.Write(p) }
+func (streamDest) finish() error                 { return nil }
+func (streamDest) removeOld() error              { return nil }
+func (streamDest) commit() error                 { return nil }
+func (streamDest) abort()                        {}
+func (streamDest) undo()                         {}
+func (streamDest) replaceable(string) error      { return nil }
 
 // FileDigest names a file, its size and its sha256.
 type FileDigest struct {
@@ -166,7 +262,7 @@ type sink interface {
 }
 
 func newSink(c *Config, kind string) (sink, error) {
-	f, err := createAtomic("output", c.Output, c.wrapFile)
+	f, err := createAtomic(c.env, "output", c.Output, contentTypes[kind])
 	if err != nil {
 		return nil, err
 	}

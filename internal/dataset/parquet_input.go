@@ -427,7 +427,7 @@ func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func
 	}
 	// The library trusts the pages' sizes: check them first.
 	lim := newParquetLimits(c.maxRowBytes())
-	check, err := checkRowGroup(in.file, in.meta, u.rowGroup, lim)
+	check, err := checkRowGroup(in.ra, in.meta, u.rowGroup, lim)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.path, err)
 	}

@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -96,21 +98,35 @@ func releaseBatch(b *batch) {
 // whose rejects pass c.MaxRejects, or that wrote no row of those it read,
 // completes (its files are in place, for a look at the rejects) with
 // st.Failed set; the manifest records the decision.
-func Run(ctx context.Context, c Config) (*Stats, error) {
+func Run(ctx context.Context, c Config) (_ *Stats, err error) {
 	start := time.Now()
 	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}, MaxRejects: c.MaxRejects.String(), AllowMissingThinking: c.AllowMissingThinking}
 	if c.Render == nil {
 		c.Render = RenderText
 	}
-	if c.Rejects == "" {
+	env := &runEnv{ctx: ctx, stores: new(stores), stdout: c.Stdout, wrap: c.wrapFile}
+	if env.stdout == nil {
+		env.stdout = os.Stdout
+	}
+	defer env.stores.close()
+	c.env = env
+	if c.Inputs, err = expandObjects(ctx, env.stores, c.Inputs); err != nil {
+		return st, err
+	}
+	// Standard output has no manifest and no rejects file beside it.
+	stream := c.Output == "-"
+	if c.Rejects == "" && !stream {
 		c.Rejects = DefaultRejectsPath(c.Output)
 	}
-	st.Rejects, st.Manifest = c.Rejects, ManifestPath(c.Output)
+	st.Rejects = c.Rejects
+	if !stream {
+		st.Manifest = ManifestPath(c.Output)
+	}
 	outKind, err := checkPaths(&c)
 	if err != nil {
 		return st, err
 	}
-	inputs, units, warnings, err := openInputs(&c)
+	inputs, units, warnings, err := openInputs(ctx, &c)
 	if err != nil {
 		return st, err
 	}
@@ -118,8 +134,8 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 	st.Warnings = warnings
 	st.Inputs, st.Units = len(inputs), len(units)
 	man := newManifest(&c, inputs, units)
-	if !c.Force {
-		if old := man.upToDate(st.Manifest, c.Output, c.Rejects); old != nil {
+	if !c.Force && !stream && !man.readsStream() {
+		if old := man.upToDate(env, st.Manifest, c.Output, c.Rejects); old != nil {
 			st.Skipped = true
 			st.RowsRead, st.RowsWritten, st.RowsRejected = old.Rows, old.Written, old.Rejected
 			st.RowsWithoutReasoning, st.TurnsWithoutReasoning = old.RowsWithoutReasoning, old.TurnsWithoutReasoning
@@ -131,8 +147,10 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 	for _, u := range units {
 		st.InputBytes += u.bytes
 	}
-	if err := os.MkdirAll(filepath.Dir(c.Output), 0o777); err != nil {
-		return st, err
+	if l, _ := parseLocation(c.Output); !l.isObject() && !l.stream {
+		if err := os.MkdirAll(filepath.Dir(c.Output), 0o777); err != nil {
+			return st, err
+		}
 	}
 
 	// Every file is created first, so that an unwritable path stops the
@@ -148,26 +166,34 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 		return st, err
 	}
 	files = append(files, out.file())
-	rej, err := createAtomic("rejects file", c.Rejects, c.wrapFile)
-	if err != nil {
-		abort()
-		return st, err
+	var rej *atomicFile
+	if c.Rejects == "" {
+		// Counted, not written (standard output without --rejects).
+		rej = &atomicFile{what: "rejects", dst: streamDest{io.Discard}, h: sha256.New()}
+		rej.w = bufio.NewWriter(io.MultiWriter(rej.dst, rej.h))
+	} else {
+		if rej, err = createAtomic(env, "rejects file", c.Rejects, contentTypes[kindJSONL]); err != nil {
+			abort()
+			return st, err
+		}
+		files = append(files, rej)
 	}
-	files = append(files, rej)
 	var statsFile *atomicFile
 	if c.Stats != "" {
-		if statsFile, err = createAtomic("stats file", c.Stats, c.wrapFile); err != nil {
+		if statsFile, err = createAtomic(env, "stats file", c.Stats, contentTypes["json"]); err != nil {
 			abort()
 			return st, err
 		}
 		files = append(files, statsFile)
 	}
-	manFile, err := createAtomic("manifest", st.Manifest, c.wrapFile)
-	if err != nil {
-		abort()
-		return st, err
+	var manFile *atomicFile
+	if !stream {
+		if manFile, err = createAtomic(env, "manifest", st.Manifest, contentTypes["json"]); err != nil {
+			abort()
+			return st, err
+		}
+		files = append(files, manFile)
 	}
-	files = append(files, manFile)
 
 	if c.Progress != nil {
 		c.Progress.Start(st.InputBytes)
@@ -179,7 +205,7 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 		abort()
 		if c.Stats != "" {
 			st.Error = err.Error()
-			if f, ferr := createAtomic("stats file", c.Stats, c.wrapFile); ferr == nil {
+			if f, ferr := createAtomic(env, "stats file", c.Stats, contentTypes["json"]); ferr == nil {
 				if ferr = f.writeFile(st.encode()); ferr == nil {
 					_ = commitAll(nil, f)
 				}
@@ -188,6 +214,11 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 		return st, err
 	}
 	err = runPipeline(ctx, &c, units, out, rej, st)
+	for _, in := range inputs {
+		if in.loc.stream {
+			st.InputBytes += in.read.Load()
+		}
+	}
 	st.finish(time.Since(start), c.Tokens)
 	if err != nil {
 		return failed(err)
@@ -199,16 +230,18 @@ func Run(ctx context.Context, c Config) (*Stats, error) {
 			return failed(err)
 		}
 	}
-	man.complete(st, out.digest(), rej.digest())
-	if _, err := manFile.Write(man.encode()); err != nil {
-		return failed(fmt.Errorf("manifest %s: %w", st.Manifest, err))
+	if manFile != nil {
+		man.complete(st, inputs, out.digest(), rej.digest())
+		if _, err := manFile.Write(man.encode()); err != nil {
+			return failed(fmt.Errorf("manifest %s: %w", st.Manifest, err))
+		}
 	}
 	if statsFile != nil {
 		if _, err := statsFile.Write(st.encode()); err != nil {
 			return failed(fmt.Errorf("stats file %s: %w", c.Stats, err))
 		}
 	}
-	if err := commitAll(files[:len(files)-1], manFile); err != nil {
+	if err := commitAll(files[:len(files)-1], files[len(files)-1]); err != nil {
 		return failed(err)
 	}
 	return st, nil
@@ -223,28 +256,58 @@ func checkPaths(c *Config) (string, error) {
 	if c.Shards < 0 || (c.Shards > 0 && (c.Shard < 0 || c.Shard >= c.Shards)) {
 		return "", fmt.Errorf("shard %d/%d: want K/N with 0 <= K < N", c.Shard, c.Shards)
 	}
-	kind, err := fileKind(c.Output)
-	if err != nil {
-		return "", fmt.Errorf("output %w", err)
+	kind := kindJSONL
+	if c.Output != "-" {
+		var err error
+		if kind, err = fileKind(c.Output); err != nil {
+			return "", fmt.Errorf("output %w", err)
+		}
 	}
 	if err := checkIDColumn(c.IDColumn); err != nil {
 		return "", err
 	}
-	outputs := []struct{ name, path string }{{"output", c.Output}, {"rejects file", c.Rejects}, {"manifest", ManifestPath(c.Output)}}
+	stdin := 0
+	for _, in := range c.Inputs {
+		if in == "-" {
+			if stdin++; stdin > 1 {
+				return "", errors.New("-: standard input can be read once; name it once among the inputs")
+			}
+		}
+	}
+	type named struct{ name, path string }
+	outputs := []named{{"output", c.Output}}
+	if c.Rejects != "" {
+		outputs = append(outputs, named{"rejects file", c.Rejects})
+	}
+	if c.Output != "-" {
+		outputs = append(outputs, named{"manifest", ManifestPath(c.Output)})
+	}
 	if c.Stats != "" {
-		outputs = append(outputs, struct{ name, path string }{"stats file", c.Stats})
+		outputs = append(outputs, named{"stats file", c.Stats})
 	}
 	for i, o := range outputs {
-		if err := checkReplaceable(o.name, o.path); err != nil {
-			return "", err
+		l, err := parseLocation(o.path)
+		if err != nil {
+			return "", fmt.Errorf("%s %w", o.name, err)
+		}
+		if l.stream {
+			if o.name != "output" {
+				return "", fmt.Errorf("%s: - (standard output) is for the output only; give a file", o.name)
+			}
+			continue
+		}
+		if !l.isObject() {
+			if err := checkReplaceable(o.name, o.path); err != nil {
+				return "", err
+			}
 		}
 		for _, in := range c.Inputs {
-			if sameFile(o.path, in) {
+			if samePath(o.path, in) {
 				return "", fmt.Errorf("%s %s is also an input; choose another path", o.name, o.path)
 			}
 		}
 		for _, p := range outputs[:i] {
-			if sameFile(o.path, p.path) {
+			if samePath(o.path, p.path) {
 				return "", fmt.Errorf("%s %s is also the %s; choose another path", o.name, o.path, p.name)
 			}
 		}
@@ -393,7 +456,7 @@ func readUnits(ctx context.Context, c *Config, units []unit, emit func(*batch) b
 }
 
 func readLines(ctx context.Context, c *Config, u *unit, base int64, emit func(*batch) bool) error {
-	src, err := openLines(*u, c.maxRowBytes())
+	src, err := openLines(ctx, c, *u, c.maxRowBytes())
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,9 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 		fmt.Fprintf(w, "%d characters, %.1f%% trained\n", s.Characters, 100*s.TrainedFraction)
 	}
 	fmt.Fprintf(w, "%.2f s, %.1f MB/s, %.0f rows/s\n", s.Seconds, s.MBPerSecond, s.RowsPerSecond)
-	if s.RowsRejected > 0 {
+	if s.RowsRejected > 0 && s.Rejects == "" {
+		fmt.Fprintln(w, "rejects: not written (the output is stdout; --rejects FILE writes them)")
+	} else if s.RowsRejected > 0 {
 		fmt.Fprintf(w, "rejects: %s", s.Rejects)
 		if s.RejectsNotWritten > 0 {
 			fmt.Fprintf(w, " (%d not written: the file reached --max-rejects-bytes)", s.RejectsNotWritten)

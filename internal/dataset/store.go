@@ -1,0 +1,383 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// Where dataset files live. A path is a local file, "-" (standard input
+// for an input, standard output for the output), or an object in a bucket:
+// s3://BUCKET/KEY, gs://BUCKET/KEY or azblob://CONTAINER/KEY, optionally
+// with the query parameters of Go CDK's URL openers (region, endpoint,
+// use_path_style, ...), which belong to the bucket. Objects go through
+// gocloud.dev/blob, with only the three drivers linked in (driver_*.go;
+// each can be left out with a build tag), gap decision 90.
+
+// location is a parsed path.
+type location struct {
+	raw    string // the path as given
+	stream bool   // "-"
+	bucket string // for an object: the bucket's URL, scheme://bucket?query
+	key    string // for an object: its key
+	query  string // for an object: the URL's query, without "?"
+}
+
+// objectSchemes are the URL schemes of objects.
+var objectSchemes = []string{"s3", "gs", "azblob"}
+
+// parseLocation reads a path.
+func parseLocation(p string) (location, error) {
+	if p == "-" {
+		return location{raw: p, stream: true}, nil
+	}
+	scheme, _, ok := strings.Cut(p, "://")
+	if !ok || strings.ContainsAny(scheme, `/\`) {
+		return location{raw: p}, nil
+	}
+	known := false
+	for _, s := range objectSchemes {
+		known = known || s == scheme
+	}
+	if !known {
+		return location{}, fmt.Errorf("%s: unknown scheme %q; use a local path, -, s3://, gs:// or azblob://", p, scheme)
+	}
+	u, err := url.Parse(p)
+	if err != nil {
+		return location{}, fmt.Errorf("%s: %w", p, err)
+	}
+	key := strings.TrimPrefix(u.Path, "/")
+	if u.Host == "" || key == "" || strings.HasSuffix(key, "/") {
+		return location{}, fmt.Errorf("%s: want %s://BUCKET/KEY, the key naming an object", p, scheme)
+	}
+	l := location{raw: p, key: key, query: u.RawQuery}
+	l.bucket = scheme + "://" + u.Host
+	if u.RawQuery != "" {
+		l.bucket += "?" + u.RawQuery
+	}
+	return l, nil
+}
+
+// isObject reports whether l is an object in a bucket.
+func (l location) isObject() bool { return l.bucket != "" }
+
+// withKey returns the object beside l whose key is key, or for a local
+// path, key itself.
+func (l location) withKey(key string) string {
+	if !l.isObject() {
+		return key
+	}
+	scheme, _, _ := strings.Cut(l.bucket, "://")
+	host := strings.TrimPrefix(l.bucket, scheme+"://")
+	host, _, _ = strings.Cut(host, "?")
+	u := url.URL{Scheme: scheme, Host: host, Path: "/" + key, RawQuery: l.query}
+	return u.String()
+}
+
+// name is the path's file name part, for extensions: the key of an
+// object, the path of a file.
+func (l location) name() string {
+	if l.isObject() {
+		return l.key
+	}
+	return l.raw
+}
+
+// stores opens the buckets of a run, once each, and closes them at its
+// end.
+type stores struct {
+	mu      sync.Mutex
+	buckets map[string]*blob.Bucket
+}
+
+func (s *stores) bucket(ctx context.Context, l location) (*blob.Bucket, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.buckets[l.bucket]; b != nil {
+		return b, nil
+	}
+	b, err := blob.OpenBucket(ctx, l.bucket)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.raw, err)
+	}
+	if s.buckets == nil {
+		s.buckets = map[string]*blob.Bucket{}
+	}
+	s.buckets[l.bucket] = b
+	return b, nil
+}
+
+func (s *stores) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.buckets {
+		b.Close()
+	}
+	s.buckets = nil
+}
+
+// objectError words a bucket error for the object at l.
+func objectError(l location, err error) error {
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return fmt.Errorf("%s: no such object", l.raw)
+	}
+	return fmt.Errorf("%s: %w", l.raw, err)
+}
+
+// blobReaderAt reads an object by ranges, through a small cache of
+// blocks: the Parquet checks and reader read each row group's pages in
+// many small reads, one request each without it.
+type blobReaderAt struct {
+	ctx  context.Context
+	b    *blob.Bucket
+	l    location
+	size int64
+
+	mu     sync.Mutex
+	blocks []cachedBlock // most recently used last
+}
+
+type cachedBlock struct {
+	off  int64
+	data []byte
+}
+
+// Block cache sizes: at most blobCacheBlocks blocks of blobBlockSize.
+const (
+	blobBlockSize   = 4 << 20
+	blobCacheBlocks = 8
+)
+
+func (r *blobReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: negative offset", r.l.raw)
+	}
+	n := 0
+	for n < len(p) {
+		at := off + int64(n)
+		if at >= r.size {
+			return n, io.EOF
+		}
+		blk, err := r.block(at / blobBlockSize * blobBlockSize)
+		if err != nil {
+			return n, err
+		}
+		n += copy(p[n:], blk.data[at-blk.off:])
+	}
+	return n, nil
+}
+
+// block returns the block at off, from the cache or the bucket.
+func (r *blobReaderAt) block(off int64) (cachedBlock, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, blk := range r.blocks {
+		if blk.off == off {
+			r.blocks = append(append(r.blocks[:i:i], r.blocks[i+1:]...), blk)
+			return blk, nil
+		}
+	}
+	length := min(int64(blobBlockSize), r.size-off)
+	rd, err := r.b.NewRangeReader(r.ctx, r.l.key, off, length, nil)
+	if err != nil {
+		return cachedBlock{}, objectError(r.l, err)
+	}
+	defer rd.Close()
+	data := make([]byte, length)
+	if _, err := io.ReadFull(rd, data); err != nil {
+		return cachedBlock{}, fmt.Errorf("%s: reading bytes %d to %d: %w", r.l.raw, off, off+length, err)
+	}
+	blk := cachedBlock{off: off, data: data}
+	if len(r.blocks) == blobCacheBlocks {
+		r.blocks = r.blocks[1:]
+	}
+	r.blocks = append(r.blocks, blk)
+	return blk, nil
+}
+
+// readObject reads an object of at most limit bytes.
+func readObject(ctx context.Context, b *blob.Bucket, l location, limit int64) ([]byte, error) {
+	rd, err := b.NewReader(ctx, l.key, nil)
+	if err != nil {
+		return nil, objectError(l, err)
+	}
+	defer rd.Close()
+	if rd.Size() > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", l.raw, limit)
+	}
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, io.LimitReader(rd, limit+1)); err != nil {
+		return nil, objectError(l, err)
+	}
+	if int64(buf.Len()) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", l.raw, limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// objectMatches reports whether the object at l has size bytes and the
+// sha256 digest.
+func objectMatches(ctx context.Context, b *blob.Bucket, l location, size int64, digest string) bool {
+	rd, err := b.NewReader(ctx, l.key, nil)
+	if err != nil {
+		return false
+	}
+	defer rd.Close()
+	if rd.Size() != size {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, rd); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == digest
+}
+
+// deleteObject removes the object at l; a missing one is fine.
+func deleteObject(ctx context.Context, b *blob.Bucket, l location) error {
+	if err := b.Delete(ctx, l.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return objectError(l, err)
+	}
+	return nil
+}
+
+// objectDest writes an object by one upload that is completed only at
+// commit: the Go CDK writer's Close completes it (S3's multipart upload is
+// completed, GCS's resumable upload finalized, Azure's block list
+// committed), and until then no object is under the key. Abort cancels the
+// upload's context, which drops the upload (S3 aborts its multipart
+// upload; the others never commit), so a failed run leaves the key as it
+// was.
+type objectDest struct {
+	ctx    context.Context
+	b      *blob.Bucket
+	l      location
+	w      *blob.Writer
+	cancel context.CancelFunc
+	closed bool // the writer was closed: committed or aborted
+}
+
+// Upload sizes: parts of objectPartSize, at most objectConcurrency in
+// flight, which bounds an upload's memory.
+const (
+	objectPartSize    = 8 << 20
+	objectConcurrency = 2
+)
+
+func newObjectDest(ctx context.Context, b *blob.Bucket, l location, contentType string) (*objectDest, error) {
+	// The upload lives until commit or abort, not with the run's context:
+	// it is cancelled by abort, and a commit must not be cut short.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w, err := b.NewWriter(wctx, l.key, &blob.WriterOptions{
+		ContentType: contentType, BufferSize: objectPartSize, MaxConcurrency: objectConcurrency,
+	})
+	if err != nil {
+		cancel()
+		return nil, objectError(l, err)
+	}
+	return &objectDest{ctx: ctx, b: b, l: l, w: w, cancel: cancel}, nil
+}
+
+func (d *objectDest) Write(p []byte) (int, error) { return d.w.Write(p) }
+
+func (d *objectDest) finish() error { return nil }
+
+func (d *objectDest) commit() error {
+	if d.closed {
+		return fmt.Errorf("%s: the upload was dropped", d.l.raw)
+	}
+	d.closed = true
+	err := d.w.Close()
+	d.cancel()
+	if err != nil {
+		return objectError(d.l, err)
+	}
+	return nil
+}
+
+func (d *objectDest) abort() {
+	if d.closed {
+		return
+	}
+	d.closed = true
+	d.cancel()
+	err := d.w.Close() // reaps the upload, which the cancel failed
+	if abortUpload != nil {
+		abortUpload(d.ctx, d.b, d.l, err)
+	}
+}
+
+// abortUpload, when set (driver_s3.go), drops what a failed upload left
+// in the bucket: S3's transfer manager aborts a failed multipart upload
+// with the upload's own context, which abort cancelled.
+var abortUpload func(ctx context.Context, b *blob.Bucket, l location, err error)
+
+// abortTimeout bounds the abort of an upload.
+const abortTimeout = 30 * time.Second
+
+func (d *objectDest) undo() { _ = deleteObject(d.ctx, d.b, d.l) }
+
+func (d *objectDest) removeOld() error { return deleteObject(d.ctx, d.b, d.l) }
+
+func (d *objectDest) replaceable(string) error { return nil }
+
+// expandObjects replaces each object input whose key holds a pattern (*
+// or [...], as path.Match reads them; ? starts the URL's query) by the
+// objects that match, in key order: the shell expands local patterns, not
+// a bucket's. A pattern that matches nothing is an error.
+func expandObjects(ctx context.Context, st *stores, inputs []string) ([]string, error) {
+	var out []string
+	for _, p := range inputs {
+		l, err := parseLocation(p)
+		if err != nil {
+			return nil, err
+		}
+		meta := strings.IndexAny(l.key, "*[")
+		if !l.isObject() || meta < 0 {
+			out = append(out, p)
+			continue
+		}
+		if _, err := path.Match(l.key, ""); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		b, err := st.bucket(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		var keys []string
+		it := b.List(&blob.ListOptions{Prefix: l.key[:meta]})
+		for {
+			obj, err := it.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, objectError(l, err)
+			}
+			if ok, _ := path.Match(l.key, obj.Key); ok && !obj.IsDir {
+				keys = append(keys, obj.Key)
+			}
+		}
+		if len(keys) == 0 {
+			return nil, fmt.Errorf("%s: no object matches", p)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			out = append(out, l.withKey(k))
+		}
+	}
+	return out, nil
+}
