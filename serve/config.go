@@ -118,6 +118,12 @@ type Routing struct {
 	// ProbeInterval is how often Server.Probe checks each replica
 	// (DefaultProbeInterval).
 	ProbeInterval time.Duration
+	// Hash places a new conversation on the replica its key hashes to
+	// (rendezvous hashing), so that several gateways that share nothing
+	// agree on it; by default it goes to the replica holding the fewest
+	// recent conversations, which fills the engines' caches evenly but
+	// is each gateway's own choice.
+	Hash bool
 }
 
 // DefaultProbeInterval is how often each replica's health is checked.

@@ -137,6 +137,7 @@ type exchange struct {
 	// Server.engines), route how the router chose it ("" before).
 	replica int
 	route   string
+	convKey uint64 // the conversation's routing key
 }
 
 // generate serves a POST to a generating endpoint.

@@ -33,6 +33,7 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 	}
 	hashes := blockHashes(cr.Prompt, rt.cfg.BlockTokens, rt.cfg.BlockBytes, nil)
 	key, shared := conversationKey(c.prompt)
+	c.convKey = key
 	// The blocks before the end of the first user message: text blocks
 	// directly; token blocks in proportion.
 	minBlocks := shared / rt.cfg.BlockBytes
@@ -49,7 +50,7 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 			return s.answered(c, i, hashes, decision, resp, aerr)
 		}
 		rt.replicas[i].open.Add(-1)
-		s.replicaDown(i, aerr.msg+": "+aerr.detail)
+		s.replicaFailed(i, aerr)
 		tried = append(tried, i)
 	}
 }
@@ -64,12 +65,13 @@ func (s *Server) answered(c *exchange, i int, hashes []uint64, decision string, 
 	if aerr != nil {
 		r.open.Add(-1)
 		if retryable(aerr) {
-			s.replicaDown(i, aerr.msg+": "+aerr.detail)
+			s.replicaFailed(i, aerr)
 		}
 		return nil, aerr
 	}
 	if len(hashes) > 0 {
 		s.router.table.record(hashes, i)
+		s.router.convs.place(c.convKey, i)
 	}
 	r.fails.Store(0)
 	resp.Body = &replicaBody{ReadCloser: resp.Body, r: r}
@@ -112,14 +114,25 @@ func conversationKey(prompt string) (uint64, int) {
 	return xxhash.Sum64String(prompt[:end]), end
 }
 
+// replicaFailed notes a request replica i failed before answering. An
+// unreachable replica is taken out of routing at once; one that answers
+// 5xx (which may be about the request: a prompt past the context, say)
+// after three failures in a row.
+func (s *Server) replicaFailed(i int, aerr *apiError) {
+	r := s.router.replicas[i]
+	if aerr.code == "engine_unreachable" || r.fails.Add(1) >= 3 {
+		s.replicaDown(i, aerr.msg+": "+aerr.detail)
+	}
+}
+
 // replicaDown takes replica i out of routing until a probe finds it
 // answering again, and forgets the prompts it held (a restarted engine
 // has lost its cache).
 func (s *Server) replicaDown(i int, why string) {
 	r := s.router.replicas[i]
-	r.fails.Add(1)
 	if r.healthy.Swap(false) {
 		s.router.table.forget(i)
+		s.router.convs.forget(i)
 		s.metrics.replicaHealth(i, false)
 		s.log.LogAttrs(context.Background(), slog.LevelWarn, "engine replica down",
 			slog.String("replica", redactURL(r.base)), slog.String("error", why))

@@ -149,6 +149,83 @@ type replica struct {
 	fails   atomic.Int32 // consecutive failed probes or requests
 }
 
+// convTable remembers which replica each recent conversation (by key) was
+// placed on, and how many recent conversations each replica holds, so
+// that new conversations go where the fewest are: an engine caches a
+// bounded number of prompts (llama.cpp one per slot), and conversations
+// piled on one replica evict each other. Bounded and aged like
+// blockTable: two generations of at most max/2 keys each.
+type convTable struct {
+	mu        sync.Mutex
+	max       int
+	cur, prev map[uint64]int32
+	count     []int // live conversations per replica (in cur or prev)
+}
+
+func newConvTable(max int) *convTable {
+	return &convTable{max: max, cur: map[uint64]int32{}, prev: map[uint64]int32{}}
+}
+
+// place records that conversation key lives on replica.
+func (t *convTable) place(key uint64, replica int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.count) <= replica {
+		t.count = append(t.count, 0)
+	}
+	if r, ok := t.cur[key]; ok {
+		t.count[r]--
+	} else if r, ok := t.prev[key]; ok {
+		t.count[r]--
+		delete(t.prev, key)
+	}
+	if len(t.cur) >= t.max/2 {
+		for _, r := range t.prev {
+			t.count[r]--
+		}
+		t.prev, t.cur = t.cur, make(map[uint64]int32, t.max/2)
+	}
+	t.cur[key] = int32(replica)
+	t.count[replica]++
+}
+
+// lookup returns the replica conversation key was last placed on.
+func (t *convTable) lookup(key uint64) (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.cur[key]; ok {
+		return int(r), true
+	}
+	r, ok := t.prev[key]
+	return int(r), ok
+}
+
+// load returns how many recent conversations replica holds.
+func (t *convTable) load(replica int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if replica < len(t.count) {
+		return t.count[replica]
+	}
+	return 0
+}
+
+// forget drops the conversations of a replica that went down.
+func (t *convTable) forget(replica int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, m := range []map[uint64]int32{t.cur, t.prev} {
+		for k, r := range m {
+			if int(r) == replica {
+				delete(m, k)
+			}
+		}
+	}
+	if replica < len(t.count) {
+		t.count[replica] = 0
+	}
+}
+
 // Routing decisions, as metrics and logs name them.
 const (
 	routePrefix   = "prefix"   // the replica holding the longest prefix
@@ -162,6 +239,7 @@ const (
 type router struct {
 	replicas []*replica
 	table    *blockTable
+	convs    *convTable
 	margin   int64
 	cfg      Routing
 }
@@ -186,7 +264,8 @@ func newRouter(cfg Routing) *router {
 	if cfg.ProbeInterval <= 0 {
 		cfg.ProbeInterval = DefaultProbeInterval
 	}
-	return &router{table: newBlockTable(cfg.TableEntries), margin: int64(cfg.LoadMargin), cfg: cfg}
+	return &router{table: newBlockTable(cfg.TableEntries), convs: newConvTable(max(cfg.TableEntries/64, 64)),
+		margin: int64(cfg.LoadMargin), cfg: cfg}
 }
 
 // add adds a replica, healthy until a probe or a request says otherwise.
@@ -237,18 +316,44 @@ func (rt *router) pick(hashes []uint64, key uint64, minBlocks int, tried []int) 
 	if len(tried) > 0 {
 		decision = routeRetry
 	}
-	if p, n := rt.table.longest(hashes); p >= 0 && n > minBlocks && ok(p) {
+	p, n := rt.table.longest(hashes)
+	if p < 0 || n <= minBlocks {
+		// No prefix of the conversation's own in the table (its blocks
+		// may have aged out, or the prompt was cut at another block
+		// boundary): the replica the conversation was placed on.
+		var known bool
+		if p, known = rt.convs.lookup(key); !known {
+			p = -1
+		}
+	}
+	if p >= 0 && ok(p) {
 		r := rt.replicas[p]
 		if int64(float64(r.open.Load())/r.weight) <= leastOpen+rt.margin {
 			return p, orDecision(decision, routePrefix)
 		}
 		return least, orDecision(decision, routeLoad)
 	}
-	// No prefix known here: the replica the conversation key hashes to
-	// (rendezvous hashing, weighted), so that every gateway replica sends
-	// a new conversation to the same engine without sharing state; if it
-	// is much busier than the least busy one, the least busy one.
+	// No prefix known here. With Routing.Hash, the replica the
+	// conversation key hashes to (rendezvous hashing, weighted), so that
+	// every gateway sends a new conversation to the same engine without
+	// sharing state. Otherwise the replica holding the fewest recent
+	// conversations per unit of weight (the key's hash breaks ties), so
+	// that conversations spread evenly over the engines' caches. Either
+	// way, if that replica is much busier than the least busy one, the
+	// least busy one.
 	h := rt.rendezvous(key, ok)
+	if !rt.cfg.Hash {
+		best := math.Inf(1)
+		h0 := h
+		for i, r := range rt.replicas {
+			if !ok(i) {
+				continue
+			}
+			if l := float64(rt.convs.load(i)) / r.weight; l < best || l == best && i == h0 {
+				best, h = l, i
+			}
+		}
+	}
 	r := rt.replicas[h]
 	if int64(float64(r.open.Load())/r.weight) <= leastOpen+rt.margin {
 		return h, orDecision(decision, routeHash)

@@ -71,13 +71,57 @@ func TestBlockTableBounds(t *testing.T) {
 }
 
 func testRouter(n int) *router {
-	rt := &router{table: newBlockTable(1 << 10), margin: DefaultRouteLoadMargin}
+	rt := newRouter(Routing{TableEntries: 1 << 10})
 	for i := range n {
-		r := &replica{base: fmt.Sprintf("http://r%d:8000", i), weight: 1}
-		r.healthy.Store(true)
-		rt.replicas = append(rt.replicas, r)
+		rt.add(fmt.Sprintf("http://r%d:8000", i), 1)
 	}
 	return rt
+}
+
+// New conversations go to the replica holding the fewest recent ones, so
+// that they fill the engines' caches evenly; with Hash, to the replica
+// their key hashes to, whatever the others hold.
+func TestRouterSpreadsConversations(t *testing.T) {
+	rt := testRouter(3)
+	for k := range uint64(12) {
+		i, _ := rt.pick(nil, k*0x9E3779B97F4A7C15, 0, nil)
+		rt.convs.place(k, i)
+	}
+	for i := range 3 {
+		if n := rt.convs.load(i); n != 4 {
+			t.Errorf("replica %d holds %d of 12 conversations, want 4", i, n)
+		}
+	}
+	h := newRouter(Routing{TableEntries: 1 << 10, Hash: true})
+	for i := range 3 {
+		h.add(fmt.Sprintf("http://r%d:8000", i), 1)
+	}
+	for k := range uint64(50) {
+		key := k * 0x9E3779B97F4A7C15
+		i, _ := h.pick(nil, key, 0, nil)
+		if j := h.rendezvous(key, func(int) bool { return true }); i != j {
+			t.Fatalf("hash mode: key %d went to %d, its hash says %d", k, i, j)
+		}
+		h.convs.place(key, i)
+	}
+}
+
+// The conversation table stays within its bound and keeps its counts
+// right as generations turn over.
+func TestConvTableBounds(t *testing.T) {
+	ct := newConvTable(20)
+	for k := range uint64(1000) {
+		ct.place(k, int(k%2))
+		total := ct.load(0) + ct.load(1)
+		if total > 20 || total != len(ct.cur)+len(ct.prev) {
+			t.Fatalf("after %d placements: counts %d+%d, entries %d", k+1, ct.load(0), ct.load(1), len(ct.cur)+len(ct.prev))
+		}
+	}
+	ct.place(999, 1) // moving a live conversation keeps the total
+	ct.forget(1)
+	if ct.load(1) != 0 {
+		t.Error("forget left conversations on the replica")
+	}
 }
 
 // The routing decisions: the longest prefix's replica, unless it is too

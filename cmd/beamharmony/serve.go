@@ -122,6 +122,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	routeMargin := fs.Int("route-load-margin", 0, usage("route-load-margin", "with several backends: how many more open requests than the least busy replica the replica holding a prompt's prefix may have and still get it (default 4)"))
 	routeEntries := fs.Int("route-table-entries", 0, usage("route-table-entries", "with several backends: bound of the table of which replica holds which prompt blocks (default 524288, about 20 MB)"))
 	probeInterval := fs.Duration("probe-interval", serve.DefaultProbeInterval, usage("probe-interval", "with several backends: how often each replica's health is checked"))
+	routeHash := fs.Bool("route-hash", false, usage("route-hash", "with several backends: place a new conversation on the replica its first question hashes to, so that several gateways agree without sharing state (default: on the replica holding the fewest recent conversations)"))
 	backendKey := fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
 	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
 	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
@@ -247,7 +248,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Tokenizer:            tok,
 		MaxModelLen:          *maxModelLen,
 		Backends:             backendList,
-		Routing:              serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval},
+		Routing:              serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval, Hash: *routeHash},
 		BackendAPIKey:        *backendKey,
 		Engine:               kind,
 		Model:                *model,
