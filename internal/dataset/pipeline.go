@@ -47,8 +47,9 @@ type batch struct {
 
 	// Results, filled by a worker.
 	out     []byte   // encoded output rows (JSONL output)
-	records []record // rows for the Parquet output
-	ids     []idInfo // with an id column: each record's id kind and row
+	outRows []Row    // rows for the Parquet output
+	idRaw   [][]byte // with an id column: each output row's id, raw JSON
+	ids     []idInfo // and its kind and row
 	res     batchResult
 }
 
@@ -80,8 +81,9 @@ func releaseBatch(b *batch) {
 	if cap(b.buf) > 4*batchBytes || cap(b.out) > 8*batchBytes {
 		return // an oversized row: let it go
 	}
-	clear(b.records)
-	*b = batch{buf: b.buf[:0], rows: b.rows[:0], out: b.out[:0], records: b.records[:0], ids: b.ids[:0],
+	clear(b.outRows)
+	clear(b.idRaw)
+	*b = batch{buf: b.buf[:0], rows: b.rows[:0], out: b.out[:0], outRows: b.outRows[:0], idRaw: b.idRaw[:0], ids: b.ids[:0],
 		res: batchResult{rejects: b.res.rejects[:0], kinds: b.res.kinds[:0]}}
 	batchPool.Put(b)
 }

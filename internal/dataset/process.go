@@ -20,8 +20,7 @@ type processor struct {
 	// is replaced by a renamed one.
 	rename  map[string]string
 	drop    map[string]bool
-	parquet bool // the output is Parquet: fill records, not out
-	schema  *recordSchema
+	parquet bool // the output is Parquet: fill outRows, not out
 }
 
 func newProcessor(c *Config) *processor {
@@ -32,9 +31,8 @@ func newProcessor(c *Config) *processor {
 			p.drop[key] = true
 		}
 	}
-	if k, _ := fileKind(c.Output); k == kindParquet {
+	if k, _ := fileKind(c.Output); k == kindParquet && c.Output != "-" {
 		p.parquet = true
-		p.schema = newRecordSchema(c)
 	}
 	return p
 }
@@ -178,8 +176,9 @@ func (p *processor) emit(b *batch, r *rowRef, id []byte, truncated bool, row *Ro
 		}
 	}
 	if p.parquet {
-		b.records = append(b.records, p.schema.record(id, row))
+		b.outRows = append(b.outRows, *row)
 		if p.c.IDColumn != "" {
+			b.idRaw = append(b.idRaw, id)
 			b.ids = append(b.ids, idInfoOf(id, r.pos))
 		}
 		return

@@ -184,3 +184,27 @@ func TestHyparquetReadsTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetRowsInFlight: a row for the Parquet output is kept as the
+// worker rendered it (its ids and masks, 8 bytes a token) until the writer
+// takes it, not converted to Parquet values in the worker (24 bytes per
+// value, two per token), which held most of the pipeline's memory for
+// token output (issue 18, item 7).
+func TestParquetRowsInFlight(t *testing.T) {
+	c := &Config{Output: "out.parquet", Tokens: true, IDColumn: "id"}
+	p := newProcessor(c)
+	b := &batch{u: &unit{in: &input{}}}
+	row := Row{InputIDs: make([]int32, 4096), AssistantMasks: make([]int32, 4096)}
+	r := rowRef{pos: 1}
+	id := []byte(`"a"`)
+	allocs := testing.AllocsPerRun(100, func() {
+		b.outRows, b.idRaw, b.ids = b.outRows[:0], b.idRaw[:0], b.ids[:0]
+		p.emit(b, &r, id, false, &row)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations to keep a row of 4096 tokens; want none", allocs)
+	}
+	if &b.outRows[0].InputIDs[0] != &row.InputIDs[0] {
+		t.Fatal("the row's ids were copied")
+	}
+}
