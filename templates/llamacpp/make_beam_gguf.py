@@ -12,7 +12,11 @@ writes noise; a constant embedding dimension lets the output weights favour
 
 Usage:
 
-    python3 make_beam_gguf.py --gguf-py LLAMA_CPP/gguf-py [--seed N] [--end-bias B] OUT.gguf
+    python3 make_beam_gguf.py --gguf-py LLAMA_CPP/gguf-py [--seed N] [--end-bias B] [--high-byte-bias H] OUT.gguf
+
+--high-byte-bias below 0 makes the bytes 0x80-0xFF rare: a random model that
+writes them freely writes invalid UTF-8, which llama-server's own parse of a
+finished generation refuses (HTTP 500), whatever the grammar.
 
 Needs Python 3 with numpy and the gguf-py package of a llama.cpp checkout.
 """
@@ -28,6 +32,7 @@ def main(argv):
     parser.add_argument("--gguf-py", help="the gguf-py directory of a llama.cpp checkout")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random weights")
     parser.add_argument("--end-bias", type=float, default=1.5, help="how much the output favours <|end|>")
+    parser.add_argument("--high-byte-bias", type=float, default=0.0, help="how much the output favours (above 0) or avoids (below 0) the bytes 0x80-0xFF")
     parser.add_argument("out", help="the .gguf file to write")
     args = parser.parse_args(argv)
     if args.gguf_py:
@@ -68,6 +73,9 @@ def main(argv):
     emb[:, 0] = 4.0  # a constant dimension: the output weights on it act as a bias
     out = rnd(n_vocab, n_embd)
     out[tokens.index("<|end|>"), 0] = args.end_bias
+    if args.high_byte_bias:
+        for b in range(0x80, 0x100):
+            out[tokens.index("<0x%02X>" % b), 0] = args.high_byte_bias
     w.add_tensor("token_embd.weight", emb)
     w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
     w.add_tensor("output.weight", out)

@@ -1,0 +1,263 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Constrained generation against a real llama-server, which
+// templates/llamacpp/constrained.sh starts with a tiny random-weight GGUF
+// whose vocabulary holds Beam's markers. Skipped without -llama.url; not
+// part of CI.
+var (
+	llamaURL    = flag.String("llama.url", "", "base URL of a llama-server running templates/llamacpp/make_beam_gguf.py's model (templates/llamacpp/constrained.sh); the llama.cpp test is skipped without it")
+	llamaTrials = flag.Int("llama.n", 5, "requests per API, constraint and streaming mode in the llama.cpp test")
+)
+
+// The schemas of the llama.cpp test. A random model ends a raw string
+// argument (which needs "\n</rfl:parameter>" to close) or a JSON string
+// only by chance, so values are enums, numbers, booleans and arrays.
+const (
+	llamaWeather = `{"type":"object","properties":{"city":{"enum":["Paris","London","Tokyo"]},"days":{"type":"integer","minimum":1,"maximum":7},` +
+		`"unit":{"enum":["c","f"]},"detailed":{"type":"boolean"}},"required":["city","days"],"additionalProperties":false}`
+	llamaSearch = `{"type":"object","properties":{"topic":{"enum":["news","sport","weather"]},"limit":{"type":"integer","minimum":1,"maximum":10},` +
+		`"after":{"type":["number","null"],"exclusiveMinimum":0}},"required":["topic"],"additionalProperties":false}`
+	llamaAnswer = `{"type":"object","properties":{"answer":{"enum":["sunny","rainy","cloudy"]},"confidence":{"type":"number","minimum":0,"maximum":1},` +
+		`"tags":{"type":"array","items":{"enum":["warm","cold"]},"maxItems":3},"days":{"type":"integer","minimum":1,"maximum":7}},` +
+		`"required":["answer","confidence"],"additionalProperties":false}`
+)
+
+// llamaBody is a request of the API with the two tools (strict or not)
+// and the constraint members in extra (ending with a comma).
+func llamaBody(api string, strict bool, extra string) string {
+	st := ""
+	if strict {
+		st = `"strict":true,`
+	}
+	switch api {
+	case "chat":
+		return `{"model":"beam","max_tokens":4000,"tools":[` +
+			`{"type":"function","function":{"name":"get_weather",` + st + `"parameters":` + llamaWeather + `}},` +
+			`{"type":"function","function":{"name":"search",` + st + `"parameters":` + llamaSearch + `}}],` +
+			extra + `"messages":[{"role":"user","content":"What is the weather in Paris?"}]}`
+	case "messages":
+		return `{"model":"beam","max_tokens":4000,"tools":[` +
+			`{"name":"get_weather",` + st + `"input_schema":` + llamaWeather + `},{"name":"search",` + st + `"input_schema":` + llamaSearch + `}],` +
+			extra + `"messages":[{"role":"user","content":"What is the weather in Paris?"}]}`
+	}
+	return `{"model":"beam","max_output_tokens":4000,"tools":[` +
+		`{"type":"function","name":"get_weather",` + st + `"parameters":` + llamaWeather + `},` +
+		`{"type":"function","name":"search",` + st + `"parameters":` + llamaSearch + `}],` +
+		extra + `"input":"What is the weather in Paris?"}`
+}
+
+// llamaRow is one constraint of the llama.cpp test, as each API words it.
+type llamaRow struct {
+	name   string
+	strict bool
+	extra  map[string]string
+	// want is what a reply must be: "call" (one call), "named" (one call
+	// to search), "json" (the answer schema), "call or answer".
+	want string
+}
+
+var llamaRows = []llamaRow{
+	{"required, one call", true, map[string]string{
+		"chat":      `"tool_choice":"required","parallel_tool_calls":false,`,
+		"messages":  `"tool_choice":{"type":"any","disable_parallel_tool_use":true},`,
+		"responses": `"tool_choice":"required","parallel_tool_calls":false,`,
+	}, "call"},
+	{"named, one call", true, map[string]string{
+		"chat":      `"tool_choice":{"type":"function","function":{"name":"search"}},"parallel_tool_calls":false,`,
+		"messages":  `"tool_choice":{"type":"tool","name":"search","disable_parallel_tool_use":true},`,
+		"responses": `"tool_choice":{"type":"function","name":"search"},"parallel_tool_calls":false,`,
+	}, "named"},
+	{"json_schema", true, map[string]string{
+		"chat":      `"tool_choice":"none","response_format":{"type":"json_schema","json_schema":{"name":"answer","strict":true,"schema":` + llamaAnswer + `}},`,
+		"messages":  `"tool_choice":{"type":"none"},"output_config":{"format":{"type":"json_schema","schema":` + llamaAnswer + `}},`,
+		"responses": `"tool_choice":"none","text":{"format":{"type":"json_schema","name":"answer","strict":true,"schema":` + llamaAnswer + `}},`,
+	}, "json"},
+	{"auto, strict tools, one call", true, map[string]string{
+		"chat":      `"parallel_tool_calls":false,`,
+		"messages":  `"tool_choice":{"type":"auto","disable_parallel_tool_use":true},`,
+		"responses": `"parallel_tool_calls":false,`,
+	}, "call or answer"},
+}
+
+// llamaBaseline are the unconstrained requests: the same tools without
+// strict and tool_choice auto (a call is wanted), and no response format
+// (the answer JSON is wanted).
+var llamaBaseline = []llamaRow{
+	{"unconstrained, a call wanted", false, map[string]string{"chat": ``, "messages": ``, "responses": ``}, "call"},
+	{"unconstrained, JSON wanted", false, map[string]string{"chat": ``, "messages": ``, "responses": ``}, "json"},
+}
+
+func compileSchema(t *testing.T, raw string) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mem://s.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem://s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// llamaCheck says why o is not what want asks for, or "".
+func llamaCheck(api, want string, o outcome, schemas map[string]*jsonschema.Schema) string {
+	finish := map[string][2]string{"chat": {"tool_calls", "stop"}, "messages": {"tool_use", "end_turn"}, "responses": {"completed", "completed"}}[api]
+	valid := func(name, text string) string {
+		s := schemas[name]
+		if s == nil {
+			return "unknown " + name
+		}
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+		if err != nil {
+			return "not JSON: " + text
+		}
+		if err := s.Validate(v); err != nil {
+			return "invalid " + text + ": " + err.Error()
+		}
+		return ""
+	}
+	switch {
+	case o.status != 200:
+		return fmt.Sprintf("HTTP %d %s", o.status, truncateString(o.raw, 300))
+	case o.errMsg != "":
+		return "error: " + o.errMsg
+	case o.reasoning == "":
+		return "no reasoning"
+	}
+	call := func(name string) string {
+		if o.finish != finish[0] || len(o.calls) != 1 || o.content != "" {
+			return fmt.Sprintf("finish %q, %d calls, content %q", o.finish, len(o.calls), truncateString(o.content, 100))
+		}
+		if name != "" && o.calls[0].name != name {
+			return "called " + o.calls[0].name
+		}
+		return valid(o.calls[0].name, o.calls[0].args)
+	}
+	switch want {
+	case "call":
+		return call("")
+	case "named":
+		return call("search")
+	case "json":
+		if o.finish != finish[1] || len(o.calls) != 0 {
+			return fmt.Sprintf("finish %q, %d calls", o.finish, len(o.calls))
+		}
+		return valid("answer", o.content)
+	}
+	// call or answer: the calls must be valid; an answer is free text,
+	// which a random model ends only by chance (cut by max_tokens).
+	if len(o.calls) > 0 {
+		return call("")
+	}
+	if o.content == "" {
+		return fmt.Sprintf("finish %q, no call and no answer", o.finish)
+	}
+	return ""
+}
+
+// TestConstrainedLlamaCpp sends constrained requests through the gateway
+// to a real llama-server, on all three APIs, streamed and not, and checks
+// that every reply is what was demanded (valid for its schema, reasoning
+// kept), that the unconstrained baseline never manages it, and that the
+// engine stays up.
+func TestConstrainedLlamaCpp(t *testing.T) {
+	if *llamaURL == "" {
+		t.Skip("needs -llama.url (templates/llamacpp/constrained.sh runs it)")
+	}
+	var logs syncBuffer
+	s, err := New(Config{Backend: *llamaURL, Model: "beam", Logger: newJSONLogger(&logs), Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DetectTimeout)
+	defer cancel()
+	if kind, err := s.DetectEngine(ctx); kind != EngineLlamaCpp {
+		t.Fatalf("detected %s (%v), want llama.cpp", kind, err)
+	}
+	gw := httptest.NewServer(s)
+	defer gw.Close()
+	schemas := map[string]*jsonschema.Schema{"get_weather": compileSchema(t, llamaWeather), "search": compileSchema(t, llamaSearch), "answer": compileSchema(t, llamaAnswer)}
+	engineUp := func() bool {
+		resp, err := http.Get(*llamaURL + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}
+	type tally struct{ ok, n, calls, answers, reasoned int }
+	counts := map[string]*tally{}
+	var keys []string
+	run := func(rows []llamaRow, constrained bool) {
+		for _, row := range rows {
+			for _, api := range apiCases {
+				for _, stream := range []bool{false, true} {
+					key := fmt.Sprintf("%-30s %-9s stream=%-5v", row.name, api.name, stream)
+					c := &tally{}
+					counts[key] = c
+					keys = append(keys, key)
+					for i := 0; i < *llamaTrials; i++ {
+						o := api.send(t, gw, llamaBody(api.name, row.strict, row.extra[api.name]), stream)
+						c.n++
+						if o.reasoning != "" {
+							c.reasoned++
+						}
+						if len(o.calls) > 0 {
+							c.calls++
+						} else if o.content != "" {
+							c.answers++
+						}
+						why := llamaCheck(api.name, row.want, o, schemas)
+						if why == "" {
+							c.ok++
+						} else if constrained {
+							t.Errorf("%s #%d: %s", key, i, why)
+						}
+					}
+					if !engineUp() {
+						t.Fatalf("llama-server is down after %s", key)
+					}
+				}
+			}
+		}
+	}
+	run(llamaRows, true)
+	run(llamaBaseline, false)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%-48s %6s %9s %6s %8s\n", "", "valid", "reasoning", "calls", "answers")
+	for _, k := range keys {
+		c := counts[k]
+		fmt.Fprintf(&b, "%-48s %3d/%-3d %5d/%-3d %6d %8d\n", k, c.ok, c.n, c.reasoned, c.n, c.calls, c.answers)
+	}
+	t.Logf("results against %s:\n%s", *llamaURL, b.String())
+	for _, k := range keys {
+		if strings.HasPrefix(k, "unconstrained") && counts[k].ok > 0 {
+			t.Errorf("%s: the unconstrained model managed it %d times", k, counts[k].ok)
+		}
+	}
+	if !engineUp() {
+		t.Error("llama-server is down")
+	}
+	if t.Failed() {
+		t.Logf("gateway log:\n%s", truncateString(logs.String(), 20000))
+	}
+}
