@@ -310,14 +310,21 @@ func backendBase(backend string) (string, error) {
 	return base, nil
 }
 
+// engineKeepAlive is how long the engines' HTTP servers keep an idle
+// connection open: 5 s for uvicorn (vLLM, SGLang) and for llama.cpp's
+// cpp-httplib.
+const engineKeepAlive = 5 * time.Second
+
 // newClient returns an HTTP client for the engine: no overall timeout (the
 // request context bounds each call) and enough idle connections per host
-// for many concurrent streams.
+// for many concurrent streams. It closes a connection idle for 4 s, before
+// the engine does: a request sent on a connection just as the engine closes
+// it fails (write: broken pipe), and a POST is not retried.
 func newClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 1024
 	t.MaxIdleConnsPerHost = 1024
-	t.IdleConnTimeout = 90 * time.Second
+	t.IdleConnTimeout = engineKeepAlive - time.Second
 	return &http.Client{Transport: t}
 }
 

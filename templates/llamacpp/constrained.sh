@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Constrained generation through the gateway against a real llama-server
+# (issue 16; docs/llama-cpp.md, "Constrained generation").
+#
+# Usage: templates/llamacpp/constrained.sh LLAMA_SERVER GGUF_PY_DIR [go test flags]
+#
+#   LLAMA_SERVER  an llama-server binary you built (this script builds nothing)
+#   GGUF_PY_DIR   the gguf-py directory of the same llama.cpp checkout
+#
+# It writes a tiny random-weight model whose vocabulary holds Beam's markers
+# (make_beam_gguf.py; Python 3 with numpy, PYTHON chooses the interpreter),
+# starts llama-server on 127.0.0.1 with --special, runs
+# TestConstrainedLlamaCpp against it (-llama.n N sets the requests per case,
+# 5 by default), checks that the server is still running, and stops it.
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  sed -n '2,14p' "$0" >&2
+  exit 2
+fi
+server=$1
+ggufpy=$2
+shift 2
+cd "$(dirname "$0")/../.."
+work=$(mktemp -d)
+pid=""
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# <|end|> favoured, so that the random model ends its reasoning; bytes
+# 0x80-0xFF rare, since llama-server answers HTTP 500 to a generation that
+# is not valid UTF-8.
+"${PYTHON:-python3}" templates/llamacpp/make_beam_gguf.py --gguf-py "$ggufpy" --end-bias 2.5 --high-byte-bias -2 "$work/beam.gguf"
+port=${PORT:-18182}
+"$server" -m "$work/beam.gguf" --special --host 127.0.0.1 --port "$port" -c 8192 -np 1 >"$work/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 120); do
+  if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "llama-server exited:" >&2; cat "$work/server.log" >&2; exit 1
+  fi
+  sleep 0.5
+done
+curl -sf "http://127.0.0.1:$port/health" >/dev/null || { echo "llama-server did not come up:" >&2; cat "$work/server.log" >&2; exit 1; }
+"$server" --version 2>&1 | grep -i -m2 "version\|commit" || true
+status=0
+go test ./serve -run 'TestConstrainedLlamaCpp' -count=1 -v -llama.url "http://127.0.0.1:$port" "$@" || status=$?
+if ! kill -0 "$pid" 2>/dev/null; then
+  echo "llama-server is no longer running:" >&2; tail -50 "$work/server.log" >&2; exit 1
+fi
+echo "llama-server still running (pid $pid)"
+if grep -q "Unexpected empty grammar stack\|GGML_ASSERT\|Segmentation" "$work/server.log"; then
+  echo "llama-server log shows a crash or assertion:" >&2; grep -m5 "Unexpected empty grammar stack\|GGML_ASSERT\|Segmentation" "$work/server.log" >&2; exit 1
+fi
+exit $status
