@@ -342,6 +342,11 @@ func (e *engine) complete(c *exchange, cr *completionRequest) (*http.Response, *
 	if cr.Stream {
 		hr.Header.Set("Accept", "text/event-stream")
 	}
+	// Replayable: a kept-alive connection the engine closed as the
+	// request went out (llama-server closes some after a streamed reply)
+	// fails before the engine read the request, and net/http then sends
+	// it again on a new connection. A nil value is not sent.
+	hr.Header["X-Idempotency-Key"] = nil
 	resp, err := e.client.Do(hr)
 	if err != nil {
 		return nil, c.transportError(err, "engine_unreachable", "engine unreachable")

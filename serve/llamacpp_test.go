@@ -258,6 +258,12 @@ func TestConstrainedLlamaCpp(t *testing.T) {
 		t.Error("llama-server is down")
 	}
 	if t.Failed() {
-		t.Logf("gateway log:\n%s", truncateString(logs.String(), 20000))
+		var failed []string
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(line, `"error_kind":"engine"`) {
+				failed = append(failed, truncateString(line, 3000))
+			}
+		}
+		t.Logf("gateway log records of the failed requests:\n%s", strings.Join(failed, "\n"))
 	}
 }
