@@ -206,9 +206,16 @@ func (c *exchange) checkEngine(w http.ResponseWriter) *apiError {
 	if c.grammar == nil {
 		return nil
 	}
-	kind, why := c.s.engineKind(c.clientCtx)
+	kind, why, down := c.s.engineKind(c.clientCtx)
 	if !kind.constrains() {
 		p := c.req.constraint.param()
+		if down {
+			// The engine is unreachable or failing (loading, say): the
+			// server's condition, not the client's; retry.
+			return (&apiError{status: http.StatusServiceUnavailable, kind: kindEngine, code: "engine_unavailable", param: p,
+				msg: p + ": the engine did not answer the gateway's questions about its kind, which decide how the grammar that " +
+					"constrains the generation is sent; retry once the engine is up. Detection: " + why}).withDetail(why)
+		}
 		return badRequest(p, "engine_cannot_constrain", p+": cannot be honoured: the gateway does not know which engine serves it "+
 			"(llama.cpp, vLLM or SGLang), so it cannot send the grammar that would constrain the generation; "+
 			"start the gateway with --engine. Detection: "+why).withDetail(why)

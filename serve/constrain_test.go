@@ -304,3 +304,64 @@ func TestConstrainedUnknownEngine(t *testing.T) {
 		t.Errorf("after detection: %d %s", o.status, o.raw)
 	}
 }
+
+// TestEngineLoading checks detection against an engine that is still
+// loading its model (503 to every probe, as llama-server answers): the
+// start-up detection asks again until the engine answers, and a
+// constrained request meanwhile is a 503 engine_unavailable (the server's
+// condition, which the SDKs retry), not a 400, and is not sent; once the
+// engine is up the next constrained request detects it.
+func TestEngineLoading(t *testing.T) {
+	old := detectRetry
+	detectRetry = 0
+	t.Cleanup(func() { detectRetry = old })
+
+	t.Run("start-up detection waits", func(t *testing.T) {
+		fe := newFakeEngineOf(t, EngineLlamaCpp, constrainedGen)
+		fe.loading.Store(true)
+		s, err := New(Config{Backend: fe.srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan EngineKind)
+		go func() {
+			k, _ := s.DetectEngine(context.Background())
+			done <- k
+		}()
+		// Let it fail a few rounds, then finish loading.
+		for fe.probes.Load() < 3*int64(len(probes)) {
+			select {
+			case k := <-done:
+				t.Fatalf("detection gave up (%s) while the engine was loading", k)
+			case <-time.After(time.Millisecond):
+			}
+		}
+		fe.loading.Store(false)
+		if k := <-done; k != EngineLlamaCpp {
+			t.Errorf("detected %s", k)
+		}
+	})
+	t.Run("requests meanwhile", func(t *testing.T) {
+		fe := newFakeEngineOf(t, EngineVLLM, constrainedGen)
+		fe.loading.Store(true)
+		gw := newGateway(t, fe)
+		for _, api := range apiCases {
+			o := api.send(t, gw, constrainedBody(api.name, weatherParams, constraintCases[0].extra[api.name]), false)
+			if o.status != 503 || !strings.Contains(o.errMsg, "the engine did not answer the gateway's questions about its kind") ||
+				!strings.Contains(o.errMsg, "HTTP 503") {
+				t.Errorf("%s: %d %s", api.name, o.status, o.raw)
+			}
+			if api.name != "messages" && o.errCode != "engine_unavailable" {
+				t.Errorf("%s: code %q", api.name, o.errCode)
+			}
+		}
+		if n := len(fe.requests()); n != 0 {
+			t.Errorf("the engine got %d completion requests", n)
+		}
+		fe.loading.Store(false)
+		o := apiCases[0].send(t, gw, constrainedBody("chat", weatherParams, constraintCases[0].extra["chat"]), false)
+		if o.status != 200 || fe.lastRequest(t).raw["structured_outputs"] == nil {
+			t.Errorf("once loaded: %d %s", o.status, o.raw)
+		}
+	})
+}

@@ -81,12 +81,18 @@ const (
 	// DetectTimeout bounds one detection, all its probes together.
 	DetectTimeout = 5 * time.Second
 	// RedetectInterval is how long after a failed detection a constrained
-	// request may make the gateway try again.
+	// request may make the gateway try again, when the engine answered
+	// (the probes found no kind they know).
 	RedetectInterval = 30 * time.Second
 	// maxProbeBody caps what a probe reads (llama.cpp's /props carries
 	// the chat template).
 	maxProbeBody = 4 << 20
 )
+
+// detectRetry is how soon detection is tried again when the engine did not
+// answer it (unreachable, a timeout, a 5xx such as llama-server's 503 while
+// it loads the model). A variable for the tests.
+var detectRetry = 2 * time.Second
 
 // kindState is the engine kind as detected, shared by the requests.
 type kindState struct {
@@ -94,6 +100,9 @@ type kindState struct {
 	kind EngineKind // EngineAuto until a detection ran
 	why  string     // why the last detection failed
 	at   time.Time  // when the last detection ran
+	// down is set when the last detection failed because the engine
+	// did not answer: it may be starting.
+	down bool
 }
 
 // probe is one GET detection sends and how its answer names a kind.
@@ -129,19 +138,35 @@ func sglangInfo(o map[string]json.RawMessage) bool {
 
 // DetectEngine tells the engine's kind by asking it (GET /get_server_info
 // and /server_info for SGLang, /props for llama.cpp, /version for vLLM, in
-// parallel, within DetectTimeout and ctx), remembers it for the requests to
-// come, logs it, and returns it. When Config.Engine names a kind it returns
-// that without asking. When no answer tells the kind it returns
+// parallel, each round within DetectTimeout), remembers it for the
+// requests to come, logs it, and returns it. When Config.Engine names a
+// kind it returns that without asking. While the engine does not answer
+// (unreachable, or a 5xx such as llama-server's 503 while it loads the
+// model) it asks again every 2 s, until ctx ends. When the engine answers
+// but no answer tells the kind, or ctx ends first, it returns
 // EngineUnknown and an error saying what each probe got; constrained
-// requests are then refused (400) until a later detection succeeds.
+// requests are then refused until a later detection succeeds.
 func (s *Server) DetectEngine(ctx context.Context) (EngineKind, error) {
 	if s.cfg.Engine != EngineAuto {
 		return s.cfg.Engine, nil
 	}
 	st := &s.kind
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return s.detectLocked(ctx)
+	for {
+		st.mu.Lock()
+		k, err := s.detectLocked(ctx)
+		down := st.down
+		st.mu.Unlock()
+		if err == nil || !down {
+			return k, err
+		}
+		t := time.NewTimer(detectRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return k, err
+		case <-t.C:
+		}
+	}
 }
 
 func (s *Server) detectLocked(ctx context.Context) (EngineKind, error) {
@@ -149,8 +174,9 @@ func (s *Server) detectLocked(ctx context.Context) (EngineKind, error) {
 	ctx, cancel := context.WithTimeout(ctx, DetectTimeout)
 	defer cancel()
 	type answer struct {
-		ok  bool
-		why string
+		ok   bool
+		down bool // no answer, or a 5xx
+		why  string
 	}
 	answers := make([]answer, len(probes))
 	var wg sync.WaitGroup
@@ -158,88 +184,101 @@ func (s *Server) detectLocked(ctx context.Context) (EngineKind, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ok, why := s.runProbe(ctx, &probes[i])
-			answers[i] = answer{ok, why}
+			ok, down, why := s.runProbe(ctx, &probes[i])
+			answers[i] = answer{ok, down, why}
 		}()
 	}
 	wg.Wait()
 	st.at = time.Now()
 	for i, a := range answers {
 		if a.ok {
-			st.kind, st.why = probes[i].kind, ""
+			st.kind, st.why, st.down = probes[i].kind, "", false
 			s.log.LogAttrs(ctx, slog.LevelInfo, "engine detected", slog.String("engine", st.kind.String()),
 				slog.String("by", "GET "+probes[i].path), slog.String("backend", s.Backend()))
 			return st.kind, nil
 		}
 	}
 	var b strings.Builder
+	down := false
 	for i, a := range answers {
 		if i > 0 {
 			b.WriteString("; ")
 		}
 		b.WriteString("GET " + probes[i].path + ": " + a.why)
+		down = down || a.down
 	}
-	st.kind, st.why = EngineUnknown, b.String()
-	err := errors.New("engine kind unknown (" + st.why + ")")
-	s.log.LogAttrs(ctx, slog.LevelWarn, "engine kind unknown: constrained requests (tool_choice required or named, response formats, strict tools) will be refused until it is detected; set --engine",
-		slog.String("backend", s.Backend()), slog.String("probes", st.why))
-	return EngineUnknown, err
+	// Logged once while the state lasts, not at every retry.
+	if !(st.kind == EngineUnknown && st.down == down) {
+		msg := "engine kind unknown: constrained requests (tool_choice required or named, response formats, strict tools) will be refused until it is detected; set --engine"
+		if down {
+			msg = "engine not answering its detection yet; asking again"
+		}
+		s.log.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("backend", s.Backend()), slog.String("probes", b.String()))
+	}
+	st.kind, st.why, st.down = EngineUnknown, b.String(), down
+	return EngineUnknown, errors.New("engine kind unknown (" + st.why + ")")
 }
 
 // runProbe asks one probe and reports whether the answer fits its kind,
-// or why not.
-func (s *Server) runProbe(ctx context.Context, p *probe) (bool, string) {
+// or whether the engine did not answer (down: unreachable, no answer, a
+// 5xx), and why not.
+func (s *Server) runProbe(ctx context.Context, p *probe) (ok, down bool, why string) {
 	hr, err := s.engine.newRequest(ctx, http.MethodGet, p.path, nil, "")
 	if err != nil {
-		return false, err.Error()
+		return false, false, err.Error()
 	}
 	resp, err := s.engine.client.Do(hr)
 	if err != nil {
 		if ctx.Err() != nil {
-			return false, "no answer within " + DetectTimeout.String()
+			return false, true, "no answer within " + DetectTimeout.String()
 		}
-		return false, redactError(err)
+		return false, true, redactError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return false, "HTTP " + strconv.Itoa(resp.StatusCode)
+		return false, resp.StatusCode >= 500, "HTTP " + strconv.Itoa(resp.StatusCode)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProbeBody+1))
 	if err != nil {
-		return false, redactError(err)
+		return false, true, redactError(err)
 	}
 	if len(body) > maxProbeBody {
-		return false, "answer larger than 4 MiB"
+		return false, false, "answer larger than 4 MiB"
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil || obj == nil {
-		return false, "not a JSON object"
+		return false, false, "not a JSON object"
 	}
 	if !p.fits(obj) {
-		return false, "not " + p.kind.String() + "'s answer"
+		return false, false, "not " + p.kind.String() + "'s answer"
 	}
-	return true, ""
+	return true, false, ""
 }
 
 // engineKind returns the kind to send a grammar for, detecting it when it
-// is not known yet (at most every RedetectInterval after a failure), and
-// why it is unknown when it is.
-func (s *Server) engineKind(ctx context.Context) (EngineKind, string) {
+// is not known yet (again after detectRetry when the engine did not
+// answer, after RedetectInterval when it answered no kind), and when it is
+// unknown, why, and whether the engine did not answer.
+func (s *Server) engineKind(ctx context.Context) (kind EngineKind, why string, down bool) {
 	if s.cfg.Engine != EngineAuto {
-		return s.cfg.Engine, ""
+		return s.cfg.Engine, "", false
 	}
 	st := &s.kind
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.kind.constrains() {
-		return st.kind, ""
+		return st.kind, "", false
 	}
-	if st.kind == EngineAuto || time.Since(st.at) >= RedetectInterval {
+	wait := RedetectInterval
+	if st.down {
+		wait = detectRetry
+	}
+	if st.kind == EngineAuto || time.Since(st.at) >= wait {
 		// A client that leaves does not cut the detection short: its
 		// result serves the requests to come.
 		if k, err := s.detectLocked(context.WithoutCancel(ctx)); err == nil {
-			return k, ""
+			return k, "", false
 		}
 	}
-	return EngineUnknown, st.why
+	return EngineUnknown, st.why, st.down
 }

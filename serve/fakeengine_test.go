@@ -71,6 +71,9 @@ type fakeEngine struct {
 	// (none by default); probes counts the detection requests.
 	kind   atomic.Int32
 	probes atomic.Int64
+	// loading makes the detection endpoints answer 503, as llama-server
+	// does while it loads the model.
+	loading atomic.Bool
 }
 
 // newFakeEngineOf is newFakeEngine answering kind's detection endpoint.
@@ -117,6 +120,10 @@ func (fe *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/props", "/version", "/get_server_info", "/server_info":
 		fe.probes.Add(1)
+		if fe.loading.Load() {
+			http.Error(w, `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`, http.StatusServiceUnavailable)
+			return
+		}
 		answers := map[EngineKind][2]string{
 			EngineLlamaCpp: {"/props", `{"default_generation_settings":{"n_ctx":4096},"total_slots":1,"build_info":"b1-fake"}`},
 			EngineVLLM:     {"/version", `{"version":"0.11.0"}`},
