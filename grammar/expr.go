@@ -192,26 +192,17 @@ func writeExpr(b *strings.Builder, g *Grammar, e *expr, nested bool) {
 		writeClass(b, e)
 	case kRef:
 		b.WriteString(g.rules[g.target(e)].name)
-	case kSeq:
+	case kSeq, kAlt:
+		sep := " "
+		if e.kind == kAlt {
+			sep = " | "
+		}
 		if nested {
 			b.WriteByte('(')
 		}
 		for i, it := range e.items {
 			if i > 0 {
-				b.WriteByte(' ')
-			}
-			writeExpr(b, g, it, it.kind == kAlt)
-		}
-		if nested {
-			b.WriteByte(')')
-		}
-	case kAlt:
-		if nested {
-			b.WriteByte('(')
-		}
-		for i, it := range e.items {
-			if i > 0 {
-				b.WriteString(" | ")
+				b.WriteString(sep)
 			}
 			writeExpr(b, g, it, it.kind == kAlt)
 		}

@@ -310,22 +310,32 @@ func (tc *toolChoice) checkAllowed(names []string) *apiError {
 	return nil
 }
 
+// toolChoiceHead reads what the OpenAI APIs' tool_choice shares: null
+// (nothing set), a mode string, or an object, which the caller decodes
+// (object true).
+func toolChoiceHead(raw json.RawMessage, param string) (tc toolChoice, object bool, aerr *apiError) {
+	if isNull(raw) {
+		return tc, false, nil
+	}
+	switch raw[0] {
+	case '"':
+		s, _ := rawString(raw, param)
+		aerr = tc.setMode(s, param, true)
+		return tc, false, aerr
+	case '{':
+		return tc, true, nil
+	}
+	return tc, false, badRequest(param, "invalid_type", param+": must be a string or an object, got "+kindOf(raw))
+}
+
 // decodeChatToolChoice reads Chat Completions' tool_choice: "auto",
 // "none", "required", {"type": "function", "function": {"name"}}, or
 // {"type": "allowed_tools", "allowed_tools": {"mode", "tools"}}.
 func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 	const param = "tool_choice"
-	var tc toolChoice
-	if isNull(raw) {
-		return tc, nil
-	}
-	switch raw[0] {
-	case '"':
-		s, _ := rawString(raw, param)
-		return tc, tc.setMode(s, param, true)
-	case '{':
-	default:
-		return tc, badRequest(param, "invalid_type", param+": must be a string or an object, got "+kindOf(raw))
+	tc, object, aerr := toolChoiceHead(raw, param)
+	if !object {
+		return tc, aerr
 	}
 	var obj struct {
 		Type         string          `json:"type"`
@@ -389,17 +399,9 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 // "allowed_tools", "mode", "tools"}.
 func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 	const param = "tool_choice"
-	var tc toolChoice
-	if isNull(raw) {
-		return tc, nil
-	}
-	switch raw[0] {
-	case '"':
-		s, _ := rawString(raw, param)
-		return tc, tc.setMode(s, param, true)
-	case '{':
-	default:
-		return tc, badRequest(param, "invalid_type", param+": must be a string or an object, got "+kindOf(raw))
+	tc, object, aerr := toolChoiceHead(raw, param)
+	if !object {
+		return tc, aerr
 	}
 	var obj struct {
 		Type  string          `json:"type"`

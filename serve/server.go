@@ -405,10 +405,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request, details bool) {
 		s.healthReplicas(ctx, w, r, details)
 		return
 	}
-	_, aerr := s.engineGet(ctx, "/health")
-	if aerr != nil && (aerr.status == http.StatusNotFound || aerr.status == http.StatusMethodNotAllowed) {
-		_, aerr = s.engineGet(ctx, "/v1/models")
-	}
+	aerr := s.checkReplica(ctx, 0)
 	b := []byte(`{"status":`)
 	status := http.StatusOK
 	if aerr == nil {
