@@ -25,7 +25,7 @@ type bpeModel struct {
 	// byteLevel: the pre-tokenizer ends with ByteLevel, so a word is a run
 	// of raw bytes and each byte is one character of the byte-level alphabet.
 	byteLevel bool
-	raw       map[string]int // raw bytes of a byte-level token to its id
+	raw       keyTable       // raw bytes of a byte-level token to its id
 	byteID    [256]int32     // id of each single byte; -1 when missing
 	fast      bool           // byte-level, no prefix or suffix, every byte in the vocabulary
 	fallback  [256]int32     // id of "<0xHH>"; -1 when missing
@@ -147,29 +147,21 @@ func (m *bpeModel) load(o obj, vraw, mraw string, byteLevel bool) error {
 
 // initByteLevel indexes the vocabulary by raw bytes.
 func (m *bpeModel) initByteLevel() {
-	m.raw = make(map[string]int, len(m.vocab))
-	var all []byte
-	type entry struct{ start, end, id int }
-	entries := make([]entry, 0, len(m.vocab))
+	m.raw = newKeyTable(len(m.vocab))
+	var buf []byte
 	for tok, id := range m.vocab {
-		start := len(all)
 		var ok bool
-		all, ok = byteLevelDecode(all, tok)
-		if !ok {
-			all = all[:start]
-			continue
+		buf, ok = byteLevelDecode(buf[:0], tok)
+		if ok {
+			m.raw.put(string(buf), int32(id))
 		}
-		entries = append(entries, entry{start, len(all), id})
 	}
-	s := string(all)
-	for _, e := range entries {
-		m.raw[s[e.start:e.end]] = e.id
-	}
+	m.raw.done()
 	m.fast = m.prefix == "" && m.suffix == ""
 	for b := range m.byteID {
 		m.byteID[b] = -1
-		if id, ok := m.raw[string([]byte{byte(b)})]; ok {
-			m.byteID[b] = int32(id)
+		if id, ok := m.raw.get(string([]byte{byte(b)})); ok {
+			m.byteID[b] = id
 		} else {
 			m.fast = false
 		}

@@ -238,6 +238,10 @@ func (a *aligner) span(i int) (int, int) {
 // encodeModel pre-tokenizes normalized bytes [from, to) and encodes each
 // piece with the model.
 func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) {
+	if t.scan != nil && !sk.offsets {
+		t.encodeScanned(st, sk, al.s[from:to])
+		return
+	}
 	t.preTokenize(st, al.s[from:to])
 	if st.err != nil {
 		return
@@ -267,22 +271,61 @@ func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) 
 	}
 }
 
+// encodeScanned is encodeModel, ids only, for a pre-tokenizer that is one
+// hand-written scanner (t.scan): each match is a piece, encoded as soon as
+// it is found.
+func (t *Tokenizer) encodeScanned(st *state, sk *sink, s string) {
+	scan, m := t.scan, &t.model
+	ids := sk.ids
+	for i, k := 0, 0; i < len(s); k++ {
+		if k&1023 == 1023 && st.stopped() {
+			break
+		}
+		e := scan(s, i)
+		w := s[i:e]
+		i = e
+		if id, ok := m.whole(w); ok {
+			ids = append(ids, int(id))
+			continue
+		}
+		for _, tk := range t.merged(st, w) {
+			ids = append(ids, int(tk.id))
+		}
+	}
+	sk.ids = ids
+}
+
+// whole returns the id of a piece that is one token without merging: a
+// single byte of a byte-level model, or, with ignore_merges, any piece
+// that is in the vocabulary.
+func (m *bpeModel) whole(w string) (int32, bool) {
+	if len(w) == 1 && m.fast {
+		return m.byteID[w[0]], true
+	}
+	if !m.ignoreMerges {
+		return -1, false
+	}
+	if m.byteLevel {
+		return m.raw.get(w)
+	}
+	id, ok := m.vocab[w]
+	return int32(id), ok
+}
+
 // bpe returns the model tokens of one piece.
 func (t *Tokenizer) bpe(st *state, w string) []tok {
 	m := &t.model
-	if m.ignoreMerges {
-		var id int
-		var ok bool
-		if m.byteLevel {
-			id, ok = m.raw[w]
-		} else {
-			id, ok = m.vocab[w]
-		}
-		if ok {
-			st.one[0] = tok{int32(id), 0, int32(len(w))}
-			return st.one[:]
-		}
+	if id, ok := m.whole(w); ok {
+		st.one[0] = tok{id, 0, int32(len(w))}
+		return st.one[:]
 	}
+	return t.merged(st, w)
+}
+
+// merged returns the model tokens of a piece that needs merging, from the
+// state's cache when it holds the piece.
+func (t *Tokenizer) merged(st *state, w string) []tok {
+	m := &t.model
 	cacheable := len(w) < cacheWordLen
 	if cacheable {
 		if c, ok := st.cache[w]; ok {

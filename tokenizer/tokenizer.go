@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/beamharmony/harmony/internal/split"
 )
 
 // A Tokenizer encodes text into token ids and decodes ids into text as a
@@ -19,6 +21,11 @@ type Tokenizer struct {
 
 	norms []norm.Form
 	steps []step
+	// scan, when not nil, is the whole pre-tokenizer: one Split that
+	// isolates the matches of a hand-written scanner, then at most a
+	// ByteLevel that adds no prefix space and has no regex of its own (or
+	// a lone ByteLevel whose regex is the scanner).
+	scan func(s string, i int) int
 	trims []bool // one per ByteLevel post-processor with trim_offsets: its add_prefix_space
 
 	hasDecoder bool
@@ -54,6 +61,22 @@ func (t *Tokenizer) finish() {
 	}
 	t.rawTrie = buildTrie(raw)
 	t.normTrie = buildTrie(normed)
+	t.scan = scanOnly(t.steps)
+}
+
+// scanOnly returns the scanner that is the whole pre-tokenizer of steps,
+// or nil.
+func scanOnly(steps []step) func(string, int) int {
+	switch {
+	case len(steps) == 1 && steps[0].kind == stepByteLevel && steps[0].useRegex && !steps[0].prefixSpace:
+		return split.Scanner(steps[0].matcher)
+	case len(steps) == 1 && steps[0].kind == stepSplit,
+		len(steps) == 2 && steps[0].kind == stepSplit && steps[1].kind == stepByteLevel && !steps[1].useRegex && !steps[1].prefixSpace:
+		if steps[0].behavior == isolated && !steps[0].invert {
+			return split.Scanner(steps[0].matcher)
+		}
+	}
+	return nil
 }
 
 // tokenToID looks a token up among the added tokens, then in the model.

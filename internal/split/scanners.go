@@ -25,6 +25,20 @@ func init() {
 // A scanner returns the end of the match that starts at s[i], i < len(s).
 type scanner func(s string, i int) int
 
+// Scanner returns the step function of m when m is a hand-written scanner
+// (Regex's matcher of a known pattern, or GPT2), and nil otherwise. The
+// function returns the end of the match that starts at s[i], for i < len(s)
+// at the start of a character; since such a pattern matches at every
+// position and never matches empty, the matches of s are the spans from 0
+// to next(s, 0), from there to next(s, next(s, 0)), and so on to len(s),
+// exactly as All gives them.
+func Scanner(m Matcher) func(s string, i int) int {
+	if sc, ok := m.(scanner); ok {
+		return sc
+	}
+	return nil
+}
+
 // Find implements Matcher.
 func (sc scanner) Find(s string, pos int) (int, int) {
 	if pos < 0 {

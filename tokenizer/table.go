@@ -1,0 +1,133 @@
+package tokenizer
+
+import "math/bits"
+
+// keyTable maps byte strings to ids: an open-addressing hash table with
+// linear probing, built once and read without locks. A slot holds a key's
+// first eight bytes and its length, so that a lookup of a key of up to
+// eight bytes (most tokens) reads one slot and nothing else; the bytes of
+// longer keys past the eighth are compared in one shared string.
+type keyTable struct {
+	slots []keySlot
+	tails []uint32 // per slot: the offset in rest of the key's bytes [8:]
+	rest  string
+	buf   []byte // rest while the table is built
+	mask  uint64
+	n     int
+}
+
+// keySlot is one slot; n == 0 marks an empty one (the empty key is never
+// stored).
+type keySlot struct {
+	head uint64 // the key's first eight bytes, little endian, zero padded
+	n    uint32
+	id   int32
+}
+
+// le64 reads s[i:i+8] as a little-endian word.
+func le64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// le32 reads s[i:i+4] as a little-endian word.
+func le32(s string, i int) uint64 {
+	s = s[i : i+4]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+}
+
+const (
+	mulA = 0x9e3779b97f4a7c15
+	mulB = 0xbf58476d1ce4e5b9
+	mulC = 0x94d049bb133111eb
+)
+
+// keyHash returns the first eight bytes of a non-empty key (zero padded)
+// and its hash.
+func keyHash(s string) (head, h uint64) {
+	n := len(s)
+	switch {
+	case n >= 8:
+		head = le64(s, 0)
+		h = head
+		i := 8
+		for ; i+8 <= n; i += 8 {
+			h = bits.RotateLeft64((h^le64(s, i))*mulB, 29)
+		}
+		if i < n {
+			h = bits.RotateLeft64((h^le64(s, n-8))*mulC, 31)
+		}
+	case n >= 4:
+		// Two overlapping loads: the shared bytes are the same on both sides.
+		head = le32(s, 0) | le32(s, n-4)<<(8*(n-4))
+		h = head
+	default:
+		head = uint64(s[0]) | uint64(s[n/2])<<(8*(n/2)) | uint64(s[n-1])<<(8*(n-1))
+		h = head
+	}
+	h ^= uint64(n) * mulC
+	h ^= h >> 32
+	h *= mulA
+	h ^= h >> 29
+	return head, h
+}
+
+// newKeyTable sizes a table for n keys: at most three quarters full.
+func newKeyTable(n int) keyTable {
+	size := 16
+	for size*3 < n*4 {
+		size <<= 1
+	}
+	return keyTable{slots: make([]keySlot, size), tails: make([]uint32, size), mask: uint64(size - 1)}
+}
+
+// put adds key with id; a key already present keeps its first id. The
+// table can be read only after done.
+func (t *keyTable) put(key string, id int32) {
+	if key == "" {
+		return
+	}
+	head, h := keyHash(key)
+	i := h & t.mask
+	for ; t.slots[i].n != 0; i = (i + 1) & t.mask {
+		sl := &t.slots[i]
+		if sl.head == head && int(sl.n) == len(key) && (len(key) <= 8 || string(t.buf[t.tails[i]:int(t.tails[i])+len(key)-8]) == key[8:]) {
+			return
+		}
+	}
+	t.slots[i] = keySlot{head: head, n: uint32(len(key)), id: id}
+	if len(key) > 8 {
+		t.tails[i] = uint32(len(t.buf))
+		t.buf = append(t.buf, key[8:]...)
+	}
+	t.n++
+}
+
+// done ends the building of the table.
+func (t *keyTable) done() {
+	t.rest = string(t.buf)
+	t.buf = nil
+}
+
+// get returns the id of key.
+func (t *keyTable) get(key string) (int32, bool) {
+	if key == "" || len(t.slots) == 0 {
+		return -1, false
+	}
+	head, h := keyHash(key)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		sl := &t.slots[i]
+		if sl.n == 0 {
+			return -1, false
+		}
+		if sl.head == head && int(sl.n) == len(key) {
+			if len(key) <= 8 {
+				return sl.id, true
+			}
+			if off := int(t.tails[i]); t.rest[off:off+len(key)-8] == key[8:] {
+				return sl.id, true
+			}
+		}
+	}
+}
