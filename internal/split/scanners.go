@@ -152,6 +152,9 @@ func cl100kDigits(s string, i int, digits int) int {
 // (U and W below), then \p{N}{1,3}, ?[^\s\p{L}\p{N}]+[\r\n/]*, \s*[\r\n]+,
 // \s+(?!\S) and \s+.
 func o200k(s string, i int) int {
+	if e := o200kASCII(s, i); e >= 0 {
+		return e
+	}
 	f, n := ascii[s[i]], 1
 	if f&cMulti != 0 {
 		f, n = classMulti(s, i)
@@ -201,6 +204,55 @@ func o200k(s string, i int) int {
 		return byteRun(s, otherRun(s, i+n), "\r\n/")
 	}
 	return whitespace(s, i, true)
+}
+
+// letterCase classes the ASCII letters for o200kASCII.
+var letterCase = func() (t [256]uint8) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = upper
+		t[c+'a'-'A'] = lower
+	}
+	return t
+}()
+
+const (
+	upper = 1
+	lower = 2
+)
+
+// o200kASCII is o200k's first two alternatives where only ASCII decides
+// them: an optional ASCII character of [^\r\n\p{L}\p{N}], then ASCII
+// letters up to an ASCII byte that is not one or the end of s. Upper then
+// lower case letters (at least one lower) are A1's U* W+, upper case
+// letters alone A2's U+; a contraction may follow. It returns -1 when the
+// match does not start so, or when a byte past the letters is not ASCII
+// (a letter or mark there could extend the match).
+func o200kASCII(s string, i int) int {
+	j := i
+	if letterCase[s[j]] == 0 {
+		if f := ascii[s[j]]; !prefix(f) || f&cMulti != 0 {
+			return -1
+		}
+		j++
+		if j >= len(s) || letterCase[s[j]] == 0 {
+			return -1
+		}
+	}
+	for j < len(s) && letterCase[s[j]] == upper {
+		j++
+	}
+	for j < len(s) && letterCase[s[j]] == lower {
+		j++
+	}
+	if j < len(s) {
+		switch c := s[j]; {
+		case c >= 0x80:
+			return -1
+		case c == '\'':
+			return o200kContraction(s, j)
+		}
+	}
+	return j
 }
 
 // o200kA1 matches U* W+ S? at s[j], or returns -1. U* takes the longest run
