@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"context"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -284,11 +283,12 @@ func (t *Tokenizer) encodeScanned(st *state, sk *sink, s string) {
 		e := scan(s, i)
 		w := s[i:e]
 		i = e
-		if id, ok := m.whole(w); ok {
+		id, h, ok := m.whole(w)
+		if ok {
 			ids = append(ids, int(id))
 			continue
 		}
-		for _, tk := range t.merged(st, w) {
+		for _, tk := range t.merged(st, w, h) {
 			ids = append(ids, int(tk.id))
 		}
 	}
@@ -297,38 +297,44 @@ func (t *Tokenizer) encodeScanned(st *state, sk *sink, s string) {
 
 // whole returns the id of a piece that is one token without merging: a
 // single byte of a byte-level model, or, with ignore_merges, any piece
-// that is in the vocabulary.
-func (m *bpeModel) whole(w string) (int32, bool) {
+// that is in the vocabulary. It also returns the piece's hash (keyHash),
+// for the cache of merged pieces.
+func (m *bpeModel) whole(w string) (int32, uint64, bool) {
 	if len(w) == 1 && m.fast {
-		return m.byteID[w[0]], true
+		return m.byteID[w[0]], 0, true
 	}
+	head, h := keyHash(w)
 	if !m.ignoreMerges {
-		return -1, false
+		return -1, h, false
 	}
 	if m.byteLevel {
-		return m.raw.get(w)
+		id, ok := m.raw.find(w, head, h)
+		return id, h, ok
 	}
 	id, ok := m.vocab[w]
-	return int32(id), ok
+	return int32(id), h, ok
 }
 
 // bpe returns the model tokens of one piece.
 func (t *Tokenizer) bpe(st *state, w string) []tok {
-	m := &t.model
-	if id, ok := m.whole(w); ok {
+	if w == "" {
+		return nil
+	}
+	id, h, ok := t.model.whole(w)
+	if ok {
 		st.one[0] = tok{id, 0, int32(len(w))}
 		return st.one[:]
 	}
-	return t.merged(st, w)
+	return t.merged(st, w, h)
 }
 
-// merged returns the model tokens of a piece that needs merging, from the
-// state's cache when it holds the piece.
-func (t *Tokenizer) merged(st *state, w string) []tok {
+// merged returns the model tokens of a piece (of hash h) that needs
+// merging, from the state's cache when it holds the piece.
+func (t *Tokenizer) merged(st *state, w string, h uint64) []tok {
 	m := &t.model
 	cacheable := len(w) < cacheWordLen
 	if cacheable {
-		if c, ok := st.cache[w]; ok {
+		if c, ok := st.cache.get(w, h); ok {
 			return c
 		}
 	}
@@ -336,24 +342,13 @@ func (t *Tokenizer) merged(st *state, w string) []tok {
 	m.initial(&st.sym, w)
 	m.merge(&st.sym)
 	n := len(st.sym.id)
-	var out []tok
-	if cacheable {
-		out = make([]tok, n)
-	} else {
-		out = st.toks[:0]
-		for range n {
-			out = append(out, tok{})
-		}
-		st.toks = out
-	}
+	out := st.toks[:0]
 	for i := range n {
-		out[i] = tok{st.sym.id[i], st.sym.start[i], st.sym.end[i]}
+		out = append(out, tok{st.sym.id[i], st.sym.start[i], st.sym.end[i]})
 	}
+	st.toks = out
 	if cacheable {
-		if len(st.cache) >= cacheEntries {
-			clear(st.cache)
-		}
-		st.cache[strings.Clone(w)] = out
+		return st.cache.put(w, h, out)
 	}
 	return out
 }

@@ -116,6 +116,11 @@ func (t *keyTable) get(key string) (int32, bool) {
 		return -1, false
 	}
 	head, h := keyHash(key)
+	return t.find(key, head, h)
+}
+
+// find is get with the key's head and hash known.
+func (t *keyTable) find(key string, head, h uint64) (int32, bool) {
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		sl := &t.slots[i]
 		if sl.n == 0 {
@@ -130,4 +135,62 @@ func (t *keyTable) get(key string) (int32, bool) {
 			}
 		}
 	}
+}
+
+// pieceCache is an encoding state's cache of merged pieces: open
+// addressing over the hashes keyHash gives, the pieces' bytes and tokens
+// in two arenas. It holds at most cacheEntries pieces of under
+// cacheWordLen bytes, then starts over.
+type pieceCache struct {
+	slots []cacheSlot
+	keys  []byte
+	toks  []tok
+	n     int
+}
+
+// cacheSlot is one cached piece; h == 0 marks an empty slot.
+type cacheSlot struct {
+	h          uint64 // keyHash's hash, with the low bit set
+	off, n     uint32 // the piece's bytes in keys
+	tok, ntoks uint32 // its tokens in toks
+}
+
+const cacheSlots = 2 * cacheEntries
+
+func (c *pieceCache) get(w string, h uint64) ([]tok, bool) {
+	if c.slots == nil {
+		return nil, false
+	}
+	h |= 1
+	for i := h & (cacheSlots - 1); ; i = (i + 1) & (cacheSlots - 1) {
+		sl := &c.slots[i]
+		if sl.h == 0 {
+			return nil, false
+		}
+		if sl.h == h && int(sl.n) == len(w) && string(c.keys[sl.off:sl.off+sl.n]) == w {
+			return c.toks[sl.tok : sl.tok+sl.ntoks : sl.tok+sl.ntoks], true
+		}
+	}
+}
+
+// put caches the tokens of w (a piece not in the cache) and returns the
+// cached copy.
+func (c *pieceCache) put(w string, h uint64, toks []tok) []tok {
+	if c.slots == nil {
+		c.slots = make([]cacheSlot, cacheSlots)
+	}
+	if c.n >= cacheEntries {
+		clear(c.slots)
+		c.keys, c.toks, c.n = c.keys[:0], c.toks[:0], 0
+	}
+	h |= 1
+	i := h & (cacheSlots - 1)
+	for c.slots[i].h != 0 {
+		i = (i + 1) & (cacheSlots - 1)
+	}
+	c.slots[i] = cacheSlot{h: h, off: uint32(len(c.keys)), n: uint32(len(w)), tok: uint32(len(c.toks)), ntoks: uint32(len(toks))}
+	c.keys = append(c.keys, w...)
+	c.toks = append(c.toks, toks...)
+	c.n++
+	return c.toks[len(c.toks)-len(toks):]
 }

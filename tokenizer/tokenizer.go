@@ -164,7 +164,7 @@ type state struct {
 	kept         []match
 	segs         []segment
 	sym          symbols
-	cache        map[string][]tok
+	cache        pieceCache
 	one          [1]tok
 	toks         []tok
 
@@ -199,7 +199,7 @@ func (s *state) stopped() bool {
 	return s.err != nil
 }
 
-func newState() *state { return &state{cache: make(map[string][]tok, 256)} }
+func newState() *state { return &state{} }
 
 // Cache limits: words up to cacheWordLen bytes are cached, until the cache
 // holds cacheEntries words; then it starts over.
