@@ -2,6 +2,7 @@ package tokenizer_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,6 +148,36 @@ func BenchmarkEncodeParallel(b *testing.B) {
 			ids = tk.AppendEncodeOrdinary(ids[:0], texts["prompt"])
 		}
 	})
+}
+
+// BenchmarkEncodeBatch encodes the three texts as two pieces (the first
+// halves of the three, then the second halves, cut at a line break) with
+// EncodeOrdinaryBatch, on one goroutine (GOMAXPROCS 1) and on two
+// (GOMAXPROCS 2): the same work, so the ratio of the two ns/op is the
+// scaling. Only wall time scales; the CPU time per op stays about the same.
+func BenchmarkEncodeBatch(b *testing.B) {
+	tk := beam(b)
+	texts := benchTexts(b)
+	var first, second strings.Builder
+	for _, name := range []string{"prose", "code", "prompt"} {
+		s := texts[name]
+		cut := strings.IndexByte(s[len(s)/2:], '\n') + len(s)/2 + 1
+		first.WriteString(s[:cut])
+		second.WriteString(s[cut:])
+	}
+	pieces := []string{first.String(), second.String()}
+	n := len(pieces[0]) + len(pieces[1])
+	for _, procs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("goroutines=%d", procs), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			b.SetBytes(int64(n))
+			cpu := startCPU()
+			for b.Loop() {
+				tk.EncodeOrdinaryBatch(pieces)
+			}
+			cpu.report(b, n)
+		})
+	}
 }
 
 // BenchmarkEncodeOffsets is Encode with character offsets, on the prompt.

@@ -25,10 +25,10 @@ type bpeModel struct {
 	// byteLevel: the pre-tokenizer ends with ByteLevel, so a word is a run
 	// of raw bytes and each byte is one character of the byte-level alphabet.
 	byteLevel bool
-	raw       keyTable       // raw bytes of a byte-level token to its id
-	byteID    [256]int32     // id of each single byte; -1 when missing
-	fast      bool           // byte-level, no prefix or suffix, every byte in the vocabulary
-	fallback  [256]int32     // id of "<0xHH>"; -1 when missing
+	raw       keyTable   // raw bytes of a byte-level token to its id
+	byteID    [256]int32 // id of each single byte; -1 when missing
+	fast      bool       // byte-level, no prefix or suffix, every byte in the vocabulary
+	fallback  [256]int32 // id of "<0xHH>"; -1 when missing
 }
 
 // load reads model (must be BPE).

@@ -30,5 +30,6 @@
 // component and its JSON path.
 //
 // A Tokenizer is safe for concurrent use. Encoding keeps a bounded cache of
-// merged words per pooled state, so goroutines share no lock.
+// merged words per pooled state, so goroutines share no lock. EncodeBatch
+// encodes many texts on all cores.
 package tokenizer

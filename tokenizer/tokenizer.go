@@ -25,7 +25,7 @@ type Tokenizer struct {
 	// isolates the matches of a hand-written scanner, then at most a
 	// ByteLevel that adds no prefix space and has no regex of its own (or
 	// a lone ByteLevel whose regex is the scanner).
-	scan func(s string, i int) int
+	scan  func(s string, i int) int
 	trims []bool // one per ByteLevel post-processor with trim_offsets: its add_prefix_space
 
 	hasDecoder bool

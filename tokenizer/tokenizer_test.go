@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -312,6 +313,34 @@ func TestConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestEncodeBatch: EncodeBatch and EncodeOrdinaryBatch give, text by
+// text and in order, AppendEncode's and AppendEncodeOrdinary's ids, on one
+// goroutine and on several (run with -race).
+func TestEncodeBatch(t *testing.T) {
+	tk := beam(t)
+	texts := oracleCorpus()
+	for _, procs := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			got, ord := tk.EncodeBatch(texts), tk.EncodeOrdinaryBatch(texts)
+			if len(got) != len(texts) || len(ord) != len(texts) {
+				t.Fatalf("%d and %d results for %d texts", len(got), len(ord), len(texts))
+			}
+			for i, s := range texts {
+				if want := tk.AppendEncode(nil, s); !slices.Equal(got[i], want) {
+					t.Errorf("EncodeBatch: text %d (%q): %v, want %v", i, clip(s), clipIDs(got[i]), clipIDs(want))
+				}
+				if want := tk.AppendEncodeOrdinary(nil, s); !slices.Equal(ord[i], want) {
+					t.Errorf("EncodeOrdinaryBatch: text %d (%q): %v, want %v", i, clip(s), clipIDs(ord[i]), clipIDs(want))
+				}
+			}
+		})
+	}
+	if got := tk.EncodeBatch(nil); len(got) != 0 {
+		t.Errorf("EncodeBatch(nil) = %v", got)
 	}
 }
 
