@@ -2,6 +2,7 @@ package harmony
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -11,17 +12,21 @@ import (
 // object's order. Strings are written as is, other values as Python-style
 // JSON (DECISIONS.md, Tool calls and results).
 func (r *renderer) arguments(buf []byte, f *FunctionCall, i, j int) ([]byte, error) {
-	path := argumentsPath{i, j}
-	raw := f.Arguments
-	d, root := f.parsed.of(raw), f.parsed.root
-	if d == nil {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			return buf, errAt(path.String(), "missing; must be a JSON object")
-		}
-		d, root = &r.s.doc, 0
-		if err := d.Parse(raw); err != nil {
-			return buf, errAt(path.String(), err.Error())
-		}
+	if out, ok := r.argumentsDirect(buf, f.Arguments); ok {
+		return out, nil
+	}
+	return r.argumentsTape(buf, f.Arguments, argumentsPath{i, j})
+}
+
+// argumentsTape is arguments through a tape of the whole object: the path
+// that finds and words every error.
+func (r *renderer) argumentsTape(buf, raw []byte, path argumentsPath) ([]byte, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return buf, errAt(path.String(), "missing; must be a JSON object")
+	}
+	d, root := &r.s.doc, 0
+	if err := d.Parse(raw); err != nil {
+		return buf, errAt(path.String(), err.Error())
 	}
 	switch d.Kind(root) {
 	case pyjson.Object:
@@ -75,3 +80,128 @@ func appendArgument(buf []byte, d *pyjson.Doc, k, v int, path argumentsPath) ([]
 type argumentsPath struct{ i, j int }
 
 func (p argumentsPath) String() string { return callPath(p.i, p.j) + ".function.arguments" }
+
+// maxDirectKeys bounds the keys argumentsDirect compares pairwise; objects
+// with more take the tape, whose duplicate check uses a map.
+const maxDirectKeys = 16
+
+// argumentsDirect writes the arguments object raw as arguments does, but
+// straight from its JSON text, without a tape: keys without escapes, and
+// values written as they stand (strings without escapes, numbers and
+// literals) or through a tape of that value alone (strings with escapes,
+// lists, objects). Whenever raw is not valid, breaks a rule, or is not
+// that common shape, it reports false, and buf[:len(buf)] is unchanged: the
+// caller takes the tape path, which words every error.
+func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
+	start := len(buf)
+	fail := func() ([]byte, bool) { return buf[:start], false }
+	if !utf8.Valid(raw) {
+		return fail()
+	}
+	pos := pyjson.SkipSpace(raw, 0)
+	if pos >= len(raw) || raw[pos] != '{' {
+		return fail()
+	}
+	var keys [maxDirectKeys][2]int // the written keys, as spans of buf
+	nkeys := 0
+	pos = pyjson.SkipSpace(raw, pos+1)
+	if pos < len(raw) && raw[pos] == '}' {
+		pos++
+	} else {
+		for {
+			if nkeys == maxDirectKeys || pos >= len(raw) || raw[pos] != '"' {
+				return fail()
+			}
+			end := pyjson.ScanString(raw, pos+1)
+			if end >= len(raw) || raw[end] != '"' {
+				return fail() // an escape, a control character, or no end
+			}
+			key := raw[pos+1 : end]
+			if checkArgumentKey(key) != nil {
+				return fail()
+			}
+			if nkeys > 0 {
+				buf = append(buf, '\n')
+			}
+			buf = append(buf, paramOpen...)
+			keyAt := len(buf)
+			buf = append(buf, key...)
+			for _, k := range keys[:nkeys] {
+				if string(buf[k[0]:k[1]]) == string(key) {
+					return fail()
+				}
+			}
+			keys[nkeys] = [2]int{keyAt, len(buf)}
+			nkeys++
+			buf = append(buf, paramNameEnd+"\n"...)
+			pos = pyjson.SkipSpace(raw, end+1)
+			if pos >= len(raw) || raw[pos] != ':' {
+				return fail()
+			}
+			pos = pyjson.SkipSpace(raw, pos+1)
+			valueAt := len(buf)
+			var ok bool
+			if buf, pos, ok = r.appendValueDirect(buf, raw, pos); !ok {
+				return fail()
+			}
+			if bytes.Contains(buf[valueAt:], []byte(paramClose)) {
+				return fail()
+			}
+			buf = append(buf, '\n')
+			buf = append(buf, paramClose...)
+			pos = pyjson.SkipSpace(raw, pos)
+			if pos >= len(raw) {
+				return fail()
+			}
+			if raw[pos] == '}' {
+				pos++
+				break
+			}
+			if raw[pos] != ',' {
+				return fail()
+			}
+			pos = pyjson.SkipSpace(raw, pos+1)
+		}
+	}
+	if pyjson.SkipSpace(raw, pos) != len(raw) {
+		return fail()
+	}
+	return buf, true
+}
+
+// appendValueDirect writes the argument value at raw[pos:] as
+// appendArgument does and returns the index after it; false when it is
+// not a valid JSON value.
+func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, bool) {
+	if pos >= len(raw) {
+		return buf, pos, false
+	}
+	switch c := raw[pos]; {
+	case c == '"':
+		if end := pyjson.ScanString(raw, pos+1); end < len(raw) && raw[end] == '"' {
+			return append(buf, raw[pos+1:end]...), end + 1, true
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		n := pyjson.NumberLen(raw[pos:])
+		return append(buf, raw[pos:pos+n]...), pos + n, n > 0
+	case c == 't', c == 'f', c == 'n':
+		for _, word := range [...]string{"true", "false", "null"} {
+			if bytes.HasPrefix(raw[pos:], []byte(word)) {
+				return append(buf, word...), pos + len(word), true
+			}
+		}
+		return buf, pos, false
+	}
+	// A string with escapes, a list or an object: a tape of the value.
+	d := &r.s.doc
+	n, err := d.ParseValue(raw[pos:])
+	if err != nil {
+		return buf, pos, false
+	}
+	if d.Kind(0) == pyjson.String {
+		buf = d.AppendString(buf, 0)
+	} else {
+		buf = d.AppendPython(buf, 0)
+	}
+	return buf, pos + n, true
+}

@@ -83,14 +83,9 @@ func mayHoldMarker(raw []byte) bool {
 	return bytes.Contains(raw, []byte(markerOpen)) || bytes.Contains(raw, []byte(`\u`))
 }
 
-// withTape calls fn with the tape of raw: the decoder's when it still
-// describes raw, else a parse into a pooled document. Invalid JSON is
-// left for Render to report.
-func withTape(parsed tape, raw []byte, fn func(d *pyjson.Doc, root int)) {
-	if d := parsed.of(raw); d != nil {
-		fn(d, parsed.root)
-		return
-	}
+// withTape calls fn with the tape of raw, parsed into a pooled document.
+// Invalid JSON is left for Render to report.
+func withTape(raw []byte, fn func(d *pyjson.Doc, root int)) {
 	d := docPool.Get().(*pyjson.Doc)
 	if d.Parse(raw) == nil {
 		fn(d, 0)
@@ -105,7 +100,7 @@ func argumentMarkers(uses []MarkerUse, f *FunctionCall, i, j int) []MarkerUse {
 	if !mayHoldMarker(f.Arguments) {
 		return uses
 	}
-	withTape(f.parsed, f.Arguments, func(d *pyjson.Doc, root int) {
+	withTape(f.Arguments, func(d *pyjson.Doc, root int) {
 		s := markerScan{d: d, root: root, uses: uses, base: argumentsPath{i, j}.String()}
 		d.Members(root, func(_, v int) bool {
 			s.enter(v, -1)
@@ -124,7 +119,7 @@ func schemaMarkers(uses []MarkerUse, f *Function, i int) []MarkerUse {
 	if !mayHoldMarker(f.Parameters) {
 		return uses
 	}
-	withTape(f.parsed, f.Parameters, func(d *pyjson.Doc, root int) {
+	withTape(f.Parameters, func(d *pyjson.Doc, root int) {
 		if f.Name == "bash" && isTrainedBashShape(tape{d, root}) {
 			return // declared with Beam's own definition
 		}

@@ -40,10 +40,6 @@ type Message struct {
 	// Name is a tool result's speaker, the tool's name. When empty the
 	// name is taken from the call whose ID equals ToolCallID.
 	Name string
-
-	// reasoningField is the index in reasoningFields of the field the
-	// decoder read Reasoning from, so that errors name that field.
-	reasoningField uint8
 }
 
 // ToolCall is one function call made by an assistant turn.
@@ -69,8 +65,6 @@ type FunctionCall struct {
 	// Decoded arguments may be edited in place or replaced: Render writes
 	// what the slice holds when it runs.
 	Arguments json.RawMessage
-
-	parsed tape // the decoder's tape of Arguments, reused by Render
 }
 
 // Tool is a function tool in the OpenAI shape
@@ -92,70 +86,35 @@ type Function struct {
 	// parameters may be edited in place or replaced: Render declares what
 	// the slice holds when it runs.
 	Parameters json.RawMessage
-
-	parsed tape // the decoder's tape of Parameters, reused by Render
 }
 
-// tape is a JSON value already parsed: node root of doc. Decoding a
-// request parses every argument object and schema once; Render reuses that
-// tape instead of parsing the raw bytes again.
-//
-// The tape's doc reads a private copy of the source (sealTape), never the
-// bytes the caller holds as Arguments or Parameters: editing those in place
-// cannot change what the tape says, and of then sees that they no longer
-// match it.
+// tape is a parsed JSON value: node root of doc. The renderer parses each
+// tool's parameters and each call's arguments into pooled tapes of its own
+// when it renders them; decoded values keep no parse of their own, so that
+// they are plain data, equal (reflect.DeepEqual) to the same literal.
 type tape struct {
 	doc  *pyjson.Doc
 	root int
 }
 
-// of returns the tape when it still describes raw (the same bytes as were
-// decoded), else nil, and the caller parses raw itself.
-func (t tape) of(raw []byte) *pyjson.Doc {
-	if t.doc == nil || len(raw) == 0 || !bytes.Equal(t.doc.Raw(t.root), raw) {
-		return nil
-	}
-	return t.doc
-}
-
-// sealTape gives d a private copy of its source, once the decoded values
-// have taken their sub-slices of the original: the tapes then describe
-// bytes no caller can reach.
-func sealTape(d *pyjson.Doc) {
-	d.Src = bytes.Clone(d.Src)
-}
-
 // UnmarshalJSON decodes the OpenAI / Hugging Face wire shape of a message.
+// Arguments are copied: data is not retained.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
 	if err != nil {
 		return errJSON("", err)
 	}
-	if err := decodeMessage(d, 0, m); err != nil {
-		return err
-	}
-	for _, c := range m.ToolCalls {
-		if c.Function.parsed.doc != nil {
-			sealTape(d)
-			break
-		}
-	}
-	return nil
+	return decodeMessage(d, 0, m)
 }
 
-// UnmarshalJSON decodes a tool in the OpenAI shape.
+// UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
+// data is not retained.
 func (t *Tool) UnmarshalJSON(data []byte) error {
 	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
 	if err != nil {
 		return errJSON("", err)
 	}
-	if err := decodeTool(d, 0, t); err != nil {
-		return err
-	}
-	if t.Function.parsed.doc != nil {
-		sealTape(d)
-	}
-	return nil
+	return decodeTool(d, 0, t)
 }
 
 // MarshalJSON writes the message in the wire shape, reasoning as thinking
@@ -270,7 +229,6 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
 			s, err = optString(d, v, reasoningFields[r])
 			if s != "" && r < rank {
 				m.Reasoning, rank = s, r
-				m.reasoningField = uint8(r)
 			}
 		case d.StringEqual(k, "tool_calls"):
 			err = decodeToolCalls(d, v, m)
@@ -281,7 +239,22 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
 		}
 		return err == nil
 	})
+	if err == nil && m.Role == RoleAssistant && rank < len(reasoningFields) {
+		// Render checks this too, but names reasoning_content: only here
+		// is the field known that the reasoning came from.
+		err = checkReasoning(m.Reasoning, reasoningFields[rank])
+	}
 	return err
+}
+
+// checkReasoning refuses an assistant turn's reasoning that holds a
+// marker, naming field, the JSON field it came from (DECISIONS.md,
+// Assistant turns).
+func checkReasoning(reasoning, field string) error {
+	if mk := FindMarker(reasoning); mk != "" {
+		return errAt(field, "contains the marker "+mk+"; reasoning must be plain text without Harmony headers")
+	}
+	return nil
 }
 
 // reasoningFields are the fields an assistant turn's reasoning is read
@@ -403,7 +376,6 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 			return prefixPath("function.arguments", decodeArgumentsText(d.Str(a), &c.Function))
 		}
 		c.Function.Arguments = json.RawMessage(d.Raw(a))
-		c.Function.parsed = tape{d, a}
 	}
 	return nil
 }
@@ -441,7 +413,7 @@ func DecodeArguments(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // decodeArgumentsText sets f's arguments to the object whose JSON text s
-// holds (surrounding whitespace dropped), with its tape.
+// holds (surrounding whitespace dropped).
 func decodeArgumentsText(s string, f *FunctionCall) error {
 	text := bytes.TrimSpace([]byte(s))
 	d, err := pyjson.ParseBytes(text)
@@ -458,9 +430,7 @@ func decodeArgumentsText(s string, f *FunctionCall) error {
 		return &RenderError{kind: ErrArgumentsString,
 			Msg: "must be a JSON object, got " + kindName(d.Kind(0)) + " as JSON text in a string; a string must hold the JSON text of an object"}
 	}
-	// The tape reads its own copy: Arguments is the caller's to edit.
-	f.Arguments = json.RawMessage(bytes.Clone(text))
-	f.parsed = tape{d, 0}
+	f.Arguments = json.RawMessage(text)
 	return nil
 }
 
@@ -509,7 +479,6 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 	}
 	if p := d.Lookup(f, "parameters"); p >= 0 && d.Kind(p) != pyjson.Null {
 		t.Function.Parameters = json.RawMessage(d.Raw(p))
-		t.Function.parsed = tape{d, p}
 	}
 	return nil
 }

@@ -336,9 +336,8 @@ func (r *renderer) message(messages []Message, i int) error {
 // assistant writes one assistant turn: the analysis message, then either
 // the final answer or the tool calls (page: Assistant turns).
 func (r *renderer) assistant(buf []byte, m *Message, i int) ([]byte, error) {
-	if mk := FindMarker(m.Reasoning); mk != "" {
-		return buf, errAt(messagePath(i)+"."+reasoningFields[m.reasoningField],
-			"contains the marker "+mk+"; reasoning must be plain text without Harmony headers")
+	if err := checkReasoning(m.Reasoning, "reasoning_content"); err != nil {
+		return buf, prefixPath(messagePath(i), err)
 	}
 	buf = r.fixed(buf, "<|start|>assistant")
 	spanStart := len(buf)

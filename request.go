@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -35,34 +34,29 @@ type Request struct {
 // "request" for the document as a whole (invalid JSON or UTF-8).
 //
 // data is retained: the Arguments and Parameters of the result are
-// sub-slices of it. Editing them (or data) in place is safe: Render reuses
-// its own parse of a value only while the bytes are still the ones decoded,
-// and otherwise reads the edited text.
+// sub-slices of it. The result is plain data: Render reads Arguments and
+// Parameters as they are when it runs, so they (or data) may be edited in
+// place or replaced.
 func ParseRequest(data []byte) (*Request, error) {
-	pooled := docPool.Get().(*pyjson.Doc)
+	d := docPool.Get().(*pyjson.Doc)
 	defer func() {
-		pooled.Src = nil
-		docPool.Put(pooled)
+		d.Src, d.Text = nil, ""
+		docPool.Put(d)
 	}()
 	// Parse validates UTF-8 itself; the input is checked again only to
 	// word that error for a whole request.
-	if err := pooled.Parse(data); err != nil {
+	if err := d.Parse(data); err != nil {
 		if !utf8.Valid(data) {
 			return nil, &RenderError{Path: "request", Msg: "not valid UTF-8", kind: err}
 		}
 		return nil, errJSON("request", err)
 	}
-	// The decoded tools and calls keep the tape (Render reuses it), so
-	// they get an exact-size copy; the pooled one serves the next request.
-	d := &pyjson.Doc{Src: data, Nodes: slices.Clone(pooled.Nodes)}
 	// One copy of the text lets every unescaped string share it.
 	d.Text = string(data)
 	r := new(Request)
 	if err := r.decode(d); err != nil {
 		return nil, err
 	}
-	d.Text = ""
-	sealTape(d)
 	return r, nil
 }
 
@@ -176,11 +170,7 @@ func (r *Request) decodeToolsText(s string) error {
 	if k := d.Kind(0); k != pyjson.Array && k != pyjson.Null {
 		return errAt("tools", "must be a list of tools, got "+kindName(k)+" as JSON text in a string")
 	}
-	if err := r.decodeTools(d, 0); err != nil {
-		return err
-	}
-	sealTape(d)
-	return nil
+	return r.decodeTools(d, 0)
 }
 
 func (r *Request) decodeBuiltins(d *pyjson.Doc, v int) error {

@@ -3,6 +3,7 @@ package harmony_test
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/beamharmony/harmony"
@@ -89,5 +90,86 @@ func TestJoinPath(t *testing.T) {
 		if got := harmony.JoinPath(tt.prefix, tt.path); got != tt.want {
 			t.Errorf("JoinPath(%q, %q) = %q, want %q", tt.prefix, tt.path, got, tt.want)
 		}
+	}
+}
+
+// Decoded values are plain data: a decoded request, message and tool equal
+// (reflect.DeepEqual) the literals written by hand, and rendering either
+// gives the same prompt. No parse or decoder bookkeeping hides in them.
+func TestDecodedEqualsLiteral(t *testing.T) {
+	const src = `{"messages": [
+		{"role": "user", "content": "Weather in Paris?"},
+		{"role": "assistant", "thinking": "Call the tool.", "tool_calls": [
+			{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}},
+			{"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Lyon\"}"}}]},
+		{"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+		{"role": "tool", "tool_call_id": "c2", "content": "rain"}],
+		"tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather.",
+			"parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}}],
+		"reasoning_effort": "high"}`
+	want := &harmony.Request{
+		Messages: []harmony.Message{
+			{Role: "user", Content: "Weather in Paris?"},
+			{Role: "assistant", Reasoning: "Call the tool.", ToolCalls: []harmony.ToolCall{
+				{ID: "c1", Type: "function", Function: harmony.FunctionCall{Name: "get_weather", Arguments: json.RawMessage(`{"city": "Paris", "days": 3}`)}},
+				{ID: "c2", Type: "function", Function: harmony.FunctionCall{Name: "get_weather", Arguments: json.RawMessage(`{"city": "Lyon"}`)}},
+			}},
+			{Role: "tool", ToolCallID: "c1", Content: "sunny"},
+			{Role: "tool", ToolCallID: "c2", Content: "rain"},
+		},
+		Options: harmony.Options{
+			Tools: []harmony.Tool{{Type: "function", Function: harmony.Function{Name: "get_weather", Description: "Weather.",
+				Parameters: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}`)}}},
+			ReasoningEffort:     harmony.EffortLabel("high"),
+			AddGenerationPrompt: true,
+		},
+	}
+	got, err := harmony.ParseRequest([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("decoded request differs from the literal:\n got %#v\nwant %#v", got, want)
+	}
+	var m harmony.Message
+	if err := json.Unmarshal([]byte(`{"role": "assistant", "thinking": "Call the tool.", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}}]}`), &m); err != nil {
+		t.Fatal(err)
+	}
+	wantMsg := want.Messages[1]
+	wantMsg.ToolCalls = wantMsg.ToolCalls[:1]
+	if !reflect.DeepEqual(m, wantMsg) {
+		t.Fatalf("decoded message differs from the literal:\n got %#v\nwant %#v", m, wantMsg)
+	}
+	var tool harmony.Tool
+	if err := json.Unmarshal([]byte(`{"type": "function", "function": {"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}}`), &tool); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tool, want.Tools[0]) {
+		t.Fatalf("decoded tool differs from the literal:\n got %#v\nwant %#v", tool, want.Tools[0])
+	}
+	fromDecoded, err := got.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromLiteral, err := want.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromDecoded != fromLiteral {
+		t.Fatalf("renders differ:\n%s\n%s", fromDecoded, fromLiteral)
+	}
+}
+
+// A marker in reasoning is reported under the field the reasoning came
+// from when decoding, and under reasoning_content for a literal message,
+// whose field Go does not know.
+func TestReasoningMarkerNamesItsField(t *testing.T) {
+	_, err := harmony.ParseRequest([]byte(`{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "reasoning": "a<|end|>b", "content": "x"}]}`))
+	if err == nil || err.Error() != "messages[1].reasoning: contains the marker <|end|>; reasoning must be plain text without Harmony headers" {
+		t.Fatalf("decoding: %v", err)
+	}
+	_, err = harmony.Render([]harmony.Message{{Role: "user", Content: "u"}, {Role: "assistant", Reasoning: "a<|end|>b", Content: "x"}}, nil)
+	if err == nil || err.Error() != "messages[1].reasoning_content: contains the marker <|end|>; reasoning must be plain text without Harmony headers" {
+		t.Fatalf("rendering: %v", err)
 	}
 }

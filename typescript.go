@@ -106,24 +106,19 @@ func (s builtinSet) with(name string) builtinSet {
 // has reports whether name is in the set.
 func (s builtinSet) has(name string) bool { return s&builtinSet(0).with(name) != 0 }
 
-// parseParameters makes r.s.views[i] the tape of tools[i]'s parameters:
-// the decoder's when the tool was decoded, else a parse into scratch space.
-// Absent parameters parse as null.
+// parseParameters makes r.s.views[i] the tape of tools[i]'s parameters,
+// parsed into scratch space. Absent parameters parse as null.
 func (r *renderer) parseParameters(i int) error {
 	f := &r.opts.Tools[i].Function
 	raw := f.Parameters
-	if d := f.parsed.of(raw); d != nil {
-		r.s.views[i] = f.parsed
-	} else {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			raw = nullJSON
-		}
-		d := &r.s.schemas[i]
-		if err := d.Parse(raw); err != nil {
-			return errAt(toolPath(i)+".function.parameters", err.Error())
-		}
-		r.s.views[i] = tape{d, 0}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = nullJSON
 	}
+	d := &r.s.schemas[i]
+	if err := d.Parse(raw); err != nil {
+		return errAt(toolPath(i)+".function.parameters", err.Error())
+	}
+	r.s.views[i] = tape{d, 0}
 	v := r.s.views[i]
 	if k := v.doc.Kind(v.root); k != pyjson.Object && k != pyjson.Null {
 		return errAt(toolPath(i)+".function.parameters", "must be a JSON Schema object, got "+k.String())

@@ -2,7 +2,10 @@ package pyjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -60,6 +63,8 @@ type Doc struct {
 	// Text, when set, holds string(Src): Str then returns strings without
 	// escapes as substrings of it instead of allocating each one.
 	Text string
+
+	open []int32 // the parser's stack, kept for the next Parse
 }
 
 // SyntaxError reports invalid JSON and where it was found.
@@ -88,19 +93,34 @@ func (d *Doc) Parse(src []byte) error {
 	if !utf8.Valid(src) {
 		return &SyntaxError{invalidUTF8At(src), "invalid UTF-8"}
 	}
-	p := parser{src: src, nodes: d.Nodes[:0]}
-	p.skipSpace()
-	err := p.value(0)
-	d.Nodes = p.nodes
-	if err != nil {
-		return err
-	}
-	p.skipSpace()
-	if p.pos != len(src) {
-		return p.errorf("unexpected %q after the value", src[p.pos])
-	}
-	return nil
+	p := parser{src: src, nodes: d.Nodes[:0], open: d.open[:0]}
+	_, err := p.parse(false)
+	d.Nodes, d.open = p.nodes, p.open[:0]
+	return err
 }
+
+// ParseValue parses the one JSON value that src starts with (no leading
+// whitespace) and returns the length of its text; what follows it is not
+// read. src must be valid UTF-8: unlike Parse, ParseValue does not check.
+func (d *Doc) ParseValue(src []byte) (int, error) {
+	if len(src) > 1<<31-1 {
+		return 0, &SyntaxError{0, "document larger than 2 GiB"}
+	}
+	d.Src, d.Text = src, ""
+	p := parser{src: src, nodes: d.Nodes[:0], open: d.open[:0]}
+	n, err := p.parse(true)
+	d.Nodes, d.open = p.nodes, p.open[:0]
+	return n, err
+}
+
+// SkipSpace returns the index of the first byte at or after pos that is
+// not JSON whitespace, or len(src).
+func SkipSpace(src []byte, pos int) int { return skipSpace(src, pos) }
+
+// ScanString returns the index of the first byte at or after pos that is a
+// quote, a backslash or a control character, or len(src): inside a string
+// literal, where its plain run of text ends.
+func ScanString(src []byte, pos int) int { return scanString(src, pos) }
 
 // ParseBytes returns a new Doc for src.
 func ParseBytes(src []byte) (*Doc, error) {
@@ -111,187 +131,241 @@ func ParseBytes(src []byte) (*Doc, error) {
 	return d, nil
 }
 
+// parser reads a document in one loop, without recursion: open holds the
+// nodes of the arrays and objects it is inside, innermost last.
 type parser struct {
 	src   []byte
-	pos   int
 	nodes []Node
+	open  []int32
 }
 
-func (p *parser) errorf(format string, args ...any) error {
-	return &SyntaxError{p.pos, fmt.Sprintf(format, args...)}
+func errorAt(pos int, format string, args ...any) error {
+	return &SyntaxError{pos, fmt.Sprintf(format, args...)}
 }
 
-func (p *parser) skipSpace() {
-	pos, src := p.pos, p.src
+// skipSpace returns the index of the first byte at or after pos that is
+// not JSON whitespace, or len(src).
+func skipSpace(src []byte, pos int) int {
 	for pos < len(src) && src[pos] <= ' ' && isJSONSpace[src[pos]] {
 		pos++
 	}
-	p.pos = pos
+	return pos
 }
 
 var isJSONSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
-func (p *parser) push(k Kind, start int) int {
-	p.nodes = append(p.nodes, Node{Kind: k, Start: int32(start)})
-	return len(p.nodes) - 1
+// push appends a node of kind k starting at start and returns its index.
+// It stores the fields one by one: a composite literal is built on the
+// stack and copied with wider loads than its stores, which stalls the
+// store forwarding of every node (three times slower here).
+func push(nodes []Node, k Kind, start int) ([]Node, int) {
+	i := len(nodes)
+	if i == cap(nodes) {
+		nodes = slices.Grow(nodes, 1)
+	}
+	nodes = nodes[:i+1]
+	n := &nodes[i]
+	n.Kind, n.Escaped = k, false
+	n.Start, n.End, n.Next, n.Len = int32(start), 0, 0, 0
+	return nodes, i
 }
 
-func (p *parser) finish(i int) {
-	n := &p.nodes[i]
-	n.End = int32(p.pos)
-	n.Next = int32(len(p.nodes))
-}
-
-func (p *parser) value(depth int) error {
-	if p.pos >= len(p.src) {
-		return p.errorf("unexpected end of input")
-	}
-	switch c := p.src[p.pos]; {
-	case c == '{':
-		return p.object(depth)
-	case c == '[':
-		return p.array(depth)
-	case c == '"':
-		return p.str()
-	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
-	case c == 't':
-		return p.literal("true", True)
-	case c == 'f':
-		return p.literal("false", False)
-	case c == 'n':
-		return p.literal("null", Null)
-	default:
-		return p.errorf("unexpected %q", c)
-	}
-}
-
-func (p *parser) literal(word string, k Kind) error {
-	if !bytes.HasPrefix(p.src[p.pos:], []byte(word)) {
-		return p.errorf("invalid literal")
-	}
-	i := p.push(k, p.pos)
-	p.pos += len(word)
-	p.finish(i)
-	return nil
-}
-
-func (p *parser) object(depth int) error {
-	if depth >= MaxDepth {
-		return p.errorf("nesting deeper than %d", MaxDepth)
-	}
-	i := p.push(Object, p.pos)
-	p.pos++
-	p.skipSpace()
-	n := int32(0)
-	if p.pos < len(p.src) && p.src[p.pos] == '}' {
-		p.pos++
-		p.finish(i)
-		return nil
+// parse reads one value and the whitespace around it. Each turn of the
+// loop reads a value at pos; when it ends a value (a scalar, or a closed
+// array or object) the inner loop reads the separators and closing
+// brackets that follow, up to the next value or the end.
+//
+// With prefix, parse reads one value at the start of src and returns where
+// it ends; else the value must fill src, whitespace aside.
+func (p *parser) parse(prefix bool) (int, error) {
+	src, nodes, open := p.src, p.nodes, p.open
+	defer func() { p.nodes, p.open = nodes, open }()
+	pos := 0
+	if !prefix {
+		pos = skipSpace(src, 0)
 	}
 	for {
-		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
-			return p.errorf("expected a string key")
+		if pos >= len(src) {
+			return pos, errorAt(pos, "unexpected end of input")
 		}
-		if err := p.str(); err != nil {
-			return err
-		}
-		p.skipSpace()
-		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return p.errorf("expected ':' after an object key")
-		}
-		p.pos++
-		p.skipSpace()
-		if err := p.value(depth + 1); err != nil {
-			return err
-		}
-		n++
-		p.skipSpace()
-		if p.pos >= len(p.src) {
-			return p.errorf("unexpected end of input in an object")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			p.pos++
-			p.skipSpace()
-		case '}':
-			p.pos++
-			p.finish(i)
-			p.nodes[i].Len = n
-			return nil
+		var i int
+		switch c := src[pos]; {
+		case c == '{' || c == '[':
+			if len(open) >= MaxDepth {
+				return pos, errorAt(pos, "nesting deeper than %d", MaxDepth)
+			}
+			kind, end := Array, byte(']')
+			if c == '{' {
+				kind, end = Object, '}'
+			}
+			nodes, i = push(nodes, kind, pos)
+			pos = skipSpace(src, pos+1)
+			if pos < len(src) && src[pos] == end {
+				pos++
+				nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
+				break // an empty container is a value that ended
+			}
+			open = append(open, int32(i))
+			if kind == Object {
+				var err error
+				if nodes, pos, err = p.key(nodes, pos); err != nil {
+					return pos, err
+				}
+			}
+			continue
+		case c == '"':
+			var err error
+			if nodes, pos, err = p.str(nodes, pos); err != nil {
+				return pos, err
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			n := NumberLen(src[pos:])
+			if n == 0 {
+				return pos, errorAt(pos, "invalid number")
+			}
+			nodes, i = push(nodes, Number, pos)
+			pos += n
+			nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
+		case c == 't' || c == 'f' || c == 'n':
+			word, kind := "null", Null
+			if c == 't' {
+				word, kind = "true", True
+			} else if c == 'f' {
+				word, kind = "false", False
+			}
+			if !bytes.HasPrefix(src[pos:], []byte(word)) {
+				return pos, errorAt(pos, "invalid literal")
+			}
+			nodes, i = push(nodes, kind, pos)
+			pos += len(word)
+			nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
 		default:
-			return p.errorf("expected ',' or '}' in an object")
+			return pos, errorAt(pos, "unexpected %q", c)
+		}
+		// A value ended at pos: close the containers it completes.
+		for {
+			if len(open) == 0 {
+				if prefix {
+					return pos, nil
+				}
+				pos = skipSpace(src, pos)
+				if pos != len(src) {
+					return pos, errorAt(pos, "unexpected %q after the value", src[pos])
+				}
+				return pos, nil
+			}
+			top := &nodes[open[len(open)-1]]
+			top.Len++
+			pos = skipSpace(src, pos)
+			object := top.Kind == Object
+			if pos >= len(src) {
+				if object {
+					return pos, errorAt(pos, "unexpected end of input in an object")
+				}
+				return pos, errorAt(pos, "unexpected end of input in an array")
+			}
+			c := src[pos]
+			if c == ',' {
+				pos = skipSpace(src, pos+1)
+				if object {
+					var err error
+					if nodes, pos, err = p.key(nodes, pos); err != nil {
+						return pos, err
+					}
+				}
+				break // the next member's value
+			}
+			if object && c != '}' {
+				return pos, errorAt(pos, "expected ',' or '}' in an object")
+			}
+			if !object && c != ']' {
+				return pos, errorAt(pos, "expected ',' or ']' in an array")
+			}
+			pos++
+			top.End, top.Next = int32(pos), int32(len(nodes))
+			open = open[:len(open)-1]
 		}
 	}
 }
 
-func (p *parser) array(depth int) error {
-	if depth >= MaxDepth {
-		return p.errorf("nesting deeper than %d", MaxDepth)
+// key reads an object member's key and colon at pos, and the whitespace
+// up to its value.
+func (p *parser) key(nodes []Node, pos int) ([]Node, int, error) {
+	src := p.src
+	if pos >= len(src) || src[pos] != '"' {
+		return nodes, pos, errorAt(pos, "expected a string key")
 	}
-	i := p.push(Array, p.pos)
-	p.pos++
-	p.skipSpace()
-	n := int32(0)
-	if p.pos < len(p.src) && p.src[p.pos] == ']' {
-		p.pos++
-		p.finish(i)
-		return nil
+	nodes, pos, err := p.str(nodes, pos)
+	if err != nil {
+		return nodes, pos, err
 	}
-	for {
-		if err := p.value(depth + 1); err != nil {
-			return err
-		}
-		n++
-		p.skipSpace()
-		if p.pos >= len(p.src) {
-			return p.errorf("unexpected end of input in an array")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			p.pos++
-			p.skipSpace()
-		case ']':
-			p.pos++
-			p.finish(i)
-			p.nodes[i].Len = n
-			return nil
-		default:
-			return p.errorf("expected ',' or ']' in an array")
-		}
+	pos = skipSpace(src, pos)
+	if pos >= len(src) || src[pos] != ':' {
+		return nodes, pos, errorAt(pos, "expected ':' after an object key")
 	}
+	return nodes, skipSpace(src, pos+1), nil
 }
 
-func (p *parser) str() error {
-	i := p.push(String, p.pos)
-	p.pos++ // opening quote
+// str reads the string whose opening quote is at pos.
+func (p *parser) str(nodes []Node, pos int) ([]Node, int, error) {
+	src := p.src
+	nodes, i := push(nodes, String, pos)
+	pos++ // opening quote
 	escaped := false
 	for {
-		pos, src := p.pos, p.src
-		for pos < len(src) && !stringSpecial[src[pos]] {
-			pos++
+		pos = scanString(src, pos)
+		if pos >= len(src) {
+			return nodes, pos, errorAt(pos, "unterminated string")
 		}
-		p.pos = pos
-		if p.pos >= len(p.src) {
-			return p.errorf("unterminated string")
-		}
-		c := p.src[p.pos]
-		switch {
+		switch c := src[pos]; {
 		case c == '"':
-			p.pos++
-			p.finish(i)
-			p.nodes[i].Escaped = escaped
-			return nil
+			pos++
+			n := &nodes[i]
+			n.End, n.Next, n.Escaped = int32(pos), int32(i+1), escaped
+			return nodes, pos, nil
 		case c == '\\':
 			escaped = true
-			if err := p.escape(); err != nil {
-				return err
+			var err error
+			if pos, err = escape(src, pos); err != nil {
+				return nodes, pos, err
 			}
 		default:
-			return p.errorf("control character %#02x in a string", c)
+			return nodes, pos, errorAt(pos, "control character %#02x in a string", c)
 		}
 	}
 }
+
+// scanString returns the index of the first byte at or after pos that ends
+// a run of plain string content (a quote, a backslash or a control
+// character), or len(src). It tests eight bytes at a time: in each word,
+// the lowest byte flagged by the zero-byte tests below is exactly the first
+// special one (a borrow can flag only bytes above a true match), and bytes
+// of 0x80 and up, parts of UTF-8 sequences, are never flagged.
+func scanString(src []byte, pos int) int {
+	for pos+8 <= len(src) {
+		x := binary.LittleEndian.Uint64(src[pos:])
+		if m := zeroBytes(x^quotes) | zeroBytes(x^backslashes) | (x-spaces)&^x&highBits; m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for pos < len(src) && !stringSpecial[src[pos]] {
+		pos++
+	}
+	return pos
+}
+
+const (
+	lowBits     = 0x0101010101010101
+	highBits    = 0x8080808080808080
+	quotes      = '"' * lowBits
+	backslashes = '\\' * lowBits
+	spaces      = ' ' * lowBits
+)
+
+// zeroBytes flags (with its high bit) each zero byte of x, exactly up to
+// the first one.
+func zeroBytes(x uint64) uint64 { return (x - lowBits) &^ x & highBits }
 
 // stringSpecial marks the bytes that end a run of plain string content.
 var stringSpecial = func() (t [256]bool) {
@@ -313,27 +387,27 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
-func (p *parser) escape() error {
-	if p.pos+1 >= len(p.src) {
-		return p.errorf("unterminated escape")
+// escape checks the escape whose backslash is at pos and returns the index
+// after it.
+func escape(src []byte, pos int) (int, error) {
+	if pos+1 >= len(src) {
+		return pos, errorAt(pos, "unterminated escape")
 	}
-	switch p.src[p.pos+1] {
+	switch src[pos+1] {
 	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		p.pos += 2
-		return nil
+		return pos + 2, nil
 	case 'u':
-		if p.pos+6 > len(p.src) {
-			return p.errorf("short \\u escape")
+		if pos+6 > len(src) {
+			return pos, errorAt(pos, "short \\u escape")
 		}
-		for _, h := range p.src[p.pos+2 : p.pos+6] {
+		for _, h := range src[pos+2 : pos+6] {
 			if hexVal(h) < 0 {
-				return p.errorf("invalid \\u escape")
+				return pos, errorAt(pos, "invalid \\u escape")
 			}
 		}
-		p.pos += 6
-		return nil
+		return pos + 6, nil
 	}
-	return p.errorf("invalid escape \\%c", p.src[p.pos+1])
+	return pos, errorAt(pos, "invalid escape \\%c", src[pos+1])
 }
 
 func hexVal(c byte) int {
@@ -346,17 +420,6 @@ func hexVal(c byte) int {
 		return int(c-'A') + 10
 	}
 	return -1
-}
-
-func (p *parser) number() error {
-	i := p.push(Number, p.pos)
-	n := NumberLen(p.src[p.pos:])
-	if n == 0 {
-		return p.errorf("invalid number")
-	}
-	p.pos += n
-	p.finish(i)
-	return nil
 }
 
 // NumberLen returns the length of the JSON number literal at the start of b,
