@@ -30,8 +30,9 @@ func cloneRaw(r *harmony.Request) *harmony.Request {
 	return &c
 }
 
-// Rendering a decoded request reuses the decoder's tapes; rendering the same
-// values with fresh bytes parses them. Both give the same prompt or error.
+// Rendering a decoded request and rendering the same values in fresh bytes
+// (no slice shared with the decoded request's source) give the same prompt
+// or error.
 func TestDecodedTapesRenderLikeFreshBytes(t *testing.T) {
 	files, _ := filepath.Glob("examples/*.json")
 	files = append(files, "testdata/bench/realistic_request.json")
