@@ -10,10 +10,10 @@ import (
 
 // bpeModel is the "model" of type BPE.
 type bpeModel struct {
-	vocab  map[string]int // token (in the file's alphabet) to id
-	vocabR []string       // id to token; "" where no token has the id
+	vocab  vocabulary // token (in the file's alphabet) to id
+	vocabR []string   // id to token; "" where no token has the id
 	// merges maps the pair (a<<32 | b) to (rank<<32 | new id).
-	merges       map[uint64]uint64
+	merges       pairTable
 	ignoreMerges bool
 	byteFallback bool
 	fuseUnk      bool
@@ -21,18 +21,18 @@ type bpeModel struct {
 	suffix       string // end_of_word_suffix
 	unk          string // unk_token, "" when none
 	hasUnk       bool
+	unkID        int32 // unk's id, when hasUnk
 
 	// byteLevel: the pre-tokenizer ends with ByteLevel, so a word is a run
 	// of raw bytes and each byte is one character of the byte-level alphabet.
 	byteLevel bool
-	raw       keyTable   // raw bytes of a byte-level token to its id
 	byteID    [256]int32 // id of each single byte; -1 when missing
 	fast      bool       // byte-level, no prefix or suffix, every byte in the vocabulary
 	fallback  [256]int32 // id of "<0xHH>"; -1 when missing
 }
 
 // load reads model (must be BPE).
-func (m *bpeModel) load(o obj, vraw, mraw string, byteLevel bool) error {
+func (m *bpeModel) load(o obj, md *modelData, byteLevel bool) error {
 	typ, err := o.typ()
 	if err != nil {
 		return err
@@ -64,103 +64,149 @@ func (m *bpeModel) load(o obj, vraw, mraw string, byteLevel bool) error {
 		}
 	}
 	m.hasUnk = !isNull(o.m["unk_token"])
-	if isNull(json.RawMessage(vraw)) {
+	if isNull(json.RawMessage(md.members["vocab"])) {
 		return errors.New("model.vocab is missing")
 	}
-	if isNull(json.RawMessage(mraw)) {
+	if isNull(json.RawMessage(md.members["merges"])) {
 		return errors.New("model.merges is missing")
 	}
-	m.vocab = make(map[string]int, len(vraw)/12)
-	maxID := -1
-	err = scanVocab(vraw, func(tok string, id int) error {
-		m.vocab[tok] = id
-		maxID = max(maxID, id)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("model.vocab: %v", err)
+	if md.vocabErr != nil {
+		return fmt.Errorf("model.vocab: %v", md.vocabErr)
 	}
-	if _, ok := m.vocab[m.unk]; m.hasUnk && !ok {
-		// Hugging Face fails later, on the first text that needs it.
-		return fmt.Errorf("model.unk_token %q is not in model.vocab", m.unk)
+	// One table for the vocabulary, keyed as encoding looks tokens up.
+	m.byteLevel = byteLevel
+	m.vocab = newVocabulary(len(md.vocab), byteLevel)
+	maxID := int32(-1)
+	var buf []byte
+	var replaced []vocabEntry // a repeated token: the id it had
+	for _, e := range md.vocab {
+		var old int32
+		var again bool
+		old, again, buf = m.vocab.put(md.text(e.tok), e.id, buf)
+		if again && old != e.id {
+			replaced = append(replaced, vocabEntry{e.tok, old})
+		}
+		maxID = max(maxID, e.id)
+	}
+	m.vocab.keys.done()
+	if m.hasUnk {
+		id, ok := m.vocab.id(m.unk)
+		if !ok {
+			// Hugging Face fails later, on the first text that needs it.
+			return fmt.Errorf("model.unk_token %q is not in model.vocab", m.unk)
+		}
+		m.unkID = id
 	}
 	// The id table is indexed by id: ids may leave gaps, but not so many
 	// that a small file makes a huge table (a 3 KB file with the id
 	// 2147483646 would take 32 GB).
-	if limit := maxVocabID(len(m.vocab)); maxID > limit {
-		return fmt.Errorf("model.vocab: id %d is far past the vocabulary's %d entries (at most %d)", maxID, len(m.vocab), limit)
+	if limit := maxVocabID(m.vocab.size()); int(maxID) > limit {
+		return fmt.Errorf("model.vocab: id %d is far past the vocabulary's %d entries (at most %d)", maxID, m.vocab.size(), limit)
 	}
 	m.vocabR = make([]string, maxID+1)
-	for tok, id := range m.vocab {
-		m.vocabR[id] = tok
+	for _, e := range md.vocab {
+		m.vocabR[e.id] = md.text(e.tok)
 	}
-	m.merges = make(map[uint64]uint64, len(mraw)/16)
-	var buf []byte
+	for _, e := range replaced {
+		if m.vocabR[e.id] == md.text(e.tok) {
+			m.vocabR[e.id] = ""
+		}
+	}
+	per := 1 // strRefs per merge
+	if md.mergesPair {
+		per = 2
+	}
+	m.merges = newPairTable(len(md.merges) / per)
 	rank := 0
-	err = scanMerges(mraw, func(i int, a, b string, pair bool) error {
-		if !pair {
+	for k := 0; k+per <= len(md.merges); k += per {
+		i := k / per
+		var a, b string
+		if md.mergesPair {
+			a, b = md.text(md.merges[k]), md.text(md.merges[k+1])
+		} else {
+			a = md.text(md.merges[k])
+		}
+		if !md.mergesPair {
 			if strings.HasPrefix(a, "#version") {
-				return nil
+				continue
 			}
 			line := a
-			parts := strings.Split(line, " ")
-			if len(parts) != 2 {
-				return fmt.Errorf("[%d]: %q is not two tokens separated by one space", i, line)
+			var ok bool
+			a, b, ok = strings.Cut(line, " ")
+			if !ok || strings.IndexByte(b, ' ') >= 0 {
+				return fmt.Errorf("model.merges[%d]: %q is not two tokens separated by one space", i, line)
 			}
-			a, b = parts[0], parts[1]
 		}
-		ia, ok := m.vocab[a]
-		if !ok {
-			return fmt.Errorf("[%d]: token %q is not in model.vocab", i, a)
+		ia, ib, in, err := m.mergeIDs(a, b, buf)
+		if err != nil {
+			return fmt.Errorf("model.merges[%d]: %v", i, err)
 		}
-		ib, ok := m.vocab[b]
-		if !ok {
-			return fmt.Errorf("[%d]: token %q is not in model.vocab", i, b)
-		}
-		if len(b) < len(m.prefix) {
-			return fmt.Errorf("[%d]: token %q is shorter than continuing_subword_prefix", i, b)
-		}
-		buf = append(append(buf[:0], a...), b[len(m.prefix):]...)
-		in, ok := m.vocab[string(buf)]
-		if !ok {
-			return fmt.Errorf("[%d]: merged token %q is not in model.vocab", i, buf)
-		}
-		m.merges[uint64(ia)<<32|uint64(ib)] = uint64(rank)<<32 | uint64(in)
+		m.merges.put(uint64(ia)<<32|uint64(ib), uint64(rank)<<32|uint64(in))
 		rank++
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("model.merges%v", err)
+	}
+	if md.mergesErr != nil {
+		return fmt.Errorf("model.merges%v", md.mergesErr)
 	}
 	for b := range m.fallback {
 		m.fallback[b] = -1
-		if id, ok := m.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
-			m.fallback[b] = int32(id)
+		if id, ok := m.vocab.id(fmt.Sprintf("<0x%02X>", b)); ok {
+			m.fallback[b] = id
 		}
 	}
-	m.byteLevel = byteLevel
 	if byteLevel {
 		m.initByteLevel()
 	}
 	return nil
 }
 
-// initByteLevel indexes the vocabulary by raw bytes.
-func (m *bpeModel) initByteLevel() {
-	m.raw = newKeyTable(len(m.vocab))
-	var buf []byte
-	for tok, id := range m.vocab {
-		var ok bool
-		buf, ok = byteLevelDecode(buf[:0], tok)
-		if ok {
-			m.raw.put(string(buf), int32(id))
+// mergeIDs returns the ids of a merge's two tokens and of the token they
+// make (a, then b without continuing_subword_prefix), as the vocabulary
+// has them. For a byte-level model the three are looked up by their raw
+// bytes, decoded into buf (scratch), without building strings.
+func (m *bpeModel) mergeIDs(a, b string, buf []byte) (ia, ib, in int32, err error) {
+	v := &m.vocab
+	if v.byteLevel && m.prefix == "" {
+		var okA, okB bool
+		buf, okA = byteLevelDecode(buf[:0], a)
+		na := len(buf)
+		buf, okB = byteLevelDecode(buf, b)
+		if okA && okB && na > 0 && len(buf) > na {
+			var ok bool
+			if ia, ok = get(&v.keys, buf[:na]); !ok {
+				return 0, 0, 0, fmt.Errorf("token %q is not in model.vocab", a)
+			}
+			if ib, ok = get(&v.keys, buf[na:]); !ok {
+				return 0, 0, 0, fmt.Errorf("token %q is not in model.vocab", b)
+			}
+			if in, ok = get(&v.keys, buf); !ok {
+				return 0, 0, 0, fmt.Errorf("merged token %q is not in model.vocab", a+b)
+			}
+			return ia, ib, in, nil
 		}
 	}
-	m.raw.done()
+	var ok bool
+	if ia, ok = v.id(a); !ok {
+		return 0, 0, 0, fmt.Errorf("token %q is not in model.vocab", a)
+	}
+	if ib, ok = v.id(b); !ok {
+		return 0, 0, 0, fmt.Errorf("token %q is not in model.vocab", b)
+	}
+	if len(b) < len(m.prefix) {
+		return 0, 0, 0, fmt.Errorf("token %q is shorter than continuing_subword_prefix", b)
+	}
+	merged := a + b[len(m.prefix):]
+	if in, ok = v.id(merged); !ok {
+		return 0, 0, 0, fmt.Errorf("merged token %q is not in model.vocab", merged)
+	}
+	return ia, ib, in, nil
+}
+
+// initByteLevel finds the ids of the single bytes.
+func (m *bpeModel) initByteLevel() {
 	m.fast = m.prefix == "" && m.suffix == ""
 	for b := range m.byteID {
 		m.byteID[b] = -1
-		if id, ok := m.raw.get(string([]byte{byte(b)})); ok {
+		if id, ok := get(&m.vocab.keys, []byte{byte(b)}); ok {
 			m.byteID[b] = id
 		} else {
 			m.fast = false
@@ -219,7 +265,7 @@ func (m *bpeModel) initial(s *symbols, word string) {
 		if i == len(chars)-1 && m.suffix != "" {
 			text += m.suffix
 		}
-		if id, ok := m.vocab[text]; ok {
+		if id, ok := m.vocab.id(text); ok {
 			if unk >= 0 {
 				s.push(unk, unkStart, unkEnd)
 				unk = -1
@@ -245,7 +291,7 @@ func (m *bpeModel) initial(s *symbols, word string) {
 			}
 		}
 		if m.hasUnk {
-			id := int32(m.vocab[m.unk])
+			id := m.unkID
 			switch {
 			case unk >= 0 && m.fuseUnk:
 				unkEnd = c.end
@@ -283,7 +329,7 @@ func (s *symbols) push(id, start, end int32) {
 
 // pair looks up the merge of two ids.
 func (m *bpeModel) pair(a, b int32) (rank uint32, newID int32, ok bool) {
-	v, ok := m.merges[uint64(uint32(a))<<32|uint64(uint32(b))]
+	v, ok := m.merges.get(uint64(uint32(a))<<32 | uint64(uint32(b)))
 	return uint32(v >> 32), int32(uint32(v)), ok
 }
 
@@ -295,7 +341,7 @@ const smallWord = 48
 // the leftmost on a tie, as Hugging Face's Word::merge_all does.
 func (m *bpeModel) merge(s *symbols) {
 	n := len(s.id)
-	if n < 2 || len(m.merges) == 0 {
+	if n < 2 || m.merges.n == 0 {
 		return
 	}
 	if n <= smallWord {

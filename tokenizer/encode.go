@@ -307,12 +307,10 @@ func (m *bpeModel) whole(w string) (int32, uint64, bool) {
 	if !m.ignoreMerges {
 		return -1, h, false
 	}
-	if m.byteLevel {
-		id, ok := m.raw.find(w, head, h)
-		return id, h, ok
-	}
-	id, ok := m.vocab[w]
-	return int32(id), h, ok
+	// The vocabulary is keyed by raw bytes for a byte-level model, by the
+	// token otherwise: either way, by the piece.
+	id, ok := find(&m.vocab.keys, w, head, h)
+	return id, h, ok
 }
 
 // bpe returns the model tokens of one piece.

@@ -13,8 +13,10 @@ import (
 // without escapes are substrings of src, so they cost no allocation; the
 // rare escaped ones are decoded by encoding/json.
 type jsonScanner struct {
-	src string
-	i   int
+	src  string
+	i    int
+	base int    // where the value being read starts in src: errors count bytes from it
+	esc  []byte // the decoded text of the strings strRef read that hold escapes
 }
 
 func (p *jsonScanner) ws() {
@@ -29,7 +31,7 @@ func (p *jsonScanner) ws() {
 }
 
 func (p *jsonScanner) errorf(format string, args ...any) error {
-	return fmt.Errorf("byte %d: %s", p.i, fmt.Sprintf(format, args...))
+	return fmt.Errorf("byte %d: %s", p.i-p.base, fmt.Sprintf(format, args...))
 }
 
 // expect consumes c after optional white space.
@@ -76,6 +78,50 @@ func (p *jsonScanner) str() (string, error) {
 	return "", p.errorf("unterminated string")
 }
 
+// A strRef is a JSON string that strRef read, without a string header (so
+// that long lists of them hold no pointers): its span in the source when
+// it has no escape, else the span of its decoded text in the scanner's esc
+// with escaped set in n.
+type strRef struct{ off, n uint32 }
+
+const escaped = 1 << 31
+
+// strRef reads a JSON string as a strRef.
+func (p *jsonScanner) strRef() (strRef, error) {
+	if err := p.expect('"'); err != nil {
+		return strRef{}, err
+	}
+	start := p.i
+	for p.i < len(p.src) {
+		c := p.src[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return strRef{uint32(start), uint32(p.i - 1 - start)}, nil
+		case c == '\\':
+			s, err := p.escaped(start - 1)
+			if err != nil {
+				return strRef{}, err
+			}
+			off := len(p.esc)
+			p.esc = append(p.esc, s...)
+			return strRef{uint32(off), uint32(len(s)) | escaped}, nil
+		case c < 0x20:
+			return strRef{}, p.errorf("control character in string")
+		}
+		p.i++
+	}
+	return strRef{}, p.errorf("unterminated string")
+}
+
+// text returns the string r stands for; esc is the scanner's esc.
+func (r strRef) text(src, esc string) string {
+	if r.n&escaped != 0 {
+		return esc[r.off : r.off+r.n&^escaped]
+	}
+	return src[r.off : r.off+r.n]
+}
+
 // escaped finishes a string that holds an escape, starting at its quote.
 func (p *jsonScanner) escaped(quote int) (string, error) {
 	for p.i < len(p.src) {
@@ -105,7 +151,7 @@ func (p *jsonScanner) id() (int, error) {
 	}
 	n, err := strconv.ParseUint(p.src[start:p.i], 10, 31)
 	if err != nil {
-		return 0, fmt.Errorf("byte %d: id %q is not an integer from 0 to 2147483647", start, p.src[start:p.i])
+		return 0, fmt.Errorf("byte %d: id %q is not an integer from 0 to 2147483647", start-p.base, p.src[start:p.i])
 	}
 	return int(n), nil
 }
@@ -119,18 +165,17 @@ func (p *jsonScanner) end() error {
 	return nil
 }
 
-// scanVocab reads {"token": id, ...}, calling add for each entry in order.
-func scanVocab(src string, add func(tok string, id int) error) error {
-	p := &jsonScanner{src: src}
+// vocab reads {"token": id, ...} at p, calling add for each entry in order.
+func (p *jsonScanner) vocab(add func(tok strRef, id int)) error {
 	if err := p.expect('{'); err != nil {
 		return err
 	}
 	if p.peek() == '}' {
 		p.i++
-		return p.end()
+		return nil
 	}
 	for {
-		k, err := p.str()
+		k, err := p.strRef()
 		if err != nil {
 			return err
 		}
@@ -141,15 +186,13 @@ func scanVocab(src string, add func(tok string, id int) error) error {
 		if err != nil {
 			return err
 		}
-		if err := add(k, id); err != nil {
-			return err
-		}
+		add(k, id)
 		switch p.peek() {
 		case ',':
 			p.i++
 		case '}':
 			p.i++
-			return p.end()
+			return nil
 		default:
 			return p.errorf("want ',' or '}'")
 		}
@@ -159,59 +202,55 @@ func scanVocab(src string, add func(tok string, id int) error) error {
 // errMergeForm reports a merges array that mixes the "a b" and ["a", "b"] forms.
 var errMergeForm = errors.New(`mixes the "a b" and ["a", "b"] forms`)
 
-// scanMerges reads ["a b", ...] or [["a", "b"], ...]. For the legacy string
-// form it passes the whole line as a with pair false; for the pair form it
-// passes both parts with pair true.
-func scanMerges(src string, add func(i int, a, b string, pair bool) error) error {
-	p := &jsonScanner{src: src}
+// merges reads ["a b", ...] or [["a", "b"], ...] at p. For the legacy
+// string form it passes the whole line as a; for the pair form both parts;
+// pair says which form the array has.
+func (p *jsonScanner) merges(add func(a, b strRef, pair bool)) (pair bool, err error) {
 	if err := p.expect('['); err != nil {
-		return err
+		return false, err
 	}
 	if p.peek() == ']' {
 		p.i++
-		return p.end()
+		return false, nil
 	}
 	form := p.peek()
+	pair = form == '['
 	for i := 0; ; i++ {
 		if c := p.peek(); c != form {
-			return fmt.Errorf("[%d]: %w", i, errMergeForm)
+			return pair, fmt.Errorf("[%d]: %w", i, errMergeForm)
 		}
 		if form == '[' {
 			p.i++
-			a, err := p.str()
+			a, err := p.strRef()
 			if err != nil {
-				return fmt.Errorf("[%d][0]: %w", i, err)
+				return pair, fmt.Errorf("[%d][0]: %w", i, err)
 			}
 			if err := p.expect(','); err != nil {
-				return fmt.Errorf("[%d]: %w (a merge pair has exactly 2 strings)", i, err)
+				return pair, fmt.Errorf("[%d]: %w (a merge pair has exactly 2 strings)", i, err)
 			}
-			b, err := p.str()
+			b, err := p.strRef()
 			if err != nil {
-				return fmt.Errorf("[%d][1]: %w", i, err)
+				return pair, fmt.Errorf("[%d][1]: %w", i, err)
 			}
 			if err := p.expect(']'); err != nil {
-				return fmt.Errorf("[%d]: %w (a merge pair has exactly 2 strings)", i, err)
+				return pair, fmt.Errorf("[%d]: %w (a merge pair has exactly 2 strings)", i, err)
 			}
-			if err := add(i, a, b, true); err != nil {
-				return err
-			}
+			add(a, b, true)
 		} else {
-			line, err := p.str()
+			line, err := p.strRef()
 			if err != nil {
-				return fmt.Errorf("[%d]: %w", i, err)
+				return pair, fmt.Errorf("[%d]: %w", i, err)
 			}
-			if err := add(i, line, "", false); err != nil {
-				return err
-			}
+			add(line, strRef{}, false)
 		}
 		switch p.peek() {
 		case ',':
 			p.i++
 		case ']':
 			p.i++
-			return p.end()
+			return pair, nil
 		default:
-			return p.errorf("want ',' or ']'")
+			return pair, p.errorf("want ',' or ']'")
 		}
 	}
 }
@@ -304,13 +343,25 @@ func (p *jsonScanner) rawString() (string, error) {
 // of src; a repeated key keeps its last value, as encoding/json does.
 func rawObject(src string) (map[string]string, error) {
 	p := &jsonScanner{src: src}
+	m, err := p.object(0, nil)
+	if err != nil {
+		return nil, err
+	}
+	return m, p.end()
+}
+
+// object reads an object at p (depth arrays and objects deep) into its
+// members' raw values. A member whose key read takes is read by read, at
+// its value, instead of being skipped; read must leave p after the value
+// (or return an error).
+func (p *jsonScanner) object(depth int, read func(key string) error) (map[string]string, error) {
 	if err := p.expect('{'); err != nil {
 		return nil, err
 	}
 	m := map[string]string{}
 	if p.peek() == '}' {
 		p.i++
-		return m, p.end()
+		return m, nil
 	}
 	for {
 		k, err := p.str()
@@ -322,7 +373,12 @@ func rawObject(src string) (map[string]string, error) {
 		}
 		p.ws()
 		start := p.i
-		if err := p.skip(1); err != nil {
+		if read != nil {
+			err = read(k)
+		} else {
+			err = p.skip(depth + 1)
+		}
+		if err != nil {
 			return nil, err
 		}
 		m[k] = p.src[start:p.i]
@@ -331,7 +387,7 @@ func rawObject(src string) (map[string]string, error) {
 			p.i++
 		case '}':
 			p.i++
-			return m, p.end()
+			return m, nil
 		default:
 			return nil, p.errorf("want ',' or '}'")
 		}

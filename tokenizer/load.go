@@ -170,7 +170,19 @@ func parse(data, cfg []byte) (*Tokenizer, error) {
 	// split by hand; every other component is small and decoded by
 	// encoding/json, and the vocabulary and merges by their own scanners.
 	src := string(data)
-	top, err := rawObject(src)
+	// One pass over the file: the model's vocabulary and merges are read
+	// where they stand, into lists, the rest split into raw values.
+	var md modelData
+	p := &jsonScanner{src: src}
+	top, err := p.object(0, func(k string) error {
+		if k == "model" {
+			return md.read(p)
+		}
+		return p.skip(1)
+	})
+	if err == nil {
+		err = p.end()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %v", err)
 	}
@@ -180,12 +192,12 @@ func parse(data, cfg []byte) (*Tokenizer, error) {
 	if isNull(raw("model")) {
 		return nil, errors.New("model is missing")
 	}
-	model, err := rawObject(top["model"])
-	if err != nil {
+	if md.members == nil {
+		_, err := rawObject(top["model"])
 		return nil, fmt.Errorf("model: not a JSON object: %v", err)
 	}
 	m := obj{"model", map[string]json.RawMessage{}}
-	for k, v := range model {
+	for k, v := range md.members {
 		if k != "vocab" && k != "merges" {
 			m.m[k] = json.RawMessage(v)
 		}
@@ -196,7 +208,7 @@ func parse(data, cfg []byte) (*Tokenizer, error) {
 	if err := t.preTokenizer(raw("pre_tokenizer")); err != nil {
 		return nil, err
 	}
-	if err := t.model.load(m, model["vocab"], model["merges"], t.byteLevel); err != nil {
+	if err := t.model.load(m, &md, t.byteLevel); err != nil {
 		return nil, err
 	}
 	if err := t.postProcessor(raw("post_processor")); err != nil {
@@ -223,6 +235,82 @@ func parse(data, cfg []byte) (*Tokenizer, error) {
 	}
 	t.finish()
 	return t, nil
+}
+
+// modelData is what the one pass over tokenizer.json gathers of an object
+// "model": its members' raw values, and the entries of its vocabulary and
+// merges, read where they stand in the file. An error in either list (its
+// JSON well formed, its content not: a negative id, a merge of three
+// strings) is kept, with the entries before it, for the model to report in
+// order.
+type modelData struct {
+	members    map[string]string
+	src, esc   string // what the entries' strRefs point into
+	vocab      []vocabEntry
+	vocabErr   error
+	merges     []strRef // "a b" lines, or a then b for pairs
+	mergesPair bool     // the merges are pairs, not lines
+	mergesErr  error
+}
+
+type vocabEntry struct {
+	tok strRef
+	id  int32
+}
+
+// read reads the model object at p, or skips a value that is not an object
+// (the model then has no members). A repeated "model" keeps the last.
+func (md *modelData) read(p *jsonScanner) error {
+	*md = modelData{src: p.src}
+	if p.peek() != '{' {
+		return p.skip(1)
+	}
+	members, err := p.object(1, func(k string) error {
+		switch k {
+		case "vocab":
+			return md.list(p, func() error {
+				md.vocab = md.vocab[:0]
+				return p.vocab(func(tok strRef, id int) {
+					md.vocab = append(md.vocab, vocabEntry{tok, int32(id)})
+				})
+			}, &md.vocabErr)
+		case "merges":
+			return md.list(p, func() (err error) {
+				md.merges = md.merges[:0]
+				md.mergesPair, err = p.merges(func(a, b strRef, pair bool) {
+					if pair {
+						md.merges = append(md.merges, a, b)
+					} else {
+						md.merges = append(md.merges, a)
+					}
+				})
+				return err
+			}, &md.mergesErr)
+		}
+		return p.skip(2)
+	})
+	md.members = members
+	md.esc = string(p.esc)
+	return err
+}
+
+// text returns the string of an entry's strRef.
+func (md *modelData) text(r strRef) string { return r.text(md.src, md.esc) }
+
+// list reads the vocabulary or the merges at p with scan; on an error it
+// keeps it in *errp, and passes over the value again as skip does (so
+// that malformed JSON is the file's error, as for any other value).
+func (md *modelData) list(p *jsonScanner, scan func() error, errp *error) error {
+	start := p.i
+	p.base = start
+	err := scan()
+	p.base = 0
+	*errp = err
+	if err != nil {
+		p.i = start
+		return p.skip(2)
+	}
+	return nil
 }
 
 // isNull reports a missing or null JSON value.
@@ -711,9 +799,9 @@ func checkAddedContent(path, content string) error {
 // addTokens adds tokens by Hugging Face's id rule; jsonIDs are the ids the
 // source file claims, for warnings.
 func (t *Tokenizer) addTokens(toks []addedToken, jsonIDs []int, source string) {
-	next := len(t.model.vocab)
+	next := t.model.vocab.size()
 	for _, a := range t.added {
-		if a.id >= next || len(t.model.vocab) == 0 {
+		if a.id >= next || next == 0 {
 			next = max(next, a.id+1)
 		}
 	}

@@ -147,3 +147,55 @@ func TestAddedTokenIDs(t *testing.T) {
 		t.Errorf("EOS() = %d, %v", eos, ok)
 	}
 }
+
+// TestLoadOnePass: the loader reads the model's vocabulary and merges in
+// its one pass over the file, wherever they stand: merges before the
+// vocabulary, a repeated "model" (the last counts) and a repeated token
+// (its last id counts, as a JSON object read into a map), tokens and merges
+// written with escapes, a token outside the byte-level alphabet.
+func TestLoadOnePass(t *testing.T) {
+	doc := `{"model": {"type": "BPE", "vocab": {}, "merges": []},
+		"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
+		"decoder": {"type": "ByteLevel"},
+		"model": {"type": "BPE", "merges": [["\u0061", "b"], ["ab", "c"]],
+			"vocab": {"a": 0, "b": 1, "ab": 2, "c": 3, "abc": 9, "abc": 4, "\"": 5, "日": 6, "x\\y": 7}}}`
+	tk, err := tokenizer.New([]byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tok string
+		id  int
+	}{{"a", 0}, {"abc", 4}, {`"`, 5}, {"日", 6}, {`x\y`, 7}} {
+		if id, ok := tk.TokenToID(c.tok); !ok || id != c.id {
+			t.Errorf("TokenToID(%q) = %d, %v; want %d", c.tok, id, ok, c.id)
+		}
+	}
+	if tok, ok := tk.IDToToken(9); ok {
+		t.Errorf("IDToToken(9) = %q: the id the repeated token lost has no token", tok)
+	}
+	if tok, _ := tk.IDToToken(4); tok != "abc" {
+		t.Errorf("IDToToken(4) = %q, want abc", tok)
+	}
+	if n := tk.VocabSize(); n != 8 {
+		t.Errorf("VocabSize() = %d, want 8", n)
+	}
+	for text, want := range map[string][]int{"abc": {4}, `ab"`: {2, 5}, "ba": {1, 0}} {
+		if got := tk.Encode(text).IDs; !slices.Equal(got, want) {
+			t.Errorf("Encode(%q) = %v, want %v", text, got, want)
+		}
+		if got := tk.AppendEncode(nil, text); !slices.Equal(got, want) {
+			t.Errorf("AppendEncode(%q) = %v, want %v", text, got, want)
+		}
+	}
+	// A merge that names a missing token is reported before a malformed
+	// merge after it, as a reader merging as it goes would.
+	_, err = tokenizer.New(tiny(t, map[string]any{"model": model(map[string]any{"merges": []any{"a b", "a c", 5}})}), nil)
+	if want := `tokenizer.json: model.merges[1]: token "c" is not in model.vocab`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+	_, err = tokenizer.New(tiny(t, map[string]any{"model": model(map[string]any{"merges": []any{"a b", 5}})}), nil)
+	if want := `tokenizer.json: model.merges[1]: mixes the "a b" and ["a", "b"] forms`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+}

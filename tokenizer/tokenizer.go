@@ -84,8 +84,8 @@ func (t *Tokenizer) tokenToID(s string) (int, bool) {
 	if i, ok := t.addedByContent[s]; ok {
 		return t.added[i].id, true
 	}
-	id, ok := t.model.vocab[s]
-	return id, ok
+	id, ok := t.model.vocab.id(s)
+	return int(id), ok
 }
 
 // TokenToID returns the id of a token: an added token's content, or a
@@ -109,9 +109,9 @@ func (t *Tokenizer) IDToToken(id int) (token string, ok bool) {
 // VocabSize returns the number of distinct tokens, model and added, like
 // Hugging Face's get_vocab_size(with_added_tokens=True) and len(tokenizer).
 func (t *Tokenizer) VocabSize() int {
-	n := len(t.model.vocab)
+	n := t.model.vocab.size()
 	for _, a := range t.added {
-		if _, ok := t.model.vocab[a.content]; !ok {
+		if _, ok := t.model.vocab.id(a.content); !ok {
 			n++
 		}
 	}
