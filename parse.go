@@ -95,34 +95,34 @@ func (p *StreamParser) applyPrefix(prefix string) {
 	at, mk := lastMarker(prefix)
 	switch mk {
 	case "":
-		a.startHeader(false)
+		l.startHeader(false, 0)
 		return
 	case MarkerEnd, MarkerCall, MarkerReturn:
 		l.state = lexBetween
 		if strings.TrimLeft(prefix[at+len(mk):], " \t\r\n") != "" {
-			l.fail(0, "text after the prompt's last "+mk+"; the generation must start a message")
+			l.fail(0, errPlain, "text after the prompt's last "+mk+"; the generation must start a message")
 		}
 		return
 	}
 	// The prompt ends inside or right after a header: read the header
 	// from its <|start|> as if it were generated.
 	tail := prefix[at:]
-	a.startHeader(false)
-	if start := strings.LastIndex(prefix, MarkerStart); start >= 0 {
+	start := strings.LastIndex(prefix, MarkerStart)
+	l.startHeader(start >= 0, 0)
+	if start >= 0 {
 		tail = prefix[start+len(MarkerStart):]
-		a.startHeader(true)
 	}
 	body := ""
 	if i := strings.Index(tail, MarkerMessage); i >= 0 {
 		tail, body = tail[:i+len(MarkerMessage)], tail[i+len(MarkerMessage):]
 	}
 	l.run(tail, false)
-	if l.state == lexHeader && l.hasWord && a.hdr.tokens == 0 {
+	if l.state == lexHeader && l.hasWord && l.hdrTokens == 0 {
 		// The speaker ends with the prompt ("<|start|>assistant").
 		l.endWord()
 	}
 	if l.state != lexFailed && body != "" && l.state != lexText {
-		l.fail(0, "the prompt ends inside a tool call's arguments; the parser can't continue it")
+		l.fail(0, errPlain, "the prompt ends inside a tool call's arguments; the parser can't continue it")
 	}
 	a.queued, a.events = a.events, nil
 	l.pend = l.pend[:0]

@@ -112,8 +112,8 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 // After an error every call returns that error.
 //
 // It has two layers: a lexer (stream_lex.go) that turns bytes into the
-// format's tokens, and an assembler (stream_asm.go) that turns tokens into
-// regions, events and the message.
+// format's tokens (stream_token.go), and an assembler (stream_asm.go) that
+// turns tokens into regions, events and the message.
 type StreamParser struct {
 	lex  lexer
 	asm  assembler
@@ -168,7 +168,7 @@ func NewStreamParser(opts *ParseOptions) *StreamParser {
 	if opts != nil {
 		o = *opts
 	}
-	p.lex.asm = &p.asm
+	p.lex.sink = &p.asm
 	p.asm.tools = o.Tools
 	p.lex.max = o.MaxBufferedBytes
 	if p.lex.max <= 0 {
@@ -191,10 +191,9 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 	if a.err != nil {
 		return a.takeEvents(), a.err
 	}
-	if p.plainText(chunk) {
-		return a.takeEvents(), nil
+	if !p.lex.plainText(chunk) {
+		p.lex.feed(chunk)
 	}
-	p.lex.feed(chunk)
 	a.flushCall()
 	return a.takeEvents(), a.err
 }
@@ -236,46 +235,36 @@ var plainClass = func() (t [256]byte) {
 	return t
 }()
 
-// plainText reads a chunk of a reasoning or final message, or of a string
-// argument, that is short ASCII text holding nothing that could begin a
-// marker or a closing tag, when nothing is held back: the common case when
-// text streams in small chunks. Such a chunk is one text span by every rule
-// of the lexer, so it goes straight to the assembler, in one pass without
-// the lexer's loop; this is the one place that reads both layers' state.
-func (p *StreamParser) plainText(chunk string) bool {
-	l, a := &p.lex, &p.asm
+// plainText reads a chunk of a reasoning or final message, or of an
+// argument's value, that is short ASCII text holding nothing that could
+// begin a marker or a closing tag, when nothing is held back: the common
+// case when text streams in small chunks. Such a chunk is one text span by
+// every rule of the lexer, so it becomes one token in one pass, without the
+// state functions; the token says whether a JSON string must escape any
+// of it.
+func (l *lexer) plainText(chunk string) bool {
 	if chunk == "" {
 		return true // nothing new: what is held back stays held
 	}
 	if len(chunk) > 16 || len(l.pend) > 0 || len(chunk) > l.max-l.fed {
 		return false
 	}
-	value := l.state == lexValue && a.call.stream
-	if l.state != lexText && !value {
+	if l.state != lexText && l.state != lexValue {
 		return false
 	}
 	var class byte
 	for i := 0; i < len(chunk); i++ {
 		class |= plainClass[chunk[i]]
 	}
-	if class&classStop != 0 || (value && chunk[len(chunk)-1] == '\n') {
+	if class&classStop != 0 || (l.state == lexValue && chunk[len(chunk)-1] == '\n') {
 		// A value's last newline may be the one before its closing tag,
 		// which is not part of it.
 		return false
 	}
-	escape := class&classEscape != 0
-	c := &a.call
-	switch {
-	case value && !escape && len(c.args) == c.flushed:
-		// The chunk is the whole unsent fragment: send it as is.
-		c.args = append(grow(c.args, len(chunk)), chunk...)
-		c.flushed = len(c.args)
-		a.emitChunk(FieldToolCalls, chunk, c.index)
-	case value:
-		a.appendValue(chunk, escape)
-		a.flushCall()
-	default:
-		a.addText(chunk)
+	if l.state == lexText {
+		l.text(chunk)
+	} else {
+		l.value(chunk, class&classEscape == 0)
 	}
 	l.fed += len(chunk)
 	l.off += len(chunk)

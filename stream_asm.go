@@ -10,11 +10,13 @@ import (
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
-// assembler is the upper layer of StreamParser: it receives the lexer's
-// operations (stream_lex.go) and builds the message: it checks headers,
-// opens and closes regions, sends events, writes each call's arguments as
-// JSON and casts them by the tools' schemas. It never sees a byte the
-// lexer is not sure of, so nothing here depends on the chunking.
+// assembler is the upper layer of StreamParser: it consumes the lexer's
+// tokens (stream_lex.go, stream_token.go) and builds the message: it checks
+// headers, opens and closes regions, sends events, writes each call's
+// arguments as JSON and casts them by the tools' schemas. It never sees a
+// byte the lexer is not sure of, so nothing here depends on the chunking.
+// It records the parse's one error (err), whether it found it or the lexer
+// did.
 type assembler struct {
 	tools    []Tool
 	noEvents bool // Parse: build the message only
@@ -60,6 +62,95 @@ type callState struct {
 	// valueStart is where a streamed string value's text begins in args.
 	valueStart int
 	value      textAcc // a value to cast, when it is not streamed
+}
+
+// token consumes one token of the lexer; it reports false once the parse
+// has failed.
+func (a *assembler) token(t token) bool {
+	switch t.kind {
+	case tokText:
+		a.addText(t.text)
+	case tokValue:
+		a.valueText(t.text, t.plain())
+	case tokStart:
+		a.startHeader(t.speaker())
+	case tokWord:
+		a.headerWord(t.text, t.pos)
+	case tokSpace:
+		a.headerSpace(t.pos)
+	case tokHeaderMarker:
+		a.headerMarker(t.text, t.pos)
+	case tokMessage:
+		a.headerEnd(t.pos, t.call())
+	case tokEnd:
+		if a.field == FieldToolCalls {
+			a.callEnd(t.text)
+		} else {
+			a.textEnd(t.text)
+		}
+	case tokArgOpen:
+		a.argOpen(t.text, t.pos)
+	case tokArgClose:
+		a.argClose()
+	case tokRest:
+		a.addRest(t.text)
+	case tokEOF:
+		a.eof(t)
+	case tokError:
+		a.fail(t.pos, a.lexicalError(t))
+	}
+	return a.err == nil
+}
+
+// lexicalError words the lexer's error t, naming the field, call or
+// argument it stands in.
+func (a *assembler) lexicalError(t token) string {
+	switch t.err() {
+	case errTextUTF8:
+		return "invalid UTF-8 in the " + a.fieldName()
+	case errTextMarker:
+		return "unexpected " + t.text + " inside the " + a.fieldName() + "; a message ends with <|end|> before the next one starts"
+	case errArgsEOF:
+		return "the input ended inside a tag or marker in the arguments of " + a.callName()
+	case errArgsByte:
+		return "unexpected " + t.text + " in the arguments of " + a.callName() +
+			"; expected <rfl:parameter name=\"...\">, <|call|> or <|end|>"
+	case errArgsMarker:
+		return "unexpected " + t.text + " in the arguments of " + a.callName() + "; a tool call ends with <|call|> or <|end|>"
+	case errArgNameUTF8:
+		return "invalid UTF-8 in an argument name of " + a.callName()
+	case errArgNameByte:
+		return "unexpected " + t.text + " in an argument name of " + a.callName()
+	case errArgTag:
+		return "expected \"> after the argument name in " + a.callName()
+	case errArgEmpty:
+		return "empty argument name in " + a.callName()
+	case errValueUTF8:
+		return "invalid UTF-8 in argument " + quote(a.argName()) + " of " + a.callName()
+	}
+	return t.text
+}
+
+// eof ends the input where t says it came.
+func (a *assembler) eof(t token) {
+	switch t.eof() {
+	case eofHeader:
+		// An empty generation is an empty message.
+		if t.pos > 0 && a.hdr.hasRecipient {
+			a.fail(t.pos, "the input ended inside the header of a tool call to "+a.hdr.recipient)
+		} else if t.pos > 0 {
+			a.fail(t.pos, "the input ended inside a message header")
+		}
+	case eofText:
+		a.closeText()
+	case eofArgs:
+		a.closeCall()
+	case eofArgTag:
+		a.fail(t.pos, "the input ended inside an argument tag of "+a.callName())
+	case eofValue:
+		a.fail(t.pos, "the input ended inside argument "+quote(a.argName())+" of "+
+			a.callName()+" (opened at offset "+strconv.Itoa(t.aux)+"); "+paramClose+" is missing")
+	}
 }
 
 // fail records the first error.
@@ -114,6 +205,8 @@ func (a *assembler) takeEvents() []Event {
 // spaces, and the markers <|channel|>, <|constrain|> and <|message|>. The
 // word right after <|channel|> or <|constrain|> is the channel or the
 // argument format.
+//
+// The header methods record an error themselves; token reports it.
 
 // hdrWord says what the next word of a header is.
 type hdrWord uint8
@@ -141,43 +234,43 @@ type header struct {
 func (a *assembler) startHeader(speaker bool) { a.hdr = header{speakerAllowed: speaker} }
 
 // headerWord checks the header word w, found at offset off.
-func (a *assembler) headerWord(w string, off int) bool {
+func (a *assembler) headerWord(w string, off int) {
 	if msg := a.hdr.word(w); msg != "" {
 		a.fail(off, msg)
-		return false
 	}
-	return true
 }
 
 // headerSpace checks a space at offset off between header tokens.
-func (a *assembler) headerSpace(off int) bool {
+func (a *assembler) headerSpace(off int) {
 	if msg := a.hdr.space(); msg != "" {
 		a.fail(off, msg)
-		return false
 	}
-	return true
 }
 
 // headerMarker checks <|channel|> or <|constrain|> at offset off.
-func (a *assembler) headerMarker(mk string, off int) bool {
+func (a *assembler) headerMarker(mk string, off int) {
 	if msg := a.hdr.marker(mk); msg != "" {
 		a.fail(off, msg)
-		return false
 	}
-	return true
 }
 
 // headerEnd checks the header at its <|message|> (offset off) and opens its
-// body: a tool call when call is true, else a reasoning or final message.
-func (a *assembler) headerEnd(off int) (call, ok bool) {
+// body: a tool call when the header named a recipient, else a reasoning or
+// final message. call is what the lexer read the body as, from the same
+// words: the two agree on every header that passes the checks.
+func (a *assembler) headerEnd(off int, call bool) {
 	h := &a.hdr
 	if msg := h.finish(); msg != "" {
 		a.fail(off, msg)
-		return false, false
+		return
+	}
+	if call != h.hasRecipient {
+		a.fail(off, "internal error: the lexer and the assembler disagree on whether the header opens a tool call")
+		return
 	}
 	if h.hasRecipient {
 		a.openCall(h.recipient)
-		return true, true
+		return
 	}
 	a.field = FieldThinking
 	if h.channel == channelFinal {
@@ -185,7 +278,6 @@ func (a *assembler) headerEnd(off int) (call, ok bool) {
 	}
 	a.text.reset()
 	a.emit(Event{Type: EventRegionOpen, Field: a.field})
-	return false, true
 }
 
 // word checks a finished word; it returns the error message for a word that
@@ -379,11 +471,11 @@ func (a *assembler) argName() string { return a.call.names[len(a.call.names)-1] 
 
 // argOpen opens the argument name, whose tag is at offset off, and writes
 // its key.
-func (a *assembler) argOpen(name string, off int) bool {
+func (a *assembler) argOpen(name string, off int) {
 	c := &a.call
 	if c.hasArgument(name) {
 		a.fail(off, "argument "+quote(name)+" appears twice in "+a.callName())
-		return false
+		return
 	}
 	c.names = append(c.names, name)
 	c.typ = stringArg
@@ -401,7 +493,6 @@ func (a *assembler) argOpen(name string, off int) bool {
 		c.args = append(c.args, '"')
 		c.valueStart = len(c.args)
 	}
-	return true
 }
 
 // hasArgument reports whether the call already has an argument name, and
@@ -450,8 +541,9 @@ func (a *assembler) appendArgs(s string) {
 	a.call.subOK = false
 }
 
-// valueText adds a span of the open argument's value.
-func (a *assembler) valueText(s string) {
+// valueText adds a span of the open argument's value; plain says it holds
+// nothing a JSON string escapes.
+func (a *assembler) valueText(s string, plain bool) {
 	c := &a.call
 	if s == "" {
 		return
@@ -460,7 +552,17 @@ func (a *assembler) valueText(s string) {
 		c.value.add(s)
 		return
 	}
-	a.appendValue(s, true)
+	if plain && len(c.args) == c.flushed && !a.noEvents {
+		// The whole unsent fragment, as JSON as it stands: sent at once,
+		// as the chunk's own text. (Only plainText's tokens are plain,
+		// one per Feed, so this sends no more events than a flush would.)
+		c.args = append(grow(c.args, len(s)), s...)
+		c.flushed = len(c.args)
+		c.subOK = false
+		a.emitChunk(FieldToolCalls, s, c.index)
+		return
+	}
+	a.appendValue(s, !plain)
 }
 
 // appendValue adds a piece of a streamed string value to the arguments'
@@ -536,6 +638,7 @@ func snippet(s string) string {
 // once written are never written again (grow moves to a new array, and a
 // cast that does not fit only writes past the end), so the string's bytes
 // never change. The buffer goes away with the call, never to be reused.
+// TestEventTextsNeverChange fails when a call's buffer is reused.
 func viewArgs(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -7,14 +7,16 @@ import (
 	"unsafe"
 )
 
-// The stream parser has two layers, as encoding/json separates its scanner
-// from its decoder. The lexer (this file) reads the generation's bytes as
-// they arrive: it recognises markers, header words, argument tags and
-// values, holds back what a chunk cuts (a possible marker or tag, a UTF-8
-// sequence), and hands each piece it is sure of to the assembler
-// (stream_asm.go) as one operation: a header word, space or marker, a text
-// span, an argument's opening (with its name) and closing, a message's end
-// marker. The assembler turns those into regions, events and arguments.
+// The stream parser has two layers, as text/template/parse separates its
+// lexer from its parser. The lexer (this file) reads the generation's bytes
+// as they arrive: it recognises markers, header words, argument tags and
+// values, and holds back what a chunk cuts (a possible marker or tag, a
+// UTF-8 sequence). Each piece it is sure of becomes a token (stream_token.go)
+// that it hands to the assembler (stream_asm.go), which turns tokens into
+// regions, events and arguments. The lexer reads nothing of the
+// assembler's state: the assembler answers each token only with whether to
+// go on, and words the errors whose text names what it built (the open
+// field, call or argument).
 //
 // The lexer is a state machine in the style of text/template/parse: each
 // state has a function that reads what it can decide from the unread input
@@ -33,12 +35,12 @@ const (
 	lexValue                      // an argument's value
 	lexBetween                    // after <|end|>, expecting <|start|>
 	lexDone                       // after <|call|> or <|return|>: the rest
-	lexFailed                     // after an error
+	lexFailed                     // stopped: an error, or the assembler refused a token
 )
 
 // lexer is the lower layer of StreamParser.
 type lexer struct {
-	asm   *assembler
+	sink  tokenSink
 	state lexState
 	off   int  // offset in the generation of the next byte to read
 	final bool // no input follows what run reads
@@ -55,15 +57,50 @@ type lexer struct {
 	wordOff int    // its offset
 	hasWord bool
 
+	// What the current header's tokens were: how many words and markers,
+	// whether the last was <|channel|> or <|constrain|> (so that a word
+	// is the channel or the format), and whether a word named a
+	// recipient (to=NAME), which makes the body a tool call's arguments.
+	hdrTokens   int
+	afterMarker bool
+	recipient   bool
+
 	name   []byte // the argument name being read
 	argOff int    // the offset of the open argument's tag
 }
 
-// fail records the error at offset off and returns lexFailed.
-func (l *lexer) fail(off int, msg string) lexState {
-	l.asm.fail(off, msg)
+// emit hands t to the assembler; when the assembler refuses it (an error
+// it recorded), the lexer stops.
+func (l *lexer) emit(t token) bool {
+	// The assembler is called directly: a call through the interface on
+	// every chunk of streamed text would cost the split its speed.
+	var ok bool
+	if a, isAsm := l.sink.(*assembler); isAsm {
+		ok = a.token(t)
+	} else {
+		ok = l.sink.token(t)
+	}
+	if !ok {
+		l.state = lexFailed
+		return false
+	}
+	return true
+}
+
+// fail hands the lexical error kind at offset off to the assembler, with
+// its detail (a message, a marker or a character; see lexError), and
+// stops the lexer.
+func (l *lexer) fail(off int, kind lexError, detail string) lexState {
+	l.emit(token{kind: tokError, sub: uint8(kind), pos: off, text: detail})
 	l.state = lexFailed
 	return lexFailed
+}
+
+// startHeader begins a header; speaker says whether it may name its
+// speaker (it follows <|start|>).
+func (l *lexer) startHeader(speaker bool, off int) bool {
+	l.hdrTokens, l.afterMarker, l.recipient = 0, false, false
+	return l.emit(token{kind: tokStart, pos: off, sub: flag(speaker)})
 }
 
 // feed reads a chunk of the generation, up to the limit on its length.
@@ -80,7 +117,7 @@ func (l *lexer) feed(chunk string) {
 	}
 	l.run(data, false)
 	if over && l.state != lexFailed {
-		l.fail(l.max, "the generation is longer than the limit of "+strconv.Itoa(l.max)+
+		l.fail(l.max, errPlain, "the generation is longer than the limit of "+strconv.Itoa(l.max)+
 			" bytes (ParseOptions.MaxBufferedBytes)")
 	}
 }
@@ -101,7 +138,8 @@ func (l *lexer) finish() {
 // written into an append-only arena: event texts may be slices of it, so
 // its bytes, once written, are never written again; a full arena is left to
 // the strings that use it and a new one begun. One allocation then serves
-// many chunks instead of one each.
+// many chunks instead of one each. TestEventTextsNeverChange fails when a
+// byte of the arena is written twice.
 func (l *lexer) joinHeld(chunk string) string {
 	n := len(l.pend) + len(chunk)
 	if cap(l.arena)-len(l.arena) < n {
@@ -123,7 +161,9 @@ func (l *lexer) run(data string, final bool) {
 	l.final = final
 	for len(data) > 0 && l.state != lexFailed {
 		n, next := l.step(data)
-		l.state = next
+		if l.state != lexFailed {
+			l.state = next
+		}
 		if n == 0 {
 			break
 		}
@@ -155,33 +195,28 @@ func (l *lexer) step(s string) (int, lexState) {
 	case lexBetween:
 		return l.lexBetween(s)
 	case lexDone:
-		l.asm.addRest(s)
+		l.emit(token{kind: tokRest, pos: l.off, text: s})
 		return len(s), lexDone
 	}
 	return 0, l.state
 }
 
-// eof ends the input in the current state.
+// eof ends the input in the current state: a tokEOF that says where.
 func (l *lexer) eof() {
-	a := l.asm
+	where := eofNone
 	switch l.state {
 	case lexHeader:
-		// An empty generation is an empty message.
-		if l.off > 0 && a.hdr.hasRecipient {
-			l.fail(l.off, "the input ended inside the header of a tool call to "+a.hdr.recipient)
-		} else if l.off > 0 {
-			l.fail(l.off, "the input ended inside a message header")
-		}
+		where = eofHeader
 	case lexText:
-		a.closeText()
+		where = eofText
 	case lexArgs:
-		a.closeCall()
+		where = eofArgs
 	case lexArgName, lexArgTag:
-		l.fail(l.off, "the input ended inside an argument tag of "+a.callName())
+		where = eofArgTag
 	case lexValueStart, lexValue:
-		l.fail(l.off, "the input ended inside argument "+quote(a.argName())+" of "+
-			a.callName()+" (opened at offset "+strconv.Itoa(l.argOff)+"); "+paramClose+" is missing")
+		where = eofValue
 	}
+	l.emit(token{kind: tokEOF, pos: l.off, sub: uint8(where), aux: l.argOff})
 }
 
 // lexHeader reads header text: words, spaces and header markers.
@@ -190,7 +225,7 @@ func (l *lexer) lexHeader(s string) (int, lexState) {
 		c := s[i]
 		switch {
 		case c == ' ':
-			if !l.endWord() || !l.asm.headerSpace(l.off+i) {
+			if !l.endWord() || !l.emit(token{kind: tokSpace, pos: l.off + i}) {
 				return 0, lexFailed
 			}
 		case c == '<':
@@ -199,7 +234,7 @@ func (l *lexer) lexHeader(s string) (int, lexState) {
 			}
 			return l.lexHeaderMarker(s)
 		case c < 0x20 || c == '>' || c == '"' || c == 0x7f:
-			return 0, l.fail(l.off+i, "unexpected "+quote(string(c))+" in a message header")
+			return 0, l.fail(l.off+i, errPlain, "unexpected "+quote(string(c))+" in a message header")
 		default:
 			n := l.headerWord(s[i:], l.off+i)
 			if l.state == lexFailed {
@@ -223,7 +258,7 @@ func (l *lexer) headerWord(s string, off int) int {
 	}
 	k, ok := validUTF8(s[:n], !l.final && n == len(s))
 	if !ok {
-		l.fail(off+k, "invalid UTF-8 in a message header")
+		l.fail(off+k, errPlain, "invalid UTF-8 in a message header")
 		return 0
 	}
 	if k == 0 {
@@ -245,64 +280,65 @@ func (l *lexer) endWord() bool {
 	l.hasWord = false
 	w := string(l.word)
 	l.word = l.word[:0]
-	if !l.asm.headerWord(w, l.wordOff) {
-		l.state = lexFailed
-		return false
+	if !l.afterMarker && strings.HasPrefix(w, recipientPrefix) {
+		l.recipient = true
 	}
-	return true
+	l.hdrTokens++
+	l.afterMarker = false
+	return l.emit(token{kind: tokWord, pos: l.wordOff, text: w})
 }
 
 // lexHeaderMarker reads the marker at the start of s in a header.
 func (l *lexer) lexHeaderMarker(s string) (int, lexState) {
-	a := l.asm
 	mk := markerAt(s)
 	switch mk {
 	case MarkerChannel, MarkerConstrain:
-		if !l.endWord() || !a.headerMarker(mk, l.off) {
+		if !l.endWord() || !l.emit(token{kind: tokHeaderMarker, pos: l.off, text: mk}) {
 			return 0, lexFailed
 		}
+		l.hdrTokens++
+		l.afterMarker = true
 		return len(mk), lexHeader
 	case MarkerStart:
 		if l.startAllowed && l.off == 0 && !l.hasWord {
 			// Without a prefix, the generation may begin with the
 			// whole header: <|start|>assistant<|channel|>...
-			a.startHeader(true)
+			if !l.startHeader(true, l.off) {
+				return 0, lexFailed
+			}
 			return len(mk), lexHeader
 		}
-		return 0, l.fail(l.off, "unexpected <|start|> in a message header; a header ends with <|message|>")
+		return 0, l.fail(l.off, errPlain, "unexpected <|start|> in a message header; a header ends with <|message|>")
 	case MarkerMessage:
-		if !l.endWord() {
+		if !l.endWord() || !l.emit(token{kind: tokMessage, pos: l.off, sub: flag(l.recipient)}) {
 			return 0, lexFailed
 		}
-		call, ok := a.headerEnd(l.off)
-		switch {
-		case !ok:
-			return 0, lexFailed
-		case call:
+		if l.recipient {
 			return len(mk), lexArgs
 		}
 		return len(mk), lexText
 	case "":
 		if heldSuffix(s, markerSet) == len(s) {
 			if l.final {
-				return 0, l.fail(l.off+len(s), "the input ended inside a marker in a message header")
+				return 0, l.fail(l.off+len(s), errPlain, "the input ended inside a marker in a message header")
 			}
 			return 0, lexHeader
 		}
-		return 0, l.fail(l.off, "unexpected \"<\" in a message header")
+		return 0, l.fail(l.off, errPlain, "unexpected \"<\" in a message header")
 	}
-	return 0, l.fail(l.off, "unexpected "+mk+" in a message header; a header ends with <|message|>")
+	return 0, l.fail(l.off, errPlain, "unexpected "+mk+" in a message header; a header ends with <|message|>")
 }
 
 // lexText reads the text of a reasoning or final message up to a marker.
 func (l *lexer) lexText(s string) (int, lexState) {
-	a := l.asm
 	if strings.IndexByte(s, '<') < 0 {
 		// No marker can start here: the fast path for plain text.
 		n, ok := validUTF8(s, !l.final)
-		a.addText(s[:n])
+		if !l.text(s[:n]) {
+			return 0, lexFailed
+		}
 		if !ok {
-			return 0, l.fail(l.off+n, "invalid UTF-8 in the "+a.fieldName())
+			return 0, l.fail(l.off+n, errTextUTF8, "")
 		}
 		return n, lexText
 	}
@@ -314,9 +350,11 @@ func (l *lexer) lexText(s string) (int, lexState) {
 		k += pos
 		if mk := markerAt(s[k:]); mk != "" {
 			n, ok := validUTF8(s[:k], false)
-			a.addText(s[:n])
+			if !l.text(s[:n]) {
+				return 0, lexFailed
+			}
 			if !ok {
-				return 0, l.fail(l.off+n, "invalid UTF-8 in the "+a.fieldName())
+				return 0, l.fail(l.off+n, errTextUTF8, "")
 			}
 			return k + len(mk), l.textMarker(mk, l.off+k)
 		}
@@ -327,27 +365,37 @@ func (l *lexer) lexText(s string) (int, lexState) {
 		end -= heldSuffix(s, markerSet)
 	}
 	n, ok := validUTF8(s[:end], !l.final && end == len(s))
-	a.addText(s[:n])
+	if !l.text(s[:n]) {
+		return 0, lexFailed
+	}
 	if !ok {
-		return 0, l.fail(l.off+n, "invalid UTF-8 in the "+a.fieldName())
+		return 0, l.fail(l.off+n, errTextUTF8, "")
 	}
 	return n, lexText
+}
+
+// text hands a span of message text, at the read offset, to the assembler.
+func (l *lexer) text(s string) bool {
+	return s == "" || l.emit(token{kind: tokText, pos: l.off, text: s})
 }
 
 // textMarker handles a marker inside a reasoning or final message, at
 // offset off: an end marker ends the message; any other is an error.
 func (l *lexer) textMarker(mk string, off int) lexState {
+	next := lexBetween
 	switch mk {
 	case MarkerEnd:
-		l.asm.textEnd(mk)
-		return lexBetween
 	case MarkerReturn, MarkerCall:
 		// Any message may end the generation (DECISIONS.md: messages end
 		// at <|end|>, <|call|> or <|return|>).
-		l.asm.textEnd(mk)
-		return lexDone
+		next = lexDone
+	default:
+		return l.fail(off, errTextMarker, mk)
 	}
-	return l.fail(off, "unexpected "+mk+" inside the "+l.asm.fieldName()+"; a message ends with <|end|> before the next one starts")
+	if !l.emit(token{kind: tokEnd, pos: off, text: mk}) {
+		return lexFailed
+	}
+	return next
 }
 
 // lexBetween expects the <|start|> of the next message after <|end|>.
@@ -358,13 +406,15 @@ func (l *lexer) lexBetween(s string) (int, lexState) {
 		return n, lexBetween
 	}
 	if strings.HasPrefix(s, MarkerStart) {
-		l.asm.startHeader(true)
+		if !l.startHeader(true, l.off) {
+			return 0, lexFailed
+		}
 		return len(MarkerStart), lexHeader
 	}
 	if !l.final && heldSuffix(s, startSet) == len(s) {
 		return 0, lexBetween
 	}
-	return 0, l.fail(l.off, "expected <|start|> after <|end|>, found "+firstChar(s))
+	return 0, l.fail(l.off, errPlain, "expected <|start|> after <|end|>, found "+firstChar(s))
 }
 
 // lexArgs reads between arguments: whitespace, the next argument's tag, or
@@ -379,23 +429,24 @@ func (l *lexer) lexArgs(s string) (int, lexState) {
 		return len(paramOpen), lexArgName
 	}
 	switch mk := markerAt(s); mk {
-	case MarkerEnd:
-		l.asm.callEnd(mk)
-		return len(mk), lexBetween
-	case MarkerCall, MarkerReturn:
-		l.asm.callEnd(mk)
+	case MarkerEnd, MarkerCall, MarkerReturn:
+		if !l.emit(token{kind: tokEnd, pos: l.off, text: mk}) {
+			return 0, lexFailed
+		}
+		if mk == MarkerEnd {
+			return len(mk), lexBetween
+		}
 		return len(mk), lexDone
 	case "":
 		if heldSuffix(s, argsSet) == len(s) {
 			if l.final {
-				return 0, l.fail(l.off+len(s), "the input ended inside a tag or marker in the arguments of "+l.asm.callName())
+				return 0, l.fail(l.off+len(s), errArgsEOF, "")
 			}
 			return 0, lexArgs
 		}
-		return 0, l.fail(l.off, "unexpected "+firstChar(s)+" in the arguments of "+l.asm.callName()+
-			"; expected <rfl:parameter name=\"...\">, <|call|> or <|end|>")
+		return 0, l.fail(l.off, errArgsByte, firstChar(s))
 	default:
-		return 0, l.fail(l.off, "unexpected "+mk+" in the arguments of "+l.asm.callName()+"; a tool call ends with <|call|> or <|end|>")
+		return 0, l.fail(l.off, errArgsMarker, mk)
 	}
 }
 
@@ -417,10 +468,10 @@ func (l *lexer) lexArgName(s string) (int, lexState) {
 	}
 	k, ok := validUTF8(s[:bad], !l.final && bad == len(s))
 	if !ok {
-		return 0, l.fail(l.off+k, "invalid UTF-8 in an argument name of "+l.asm.callName())
+		return 0, l.fail(l.off+k, errArgNameUTF8, "")
 	}
 	if bad < n {
-		return 0, l.fail(l.off+bad, "unexpected "+quote(s[bad:bad+1])+" in an argument name of "+l.asm.callName())
+		return 0, l.fail(l.off+bad, errArgNameByte, quote(s[bad:bad+1]))
 	}
 	l.name = append(l.name, s[:k]...)
 	if k < n || n == len(s) {
@@ -433,12 +484,12 @@ func (l *lexer) lexArgName(s string) (int, lexState) {
 // argument.
 func (l *lexer) lexArgTag(s string) (int, lexState) {
 	if s[0] != '>' {
-		return 0, l.fail(l.off, "expected \"> after the argument name in "+l.asm.callName())
+		return 0, l.fail(l.off, errArgTag, "")
 	}
 	if len(l.name) == 0 {
-		return 0, l.fail(l.argOff, "empty argument name in "+l.asm.callName())
+		return 0, l.fail(l.argOff, errArgEmpty, "")
 	}
-	if !l.asm.argOpen(string(l.name), l.argOff) {
+	if !l.emit(token{kind: tokArgOpen, pos: l.argOff, text: string(l.name)}) {
 		return 0, lexFailed
 	}
 	return 1, lexValueStart
@@ -456,15 +507,18 @@ func (l *lexer) lexValueStart(s string) (int, lexState) {
 // lexValue reads an argument's value up to </rfl:parameter>. Markers in a
 // value are text. The "\n" before the closing tag is not part of it.
 func (l *lexer) lexValue(s string) (int, lexState) {
-	a := l.asm
 	if k := strings.Index(s, paramClose); k >= 0 {
 		v := strings.TrimSuffix(s[:k], "\n")
 		n, ok := validUTF8(v, false)
-		a.valueText(v[:n])
-		if !ok {
-			return 0, l.fail(l.off+n, "invalid UTF-8 in argument "+quote(a.argName())+" of "+a.callName())
+		if !l.value(v[:n], false) {
+			return 0, lexFailed
 		}
-		a.argClose()
+		if !ok {
+			return 0, l.fail(l.off+n, errValueUTF8, "")
+		}
+		if !l.emit(token{kind: tokArgClose, pos: l.off + k}) {
+			return 0, lexFailed
+		}
 		return k + len(paramClose), lexArgs
 	}
 	end := len(s)
@@ -472,11 +526,19 @@ func (l *lexer) lexValue(s string) (int, lexState) {
 		end -= heldSuffix(s, valueSet)
 	}
 	n, ok := validUTF8(s[:end], !l.final && end == len(s))
-	a.valueText(s[:n])
+	if !l.value(s[:n], false) {
+		return 0, lexFailed
+	}
 	if !ok {
-		return n, l.fail(l.off+n, "invalid UTF-8 in argument "+quote(a.argName())+" of "+a.callName())
+		return n, l.fail(l.off+n, errValueUTF8, "")
 	}
 	return n, lexValue
+}
+
+// value hands a span of an argument's value, at the read offset, to the
+// assembler; plain says it holds nothing a JSON string escapes.
+func (l *lexer) value(s string, plain bool) bool {
+	return s == "" || l.emit(token{kind: tokValue, pos: l.off, text: s, sub: flag(plain)})
 }
 
 // holdSets are the strings whose beginning the lexer holds back at the end

@@ -440,9 +440,26 @@ func BenchmarkStream(b *testing.B) {
 // Event texts may share memory with the parser's buffers (joined chunks,
 // the arguments being built); they must never change afterwards.
 func TestEventTextsNeverChange(t *testing.T) {
+	// Several calls: each builds its arguments in a buffer of its own,
+	// which chunk texts view (viewArgs).
+	var calls strings.Builder
+	calls.WriteString("<|start|>assistant<|channel|>analysis<|message|>R<|end|>")
+	for i := range 4 {
+		calls.WriteString("<|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|>" +
+			"<rfl:parameter name=\"city\">\n" + strings.Repeat(fmt.Sprintf("city %d ", i), 200) + "\n</rfl:parameter>")
+		if i < 3 {
+			calls.WriteString("<|end|>")
+		}
+	}
+	calls.WriteString("<|call|>")
 	for _, gen := range []string{
 		callGeneration(8<<10) + "<|start|>assistant<|channel|>final<|message|>a < b\n<|return|>",
 		callGeneration(100), // arguments short enough to stay in one buffer
+		// "<" at the end of a chunk is held back and read again joined to
+		// the next chunk, in the lexer's arena, which text events view
+		// (joinHeld): enough of them to fill several blocks of the arena.
+		"<|start|>assistant<|channel|>analysis<|message|>" + strings.Repeat("x<y ", 6000) + "<|end|>",
+		calls.String(),
 	} {
 		eventTextsNeverChange(t, gen)
 	}
@@ -474,9 +491,11 @@ func eventTextsNeverChange(t *testing.T, gen string) {
 			}
 		}
 		// Editing the returned arguments leaves the events alone.
-		args := res.Message.ToolCalls[0].Function.Arguments
-		for i := range args {
-			args[i] = 'x'
+		for _, c := range res.Message.ToolCalls {
+			args := c.Function.Arguments
+			for i := range args {
+				args[i] = 'x'
+			}
 		}
 		for i := range texts {
 			if texts[i] != copies[i] {
