@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -91,26 +92,48 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "tokenize", err)
 	}
-	out := make([]byte, 0, 16+len(e.IDs)*20)
-	out = append(out, `{"input_ids": [`...)
-	for i, id := range e.IDs {
-		if i > 0 {
-			out = append(out, ", "...)
-		}
-		out = strconv.AppendInt(out, int64(id), 10)
-	}
-	out = append(out, `], "offsets": [`...)
-	for i, o := range e.Offsets {
-		if i > 0 {
-			out = append(out, ", "...)
-		}
-		out = fmt.Appendf(out, "[%d, %d]", o[0], o[1])
-	}
-	out = append(out, "]}\n"...)
-	if _, err := stdout.Write(out); err != nil {
+	if err := writeEncoding(stdout, e); err != nil {
 		return fail(stderr, "tokenize", err)
 	}
 	return 0
+}
+
+// writeEncoding writes e as tokenize's one line of JSON,
+//
+//	{"input_ids": [1, 2], "offsets": [[0, 5], [5, 6]]}
+//
+// through one buffered writer, each number appended by strconv into the
+// writer's own buffer: no allocation but the buffer's.
+func writeEncoding(w io.Writer, e *tokenizer.Encoding) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	// room returns the free end of the buffer, flushed first when it may
+	// not hold one more element (at most 26 bytes).
+	room := func() []byte {
+		if bw.Available() < 64 {
+			bw.Flush() // an error is kept, and returned by the last Flush
+		}
+		return bw.AvailableBuffer()
+	}
+	bw.WriteString(`{"input_ids": [`)
+	for i, id := range e.IDs {
+		b := room()
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		bw.Write(strconv.AppendInt(b, int64(id), 10))
+	}
+	bw.WriteString(`], "offsets": [`)
+	for i, o := range e.Offsets {
+		b := room()
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(append(b, '['), int64(o[0]), 10)
+		b = strconv.AppendInt(append(b, ", "...), int64(o[1]), 10)
+		bw.Write(append(b, ']'))
+	}
+	bw.WriteString("]}\n")
+	return bw.Flush()
 }
 
 func runDetokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

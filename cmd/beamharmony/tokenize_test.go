@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,4 +160,56 @@ func TestTokenizeErrors(t *testing.T) {
 			t.Errorf("%s --help: code %d, %q", cmd, code, stdout)
 		}
 	}
+}
+
+// TestWriteEncoding: tokenize's output holds the values encoding/json
+// writes for the same encoding, byte for byte once spaces are taken out,
+// and keeps its own layout (a space after each comma and colon); it is
+// written without an allocation per token.
+func TestWriteEncoding(t *testing.T) {
+	tk, err := tokenizer.Load(beamDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("Tokenizers 日本語 🧬 <|start|> 1234567 ", 3000)
+	for _, text := range []string{"", "a", "Hello, world!", "日本語<|start|>", long} {
+		e := tk.Encode(text)
+		var out bytes.Buffer
+		if err := writeEncoding(&out, e); err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(tokenizeOutput{e.IDs, e.Offsets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, out.Bytes()); err != nil {
+			t.Fatalf("%q: output is not JSON: %v", clipText(text), err)
+		}
+		if !bytes.Equal(compact.Bytes(), want) {
+			t.Errorf("%q: compacted output\n%.200s\nencoding/json\n%.200s", clipText(text), compact.Bytes(), want)
+		}
+		// The layout: encoding/json's bytes with a space after each comma
+		// and colon (no string holds either).
+		layout := strings.NewReplacer(",", ", ", ":", ": ").Replace(string(want)) + "\n"
+		if out.String() != layout {
+			t.Errorf("%q: output\n%.200s\nwant\n%.200s", clipText(text), out.String(), layout)
+		}
+	}
+	e := tk.Encode(long)
+	var out bytes.Buffer
+	writeEncoding(&out, e)
+	size := out.Len()
+	allocs := testing.AllocsPerRun(5, func() { writeEncoding(io.Discard, e) })
+	// The writer's buffer only.
+	if limit := 1.0; allocs > limit {
+		t.Errorf("writeEncoding of %d tokens (%d bytes): %v allocations, want at most %v", len(e.IDs), size, allocs, limit)
+	}
+}
+
+func clipText(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }
