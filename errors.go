@@ -3,6 +3,8 @@ package harmony
 import (
 	"errors"
 	"strconv"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // Error texts the format page words itself. They are used verbatim, as the
@@ -54,9 +56,14 @@ func (e *RenderError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// Unwrap lets errors.Is match ErrInvalidEffort and ErrMissingReasoning,
-// and errors.As find the *pyjson syntax error behind invalid JSON.
+// Unwrap lets errors.Is match ErrInvalidEffort, ErrMissingReasoning and
+// ErrArgumentsString, and errors.As find the *SyntaxError behind invalid
+// JSON.
 func (e *RenderError) Unwrap() error { return e.kind }
+
+// SyntaxError is invalid JSON in a request, message or tool, with the byte
+// offset where it was found; a *RenderError wraps it (errors.As).
+type SyntaxError = pyjson.SyntaxError
 
 func errAt(path, msg string) error { return &RenderError{Path: path, Msg: msg} }
 

@@ -47,7 +47,7 @@ var (
 // reasoning (MissingReasoning), an effort below 8, built-in
 // search or browse whose declarations differ from the trained ones, tool
 // results missing, extra or out of order against the calls, and markers in
-// any string the prompt carries as is (FindMarkers: content, argument
+// any string the prompt carries as is (MarkerUses: content, argument
 // values, schema enums, defaults, examples and property names). The
 // request is not rendered; call Render for errors. A nil opts means the
 // zero Options, as for Render.
@@ -207,9 +207,9 @@ func lintResult(ws []Warning, messages []Message, i, k, pos int, first map[strin
 }
 
 // lintMarkers warns about each string the prompt carries as is that holds
-// a marker (FindMarkers).
+// a marker (MarkerUses).
 func lintMarkers(ws []Warning, messages []Message, opts *Options) []Warning {
-	for _, u := range FindMarkers(messages, opts) {
+	for _, u := range MarkerUses(messages, opts) {
 		ws = append(ws, Warning{u.Path, u.Text() + ", which the model reads as a format token, not as text"})
 	}
 	return ws

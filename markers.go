@@ -38,7 +38,7 @@ func (u MarkerUse) Text() string {
 	return "contains the marker " + u.Marker
 }
 
-// FindMarkers returns every string of a request that Render writes into
+// MarkerUses returns every string of a request that Render writes into
 // the prompt as is and that holds a marker, messages first and then tools,
 // each in the order the prompt writes them: message
 // content (every role; also that of a late system or developer message,
@@ -54,7 +54,7 @@ func (u MarkerUse) Text() string {
 // Without a tokenizer that encodes such text as ordinary text, a server
 // must refuse these (DECISIONS.md, Names and markers); Lint warns about
 // each.
-func FindMarkers(messages []Message, opts *Options) []MarkerUse {
+func MarkerUses(messages []Message, opts *Options) []MarkerUse {
 	var uses []MarkerUse
 	for i := range messages {
 		m := &messages[i]
@@ -73,8 +73,21 @@ func FindMarkers(messages []Message, opts *Options) []MarkerUse {
 	return uses
 }
 
-// Markers returns the request's marker uses; see FindMarkers.
-func (r *Request) Markers() []MarkerUse { return FindMarkers(r.Messages, &r.Options) }
+// MarkerUses returns the request's marker uses; see MarkerUses.
+func (r *Request) MarkerUses() []MarkerUse { return MarkerUses(r.Messages, &r.Options) }
+
+// FindMarkers is MarkerUses.
+//
+// Deprecated: FindMarkers and FindMarker differed by one letter and meant
+// different things; use MarkerUses. (Markers lists the format's markers,
+// FindMarker finds one in a string, MarkerUses finds them in a request.)
+func FindMarkers(messages []Message, opts *Options) []MarkerUse { return MarkerUses(messages, opts) }
+
+// Markers is MarkerUses.
+//
+// Deprecated: the package's Markers lists the format's markers; use
+// (*Request).MarkerUses.
+func (r *Request) Markers() []MarkerUse { return r.MarkerUses() }
 
 // mayHoldMarker reports whether some string of the JSON text raw may
 // decode to text holding a marker: only when raw holds "<|" or a \u

@@ -9,11 +9,11 @@ import (
 	"github.com/beamharmony/harmony"
 )
 
-// FindMarkers lists every string the prompt carries as is that holds a
+// MarkerUses lists every string the prompt carries as is that holds a
 // marker, by its JSON path (DECISIONS.md, Names and markers), and only
 // those: strings that are not rendered, and strings Render refuses a
 // marker in itself, are left out.
-func TestFindMarkers(t *testing.T) {
+func TestMarkerUses(t *testing.T) {
 	call := func(args string) string {
 		return `{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"function": {"name": "f", "arguments": ` + args + `}}]}]}`
 	}
@@ -77,7 +77,7 @@ func TestFindMarkers(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, u := range req.Markers() {
+			for _, u := range req.MarkerUses() {
 				got = append(got, u.String())
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
@@ -96,7 +96,7 @@ func TestFindMarkers(t *testing.T) {
 				f.Parameters = append([]byte(nil), f.Parameters...)
 			}
 			var fresh []string
-			for _, u := range harmony.FindMarkers(req.Messages, &req.Options) {
+			for _, u := range harmony.MarkerUses(req.Messages, &req.Options) {
 				fresh = append(fresh, u.String())
 			}
 			if strings.Join(fresh, "\n") != strings.Join(got, "\n") {
@@ -108,7 +108,7 @@ func TestFindMarkers(t *testing.T) {
 
 // Many uses are each named by their path (a walk that keeps the path, not
 // a search from the root per use).
-func TestFindMarkersMany(t *testing.T) {
+func TestMarkerUsesMany(t *testing.T) {
 	const n = 20000
 	members := make([]string, n)
 	for i := range members {
@@ -118,7 +118,7 @@ func TestFindMarkersMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uses := req.Markers()
+	uses := req.MarkerUses()
 	if len(uses) != n {
 		t.Fatalf("%d uses", len(uses))
 	}
@@ -129,9 +129,9 @@ func TestFindMarkersMany(t *testing.T) {
 	}
 }
 
-// Render writes the strings FindMarkers checks: each marker it reports is
+// Render writes the strings MarkerUses checks: each marker it reports is
 // in the prompt (so the check is not stricter than what is rendered).
-func TestFindMarkersAreRendered(t *testing.T) {
+func TestMarkerUsesAreRendered(t *testing.T) {
 	req, err := harmony.ParseRequest([]byte(`{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"function": {"name": "f", "arguments": {"a": {"b": "<|call|>"}}}}]}], ` +
 		`"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"p": {"$ref": "#/$defs/C", "default": "<|start|>"}, "q<|channel|>": {"examples": ["<|return|>"]}}, "$defs": {"C": {"enum": ["<|end|>"]}}}}}]}`))
 	if err != nil {
@@ -141,7 +141,7 @@ func TestFindMarkersAreRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uses := req.Markers()
+	uses := req.MarkerUses()
 	if len(uses) != 5 {
 		t.Fatalf("%d uses: %v", len(uses), uses)
 	}
@@ -157,8 +157,8 @@ func TestFindMarkersAreRendered(t *testing.T) {
 	}
 }
 
-// FindMarkers on the realistic request, which has none, allocates nothing.
-func TestFindMarkersAllocatesNothing(t *testing.T) {
+// MarkerUses on the realistic request, which has none, allocates nothing.
+func TestMarkerUsesAllocatesNothing(t *testing.T) {
 	data, err := os.ReadFile("testdata/bench/realistic_request.json")
 	if err != nil {
 		t.Fatal(err)
@@ -167,21 +167,21 @@ func TestFindMarkersAllocatesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uses := req.Markers(); uses != nil {
+	if uses := req.MarkerUses(); uses != nil {
 		t.Fatalf("markers in the realistic request: %v", uses)
 	}
-	if n := testing.AllocsPerRun(100, func() { req.Markers() }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { req.MarkerUses() }); n != 0 {
 		t.Errorf("%v allocations", n)
 	}
 }
 
-// BenchmarkFindMarkers checks the realistic request (no marker).
-func BenchmarkFindMarkers(b *testing.B) {
+// BenchmarkMarkerUses checks the realistic request (no marker).
+func BenchmarkMarkerUses(b *testing.B) {
 	req, data := loadBench(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if req.Markers() != nil {
+		if req.MarkerUses() != nil {
 			b.Fatal("markers")
 		}
 	}

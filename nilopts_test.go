@@ -28,7 +28,7 @@ func TestNilOptionsAreZeroOptions(t *testing.T) {
 			return []any{p, err}
 		}},
 		{"Lint", func(o *harmony.Options, _ *harmony.ParseOptions) any { return harmony.Lint(msgs, o) }},
-		{"FindMarkers", func(o *harmony.Options, _ *harmony.ParseOptions) any { return harmony.FindMarkers(msgs, o) }},
+		{"MarkerUses", func(o *harmony.Options, _ *harmony.ParseOptions) any { return harmony.MarkerUses(msgs, o) }},
 		{"Parse", func(_ *harmony.Options, p *harmony.ParseOptions) any {
 			r, err := harmony.Parse(generated, p)
 			return []any{r, err}

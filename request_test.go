@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/beamharmony/harmony"
-	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // Every decoding problem is a *harmony.RenderError whose Path names the
@@ -70,10 +69,11 @@ func TestDecodeErrorsAreRenderErrors(t *testing.T) {
 	}
 }
 
-// Invalid JSON keeps its syntax error behind the RenderError.
+// Invalid JSON keeps its syntax error behind the RenderError, as a type
+// callers outside the module can name.
 func TestDecodeErrorUnwrapsSyntaxError(t *testing.T) {
 	_, err := harmony.ParseRequest([]byte(`{"messages": [}`))
-	var se *pyjson.SyntaxError
+	var se *harmony.SyntaxError
 	if !errors.As(err, &se) || se.Offset != 14 {
 		t.Errorf("%v: no syntax error at byte 14 behind it", err)
 	}

@@ -176,12 +176,12 @@ func countMarkers(s string) int {
 	return n
 }
 
-// FindMarkers is exact: on the interop corpus, and on the corpus with
+// MarkerUses is exact: on the interop corpus, and on the corpus with
 // <|end|> put at the start of one random string of each request, a
 // request that renders has markers in its prompt beyond the renderer's own
-// if and only if FindMarkers reports one (leaving aside the content of
-// late system messages, which Render drops and FindMarkers reports).
-func TestFindMarkersMatchesThePrompt(t *testing.T) {
+// if and only if MarkerUses reports one (leaving aside the content of
+// late system messages, which Render drops and MarkerUses reports).
+func TestMarkerUsesMatchesThePrompt(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	checked, reported := 0, 0
 	for _, c := range corpus.Generate(11, 1500) {
@@ -213,7 +213,7 @@ func TestFindMarkersMatchesThePrompt(t *testing.T) {
 			}
 			checked++
 			var uses []MarkerUse
-			for _, u := range req.Markers() {
+			for _, u := range req.MarkerUses() {
 				var i int
 				if _, err := fmt.Sscanf(u.Path, "messages[%d].content", &i); err == nil && isInstruction(&req.Messages[i]) && afterOthers(req.Messages, i) {
 					continue // a late system message: dropped, yet reported
@@ -222,7 +222,7 @@ func TestFindMarkersMatchesThePrompt(t *testing.T) {
 			}
 			extra := countMarkers(prompt) - own
 			if (len(uses) > 0) != (extra > 0) {
-				t.Fatalf("%s variant %d: %d markers beyond the renderer's own, FindMarkers %v:\n%s", c.Name, variant, extra, uses, text)
+				t.Fatalf("%s variant %d: %d markers beyond the renderer's own, MarkerUses %v:\n%s", c.Name, variant, extra, uses, text)
 			}
 			if len(uses) > 0 {
 				reported++

@@ -32,7 +32,7 @@ func TestRenderTokensBeamTokenizer(t *testing.T) {
 	checked := 0
 	for _, c := range corpus.Generate(11, 400) {
 		req, err := harmony.ParseRequest(c.JSON)
-		if err != nil || len(req.Markers()) > 0 {
+		if err != nil || len(req.MarkerUses()) > 0 {
 			continue
 		}
 		got, err := req.RenderTokens(tk)

@@ -169,7 +169,7 @@ func TestRenderTokensEqualsEncode(t *testing.T) {
 			}
 			continue
 		}
-		if len(req.Markers()) > 0 {
+		if len(req.MarkerUses()) > 0 {
 			continue
 		}
 		checked++
