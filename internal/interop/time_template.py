@@ -55,6 +55,7 @@ def time_once(template, request):
 def main(argv):
     parser = argparse.ArgumentParser(description="Time chat templates under Hugging Face's Jinja environment.")
     parser.add_argument("--rounds", type=int, default=30, help="renders of each request per template (median taken)")
+    parser.add_argument("--json", metavar="PATH", help="also write the first template's medians (CPU and wall, microseconds) as JSON, for bench/report")
     parser.add_argument("templates", nargs="+", help="chat_template.jinja files to time")
     args = parser.parse_args(argv)
 
@@ -101,6 +102,14 @@ def main(argv):
             line += "  " + " ".join("%5.1fx" % (b / x) for b, x in zip(base, totals))
             print(line)
         print()
+    if args.json:
+        keys = ["realistic", "page"]
+        out = {}
+        for g, key in enumerate(keys):
+            out[key + "_cpu_us"] = sum(statistics.median(s) for s in cpu[0][g]) * 1e6
+            out[key + "_wall_us"] = sum(statistics.median(s) for s in wall[0][g]) * 1e6
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
     print("%d rounds per request, python %s, jinja2 %s" % (
         args.rounds, sys.version.split()[0], render_jinja.jinja2.__version__))
     return 0

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The table takes medians from benchmark files, divides the right way, and
+// says "not measured", never "yes", when a figure is missing.
+func TestTable(t *testing.T) {
+	dir := t.TempDir()
+	bench := `goos: linux
+BenchmarkRender-2   	 100	 12000 ns/op	 27000 B/op	 1 allocs/op
+BenchmarkRender-2   	 100	 14000 ns/op	 27000 B/op	 1 allocs/op
+BenchmarkRender-2   	 100	 90000 ns/op	 27000 B/op	 1 allocs/op
+BenchmarkGatewayStream/answer/relay-2 	 10	 5 ns/op	 2000 cpu-ns/token
+BenchmarkGatewayStream/answer/gateway-2 	 10	 5 ns/op	 2400 cpu-ns/token
+`
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(bench), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "jinja.json"), []byte(`{"realistic_cpu_us": 2100}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := table(r, rows)
+	for _, want := range []string{
+		"| Render, realistic request, vs Jinja2 (HF environment) | >= 150x | 14.0 us | 2100 us CPU, Jinja2 | 150.00x | yes |",
+		"| gateway CPU per streamed token vs a bare relay: answer | <= 1.15x | 2400 cpu-ns/token | 2000 cpu-ns/token | 1.20x | no |",
+		"| DecodeAndRender vs Jinja2 | >= 40x | - | 2100 us CPU, Jinja2 | - | not measured |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing row %q in\n%s", want, out)
+		}
+	}
+}
