@@ -55,7 +55,8 @@ func (e *replayEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // relay is the baseline: a proxy that forwards the engine's stream event
-// by event, flushing each, with no rendering, parsing or re-encoding.
+// by event with no rendering, parsing or re-encoding, flushing after each
+// event unless the next one is already read, as the gateway does.
 type relay struct {
 	backend string
 	client  *http.Client
@@ -72,14 +73,20 @@ func (p *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	f := w.(http.Flusher)
 	br := bufio.NewReaderSize(resp.Body, 32<<10)
+	batched := 0
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
 			if _, werr := w.Write(line); werr != nil {
 				return
 			}
-			if len(line) == 1 { // the blank line that ends an event
-				f.Flush()
+			// After the blank line that ends an event, unless the next
+			// event is already read (the gateway's rule).
+			if len(line) == 1 {
+				if batched++; batched >= maxBatch || !eventBuffered(br) {
+					f.Flush()
+					batched = 0
+				}
 			}
 		}
 		if err != nil {

@@ -479,6 +479,29 @@ func (s *sseReader) next() ([]byte, error) {
 
 var errEventTooLarge = errors.New("engine sent an event larger than 16 MiB")
 
+// ready reports whether the reader already holds the whole next event,
+// which next returns without waiting for the engine: a stream writes
+// what it has when it is not, rather than after every event.
+func (s *sseReader) ready() bool {
+	return eventBuffered(s.r)
+}
+
+// eventBuffered reports whether r's buffer holds a blank line, the end of
+// a server-sent event.
+func eventBuffered(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		b = b[i+1:]
+		if len(b) > 0 && b[0] == '\n' || len(b) > 1 && b[0] == '\r' && b[1] == '\n' {
+			return true
+		}
+	}
+}
+
 // readLine returns the next line without its line ending.
 func (s *sseReader) readLine() ([]byte, error) {
 	line, err := s.r.ReadSlice('\n')

@@ -419,9 +419,12 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 
 // streamGen is the state of one streamed generation.
 type streamGen struct {
-	// lastToken is when the engine last sent text (zero before the
-	// first), for the time-to-first-token and inter-token metrics.
-	lastToken time.Time
+	// lastToken is when the engine last sent text, counted from the
+	// exchange's start on the monotonic clock (one clock reading a
+	// token), and sent whether it has sent any: the time-to-first-token
+	// and inter-token metrics.
+	lastToken time.Duration
+	sent      bool
 	ttft, itl prometheus.Observer
 
 	c      *exchange
@@ -439,9 +442,10 @@ type streamGen struct {
 	cut bool
 
 	// mu serialises writes to out between the stream and the keep-alive
-	// timer; wrote is when out last sent something.
+	// timer; wrote is set whenever out sends something, and the timer
+	// clears it (no clock reading or timer reset per token).
 	mu    sync.Mutex
-	wrote time.Time
+	wrote bool
 	// over is set once the reply is finished or failed.
 	over bool
 }
@@ -450,11 +454,12 @@ const tailLen = 16
 
 // token notes an engine event with generated text in the latency metrics.
 func (g *streamGen) token() {
-	now := time.Now()
-	if g.lastToken.IsZero() {
-		g.ttft.Observe(now.Sub(g.c.start).Seconds())
+	now := time.Since(g.c.start)
+	if !g.sent {
+		g.sent = true
+		g.ttft.Observe(now.Seconds())
 	} else {
-		g.itl.Observe(now.Sub(g.lastToken).Seconds())
+		g.itl.Observe((now - g.lastToken).Seconds())
 	}
 	g.lastToken = now
 }
@@ -504,14 +509,19 @@ func (g *streamGen) emit() {
 	g.out.emit(events)
 }
 
+// maxBatch bounds how many engine events a stream writes together when
+// the engine is ahead of it (and so the size of the write).
+const maxBatch = 16
+
 // run reads the engine's stream to its end and writes the reply.
 func (g *streamGen) run(body io.Reader) {
 	c := g.c
 	sse := newSSEReader(body)
 	finish := ""
 	var stopReason json.RawMessage
-	var doc pyjson.Doc
+	var dec eventDecoder
 	var comp completion
+	batched := 0
 	for !g.cut {
 		data, err := sse.next()
 		if err == io.EOF {
@@ -524,7 +534,7 @@ func (g *streamGen) run(body io.Reader) {
 		if string(data) == "[DONE]" {
 			break
 		}
-		if err := decodeCompletion(&doc, data, &comp); err != nil {
+		if err := dec.decode(data, &comp); err != nil {
 			g.fail(engineError("engine_bad_reply", "the engine sent an event that is not a completion chunk").
 				withDetail(err.Error() + ": " + string(truncate(data, 200))))
 			return
@@ -534,25 +544,30 @@ func (g *streamGen) run(body io.Reader) {
 			return
 		}
 		c.noteUsage(&comp)
+		// One lock an event: the keep-alive timer waits for the write.
 		g.mu.Lock()
-		var aerr *apiError
 		if ch := comp.choice(); ch != nil {
 			g.start()
 			if ch.Text != "" {
 				g.token()
 			}
-			aerr = g.feed(g.hold.push(ch.Text))
-			if aerr == nil && ch.FinishReason != "" {
+			if aerr := g.feed(g.hold.push(ch.Text)); aerr != nil {
+				g.failLocked(aerr)
+				g.mu.Unlock()
+				return
+			}
+			if ch.FinishReason != "" {
 				finish = ch.FinishReason
 				stopReason = append(stopReason[:0], ch.StopReason...)
 			}
 		}
-		g.mu.Unlock()
-		if aerr != nil {
-			g.fail(aerr)
-			return
+		// While the engine is ahead, the events it has sent go out
+		// together, up to maxBatch of them.
+		if batched++; batched >= maxBatch || !sse.ready() {
+			err, batched = g.flushLocked(), 0
 		}
-		if g.flush() != nil {
+		g.mu.Unlock()
+		if err != nil {
 			return
 		}
 	}
@@ -610,13 +625,7 @@ func (g *streamGen) start() {
 	g.c.firstByte = time.Since(g.c.start)
 }
 
-// flush sends what out holds; on a write error the client is gone.
-func (g *streamGen) flush() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.flushLocked()
-}
-
+// flushLocked sends what out holds; on a write error the client is gone.
 func (g *streamGen) flushLocked() error {
 	err := g.out.flush()
 	if err != nil {
@@ -624,7 +633,7 @@ func (g *streamGen) flushLocked() error {
 		g.c.record(&apiError{status: statusClientClosed, kind: kindClientClosed, msg: "client closed the stream"})
 		return err
 	}
-	g.wrote = time.Now()
+	g.wrote = true
 	return nil
 }
 
@@ -652,9 +661,13 @@ func (g *streamGen) failLocked(e *apiError) {
 
 // keepAlive starts a timer that writes ka's keep-alive whenever the
 // stream has been silent for iv, starting the reply if need be; the
-// returned func stops it.
+// returned func stops it. The timer ticks every iv/2 and writes after
+// two ticks without a write, so the stream is silent at least iv and
+// less than 1.5 iv before a keep-alive, as when each write noted its
+// time, but the stream's writes only set a flag.
 func (g *streamGen) keepAlive(iv time.Duration, ka keepAliver) (stop func()) {
-	g.wrote = time.Now()
+	g.wrote = false
+	quiet := 0
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -668,12 +681,17 @@ func (g *streamGen) keepAlive(iv time.Duration, ka keepAliver) (stop func()) {
 				return
 			case <-g.c.ctx.Done():
 				return
-			case now := <-t.C:
+			case <-t.C:
 				g.mu.Lock()
-				if now.Sub(g.wrote) >= iv && !g.over {
+				if g.wrote {
+					g.wrote, quiet = false, 0
+				} else if quiet++; quiet >= 2 && !g.over {
 					g.start()
 					ka.keepAlive()
 					_ = g.flushLocked()
+					// The keep-alive is not the stream's: the next one
+					// follows iv after it.
+					g.wrote, quiet = false, 0
 				}
 				g.mu.Unlock()
 			}

@@ -1,0 +1,358 @@
+package serve
+
+import (
+	"encoding/binary"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// eventDecoder reads a streamed reply's events. The shape engines send
+// for every token (an object of scalars whose "choices" is a list of
+// objects of scalars, "usage" and "error" null) is read in one pass
+// without building a tape; any other event, including every malformed
+// one, goes to decodeCompletion, which reads the events the pass reads
+// the same way (TestEventDecoderAgrees, FuzzEventDecoder) and words the
+// errors.
+type eventDecoder struct {
+	// doc is decodeCompletion's tape, also used to decode the strings
+	// that hold escapes.
+	doc pyjson.Doc
+}
+
+// decode reads one event into c.
+func (d *eventDecoder) decode(data []byte, c *completion) error {
+	if d.fast(data, c) {
+		return nil
+	}
+	return decodeCompletion(&d.doc, data, c)
+}
+
+// fast reads data into c and reports whether it could: false leaves c
+// in an unspecified state, for decodeCompletion to overwrite.
+func (d *eventDecoder) fast(b []byte, c *completion) bool {
+	*c = completion{Choices: c.Choices[:0]}
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		key, j := scanKey(b, i)
+		if j < 0 {
+			return false
+		}
+		i = j
+		switch string(key) {
+		case "choices":
+			if i = d.choices(b, i, c); i < 0 {
+				return false
+			}
+		case "usage", "error":
+			// A usage or an error is rare: decodeCompletion reads it.
+			if i = scanLiteral(b, i, "null"); i < 0 {
+				return false
+			}
+		case "object":
+			end, escaped := scanScalar(b, i)
+			if end < 0 || escaped {
+				return false
+			}
+			c.IsError = string(b[i:end]) == `"error"`
+			i = end
+		case "message":
+			end, escaped := scanScalar(b, i)
+			if end < 0 {
+				return false
+			}
+			if b[i] == '"' {
+				s, ok := d.str(b[i:end], escaped)
+				if !ok {
+					return false
+				}
+				c.Message = s
+			}
+			i = end
+		default:
+			if i, _ = scanScalar(b, i); i < 0 {
+				return false
+			}
+		}
+		if i = skipSpace(b, i); i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+// choices reads the list of choices at b[i:] into c and returns where it
+// ends, or -1.
+func (d *eventDecoder) choices(b []byte, i int, c *completion) int {
+	if j := scanLiteral(b, i, "null"); j >= 0 {
+		return j
+	}
+	if i >= len(b) || b[i] != '[' {
+		return -1
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for {
+		if i >= len(b) || b[i] != '{' {
+			return -1
+		}
+		var ch completionChoice
+		if i = d.choice(b, i+1, &ch); i < 0 {
+			return -1
+		}
+		c.Choices = append(c.Choices, ch)
+		if i = skipSpace(b, i); i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// choice reads the members of a choice after its '{' into ch and
+// returns where it ends, or -1.
+func (d *eventDecoder) choice(b []byte, i int, ch *completionChoice) int {
+	i = skipSpace(b, i)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		key, j := scanKey(b, i)
+		if j < 0 {
+			return -1
+		}
+		end, escaped := scanScalar(b, j)
+		if end < 0 {
+			return -1
+		}
+		raw := b[j:end]
+		switch string(key) {
+		case "index":
+			// decodeCompletion's rule: a number that Atoi reads.
+			if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+				return -1
+			}
+			n, err := strconv.Atoi(string(raw))
+			if err != nil {
+				return -1
+			}
+			ch.Index = n
+		case "text":
+			if !d.optionalString(raw, escaped, &ch.Text) {
+				return -1
+			}
+		case "finish_reason":
+			if !d.optionalString(raw, escaped, &ch.FinishReason) {
+				return -1
+			}
+		case "stop_reason":
+			if !isNull(raw) || ch.StopReason == nil {
+				ch.StopReason = raw
+			}
+		case "matched_stop":
+			// SGLang's name for it.
+			if ch.StopReason == nil || isNull(ch.StopReason) {
+				ch.StopReason = raw
+			}
+		}
+		if i = skipSpace(b, end); i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// optionalString stores the string literal lit in dst; null leaves dst
+// alone, and any other scalar is not read here (it is decodeCompletion's
+// error).
+func (d *eventDecoder) optionalString(lit []byte, escaped bool, dst *string) bool {
+	switch lit[0] {
+	case 'n':
+		return true
+	case '"':
+		s, ok := d.str(lit, escaped)
+		*dst = s
+		return ok
+	}
+	return false
+}
+
+// str returns the string literal lit decoded as pyjson decodes it.
+func (d *eventDecoder) str(lit []byte, escaped bool) (string, bool) {
+	if !escaped {
+		return string(lit[1 : len(lit)-1]), true
+	}
+	if d.doc.Parse(lit) != nil {
+		return "", false
+	}
+	return d.doc.Str(0), true
+}
+
+// scanKey reads an object key without escapes at b[i:] and the colon
+// after it, and returns the key and where its value starts, or -1.
+func scanKey(b []byte, i int) ([]byte, int) {
+	end, escaped := scanScalar(b, i)
+	if end < 0 || escaped || b[i] != '"' {
+		return nil, -1
+	}
+	j := skipSpace(b, end)
+	if j >= len(b) || b[j] != ':' {
+		return nil, -1
+	}
+	return b[i+1 : end-1], skipSpace(b, j+1)
+}
+
+// scanScalar returns where the string, number or literal at b[i:] ends
+// and whether a string holds escapes; end is -1 for anything else (an
+// array, an object, invalid JSON).
+func scanScalar(b []byte, i int) (end int, escaped bool) {
+	if i >= len(b) {
+		return -1, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		i++
+		for {
+			i = skipPlain(b, i)
+			for i < len(b) && !strSpecial[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				return -1, false
+			}
+			switch c := b[i]; {
+			case c == '"':
+				return i + 1, escaped
+			case c == '\\':
+				escaped = true
+				n := escapeLen(b[i:])
+				if n == 0 {
+					return -1, false
+				}
+				i += n
+			case c >= utf8.RuneSelf:
+				// Only strings may hold other than ASCII: checking
+				// them is checking the event, as decodeCompletion does.
+				_, n := utf8.DecodeRune(b[i:])
+				if n <= 1 {
+					return -1, false
+				}
+				i += n
+			default: // a control character
+				return -1, false
+			}
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		n := pyjson.NumberLen(b[i:])
+		if n == 0 {
+			return -1, false
+		}
+		return i + n, false
+	case c == 'n':
+		return scanLiteral(b, i, "null"), false
+	case c == 't':
+		return scanLiteral(b, i, "true"), false
+	case c == 'f':
+		return scanLiteral(b, i, "false"), false
+	}
+	return -1, false
+}
+
+// skipPlain returns i advanced by eight bytes at a time while none of
+// them is special in a string (see strSpecial).
+func skipPlain(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		quote, backslash := w^(ones*'"'), w^(ones*'\\')
+		// A byte is below 0x20, zero after the xor or 0x80 and above.
+		special := (w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash | w
+		if special&highs != 0 {
+			break
+		}
+	}
+	return i
+}
+
+// strSpecial marks the bytes that end a run of plain ASCII in a string.
+var strSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf
+	}
+	return t
+}()
+
+// escapeLen returns the length of the valid JSON escape at the start of
+// b, or 0.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(b) < 6 {
+			return 0
+		}
+		for _, h := range b[2:6] {
+			if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+				return 0
+			}
+		}
+		return 6
+	}
+	return 0
+}
+
+// scanLiteral returns where word ends when b[i:] starts with it, or -1.
+func scanLiteral(b []byte, i int, word string) int {
+	if len(b)-i >= len(word) && string(b[i:i+len(word)]) == word {
+		return i + len(word)
+	}
+	return -1
+}
+
+// skipSpace returns the index of the first byte at or after i that is
+// not JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && b[i] <= ' ' {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}

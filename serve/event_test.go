@@ -1,0 +1,124 @@
+package serve
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// streamEvents are token events as engines send them: the one-pass
+// reader must read each of them itself.
+var streamEvents = []string{
+	// vLLM
+	`{"id":"cmpl-1","object":"text_completion","created":1,"model":"beam","choices":[{"index":0,"text":" step","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`,
+	`{"id":"cmpl-1","object":"text_completion","created":1,"model":"beam","choices":[{"index":0,"text":"print(i)\n    \"x\" \u00e9\ud83d\ude00","logprobs":null,"finish_reason":"stop","stop_reason":"<|call|>"}],"usage":null}`,
+	`{"id":"cmpl-1","object":"text_completion","created":1,"model":"beam","choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"length","stop_reason":null}]}`,
+	// SGLang
+	`{"id":"x","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"a","logprobs":null,"finish_reason":"stop","matched_stop":200012}],"usage":null}`,
+	// llama.cpp
+	`{"choices":[{"text":"é","index":0,"logprobs":null,"finish_reason":null}],"created":1,"model":"m","system_fingerprint":"b1","object":"text_completion","id":"chatcmpl-1"}`,
+	// spacing, several choices, an old-style error
+	" { \"choices\" : [ { \"index\" : 1 , \"text\" : \"b\" } , { \"text\" : null } ] } \r\n",
+	`{"choices":[]}`, `{}`, `{"object":"error","message":"boom\tthere"}`,
+}
+
+// otherEvents are read by decodeCompletion: usages, errors, nested
+// values, escaped keys and invalid JSON.
+var otherEvents = []string{
+	`{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`,
+	`{"error":{"message":"x","type":"y"}}`,
+	`{"choices":[{"index":0,"text":"a","logprobs":{"tokens":["a"]}}]}`,
+	`{"cho\u0069ces":[{"text":"a"}]}`,
+	`{"object":"\u0065rror","message":"m"}`,
+	`{"choices":[{"index":"0","text":"a"}]}`, `{"choices":[{"index":1.0}]}`, `{"choices":[{"text":1}]}`,
+	`{"choices":[{"text":"a"}],}`, `{"choices":[{"text":"a` + "\x01" + `"}]}`, `{"choices":[{"text":"\x"}]}`,
+	`{"choices":[1]}`, `{"choices":{}}`, "{\"choices\":[{\"text\":\"\xff\"}]}", `[DONE]`, ``, `{"a":nul}`,
+	`{"a":01}`, `{"a":-}`, `{"a":1}x`, `{"a" 1}`, `{"a":1 "b":2}`,
+}
+
+// TestEventDecoderAgrees checks the one-pass reader against
+// decodeCompletion and that it reads the engines' token events itself.
+func TestEventDecoderAgrees(t *testing.T) {
+	for _, in := range streamEvents {
+		var d eventDecoder
+		var c completion
+		if !d.fast([]byte(in), &c) {
+			t.Errorf("%s: not read in one pass", in)
+		}
+		checkEventDecoder(t, []byte(in))
+	}
+	for _, in := range otherEvents {
+		var d eventDecoder
+		var c completion
+		if d.fast([]byte(in), &c) {
+			t.Errorf("%s: read in one pass, want decodeCompletion", in)
+		}
+		checkEventDecoder(t, []byte(in))
+	}
+}
+
+// checkEventDecoder fails t when eventDecoder and decodeCompletion read
+// data differently.
+func checkEventDecoder(t *testing.T, data []byte) {
+	t.Helper()
+	var want completion
+	wantErr := decodeCompletion(new(pyjson.Doc), data, &want)
+	var d eventDecoder
+	var fast completion
+	if d.fast(data, &fast) {
+		if wantErr != nil {
+			t.Fatalf("%q: one pass read it, decodeCompletion: %v", data, wantErr)
+		}
+		if !sameCompletion(fast, want) {
+			t.Fatalf("%q: one pass read\n%#v\ndecodeCompletion\n%#v", data, fast, want)
+		}
+	}
+	// decode (with its fallback) reuses one completion, as a stream does.
+	got := completion{Choices: make([]completionChoice, 3)}
+	err := d.decode(data, &got)
+	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+		t.Fatalf("%q: error %v, decodeCompletion %v", data, err, wantErr)
+	}
+	if err == nil && !sameCompletion(got, want) {
+		t.Fatalf("%q: decode read\n%#v\ndecodeCompletion\n%#v", data, got, want)
+	}
+}
+
+// sameCompletion compares two completions, an empty list of choices
+// being the same as none.
+func sameCompletion(a, b completion) bool {
+	if len(a.Choices) == 0 && len(b.Choices) == 0 {
+		a.Choices, b.Choices = nil, nil
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// FuzzEventDecoder checks the one-pass reader against decodeCompletion
+// on arbitrary events.
+func FuzzEventDecoder(f *testing.F) {
+	for _, s := range streamEvents {
+		f.Add([]byte(s))
+	}
+	for _, s := range otherEvents {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkEventDecoder(t, data)
+	})
+}
+
+// TestEventDecoderAllocs checks that a token event costs one allocation,
+// its text.
+func TestEventDecoderAllocs(t *testing.T) {
+	data := []byte(streamEvents[0])
+	var d eventDecoder
+	var c completion
+	if n := testing.AllocsPerRun(100, func() {
+		if err := d.decode(data, &c); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 1 {
+		t.Errorf("%v allocations per event, want 1", n)
+	}
+}

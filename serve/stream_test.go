@@ -1,0 +1,71 @@
+package serve
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// burstEngine sends a replayEngine's events in one write: the gateway
+// has them all before it writes its first chunk.
+type burstEngine struct{ *replayEngine }
+
+func (e burstEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = w.Write(bytes.Join(e.events, nil))
+}
+
+// flushCounter counts the flushes of a streamed reply.
+type flushCounter struct {
+	*httptest.ResponseRecorder
+	flushes int
+}
+
+func (w *flushCounter) Flush() {
+	w.flushes++
+	w.ResponseRecorder.Flush()
+}
+
+// TestStreamWritesEventsAheadTogether checks that when the engine is ahead
+// of the gateway, the events it has sent go out in one write (up to
+// maxBatch of them) instead of one write and flush each, and that the
+// reply is the same as when they come one by one.
+func TestStreamWritesEventsAheadTogether(t *testing.T) {
+	text := answerText(strings.Repeat("Think it through. ", 40), strings.Repeat("The answer is here. ", 60))
+	eng := newReplayEngine(text, "<|return|>")
+	tokens := eng.tokens()
+	body := `{"model":"beam","stream":true,"messages":[{"role":"user","content":"Explain."}]}`
+	ids := regexp.MustCompile(`"id":"chatcmpl-[0-9a-f]+","object":"chat.completion.chunk","created":[0-9]+`)
+	reply := func(h http.Handler) (string, int) {
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		client := &http.Client{Transport: &http.Transport{}}
+		defer client.CloseIdleConnections()
+		s, err := New(Config{Backend: srv.URL, Client: client, PingInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
+		s.ServeHTTP(w, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body)))
+		if w.Code != 200 {
+			t.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+		return ids.ReplaceAllString(w.Body.String(), `"id":"ID","created":0`), w.flushes
+	}
+	one, _ := reply(eng)
+	burst, flushes := reply(burstEngine{eng})
+	if burst != one {
+		t.Errorf("the reply differs when the engine is ahead:\n%s\none by one:\n%s", burst, one)
+	}
+	// Every read of the engine's stream may end inside an event, which
+	// costs a flush; a few reads of 32 KiB hold the whole stream.
+	if limit := tokens/maxBatch + 8; flushes > limit {
+		t.Errorf("%d flushes for %d engine events sent at once, want at most %d", flushes, tokens, limit)
+	}
+	if strings.Count(burst, "data: ") < tokens/2 {
+		t.Errorf("%d events in the reply, want about %d", strings.Count(burst, "data: "), tokens)
+	}
+}
