@@ -215,26 +215,27 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
 	*m = Message{}
 	var err error
 	rank := len(reasoningFields) // rank of the field m.Reasoning came from
+	var buf [32]byte
 	d.Members(i, func(k, v int) bool {
-		switch {
-		case d.StringEqual(k, "role"):
+		switch key := d.KeyText(k, buf[:0]); string(key) {
+		case "role":
 			m.Role, err = optString(d, v, "role")
-		case d.StringEqual(k, "content"):
+		case "content":
 			m.Content, err = decodeContent(d, v)
-		case reasoningRank(d, k) >= 0:
+		case "reasoning_content", "thinking", "reasoning":
 			// The first non-empty of reasoning_content, thinking,
 			// reasoning wins, wherever the keys stand in the object.
+			r := reasoningRank(string(key))
 			var s string
-			r := reasoningRank(d, k)
 			s, err = optString(d, v, reasoningFields[r])
 			if s != "" && r < rank {
 				m.Reasoning, rank = s, r
 			}
-		case d.StringEqual(k, "tool_calls"):
+		case "tool_calls":
 			err = decodeToolCalls(d, v, m)
-		case d.StringEqual(k, "tool_call_id"):
+		case "tool_call_id":
 			m.ToolCallID, err = optString(d, v, "tool_call_id")
-		case d.StringEqual(k, "name"):
+		case "name":
 			m.Name, err = optString(d, v, "name")
 		}
 		return err == nil
@@ -261,11 +262,11 @@ func checkReasoning(reasoning, field string) error {
 // from, in order of precedence (page: Assistant turns).
 var reasoningFields = [...]string{"reasoning_content", "thinking", "reasoning"}
 
-// reasoningRank returns the precedence of key node k among reasoningFields,
-// or -1 when it is not one of them.
-func reasoningRank(d *pyjson.Doc, k int) int {
+// reasoningRank returns the precedence of key among reasoningFields, or -1
+// when it is not one of them.
+func reasoningRank(key string) int {
 	for r, f := range reasoningFields {
-		if d.StringEqual(k, f) {
+		if key == f {
 			return r
 		}
 	}

@@ -104,23 +104,24 @@ func (r *Request) decode(d *pyjson.Doc) error {
 }
 
 func (r *Request) decodeOption(d *pyjson.Doc, k, v int) error {
-	switch {
-	case d.StringEqual(k, "tools"):
+	var buf [32]byte
+	switch string(d.KeyText(k, buf[:0])) {
+	case "tools":
 		return r.decodeTools(d, v)
-	case d.StringEqual(k, "add_generation_prompt"):
+	case "add_generation_prompt":
 		return optBool(d, v, "add_generation_prompt", &r.AddGenerationPrompt)
-	case d.StringEqual(k, "allow_missing_thinking"):
+	case "allow_missing_thinking":
 		allow := true
 		err := optBool(d, v, "allow_missing_thinking", &allow)
 		r.RequireReasoning = !allow
 		return err
-	case d.StringEqual(k, "reasoning_effort"):
+	case "reasoning_effort":
 		r.ReasoningEffort = effortFromJSON(d, v)
-	case d.StringEqual(k, "model_identity"):
+	case "model_identity":
 		s, err := optString(d, v, "model_identity")
 		r.ModelIdentity = s
 		return err
-	case d.StringEqual(k, "builtin_tools"):
+	case "builtin_tools":
 		return r.decodeBuiltins(d, v)
 	}
 	return nil

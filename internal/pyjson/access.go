@@ -1,6 +1,8 @@
 package pyjson
 
 import (
+	"bytes"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -83,6 +85,18 @@ func (d *Doc) StringEqual(i int, s string) bool {
 	return string(dec) == s
 }
 
+// KeyText returns the decoded text of string node i: its raw bytes when it
+// has no escapes, else its decoding appended to buf. A caller switches on
+// string(KeyText(...)) to dispatch on an object's keys without allocating.
+func (d *Doc) KeyText(i int, buf []byte) []byte {
+	n := &d.Nodes[i]
+	raw := d.Src[n.Start+1 : n.End-1]
+	if !n.Escaped {
+		return raw
+	}
+	return appendUnquoted(buf, raw)
+}
+
 // IsEmptyString reports whether node i is a string with no characters.
 func (d *Doc) IsEmptyString(i int) bool {
 	n := &d.Nodes[i]
@@ -108,7 +122,27 @@ func (d *Doc) Str(i int) string {
 		}
 		return string(d.Src[n.Start+1 : n.End-1])
 	}
-	return string(d.AppendString(nil, i))
+	return unquote(d.Src[n.Start+1 : n.End-1])
+}
+
+// unquote decodes the inside of a valid JSON string literal that holds
+// escapes into a new string, with one allocation: the decoded text is
+// never longer than raw.
+func unquote(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i := 0; i < len(raw); {
+		j := bytes.IndexByte(raw[i:], '\\')
+		if j < 0 {
+			b.Write(raw[i:])
+			break
+		}
+		b.Write(raw[i : i+j])
+		r, n := decodeEscape(raw[i+j:])
+		b.WriteRune(r)
+		i += j + n
+	}
+	return b.String()
 }
 
 // appendUnquoted decodes the inside of a valid JSON string literal.

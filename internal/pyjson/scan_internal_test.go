@@ -83,3 +83,20 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// unquote decodes like appendUnquoted, escapes of every kind, lone and
+// paired surrogates included.
+func TestUnquoteMatchesAppendUnquoted(t *testing.T) {
+	pieces := []string{`a`, `é`, `\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u0041`, `\u00e9`, `\u4e2d`,
+		`\ud83d\ude00`, `\ud83d`, `\ude00`, `\ud83dx`, `\u0000`, `世界`, ` `}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		var raw []byte
+		for range r.IntN(8) {
+			raw = append(raw, pieces[r.IntN(len(pieces))]...)
+		}
+		if got, want := unquote(raw), string(appendUnquoted(nil, raw)); got != want {
+			t.Fatalf("unquote(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
