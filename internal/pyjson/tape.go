@@ -310,6 +310,12 @@ func (p *parser) key(nodes []Node, pos int) ([]Node, int, error) {
 func (p *parser) str(nodes []Node, pos int) ([]Node, int, error) {
 	src := p.src
 	nodes, i := push(nodes, String, pos)
+	// Most strings have no escape: one scan to the closing quote.
+	if end := scanString(src, pos+1); end < len(src) && src[end] == '"' {
+		n := &nodes[i]
+		n.End, n.Next = int32(end+1), int32(i+1)
+		return nodes, end + 1, nil
+	}
 	pos++ // opening quote
 	escaped := false
 	for {
