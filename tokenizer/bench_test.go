@@ -150,6 +150,45 @@ func BenchmarkEncodeParallel(b *testing.B) {
 	})
 }
 
+// multilingual is a text of Japanese, Chinese, Korean, Russian, Arabic,
+// accented Latin, numbers and emoji, written for the benchmarks.
+const multilingual = "東京の天気は晴れ、気温は２３度です。午後から雨が降るかもしれません。\n" +
+	"我们下周三在上海开会，请提前准备好报告和数据。会议大约持续两个小时。\n" +
+	"서울의 날씨는 맑고 기온은 23도입니다. 내일은 비가 올 예정입니다.\n" +
+	"Погода в Москве сегодня солнечная, около 23 градусов. Завтра обещают дождь.\n" +
+	"الطقس في القاهرة مشمس اليوم ودرجة الحرارة ٣٢ درجة.\n" +
+	"Le café était très bon, mais l'addition (12,50 €) était élevée. Über 40 % der Gäste waren zufrieden! 😀👍🏽\n"
+
+// BenchmarkEncodeDeepSeek encodes, ids only, with Beam's vocabulary under
+// o200k's pre-tokenizer (one hand-written scanner) and under DeepSeek V3's
+// (three Splits on hand-written matchers; the regexp2 row runs the same
+// patterns on regexp2, as every pattern without a scanner did before), on
+// the three texts and a multilingual one. Issue 19 asks for DeepSeek at
+// least half of o200k's speed.
+func BenchmarkEncodeDeepSeek(b *testing.B) {
+	fast, slow := deepseekLike(b)
+	texts := benchTexts(b)
+	texts["multilingual"] = strings.Repeat(multilingual, 1+(32<<10)/len(multilingual))
+	for _, name := range []string{"prose", "code", "prompt", "multilingual"} {
+		text := texts[name]
+		for _, c := range []struct {
+			name string
+			tk   *tokenizer.Tokenizer
+		}{{"o200k", beam(b)}, {"deepseek", fast}, {"deepseek-regexp2", slow}} {
+			b.Run(name+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				var ids []int
+				cpu := startCPU()
+				for b.Loop() {
+					ids = c.tk.AppendEncodeOrdinary(ids[:0], text)
+				}
+				cpu.report(b, len(text))
+				b.ReportMetric(float64(len(ids)), "tokens")
+			})
+		}
+	}
+}
+
 // BenchmarkEncodeBatch encodes the three texts as two pieces (the first
 // halves of the three, then the second halves, cut at a line break) with
 // EncodeOrdinaryBatch, on one goroutine (GOMAXPROCS 1) and on two

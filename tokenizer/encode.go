@@ -237,9 +237,15 @@ func (a *aligner) span(i int) (int, int) {
 // encodeModel pre-tokenizes normalized bytes [from, to) and encodes each
 // piece with the model.
 func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) {
-	if t.scan != nil && !sk.offsets {
-		t.encodeScanned(st, sk, al.s[from:to])
-		return
+	if !sk.offsets {
+		switch {
+		case t.scan != nil:
+			t.encodeScanned(st, sk, al.s[from:to])
+			return
+		case t.finds != nil:
+			t.encodeFound(st, sk, al.s[from:to], 0)
+			return
+		}
 	}
 	t.preTokenize(st, al.s[from:to])
 	if st.err != nil {
@@ -274,25 +280,58 @@ func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) 
 // hand-written scanner (t.scan): each match is a piece, encoded as soon as
 // it is found.
 func (t *Tokenizer) encodeScanned(st *state, sk *sink, s string) {
-	scan, m := t.scan, &t.model
-	ids := sk.ids
+	scan := t.scan
 	for i, k := 0, 0; i < len(s); k++ {
 		if k&1023 == 1023 && st.stopped() {
 			break
 		}
 		e := scan(s, i)
-		w := s[i:e]
+		t.encodePiece(st, sk, s[i:e])
 		i = e
-		id, h, ok := m.whole(w)
-		if ok {
-			ids = append(ids, int(id))
-			continue
-		}
-		for _, tk := range t.merged(st, w, h) {
-			ids = append(ids, int(tk.id))
-		}
 	}
-	sk.ids = ids
+}
+
+// encodeFound is encodeModel, ids only, for a pre-tokenizer that is a
+// sequence of Isolated Splits on hand-written matchers (t.finds): step k
+// splits s into its matches and the gaps between them, each passed on to
+// step k+1 as found; what the last step gives is a piece, encoded at once.
+// It is preTokenize's result without its lists of matches and pieces.
+func (t *Tokenizer) encodeFound(st *state, sk *sink, s string, k int) {
+	if k == len(t.finds) {
+		if st.found++; st.found&1023 == 1023 && st.stopped() {
+			return
+		}
+		t.encodePiece(st, sk, s)
+		return
+	}
+	find := t.finds[k]
+	last := 0
+	for last < len(s) && st.err == nil {
+		start, end := find(s, last)
+		if start < 0 {
+			break
+		}
+		if start > last {
+			t.encodeFound(st, sk, s[last:start], k+1)
+		}
+		t.encodeFound(st, sk, s[start:end], k+1)
+		last = end
+	}
+	if last < len(s) && st.err == nil {
+		t.encodeFound(st, sk, s[last:], k+1)
+	}
+}
+
+// encodePiece appends the ids of one non-empty piece.
+func (t *Tokenizer) encodePiece(st *state, sk *sink, w string) {
+	id, h, ok := t.model.whole(w)
+	if ok {
+		sk.ids = append(sk.ids, int(id))
+		return
+	}
+	for _, tk := range t.merged(st, w, h) {
+		sk.ids = append(sk.ids, int(tk.id))
+	}
 }
 
 // whole returns the id of a piece that is one token without merging: a

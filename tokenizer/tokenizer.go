@@ -25,7 +25,11 @@ type Tokenizer struct {
 	// isolates the matches of a hand-written scanner, then at most a
 	// ByteLevel that adds no prefix space and has no regex of its own (or
 	// a lone ByteLevel whose regex is the scanner).
-	scan  func(s string, i int) int
+	scan func(s string, i int) int
+	// finds, when not nil (and scan is nil), is the whole pre-tokenizer:
+	// Isolated Splits on hand-written matchers, one find function each,
+	// then at most a ByteLevel as for scan.
+	finds []func(s string, pos int) (int, int)
 	trims []bool // one per ByteLevel post-processor with trim_offsets: its add_prefix_space
 
 	hasDecoder bool
@@ -62,6 +66,34 @@ func (t *Tokenizer) finish() {
 	t.rawTrie = buildTrie(raw)
 	t.normTrie = buildTrie(normed)
 	t.scan = scanOnly(t.steps)
+	if t.scan == nil {
+		t.finds = findOnly(t.steps)
+	}
+}
+
+// findOnly returns the find functions of steps when they are Isolated,
+// non-inverted Splits on hand-written matchers (matches never empty), then
+// at most a ByteLevel that adds no prefix space and has no regex; or nil.
+func findOnly(steps []step) []func(string, int) (int, int) {
+	if n := len(steps); n > 0 && steps[n-1].kind == stepByteLevel {
+		if steps[n-1].useRegex || steps[n-1].prefixSpace {
+			return nil
+		}
+		steps = steps[:n-1]
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	finds := make([]func(string, int) (int, int), len(steps))
+	for i, s := range steps {
+		if s.kind != stepSplit || s.behavior != isolated || s.invert {
+			return nil
+		}
+		if finds[i] = split.Finder(s.matcher); finds[i] == nil {
+			return nil
+		}
+	}
+	return finds
 }
 
 // scanOnly returns the scanner that is the whole pre-tokenizer of steps,
@@ -160,6 +192,7 @@ func (t *Tokenizer) Warnings() []string { return append([]string(nil), t.warning
 // The cache belongs to the state, so goroutines never share or lock it.
 type state struct {
 	pieces, next []piece
+	found        int // pieces encodeFound encoded, for its checks of ctx
 	matches      []match
 	kept         []match
 	segs         []segment

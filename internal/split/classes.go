@@ -17,6 +17,7 @@ const (
 	cW                       // o200k's [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 	cNL                      // \r or \n
 	cMulti                   // in ascii: a byte that starts (or is not) a multi-byte character
+	cPS                      // \p{P} or \p{S} (DeepSeek's pattern)
 )
 
 // ascii holds the classes of the ASCII bytes; every other byte is cMulti.
@@ -44,6 +45,7 @@ func buildBMP() *[0x10000]uint8 {
 		{unicode.L, cL}, {unicode.N, cN}, {unicode.White_Space, cS},
 		{unicode.Lu, cU}, {unicode.Lt, cU}, {unicode.Lm, cU | cW}, {unicode.Lo, cU | cW}, {unicode.M, cU | cW},
 		{unicode.Ll, cW},
+		{unicode.P, cPS}, {unicode.S, cPS},
 	} {
 		for _, r := range e.tab.R16 {
 			for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
@@ -76,9 +78,17 @@ func astral(r rune) uint8 {
 		f = cU | cW
 	case unicode.Is(unicode.N, r):
 		f = cN
+	case unicode.Is(unicode.P, r), unicode.Is(unicode.S, r):
+		f = cPS
 	}
 	return f
 }
+
+// mark reports a character of \p{M}: in o200k's classes and not a letter.
+func mark(f uint8) bool { return f&cU != 0 && f&cL == 0 }
+
+// letterOrMark reports a character of [\p{L}\p{M}].
+func letterOrMark(f uint8) bool { return f&cL != 0 || mark(f) }
 
 // class returns the classes of the character at s[i] and its width. An
 // invalid byte is U+FFFD (no class) of width 1, as regexp2 reads Go strings.
@@ -90,6 +100,22 @@ func class(s string, i int) (f uint8, n int) {
 }
 
 func classMulti(s string, i int) (uint8, int) {
+	// Two- and three-byte characters decoded inline (most non-ASCII text);
+	// anything else, invalid bytes included, by utf8.
+	switch c := s[i]; {
+	case 0xC2 <= c && c < 0xE0 && i+1 < len(s):
+		if c1 := s[i+1]; c1&0xC0 == 0x80 {
+			return bmp[rune(c&0x1F)<<6|rune(c1&0x3F)], 2
+		}
+	case 0xE0 <= c && c < 0xF0 && i+2 < len(s):
+		c1, c2 := s[i+1], s[i+2]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 {
+			// Overlong forms (below U+0800) and surrogates are invalid.
+			if r := rune(c&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F); r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				return bmp[r], 3
+			}
+		}
+	}
 	r, n := utf8.DecodeRuneInString(s[i:])
 	if r <= 0xFFFF {
 		return bmp[r], n

@@ -17,6 +17,9 @@ var known = []struct{ name, pattern string }{
 	{"cl100k", PatternCL100K},
 	{"qwen2", PatternQwen2},
 	{"o200k", PatternO200K},
+	{"deepseek-digits", PatternDeepSeekDigits},
+	{"deepseek-cjk", PatternDeepSeekCJK},
+	{"deepseek-words", PatternDeepSeekWords},
 }
 
 // reference returns regexp2's matcher for pattern, built once per test
@@ -127,7 +130,7 @@ func TestScannersMatchRegexp2OnCorpus(t *testing.T) {
 	}
 }
 
-// alphabet is the random generator's alphabet: every class edge of the four
+// alphabet is the random generator's alphabet: every class edge of the
 // patterns.
 var alphabet = []string{
 	"a", "z", "A", "Z", "s", "S", "t", "T", "r", "R", "e", "E", "v", "V", "m", "M", "l", "L", "d", "D",
@@ -138,6 +141,12 @@ var alphabet = []string{
 	"\u00a0", "\u0085", "\u2028", "\u2029", "\u3000", "\u200b", "\ufeff", "\u000b", "\u000c",
 	"😀", "👍🏽", "\u200d", "𝐀", "𝐚", "𞤀", "𠀀",
 	"\xff", "\xc3", "\xe2\x82", "\x80",
+	// DeepSeek's classes: punctuation and symbols, the edges of its CJK
+	// ranges (U+3040 to U+30FF, U+4E00 to U+9FA5), controls and format
+	// characters that no alternative of its word pattern starts with.
+	"$", "+", "^", "`", "~", "@", "[", "€", "©", "°", "¿", "«", "…", "‰", "\ufffd", "\u00ad",
+	"\u303f", "\u3040", "ひ", "\u309f", "\u30a0", "カ", "\u30ff", "\u3100", "\u4dff", "一", "\u9fa5", "\u9fa6",
+	"\x00", "\x1b", "\u200e", "\U000e0001", "\ue000",
 }
 
 func randomText(r *rand.Rand, n int) string {
@@ -210,6 +219,10 @@ func TestClassTable(t *testing.T) {
 		{"NL", `[\r\n]`, func(f uint8) bool { return f&cNL != 0 }},
 		{"other", `[^\s\p{L}\p{N}]`, other},
 		{"prefix", `[^\r\n\p{L}\p{N}]`, prefix},
+		{"PS", `[\p{P}\p{S}]`, func(f uint8) bool { return f&cPS != 0 }},
+		{"M", `\p{M}`, mark},
+		{"LM", `[\p{L}\p{M}]`, letterOrMark},
+		{"deepseek prefix", `[^\r\n\p{L}\p{P}\p{S}]`, func(f uint8) bool { return f&(cNL|cL|cPS) == 0 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ref, err := Backtrack(c.pattern)

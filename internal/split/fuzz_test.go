@@ -29,6 +29,25 @@ func FuzzScannerCL100K(f *testing.F) { fuzzScanner(f, PatternCL100K) }
 func FuzzScannerQwen2(f *testing.F)  { fuzzScanner(f, PatternQwen2) }
 func FuzzScannerO200K(f *testing.F)  { fuzzScanner(f, PatternO200K) }
 
+// fuzzFinder checks a finder (a hand-written matcher of a pattern that
+// does not match everywhere) against regexp2 on the fuzzer's texts. Seeds
+// are in testdata/fuzz/<name>.
+func fuzzFinder(f *testing.F, pattern string) {
+	scan, ref := scannerFor(f, pattern), reference(f, pattern)
+	for _, s := range trickyCorpus {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if d := diff(scan, ref, s); d != "" {
+			t.Fatalf("%q: %s", s, d)
+		}
+	})
+}
+
+func FuzzScannerDeepSeekDigits(f *testing.F) { fuzzFinder(f, PatternDeepSeekDigits) }
+func FuzzScannerDeepSeekCJK(f *testing.F)    { fuzzFinder(f, PatternDeepSeekCJK) }
+func FuzzScannerDeepSeekWords(f *testing.F)  { fuzzFinder(f, PatternDeepSeekWords) }
+
 // FuzzRegexPattern feeds arbitrary patterns to Regex: each is either refused
 // with a *PatternError or runs, and never panics. Seeds are in
 // testdata/fuzz/FuzzRegexPattern.

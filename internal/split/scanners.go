@@ -1,9 +1,10 @@
 package split
 
-// The hand-written scanners. Every known pattern matches at every position
-// (each character is a letter, a number, whitespace or "other", and some
-// alternative takes each), never matches empty and has no look-behind, so
-// Find is the match that starts at pos. Each scanner follows its pattern's
+// The hand-written scanners. Each of the patterns here matches at every
+// position (each character is a letter, a number, whitespace or "other",
+// and some alternative takes each), never matches empty and has no
+// look-behind, so Find is the match that starts at pos. (DeepSeek's
+// patterns do not match everywhere: deepseek.go has finders for them.) Each scanner follows its pattern's
 // alternatives in order, with the backtracking made explicit; the
 // differential tests prove them equal to regexp2 on the same pattern.
 

@@ -8,9 +8,10 @@
 // {"String": s}, matched literally. Go's regexp has no look-ahead, which the
 // common patterns need (\s+(?!\S)), so:
 //
-//   - the patterns of GPT-2, cl100k / Llama 3, Qwen 2 and o200k, recognised by
-//     exact string equality, run on hand-written scanners, each proven equal to
-//     the backtracking engine by differential and fuzz tests;
+//   - the patterns of GPT-2, cl100k / Llama 3, Qwen 2, o200k and the three
+//     of DeepSeek V3, recognised by exact string equality, run on
+//     hand-written scanners, each proven equal to the backtracking engine by
+//     differential and fuzz tests;
 //   - any other pattern is translated construct by construct into the syntax
 //     of github.com/dlclark/regexp2/v2 (a backtracking engine with .NET
 //     syntax) and runs there. A construct whose meaning differs between the
@@ -77,7 +78,8 @@ var GPT2 Matcher = scanner(gpt2)
 
 // Regex returns a Matcher for an Oniguruma pattern as written in
 // tokenizer.json ({"Regex": pattern}). The known patterns (PatternGPT2,
-// PatternCL100K, PatternQwen2, PatternO200K; exact string match) get
+// PatternCL100K, PatternQwen2, PatternO200K, PatternDeepSeekDigits,
+// PatternDeepSeekCJK, PatternDeepSeekWords; exact string match) get
 // hand-written scanners; any other pattern runs on regexp2 with Oniguruma's
 // semantics. A pattern that cannot run faithfully is an error that names the
 // construct.
@@ -89,7 +91,8 @@ func Regex(pattern string) (Matcher, error) {
 }
 
 // Known names the hand-written scanner Regex uses for pattern ("gpt2",
-// "cl100k", "qwen2", "o200k"), or returns "" when pattern runs on regexp2.
+// "cl100k", "qwen2", "o200k", "deepseek-digits", "deepseek-cjk",
+// "deepseek-words"), or returns "" when pattern runs on regexp2.
 func Known(pattern string) string {
 	return scannerNames[pattern]
 }
