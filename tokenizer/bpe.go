@@ -116,7 +116,7 @@ func (m *bpeModel) load(o obj, md *modelData, byteLevel bool) error {
 	if md.mergesPair {
 		per = 2
 	}
-	m.merges = newPairTable(len(md.merges) / per)
+	pairs := make([]pairSlot, 0, len(md.merges)/per)
 	rank := 0
 	for k := 0; k+per <= len(md.merges); k += per {
 		i := k / per
@@ -141,12 +141,14 @@ func (m *bpeModel) load(o obj, md *modelData, byteLevel bool) error {
 		if err != nil {
 			return fmt.Errorf("model.merges[%d]: %v", i, err)
 		}
-		m.merges.put(uint64(ia)<<32|uint64(ib), uint64(rank)<<32|uint64(in))
+		pairs = append(pairs, pairSlot{uint64(ia)<<32 | uint64(ib), uint64(rank)<<32 | uint64(in)})
 		rank++
 	}
 	if md.mergesErr != nil {
 		return fmt.Errorf("model.merges%v", md.mergesErr)
 	}
+	m.merges = newPairTable(len(pairs))
+	m.merges.putAll(pairs)
 	for b := range m.fallback {
 		m.fallback[b] = -1
 		if id, ok := m.vocab.id(fmt.Sprintf("<0x%02X>", b)); ok {

@@ -294,6 +294,38 @@ func (t *pairTable) put(k, v uint64) {
 	t.n++
 }
 
+// putAll puts the pairs in order (a repeated pair keeps its last value),
+// each key a pair and each val its value. A large table is filled in the
+// order of the pairs' home slots (a stable counting sort on their top 12
+// bits), front to back: put in the merges' order, each insertion was a
+// cache and TLB miss somewhere in 16 MB.
+func (t *pairTable) putAll(pairs []pairSlot) {
+	const bucketBits = 12
+	if 64-t.shift <= bucketBits+4 {
+		for _, p := range pairs {
+			t.put(p.key, p.val)
+		}
+		return
+	}
+	bucket := func(k uint64) uint64 { return ((k + 1) * mulA) >> (64 - bucketBits) }
+	starts := make([]int, 1<<bucketBits+1)
+	for _, p := range pairs {
+		starts[bucket(p.key)+1]++
+	}
+	for b := 1; b < len(starts); b++ {
+		starts[b] += starts[b-1]
+	}
+	sorted := make([]pairSlot, len(pairs))
+	for _, p := range pairs {
+		b := bucket(p.key)
+		sorted[starts[b]] = p
+		starts[b]++
+	}
+	for _, p := range sorted {
+		t.put(p.key, p.val)
+	}
+}
+
 func (t *pairTable) get(k uint64) (uint64, bool) {
 	if t.n == 0 {
 		return 0, false
