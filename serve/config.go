@@ -23,7 +23,10 @@ const (
 	// DefaultTimeout bounds one engine request, from sending it to the
 	// last byte of the generation.
 	DefaultTimeout = 10 * time.Minute
-	// DefaultHealthTimeout bounds the engine check of GET /health.
+	// DefaultHealthTimeout bounds each request the gateway makes to check
+	// an engine: GET /health's, each replica probe (every
+	// Config.ProbeInterval) and the engine's model list that GET
+	// /v1/models returns when Config.Model is empty.
 	DefaultHealthTimeout = 5 * time.Second
 	// DefaultPingInterval is how long a stream may stay silent before the
 	// gateway writes a keep-alive (the Messages API's ping event).
@@ -171,7 +174,7 @@ type Config struct {
 	// a request can still set chat_template_kwargs.allow_missing_thinking.
 	AllowMissingThinking bool
 	// AllowMarkers lets message content and names, argument values and
-	// schema fields (harmony.FindMarkers) carry Harmony markers, which the
+	// schema fields (harmony.MarkerUses) carry Harmony markers, which the
 	// engine then reads as format tokens. By default they are a 400 naming
 	// the value's JSON path.
 	AllowMarkers bool

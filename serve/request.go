@@ -367,13 +367,13 @@ func lateInstructionsError(path, role, fix string) *apiError {
 }
 
 // checkMarkers refuses a marker in any string the prompt would carry as
-// is: content, argument values, schema fields (harmony.FindMarkers), unless
+// is: content, argument values, schema fields (harmony.MarkerUses), unless
 // the server allows them (DECISIONS.md, Names and markers).
 func (r *request) checkMarkers(_ *chatRequest, cfg *Config) *apiError {
 	if cfg.markersAllowed() {
 		return nil
 	}
-	if uses := harmony.FindMarkers(r.messages, &r.opts); len(uses) > 0 {
+	if uses := harmony.MarkerUses(r.messages, &r.opts); len(uses) > 0 {
 		return markerError(uses[0])
 	}
 	return nil
@@ -396,7 +396,21 @@ func harmonyError(path, code string, err error) *apiError {
 	if !errors.As(err, &re) {
 		return badRequest(path, code, path+": "+err.Error())
 	}
-	return badRequest(path, code, harmony.JoinPath(path, re.Path)+": "+re.Msg)
+	return badRequest(path, code, joinPath(path, re.Path)+": "+re.Msg)
+}
+
+// joinPath joins two parts of a JSON path as harmony.RenderError.Path
+// writes them: an index part follows without a dot ("tools" and "[2]"
+// give "tools[2]"), another part after a dot, and an empty part gives the
+// other.
+func joinPath(prefix, path string) string {
+	switch {
+	case path == "":
+		return prefix
+	case prefix == "" || path[0] == '[':
+		return prefix + path
+	}
+	return prefix + "." + path
 }
 
 // decodeArguments replaces arguments sent as a JSON string by the object
@@ -419,7 +433,7 @@ func argumentsError(path string, err error) *apiError {
 	if !errors.As(err, &re) {
 		return badRequest(path, "invalid_arguments", path+": "+err.Error())
 	}
-	p := harmony.JoinPath(path, re.Path)
+	p := joinPath(path, re.Path)
 	return badRequest(p, "invalid_arguments", p+": "+re.Msg)
 }
 
@@ -547,7 +561,7 @@ func checkRequestMarkers(r *request, cfg *Config, origin []string) *apiError {
 			return mapMessagePath(markerError(harmony.MarkerUse{Path: "messages[" + strconv.Itoa(i) + "].name", Marker: mk}), origin, "")
 		}
 	}
-	if uses := harmony.FindMarkers(r.messages, &r.opts); len(uses) > 0 {
+	if uses := harmony.MarkerUses(r.messages, &r.opts); len(uses) > 0 {
 		u := uses[0]
 		// A message's content is the request value its origin names.
 		if rest, ok := strings.CutSuffix(u.Path, "].content"); ok && strings.HasPrefix(rest, "messages[") && !strings.Contains(rest, ".") {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/beamharmony/harmony/grammar"
+	"golang.org/x/net/netutil"
 )
 
 // Server is the gateway's HTTP handler. It serves
@@ -513,9 +514,9 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, opts RunOptions) 
 	errc := make(chan error, 1)
 	if opts.TLSConfig != nil {
 		srv.TLSConfig = opts.TLSConfig.Clone()
-		go func() { errc <- srv.ServeTLS(LimitListener(ln, maxConns), "", "") }()
+		go func() { errc <- srv.ServeTLS(netutil.LimitListener(ln, maxConns), "", "") }()
 	} else {
-		go func() { errc <- srv.Serve(LimitListener(ln, maxConns)) }()
+		go func() { errc <- srv.Serve(netutil.LimitListener(ln, maxConns)) }()
 	}
 	select {
 	case err := <-errc:

@@ -1,0 +1,17 @@
+package serve
+
+import "testing"
+
+func TestJoinPath(t *testing.T) {
+	for _, tt := range []struct{ prefix, path, want string }{
+		{"messages[1]", "content[0].type", "messages[1].content[0].type"},
+		{"tools", "[2]", "tools[2]"},
+		{"tools", "", "tools"},
+		{"", "name", "name"},
+		{"", "", ""},
+	} {
+		if got := joinPath(tt.prefix, tt.path); got != tt.want {
+			t.Errorf("joinPath(%q, %q) = %q, want %q", tt.prefix, tt.path, got, tt.want)
+		}
+	}
+}
