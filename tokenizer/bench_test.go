@@ -21,8 +21,8 @@ import (
 )
 
 // benchTexts are the benchmark inputs: English prose (the README), Go code
-// (the renderer's sources) and the realistic prompt (the rendered
-// testdata/bench/realistic_request.json).
+// (the renderer's sources), the realistic prompt (the rendered
+// testdata/bench/realistic_request.json) and a multilingual text (32 KiB).
 func benchTexts(b *testing.B) map[string]string {
 	b.Helper()
 	read := func(paths ...string) string {
@@ -52,9 +52,10 @@ func benchTexts(b *testing.B) map[string]string {
 		b.Fatal(err)
 	}
 	return map[string]string{
-		"prose":  strings.Join(prose, "\n\n"),
-		"code":   read("../render.go", "../parse.go", "../typescript.go"),
-		"prompt": prompt,
+		"prose":        strings.Join(prose, "\n\n"),
+		"code":         read("../render.go", "../parse.go", "../typescript.go"),
+		"prompt":       prompt,
+		"multilingual": strings.Repeat(multilingual, 1+(32<<10)/len(multilingual)),
 	}
 }
 
@@ -70,7 +71,7 @@ func BenchmarkEncode(b *testing.B) {
 		b.Fatal(err)
 	}
 	texts := benchTexts(b)
-	for _, name := range []string{"prose", "code", "prompt"} {
+	for _, name := range []string{"prose", "code", "prompt", "multilingual"} {
 		text := texts[name]
 		b.Run(name+"/harmony", func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
@@ -168,7 +169,6 @@ const multilingual = "東京の天気は晴れ、気温は２３度です。午�
 func BenchmarkEncodeDeepSeek(b *testing.B) {
 	fast, slow := deepseekLike(b)
 	texts := benchTexts(b)
-	texts["multilingual"] = strings.Repeat(multilingual, 1+(32<<10)/len(multilingual))
 	for _, name := range []string{"prose", "code", "prompt", "multilingual"} {
 		text := texts[name]
 		for _, c := range []struct {
