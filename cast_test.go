@@ -148,13 +148,13 @@ func TestCastWithoutSchema(t *testing.T) {
 	other.Function.Name = "other"
 	res, _ = harmony.Parse(gen, &harmony.ParseOptions{Tools: []harmony.Tool{other}})
 	if string(res.Message.ToolCalls[0].Function.Arguments) != `{"v": "3"}` || len(res.Warnings) != 1 ||
-		!strings.Contains(res.Warnings[0], "unknown tool") {
+		!strings.Contains(res.Warnings[0].Msg, "unknown tool") {
 		t.Errorf("unknown tool: %s %q", res.Message.ToolCalls[0].Function.Arguments, res.Warnings)
 	}
 	res, _ = harmony.Parse(strings.Replace(gen, `name="v"`, `name="w"`, 1),
 		&harmony.ParseOptions{Tools: []harmony.Tool{castTool(`{"type": "integer"}`)}})
 	if string(res.Message.ToolCalls[0].Function.Arguments) != `{"w": "3"}` || len(res.Warnings) != 1 ||
-		!strings.Contains(res.Warnings[0], "not in the tool's schema") {
+		!strings.Contains(res.Warnings[0].Msg, "not in the tool's schema") {
 		t.Errorf("unknown property: %s %q", res.Message.ToolCalls[0].Function.Arguments, res.Warnings)
 	}
 }

@@ -6,15 +6,23 @@ import (
 	"sync"
 )
 
-// Warning is a problem Lint found in a request that renders but is likely
-// to mislead the model. Path names the value, as in RenderError.
+// Warning is a problem found in what renders or parses but is likely to
+// mislead the model or its reader: Lint's findings in a request, and
+// Parse's in a generation. Path names the value, as in RenderError; it is
+// empty for a generation's warnings, generated text having no JSON path.
 type Warning struct {
 	Path string
 	Msg  string
 }
 
-// String returns "path: message".
-func (w Warning) String() string { return w.Path + ": " + w.Msg }
+// String returns "path: message", or the message alone when there is no
+// path (as RenderError.Error does).
+func (w Warning) String() string {
+	if w.Path == "" {
+		return w.Msg
+	}
+	return w.Path + ": " + w.Msg
+}
 
 // TrainedSearch and TrainedBrowse are the definitions of the built-in tools
 // Beam was trained with (page: Built-in tools). Declaring search or browse

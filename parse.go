@@ -36,8 +36,9 @@ type Parsed struct {
 	Message Message
 	// Warnings report what parsed but may not be what the model meant: a
 	// value that fits none of its property's types, an unknown tool or
-	// argument, text after the end marker.
-	Warnings []string
+	// argument, text after the end marker. They have no Path: generated
+	// text is not JSON; each Msg names the call and argument it is about.
+	Warnings []Warning
 	// End is MarkerReturn or MarkerCall, or "" when the input ended
 	// without either (a server that strips stop tokens).
 	End string

@@ -38,7 +38,7 @@ type assembler struct {
 	schemas           map[string]*toolSchema
 	scratch           pyjson.Doc
 
-	warnings []string
+	warnings []Warning
 	end      string
 	rest     textAcc
 }
@@ -164,7 +164,7 @@ func (a *assembler) fail(off int, msg string) {
 	a.err = &ParseError{Offset: off, Msg: msg}
 }
 
-func (a *assembler) warn(msg string) { a.warnings = append(a.warnings, msg) }
+func (a *assembler) warn(msg string) { a.warnings = append(a.warnings, Warning{Msg: msg}) }
 
 func (a *assembler) emit(e Event) {
 	if !a.noEvents {
@@ -713,7 +713,7 @@ func (a *assembler) result() *Parsed {
 	}
 	res.Warnings = a.warnings
 	if res.Rest != "" {
-		res.Warnings = append(res.Warnings, strconv.Itoa(len(res.Rest))+" bytes after "+a.end+" were not parsed")
+		res.Warnings = append(res.Warnings, Warning{Msg: strconv.Itoa(len(res.Rest)) + " bytes after " + a.end + " were not parsed"})
 	}
 	return res
 }

@@ -41,7 +41,7 @@ func summarize(res *harmony.Parsed, err error, events []harmony.Event) *outcome 
 	o := &outcome{}
 	if res != nil {
 		o.message = string(res.Message.AppendJSON(nil))
-		o.warnings = strings.Join(res.Warnings, "\n")
+		o.warnings = joinWarnings(res.Warnings)
 		o.end, o.rest = res.End, res.Rest
 	}
 	if err != nil {
@@ -503,4 +503,16 @@ func eventTextsNeverChange(t *testing.T, gen string) {
 			}
 		}
 	}
+}
+
+// joinWarnings returns the warnings' texts, one per line.
+func joinWarnings(ws []harmony.Warning) string { return strings.Join(warningTexts(ws), "\n") }
+
+// warningTexts returns each warning's text.
+func warningTexts(ws []harmony.Warning) []string {
+	var texts []string
+	for _, w := range ws {
+		texts = append(texts, w.String())
+	}
+	return texts
 }

@@ -385,7 +385,9 @@ func (c *exchange) noteParsed(p *harmony.Parsed) {
 	if p == nil {
 		return
 	}
-	c.warnings = append(c.warnings, p.Warnings...)
+	for _, w := range p.Warnings {
+		c.warnings = append(c.warnings, w.String())
+	}
 	if p.Rest != "" {
 		c.warnings = append(c.warnings, "text after "+p.End+" was not parsed: "+string(truncate([]byte(p.Rest), 80)))
 	}

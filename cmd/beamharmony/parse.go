@@ -94,7 +94,7 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "parse", err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "beamharmony parse: warning: %s\n", strings.ReplaceAll(w, "\n", " "))
+		fmt.Fprintf(stderr, "beamharmony parse: warning: %s\n", strings.ReplaceAll(w.String(), "\n", " "))
 	}
 	if perr != nil {
 		return fail(stderr, "parse", perr)
