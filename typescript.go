@@ -280,7 +280,7 @@ var comparisons *int
 // small schema whose definitions refer to each other twice per level
 // would otherwise declare gigabytes (docs/gap-decisions.md). 4 MiB, about
 // a million tokens, is beyond any model's context, and writing it takes
-// tens of milliseconds (BENCHMARKS.md).
+// tens of milliseconds (docs/benchmark-history.md).
 const MaxDeclarationBytes = 4 << 20
 
 // MaxRefWork bounds how many schema values the $ref expansions of one

@@ -234,7 +234,7 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // batches in flight and the Parquet row group), at least
 // minDatasetMemoryLimit. Without it the collector lets the heap grow to
 // twice what is live, tokenizer included: about 230 MB of peak RSS for
-// token output to Parquet instead of 180 (BENCHMARKS.md). It returns the
+// token output to Parquet instead of 180 (docs/benchmark-history.md). It returns the
 // function that puts the old limit back.
 func setDatasetMemoryLimit(workers int) func() {
 	if os.Getenv("GOMEMLIMIT") != "" {
