@@ -114,7 +114,7 @@ func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Forma
 		return nil, "", nil
 	}
 	if raw[0] != '{' {
-		return nil, "", badRequest(path, "invalid_type", path+": must be an object such as {\"type\": \"json_object\"}, got "+kindOf(raw))
+		return nil, "", paramError(path, "invalid_type", "must be an object such as {\"type\": \"json_object\"}, got "+kindOf(raw))
 	}
 	var f struct {
 		Type       json.RawMessage `json:"type"`
@@ -123,7 +123,7 @@ func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Forma
 		JSONSchema json.RawMessage `json:"json_schema"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, "", badRequest(path, "invalid_type", path+"."+jsonErrorText(err))
+		return nil, "", paramJSONError(path, "invalid_type", err)
 	}
 	typ, err := rawString(f.Type, path+".type")
 	if err != nil {
@@ -136,9 +136,9 @@ func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Forma
 		return &grammar.Format{}, "", nil
 	case "json_schema":
 	case "":
-		return nil, "", badRequest(path+".type", "invalid_value", path+".type: required: text, json_object or json_schema")
+		return nil, "", paramError(path+".type", "invalid_value", "required: text, json_object or json_schema")
 	default:
-		return nil, "", badRequest(path+".type", "unsupported_parameter", path+".type: "+quoteText(typ)+
+		return nil, "", paramError(path+".type", "unsupported_parameter", quoteText(typ)+
 			" is not supported; use text, json_object or json_schema")
 	}
 	schemaPath := path + ".schema"
@@ -146,11 +146,11 @@ func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Forma
 		// Chat Completions: {"type": "json_schema", "json_schema": {"name", "schema", "strict"}}.
 		inner := path + ".json_schema"
 		if isNull(f.JSONSchema) || f.JSONSchema[0] != '{' {
-			return nil, "", badRequest(inner, "invalid_type", inner+": required with type json_schema, an object with name and schema")
+			return nil, "", paramError(inner, "invalid_type", "required with type json_schema, an object with name and schema")
 		}
 		f.Schema, f.Strict = nil, nil
 		if err := json.Unmarshal(f.JSONSchema, &f); err != nil {
-			return nil, "", badRequest(inner, "invalid_type", inner+"."+jsonErrorText(err))
+			return nil, "", paramJSONError(inner, "invalid_type", err)
 		}
 		schemaPath = inner + ".schema"
 	}
@@ -164,7 +164,7 @@ func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Forma
 		// No schema: any JSON value.
 		schema = json.RawMessage(`{}`)
 	case schema[0] != '{' && string(schema) != "true" && string(schema) != "false":
-		return nil, "", badRequest(schemaPath, "invalid_type", schemaPath+": must be a JSON Schema object, got "+kindOf(schema))
+		return nil, "", paramError(schemaPath, "invalid_type", "must be a JSON Schema object, got "+kindOf(schema))
 	}
 	return &grammar.Format{Schema: schema, Strict: strict}, schemaPath, nil
 }
@@ -187,10 +187,10 @@ func (c *exchange) compileGrammar() *apiError {
 	if err != nil {
 		var ge *grammar.Error
 		if !errors.As(err, &ge) {
-			return badRequest(k.param(), "invalid_constraint", k.param()+": "+err.Error())
+			return paramError(k.param(), "invalid_constraint", err.Error())
 		}
 		p := k.mapPath(ge.Path)
-		return badRequest(p, "invalid_constraint", p+": "+ge.Msg)
+		return paramError(p, "invalid_constraint", ge.Msg)
 	}
 	c.grammar = g
 	for _, d := range g.Dropped {
@@ -216,7 +216,7 @@ func (c *exchange) checkEngine(w http.ResponseWriter) *apiError {
 				msg: p + ": the engine did not answer the gateway's questions about its kind, which decide how the grammar that " +
 					"constrains the generation is sent; retry once the engine is up. Detection: " + why}).withDetail(why)
 		}
-		return badRequest(p, "engine_cannot_constrain", p+": cannot be honoured: the gateway does not know which engine serves it "+
+		return paramError(p, "engine_cannot_constrain", "cannot be honoured: the gateway does not know which engine serves it "+
 			"(llama.cpp, vLLM or SGLang), so it cannot send the grammar that would constrain the generation; "+
 			"start the gateway with --engine. Detection: "+why).withDetail(why)
 	}
@@ -304,7 +304,7 @@ func (tc *toolChoice) checkAllowed(names []string) *apiError {
 	for i, a := range tc.allowed {
 		if !slices.Contains(names, a) {
 			p := tc.allowedPath + "[" + strconv.Itoa(i) + "]"
-			return badRequest(p, "invalid_value", p+": names "+quoteText(a)+", which is not among the tools")
+			return paramError(p, "invalid_value", "names "+quoteText(a)+", which is not among the tools")
 		}
 	}
 	return nil
@@ -325,7 +325,7 @@ func toolChoiceHead(raw json.RawMessage, param string) (tc toolChoice, object bo
 	case '{':
 		return tc, true, nil
 	}
-	return tc, false, badRequest(param, "invalid_type", param+": must be a string or an object, got "+kindOf(raw))
+	return tc, false, paramError(param, "invalid_type", "must be a string or an object, got "+kindOf(raw))
 }
 
 // decodeChatToolChoice reads Chat Completions' tool_choice: "auto",
@@ -343,7 +343,7 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		AllowedTools json.RawMessage `json:"allowed_tools"`
 	}
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return tc, badRequest(param, "invalid_type", param+"."+jsonErrorText(err))
+		return tc, paramJSONError(param, "invalid_type", err)
 	}
 	switch obj.Type {
 	case "function":
@@ -351,14 +351,14 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 			Name json.RawMessage `json:"name"`
 		}
 		if isNull(obj.Function) || obj.Function[0] != '{' || json.Unmarshal(obj.Function, &f) != nil {
-			return tc, badRequest(param+".function", "invalid_type", param+".function: required, an object such as {\"name\": \"get_weather\"}")
+			return tc, paramError(param+".function", "invalid_type", "required, an object such as {\"name\": \"get_weather\"}")
 		}
 		name, err := rawString(f.Name, param+".function.name")
 		if err != nil {
 			return tc, err
 		}
 		if name == "" {
-			return tc, badRequest(param+".function.name", "invalid_value", param+".function.name: required, the function to call")
+			return tc, paramError(param+".function.name", "invalid_value", "required, the function to call")
 		}
 		tc.choice, tc.name = grammar.Named, name
 		return tc, nil
@@ -374,7 +374,7 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		}
 		p := param + ".allowed_tools"
 		if isNull(obj.AllowedTools) || obj.AllowedTools[0] != '{' || json.Unmarshal(obj.AllowedTools, &a) != nil {
-			return tc, badRequest(p, "invalid_type", p+": required, an object with mode and tools")
+			return tc, paramError(p, "invalid_type", "required, an object with mode and tools")
 		}
 		if err := tc.setMode(a.Mode, p+".mode", false); err != nil {
 			return tc, err
@@ -383,15 +383,15 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		for i, t := range a.Tools {
 			if t.Type != "function" || t.Function.Name == "" {
 				tp := p + ".tools[" + strconv.Itoa(i) + "]"
-				return tc, badRequest(tp, "invalid_value", tp+": must be {\"type\": \"function\", \"function\": {\"name\": ...}}")
+				return tc, paramError(tp, "invalid_value", "must be {\"type\": \"function\", \"function\": {\"name\": ...}}")
 			}
 			tc.allowed = append(tc.allowed, t.Function.Name)
 		}
 		return tc, nil
 	case "custom":
-		return tc, badRequest(param+".type", "unsupported_tool_choice", param+".type: custom tools are not supported; declare function tools")
+		return tc, paramError(param+".type", "unsupported_tool_choice", "custom tools are not supported; declare function tools")
 	}
-	return tc, badRequest(param+".type", "invalid_value", param+".type: must be function or allowed_tools, got "+quoteText(obj.Type))
+	return tc, paramError(param+".type", "invalid_value", "must be function or allowed_tools, got "+quoteText(obj.Type))
 }
 
 // decodeResponsesToolChoice reads the Responses API's tool_choice: "auto",
@@ -413,7 +413,7 @@ func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return tc, badRequest(param, "invalid_type", param+"."+jsonErrorText(err))
+		return tc, paramJSONError(param, "invalid_type", err)
 	}
 	switch obj.Type {
 	case "function":
@@ -422,7 +422,7 @@ func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 			return tc, err
 		}
 		if name == "" {
-			return tc, badRequest(param+".name", "invalid_value", param+".name: required, the function to call")
+			return tc, paramError(param+".name", "invalid_value", "required, the function to call")
 		}
 		tc.choice, tc.name = grammar.Named, name
 		return tc, nil
@@ -434,13 +434,13 @@ func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		for i, t := range obj.Tools {
 			if t.Type != "function" || t.Name == "" {
 				tp := param + ".tools[" + strconv.Itoa(i) + "]"
-				return tc, badRequest(tp, "invalid_value", tp+": must be {\"type\": \"function\", \"name\": ...}; this gateway runs no built-in tools")
+				return tc, paramError(tp, "invalid_value", "must be {\"type\": \"function\", \"name\": ...}; this gateway runs no built-in tools")
 			}
 			tc.allowed = append(tc.allowed, t.Name)
 		}
 		return tc, nil
 	}
-	return tc, badRequest(param+".type", "unsupported_tool_choice", param+".type: "+quoteText(obj.Type)+
+	return tc, paramError(param+".type", "unsupported_tool_choice", quoteText(obj.Type)+
 		" is not supported; use function or allowed_tools (this gateway runs no built-in tools)")
 }
 
@@ -459,7 +459,7 @@ func (tc *toolChoice) setMode(s, param string, none bool) *apiError {
 		if none {
 			want = "auto, none or required"
 		}
-		return badRequest(param, "invalid_value", param+": must be "+want+", got "+quoteText(s))
+		return paramError(param, "invalid_value", "must be "+want+", got "+quoteText(s))
 	}
 	return nil
 }

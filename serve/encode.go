@@ -30,7 +30,7 @@ func (c *exchange) renderTokens(req *request) (*harmony.Tokens, *apiError) {
 	case c.clientCtx.Err() != nil:
 		return nil, &apiError{status: statusClientClosed, kind: kindClientClosed, code: "client_closed", msg: "client closed the request"}
 	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, split.ErrMatchTimeout):
-		return nil, badRequest("messages", "tokenize_timeout", "messages: the server's tokenizer could not encode the prompt within its time limit "+
+		return nil, paramError("messages", "tokenize_timeout", "the server's tokenizer could not encode the prompt within its time limit "+
 			"(its split pattern backtracks too long on this text); change or shorten the text")
 	}
 	return nil, renderError(err)

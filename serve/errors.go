@@ -60,9 +60,30 @@ func (e *apiError) appendJSON(dst []byte) []byte {
 	return append(dst, "}}"...)
 }
 
-// badRequest is a 400 for the request field param.
+// badRequest is a 400 for the request field param with the message msg
+// as given; paramError, paramJSONError and bodyError write the usual
+// messages, which start with the parameter's path.
 func badRequest(param, code, msg string) *apiError {
 	return &apiError{status: http.StatusBadRequest, kind: kindBadRequest, msg: msg, param: param, code: code}
+}
+
+// paramError is a 400 for the request parameter param (a JSON path)
+// whose message names it: "param: what".
+func paramError(param, code, what string) *apiError {
+	return badRequest(param, code, param+": "+what)
+}
+
+// paramJSONError is a 400 for the request parameter param (a JSON path)
+// that encoding/json could not decode: the message names the field
+// inside it, "param.field: must be ...".
+func paramJSONError(param, code string, err error) *apiError {
+	return badRequest(param, code, param+"."+jsonErrorText(err))
+}
+
+// bodyError is a 400 for the request body as a whole: "request body:
+// what".
+func bodyError(code, what string) *apiError {
+	return badRequest("", code, "request body: "+what)
 }
 
 // engineError is a 502: the engine failed or answered nonsense. msg goes

@@ -202,7 +202,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiE
 			return nil, &apiError{status: http.StatusRequestTimeout, kind: kindBadRequest, code: "body_timeout",
 				msg: "request body: not received within " + s.cfg.bodyTimeout().String() + " (--body-timeout)"}
 		}
-		return nil, badRequest("", "body_read", "request body: "+err.Error())
+		return nil, bodyError("body_read", err.Error())
 	}
 	// Lift the deadline, so that it cannot end a long stream.
 	_ = rc.SetReadDeadline(time.Time{})
@@ -856,7 +856,7 @@ func (c *exchange) fitMaxTokens(n int) *apiError {
 		case r.maxTokensParam == "":
 			r.maxTokens = min(r.maxTokens, max)
 		case r.maxTokens > max:
-			return badRequest(r.maxTokensParam, "context_length_exceeded", r.maxTokensParam+": "+itoa(r.maxTokens)+
+			return paramError(r.maxTokensParam, "context_length_exceeded", itoa(r.maxTokens)+
 				" is more than the model's context length of "+itoa(max)+" tokens (--max-model-len)")
 		}
 		return nil
@@ -870,7 +870,7 @@ func (c *exchange) fitMaxTokens(n int) *apiError {
 	case r.maxTokensParam == "":
 		r.maxTokens = room
 	case r.maxTokens > room:
-		return badRequest(r.maxTokensParam, "context_length_exceeded", r.maxTokensParam+": "+itoa(r.maxTokens)+
+		return paramError(r.maxTokensParam, "context_length_exceeded", itoa(r.maxTokens)+
 			" is more than the "+itoa(room)+" tokens the model's context length of "+itoa(max)+" tokens (--max-model-len) leaves after the "+
 			strconv.Itoa(n)+"-token prompt; ask for at most "+itoa(room))
 	}

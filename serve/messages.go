@@ -97,11 +97,11 @@ func (m *messagesReply) request() *request { return m.req }
 func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesReply, *apiError) {
 	cfg := &s.cfg
 	if !utf8.Valid(body) {
-		return nil, badRequest("", "invalid_utf8", "request body: not valid UTF-8")
+		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var mb messagesBody
 	if err := json.Unmarshal(body, &mb); err != nil {
-		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
+		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
 	m := &messagesReply{req: r}
@@ -110,14 +110,14 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 		return nil, err
 	}
 	if r.model == "" && cfg.Model == "" {
-		return nil, badRequest("model", "missing_model", "model: required (or start the server with --model)")
+		return nil, paramError("model", "missing_model", "required (or start the server with --model)")
 	}
 	r.maxTokens = cfg.maxTokens()
 	if n, set, err := rawInt(mb.MaxTokens, "max_tokens"); err != nil {
 		return nil, err
 	} else if set {
 		if n < 1 {
-			return nil, badRequest("max_tokens", "invalid_value", "max_tokens: must be at least 1, got "+strconv.FormatInt(n, 10))
+			return nil, paramError("max_tokens", "invalid_value", "must be at least 1, got "+strconv.FormatInt(n, 10))
 		}
 		r.maxTokens, r.maxTokensParam = n, "max_tokens"
 	}
@@ -170,7 +170,7 @@ func decodeStopSequences(raw json.RawMessage) ([]string, *apiError) {
 	}
 	var list []string
 	if raw[0] != '[' || json.Unmarshal(raw, &list) != nil {
-		return nil, badRequest("stop_sequences", "invalid_type", "stop_sequences: must be a list of strings, got "+kindOf(raw))
+		return nil, paramError("stop_sequences", "invalid_type", "must be a list of strings, got "+kindOf(raw))
 	}
 	out := list[:0]
 	for _, s := range list {
@@ -212,7 +212,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 			BudgetTokens json.RawMessage `json:"budget_tokens"`
 		}
 		if thinking[0] != '{' || json.Unmarshal(thinking, &t) != nil {
-			return badRequest("thinking", "invalid_type", "thinking: must be an object such as {\"type\": \"enabled\", \"budget_tokens\": 8192}")
+			return paramError("thinking", "invalid_type", "must be an object such as {\"type\": \"enabled\", \"budget_tokens\": 8192}")
 		}
 		switch t.Type {
 		case "enabled":
@@ -221,14 +221,14 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 				return err
 			}
 			if !set || n < 1 {
-				return badRequest("thinking.budget_tokens", "invalid_value", "thinking.budget_tokens: required with type enabled, a positive integer")
+				return paramError("thinking.budget_tokens", "invalid_value", "required with type enabled, a positive integer")
 			}
 			r.opts.ReasoningEffort = harmony.EffortLabel(effortForBudget(n))
 		case "disabled":
 			r.opts.ReasoningEffort = harmony.EffortLabel("minimal")
 		case "adaptive":
 		default:
-			return badRequest("thinking.type", "invalid_value", "thinking.type: must be enabled, disabled or adaptive, got "+quoteText(t.Type))
+			return paramError("thinking.type", "invalid_value", "must be enabled, disabled or adaptive, got "+quoteText(t.Type))
 		}
 	}
 	if !isNull(outputConfig) {
@@ -236,7 +236,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 			Effort json.RawMessage `json:"effort"`
 		}
 		if outputConfig[0] != '{' || json.Unmarshal(outputConfig, &oc) != nil {
-			return badRequest("output_config", "invalid_type", "output_config: must be an object, got "+kindOf(outputConfig))
+			return paramError("output_config", "invalid_type", "must be an object, got "+kindOf(outputConfig))
 		}
 		effort, err := rawString(oc.Effort, "output_config.effort")
 		if err != nil {
@@ -247,7 +247,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 		case "low", "medium", "high", "xhigh", "max":
 			r.opts.ReasoningEffort = harmony.EffortLabel(effort)
 		default:
-			return badRequest("output_config.effort", "invalid_value", "output_config.effort: must be low, medium, high, xhigh or max, got "+quoteText(effort))
+			return paramError("output_config.effort", "invalid_value", "must be low, medium, high, xhigh or max, got "+quoteText(effort))
 		}
 	}
 	return nil
@@ -267,7 +267,7 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 			DisableParallelToolUse json.RawMessage `json:"disable_parallel_tool_use"`
 		}
 		if rawChoice[0] != '{' || json.Unmarshal(rawChoice, &tc) != nil {
-			return badRequest("tool_choice", "invalid_type", "tool_choice: must be an object such as {\"type\": \"auto\"}, got "+kindOf(rawChoice))
+			return paramError("tool_choice", "invalid_type", "must be an object such as {\"type\": \"auto\"}, got "+kindOf(rawChoice))
 		}
 		switch tc.Type {
 		case "auto":
@@ -278,12 +278,12 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 			r.constraint.choice = grammar.Required
 		case "tool":
 			if tc.Name == "" {
-				return badRequest("tool_choice.name", "invalid_value", "tool_choice.name: required with type tool, the tool to call")
+				return paramError("tool_choice.name", "invalid_value", "required with type tool, the tool to call")
 			}
 			r.constraint.choice, r.constraint.name = grammar.Named, tc.Name
 			r.constraint.choiceParam = "tool_choice.name"
 		default:
-			return badRequest("tool_choice.type", "invalid_value", "tool_choice.type: must be auto, any, tool or none, got "+quoteText(tc.Type))
+			return paramError("tool_choice.type", "invalid_value", "must be auto, any, tool or none, got "+quoteText(tc.Type))
 		}
 		if v, _, err := rawBool(tc.DisableParallelToolUse, "tool_choice.disable_parallel_tool_use"); err != nil {
 			return err
@@ -297,28 +297,28 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 	}
 	var raws []json.RawMessage
 	if rawTools[0] != '[' || json.Unmarshal(rawTools, &raws) != nil {
-		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(rawTools))
+		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
 	}
 	tools := make([]harmony.Tool, len(raws))
 	for i, raw := range raws {
 		path := "tools[" + strconv.Itoa(i) + "]"
 		var t anthropicTool
 		if len(raw) == 0 || raw[0] != '{' {
-			return badRequest(path, "invalid_tool", path+": must be an object, got "+kindOf(raw))
+			return paramError(path, "invalid_tool", "must be an object, got "+kindOf(raw))
 		}
 		if err := json.Unmarshal(raw, &t); err != nil {
-			return badRequest(path, "invalid_tool", path+"."+jsonErrorText(err))
+			return paramJSONError(path, "invalid_tool", err)
 		}
 		if t.Type != "" && t.Type != "custom" {
-			return badRequest(path+".type", "unsupported_tool", path+".type: "+quoteText(t.Type)+
+			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
 				" is an Anthropic-defined tool this gateway cannot run; declare it as a custom tool with an input_schema")
 		}
 		if t.Name == "" {
-			return badRequest(path+".name", "invalid_tool", path+".name: required")
+			return paramError(path+".name", "invalid_tool", "required")
 		}
 		schema := bytes.TrimSpace(t.InputSchema)
 		if len(schema) == 0 || schema[0] != '{' {
-			return badRequest(path+".input_schema", "invalid_tool", path+".input_schema: required, a JSON Schema object")
+			return paramError(path+".input_schema", "invalid_tool", "required, a JSON Schema object")
 		}
 		strict, _, err := rawBool(t.Strict, path+".strict")
 		if err != nil {
@@ -351,7 +351,7 @@ func (m *messagesReply) decodeOutputFormat(outputConfig, outputFormat json.RawMe
 	raw, path := oc.Format, "output_config.format"
 	if !isNull(outputFormat) {
 		if !isNull(raw) {
-			return badRequest("output_format", "invalid_value", "output_format: set output_config.format or output_format, not both")
+			return paramError("output_format", "invalid_value", "set output_config.format or output_format, not both")
 		}
 		raw, path = outputFormat, "output_format"
 	}
@@ -362,7 +362,7 @@ func (m *messagesReply) decodeOutputFormat(outputConfig, outputFormat json.RawMe
 		Type string `json:"type"`
 	}
 	if raw[0] == '{' && json.Unmarshal(raw, &t) == nil && t.Type != "json_schema" {
-		return badRequest(path+".type", "invalid_value", path+".type: must be json_schema, got "+quoteText(t.Type))
+		return paramError(path+".type", "invalid_value", "must be json_schema, got "+quoteText(t.Type))
 	}
 	format, schemaPath, err := decodeFormat(raw, path, false)
 	if err != nil {
@@ -401,7 +401,7 @@ func blocksText(raw json.RawMessage, path string) (string, *apiError) {
 	case '[':
 		var blocks []contentBlock
 		if err := json.Unmarshal(raw, &blocks); err != nil {
-			return "", badRequest(path, "invalid_type", path+": must be a string or a list of text blocks ("+jsonErrorText(err)+")")
+			return "", paramError(path, "invalid_type", "must be a string or a list of text blocks ("+jsonErrorText(err)+")")
 		}
 		var b strings.Builder
 		for j := range blocks {
@@ -410,7 +410,7 @@ func blocksText(raw json.RawMessage, path string) (string, *apiError) {
 				return "", unsupportedBlock(bp, blocks[j].Type)
 			}
 			if blocks[j].Text == nil {
-				return "", badRequest(bp+".text", "invalid_block", bp+".text: required, a string")
+				return "", paramError(bp+".text", "invalid_block", "required, a string")
 			}
 			if j > 0 {
 				b.WriteByte('\n')
@@ -419,11 +419,11 @@ func blocksText(raw json.RawMessage, path string) (string, *apiError) {
 		}
 		return b.String(), nil
 	}
-	return "", badRequest(path, "invalid_type", path+": must be a string or a list of text blocks, got "+kindOf(raw))
+	return "", paramError(path, "invalid_type", "must be a string or a list of text blocks, got "+kindOf(raw))
 }
 
 func unsupportedBlock(path, typ string) *apiError {
-	return badRequest(path+".type", "unsupported_block", path+".type: "+quoteText(typ)+
+	return paramError(path+".type", "unsupported_block", quoteText(typ)+
 		" blocks are not supported here; Beam reads text, and this gateway takes text, thinking, redacted_thinking, tool_use and tool_result blocks")
 }
 
@@ -440,7 +440,7 @@ func (m *messagesReply) add(path string, msg harmony.Message) {
 func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError {
 	var msgs []json.RawMessage
 	if isNull(raw) || raw[0] != '[' || json.Unmarshal(raw, &msgs) != nil || len(msgs) == 0 {
-		return badRequest("messages", "missing_messages", "messages: required, a non-empty list of messages")
+		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
 	}
 	allow := s.cfg.AllowMissingThinking
 	lastAssistant := -1 // index in m.req.messages of the open assistant turn
@@ -448,15 +448,15 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 		path := "messages[" + strconv.Itoa(i) + "]"
 		var am anthropicMessage
 		if len(rm) == 0 || rm[0] != '{' {
-			return badRequest(path, "invalid_message", path+": must be an object, got "+kindOf(rm))
+			return paramError(path, "invalid_message", "must be an object, got "+kindOf(rm))
 		}
 		if err := json.Unmarshal(rm, &am); err != nil {
-			return badRequest(path, "invalid_message", path+"."+jsonErrorText(err))
+			return paramJSONError(path, "invalid_message", err)
 		}
 		var blocks []contentBlock
 		switch {
 		case isNull(am.Content):
-			return badRequest(path+".content", "invalid_message", path+".content: required")
+			return paramError(path+".content", "invalid_message", "required")
 		case am.Content[0] == '"':
 			var text string
 			_ = json.Unmarshal(am.Content, &text)
@@ -466,7 +466,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 				return badRequest(path+".content", "invalid_message", path+".content"+jsonPathText(err))
 			}
 		default:
-			return badRequest(path+".content", "invalid_message", path+".content: must be a string or a list of content blocks, got "+kindOf(am.Content))
+			return paramError(path+".content", "invalid_message", "must be a string or a list of content blocks, got "+kindOf(am.Content))
 		}
 		switch am.Role {
 		case "user":
@@ -476,7 +476,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 			}
 		case "assistant":
 			if i == len(msgs)-1 {
-				return badRequest(path, "unsupported_prefill", path+": a final assistant message (a prefill) is not supported; Beam starts every turn with its reasoning")
+				return paramError(path, "unsupported_prefill", "a final assistant message (a prefill) is not supported; Beam starts every turn with its reasoning")
 			}
 			if lastAssistant < 0 {
 				m.add(path, harmony.Message{Role: harmony.RoleAssistant})
@@ -497,7 +497,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 			}
 			m.add(path, harmony.Message{Role: harmony.RoleSystem, Content: text})
 		default:
-			return badRequest(path+".role", "invalid_role", path+".role: must be user, assistant or system, got "+quoteText(am.Role))
+			return paramError(path+".role", "invalid_role", "must be user, assistant or system, got "+quoteText(am.Role))
 		}
 	}
 	if allow {
@@ -505,7 +505,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 	}
 	for i := range m.req.messages {
 		if msg := &m.req.messages[i]; msg.Role == harmony.RoleAssistant && msg.Reasoning == "" {
-			return badRequest(m.origin[i], "missing_reasoning", m.origin[i]+": the assistant turn has no thinking block. "+
+			return paramError(m.origin[i], "missing_reasoning", "the assistant turn has no thinking block. "+
 				"Dropping reasoning from earlier turns degrades this model's output: send back the thinking blocks this server returned, "+
 				"with their signatures, or start the server with --allow-missing-thinking")
 		}
@@ -539,7 +539,7 @@ func (m *messagesReply) userMessage(path string, blocks []contentBlock) *apiErro
 		switch b.Type {
 		case "text":
 			if b.Text == nil {
-				return badRequest(bp+".text", "invalid_block", bp+".text: required, a string")
+				return paramError(bp+".text", "invalid_block", "required, a string")
 			}
 			if texts > 0 {
 				text.WriteByte('\n')
@@ -549,7 +549,7 @@ func (m *messagesReply) userMessage(path string, blocks []contentBlock) *apiErro
 		case "tool_result":
 			flush()
 			if b.ToolUseID == "" {
-				return badRequest(bp+".tool_use_id", "invalid_block", bp+".tool_use_id: required, the id of the tool_use block it answers")
+				return paramError(bp+".tool_use_id", "invalid_block", "required, the id of the tool_use block it answers")
 			}
 			content, err := blocksText(b.Content, bp+".content")
 			if err != nil {
@@ -574,11 +574,10 @@ func (m *messagesReply) assistantMessage(path string, blocks []contentBlock, t *
 		switch b.Type {
 		case "thinking":
 			if b.Thinking == nil {
-				return badRequest(bp+".thinking", "invalid_block", bp+".thinking: required, a string")
+				return paramError(bp+".thinking", "invalid_block", "required, a string")
 			}
 			if !allow && (b.Signature == nil || !sg.verify(*b.Thinking, *b.Signature)) {
-				return badRequest(bp+".signature", "invalid_thinking_signature", bp+".signature: "+
-					"missing or not this server's signature of the thinking text; send thinking blocks back exactly as this server returned them "+
+				return paramError(bp+".signature", "invalid_thinking_signature", "missing or not this server's signature of the thinking text; send thinking blocks back exactly as this server returned them "+
 					"(edited or foreign reasoning misleads the model), or start the server with --allow-missing-thinking")
 			}
 			if t.Reasoning != "" && *b.Thinking != "" {
@@ -594,18 +593,18 @@ func (m *messagesReply) assistantMessage(path string, blocks []contentBlock, t *
 			}
 		case "text":
 			if b.Text == nil {
-				return badRequest(bp+".text", "invalid_block", bp+".text: required, a string")
+				return paramError(bp+".text", "invalid_block", "required, a string")
 			}
 			if strings.TrimSpace(*b.Text) != "" {
 				texts = append(texts, *b.Text)
 			}
 		case "tool_use":
 			if b.Name == "" {
-				return badRequest(bp+".name", "invalid_block", bp+".name: required")
+				return paramError(bp+".name", "invalid_block", "required")
 			}
 			input := bytes.TrimSpace(b.Input)
 			if len(input) == 0 || input[0] != '{' {
-				return badRequest(bp+".input", "invalid_block", bp+".input: must be an object, got "+kindOf(input))
+				return paramError(bp+".input", "invalid_block", "must be an object, got "+kindOf(input))
 			}
 			t.ToolCalls = append(t.ToolCalls, harmony.ToolCall{ID: b.ID, Type: "function",
 				Function: harmony.FunctionCall{Name: b.Name, Arguments: input}})
@@ -620,7 +619,7 @@ func (m *messagesReply) assistantMessage(path string, blocks []contentBlock, t *
 		t.Content += strings.Join(texts, "\n\n")
 	}
 	if t.Content != "" && len(t.ToolCalls) > 0 {
-		return badRequest(path+".content", "invalid_message", path+".content: an assistant turn with tool_use blocks must not have text blocks; "+
+		return paramError(path+".content", "invalid_message", "an assistant turn with tool_use blocks must not have text blocks; "+
 			"Beam writes no commentary before its calls")
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,11 +89,11 @@ type request struct {
 // the offending field.
 func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
 	if !utf8.Valid(body) {
-		return nil, badRequest("", "invalid_utf8", "request body: not valid UTF-8")
+		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var cr chatRequest
 	if err := json.Unmarshal(body, &cr); err != nil {
-		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
+		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
 	steps := [...]func(*chatRequest, *Config) *apiError{
@@ -158,7 +157,7 @@ func rawString(raw json.RawMessage, param string) (string, *apiError) {
 	}
 	var s string
 	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return "", badRequest(param, "invalid_type", param+": must be a string, got "+kindOf(raw))
+		return "", paramError(param, "invalid_type", "must be a string, got "+kindOf(raw))
 	}
 	return s, nil
 }
@@ -172,7 +171,7 @@ func rawBool(raw json.RawMessage, param string) (value, set bool, err *apiError)
 	case "false":
 		return false, true, nil
 	}
-	return false, false, badRequest(param, "invalid_type", param+": must be true or false, got "+kindOf(raw))
+	return false, false, paramError(param, "invalid_type", "must be true or false, got "+kindOf(raw))
 }
 
 // rawInt reads an integer; a number with a fraction or exponent is refused.
@@ -182,7 +181,7 @@ func rawInt(raw json.RawMessage, param string) (int64, bool, *apiError) {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
-		return 0, false, badRequest(param, "invalid_type", param+": must be an integer, got "+string(truncate(raw, 40)))
+		return 0, false, paramError(param, "invalid_type", "must be an integer, got "+string(truncate(raw, 40)))
 	}
 	return n, true, nil
 }
@@ -203,12 +202,12 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 		return err
 	}
 	if r.model == "" && cfg.Model == "" {
-		return badRequest("model", "missing_model", "model: required (or start the server with --model)")
+		return paramError("model", "missing_model", "required (or start the server with --model)")
 	}
 	if n, set, err := rawInt(cr.N, "n"); err != nil {
 		return err
 	} else if set && n != 1 {
-		return badRequest("n", "unsupported_n", "n: only 1 is supported, got "+strconv.FormatInt(n, 10))
+		return paramError("n", "unsupported_n", "only 1 is supported, got "+strconv.FormatInt(n, 10))
 	}
 	r.maxTokens = cfg.maxTokens()
 	for _, f := range [...]struct {
@@ -221,7 +220,7 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 		}
 		if set {
 			if n < 1 {
-				return badRequest(f.name, "invalid_value", f.name+": must be at least 1, got "+strconv.FormatInt(n, 10))
+				return paramError(f.name, "invalid_value", "must be at least 1, got "+strconv.FormatInt(n, 10))
 			}
 			r.maxTokens, r.maxTokensParam = n, f.name
 			break
@@ -261,7 +260,7 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 			IncludeUsage json.RawMessage `json:"include_usage"`
 		}
 		if cr.StreamOptions[0] != '{' || json.Unmarshal(cr.StreamOptions, &so) != nil {
-			return badRequest("stream_options", "invalid_type", "stream_options: must be an object, got "+kindOf(cr.StreamOptions))
+			return paramError("stream_options", "invalid_type", "must be an object, got "+kindOf(cr.StreamOptions))
 		}
 		if r.wantUsage, _, err = rawBool(so.IncludeUsage, "stream_options.include_usage"); err != nil {
 			return err
@@ -270,7 +269,7 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 	if logprobs, _, err := rawBool(cr.Logprobs, "logprobs"); err != nil {
 		return err
 	} else if logprobs {
-		return badRequest("logprobs", "unsupported_parameter", "logprobs: not supported by this gateway")
+		return paramError("logprobs", "unsupported_parameter", "not supported by this gateway")
 	}
 	format, schemaPath, err := decodeFormat(cr.ResponseFormat, "response_format", true)
 	if err != nil {
@@ -297,10 +296,10 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 		}
 	case '[':
 		if json.Unmarshal(raw, &list) != nil {
-			return nil, badRequest("stop", "invalid_type", "stop: must be a string or a list of strings")
+			return nil, paramError("stop", "invalid_type", "must be a string or a list of strings")
 		}
 	default:
-		return nil, badRequest("stop", "invalid_type", "stop: must be a string or a list of strings, got "+kindOf(raw))
+		return nil, paramError("stop", "invalid_type", "must be a string or a list of strings, got "+kindOf(raw))
 	}
 	out := list[:0]
 	for _, s := range list {
@@ -318,7 +317,7 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 // checkMarkers, unless the server allows them (DECISIONS.md, Serving).
 func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 	if len(cr.Messages) == 0 {
-		return badRequest("messages", "missing_messages", "messages: required, a non-empty list of messages")
+		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
 	}
 	r.messages = make([]harmony.Message, len(cr.Messages))
 	for i, raw := range cr.Messages {
@@ -384,7 +383,7 @@ func markerError(u harmony.MarkerUse) *apiError {
 	if u.Key != "" {
 		what = "key " + string(appendString(nil, u.Key)) + " " + what
 	}
-	return badRequest(u.Path, "marker_in_message", u.Path+": "+what+
+	return paramError(u.Path, "marker_in_message", what+
 		", which the engine would read as a format token; remove it, or start the server with --allow-markers")
 }
 
@@ -394,7 +393,7 @@ func markerError(u harmony.MarkerUse) *apiError {
 func harmonyError(path, code string, err error) *apiError {
 	var re *harmony.RenderError
 	if !errors.As(err, &re) {
-		return badRequest(path, code, path+": "+err.Error())
+		return paramError(path, code, err.Error())
 	}
 	return badRequest(path, code, joinPath(path, re.Path)+": "+re.Msg)
 }
@@ -431,10 +430,10 @@ func decodeArguments(f *harmony.FunctionCall, path string) *apiError {
 func argumentsError(path string, err error) *apiError {
 	var re *harmony.RenderError
 	if !errors.As(err, &re) {
-		return badRequest(path, "invalid_arguments", path+": "+err.Error())
+		return paramError(path, "invalid_arguments", err.Error())
 	}
 	p := joinPath(path, re.Path)
-	return badRequest(p, "invalid_arguments", p+": "+re.Msg)
+	return paramError(p, "invalid_arguments", re.Msg)
 }
 
 // decodeTools reads tools, tool_choice and parallel_tool_calls. "none"
@@ -459,7 +458,7 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 	}
 	var raws []json.RawMessage
 	if cr.Tools[0] != '[' || json.Unmarshal(cr.Tools, &raws) != nil {
-		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(cr.Tools))
+		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(cr.Tools))
 	}
 	tools := make([]harmony.Tool, 0, len(raws))
 	names := make([]string, len(raws))
@@ -508,10 +507,10 @@ func (r *request) decodeTemplateArgs(cr *chatRequest, cfg *Config) *apiError {
 	if !isNull(cr.ChatTemplateKwargs) {
 		var kw chatTemplateKwargs
 		if cr.ChatTemplateKwargs[0] != '{' {
-			return badRequest("chat_template_kwargs", "invalid_type", "chat_template_kwargs: must be an object, got "+kindOf(cr.ChatTemplateKwargs))
+			return paramError("chat_template_kwargs", "invalid_type", "must be an object, got "+kindOf(cr.ChatTemplateKwargs))
 		}
 		if err := json.Unmarshal(cr.ChatTemplateKwargs, &kw); err != nil {
-			return badRequest("chat_template_kwargs", "invalid_type", "chat_template_kwargs."+jsonErrorText(err))
+			return paramJSONError("chat_template_kwargs", "invalid_type", err)
 		}
 		if !isNull(kw.ReasoningEffort) {
 			effort = kw.ReasoningEffort
@@ -522,8 +521,7 @@ func (r *request) decodeTemplateArgs(cr *chatRequest, cfg *Config) *apiError {
 		}
 		if !isNull(kw.BuiltinTools) {
 			if kw.BuiltinTools[0] != '[' || json.Unmarshal(kw.BuiltinTools, &r.opts.BuiltinTools) != nil {
-				return badRequest("chat_template_kwargs.builtin_tools", "invalid_type",
-					"chat_template_kwargs.builtin_tools: must be a list of tool names")
+				return paramError("chat_template_kwargs.builtin_tools", "invalid_type", "must be a list of tool names")
 			}
 		}
 		if v, set, err := rawBool(kw.AllowMissingThinking, "chat_template_kwargs.allow_missing_thinking"); err != nil {
@@ -541,7 +539,7 @@ func (r *request) decodeTemplateArgs(cr *chatRequest, cfg *Config) *apiError {
 		// Any JSON value is kept; the renderer reports one that is not an
 		// integer or a label with the page's text.
 		if err := r.opts.ReasoningEffort.UnmarshalJSON(effort); err != nil {
-			return badRequest("reasoning_effort", "invalid_reasoning_effort", fmt.Sprintf("reasoning_effort: %v", err))
+			return paramError("reasoning_effort", "invalid_reasoning_effort", err.Error())
 		}
 	}
 	return nil

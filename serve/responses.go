@@ -101,11 +101,11 @@ func (rr *responsesReply) add(path string, msg harmony.Message) {
 func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError) {
 	cfg := &s.cfg
 	if !utf8.Valid(body) {
-		return nil, badRequest("", "invalid_utf8", "request body: not valid UTF-8")
+		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var rb responsesBody
 	if err := json.Unmarshal(body, &rb); err != nil {
-		return nil, badRequest("", "invalid_json", "request body: "+jsonErrorText(err))
+		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
 	rr := &responsesReply{req: r, parallel: true}
@@ -114,7 +114,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 		return nil, err
 	}
 	if r.model == "" && cfg.Model == "" {
-		return nil, badRequest("model", "missing_model", "model: required (or start the server with --model)")
+		return nil, paramError("model", "missing_model", "required (or start the server with --model)")
 	}
 	if store, _, err := rawBool(rb.Store, "store"); err != nil {
 		return nil, err
@@ -132,14 +132,14 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if bg, _, err := rawBool(rb.Background, "background"); err != nil {
 		return nil, err
 	} else if bg {
-		return nil, badRequest("background", "unsupported_parameter", "background: not supported; this gateway is stateless, so stream or wait for the response")
+		return nil, paramError("background", "unsupported_parameter", "not supported; this gateway is stateless, so stream or wait for the response")
 	}
 	r.maxTokens = cfg.maxTokens()
 	if n, set, err := rawInt(rb.MaxOutputTokens, "max_output_tokens"); err != nil {
 		return nil, err
 	} else if set {
 		if n < 1 {
-			return nil, badRequest("max_output_tokens", "invalid_value", "max_output_tokens: must be at least 1, got "+strconv.FormatInt(n, 10))
+			return nil, paramError("max_output_tokens", "invalid_value", "must be at least 1, got "+strconv.FormatInt(n, 10))
 		}
 		r.maxTokens, r.maxTokensParam = n, "max_output_tokens"
 		rr.maxOutputTokens = rb.MaxOutputTokens
@@ -165,7 +165,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 			Effort json.RawMessage `json:"effort"`
 		}
 		if rb.Reasoning[0] != '{' || json.Unmarshal(rb.Reasoning, &rs) != nil {
-			return nil, badRequest("reasoning", "invalid_type", "reasoning: must be an object such as {\"effort\": \"medium\"}, got "+kindOf(rb.Reasoning))
+			return nil, paramError("reasoning", "invalid_type", "must be an object such as {\"effort\": \"medium\"}, got "+kindOf(rb.Reasoning))
 		}
 		if rr.effort, err = rawString(rs.Effort, "reasoning.effort"); err != nil {
 			return nil, err
@@ -219,7 +219,7 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 	}
 	var raws []json.RawMessage
 	if rawTools[0] != '[' || json.Unmarshal(rawTools, &raws) != nil {
-		return badRequest("tools", "invalid_type", "tools: must be a list of tools, got "+kindOf(rawTools))
+		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
 	}
 	tools := make([]harmony.Tool, 0, len(raws))
 	names := make([]string, len(raws))
@@ -233,14 +233,14 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 			Strict      json.RawMessage `json:"strict"`
 		}
 		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &t) != nil {
-			return badRequest(path, "invalid_tool", path+": must be a function tool object")
+			return paramError(path, "invalid_tool", "must be a function tool object")
 		}
 		if t.Type != "function" {
-			return badRequest(path+".type", "unsupported_tool", path+".type: "+quoteText(t.Type)+
+			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
 				" is a built-in tool this gateway cannot run; declare function tools, which your client runs")
 		}
 		if t.Name == "" {
-			return badRequest(path+".name", "invalid_tool", path+".name: required")
+			return paramError(path+".name", "invalid_tool", "required")
 		}
 		strict, _, err := rawBool(t.Strict, path+".strict")
 		if err != nil {
@@ -250,7 +250,7 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 		if isNull(params) {
 			params = json.RawMessage(`{"type": "object", "properties": {}}`)
 		} else if params[0] != '{' {
-			return badRequest(path+".parameters", "invalid_tool", path+".parameters: must be a JSON Schema object, got "+kindOf(params))
+			return paramError(path+".parameters", "invalid_tool", "must be a JSON Schema object, got "+kindOf(params))
 		}
 		names[i] = t.Name
 		if !tc.allows(t.Name) {
@@ -280,13 +280,13 @@ func (rr *responsesReply) decodeText(raw json.RawMessage) *apiError {
 		return nil
 	}
 	if raw[0] != '{' {
-		return badRequest("text", "invalid_type", "text: must be an object such as {\"format\": {\"type\": \"json_object\"}}, got "+kindOf(raw))
+		return paramError("text", "invalid_type", "must be an object such as {\"format\": {\"type\": \"json_object\"}}, got "+kindOf(raw))
 	}
 	var t struct {
 		Format json.RawMessage `json:"format"`
 	}
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return badRequest("text", "invalid_type", "text."+jsonErrorText(err))
+		return paramJSONError("text", "invalid_type", err)
 	}
 	format, schemaPath, err := decodeFormat(t.Format, "text.format", false)
 	if err != nil {
@@ -306,7 +306,7 @@ func (rr *responsesReply) decodeText(raw json.RawMessage) *apiError {
 // reasoning item after a finished turn starts the next one.
 func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError {
 	if isNull(raw) {
-		return badRequest("input", "missing_input", "input: required, a string or a list of input items")
+		return paramError("input", "missing_input", "required, a string or a list of input items")
 	}
 	if raw[0] == '"' {
 		text, err := rawString(raw, "input")
@@ -318,7 +318,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 	}
 	var items []json.RawMessage
 	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil || len(items) == 0 {
-		return badRequest("input", "missing_input", "input: must be a string or a non-empty list of input items")
+		return paramError("input", "missing_input", "must be a string or a non-empty list of input items")
 	}
 	allow := s.cfg.AllowMissingThinking
 	turn := -1 // index of the open assistant turn
@@ -333,10 +333,10 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 		path := "input[" + strconv.Itoa(i) + "]"
 		var it inputItem
 		if len(ri) == 0 || ri[0] != '{' {
-			return badRequest(path, "invalid_item", path+": must be an object, got "+kindOf(ri))
+			return paramError(path, "invalid_item", "must be an object, got "+kindOf(ri))
 		}
 		if err := json.Unmarshal(ri, &it); err != nil {
-			return badRequest(path, "invalid_item", path+"."+jsonErrorText(err))
+			return paramJSONError(path, "invalid_item", err)
 		}
 		typ := it.Type
 		if typ == "" && it.Role != "" {
@@ -359,7 +359,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 				}
 				t.Content += text
 			default:
-				return badRequest(path+".role", "invalid_role", path+".role: must be user, system, developer or assistant, got "+quoteText(it.Role))
+				return paramError(path+".role", "invalid_role", "must be user, system, developer or assistant, got "+quoteText(it.Role))
 			}
 		case "reasoning":
 			text, ok, err := rr.reasoningText(path, &it, s.signer, allow)
@@ -380,7 +380,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 			}
 		case "function_call":
 			if it.Name == "" {
-				return badRequest(path+".name", "invalid_item", path+".name: required")
+				return paramError(path+".name", "invalid_item", "required")
 			}
 			f := harmony.FunctionCall{Name: it.Name, Arguments: it.Arguments}
 			if isNull(it.Arguments) {
@@ -393,7 +393,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 			t.ToolCalls = append(t.ToolCalls, harmony.ToolCall{ID: it.CallID, Type: "function", Function: f})
 		case "function_call_output":
 			if it.CallID == "" {
-				return badRequest(path+".call_id", "invalid_item", path+".call_id: required, the call_id of the function_call it answers")
+				return paramError(path+".call_id", "invalid_item", "required, the call_id of the function_call it answers")
 			}
 			out, err := partsText(it.Output, path+".output")
 			if err != nil {
@@ -404,7 +404,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 		case "item_reference":
 			return statelessError(path, path+": item_reference needs stored items, and this gateway is stateless")
 		default:
-			return badRequest(path+".type", "unsupported_item", path+".type: "+quoteText(typ)+
+			return paramError(path+".type", "unsupported_item", quoteText(typ)+
 				" items are not supported; this gateway takes message, reasoning, function_call and function_call_output items")
 		}
 	}
@@ -417,11 +417,11 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 			continue
 		}
 		if m.Content != "" && len(m.ToolCalls) > 0 {
-			return badRequest(rr.origin[i], "invalid_item", rr.origin[i]+": an assistant message and function calls in one turn; "+
+			return paramError(rr.origin[i], "invalid_item", "an assistant message and function calls in one turn; "+
 				"Beam writes no commentary before its calls, so put a reasoning item between them")
 		}
 		if m.Reasoning == "" && !allow {
-			return badRequest(rr.origin[i], "missing_reasoning", rr.origin[i]+": the assistant turn has no reasoning item before it. "+
+			return paramError(rr.origin[i], "missing_reasoning", "the assistant turn has no reasoning item before it. "+
 				"Dropping reasoning from earlier turns degrades this model's output: send back the reasoning items this server returned, "+
 				"with their encrypted_content, or start the server with --allow-missing-thinking")
 		}
@@ -445,7 +445,7 @@ func (rr *responsesReply) reasoningText(path string, it *inputItem, sg *signer, 
 		}
 	}
 	refuse := func(param, why string) (string, bool, *apiError) {
-		return "", false, badRequest(param, "invalid_reasoning_signature", param+": "+why+
+		return "", false, paramError(param, "invalid_reasoning_signature", why+
 			"; send reasoning items back exactly as this server returned them (edited or foreign reasoning misleads the model), "+
 			"or start the server with --allow-missing-thinking")
 	}
@@ -480,7 +480,7 @@ func partsText(raw json.RawMessage, path string) (string, *apiError) {
 	case '[':
 		var parts []textPart
 		if err := json.Unmarshal(raw, &parts); err != nil {
-			return "", badRequest(path, "invalid_type", path+": must be a string or a list of text parts ("+jsonErrorText(err)+")")
+			return "", paramError(path, "invalid_type", "must be a string or a list of text parts ("+jsonErrorText(err)+")")
 		}
 		var b strings.Builder
 		for j := range parts {
@@ -488,11 +488,11 @@ func partsText(raw json.RawMessage, path string) (string, *apiError) {
 			switch parts[j].Type {
 			case "input_text", "output_text", "reasoning_text", "summary_text", "text":
 			default:
-				return "", badRequest(pp+".type", "unsupported_content", pp+".type: "+quoteText(parts[j].Type)+
+				return "", paramError(pp+".type", "unsupported_content", quoteText(parts[j].Type)+
 					" parts are not supported; Beam reads text")
 			}
 			if parts[j].Text == nil {
-				return "", badRequest(pp+".text", "invalid_content", pp+".text: required, a string")
+				return "", paramError(pp+".text", "invalid_content", "required, a string")
 			}
 			if j > 0 {
 				b.WriteByte('\n')
@@ -501,5 +501,5 @@ func partsText(raw json.RawMessage, path string) (string, *apiError) {
 		}
 		return b.String(), nil
 	}
-	return "", badRequest(path, "invalid_type", path+": must be a string or a list of text parts, got "+kindOf(raw))
+	return "", paramError(path, "invalid_type", "must be a string or a list of text parts, got "+kindOf(raw))
 }

@@ -42,10 +42,10 @@ func rawSampling(raw json.RawMessage, param string, rg numRange) (json.RawMessag
 		return nil, nil
 	}
 	if kindOf(raw) != "a number" {
-		return nil, badRequest(param, "invalid_type", param+": must be "+rg.text+", got "+kindOf(raw))
+		return nil, paramError(param, "invalid_type", "must be "+rg.text+", got "+kindOf(raw))
 	}
 	bad := func() (json.RawMessage, *apiError) {
-		return nil, badRequest(param, "invalid_value", param+": must be "+rg.text+", got "+string(truncate(raw, 40)))
+		return nil, paramError(param, "invalid_value", "must be "+rg.text+", got "+string(truncate(raw, 40)))
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	switch {
