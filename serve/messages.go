@@ -34,15 +34,13 @@ var messagesEndpoint = &endpoint{
 // messagesBody is the part of a Messages request the gateway reads.
 // Values are kept raw so that each can be checked with an error naming it.
 type messagesBody struct {
-	Model         json.RawMessage `json:"model"`
-	MaxTokens     json.RawMessage `json:"max_tokens"`
-	System        json.RawMessage `json:"system"`
-	Messages      json.RawMessage `json:"messages"`
-	Tools         json.RawMessage `json:"tools"`
-	ToolChoice    json.RawMessage `json:"tool_choice"`
-	Temperature   json.RawMessage `json:"temperature"`
-	TopP          json.RawMessage `json:"top_p"`
-	TopK          json.RawMessage `json:"top_k"`
+	Model      json.RawMessage `json:"model"`
+	MaxTokens  json.RawMessage `json:"max_tokens"`
+	System     json.RawMessage `json:"system"`
+	Messages   json.RawMessage `json:"messages"`
+	Tools      json.RawMessage `json:"tools"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
+	samplingBody
 	StopSequences json.RawMessage `json:"stop_sequences"`
 	Stream        json.RawMessage `json:"stream"`
 	Thinking      json.RawMessage `json:"thinking"`
@@ -121,15 +119,8 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 		}
 		r.maxTokens, r.maxTokensParam = n, "max_tokens"
 	}
-	for _, f := range [...]struct {
-		dst  *json.RawMessage
-		raw  json.RawMessage
-		name string
-		rg   numRange
-	}{{&r.temperature, mb.Temperature, "temperature", temperatureRangeClaude}, {&r.topP, mb.TopP, "top_p", topPRange}, {&r.topK, mb.TopK, "top_k", topKRange}} {
-		if *f.dst, err = rawSampling(f.raw, f.name, f.rg); err != nil {
-			return nil, err
-		}
+	if err := r.decodeSampling(&mb.samplingBody, messagesSampling); err != nil {
+		return nil, err
 	}
 	if r.stop, err = decodeStopSequences(mb.StopSequences); err != nil {
 		return nil, err

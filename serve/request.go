@@ -24,21 +24,15 @@ type chatRequest struct {
 	ChatTemplateKwargs  json.RawMessage   `json:"chat_template_kwargs"`
 	MaxTokens           json.RawMessage   `json:"max_tokens"`
 	MaxCompletionTokens json.RawMessage   `json:"max_completion_tokens"`
-	Temperature         json.RawMessage   `json:"temperature"`
-	TopP                json.RawMessage   `json:"top_p"`
-	PresencePenalty     json.RawMessage   `json:"presence_penalty"`
-	FrequencyPenalty    json.RawMessage   `json:"frequency_penalty"`
-	TopK                json.RawMessage   `json:"top_k"`
-	MinP                json.RawMessage   `json:"min_p"`
-	RepetitionPenalty   json.RawMessage   `json:"repetition_penalty"`
-	Seed                json.RawMessage   `json:"seed"`
-	Stop                json.RawMessage   `json:"stop"`
-	Stream              json.RawMessage   `json:"stream"`
-	StreamOptions       json.RawMessage   `json:"stream_options"`
-	N                   json.RawMessage   `json:"n"`
-	Logprobs            json.RawMessage   `json:"logprobs"`
-	ResponseFormat      json.RawMessage   `json:"response_format"`
-	ParallelToolCalls   json.RawMessage   `json:"parallel_tool_calls"`
+	samplingBody
+	Seed              json.RawMessage `json:"seed"`
+	Stop              json.RawMessage `json:"stop"`
+	Stream            json.RawMessage `json:"stream"`
+	StreamOptions     json.RawMessage `json:"stream_options"`
+	N                 json.RawMessage `json:"n"`
+	Logprobs          json.RawMessage `json:"logprobs"`
+	ResponseFormat    json.RawMessage `json:"response_format"`
+	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
 }
 
 // chatTemplateKwargs are the template arguments a request may pass in
@@ -226,23 +220,8 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 			break
 		}
 	}
-	for _, f := range [...]struct {
-		dst  *json.RawMessage
-		raw  json.RawMessage
-		name string
-		rg   numRange
-	}{
-		{&r.temperature, cr.Temperature, "temperature", temperatureRange},
-		{&r.topP, cr.TopP, "top_p", topPRange},
-		{&r.presencePenalty, cr.PresencePenalty, "presence_penalty", penaltyRange},
-		{&r.frequencyPenalty, cr.FrequencyPenalty, "frequency_penalty", penaltyRange},
-		{&r.topK, cr.TopK, "top_k", topKRange},
-		{&r.minP, cr.MinP, "min_p", minPRange},
-		{&r.repetitionPenalty, cr.RepetitionPenalty, "repetition_penalty", repetitionPenaltyRange},
-	} {
-		if *f.dst, err = rawSampling(f.raw, f.name, f.rg); err != nil {
-			return err
-		}
+	if err := r.decodeSampling(&cr.samplingBody, chatSampling); err != nil {
+		return err
 	}
 	if _, set, err := rawInt(cr.Seed, "seed"); err != nil {
 		return err

@@ -31,15 +31,14 @@ var responsesEndpoint = &endpoint{
 
 // responsesBody is the part of a Responses request the gateway reads.
 type responsesBody struct {
-	Model              json.RawMessage `json:"model"`
-	Input              json.RawMessage `json:"input"`
-	Instructions       json.RawMessage `json:"instructions"`
-	Tools              json.RawMessage `json:"tools"`
-	ToolChoice         json.RawMessage `json:"tool_choice"`
-	Reasoning          json.RawMessage `json:"reasoning"`
-	MaxOutputTokens    json.RawMessage `json:"max_output_tokens"`
-	Temperature        json.RawMessage `json:"temperature"`
-	TopP               json.RawMessage `json:"top_p"`
+	Model           json.RawMessage `json:"model"`
+	Input           json.RawMessage `json:"input"`
+	Instructions    json.RawMessage `json:"instructions"`
+	Tools           json.RawMessage `json:"tools"`
+	ToolChoice      json.RawMessage `json:"tool_choice"`
+	Reasoning       json.RawMessage `json:"reasoning"`
+	MaxOutputTokens json.RawMessage `json:"max_output_tokens"`
+	samplingBody
 	Stream             json.RawMessage `json:"stream"`
 	ParallelToolCalls  json.RawMessage `json:"parallel_tool_calls"`
 	Store              json.RawMessage `json:"store"`
@@ -144,10 +143,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 		r.maxTokens, r.maxTokensParam = n, "max_output_tokens"
 		rr.maxOutputTokens = rb.MaxOutputTokens
 	}
-	if r.temperature, err = rawSampling(rb.Temperature, "temperature", temperatureRange); err != nil {
-		return nil, err
-	}
-	if r.topP, err = rawSampling(rb.TopP, "top_p", topPRange); err != nil {
+	if err := r.decodeSampling(&rb.samplingBody, responsesSampling); err != nil {
 		return nil, err
 	}
 	if r.stream, _, err = rawBool(rb.Stream, "stream"); err != nil {

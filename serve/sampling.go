@@ -35,6 +35,70 @@ var (
 	repetitionPenaltyRange = numRange{min: 0, max: math.MaxFloat64, minOpen: true, text: "a finite number above 0"}
 )
 
+// samplingBody holds the sampling parameters of a request body; the
+// three APIs' bodies embed it, and each API reads the parameters of its
+// list (chatSampling, messagesSampling, responsesSampling), ignoring the
+// others as before.
+type samplingBody struct {
+	Temperature       json.RawMessage `json:"temperature"`
+	TopP              json.RawMessage `json:"top_p"`
+	PresencePenalty   json.RawMessage `json:"presence_penalty"`
+	FrequencyPenalty  json.RawMessage `json:"frequency_penalty"`
+	TopK              json.RawMessage `json:"top_k"`
+	MinP              json.RawMessage `json:"min_p"`
+	RepetitionPenalty json.RawMessage `json:"repetition_penalty"`
+}
+
+// samplingParam is a sampling parameter an API takes and its range.
+type samplingParam struct {
+	name string
+	rg   numRange
+}
+
+// The sampling parameters of each API, in the order they are checked.
+var (
+	chatSampling = []samplingParam{
+		{"temperature", temperatureRange}, {"top_p", topPRange},
+		{"presence_penalty", penaltyRange}, {"frequency_penalty", penaltyRange},
+		{"top_k", topKRange}, {"min_p", minPRange}, {"repetition_penalty", repetitionPenaltyRange},
+	}
+	messagesSampling  = []samplingParam{{"temperature", temperatureRangeClaude}, {"top_p", topPRange}, {"top_k", topKRange}}
+	responsesSampling = []samplingParam{{"temperature", temperatureRange}, {"top_p", topPRange}}
+)
+
+// decodeSampling checks the parameters of params in b and keeps the
+// values to forward in r; the first bad one is a 400 naming it.
+func (r *request) decodeSampling(b *samplingBody, params []samplingParam) *apiError {
+	for _, p := range params {
+		var raw json.RawMessage
+		var dst *json.RawMessage
+		switch p.name {
+		case "temperature":
+			raw, dst = b.Temperature, &r.temperature
+		case "top_p":
+			raw, dst = b.TopP, &r.topP
+		case "presence_penalty":
+			raw, dst = b.PresencePenalty, &r.presencePenalty
+		case "frequency_penalty":
+			raw, dst = b.FrequencyPenalty, &r.frequencyPenalty
+		case "top_k":
+			raw, dst = b.TopK, &r.topK
+		case "min_p":
+			raw, dst = b.MinP, &r.minP
+		case "repetition_penalty":
+			raw, dst = b.RepetitionPenalty, &r.repetitionPenalty
+		default:
+			panic("serve: unknown sampling parameter " + p.name)
+		}
+		v, err := rawSampling(raw, p.name, p.rg)
+		if err != nil {
+			return err
+		}
+		*dst = v
+	}
+	return nil
+}
+
 // rawSampling checks a sampling parameter (absent or null: not set) and
 // returns the value to forward.
 func rawSampling(raw json.RawMessage, param string, rg numRange) (json.RawMessage, *apiError) {
