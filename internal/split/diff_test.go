@@ -17,6 +17,7 @@ var known = []struct{ name, pattern string }{
 	{"cl100k", PatternCL100K},
 	{"qwen2", PatternQwen2},
 	{"o200k", PatternO200K},
+	{"tekken", PatternTekken},
 	{"deepseek-digits", PatternDeepSeekDigits},
 	{"deepseek-cjk", PatternDeepSeekCJK},
 	{"deepseek-words", PatternDeepSeekWords},

@@ -7,6 +7,9 @@ import "testing"
 // position and never matches empty). Seeds are in testdata/fuzz/<name>.
 func fuzzScanner(f *testing.F, pattern string) {
 	scan, ref := scannerFor(f, pattern), reference(f, pattern)
+	for _, s := range trickyCorpus {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if d := diff(scan, ref, s); d != "" {
 			t.Fatalf("%q: %s", s, d)
@@ -28,6 +31,7 @@ func FuzzScannerGPT2(f *testing.F)   { fuzzScanner(f, PatternGPT2) }
 func FuzzScannerCL100K(f *testing.F) { fuzzScanner(f, PatternCL100K) }
 func FuzzScannerQwen2(f *testing.F)  { fuzzScanner(f, PatternQwen2) }
 func FuzzScannerO200K(f *testing.F)  { fuzzScanner(f, PatternO200K) }
+func FuzzScannerTekken(f *testing.F) { fuzzScanner(f, PatternTekken) }
 
 // fuzzFinder checks a finder (a hand-written matcher of a pattern that
 // does not match everywhere) against regexp2 on the fuzzer's texts. Seeds

@@ -17,6 +17,7 @@ func init() {
 		{"cl100k", PatternCL100K, scanner(cl100k)},
 		{"qwen2", PatternQwen2, scanner(qwen2)},
 		{"o200k", PatternO200K, scanner(o200k)},
+		{"tekken", PatternTekken, scanner(tekken)},
 	} {
 		scanners[k.pattern] = k.m
 		scannerNames[k.pattern] = k.name
@@ -153,9 +154,24 @@ func cl100kDigits(s string, i int, digits int) int {
 // (U and W below), then \p{N}{1,3}, ?[^\s\p{L}\p{N}]+[\r\n/]*, \s*[\r\n]+,
 // \s+(?!\S) and \s+.
 func o200k(s string, i int) int {
-	if e := o200kASCII(s, i); e >= 0 {
+	if e := o200kASCII(s, i, true); e >= 0 {
 		return e
 	}
+	return o200kFamily(s, i, true, 3)
+}
+
+// tekken scans PatternTekken: o200k's pattern without the contractions,
+// with \p{N} for \p{N}{1,3}.
+func tekken(s string, i int) int {
+	if e := o200kASCII(s, i, false); e >= 0 {
+		return e
+	}
+	return o200kFamily(s, i, false, 1)
+}
+
+// o200kFamily scans o200k's pattern, with or without its contractions and
+// with runs of up to digits numbers, where o200kASCII does not decide.
+func o200kFamily(s string, i int, contr bool, digits int) int {
 	f, n := ascii[s[i]], 1
 	if f&cMulti != 0 {
 		f, n = classMulti(s, i)
@@ -163,27 +179,27 @@ func o200k(s string, i int) int {
 	pre := prefix(f) && i+n < len(s)
 	// A1 with the optional character, then without it.
 	if pre {
-		if e := o200kA1(s, i+n); e > 0 {
+		if e := o200kA1(s, i+n, contr); e > 0 {
 			return e
 		}
 	}
 	if f&(cU|cW) != 0 {
-		if e := o200kA1(s, i); e > 0 {
+		if e := o200kA1(s, i, contr); e > 0 {
 			return e
 		}
 	}
 	// A2 likewise.
 	if pre {
-		if e := o200kA2(s, i+n); e > 0 {
+		if e := o200kA2(s, i+n, contr); e > 0 {
 			return e
 		}
 	}
 	if f&cU != 0 {
-		return o200kA2(s, i)
+		return o200kA2(s, i, contr)
 	}
 	if f&cN != 0 {
 		j := i + n
-		for k := 1; k < 3 && j < len(s); k++ {
+		for k := 1; k < digits && j < len(s); k++ {
 			f2, n2 := ascii[s[j]], 1
 			if f2&cMulti != 0 {
 				f2, n2 = classMulti(s, j)
@@ -228,7 +244,7 @@ const (
 // letters alone A2's U+; a contraction may follow. It returns -1 when the
 // match does not start so, or when a byte past the letters is not ASCII
 // (a letter or mark there could extend the match).
-func o200kASCII(s string, i int) int {
+func o200kASCII(s string, i int, contr bool) int {
 	j := i
 	if letterCase[s[j]] == 0 {
 		if f := ascii[s[j]]; !prefix(f) || f&cMulti != 0 {
@@ -249,7 +265,7 @@ func o200kASCII(s string, i int) int {
 		switch c := s[j]; {
 		case c >= 0x80:
 			return -1
-		case c == '\'':
+		case c == '\'' && contr:
 			return o200kContraction(s, j)
 		}
 	}
@@ -260,7 +276,7 @@ func o200kASCII(s string, i int) int {
 // it can; if a W follows, W+ takes its run; otherwise U* gives back
 // characters until W+ can take one: the match ends after the last W inside
 // the U run.
-func o200kA1(s string, j int) int {
+func o200kA1(s string, j int, contr bool) int {
 	lastW := -1
 	for j < len(s) {
 		f, n := ascii[s[j]], 1
@@ -269,7 +285,7 @@ func o200kA1(s string, j int) int {
 		}
 		if f&cU == 0 {
 			if f&cW != 0 {
-				return o200kContraction(s, run(s, j+n, cW))
+				return o200kMaybeContraction(s, run(s, j+n, cW), contr)
 			}
 			break
 		}
@@ -281,16 +297,24 @@ func o200kA1(s string, j int) int {
 	if lastW < 0 {
 		return -1
 	}
-	return o200kContraction(s, lastW)
+	return o200kMaybeContraction(s, lastW, contr)
 }
 
 // o200kA2 matches U+ W* S? at s[j], or returns -1.
-func o200kA2(s string, j int) int {
+func o200kA2(s string, j int, contr bool) int {
 	e := run(s, j, cU)
 	if e == j {
 		return -1
 	}
-	return o200kContraction(s, run(s, e, cW))
+	return o200kMaybeContraction(s, run(s, e, cW), contr)
+}
+
+// o200kMaybeContraction is o200kContraction when contr is set.
+func o200kMaybeContraction(s string, e int, contr bool) int {
+	if contr {
+		return o200kContraction(s, e)
+	}
+	return e
 }
 
 // o200kContraction extends a match ending at e over an optional

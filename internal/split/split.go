@@ -8,8 +8,8 @@
 // {"String": s}, matched literally. Go's regexp has no look-ahead, which the
 // common patterns need (\s+(?!\S)), so:
 //
-//   - the patterns of GPT-2, cl100k / Llama 3, Qwen 2, o200k and the three
-//     of DeepSeek V3, recognised by exact string equality, run on
+//   - the patterns of GPT-2, cl100k / Llama 3, Qwen 2, o200k, Mistral's
+//     Tekken and the three of DeepSeek V3, recognised by exact string equality, run on
 //     hand-written scanners, each proven equal to the backtracking engine by
 //     differential and fuzz tests;
 //   - any other pattern is translated construct by construct into the syntax
@@ -70,6 +70,14 @@ const (
 	PatternO200K = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
 		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
 		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+
+	// PatternTekken is the pattern of Mistral's Tekken tokenizer (Mistral
+	// NeMo, Pixtral, Mistral Small 3, NVIDIA's Nemotron 3): o200k's without
+	// the contractions, numbers one by one. Source: mistral-common's Tekken
+	// tokenizer files and their tokenizer.json conversions.
+	PatternTekken = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+` +
+		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*` +
+		`|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
 // GPT2 is the matcher of PatternGPT2, the regex of the ByteLevel
@@ -78,7 +86,8 @@ var GPT2 Matcher = scanner(gpt2)
 
 // Regex returns a Matcher for an Oniguruma pattern as written in
 // tokenizer.json ({"Regex": pattern}). The known patterns (PatternGPT2,
-// PatternCL100K, PatternQwen2, PatternO200K, PatternDeepSeekDigits,
+// PatternCL100K, PatternQwen2, PatternO200K, PatternTekken,
+// PatternDeepSeekDigits,
 // PatternDeepSeekCJK, PatternDeepSeekWords; exact string match) get
 // hand-written scanners; any other pattern runs on regexp2 with Oniguruma's
 // semantics. A pattern that cannot run faithfully is an error that names the
@@ -91,7 +100,7 @@ func Regex(pattern string) (Matcher, error) {
 }
 
 // Known names the hand-written scanner Regex uses for pattern ("gpt2",
-// "cl100k", "qwen2", "o200k", "deepseek-digits", "deepseek-cjk",
+// "cl100k", "qwen2", "o200k", "tekken", "deepseek-digits", "deepseek-cjk",
 // "deepseek-words"), or returns "" when pattern runs on regexp2.
 func Known(pattern string) string {
 	return scannerNames[pattern]
