@@ -54,8 +54,9 @@ func (t *Tokenizer) encodeBatch(texts []string, ordinary bool) [][]int {
 
 // encodeIDs encodes one text of a batch with the state st.
 func (t *Tokenizer) encodeIDs(st *state, text string, ordinary bool) []int {
-	// Three bytes a token or more: one allocation for most texts.
-	sk := sink{ids: make([]int, 0, len(text)/3+16)}
+	// Three bytes a token or more: one allocation for most texts (appends
+	// grow it past a million tokens).
+	sk := sink{ids: make([]int, 0, min(len(text)/3+16, 1<<20))}
 	st.start(context.Background(), false)
 	t.encodeInto(st, &sk, text, ordinary)
 	st.stop()

@@ -82,21 +82,29 @@ func deepseekLike(t testing.TB) (fast, slow *tokenizer.Tokenizer) {
 	return deepseekOnce.fast, deepseekOnce.slow
 }
 
-// TestDeepSeekPreTokenizer: under DeepSeek V3's pre-tokenizer, the ids-only
-// path (the Splits run as found, on the hand-written matchers) gives the
-// ids of Encode (the general pre-tokenizer, same matchers) and of the same
-// patterns on regexp2, on the corpus and on random texts of the split
-// package's tricky characters.
+// TestDeepSeekPreTokenizer: under DeepSeek V3's pre-tokenizer on the
+// hand-written matchers (its Splits run as found), Encode and AppendEncode
+// give the ids and offsets of the same patterns on regexp2 (the general
+// pre-tokenizer, with lists of matches), on the corpus and on random texts
+// of tricky characters.
 func TestDeepSeekPreTokenizer(t *testing.T) {
 	fast, slow := deepseekLike(t)
 	texts := append(oracleCorpus(), randomTexts(2000, 7)...)
 	texts = append(texts, strings.Repeat("日本語のテキスト123456 αβγ 🙂 ", 50))
 	diffs := 0
 	for _, s := range texts {
-		want := slow.Encode(s).IDs
-		if got := fast.Encode(s).IDs; !slices.Equal(got, want) {
+		wantEnc := slow.Encode(s)
+		want := wantEnc.IDs
+		got := fast.Encode(s)
+		if !slices.Equal(got.IDs, want) {
 			if diffs++; diffs <= 5 {
-				t.Errorf("Encode(%q) = %v, on regexp2 %v", clip(s), clipIDs(got), clipIDs(want))
+				t.Errorf("Encode(%q) = %v, on regexp2 %v", clip(s), clipIDs(got.IDs), clipIDs(want))
+			}
+			continue
+		}
+		if !slices.Equal(got.Offsets, wantEnc.Offsets) || !slices.Equal(got.ByteOffsets, wantEnc.ByteOffsets) {
+			if diffs++; diffs <= 5 {
+				t.Errorf("Encode(%q) offsets = %v, on regexp2 %v", clip(s), clipOffsets(got.Offsets), clipOffsets(wantEnc.Offsets))
 			}
 			continue
 		}

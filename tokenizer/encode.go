@@ -112,12 +112,16 @@ func (t *Tokenizer) appendEncode(ctx context.Context, bounded bool, dst []int, t
 type sink struct {
 	ids     []int
 	offsets bool
+	texted  bool // keep texts: a post-processor trims offsets
 	spans   [][2]int
 	texts   []string
 }
 
 func (t *Tokenizer) encodeOffsets(ctx context.Context, bounded bool, text string, ordinary bool) (*Encoding, error) {
-	sk := sink{offsets: true}
+	// Room for a token per three bytes: one allocation for most texts
+	// (appends grow it past a million tokens).
+	n := min(len(text)/3+16, 1<<20)
+	sk := sink{offsets: true, texted: len(t.trims) > 0, ids: make([]int, 0, n), spans: make([][2]int, 0, n)}
 	st := t.getState()
 	st.start(ctx, bounded)
 	t.encodeInto(st, &sk, text, ordinary)
@@ -127,7 +131,7 @@ func (t *Tokenizer) encodeOffsets(ctx context.Context, bounded bool, text string
 		return nil, err
 	}
 	e := &Encoding{IDs: sk.ids, ByteOffsets: sk.spans}
-	if e.IDs == nil {
+	if len(e.IDs) == 0 {
 		e.IDs, e.ByteOffsets = []int{}, [][2]int{}
 	}
 	e.Offsets = make([][2]int, len(e.IDs))
@@ -176,7 +180,9 @@ func (sk *sink) add(id, start, end int, text string) {
 	sk.ids = append(sk.ids, id)
 	if sk.offsets {
 		sk.spans = append(sk.spans, [2]int{start, end})
-		sk.texts = append(sk.texts, text)
+		if sk.texted {
+			sk.texts = append(sk.texts, text)
+		}
 	}
 }
 
@@ -237,15 +243,13 @@ func (a *aligner) span(i int) (int, int) {
 // encodeModel pre-tokenizes normalized bytes [from, to) and encodes each
 // piece with the model.
 func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) {
-	if !sk.offsets {
-		switch {
-		case t.scan != nil:
-			t.encodeScanned(st, sk, al.s[from:to])
-			return
-		case t.finds != nil:
-			t.encodeFound(st, sk, al.s[from:to], 0)
-			return
-		}
+	switch {
+	case t.scan != nil:
+		t.encodeScanned(st, sk, al, from, to)
+		return
+	case t.finds != nil:
+		t.encodeFound(st, sk, al, al.s[from:to], from, 0)
+		return
 	}
 	t.preTokenize(st, al.s[from:to])
 	if st.err != nil {
@@ -276,32 +280,33 @@ func (t *Tokenizer) encodeModel(st *state, sk *sink, al *aligner, from, to int) 
 	}
 }
 
-// encodeScanned is encodeModel, ids only, for a pre-tokenizer that is one
+// encodeScanned is encodeModel for a pre-tokenizer that is one
 // hand-written scanner (t.scan): each match is a piece, encoded as soon as
 // it is found.
-func (t *Tokenizer) encodeScanned(st *state, sk *sink, s string) {
-	scan := t.scan
+func (t *Tokenizer) encodeScanned(st *state, sk *sink, al *aligner, from, to int) {
+	scan, s := t.scan, al.s[from:to]
 	for i, k := 0, 0; i < len(s); k++ {
 		if k&1023 == 1023 && st.stopped() {
 			break
 		}
 		e := scan(s, i)
-		t.encodePiece(st, sk, s[i:e])
+		t.encodePieceAt(st, sk, al, from+i, s[i:e])
 		i = e
 	}
 }
 
-// encodeFound is encodeModel, ids only, for a pre-tokenizer that is a
-// sequence of Isolated Splits on hand-written matchers (t.finds): step k
-// splits s into its matches and the gaps between them, each passed on to
-// step k+1 as found; what the last step gives is a piece, encoded at once.
-// It is preTokenize's result without its lists of matches and pieces.
-func (t *Tokenizer) encodeFound(st *state, sk *sink, s string, k int) {
+// encodeFound is encodeModel for a pre-tokenizer that is a sequence of
+// Isolated Splits on hand-written matchers (t.finds): step k splits s
+// (at byte at of al.s) into its matches and the gaps between them, each
+// passed on to step k+1 as found; what the last step gives is a piece,
+// encoded at once. It is preTokenize's result without its lists of
+// matches and pieces.
+func (t *Tokenizer) encodeFound(st *state, sk *sink, al *aligner, s string, at, k int) {
 	if k == len(t.finds) {
 		if st.found++; st.found&1023 == 1023 && st.stopped() {
 			return
 		}
-		t.encodePiece(st, sk, s)
+		t.encodePieceAt(st, sk, al, at, s)
 		return
 	}
 	find := t.finds[k]
@@ -312,13 +317,27 @@ func (t *Tokenizer) encodeFound(st *state, sk *sink, s string, k int) {
 			break
 		}
 		if start > last {
-			t.encodeFound(st, sk, s[last:start], k+1)
+			t.encodeFound(st, sk, al, s[last:start], at+last, k+1)
 		}
-		t.encodeFound(st, sk, s[start:end], k+1)
+		t.encodeFound(st, sk, al, s[start:end], at+start, k+1)
 		last = end
 	}
 	if last < len(s) && st.err == nil {
-		t.encodeFound(st, sk, s[last:], k+1)
+		t.encodeFound(st, sk, al, s[last:], at+last, k+1)
+	}
+}
+
+// encodePieceAt encodes one non-empty piece that starts at byte at of
+// al.s: its ids, and with offsets the input spans of its tokens.
+func (t *Tokenizer) encodePieceAt(st *state, sk *sink, al *aligner, at int, w string) {
+	if !sk.offsets {
+		t.encodePiece(st, sk, w)
+		return
+	}
+	for _, tk := range t.bpe(st, w) {
+		start, _ := al.span(at + int(tk.start))
+		_, end := al.span(at + int(tk.end) - 1)
+		sk.add(int(tk.id), start, end, t.model.vocabR[tk.id])
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -102,38 +101,88 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 //
 //	{"input_ids": [1, 2], "offsets": [[0, 5], [5, 6]]}
 //
-// through one buffered writer, each number appended by strconv into the
-// writer's own buffer: no allocation but the buffer's.
+// through one buffer of 64 KiB, written out whenever it fills, each number
+// appended to it in place: no allocation but the buffer's.
 func writeEncoding(w io.Writer, e *tokenizer.Encoding) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	// room returns the free end of the buffer, flushed first when it may
-	// not hold one more element (at most 26 bytes).
-	room := func() []byte {
-		if bw.Available() < 64 {
-			bw.Flush() // an error is kept, and returned by the last Flush
+	const size = 64 << 10
+	buf := make([]byte, 0, size)
+	var err error
+	// flush writes the buffer out when it may not hold one more element
+	// (at most 26 bytes), or at the end; the first error stops the writes.
+	flush := func(end bool) {
+		if (end || len(buf) > size-64) && err == nil {
+			_, err = w.Write(buf)
+			buf = buf[:0]
 		}
-		return bw.AvailableBuffer()
 	}
-	bw.WriteString(`{"input_ids": [`)
+	buf = append(buf, `{"input_ids": [`...)
 	for i, id := range e.IDs {
-		b := room()
 		if i > 0 {
-			b = append(b, ", "...)
+			buf = append(buf, ", "...)
 		}
-		bw.Write(strconv.AppendInt(b, int64(id), 10))
+		buf = appendNat(buf, id)
+		flush(false)
 	}
-	bw.WriteString(`], "offsets": [`)
+	buf = append(buf, `], "offsets": [`...)
 	for i, o := range e.Offsets {
-		b := room()
 		if i > 0 {
-			b = append(b, ", "...)
+			buf = append(buf, ", "...)
 		}
-		b = strconv.AppendInt(append(b, '['), int64(o[0]), 10)
-		b = strconv.AppendInt(append(b, ", "...), int64(o[1]), 10)
-		bw.Write(append(b, ']'))
+		buf = appendNat(append(buf, '['), o[0])
+		buf = appendNat(append(buf, ", "...), o[1])
+		buf = append(buf, ']')
+		flush(false)
 	}
-	bw.WriteString("]}\n")
-	return bw.Flush()
+	buf = append(buf, "]}\n"...)
+	flush(true)
+	return err
+}
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendNat appends the decimal digits of v, as strconv.AppendInt does,
+// written in place two at a time for the ids and offsets (under a
+// million); other values go to strconv.
+func appendNat(b []byte, v int) []byte {
+	var n int
+	switch {
+	case v < 0 || v >= 1000000:
+		return strconv.AppendInt(b, int64(v), 10)
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		n = 2
+	case v < 1000:
+		n = 3
+	case v < 10000:
+		n = 4
+	case v < 100000:
+		n = 5
+	default:
+		n = 6
+	}
+	if cap(b)-len(b) >= n {
+		b = b[:len(b)+n]
+	} else {
+		b = append(b, "000000"[:n]...)
+	}
+	i := len(b)
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		b[i-2], b[i-1] = digitPairs[2*v], digitPairs[2*v+1]
+	} else {
+		b[i-1] = byte('0' + v)
+	}
+	return b
 }
 
 func runDetokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -212,4 +214,25 @@ func clipText(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// TestAppendNat: appendNat writes what strconv does, around every change
+// of length and past the values it writes itself.
+func TestAppendNat(t *testing.T) {
+	var vals []int
+	for p := 1; p <= 100000000; p *= 10 {
+		for d := -2; d <= 2; d++ {
+			vals = append(vals, p+d, 2*p+d, 5*p+d)
+		}
+	}
+	for v := 0; v < 100000; v += 7 {
+		vals = append(vals, v)
+	}
+	vals = append(vals, -1, -12345, 999999, 1000000, math.MaxInt32, math.MaxInt)
+	for _, v := range vals {
+		got := appendNat([]byte("x"), v)
+		if want := strconv.AppendInt([]byte("x"), int64(v), 10); !bytes.Equal(got, want) {
+			t.Errorf("appendNat(%d) = %q, want %q", v, got, want)
+		}
+	}
 }
