@@ -18,6 +18,7 @@ var known = []struct{ name, pattern string }{
 	{"qwen2", PatternQwen2},
 	{"o200k", PatternO200K},
 	{"tekken", PatternTekken},
+	{"qwen35", PatternQwen35},
 	{"deepseek-digits", PatternDeepSeekDigits},
 	{"deepseek-cjk", PatternDeepSeekCJK},
 	{"deepseek-words", PatternDeepSeekWords},
@@ -224,6 +225,7 @@ func TestClassTable(t *testing.T) {
 		{"M", `\p{M}`, mark},
 		{"LM", `[\p{L}\p{M}]`, letterOrMark},
 		{"deepseek prefix", `[^\r\n\p{L}\p{P}\p{S}]`, func(f uint8) bool { return f&(cNL|cL|cPS) == 0 }},
+		{"other but marks", `[^\s\p{L}\p{M}\p{N}]`, otherMark},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ref, err := Backtrack(c.pattern)

@@ -32,6 +32,7 @@ func FuzzScannerCL100K(f *testing.F) { fuzzScanner(f, PatternCL100K) }
 func FuzzScannerQwen2(f *testing.F)  { fuzzScanner(f, PatternQwen2) }
 func FuzzScannerO200K(f *testing.F)  { fuzzScanner(f, PatternO200K) }
 func FuzzScannerTekken(f *testing.F) { fuzzScanner(f, PatternTekken) }
+func FuzzScannerQwen35(f *testing.F) { fuzzScanner(f, PatternQwen35) }
 
 // fuzzFinder checks a finder (a hand-written matcher of a pattern that
 // does not match everywhere) against regexp2 on the fuzzer's texts. Seeds

@@ -8,8 +8,8 @@
 // {"String": s}, matched literally. Go's regexp has no look-ahead, which the
 // common patterns need (\s+(?!\S)), so:
 //
-//   - the patterns of GPT-2, cl100k / Llama 3, Qwen 2, o200k, Mistral's
-//     Tekken and the three of DeepSeek V3, recognised by exact string equality, run on
+//   - the patterns of GPT-2, cl100k / Llama 3, Qwen 2, Qwen 3.5, o200k,
+//     Mistral's Tekken and the three of DeepSeek V3, recognised by exact string equality, run on
 //     hand-written scanners, each proven equal to the backtracking engine by
 //     differential and fuzz tests;
 //   - any other pattern is translated construct by construct into the syntax
@@ -86,7 +86,7 @@ var GPT2 Matcher = scanner(gpt2)
 
 // Regex returns a Matcher for an Oniguruma pattern as written in
 // tokenizer.json ({"Regex": pattern}). The known patterns (PatternGPT2,
-// PatternCL100K, PatternQwen2, PatternO200K, PatternTekken,
+// PatternCL100K, PatternQwen2, PatternQwen35, PatternO200K, PatternTekken,
 // PatternDeepSeekDigits,
 // PatternDeepSeekCJK, PatternDeepSeekWords; exact string match) get
 // hand-written scanners; any other pattern runs on regexp2 with Oniguruma's
@@ -100,8 +100,9 @@ func Regex(pattern string) (Matcher, error) {
 }
 
 // Known names the hand-written scanner Regex uses for pattern ("gpt2",
-// "cl100k", "qwen2", "o200k", "tekken", "deepseek-digits", "deepseek-cjk",
-// "deepseek-words"), or returns "" when pattern runs on regexp2.
+// "cl100k", "qwen2", "qwen35", "o200k", "tekken", "deepseek-digits",
+// "deepseek-cjk", "deepseek-words"), or returns "" when pattern runs on
+// regexp2.
 func Known(pattern string) string {
 	return scannerNames[pattern]
 }
