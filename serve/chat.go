@@ -29,9 +29,7 @@ func (r chatReply) request() *request { return r.req }
 
 func (r chatReply) complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd) {
 	c.finish = finishReason(end.finish, end.calls)
-	body := c.appendCompletion(make([]byte, 0, 512+2*(len(p.Message.Content)+len(p.Message.Reasoning))), &p.Message, c.finish)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
+	writeJSON(w, c.newChatCompletion(&p.Message, c.finish))
 }
 
 func (r chatReply) stream(w http.ResponseWriter, c *exchange) streamSink {

@@ -10,9 +10,10 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json does; HTML characters are not escaped (JSON does not
-// need it, and prompts and arguments are full of < and >).
+// appendString appends s as a JSON string, byte for byte as
+// encoding/json writes it with SetEscapeHTML(false) (TestAppendString):
+// invalid UTF-8 becomes U+FFFD, HTML characters are not escaped (JSON
+// does not need it, and prompts and arguments are full of < and >).
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -33,6 +34,10 @@ func appendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}

@@ -65,55 +65,6 @@ func appendUsage(dst []byte, u *usage) []byte {
 	return append(dst, '}')
 }
 
-// appendCompletion appends a non-streamed chat.completion object for the
-// parsed message.
-func (c *exchange) appendCompletion(dst []byte, m *harmony.Message, finish string) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, c.chatID)
-	dst = append(dst, `,"object":"chat.completion","created":`...)
-	dst = appendInt(dst, c.created)
-	dst = append(dst, `,"model":`...)
-	dst = appendString(dst, c.model)
-	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
-	if m.Content == "" && len(m.ToolCalls) > 0 {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendString(dst, m.Content)
-	}
-	if m.Reasoning != "" {
-		dst = appendReasoning(dst, c.s.cfg.ReasoningFields, m.Reasoning, ',')
-	}
-	if len(m.ToolCalls) > 0 {
-		dst = append(dst, `,"tool_calls":[`...)
-		for i := range m.ToolCalls {
-			tc := &m.ToolCalls[i]
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"id":`...)
-			dst = appendString(dst, newID("call_"))
-			dst = append(dst, `,"type":"function","function":{"name":`...)
-			dst = appendString(dst, tc.Function.Name)
-			dst = append(dst, `,"arguments":`...)
-			args := string(tc.Function.Arguments)
-			if args == "" {
-				args = "{}"
-			}
-			dst = appendString(dst, args)
-			dst = append(dst, "}}"...)
-		}
-		dst = append(dst, ']')
-	}
-	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
-	dst = appendString(dst, finish)
-	dst = append(dst, "}]"...)
-	if c.usage != nil {
-		dst = append(dst, `,"usage":`...)
-		dst = appendUsage(dst, c.usage)
-	}
-	return append(dst, "}\n"...)
-}
-
 // chunkWriter writes a streamed reply: chat.completion.chunk events in
 // server-sent events, collected in a buffer and sent at each flush.
 type chunkWriter struct {
