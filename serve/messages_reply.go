@@ -193,7 +193,7 @@ func (m *messagesReply) complete(w http.ResponseWriter, c *exchange, p *harmony.
 }
 
 func (m *messagesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
-	return &messagesStream{sseOut: newSSEOut(w), c: c, block: -1}
+	return &messagesStream{sseOut: newSSEOut(w), c: c, regionBlocks: regionBlocks{index: -1}}
 }
 
 // sseOut collects server-sent events in a buffer sent at each flush.
@@ -254,13 +254,9 @@ func (o *sseOut) flush() error {
 // joins them; a thinking block ends with its signature_delta.
 type messagesStream struct {
 	sseOut
-	c *exchange
-	// block is the open block's index (-1: none); kind its parser field.
-	block    int
-	kind     string
-	thinking strings.Builder // the open thinking block's text, to sign
-	pending  strings.Builder // text of the open block not yet written
-	calls    int
+	regionBlocks
+	c     *exchange
+	calls int
 }
 
 func (s *messagesStream) started() bool { return s.begun }
@@ -283,38 +279,7 @@ func (s *messagesStream) keepAlive() {
 	s.close()
 }
 
-func (s *messagesStream) emit(events []harmony.Event) {
-	for i := range events {
-		e := &events[i]
-		switch e.Type {
-		case harmony.EventRegionOpen:
-			if e.Field == s.kind && e.Field != harmony.FieldToolCalls {
-				s.text("\n\n")
-				continue
-			}
-			s.stopBlock()
-			s.startBlock(e)
-		case harmony.EventRegionChunk:
-			s.text(e.Text)
-		case harmony.EventRegionClose:
-			if e.Field == harmony.FieldToolCalls {
-				s.stopBlock()
-			}
-		}
-	}
-	s.writePending()
-}
-
-// text adds text to the open block.
-func (s *messagesStream) text(t string) {
-	if s.block < 0 || t == "" {
-		return
-	}
-	if s.kind == harmony.FieldThinking {
-		s.thinking.WriteString(t)
-	}
-	s.pending.WriteString(t)
-}
+func (s *messagesStream) emit(events []harmony.Event) { s.regionBlocks.emit(s, events) }
 
 // writePending writes the open block's pending text as one delta.
 func (s *messagesStream) writePending() {
@@ -323,7 +288,7 @@ func (s *messagesStream) writePending() {
 	}
 	s.open("content_block_delta")
 	s.buf = append(s.buf, `{"type":"content_block_delta","index":`...)
-	s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	switch s.kind {
 	case harmony.FieldThinking:
 		s.buf = append(s.buf, `,"delta":{"type":"thinking_delta","thinking":`...)
@@ -339,11 +304,9 @@ func (s *messagesStream) writePending() {
 }
 
 func (s *messagesStream) startBlock(e *harmony.Event) {
-	s.block++
-	s.kind = e.Field
 	s.open("content_block_start")
 	s.buf = append(s.buf, `{"type":"content_block_start","index":`...)
-	s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	switch e.Field {
 	case harmony.FieldThinking:
 		s.buf = append(s.buf, `,"content_block":{"type":"thinking","thinking":"","signature":""}}`...)
@@ -360,33 +323,27 @@ func (s *messagesStream) startBlock(e *harmony.Event) {
 	s.close()
 }
 
-// stopBlock ends the open block; a thinking block gets its signature
+// finishBlock ends the open block; a thinking block gets its signature
 // first.
-func (s *messagesStream) stopBlock() {
-	if s.block < 0 || s.kind == "" {
-		return
-	}
-	s.writePending()
+func (s *messagesStream) finishBlock() {
 	if s.kind == harmony.FieldThinking {
 		s.open("content_block_delta")
 		s.buf = append(s.buf, `{"type":"content_block_delta","index":`...)
-		s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+		s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 		s.buf = append(s.buf, `,"delta":{"type":"signature_delta","signature":`...)
-		s.buf = appendString(s.buf, s.c.s.signer.sign(s.thinking.String()))
+		s.buf = appendString(s.buf, s.c.s.signer.sign(s.text.String()))
 		s.buf = append(s.buf, "}}"...)
 		s.close()
-		s.thinking.Reset()
 	}
 	s.open("content_block_stop")
 	s.buf = append(s.buf, `{"type":"content_block_stop","index":`...)
-	s.buf = strconv.AppendInt(s.buf, int64(s.block), 10)
+	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	s.buf = append(s.buf, '}')
 	s.close()
-	s.kind = ""
 }
 
 func (s *messagesStream) end(e genEnd) {
-	s.stopBlock()
+	s.finish(s)
 	s.c.finish = e.stopReason()
 	s.open("message_delta")
 	s.buf = append(s.buf, `{"type":"message_delta","delta":{"stop_reason":`...)

@@ -3,7 +3,6 @@ package serve
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/beamharmony/harmony"
 )
@@ -200,7 +199,7 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmon
 }
 
 func (rr *responsesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
-	return &responsesStream{sseOut: newSSEOut(w), c: c, rr: rr, item: -1}
+	return &responsesStream{sseOut: newSSEOut(w), c: c, rr: rr, regionBlocks: regionBlocks{index: -1}}
 }
 
 // responsesStream writes the Responses API's events: response.created
@@ -210,17 +209,13 @@ func (rr *responsesReply) stream(w http.ResponseWriter, c *exchange) streamSink 
 // one kind that follow each other share an item, joined by "\n\n".
 type responsesStream struct {
 	sseOut
+	regionBlocks
 	c  *exchange
 	rr *responsesReply
-	// item is the open item's output index (-1: none); kind its parser
-	// field, id its id, text its text so far.
-	item    int
-	kind    string
-	id      string
-	callID  string
-	name    string
-	text    strings.Builder
-	pending strings.Builder
+	// The open item's ids and, for a call, its name.
+	id     string
+	callID string
+	name   string
 	// done holds the finished items, for the final response object.
 	done []byte
 }
@@ -256,42 +251,14 @@ func (s *responsesStream) start() {
 // has no ping event.
 func (s *responsesStream) keepAlive() { s.buf = append(s.buf, ": keep-alive\n\n"...) }
 
-func (s *responsesStream) emit(events []harmony.Event) {
-	for i := range events {
-		e := &events[i]
-		switch e.Type {
-		case harmony.EventRegionOpen:
-			if e.Field == s.kind && e.Field != harmony.FieldToolCalls {
-				s.add("\n\n")
-				continue
-			}
-			s.finishItem()
-			s.startItem(e)
-		case harmony.EventRegionChunk:
-			s.add(e.Text)
-		case harmony.EventRegionClose:
-			if e.Field == harmony.FieldToolCalls {
-				s.finishItem()
-			}
-		}
-	}
-	s.writePending()
-}
-
-func (s *responsesStream) add(t string) {
-	if s.item < 0 || s.kind == "" || t == "" {
-		return
-	}
-	s.text.WriteString(t)
-	s.pending.WriteString(t)
-}
+func (s *responsesStream) emit(events []harmony.Event) { s.regionBlocks.emit(s, events) }
 
 // itemRef appends the members naming the open item.
 func (s *responsesStream) itemRef(withContent bool) {
 	s.buf = append(s.buf, `,"item_id":`...)
 	s.buf = appendString(s.buf, s.id)
 	s.buf = append(s.buf, `,"output_index":`...)
-	s.buf = strconv.AppendInt(s.buf, int64(s.item), 10)
+	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	if withContent {
 		s.buf = append(s.buf, `,"content_index":0`...)
 	}
@@ -352,10 +319,7 @@ func (s *responsesStream) appendPart(dst []byte, text string) []byte {
 	return appendOutputText(dst, text)
 }
 
-func (s *responsesStream) startItem(e *harmony.Event) {
-	s.item++
-	s.kind = e.Field
-	s.text.Reset()
+func (s *responsesStream) startBlock(e *harmony.Event) {
 	switch e.Field {
 	case harmony.FieldThinking:
 		s.id = newID("rs_")
@@ -366,7 +330,7 @@ func (s *responsesStream) startItem(e *harmony.Event) {
 	}
 	s.event("response.output_item.added")
 	s.buf = append(s.buf, `,"output_index":`...)
-	s.buf = strconv.AppendInt(s.buf, int64(s.item), 10)
+	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	s.buf = append(s.buf, `,"item":`...)
 	s.buf = s.appendItem(s.buf, "in_progress")
 	s.buf = append(s.buf, '}')
@@ -381,12 +345,8 @@ func (s *responsesStream) startItem(e *harmony.Event) {
 	}
 }
 
-// finishItem writes the open item's done events.
-func (s *responsesStream) finishItem() {
-	if s.item < 0 || s.kind == "" {
-		return
-	}
-	s.writePending()
+// finishBlock writes the open item's done events.
+func (s *responsesStream) finishBlock() {
 	text := s.text.String()
 	switch s.kind {
 	case harmony.FieldThinking, harmony.FieldContent:
@@ -429,16 +389,15 @@ func (s *responsesStream) finishItem() {
 	s.done = s.appendItem(s.done, "completed")
 	s.event("response.output_item.done")
 	s.buf = append(s.buf, `,"output_index":`...)
-	s.buf = strconv.AppendInt(s.buf, int64(s.item), 10)
+	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	s.buf = append(s.buf, `,"item":`...)
 	s.buf = s.appendItem(s.buf, "completed")
 	s.buf = append(s.buf, '}')
 	s.close()
-	s.kind = ""
 }
 
 func (s *responsesStream) end(e genEnd) {
-	s.finishItem()
+	s.finish(s)
 	status, incomplete := e.responseStatus()
 	s.c.finish = status
 	s.event("response." + status)

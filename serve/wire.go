@@ -156,3 +156,192 @@ func (c *exchange) newChatCompletion(m *harmony.Message, finish string) *chatCom
 	}
 	return cc
 }
+
+// Anthropic Messages. The message object stays hand-written
+// (messagesReply.complete) like the events: a tool_use block's input is
+// the call's arguments as the parser wrote them (Python's json.dumps
+// spacing), which encoding/json would compact. wire_test.go checks both
+// against these structs.
+
+// anthropicReply is the Messages API's message object.
+type anthropicReply struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	Role         string         `json:"role"`
+	Model        string         `json:"model"`
+	Content      []replyBlock   `json:"content"`
+	StopReason   *string        `json:"stop_reason"`
+	StopSequence *string        `json:"stop_sequence"`
+	Usage        anthropicUsage `json:"usage"`
+}
+
+// replyBlock is a content block of a reply: thinking (Thinking, Signature), text
+// (Text) or tool_use (ID, Name, Input).
+type replyBlock struct {
+	Type      string          `json:"type"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
+	Text      *string         `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+}
+
+// anthropicUsage counts input tokens apart from those read from the
+// engine's prefix cache.
+type anthropicUsage struct {
+	InputTokens          int64  `json:"input_tokens"`
+	CacheReadInputTokens *int64 `json:"cache_read_input_tokens,omitempty"`
+	OutputTokens         int64  `json:"output_tokens"`
+}
+
+// anthropicEvent is the data of a Messages stream event.
+type anthropicEvent struct {
+	Type         string          `json:"type"`
+	Message      *anthropicReply `json:"message,omitempty"`
+	Index        *int            `json:"index,omitempty"`
+	ContentBlock *replyBlock     `json:"content_block,omitempty"`
+	// Delta is an anthropicBlockDelta or an anthropicMessageDelta.
+	Delta any             `json:"delta,omitempty"`
+	Usage *anthropicUsage `json:"usage,omitempty"`
+}
+
+// anthropicBlockDelta is a content_block_delta's delta.
+type anthropicBlockDelta struct {
+	Type        string  `json:"type"`
+	Thinking    *string `json:"thinking,omitempty"`
+	Text        *string `json:"text,omitempty"`
+	PartialJSON *string `json:"partial_json,omitempty"`
+	Signature   *string `json:"signature,omitempty"`
+}
+
+// anthropicMessageDelta is a message_delta's delta.
+type anthropicMessageDelta struct {
+	StopReason   string  `json:"stop_reason"`
+	StopSequence *string `json:"stop_sequence"`
+}
+
+// OpenAI Responses. The response object stays hand-written
+// (responsesReply.appendResponse), as do its events: it echoes tools,
+// tool_choice and text.format as the client sent them, which
+// encoding/json would compact. wire_test.go checks them against these
+// structs.
+
+// responseReply is a response object.
+type responseReply struct {
+	ID                string              `json:"id"`
+	Object            string              `json:"object"`
+	CreatedAt         int64               `json:"created_at"`
+	Status            string              `json:"status"`
+	Error             *responseError      `json:"error"`
+	IncompleteDetails *responseIncomplete `json:"incomplete_details"`
+	Instructions      *string             `json:"instructions"`
+	MaxOutputTokens   json.RawMessage     `json:"max_output_tokens"`
+	Model             string              `json:"model"`
+	// Output holds responseReasoningItem, responseMessageItem and
+	// responseCallItem values.
+	Output             []any              `json:"output"`
+	ParallelToolCalls  bool               `json:"parallel_tool_calls"`
+	PreviousResponseID *string            `json:"previous_response_id"`
+	Reasoning          responseReasoning  `json:"reasoning"`
+	Store              bool               `json:"store"`
+	Temperature        json.RawMessage    `json:"temperature"`
+	Text               responseTextConfig `json:"text"`
+	ToolChoice         json.RawMessage    `json:"tool_choice"`
+	Tools              json.RawMessage    `json:"tools"`
+	TopP               json.RawMessage    `json:"top_p"`
+	Truncation         string             `json:"truncation"`
+	Usage              *responseUsage     `json:"usage"`
+	Metadata           struct{}           `json:"metadata"`
+}
+
+type responseError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type responseIncomplete struct {
+	Reason string `json:"reason"`
+}
+
+type responseReasoning struct {
+	Effort  *string `json:"effort"`
+	Summary *string `json:"summary"`
+}
+
+type responseTextConfig struct {
+	Format json.RawMessage `json:"format"`
+}
+
+type responseUsage struct {
+	InputTokens        int64                 `json:"input_tokens"`
+	InputTokensDetails *responseInputDetails `json:"input_tokens_details,omitempty"`
+	OutputTokens       int64                 `json:"output_tokens"`
+	TotalTokens        int64                 `json:"total_tokens"`
+}
+
+type responseInputDetails struct {
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+// responseReasoningItem is a reasoning output item; EncryptedContent is
+// absent while it is in progress.
+type responseReasoningItem struct {
+	ID               string         `json:"id"`
+	Type             string         `json:"type"`
+	Summary          []responseText `json:"summary"`
+	Content          []responseText `json:"content"`
+	EncryptedContent *string        `json:"encrypted_content,omitempty"`
+	Status           string         `json:"status"`
+}
+
+// responseText is a reasoning_text part.
+type responseText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// responseMessageItem is an assistant message output item.
+type responseMessageItem struct {
+	ID      string               `json:"id"`
+	Type    string               `json:"type"`
+	Status  string               `json:"status"`
+	Role    string               `json:"role"`
+	Content []responseOutputText `json:"content"`
+}
+
+// responseOutputText is an output_text part.
+type responseOutputText struct {
+	Type        string            `json:"type"`
+	Text        string            `json:"text"`
+	Annotations []json.RawMessage `json:"annotations"`
+	Logprobs    []json.RawMessage `json:"logprobs"`
+}
+
+// responseCallItem is a function_call output item.
+type responseCallItem struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// responseEvent is the data of a Responses stream event.
+type responseEvent struct {
+	Type           string         `json:"type"`
+	SequenceNumber int            `json:"sequence_number"`
+	Response       *responseReply `json:"response,omitempty"`
+	ItemID         string         `json:"item_id,omitempty"`
+	OutputIndex    *int           `json:"output_index,omitempty"`
+	ContentIndex   *int           `json:"content_index,omitempty"`
+	// Item is an output item; Part a responseText or responseOutputText.
+	Item      any                `json:"item,omitempty"`
+	Part      any                `json:"part,omitempty"`
+	Delta     *string            `json:"delta,omitempty"`
+	Text      *string            `json:"text,omitempty"`
+	Name      string             `json:"name,omitempty"`
+	Arguments *string            `json:"arguments,omitempty"`
+	Logprobs  *[]json.RawMessage `json:"logprobs,omitempty"`
+}

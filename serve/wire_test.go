@@ -3,7 +3,10 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -157,5 +160,168 @@ func TestChatCompletionTyped(t *testing.T) {
 	}
 	if !reflect.DeepEqual(*cc.Choices[0].FinishReason, "tool_calls") {
 		t.Errorf("finish_reason %v", *cc.Choices[0].FinishReason)
+	}
+}
+
+// strictRoundTrip decodes data into v refusing unknown members, and
+// checks that json.Marshal of v gives data back: the same members, in
+// the same order, with the same values.
+func strictRoundTrip(t *testing.T, what string, data []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v: %s", what, err, data)
+	}
+	sameJSON(t, what, data, marshal(t, v))
+}
+
+// typeOf returns the "type" member of a JSON object.
+func typeOf(t *testing.T, data []byte) string {
+	t.Helper()
+	var v struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+	return v.Type
+}
+
+// wireAnswers are the engine's answers the wire tests run: reasoning and
+// text, and reasoning and a tool call with arguments that need escaping.
+var wireAnswers = []string{
+	answerText("Think <about> it.", "The answer: \"yes\" & more\n."),
+	callsText("Check the weather.", scriptCall{"get_weather", [][2]string{{"city", "Paris <&> \"x\""}}}),
+}
+
+const wireTools = `"tools":[{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]`
+
+func postTo(t *testing.T, url, body string) []byte {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("status %d, %v: %s", resp.StatusCode, err, data)
+	}
+	return data
+}
+
+// TestMessagesWireTyped checks the Messages message object and every
+// event of its stream against the typed structs.
+func TestMessagesWireTyped(t *testing.T) {
+	for _, answer := range wireAnswers {
+		fe := newFakeEngine(t, fixed(gen{text: answer}))
+		gw := newGateway(t, fe)
+		for _, stream := range []bool{false, true} {
+			body := `{"model":"beam","max_tokens":100,"stream":` + strconv.FormatBool(stream) + `,` + wireTools +
+				`,"messages":[{"role":"user","content":"Weather?"}]}`
+			data := postTo(t, gw.URL+"/v1/messages", body)
+			if !stream {
+				strictRoundTrip(t, "message", data, new(anthropicReply))
+				continue
+			}
+			kinds := map[string]bool{}
+			for _, ev := range sseData(t, data) {
+				typ := typeOf(t, ev)
+				kinds[typ] = true
+				var e anthropicEvent
+				switch typ {
+				case "message_delta":
+					e.Delta = new(anthropicMessageDelta)
+				case "content_block_delta":
+					e.Delta = new(anthropicBlockDelta)
+				}
+				strictRoundTrip(t, typ, ev, &e)
+			}
+			for _, k := range []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"} {
+				if !kinds[k] {
+					t.Errorf("no %s event in %s", k, data)
+				}
+			}
+		}
+	}
+}
+
+// responseItems returns typed values for the output items in raw, for
+// strictRoundTrip to decode into.
+func responseItems(t *testing.T, raw []json.RawMessage) []any {
+	t.Helper()
+	var out []any
+	for _, it := range raw {
+		out = append(out, responseItem(t, it))
+	}
+	return out
+}
+
+func responseItem(t *testing.T, raw json.RawMessage) any {
+	t.Helper()
+	switch typ := typeOf(t, raw); typ {
+	case "reasoning":
+		return new(responseReasoningItem)
+	case "message":
+		return new(responseMessageItem)
+	case "function_call":
+		return new(responseCallItem)
+	case "reasoning_text":
+		return new(responseText)
+	case "output_text":
+		return new(responseOutputText)
+	default:
+		t.Fatalf("unknown item type %q", typ)
+	}
+	return nil
+}
+
+// TestResponsesWireTyped checks the response object and every event of
+// its stream against the typed structs.
+func TestResponsesWireTyped(t *testing.T) {
+	for _, answer := range wireAnswers {
+		fe := newFakeEngine(t, fixed(gen{text: answer}))
+		gw := newGateway(t, fe)
+		for _, stream := range []bool{false, true} {
+			body := `{"model":"beam","stream":` + strconv.FormatBool(stream) + `,"instructions":"Be brief.","temperature":0.5,` +
+				`"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}],` +
+				`"input":"Weather?"}`
+			data := postTo(t, gw.URL+"/v1/responses", body)
+			if !stream {
+				var probe struct {
+					Output []json.RawMessage `json:"output"`
+				}
+				if err := json.Unmarshal(data, &probe); err != nil {
+					t.Fatal(err)
+				}
+				strictRoundTrip(t, "response", data, &responseReply{Output: responseItems(t, probe.Output)})
+				continue
+			}
+			for _, ev := range sseData(t, data) {
+				var probe struct {
+					Type     string `json:"type"`
+					Response *struct {
+						Output []json.RawMessage `json:"output"`
+					} `json:"response"`
+					Item json.RawMessage `json:"item"`
+					Part json.RawMessage `json:"part"`
+				}
+				if err := json.Unmarshal(ev, &probe); err != nil {
+					t.Fatal(err)
+				}
+				var e responseEvent
+				if probe.Response != nil {
+					e.Response = &responseReply{Output: responseItems(t, probe.Response.Output)}
+				}
+				if probe.Item != nil {
+					e.Item = responseItem(t, probe.Item)
+				}
+				if probe.Part != nil {
+					e.Part = responseItem(t, probe.Part)
+				}
+				strictRoundTrip(t, probe.Type, ev, &e)
+			}
+		}
 	}
 }
