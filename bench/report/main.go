@@ -203,6 +203,7 @@ var rows = []row{
 	atLeast("tokenizer vs npm tiktoken (Rust in WASM), prose", 1,
 		bench("BenchmarkEncode/prose/harmony", "cpu-ns/op", 1e-6, "cpu-ms"),
 		bench("BenchmarkEncode/prose/npm-tiktoken-wasm", "cpu-ns/op", 1e-6, "cpu-ms")),
+	deepseekRow("multilingual"), deepseekRow("prose"),
 	atLeast("EncodeBatch, two pieces, 2 goroutines vs 1", 1.8,
 		bench("BenchmarkEncodeBatch/goroutines=2", "ns/op", 1e-6, "ms"),
 		bench("BenchmarkEncodeBatch/goroutines=1", "ns/op", 1e-6, "ms")),
@@ -220,6 +221,14 @@ func tokenizerRow(text string) row {
 	return atLeast("tokenizer vs tiktoken-go (o200k, ids only): "+text, 10,
 		bench("BenchmarkEncode/"+text+"/harmony", "cpu-ns/op", 1e-6, "cpu-ms"),
 		bench("BenchmarkEncode/"+text+"/tiktoken-go", "cpu-ns/op", 1e-6, "cpu-ms"))
+}
+
+// deepseekRow compares DeepSeek V3's pre-tokenizer with o200k's, the same
+// vocabulary under both: DeepSeek's speed must be at least half of o200k's.
+func deepseekRow(text string) row {
+	return atLeast("DeepSeek V3 encode, speed relative to o200k's: "+text, 0.5,
+		bench("BenchmarkEncodeDeepSeek/"+text+"/deepseek", "cpu-ns/op", 1e-6, "cpu-ms"),
+		bench("BenchmarkEncodeDeepSeek/"+text+"/o200k", "cpu-ns/op", 1e-6, "cpu-ms"))
 }
 
 // constant is a fixed figure: the bound itself.
