@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
@@ -19,20 +20,114 @@ type eventDecoder struct {
 	// doc is decodeCompletion's tape, also used to decode the strings
 	// that hold escapes.
 	doc pyjson.Doc
+
+	// texts counts the "text" members of the event being read, and
+	// textAt, textEnd delimit the value of the last.
+	texts           int
+	textAt, textEnd int
+	// last is the previous event read in one pass when it had one choice
+	// with one text: an event that differs from it only in that text (a
+	// string) reads as last with the new text (sameShape).
+	last shape
+}
+
+// shape is an event cut around its one choice's text.
+type shape struct {
+	ok             bool
+	prefix, suffix []byte
+	c              completion
+	ch             completionChoice
+	// stopAt locates the choice's stop_reason in the event: from its
+	// start when stopFromEnd is false, else from its end; stopLen is its
+	// length (-1: nil).
+	stopAt      int
+	stopFromEnd bool
+	stopLen     int
 }
 
 // decode reads one event into c.
 func (d *eventDecoder) decode(data []byte, c *completion) error {
-	if d.fast(data, c) {
+	if d.sameShape(data, c) {
 		return nil
 	}
+	if d.fast(data, c) {
+		d.keep(data, c)
+		return nil
+	}
+	d.last.ok = false
 	return decodeCompletion(&d.doc, data, c)
+}
+
+// sameShape reads data as d.last with another text when only the text
+// differs, and reports whether it could. Reading the text is the only
+// work: the rest of the event reads as before, byte for byte.
+func (d *eventDecoder) sameShape(b []byte, c *completion) bool {
+	l := &d.last
+	if !l.ok || len(b) <= len(l.prefix)+len(l.suffix) || !bytes.HasPrefix(b, l.prefix) || !bytes.HasSuffix(b, l.suffix) {
+		return false
+	}
+	at, end := len(l.prefix), len(b)-len(l.suffix)
+	if b[at] != '"' {
+		return false
+	}
+	if e, escaped := scanScalar(b, at); e != end {
+		return false
+	} else if text, ok := d.str(b[at:end], escaped); !ok {
+		return false
+	} else {
+		ch := l.ch
+		ch.Text = text
+		if l.stopLen >= 0 {
+			off := l.stopAt
+			if l.stopFromEnd {
+				off = len(b) - l.stopAt
+			}
+			ch.StopReason = b[off : off+l.stopLen : off+l.stopLen]
+		}
+		choices := c.Choices[:0]
+		*c = l.c
+		c.Choices = append(choices, ch)
+	}
+	return true
+}
+
+// keep notes the event b, just read into c, as d.last when it has one
+// choice with one text, a string.
+func (d *eventDecoder) keep(b []byte, c *completion) {
+	l := &d.last
+	l.ok = false
+	if len(c.Choices) != 1 || d.texts != 1 || b[d.textAt] != '"' {
+		return
+	}
+	l.prefix = append(l.prefix[:0], b[:d.textAt]...)
+	l.suffix = append(l.suffix[:0], b[d.textEnd:]...)
+	l.c = *c
+	l.c.Choices = nil
+	l.ch = c.Choices[0]
+	l.stopLen = -1
+	if sr := l.ch.StopReason; sr != nil {
+		// StopReason is a piece of b: where it starts follows from the
+		// capacities.
+		off := cap(b) - cap(sr)
+		if off < 0 || off+len(sr) > len(b) {
+			return
+		}
+		l.stopLen, l.stopAt, l.stopFromEnd = len(sr), off, off >= d.textEnd
+		if l.stopFromEnd {
+			l.stopAt = len(b) - off
+		} else if off+len(sr) > d.textAt {
+			return
+		}
+		l.ch.StopReason = nil
+	}
+	l.ok = true
 }
 
 // fast reads data into c and reports whether it could: false leaves c
 // in an unspecified state, for decodeCompletion to overwrite.
 func (d *eventDecoder) fast(b []byte, c *completion) bool {
 	*c = completion{Choices: c.Choices[:0]}
+	d.texts = 0
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -161,6 +256,8 @@ func (d *eventDecoder) choice(b []byte, i int, ch *completionChoice) int {
 			}
 			ch.Index = n
 		case "text":
+			d.texts++
+			d.textAt, d.textEnd = j, end
 			if !d.optionalString(raw, escaped, &ch.Text) {
 				return -1
 			}

@@ -122,3 +122,68 @@ func TestEventDecoderAllocs(t *testing.T) {
 		t.Errorf("%v allocations per event, want 1", n)
 	}
 }
+
+// checkEventSequence decodes the events with one eventDecoder, as a
+// stream does, and fails t unless each reads as decodeCompletion reads it.
+func checkEventSequence(t *testing.T, events ...[]byte) {
+	t.Helper()
+	var d eventDecoder
+	var got completion
+	// The events share one buffer, as the SSE reader's events do.
+	var buf []byte
+	for _, ev := range events {
+		buf = append(buf[:0], ev...)
+		var want completion
+		wantErr := decodeCompletion(new(pyjson.Doc), buf, &want)
+		err := d.decode(buf, &got)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("%q: error %v, decodeCompletion %v", ev, err, wantErr)
+		}
+		if err == nil && !sameCompletion(got, want) {
+			t.Fatalf("%q after %q: decode read\n%#v\ndecodeCompletion\n%#v", ev, events, got, want)
+		}
+	}
+}
+
+// TestEventDecoderSequences checks events read after one of the same
+// shape (the text alone differs) and after one of another shape.
+func TestEventDecoderSequences(t *testing.T) {
+	ev := func(text, finish, stop string) []byte {
+		return []byte(`{"id":"cmpl-1","object":"text_completion","created":1,"model":"beam","choices":[{"index":0,"text":` +
+			text + `,"logprobs":null,"finish_reason":` + finish + `,"stop_reason":` + stop + `}],"usage":null}`)
+	}
+	sg := func(stop, text string) []byte {
+		return []byte(`{"choices":[{"index":0,"matched_stop":` + stop + `,"text":` + text + `}]}`)
+	}
+	for _, seq := range [][][]byte{
+		{ev(`"a"`, "null", "null"), ev(`" longer text"`, "null", "null"), ev(`"\n\"x\"\u00e9"`, "null", "null"), ev(`""`, "null", "null")},
+		{ev(`"a"`, "null", `"<|call|>"`), ev(`"bcd"`, "null", `"<|call|>"`), ev(`"e"`, `"stop"`, `"<|call|>"`)},
+		{sg(`"<|x|>"`, `"a"`), sg(`"<|x|>"`, `"bb"`), sg(`200012`, `"bb"`)},
+		{ev(`"a"`, "null", "null"), ev(`null`, "null", "null"), ev(`1`, "null", "null"), ev(`"a","text":"b"`, "null", "null"), ev(`"c"`, "null", "null")},
+		{ev(`"a"`, "null", "null"), ev(`"a`, "null", "null"), ev(`"a"`+"\x01", "null", "null"), ev(`"\x"`, "null", "null"), ev("\"\xff\"", "null", "null")},
+		{[]byte(`{"choices":[{"text":"a"},{"text":"b"}]}`), []byte(`{"choices":[{"text":"c"},{"text":"b"}]}`)},
+		{[]byte(`{"choices":[{"text":"a","text":"b"}]}`), []byte(`{"choices":[{"text":"c","text":"b"}]}`)},
+	} {
+		checkEventSequence(t, seq...)
+	}
+	var d eventDecoder
+	var c completion
+	if err := d.decode(ev(`"a"`, "null", `"<|call|>"`), &c); err != nil {
+		t.Fatal(err)
+	}
+	if !d.sameShape(ev(`"bcd"`, "null", `"<|call|>"`), &c) || c.Choices[0].Text != "bcd" || string(c.Choices[0].StopReason) != `"<|call|>"` {
+		t.Errorf("an event of the same shape is not read as one: %#v", c)
+	}
+}
+
+// FuzzEventDecoderSequence checks an event read after another against
+// decodeCompletion.
+func FuzzEventDecoderSequence(f *testing.F) {
+	for _, s := range streamEvents {
+		f.Add([]byte(streamEvents[0]), []byte(s))
+		f.Add([]byte(s), []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		checkEventSequence(t, a, b)
+	})
+}
