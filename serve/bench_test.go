@@ -98,9 +98,10 @@ func (p *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // BenchmarkGatewayStream measures the gateway's own cost per streamed
 // token: the same engine stream is read through the gateway (render,
 // parse, re-encode as chat chunks) and through a plain relay; the
-// difference of their cpu-ns/token is the gateway's cost. Wall time per
-// token (ns/token) is dominated by the per-event flush and hand-offs of
-// the three-hop pipeline and varies more from run to run.
+// difference of their cpu-ns/token is the gateway's cost. Both flush
+// after an event unless the next one is already read. Wall time per token
+// (ns/token) is dominated by the flushes and hand-offs of the three-hop
+// pipeline and varies more from run to run.
 func BenchmarkGatewayStream(b *testing.B) {
 	reasoning := strings.Repeat("Let me think about the question step by step. ", 25)
 	content := strings.Repeat("The answer has several parts, each explained in turn. ", 60)
