@@ -47,17 +47,14 @@ func (e *apiError) errorType() string {
 	return "server_error"
 }
 
+// wire is the OpenAI error object of e.
+func (e *apiError) wire() *openAIError {
+	return &openAIError{Error: openAIErrorBody{Message: e.msg, Type: e.errorType(), Param: optString(e.param), Code: optString(e.code)}}
+}
+
 // appendJSON appends the error object {"error": {...}}.
 func (e *apiError) appendJSON(dst []byte) []byte {
-	dst = append(dst, `{"error":{"message":`...)
-	dst = appendString(dst, e.msg)
-	dst = append(dst, `,"type":`...)
-	dst = appendString(dst, e.errorType())
-	dst = append(dst, `,"param":`...)
-	dst = appendOptString(dst, e.param)
-	dst = append(dst, `,"code":`...)
-	dst = appendOptString(dst, e.code)
-	return append(dst, "}}"...)
+	return appendJSON(dst, e.wire())
 }
 
 // badRequest is a 400 for the request field param with the message msg
@@ -113,8 +110,7 @@ func shutdownError() *apiError {
 
 // writeError writes e as an HTTP error reply.
 func writeError(w http.ResponseWriter, e *apiError) {
-	body := e.appendJSON(make([]byte, 0, 128+len(e.msg)))
-	body = append(body, '\n')
+	body := append(e.appendJSON(nil), '\n')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

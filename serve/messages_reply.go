@@ -42,17 +42,12 @@ func anthropicErrorType(status int) string {
 
 // appendAnthropicError appends {"type": "error", "error": {"type", "message"}}.
 func appendAnthropicError(dst []byte, e *apiError) []byte {
-	dst = append(dst, `{"type":"error","error":{"type":`...)
-	dst = appendString(dst, anthropicErrorType(e.status))
-	dst = append(dst, `,"message":`...)
-	dst = appendString(dst, e.msg)
-	return append(dst, "}}"...)
+	return appendJSON(dst, &anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(e.status), Message: e.msg}})
 }
 
 // writeAnthropicError writes e as an HTTP error reply in Anthropic's shape.
 func writeAnthropicError(w http.ResponseWriter, e *apiError) {
-	body := appendAnthropicError(make([]byte, 0, 96+len(e.msg)), e)
-	body = append(body, '\n')
+	body := append(appendAnthropicError(nil, e), '\n')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -13,19 +13,56 @@ import (
 // chunks are appended by hand on the per-token path, and wire_test.go
 // checks each kind of chunk against json.Marshal of its struct.
 
-// writeJSON writes v as the JSON reply body, followed by a newline, with
-// HTML characters left as they are (prompts and arguments are full of <
-// and >).
+// writeJSON writes v as the JSON reply body, followed by a newline.
 func writeJSON(w http.ResponseWriter, v any) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(appendJSON(nil, v), '\n'))
+}
+
+// appendJSON appends v encoded by encoding/json with HTML characters left
+// as they are (prompts and arguments are full of < and >).
+func appendJSON(dst []byte, v any) []byte {
+	b := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		// Only values the gateway builds are encoded: a failure is a bug.
 		panic("serve: encoding a reply: " + err.Error())
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b.Bytes())
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// optString is s, or nil when s is empty (null on the wire).
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Errors.
+
+// openAIError is the OpenAI APIs' error object.
+type openAIError struct {
+	Error openAIErrorBody `json:"error"`
+}
+
+type openAIErrorBody struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+// anthropicError is the Messages API's error object.
+type anthropicError struct {
+	Type  string             `json:"type"`
+	Error anthropicErrorBody `json:"error"`
+}
+
+type anthropicErrorBody struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
 }
 
 // Chat Completions.

@@ -325,3 +325,20 @@ func TestResponsesWireTyped(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorBodies checks the error objects' bytes: the members in the
+// order the APIs document, null for a missing param or code, and the
+// message escaped as in every reply.
+func TestErrorBodies(t *testing.T) {
+	e := paramError("tools[0].name", "invalid_tool", `a "<|call|>" & more`)
+	if got, want := string(e.appendJSON(nil)), `{"error":{"message":"tools[0].name: a \"<|call|>\" & more","type":"invalid_request_error","param":"tools[0].name","code":"invalid_tool"}}`; got != want {
+		t.Errorf("OpenAI error\n%s\nwant\n%s", got, want)
+	}
+	e = engineError("", "the engine failed\b")
+	if got, want := string(e.appendJSON(nil)), `{"error":{"message":"the engine failed\b","type":"server_error","param":null,"code":null}}`; got != want {
+		t.Errorf("OpenAI error\n%s\nwant\n%s", got, want)
+	}
+	if got, want := string(appendAnthropicError(nil, e)), `{"type":"error","error":{"type":"api_error","message":"the engine failed\b"}}`; got != want {
+		t.Errorf("Anthropic error\n%s\nwant\n%s", got, want)
+	}
+}
