@@ -465,6 +465,11 @@ func (s *sseReader) next() ([]byte, error) {
 		}
 		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			v = bytes.TrimPrefix(v, []byte(" "))
+			if !hasData && s.blankNext() {
+				// A one-line event, its blank line already read: its data
+				// stays valid in the reader's buffer until the next read.
+				return v, nil
+			}
 			if hasData {
 				s.data = append(s.data, '\n')
 			}
@@ -478,6 +483,23 @@ func (s *sseReader) next() ([]byte, error) {
 }
 
 var errEventTooLarge = errors.New("engine sent an event larger than 16 MiB")
+
+// blankNext consumes the blank line that follows when the reader already
+// holds it, and reports whether it did.
+func (s *sseReader) blankNext() bool {
+	b, _ := s.r.Peek(min(s.r.Buffered(), 2))
+	n := 0
+	switch {
+	case len(b) > 0 && b[0] == '\n':
+		n = 1
+	case len(b) > 1 && b[0] == '\r' && b[1] == '\n':
+		n = 2
+	default:
+		return false
+	}
+	_, _ = s.r.Discard(n)
+	return true
+}
 
 // ready reports whether the reader already holds the whole next event,
 // which next returns without waiting for the engine: a stream writes

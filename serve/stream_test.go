@@ -2,11 +2,13 @@ package serve
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // burstEngine sends a replayEngine's events in one write: the gateway
@@ -67,5 +69,32 @@ func TestStreamWritesEventsAheadTogether(t *testing.T) {
 	}
 	if strings.Count(burst, "data: ") < tokens/2 {
 		t.Errorf("%d events in the reply, want about %d", strings.Count(burst, "data: "), tokens)
+	}
+}
+
+// TestSSEReaderEvents checks the events the SSE reader returns, whether
+// an event's blank line is already read with it or comes later.
+func TestSSEReaderEvents(t *testing.T) {
+	stream := "data: {\"a\":1}\n\ndata: b\r\n\r\n: comment\ndata: c1\ndata: c2\n\nevent: x\ndata: d\n\ndata:e\n\ndata: f"
+	want := []string{`{"a":1}`, "b", "c1\nc2", "d", "e", "f"}
+	for _, r := range []func() io.Reader{
+		func() io.Reader { return strings.NewReader(stream) },
+		func() io.Reader { return iotest.OneByteReader(strings.NewReader(stream)) },
+	} {
+		s := newSSEReader(r())
+		var got []string
+		for {
+			data, err := s.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(data))
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("events %q, want %q", got, want)
+		}
 	}
 }
