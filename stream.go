@@ -137,7 +137,10 @@ func (a *textAcc) add(s string) {
 		a.b = append(grow(a.b[:0], len(a.s)+len(s)), a.s...)
 		a.multi = true
 	}
-	a.b = append(grow(a.b, len(s)), s...)
+	if cap(a.b)-len(a.b) < len(s) {
+		a.b = grow(a.b, len(s))
+	}
+	a.b = append(a.b, s...)
 }
 
 // grow returns b with room for n more bytes. It doubles the capacity:
@@ -184,7 +187,7 @@ func NewStreamParser(opts *ParseOptions) *StreamParser {
 // After an error, Feed reads nothing more and returns that error.
 func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 	a := &p.asm
-	a.events = a.takeQueued(events)
+	a.useEvents(events)
 	if a.err == nil && p.done {
 		return a.takeEvents(), &ParseError{p.lex.off, "Feed after Finish"}
 	}
@@ -205,7 +208,7 @@ func (p *StreamParser) Feed(chunk string, events []Event) ([]Event, error) {
 // returns the same result.
 func (p *StreamParser) Finish(events []Event) ([]Event, *Parsed, error) {
 	a := &p.asm
-	a.events = a.takeQueued(events)
+	a.useEvents(events)
 	if p.done {
 		return a.takeEvents(), p.res, a.err
 	}

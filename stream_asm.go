@@ -174,28 +174,59 @@ func (a *assembler) emit(e Event) {
 
 // emitChunk appends a region_chunk event; it is emit for the hot path,
 // filling the event in place.
+//
+// While the collector runs, every pointer written to the heap costs a
+// write barrier, and the caller's slice is in the heap. A caller that
+// reuses its slice (events[:0]) hands back slots that mostly hold the last
+// chunk event already, so only the fields that differ are written: the text
+// and, rarely, the rest.
 func (a *assembler) emitChunk(field, text string, index int) {
 	if a.noEvents {
 		return
 	}
-	a.events = append(a.events, Event{})
-	e := &a.events[len(a.events)-1]
-	e.Type, e.Field, e.Index, e.Text = EventRegionChunk, field, index, text
+	n := len(a.events)
+	if n == cap(a.events) {
+		a.events = append(a.events, Event{Type: EventRegionChunk, Field: field, Index: index, Text: text})
+		return
+	}
+	a.events = a.events[:n+1]
+	e := &a.events[n]
+	e.Type, e.Index, e.Text = EventRegionChunk, index, text
+	if e.Field != field {
+		e.Field = field
+	}
+	if e.Name != "" {
+		e.Name = ""
+	}
+	if e.Value != "" {
+		e.Value = ""
+	}
+	if e.Call != nil {
+		e.Call = nil
+	}
 }
 
-func (a *assembler) takeQueued(events []Event) []Event {
+// useEvents makes events, the caller's slice, the one the events of this
+// call are appended to, followed by the events queued from the prefix.
+// When it is the slice the last call returned (a caller reusing
+// events[:0]), only its length is stored: storing its pointer again would
+// cost a write barrier on every chunk while the collector runs.
+func (a *assembler) useEvents(events []Event) {
+	if cap(events) > 0 && cap(a.events) == cap(events) && &a.events[:1][0] == &events[:1][0] {
+		a.events = a.events[:len(events)]
+	} else {
+		a.events = events
+	}
 	if len(a.queued) > 0 {
-		events = append(events, a.queued...)
+		a.events = append(a.events, a.queued...)
 		a.queued = nil
 	}
-	return events
 }
 
-func (a *assembler) takeEvents() []Event {
-	ev := a.events
-	a.events = nil
-	return ev
-}
+// takeEvents returns the events of this call. The assembler keeps the
+// slice (see useEvents) but writes to it only in the next call, which the
+// caller passes it to.
+func (a *assembler) takeEvents() []Event { return a.events }
 
 // The header grammar (DECISIONS.md, Parsing):
 //
@@ -556,7 +587,10 @@ func (a *assembler) valueText(s string, plain bool) {
 		// The whole unsent fragment, as JSON as it stands: sent at once,
 		// as the chunk's own text. (Only plainText's tokens are plain,
 		// one per Feed, so this sends no more events than a flush would.)
-		c.args = append(grow(c.args, len(s)), s...)
+		if cap(c.args)-len(c.args) < len(s) {
+			c.args = grow(c.args, len(s))
+		}
+		c.args = append(c.args, s...)
 		c.flushed = len(c.args)
 		c.subOK = false
 		a.emitChunk(FieldToolCalls, s, c.index)
@@ -571,11 +605,18 @@ func (a *assembler) valueText(s string, plain bool) {
 func (a *assembler) appendValue(s string, escape bool) {
 	c := &a.call
 	start := len(c.args)
-	c.args = grow(c.args, len(s)+len(s)/8)
-	if escape {
-		c.args = pyjson.AppendEscaped(c.args, s)
-	} else {
+	if cap(c.args)-len(c.args) < len(s)+len(s)/8 {
+		c.args = grow(c.args, len(s)+len(s)/8)
+	}
+	switch {
+	case !escape:
 		c.args = append(c.args, s...)
+	case len(s) <= maxSmallPiece && cap(c.args)-len(c.args) >= maxEscapedLen*len(s):
+		// The escaped piece fits, so AppendEscaped writes into c.args's
+		// array: only the length is stored (see emitChunk on barriers).
+		c.args = c.args[:len(pyjson.AppendEscaped(c.args, s))]
+	default:
+		c.args = pyjson.AppendEscaped(c.args, s)
 	}
 	if start == c.flushed && len(c.args)-start == len(s) {
 		c.sub, c.subOK = s, true
@@ -583,6 +624,14 @@ func (a *assembler) appendValue(s string, escape bool) {
 		c.subOK = false
 	}
 }
+
+// maxEscapedLen is the most bytes pyjson.AppendEscaped writes per byte (a
+// control character as \u00XX); maxSmallPiece bounds the pieces appendValue
+// makes room for at that rate.
+const (
+	maxEscapedLen = 6
+	maxSmallPiece = 64
+)
 
 // argClose ends the open argument: a streamed string gets its closing
 // quote; any other value is cast and written whole with its key.
