@@ -3,6 +3,7 @@ package harmony
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -122,9 +123,15 @@ type StreamParser struct {
 }
 
 // textAcc accumulates a text without copying when it comes in one piece.
+// A text in several pieces is written into b, which is append-only: String
+// returns the text as a view of b, without a copy, so b's bytes, once
+// written, are never written again (a full b is left to the strings that
+// view it and a larger one begun), and the next text is written after the
+// last. TestEventTextsNeverChange fails when a byte of b is written twice.
 type textAcc struct {
 	s     string
 	b     []byte
+	start int // where the text begins in b, when multi
 	multi bool
 }
 
@@ -134,11 +141,22 @@ func (a *textAcc) add(s string) {
 			a.s = s
 			return
 		}
-		a.b = append(grow(a.b[:0], len(a.s)+len(s)), a.s...)
 		a.multi = true
+		a.start = len(a.b)
+		a.appendString(a.s)
 	}
+	a.appendString(s)
+}
+
+// appendString appends s to the text in b.
+func (a *textAcc) appendString(s string) {
 	if cap(a.b)-len(a.b) < len(s) {
-		a.b = grow(a.b, len(s))
+		// Begin a new array with the text so far; the old one stays
+		// with the strings that view it.
+		n := len(a.b) - a.start
+		nb := make([]byte, n, max(2*cap(a.b), 2*(n+len(s)), 256))
+		copy(nb, a.b[a.start:])
+		a.b, a.start = nb, 0
 	}
 	a.b = append(a.b, s...)
 }
@@ -155,14 +173,16 @@ func grow(b []byte, n int) []byte {
 	return nb
 }
 
+// String returns the text; it does not change when more is added.
 func (a *textAcc) String() string {
 	if a.multi {
-		return string(a.b)
+		return unsafe.String(&a.b[a.start], len(a.b)-a.start)
 	}
 	return a.s
 }
 
-func (a *textAcc) reset() { a.s, a.b, a.multi = "", a.b[:0], false }
+// reset begins a new text.
+func (a *textAcc) reset() { a.s, a.multi = "", false }
 
 // NewStreamParser returns a parser for one generation.
 func NewStreamParser(opts *ParseOptions) *StreamParser {

@@ -437,8 +437,9 @@ func BenchmarkStream(b *testing.B) {
 	}
 }
 
-// Event texts may share memory with the parser's buffers (joined chunks,
-// the arguments being built); they must never change afterwards.
+// Event texts and values may share memory with the parser's buffers
+// (joined chunks, the arguments being built, a region's text); they must
+// never change afterwards.
 func TestEventTextsNeverChange(t *testing.T) {
 	// Several calls: each builds its arguments in a buffer of its own,
 	// which chunk texts view (viewArgs).
@@ -460,6 +461,10 @@ func TestEventTextsNeverChange(t *testing.T) {
 		// (joinHeld): enough of them to fill several blocks of the arena.
 		"<|start|>assistant<|channel|>analysis<|message|>" + strings.Repeat("x<y ", 6000) + "<|end|>",
 		calls.String(),
+		// A region's value views the buffer its pieces were joined in,
+		// which the next region's text follows (textAcc).
+		"<|channel|>analysis<|message|>" + strings.Repeat("think ", 500) + "<|end|>" +
+			"<|start|>assistant<|channel|>final<|message|>" + strings.Repeat("answer ", 500) + "<|return|>",
 	} {
 		eventTextsNeverChange(t, gen)
 	}
@@ -472,8 +477,8 @@ func eventTextsNeverChange(t *testing.T, gen string) {
 		var events []harmony.Event
 		record := func(evs []harmony.Event) {
 			for _, e := range evs {
-				texts = append(texts, e.Text)
-				copies = append(copies, strings.Clone(e.Text))
+				texts = append(texts, e.Text, e.Value)
+				copies = append(copies, strings.Clone(e.Text), strings.Clone(e.Value))
 			}
 		}
 		for i := 0; i < len(gen); i += size {
