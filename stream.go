@@ -158,19 +158,9 @@ func (a *textAcc) appendString(s string) {
 		copy(nb, a.b[a.start:])
 		a.b, a.start = nb, 0
 	}
-	a.b = append(a.b, s...)
-}
-
-// grow returns b with room for n more bytes. It doubles the capacity:
-// append grows large slices by a quarter at a time, which would copy a
-// long streamed text several times over.
-func grow(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	nb := make([]byte, len(b), max(2*cap(b), len(b)+n, 256))
-	copy(nb, b)
-	return nb
+	n := len(a.b)
+	a.b = a.b[:n+len(s)] // only the length is stored: see emitChunk on barriers
+	copy(a.b[n:], s)
 }
 
 // String returns the text; it does not change when more is added.

@@ -1,7 +1,6 @@
 package harmony
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -45,11 +44,15 @@ type assembler struct {
 
 // callState is the tool call being read.
 type callState struct {
-	index   int
-	name    string
-	schema  *toolSchema // nil: arguments stay strings
-	args    []byte      // the arguments' JSON text so far
-	flushed int         // bytes of args already sent as chunks
+	index  int
+	name   string
+	schema *toolSchema // nil: arguments stay strings
+	// The arguments' JSON text so far is the sent parts, then args, the
+	// current block (see newBlock).
+	parts    [][]byte
+	partsLen int    // bytes in parts
+	args     []byte // the current block
+	flushed  int    // bytes of args already sent as chunks
 	// sub is args[flushed:] as a substring of the input, when the
 	// unsent fragment is one value piece that needed no escaping.
 	sub   string
@@ -59,9 +62,10 @@ type callState struct {
 
 	typ    argType
 	stream bool // the value is a string: send it as it arrives
-	// valueStart is where a streamed string value's text begins in args.
-	valueStart int
-	value      textAcc // a value to cast, when it is not streamed
+	// A streamed string value's text begins in parts[valuePart] at
+	// valueStart; valuePart is len(parts) when it begins in args.
+	valuePart, valueStart int
+	value                 textAcc // a value to cast, when it is not streamed
 }
 
 // token consumes one token of the lexer; it reports false once the parse
@@ -463,7 +467,7 @@ func (a *assembler) closeText() {
 // openCall starts a tool call to the tool name.
 func (a *assembler) openCall(name string) {
 	c := &a.call
-	*c = callState{index: len(a.calls), name: name, names: c.names[:0]}
+	*c = callState{index: len(a.calls), name: name, names: c.names[:0], parts: c.parts[:0]}
 	if a.tools != nil {
 		c.schema = a.schemaFor(name)
 		if c.schema == nil {
@@ -522,7 +526,7 @@ func (a *assembler) argOpen(name string, off int) {
 	if c.stream {
 		a.appendKey()
 		c.args = append(c.args, '"')
-		c.valueStart = len(c.args)
+		c.valuePart, c.valueStart = len(c.parts), len(c.args)
 	}
 }
 
@@ -588,9 +592,11 @@ func (a *assembler) valueText(s string, plain bool) {
 		// as the chunk's own text. (Only plainText's tokens are plain,
 		// one per Feed, so this sends no more events than a flush would.)
 		if cap(c.args)-len(c.args) < len(s) {
-			c.args = grow(c.args, len(s))
+			c.newBlock(len(s))
 		}
-		c.args = append(c.args, s...)
+		n := len(c.args)
+		c.args = c.args[:n+len(s)] // only the length is stored
+		copy(c.args[n:], s)
 		c.flushed = len(c.args)
 		c.subOK = false
 		a.emitChunk(FieldToolCalls, s, c.index)
@@ -604,13 +610,18 @@ func (a *assembler) valueText(s string, plain bool) {
 // unsent text is kept to be sent without a copy.
 func (a *assembler) appendValue(s string, escape bool) {
 	c := &a.call
-	start := len(c.args)
-	if cap(c.args)-len(c.args) < len(s)+len(s)/8 {
-		c.args = grow(c.args, len(s)+len(s)/8)
+	n := len(s) + len(s)/8
+	if escape && len(s) <= maxSmallPiece {
+		n = maxEscapedLen * len(s)
 	}
+	if cap(c.args)-len(c.args) < n {
+		c.newBlock(n)
+	}
+	start := len(c.args)
 	switch {
 	case !escape:
-		c.args = append(c.args, s...)
+		c.args = c.args[:start+len(s)] // only the length is stored
+		copy(c.args[start:], s)
 	case len(s) <= maxSmallPiece && cap(c.args)-len(c.args) >= maxEscapedLen*len(s):
 		// The escaped piece fits, so AppendEscaped writes into c.args's
 		// array: only the length is stored (see emitChunk on barriers).
@@ -624,6 +635,39 @@ func (a *assembler) appendValue(s string, escape bool) {
 		c.subOK = false
 	}
 }
+
+// newBlock begins a new block of the call's arguments with room for n more
+// bytes, moving there the unsent end of the current one, which a chunk
+// event will send as one text; the sent bytes stay where they are, a part
+// of the arguments that chunk texts view. Blocks are never written again
+// (bytes are only appended, and a full block is left, never reused), so
+// those texts never change; TestEventTextsNeverChange fails when they do.
+// Past the first few, blocks have one size: doubling one buffer would
+// allocate about three times the arguments' length, where blocks and the
+// final copy (closeCall) cost about twice.
+func (c *callState) newBlock(n int) {
+	unsent := c.args[c.flushed:]
+	size := max(min(2*cap(c.args), argsBlockSize), 256, 2*(len(unsent)+n))
+	nb := make([]byte, len(unsent), size)
+	copy(nb, unsent)
+	if c.valuePart == len(c.parts) && c.stream {
+		if c.valueStart >= c.flushed {
+			c.valuePart++ // the value moves with the unsent bytes
+			c.valueStart -= c.flushed
+		}
+	}
+	c.parts = append(c.parts, c.args[:c.flushed:c.flushed])
+	c.partsLen += c.flushed
+	c.args, c.flushed = nb, 0
+}
+
+// maxMarkerLen is the length of the longest marker (<|constrain|>);
+// TestMarkerLengths checks it.
+const maxMarkerLen = len(MarkerConstrain)
+
+// argsBlockSize is the size of a block of a call's arguments, past the
+// first few.
+const argsBlockSize = 16 << 10
 
 // maxEscapedLen is the most bytes pyjson.AppendEscaped writes per byte (a
 // control character as \u00XX); maxSmallPiece bounds the pieces appendValue
@@ -640,7 +684,13 @@ func (a *assembler) argClose() {
 	if c.stream {
 		// Markers need no JSON escape: the value's text in args holds
 		// them as they came.
-		if mk := findMarkerBytes(c.args[c.valueStart:]); mk != "" {
+		var mk string
+		if c.valuePart == len(c.parts) {
+			mk = findMarkerBytes(c.args[c.valueStart:])
+		} else {
+			mk = findMarkerParts(c.parts[c.valuePart][c.valueStart:], c.parts[c.valuePart+1:], c.args)
+		}
+		if mk != "" {
 			a.warnMarker(mk)
 		}
 		a.appendArgs(`"`)
@@ -658,6 +708,45 @@ func (a *assembler) argClose() {
 		a.warn(a.callName() + ": argument " + quote(a.argName()) + ": " +
 			quote(snippet(raw)) + " is not a valid " + c.typ.String() + "; it stays a string")
 	}
+}
+
+// findMarkerParts is findMarkerBytes for the text first, then parts, then
+// last, joined: a marker may be cut between two of them.
+func findMarkerParts(first []byte, parts [][]byte, last []byte) string {
+	// carry holds the last bytes read, where a cut marker may begin.
+	var carry, win [2 * maxMarkerLen]byte
+	nc := 0
+	scan := func(b []byte) string {
+		if nc > 0 && len(b) > 0 {
+			n := copy(win[:], carry[:nc])
+			n += copy(win[n:], b[:min(len(b), maxMarkerLen)])
+			for i := 0; i < nc; i++ {
+				if mk := markerAt(string(win[i:n])); mk != "" {
+					return mk
+				}
+			}
+		}
+		if mk := findMarkerBytes(b); mk != "" {
+			return mk
+		}
+		if len(b) >= maxMarkerLen {
+			nc = copy(carry[:], b[len(b)-(maxMarkerLen-1):])
+		} else {
+			k := max(0, nc+len(b)-(maxMarkerLen-1))
+			nc = copy(carry[:], carry[k:nc])
+			nc += copy(carry[nc:], b)
+		}
+		return ""
+	}
+	if mk := scan(first); mk != "" {
+		return mk
+	}
+	for _, p := range parts {
+		if mk := scan(p); mk != "" {
+			return mk
+		}
+	}
+	return scan(last)
 }
 
 // warnMarker reports marker text in the value just read. Inside a
@@ -730,15 +819,21 @@ func (a *assembler) closeCall() {
 	}
 	a.flushCall()
 	// When events were sent, the finished arguments get bytes of their
-	// own: event texts view c.args, and the caller may edit Arguments.
+	// own: event texts view the blocks, and the caller may edit Arguments.
 	args := c.args
-	if !a.noEvents {
-		args = bytes.Clone(args)
+	if !a.noEvents || c.partsLen > 0 {
+		args = make([]byte, 0, c.partsLen+len(c.args))
+		for _, p := range c.parts {
+			args = append(args, p...)
+		}
+		args = append(args, c.args...)
 	}
 	a.calls = append(a.calls, ToolCall{Type: "function", Function: FunctionCall{Name: c.name, Arguments: args}})
 	call := a.calls[len(a.calls)-1]
 	a.emit(Event{Type: EventRegionClose, Field: FieldToolCalls, Index: c.index, Call: &call})
 	c.args = nil
+	clear(c.parts) // let the blocks go with the events that view them
+	c.parts = c.parts[:0]
 	a.field = ""
 }
 
