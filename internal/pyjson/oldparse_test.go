@@ -281,6 +281,8 @@ func TestParseMatchesRecursive(t *testing.T) {
 		`[1,]`, `{"a":1,}`, `{"a" 1}`, `{1:2}`, `[1 2]`, `{"a":1 "b":2}`, `[[[[]]]]`, `[[[[]]]`, `"abc`, `"a\q"`,
 		`"\u12"`, `"\u12g4"`, "\"a\x01\"", `tru`, `nul`, `falsey`, `-`, `01`, `1.`, `1e`, `1e+`, `-0.5e-7`,
 		`{"a":{"b":{"c":[true,false,null]}}} x`, `[1] [2]`, "\t{\n\"k\"\r:\n[ 1 , 2 ] }\n", `}`, `]`, `,`, `:`, `{"a":}`, `[,]`,
+		"\"\xff\"", "[\"a\", \xff]", "{\"a\": 1} \xff", "[1,] \xff", "\"\xe4\xb8\"", "\"\xed\xa0\x80\"", "\"é\xff\"", "\"ok\" \"\xc3\"",
+		"\"\xf0\x9f\x98\x80 \xf4\x90\x80\x80\"", "{\"\xc3\xa9\": \"\xe4\xb8\xad\"}",
 		strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth),
 		strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
 		strings.Repeat(`{"a":`, MaxDepth) + "1" + strings.Repeat("}", MaxDepth),
