@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/beamharmony/harmony/internal/jsonpath"
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
@@ -82,7 +83,7 @@ func prefixPath(prefix string, err error) error {
 		return err
 	}
 	c := *re
-	c.Path = JoinPath(prefix, re.Path)
+	c.Path = jsonpath.Join(prefix, re.Path)
 	return &c
 }
 
@@ -90,17 +91,10 @@ func prefixPath(prefix string, err error) error {
 // JoinPath("messages[1]", "content[0].type") is
 // "messages[1].content[0].type", an index part follows without a dot
 // ("tools" and "[2]" give "tools[2]"), and an empty part gives the other.
-// A caller that decodes one Message or Tool of a larger document uses it
-// to name the value within the document.
-func JoinPath(prefix, path string) string {
-	switch {
-	case path == "":
-		return prefix
-	case prefix == "" || path[0] == '[':
-		return prefix + path
-	}
-	return prefix + "." + path
-}
+//
+// Deprecated: it was exported for the gateway alone, which now shares the
+// rule through an internal package; a caller can join with a dot itself.
+func JoinPath(prefix, path string) string { return jsonpath.Join(prefix, path) }
 
 func errInvalidEffort() error {
 	return &RenderError{Msg: errEffortText, kind: ErrInvalidEffort}

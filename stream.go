@@ -37,11 +37,15 @@ func (t EventType) String() string {
 	return "invalid"
 }
 
+// Field names the field of the parsed message a region fills, spelled as
+// the page's events and the message's JSON spell it.
+type Field string
+
 // The fields of the parsed message a region fills.
 const (
-	FieldThinking  = "thinking"
-	FieldContent   = "content"
-	FieldToolCalls = "tool_calls"
+	FieldThinking  Field = "thinking"
+	FieldContent   Field = "content"
+	FieldToolCalls Field = "tool_calls"
 )
 
 // Event is one step of a streamed parse. Events are plain values; the
@@ -49,7 +53,7 @@ const (
 type Event struct {
 	Type EventType
 	// Field is FieldThinking, FieldContent or FieldToolCalls.
-	Field string
+	Field Field
 	// Index is the tool call's position within the generation, from 0
 	// (tool_calls only).
 	Index int
@@ -75,7 +79,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"type": "`...)
 	dst = append(dst, e.Type.String()...)
 	dst = append(dst, `", "field": `...)
-	dst = pyjson.AppendQuoted(dst, e.Field)
+	dst = pyjson.AppendQuoted(dst, string(e.Field))
 	tool := e.Field == FieldToolCalls
 	if tool {
 		dst = append(dst, `, "index": `...)

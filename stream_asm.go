@@ -28,7 +28,7 @@ type assembler struct {
 	hdr header
 
 	// The open region: FieldThinking, FieldContent, FieldToolCalls or "".
-	field string
+	field Field
 	text  textAcc
 
 	thinking, content []string
@@ -184,7 +184,7 @@ func (a *assembler) emit(e Event) {
 // reuses its slice (events[:0]) hands back slots that mostly hold the last
 // chunk event already, so only the fields that differ are written: the text
 // and, rarely, the rest.
-func (a *assembler) emitChunk(field, text string, index int) {
+func (a *assembler) emitChunk(field Field, text string, index int) {
 	if a.noEvents {
 		return
 	}

@@ -14,11 +14,12 @@ import (
 // region is what the events of one region say: how it opened, its chunks
 // joined, and how it closed.
 type region struct {
-	field, name string
-	index       int
-	text        string
-	closed      bool
-	value       string // close value, or the call's JSON
+	field  harmony.Field
+	name   string
+	index  int
+	text   string
+	closed bool
+	value  string // close value, or the call's JSON
 }
 
 // outcome is everything a parse of one generation gives, in comparable
@@ -100,7 +101,7 @@ func streamParse(t *testing.T, chunks []string, opts *harmony.ParseOptions) *out
 func checkEvents(t *testing.T, events []harmony.Event) {
 	t.Helper()
 	open := false
-	var field string
+	var field harmony.Field
 	var text strings.Builder
 	for i, e := range events {
 		switch e.Type {

@@ -13,7 +13,7 @@ import (
 // The stream writes the events (blockEvents).
 type regionBlocks struct {
 	index   int             // the open block's index, -1 before the first
-	kind    string          // its parser field; "" once it is finished
+	kind    harmony.Field   // its parser field; "" once it is finished
 	text    strings.Builder // its text so far
 	pending strings.Builder // its text not yet written
 }

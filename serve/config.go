@@ -53,8 +53,8 @@ const (
 	// wait to be accepted.
 	DefaultMaxConns = 4096
 	// DefaultShutdownTimeout is how long open requests may run on after
-	// shutdown begins. It is the command line's default: RunOptions takes
-	// ShutdownTimeout as given, zero included.
+	// shutdown begins (RunOptions.ShutdownTimeout left zero, and the
+	// command line's default).
 	DefaultShutdownTimeout = 30 * time.Second
 )
 

@@ -229,12 +229,12 @@ type streamer struct {
 	out      *chunkWriter
 	opened   [2]int // regions opened so far: thinking, content
 	calls    int
-	pendKind string // field of the pending text, "" for none
+	pendKind harmony.Field // field of the pending text, "" for none
 	pendIdx  int
 	pendText string
 }
 
-func fieldSlot(field string) int {
+func fieldSlot(field harmony.Field) int {
 	if field == harmony.FieldContent {
 		return 1
 	}
@@ -268,7 +268,7 @@ func (s *streamer) emit(events []harmony.Event) {
 	s.flushPending()
 }
 
-func (s *streamer) text(field string, index int, text string) {
+func (s *streamer) text(field harmony.Field, index int, text string) {
 	if s.pendKind == field && s.pendIdx == index {
 		s.pendText += text
 		return

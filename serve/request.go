@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/jsonpath"
 )
 
 // chatRequest is the part of an OpenAI Chat Completions body the gateway
@@ -374,21 +375,7 @@ func harmonyError(path, code string, err error) *apiError {
 	if !errors.As(err, &re) {
 		return paramError(path, code, err.Error())
 	}
-	return badRequest(path, code, joinPath(path, re.Path)+": "+re.Msg)
-}
-
-// joinPath joins two parts of a JSON path as harmony.RenderError.Path
-// writes them: an index part follows without a dot ("tools" and "[2]"
-// give "tools[2]"), another part after a dot, and an empty part gives the
-// other.
-func joinPath(prefix, path string) string {
-	switch {
-	case path == "":
-		return prefix
-	case prefix == "" || path[0] == '[':
-		return prefix + path
-	}
-	return prefix + "." + path
+	return badRequest(path, code, jsonpath.Join(path, re.Path)+": "+re.Msg)
 }
 
 // decodeArguments replaces arguments sent as a JSON string by the object
@@ -411,7 +398,7 @@ func argumentsError(path string, err error) *apiError {
 	if !errors.As(err, &re) {
 		return paramError(path, "invalid_arguments", err.Error())
 	}
-	p := joinPath(path, re.Path)
+	p := jsonpath.Join(path, re.Path)
 	return paramError(p, "invalid_arguments", re.Msg)
 }
 

@@ -6,20 +6,6 @@ import (
 	"testing"
 )
 
-func TestJoinPath(t *testing.T) {
-	for _, tt := range []struct{ prefix, path, want string }{
-		{"messages[1]", "content[0].type", "messages[1].content[0].type"},
-		{"tools", "[2]", "tools[2]"},
-		{"tools", "", "tools"},
-		{"", "name", "name"},
-		{"", "", ""},
-	} {
-		if got := joinPath(tt.prefix, tt.path); got != tt.want {
-			t.Errorf("joinPath(%q, %q) = %q, want %q", tt.prefix, tt.path, got, tt.want)
-		}
-	}
-}
-
 // TestDecodeSampling checks the one sampling decoder on each API's list:
 // every parameter of the list is read and forwarded, the others are
 // ignored, and a bad value names its parameter.

@@ -457,10 +457,12 @@ func (s *Server) Backends() []string {
 }
 
 // RunOptions are the connection limits and timeouts of Run. A field left
-// zero takes its default, except ShutdownTimeout, taken as given.
+// zero takes its default, as in Config; a negative duration turns off what
+// it allows (ShutdownTimeout: no time to finish).
 type RunOptions struct {
 	// ShutdownTimeout is how long open requests (streams included) may
-	// run on once ctx ends; 0 cancels them at once.
+	// run on once ctx ends (DefaultShutdownTimeout); negative cancels
+	// them at once.
 	ShutdownTimeout time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers
 	// (DefaultReadHeaderTimeout). The body has its own bound,
@@ -523,8 +525,12 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, opts RunOptions) 
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", slog.Float64("deadline", opts.ShutdownTimeout.Seconds()))
-	sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
+	grace := orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout)
+	if opts.ShutdownTimeout < 0 {
+		grace = 0
+	}
+	log.Info("shutting down", slog.Float64("deadline", grace.Seconds()))
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	if err != nil {

@@ -392,27 +392,11 @@ func TestGracefulShutdown(t *testing.T) {
 		return resp, br
 	}
 
-	t.Run("open stream finishes", func(t *testing.T) {
-		g := answer(strings.Repeat("think ", 20), "The end.")
-		g.delay = 5 * time.Millisecond
-		_, url, cancel, done := start(t, g, 10*time.Second)
-		resp, br := openStream(t, url)
-		defer resp.Body.Close()
-		cancel()
-		rest, err := io.ReadAll(br)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasSuffix(string(rest), "data: [DONE]\n\n") || !strings.Contains(string(rest), `"content":"end."`) {
-			t.Errorf("stream cut by shutdown: %q", rest)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		if _, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(hello)); err == nil {
-			t.Error("a request after shutdown was served")
-		}
-	})
+	for _, deadline := range []time.Duration{10 * time.Second, 0} { // 0: the default, 30 s
+		t.Run(fmt.Sprintf("open stream finishes, ShutdownTimeout %v", deadline), func(t *testing.T) {
+			openStreamFinishes(t, start, openStream, deadline)
+		})
+	}
 	t.Run("deadline cancels", func(t *testing.T) {
 		g := answer(strings.Repeat("think ", 200), "never")
 		g.delay = 20 * time.Millisecond
@@ -426,4 +410,44 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 		waitCancelled(t, fe, 1)
 	})
+	// A negative ShutdownTimeout gives open streams no time (zero would
+	// be the default, 30 s, and this stream would finish).
+	t.Run("negative cancels at once", func(t *testing.T) {
+		g := answer(strings.Repeat("think ", 200), "never")
+		g.delay = 20 * time.Millisecond
+		fe, url, cancel, done := start(t, g, -1)
+		resp, br := openStream(t, url)
+		defer resp.Body.Close()
+		cancel()
+		_, _ = io.ReadAll(br)
+		if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Run: %v, want the deadline", err)
+		}
+		waitCancelled(t, fe, 1)
+	})
+}
+
+// openStreamFinishes opens a stream, starts the shutdown, and checks that
+// the stream runs to its end and Run returns cleanly.
+func openStreamFinishes(t *testing.T, start func(*testing.T, gen, time.Duration) (*fakeEngine, string, context.CancelFunc, chan error),
+	openStream func(*testing.T, string) (*http.Response, *bufio.Reader), deadline time.Duration) {
+	g := answer(strings.Repeat("think ", 20), "The end.")
+	g.delay = 5 * time.Millisecond
+	_, url, cancel, done := start(t, g, deadline)
+	resp, br := openStream(t, url)
+	defer resp.Body.Close()
+	cancel()
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(rest), "data: [DONE]\n\n") || !strings.Contains(string(rest), `"content":"end."`) {
+		t.Errorf("stream cut by shutdown: %q", rest)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if _, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(hello)); err == nil {
+		t.Error("a request after shutdown was served")
+	}
 }

@@ -325,7 +325,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}()
-	opts := serve.RunOptions{ShutdownTimeout: *shutdown, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
+	grace := *shutdown
+	if grace == 0 {
+		grace = -1 // --shutdown-timeout 0: no time to finish (RunOptions reads 0 as the default)
+	}
+	opts := serve.RunOptions{ShutdownTimeout: grace, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
 		MaxConns: int(*maxConns), Logger: logger}
 	if certs != nil {
 		opts.TLSConfig = certs.TLSConfig()
