@@ -270,14 +270,22 @@ func TestPrepareConcurrency(t *testing.T) {
 	buf := &syncBuffer{}
 	gw := newGateway(t, fe, withLog(buf), func(c *Config) {
 		c.Tokenizer, c.PrepareConcurrency, c.Model = enc, 1, "beam"
-		c.Timeout = time.Millisecond // how long the second request waits for the slot
+		// How long the second request waits for the slot. It bounds the
+		// first request's preparation too, so it must leave the first
+		// time to reach the tokenizer on a loaded machine under -race (1 ms
+		// did not, and the test waited for it forever).
+		c.Timeout = 300 * time.Millisecond
 	})
 	first := make(chan int, 1)
 	go func() {
 		resp, _ := do(t, gw, "POST", "/v1/messages/count_tokens", msgsBody, nil)
 		first <- resp.StatusCode
 	}()
-	<-enc.entered // the first request holds the only slot, in the tokenizer
+	select {
+	case <-enc.entered: // the first request holds the only slot, in the tokenizer
+	case st := <-first:
+		t.Fatalf("the first request ended (%d) without reaching the tokenizer", st)
+	}
 	// The second waits, then gives up with a 503; without the limit it
 	// would tokenize beside the first.
 	resp, data := do(t, gw, "POST", "/v1/messages/count_tokens", msgsBody, nil)
@@ -285,7 +293,8 @@ func TestPrepareConcurrency(t *testing.T) {
 	if resp.StatusCode != 503 || !strings.Contains(string(data), "overloaded_error") {
 		t.Errorf("second request: %d %s, want a 503", resp.StatusCode, data)
 	}
-	// The first had the slot; the 1ms timeout ends its tokenizing (a 400).
+	// The first had the slot; the timeout, passed while it was held, ends
+	// its tokenizing (a 400).
 	if st := <-first; st == 503 {
 		t.Errorf("first request: %d", st)
 	}
