@@ -140,6 +140,17 @@ type textAcc struct {
 }
 
 func (a *textAcc) add(s string) {
+	if a.multi && cap(a.b)-len(a.b) >= len(s) {
+		n := len(a.b)
+		a.b = a.b[:n+len(s)] // only the length is stored: see emitChunk on barriers
+		copy(a.b[n:], s)
+		return
+	}
+	a.addSlow(s)
+}
+
+// addSlow is add when the text is not yet in b or b is full.
+func (a *textAcc) addSlow(s string) {
 	if !a.multi {
 		if a.s == "" {
 			a.s = s

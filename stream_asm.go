@@ -417,7 +417,14 @@ func (a *assembler) addText(s string) {
 	if s == "" {
 		return
 	}
-	a.text.add(s)
+	if t := &a.text; t.multi && cap(t.b)-len(t.b) >= len(s) {
+		// textAcc.add's common case, written out: it is not inlined.
+		n := len(t.b)
+		t.b = t.b[:n+len(s)] // only the length is stored: see emitChunk on barriers
+		copy(t.b[n:], s)
+	} else {
+		t.addSlow(s)
+	}
 	a.emitChunk(a.field, s, 0)
 }
 
@@ -783,10 +790,14 @@ func viewArgs(b []byte) string {
 
 // flushCall sends the call's unsent arguments text as one chunk.
 func (a *assembler) flushCall() {
-	c := &a.call
-	if a.field != FieldToolCalls || len(c.args) == c.flushed {
-		return
+	if len(a.call.args) != a.call.flushed && a.field == FieldToolCalls {
+		a.flushArgs()
 	}
+}
+
+// flushArgs is flushCall when there is something to send.
+func (a *assembler) flushArgs() {
+	c := &a.call
 	if !a.noEvents {
 		text := c.sub
 		if !c.subOK || len(c.sub) != len(c.args)-c.flushed {

@@ -171,7 +171,12 @@ func (l *lexer) run(data string, final bool) {
 		data = data[n:]
 	}
 	if l.state != lexFailed && !final {
-		l.pend = append(l.pend, data...)
+		if n := len(l.pend); cap(l.pend)-n >= len(data) {
+			l.pend = l.pend[:n+len(data)] // only the length is stored (see emitChunk)
+			copy(l.pend[n:], data)
+		} else {
+			l.pend = append(l.pend, data...)
+		}
 	}
 }
 
