@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -99,92 +101,63 @@ func (end genEnd) stopReason() string {
 	return "end_turn"
 }
 
-// appendAnthropicUsage appends {"input_tokens", "output_tokens"}, and
-// when the engine said how many prompt tokens came from its prefix cache,
-// "cache_read_input_tokens" with them, input_tokens then being the rest (as
-// the Messages API counts them).
-func appendAnthropicUsage(dst []byte, u *usage) []byte {
-	var in, out int64
-	if u != nil {
-		in, out = u.PromptTokens, u.CompletionTokens
-		if u.CachedKnown {
-			in -= u.CachedTokens
-		}
+// newAnthropicUsage is the usage object of u: input and output tokens,
+// and when the engine said how many prompt tokens came from its prefix
+// cache, cache_read_input_tokens with them, input_tokens then being the
+// rest (as the Messages API counts them).
+func newAnthropicUsage(u *usage) anthropicUsage {
+	var au anthropicUsage
+	if u == nil {
+		return au
 	}
-	dst = append(dst, `{"input_tokens":`...)
-	dst = appendInt(dst, in)
-	if u != nil && u.CachedKnown {
-		dst = append(dst, `,"cache_read_input_tokens":`...)
-		dst = appendInt(dst, u.CachedTokens)
+	au.InputTokens, au.OutputTokens = u.PromptTokens, u.CompletionTokens
+	if u.CachedKnown {
+		au.InputTokens -= u.CachedTokens
+		cached := u.CachedTokens
+		au.CacheReadInputTokens = &cached
 	}
-	dst = append(dst, `,"output_tokens":`...)
-	dst = appendInt(dst, out)
-	return append(dst, '}')
+	return au
 }
 
-// appendMessageHead appends the message object up to its content:
-// {"id", "type", "role", "model", "content":.
-func appendMessageHead(dst []byte, c *exchange) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, c.chatID)
-	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
-	dst = appendString(dst, c.model)
-	return append(dst, `,"content":`...)
-}
-
-// complete writes the message object: thinking first, with its
-// signature, then the text or the tool_use blocks.
-func (m *messagesReply) complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd) {
-	msg := &p.Message
-	c.finish = end.stopReason()
-	b := make([]byte, 0, 512+2*(len(msg.Content)+len(msg.Reasoning)))
-	b = appendMessageHead(b, c)
-	b = append(b, '[')
-	n := 0
-	sep := func() {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-	}
+// newAnthropicReply is the message object for the parsed message:
+// thinking first, with its signature, then the text or the tool_use
+// blocks. A tool_use block's input is the call's arguments; encoding/json
+// writes them compacted (gap decision 94), so they must be JSON, which
+// the parser guarantees: a call whose arguments are not is a 502 rather
+// than a reply that is not JSON.
+func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthropicReply, *apiError) {
+	content := make([]replyBlock, 0, 2+len(msg.ToolCalls))
 	if msg.Reasoning != "" {
-		sep()
-		b = append(b, `{"type":"thinking","thinking":`...)
-		b = appendString(b, msg.Reasoning)
-		b = append(b, `,"signature":`...)
-		b = appendString(b, c.s.signer.sign(msg.Reasoning))
-		b = append(b, '}')
+		sig := c.s.signer.sign(msg.Reasoning)
+		content = append(content, replyBlock{Type: "thinking", Thinking: &msg.Reasoning, Signature: &sig})
 	}
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
-		sep()
-		b = append(b, `{"type":"text","text":`...)
-		b = appendString(b, msg.Content)
-		b = append(b, '}')
+		content = append(content, replyBlock{Type: "text", Text: &msg.Content})
 	}
 	for i := range msg.ToolCalls {
 		tc := &msg.ToolCalls[i]
-		sep()
-		b = append(b, `{"type":"tool_use","id":`...)
-		b = appendString(b, newID("toolu_"))
-		b = append(b, `,"name":`...)
-		b = appendString(b, tc.Function.Name)
-		b = append(b, `,"input":`...)
-		if len(tc.Function.Arguments) == 0 {
-			b = append(b, "{}"...)
-		} else {
-			b = append(b, tc.Function.Arguments...)
+		input := tc.Function.Arguments
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		} else if !json.Valid(input) {
+			return nil, modelOutputError(fmt.Errorf("tool call %d (%s): its arguments are not JSON", i, tc.Function.Name))
 		}
-		b = append(b, '}')
+		content = append(content, replyBlock{Type: "tool_use", ID: newID("toolu_"), Name: tc.Function.Name, Input: input})
 	}
-	b = append(b, `],"stop_reason":`...)
-	b = appendString(b, c.finish)
-	b = append(b, `,"stop_sequence":`...)
-	b = appendOptString(b, end.stop)
-	b = append(b, `,"usage":`...)
-	b = appendAnthropicUsage(b, c.usage)
-	b = append(b, "}\n"...)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
+	stopReason := end.stopReason()
+	return &anthropicReply{ID: c.chatID, Type: "message", Role: "assistant", Model: c.model, Content: content,
+		StopReason: &stopReason, StopSequence: optString(end.stop), Usage: newAnthropicUsage(c.usage)}, nil
+}
+
+// complete writes the message object.
+func (m *messagesReply) complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd) {
+	reply, aerr := c.newAnthropicReply(&p.Message, end)
+	if aerr != nil {
+		c.httpError(w, aerr)
+		return
+	}
+	c.finish = *reply.StopReason
+	writeJSON(w, reply)
 }
 
 func (m *messagesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
@@ -262,9 +235,8 @@ func (s *messagesStream) start() {
 	}
 	s.begin()
 	s.open("message_start")
-	s.buf = append(s.buf, `{"type":"message_start","message":`...)
-	s.buf = appendMessageHead(s.buf, s.c)
-	s.buf = append(s.buf, `[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`...)
+	s.buf = appendJSON(s.buf, &anthropicEvent{Type: "message_start", Message: &anthropicReply{ID: s.c.chatID,
+		Type: "message", Role: "assistant", Model: s.c.model, Content: []replyBlock{}}})
 	s.close()
 }
 
@@ -346,7 +318,8 @@ func (s *messagesStream) end(e genEnd) {
 	s.buf = append(s.buf, `,"stop_sequence":`...)
 	s.buf = appendOptString(s.buf, e.stop)
 	s.buf = append(s.buf, `},"usage":`...)
-	s.buf = appendAnthropicUsage(s.buf, s.c.usage)
+	u := newAnthropicUsage(s.c.usage)
+	s.buf = appendJSON(s.buf, &u)
 	s.buf = append(s.buf, '}')
 	s.close()
 	s.open("message_stop")

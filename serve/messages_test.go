@@ -80,7 +80,7 @@ func TestAnthropicClientToolLoop(t *testing.T) {
 			if th.Type != "thinking" || th.Thinking != "I should check the weather tool." || th.Signature == "" {
 				t.Errorf("thinking block %s", th.RawJSON())
 			}
-			if tu.Type != "tool_use" || tu.Name != "get_weather" || !strings.HasPrefix(tu.ID, "toolu_") || string(tu.Input) != `{"city": "London"}` {
+			if tu.Type != "tool_use" || tu.Name != "get_weather" || !strings.HasPrefix(tu.ID, "toolu_") || !jsonEq(tu.Input, `{"city": "London"}`) {
 				t.Errorf("tool_use block %s (input %s)", tu.RawJSON(), tu.Input)
 			}
 			if msg.Usage.OutputTokens == 0 || msg.Usage.InputTokens == 0 {
@@ -141,7 +141,7 @@ func TestAnthropicClientParallelCalls(t *testing.T) {
 				t.Fatalf("stop %q: %s", msg.StopReason, msg.RawJSON())
 			}
 			a, b := msg.Content[1], msg.Content[2]
-			if string(a.Input) != `{"city": "London"}` || string(b.Input) != `{"city": "Paris", "days": 2}` || a.ID == b.ID {
+			if !jsonEq(a.Input, `{"city": "London"}`) || !jsonEq(b.Input, `{"city": "Paris", "days": 2}`) || a.ID == b.ID {
 				t.Fatalf("calls %s %s", a.RawJSON(), b.RawJSON())
 			}
 			params.Messages = append(params.Messages, msg.ToParam(), anthropic.NewUserMessage(
@@ -536,7 +536,7 @@ func TestMessagesParallelOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg.StopReason != anthropic.StopReasonToolUse || len(msg.Content) != 2 || string(msg.Content[1].Input) != `{"city": "London"}` {
+		if msg.StopReason != anthropic.StopReasonToolUse || len(msg.Content) != 2 || !jsonEq(msg.Content[1].Input, `{"city": "London"}`) {
 			t.Errorf("streamed %v: %s", streamed, msg.RawJSON())
 		}
 	}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -19,150 +20,76 @@ func (end genEnd) responseStatus() (status, incomplete string) {
 	return "completed", ""
 }
 
-// appendResponse appends the response object with the given status and
-// output items (a JSON list's members, comma-separated); failure, when
-// set, is its error.
-func (rr *responsesReply) appendResponse(dst []byte, c *exchange, status, incomplete string, output []byte, failure *apiError) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, c.chatID)
-	dst = append(dst, `,"object":"response","created_at":`...)
-	dst = appendInt(dst, c.created)
-	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
-	dst = append(dst, `,"error":`...)
+// newResponse is the response object with the given status and output
+// items (responseReasoningItem, responseMessageItem and responseCallItem
+// values); failure, when set, is its error. It echoes the client's
+// tools, tool_choice and text.format (encoding/json compacts them: gap
+// decision 94).
+func (rr *responsesReply) newResponse(c *exchange, status, incomplete string, output []any, failure *apiError) *responseReply {
+	r := &responseReply{ID: c.chatID, Object: "response", CreatedAt: c.created, Status: status,
+		Instructions: optString(rr.instructions), MaxOutputTokens: rr.maxOutputTokens, Model: c.model,
+		Output: output, ParallelToolCalls: rr.parallel, Reasoning: responseReasoning{Effort: optString(rr.effort)},
+		Temperature: rr.req.temperature, Text: responseTextConfig{Format: rr.textFormat},
+		ToolChoice: rr.toolChoice, Tools: rr.tools, TopP: rr.req.topP, Truncation: "disabled"}
+	if r.Output == nil {
+		r.Output = []any{}
+	}
 	if failure != nil {
-		dst = append(dst, `{"code":`...)
 		code := "server_error"
 		if failure.status == http.StatusGatewayTimeout {
 			code = "timeout"
 		}
-		dst = appendString(dst, code)
-		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, failure.msg)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
+		r.Error = &responseError{Code: code, Message: failure.msg}
 	}
-	dst = append(dst, `,"incomplete_details":`...)
 	if incomplete != "" {
-		dst = append(dst, `{"reason":`...)
-		dst = appendString(dst, incomplete)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
+		r.IncompleteDetails = &responseIncomplete{Reason: incomplete}
 	}
-	dst = append(dst, `,"instructions":`...)
-	dst = appendOptString(dst, rr.instructions)
-	dst = append(dst, `,"max_output_tokens":`...)
-	dst = appendRaw(dst, rr.maxOutputTokens)
-	dst = append(dst, `,"model":`...)
-	dst = appendString(dst, c.model)
-	dst = append(dst, `,"output":[`...)
-	dst = append(dst, output...)
-	dst = append(dst, `],"parallel_tool_calls":`...)
-	dst = strconv.AppendBool(dst, rr.parallel)
-	dst = append(dst, `,"previous_response_id":null,"reasoning":{"effort":`...)
-	dst = appendOptString(dst, rr.effort)
-	dst = append(dst, `,"summary":null},"store":false,"temperature":`...)
-	dst = appendRaw(dst, rr.req.temperature)
-	dst = append(dst, `,"text":{"format":`...)
-	if isNull(rr.textFormat) {
-		dst = append(dst, `{"type":"text"}`...)
-	} else {
-		dst = append(dst, rr.textFormat...)
+	if isNull(r.Text.Format) {
+		r.Text.Format = json.RawMessage(`{"type":"text"}`)
 	}
-	dst = append(dst, `},"tool_choice":`...)
-	if isNull(rr.toolChoice) {
-		dst = append(dst, `"auto"`...)
-	} else {
-		dst = append(dst, rr.toolChoice...)
+	if isNull(r.ToolChoice) {
+		r.ToolChoice = json.RawMessage(`"auto"`)
 	}
-	dst = append(dst, `,"tools":`...)
-	if isNull(rr.tools) {
-		dst = append(dst, "[]"...)
-	} else {
-		dst = append(dst, rr.tools...)
+	if isNull(r.Tools) {
+		r.Tools = json.RawMessage("[]")
 	}
-	dst = append(dst, `,"top_p":`...)
-	dst = appendRaw(dst, rr.req.topP)
-	dst = append(dst, `,"truncation":"disabled","usage":`...)
-	if c.usage != nil {
-		u := c.usage
-		dst = append(dst, `{"input_tokens":`...)
-		dst = appendInt(dst, u.PromptTokens)
+	if u := c.usage; u != nil {
+		r.Usage = &responseUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
+			TotalTokens: u.PromptTokens + u.CompletionTokens}
 		if u.CachedKnown {
-			dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
-			dst = appendInt(dst, u.CachedTokens)
-			dst = append(dst, '}')
+			r.Usage.InputTokensDetails = &responseInputDetails{CachedTokens: u.CachedTokens}
 		}
-		dst = append(dst, `,"output_tokens":`...)
-		dst = appendInt(dst, u.CompletionTokens)
-		dst = append(dst, `,"total_tokens":`...)
-		dst = appendInt(dst, u.PromptTokens+u.CompletionTokens)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
 	}
-	return append(dst, `,"metadata":{}}`...)
+	return r
 }
 
-// appendRaw appends a raw JSON value, or null when it is absent.
-func appendRaw(dst []byte, raw []byte) []byte {
-	if len(raw) == 0 {
-		return append(dst, "null"...)
-	}
-	return append(dst, raw...)
-}
-
-// appendReasoningItem appends a reasoning output item: the text as
+// newReasoningItem is a reasoning output item: the text as
 // reasoning_text content, and sealed in encrypted_content, which is what
 // clients that send back only encrypted_content (Codex) return.
-func appendReasoningItem(dst []byte, sg *signer, id, text, status string) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, id)
-	dst = append(dst, `,"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":`...)
-	dst = appendString(dst, text)
-	dst = append(dst, `}],"encrypted_content":`...)
-	dst = appendString(dst, sg.seal(text))
-	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
-	return append(dst, '}')
+func newReasoningItem(sg *signer, id, text, status string) *responseReasoningItem {
+	sealed := sg.seal(text)
+	return &responseReasoningItem{ID: id, Type: "reasoning", Summary: []responseText{},
+		Content: []responseText{{Type: "reasoning_text", Text: text}}, EncryptedContent: &sealed, Status: status}
 }
 
-// appendOutputText appends an output_text part.
-func appendOutputText(dst []byte, text string) []byte {
-	dst = append(dst, `{"type":"output_text","text":`...)
-	dst = appendString(dst, text)
-	return append(dst, `,"annotations":[],"logprobs":[]}`...)
+// newOutputText is an output_text part.
+func newOutputText(text string) responseOutputText {
+	return responseOutputText{Type: "output_text", Text: text, Annotations: []json.RawMessage{}, Logprobs: []json.RawMessage{}}
 }
 
-// appendMessageItem appends an assistant message item; a nil text means
-// no content part yet.
-func appendMessageItem(dst []byte, id string, text *string, status string) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, id)
-	dst = append(dst, `,"type":"message","status":`...)
-	dst = appendString(dst, status)
-	dst = append(dst, `,"role":"assistant","content":[`...)
+// newMessageItem is an assistant message item; a nil text means no
+// content part yet.
+func newMessageItem(id string, text *string, status string) *responseMessageItem {
+	m := &responseMessageItem{ID: id, Type: "message", Status: status, Role: "assistant", Content: []responseOutputText{}}
 	if text != nil {
-		dst = appendOutputText(dst, *text)
+		m.Content = append(m.Content, newOutputText(*text))
 	}
-	return append(dst, "]}"...)
+	return m
 }
 
-// appendCallItem appends a function_call item.
-func appendCallItem(dst []byte, id, callID, name, args, status string) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, id)
-	dst = append(dst, `,"type":"function_call","status":`...)
-	dst = appendString(dst, status)
-	dst = append(dst, `,"call_id":`...)
-	dst = appendString(dst, callID)
-	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, name)
-	dst = append(dst, `,"arguments":`...)
-	dst = appendString(dst, args)
-	return append(dst, '}')
+// newCallItem is a function_call item.
+func newCallItem(id, callID, name, args, status string) *responseCallItem {
+	return &responseCallItem{ID: id, Type: "function_call", Status: status, CallID: callID, Name: name, Arguments: args}
 }
 
 // complete writes the response object: a reasoning item, then a message
@@ -171,31 +98,22 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmon
 	msg := &p.Message
 	status, incomplete := end.responseStatus()
 	c.finish = status
-	out := make([]byte, 0, 256+2*(len(msg.Content)+len(msg.Reasoning)))
+	out := make([]any, 0, 2+len(msg.ToolCalls))
 	if msg.Reasoning != "" {
-		out = appendReasoningItem(out, c.s.signer, newID("rs_"), msg.Reasoning, "completed")
+		out = append(out, newReasoningItem(c.s.signer, newID("rs_"), msg.Reasoning, "completed"))
 	}
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
-		if len(out) > 0 {
-			out = append(out, ',')
-		}
-		out = appendMessageItem(out, newID("msg_"), &msg.Content, "completed")
+		out = append(out, newMessageItem(newID("msg_"), &msg.Content, "completed"))
 	}
 	for i := range msg.ToolCalls {
 		tc := &msg.ToolCalls[i]
-		if len(out) > 0 {
-			out = append(out, ',')
-		}
 		args := string(tc.Function.Arguments)
 		if args == "" {
 			args = "{}"
 		}
-		out = appendCallItem(out, newID("fc_"), newID("call_"), tc.Function.Name, args, "completed")
+		out = append(out, newCallItem(newID("fc_"), newID("call_"), tc.Function.Name, args, "completed"))
 	}
-	b := rr.appendResponse(make([]byte, 0, len(out)+1024), c, status, incomplete, out, nil)
-	b = append(b, '\n')
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
+	writeJSON(w, rr.newResponse(c, status, incomplete, out, nil))
 }
 
 func (rr *responsesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
@@ -217,7 +135,7 @@ type responsesStream struct {
 	callID string
 	name   string
 	// done holds the finished items, for the final response object.
-	done []byte
+	done []any
 }
 
 func (s *responsesStream) started() bool { return s.begun }
@@ -241,7 +159,7 @@ func (s *responsesStream) start() {
 	for _, name := range [...]string{"response.created", "response.in_progress"} {
 		s.event(name)
 		s.buf = append(s.buf, `,"response":`...)
-		s.buf = s.rr.appendResponse(s.buf, s.c, "in_progress", "", nil, nil)
+		s.buf = appendJSON(s.buf, s.rr.newResponse(s.c, "in_progress", "", nil, nil))
 		s.buf = append(s.buf, '}')
 		s.close()
 	}
@@ -289,34 +207,31 @@ func (s *responsesStream) writePending() {
 	s.pending.Reset()
 }
 
-// appendItem appends the open item as it stands.
-func (s *responsesStream) appendItem(dst []byte, status string) []byte {
+// item is the open item as it stands.
+func (s *responsesStream) item(status string) any {
 	switch s.kind {
 	case harmony.FieldThinking:
 		if status == "in_progress" {
-			dst = append(dst, `{"id":`...)
-			dst = appendString(dst, s.id)
-			return append(dst, `,"type":"reasoning","summary":[],"content":[],"status":"in_progress"}`...)
+			return &responseReasoningItem{ID: s.id, Type: "reasoning", Summary: []responseText{}, Content: []responseText{}, Status: status}
 		}
-		return appendReasoningItem(dst, s.c.s.signer, s.id, s.text.String(), status)
+		return newReasoningItem(s.c.s.signer, s.id, s.text.String(), status)
 	case harmony.FieldContent:
 		if status == "in_progress" {
-			return appendMessageItem(dst, s.id, nil, status)
+			return newMessageItem(s.id, nil, status)
 		}
 		text := s.text.String()
-		return appendMessageItem(dst, s.id, &text, status)
+		return newMessageItem(s.id, &text, status)
 	}
-	return appendCallItem(dst, s.id, s.callID, s.name, s.text.String(), status)
+	return newCallItem(s.id, s.callID, s.name, s.text.String(), status)
 }
 
-// appendPart appends the open item's content part.
-func (s *responsesStream) appendPart(dst []byte, text string) []byte {
+// part is the open item's content part.
+func (s *responsesStream) part(text string) any {
 	if s.kind == harmony.FieldThinking {
-		dst = append(dst, `{"type":"reasoning_text","text":`...)
-		dst = appendString(dst, text)
-		return append(dst, '}')
+		return &responseText{Type: "reasoning_text", Text: text}
 	}
-	return appendOutputText(dst, text)
+	p := newOutputText(text)
+	return &p
 }
 
 func (s *responsesStream) startBlock(e *harmony.Event) {
@@ -332,14 +247,14 @@ func (s *responsesStream) startBlock(e *harmony.Event) {
 	s.buf = append(s.buf, `,"output_index":`...)
 	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	s.buf = append(s.buf, `,"item":`...)
-	s.buf = s.appendItem(s.buf, "in_progress")
+	s.buf = appendJSON(s.buf, s.item("in_progress"))
 	s.buf = append(s.buf, '}')
 	s.close()
 	if e.Field != harmony.FieldToolCalls {
 		s.event("response.content_part.added")
 		s.itemRef(true)
 		s.buf = append(s.buf, `,"part":`...)
-		s.buf = s.appendPart(s.buf, "")
+		s.buf = appendJSON(s.buf, s.part(""))
 		s.buf = append(s.buf, '}')
 		s.close()
 	}
@@ -366,7 +281,7 @@ func (s *responsesStream) finishBlock() {
 		s.event("response.content_part.done")
 		s.itemRef(true)
 		s.buf = append(s.buf, `,"part":`...)
-		s.buf = s.appendPart(s.buf, text)
+		s.buf = appendJSON(s.buf, s.part(text))
 		s.buf = append(s.buf, '}')
 		s.close()
 	default:
@@ -383,15 +298,13 @@ func (s *responsesStream) finishBlock() {
 		s.buf = append(s.buf, '}')
 		s.close()
 	}
-	if len(s.done) > 0 {
-		s.done = append(s.done, ',')
-	}
-	s.done = s.appendItem(s.done, "completed")
+	item := s.item("completed")
+	s.done = append(s.done, item)
 	s.event("response.output_item.done")
 	s.buf = append(s.buf, `,"output_index":`...)
 	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 	s.buf = append(s.buf, `,"item":`...)
-	s.buf = s.appendItem(s.buf, "completed")
+	s.buf = appendJSON(s.buf, item)
 	s.buf = append(s.buf, '}')
 	s.close()
 }
@@ -402,7 +315,7 @@ func (s *responsesStream) end(e genEnd) {
 	s.c.finish = status
 	s.event("response." + status)
 	s.buf = append(s.buf, `,"response":`...)
-	s.buf = s.rr.appendResponse(s.buf, s.c, status, incomplete, s.done, nil)
+	s.buf = appendJSON(s.buf, s.rr.newResponse(s.c, status, incomplete, s.done, nil))
 	s.buf = append(s.buf, '}')
 	s.close()
 }
@@ -410,7 +323,7 @@ func (s *responsesStream) end(e genEnd) {
 func (s *responsesStream) fail(e *apiError) {
 	s.event("response.failed")
 	s.buf = append(s.buf, `,"response":`...)
-	s.buf = s.rr.appendResponse(s.buf, s.c, "failed", "", s.done, e)
+	s.buf = appendJSON(s.buf, s.rr.newResponse(s.c, "failed", "", s.done, e))
 	s.buf = append(s.buf, '}')
 	s.close()
 }

@@ -194,10 +194,9 @@ func (c *exchange) newChatCompletion(m *harmony.Message, finish string) *chatCom
 	return cc
 }
 
-// Anthropic Messages. The message object stays hand-written
-// (messagesReply.complete) like the events: a tool_use block's input is
-// the call's arguments as the parser wrote them (Python's json.dumps
-// spacing), which encoding/json would compact. wire_test.go checks both
+// Anthropic Messages. The message object (newAnthropicReply), the
+// message_start event and the usage are encoded with encoding/json; the
+// other events are appended by hand, and wire_test.go checks each kind
 // against these structs.
 
 // anthropicReply is the Messages API's message object.
@@ -258,11 +257,11 @@ type anthropicMessageDelta struct {
 	StopSequence *string `json:"stop_sequence"`
 }
 
-// OpenAI Responses. The response object stays hand-written
-// (responsesReply.appendResponse), as do its events: it echoes tools,
-// tool_choice and text.format as the client sent them, which
-// encoding/json would compact. wire_test.go checks them against these
-// structs.
+// OpenAI Responses. The response object (newResponse), its output
+// items and content parts are encoded with encoding/json, in the
+// non-streamed reply and in the stream's events alike; the events
+// themselves are appended by hand, and wire_test.go checks each kind
+// against these structs.
 
 // responseReply is a response object.
 type responseReply struct {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/beamharmony/harmony"
 )
 
 // marshal is json.Marshal with HTML characters left as they are, as
@@ -63,6 +65,19 @@ func sameJSON(t *testing.T, what string, got, want []byte) {
 	if !bytes.Equal(g.Bytes(), w.Bytes()) {
 		t.Errorf("%s:\nwritten %s\ntyped   %s", what, g.Bytes(), w.Bytes())
 	}
+}
+
+// jsonEq reports whether got and want are the same JSON text but for
+// whitespace outside strings: the same value, members in the same order,
+// numbers written alike. The non-streamed Messages reply writes a
+// tool_use input compacted and its stream as the parser wrote it (gap
+// decision 94), so tests compare inputs with it.
+func jsonEq(got []byte, want string) bool {
+	var g, w bytes.Buffer
+	if json.Compact(&g, got) != nil || json.Compact(&w, []byte(want)) != nil {
+		return false
+	}
+	return bytes.Equal(g.Bytes(), w.Bytes())
 }
 
 // sseData returns the data of each event in a stream.
@@ -340,5 +355,74 @@ func TestErrorBodies(t *testing.T) {
 	}
 	if got, want := string(appendAnthropicError(nil, e)), `{"type":"error","error":{"type":"api_error","message":"the engine failed\b"}}`; got != want {
 		t.Errorf("Anthropic error\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestToolInputNotJSON checks that a call whose arguments are not JSON,
+// which the parser does not write, is a 502 rather than a reply that is
+// not JSON or a panic in the encoder.
+func TestToolInputNotJSON(t *testing.T) {
+	c := &exchange{chatID: "msg_1", model: "beam"}
+	for _, args := range []string{`{"city": "Paris"`, `{"n": NaN}`, `nonsense`} {
+		msg := &harmony.Message{Role: "assistant", ToolCalls: []harmony.ToolCall{{Type: "function",
+			Function: harmony.FunctionCall{Name: "get_weather", Arguments: json.RawMessage(args)}}}}
+		reply, aerr := c.newAnthropicReply(msg, genEnd{calls: 1})
+		if aerr == nil || aerr.status != http.StatusBadGateway || aerr.code != "invalid_model_output" ||
+			!strings.Contains(aerr.msg, "tool call 0 (get_weather)") {
+			t.Errorf("arguments %s: reply %+v, error %+v", args, reply, aerr)
+		}
+	}
+	msg := &harmony.Message{Role: "assistant", ToolCalls: []harmony.ToolCall{{Type: "function",
+		Function: harmony.FunctionCall{Name: "get_weather", Arguments: json.RawMessage(`{"city": "<&>` + "\u2028" + `"}`)}}}}
+	reply, aerr := c.newAnthropicReply(msg, genEnd{calls: 1})
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	if got := string(appendJSON(nil, reply.Content[0])); got != `{"type":"tool_use","id":"`+reply.Content[0].ID+`","name":"get_weather","input":{"city":"<&>`+"\u2028"+`"}}` {
+		t.Errorf("tool_use block %s: want the input compacted, every other byte as the parser wrote it", got)
+	}
+}
+
+// TestResponsesEchoRaw checks that a response echoes tools, tool_choice
+// and text.format as the client sent them but for whitespace (gap
+// decision 94): HTML characters, escapes and U+2028 as sent, members in
+// the client's order, streamed and not.
+func TestResponsesEchoRaw(t *testing.T) {
+	tools := `[ {"type": "function", "name": "get_weather", "description": "a <b> & c \u003c ` + "\u2028" + ` é",
+		"parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}} ]`
+	for _, tt := range []struct{ member, sent string }{
+		{"tool_choice", `{ "type": "function", "name": "get_weather" }`},
+		{"text", `{ "format": { "type": "json_object" } }`},
+	} {
+		for _, stream := range []bool{false, true} {
+			fe := newFakeEngineOf(t, EngineSGLang, constrainedGen)
+			gw := newGateway(t, fe)
+			body := `{"model":"beam","stream":` + strconv.FormatBool(stream) + `,"input":"Weather in Paris?","tools": ` + tools +
+				`, "` + tt.member + `": ` + tt.sent + `}`
+			data := postTo(t, gw.URL+"/v1/responses", body)
+			if stream {
+				events := sseData(t, data)
+				data = events[len(events)-1]
+			}
+			var r struct {
+				Response map[string]json.RawMessage `json:"response"`
+			}
+			if stream {
+				if err := json.Unmarshal(data, &r); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := json.Unmarshal(data, &r.Response); err != nil {
+				t.Fatal(err)
+			}
+			for member, sent := range map[string]string{"tools": tools, tt.member: tt.sent} {
+				var want bytes.Buffer
+				if err := json.Compact(&want, []byte(sent)); err != nil {
+					t.Fatal(err)
+				}
+				if got := r.Response[member]; !bytes.Equal(got, want.Bytes()) {
+					t.Errorf("stream %v: %s\n%s\nwant\n%s", stream, member, got, want.Bytes())
+				}
+			}
+		}
 	}
 }
