@@ -102,7 +102,7 @@ func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
 	if pos >= len(raw) || raw[pos] != '{' {
 		return fail()
 	}
-	var keys [maxDirectKeys][2]int // the written keys, as spans of buf
+	keys := &r.s.keys // the written keys, as spans of buf
 	nkeys := 0
 	pos = pyjson.SkipSpace(raw, pos+1)
 	if pos < len(raw) && raw[pos] == '}' {
@@ -144,7 +144,8 @@ func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
 			if buf, pos, ok = r.appendValueDirect(buf, raw, pos); !ok {
 				return fail()
 			}
-			if bytes.Contains(buf[valueAt:], []byte(paramClose)) {
+			// Shorter values (all numbers and literals) can't hold it.
+			if len(buf)-valueAt >= len(paramClose) && bytes.Contains(buf[valueAt:], []byte(paramClose)) {
 				return fail()
 			}
 			buf = append(buf, '\n')
@@ -184,13 +185,12 @@ func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, boo
 	case c == '-' || c >= '0' && c <= '9':
 		n := pyjson.NumberLen(raw[pos:])
 		return append(buf, raw[pos:pos+n]...), pos + n, n > 0
-	case c == 't', c == 'f', c == 'n':
-		for _, word := range [...]string{"true", "false", "null"} {
-			if bytes.HasPrefix(raw[pos:], []byte(word)) {
-				return append(buf, word...), pos + len(word), true
-			}
-		}
-		return buf, pos, false
+	case c == 't':
+		return appendWord(buf, raw, pos, "true")
+	case c == 'f':
+		return appendWord(buf, raw, pos, "false")
+	case c == 'n':
+		return appendWord(buf, raw, pos, "null")
 	}
 	// A string with escapes, a list or an object: a tape of the value.
 	d := &r.s.doc
@@ -204,4 +204,12 @@ func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, boo
 		buf = d.AppendPython(buf, 0)
 	}
 	return buf, pos + n, true
+}
+
+// appendWord writes the literal word that raw[pos:] must start with.
+func appendWord(buf, raw []byte, pos int, word string) ([]byte, int, bool) {
+	if !bytes.HasPrefix(raw[pos:], []byte(word)) {
+		return buf, pos, false
+	}
+	return append(buf, word...), pos + len(word), true
 }

@@ -98,9 +98,10 @@ func RenderPrompt(messages []Message, opts *Options) (*Prompt, error) {
 // so that appending to its buffer costs no GC write barrier.
 type scratch struct {
 	out     []byte
-	doc     pyjson.Doc   // the current call's arguments
-	schemas []pyjson.Doc // tools' parameters parsed here (not decoded)
-	views   []tape       // each tool's parameters: decoded or in schemas
+	doc     pyjson.Doc            // the current call's arguments
+	keys    [maxDirectKeys][2]int // argumentsDirect's keys, not zeroed per call
+	schemas []pyjson.Doc          // tools' parameters parsed here (not decoded)
+	views   []tape                // each tool's parameters: decoded or in schemas
 	members []member
 	ts      tsCache
 	refs    schema.Refs
