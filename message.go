@@ -337,12 +337,11 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
 	m.ToolCalls = make([]ToolCall, 0, d.Nodes[v].Len)
 	var err error
 	d.Elements(v, func(e, pos int) bool {
-		var c ToolCall
-		if err = decodeToolCall(d, e, &c); err != nil {
+		m.ToolCalls = m.ToolCalls[:pos+1] // decoded in place, as messages are
+		if err = decodeToolCall(d, e, &m.ToolCalls[pos]); err != nil {
 			err = prefixPath("tool_calls["+strconv.Itoa(pos)+"]", err)
 			return false
 		}
-		m.ToolCalls = append(m.ToolCalls, c)
 		return true
 	})
 	return err

@@ -85,12 +85,12 @@ func (r *Request) decode(d *pyjson.Doc) error {
 	r.Messages = make([]Message, 0, d.Nodes[msgs].Len)
 	var err error
 	d.Elements(msgs, func(e, pos int) bool {
-		var m Message
-		if err = decodeMessage(d, e, &m); err != nil {
+		// Decoded in place: a copy would cost a barrier per pointer.
+		r.Messages = r.Messages[:pos+1]
+		if err = decodeMessage(d, e, &r.Messages[pos]); err != nil {
 			err = prefixPath(messagePath(pos), err)
 			return false
 		}
-		r.Messages = append(r.Messages, m)
 		return true
 	})
 	if err != nil {
