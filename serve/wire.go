@@ -11,7 +11,8 @@ import (
 // The wire shapes of the replies, as typed structs: non-streamed replies
 // are these values encoded with encoding/json (writeJSON); the streamed
 // chunks are appended by hand on the per-token path, and wire_test.go
-// checks each kind of chunk against json.Marshal of its struct.
+// checks each kind of chunk against json.Marshal of its struct
+// (wire_events_test.go the Messages and Responses events).
 
 // writeJSON writes v as the JSON reply body, followed by a newline.
 func writeJSON(w http.ResponseWriter, v any) {
@@ -196,7 +197,7 @@ func (c *exchange) newChatCompletion(m *harmony.Message, finish string) *chatCom
 
 // Anthropic Messages. The message object (newAnthropicReply), the
 // message_start event and the usage are encoded with encoding/json; the
-// other events are appended by hand, and wire_test.go checks each kind
+// other events are appended by hand, and wire_events_test.go checks each kind
 // against these structs.
 
 // anthropicReply is the Messages API's message object.
@@ -260,7 +261,7 @@ type anthropicMessageDelta struct {
 // OpenAI Responses. The response object (newResponse), its output
 // items and content parts are encoded with encoding/json, in the
 // non-streamed reply and in the stream's events alike; the events
-// themselves are appended by hand, and wire_test.go checks each kind
+// themselves are appended by hand, and wire_events_test.go checks each kind
 // against these structs.
 
 // responseReply is a response object.

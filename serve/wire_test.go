@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strconv"
 	"strings"
@@ -179,8 +180,8 @@ func TestChatCompletionTyped(t *testing.T) {
 }
 
 // strictRoundTrip decodes data into v refusing unknown members, and
-// checks that json.Marshal of v gives data back: the same members, in
-// the same order, with the same values.
+// checks that json.Marshal of v gives data back byte for byte: the same
+// members, in the same order, with the same values, escaped alike.
 func strictRoundTrip(t *testing.T, what string, data []byte, v any) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -188,7 +189,9 @@ func strictRoundTrip(t *testing.T, what string, data []byte, v any) {
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v: %s", what, err, data)
 	}
-	sameJSON(t, what, data, marshal(t, v))
+	if want := marshal(t, v); !bytes.Equal(data, want) {
+		t.Errorf("%s:\nwritten %s\ntyped   %s", what, data, want)
+	}
 }
 
 // typeOf returns the "type" member of a JSON object.
@@ -203,11 +206,33 @@ func typeOf(t *testing.T, data []byte) string {
 	return v.Type
 }
 
-// wireAnswers are the engine's answers the wire tests run: reasoning and
-// text, and reasoning and a tool call with arguments that need escaping.
-var wireAnswers = []string{
-	answerText("Think <about> it.", "The answer: \"yes\" & more\n."),
-	callsText("Check the weather.", scriptCall{"get_weather", [][2]string{{"city", "Paris <&> \"x\""}}}),
+// wireCase is an engine answer the wire tests run, with the request's
+// extra members; streamOnly when the answer fails the stream after it
+// has begun.
+type wireCase struct {
+	name       string
+	g          gen
+	extra      map[string]string // by API: "messages", "responses"
+	streamOnly bool
+}
+
+// wireCases reach every kind of reply and event: reasoning and text (with
+// cached tokens in the usage), a tool call with arguments that need
+// escaping, a generation cut by max_tokens, a stop sequence, and an
+// engine error after the stream began.
+func wireCases() []wireCase {
+	text := answer("Think <about> it.", "The answer: \"yes\" & more\n\b\x01\u2028.")
+	text.cached = 5
+	failing := answer("Thinking for a while.", "c")
+	failing.errorEvent, failing.errorAfter = `{"error":{"message":"engine overloaded","type":"ServiceUnavailableError","code":503}}`, 5
+	return []wireCase{
+		{name: "text", g: text},
+		{name: "call", g: gen{text: callsText("Check the weather.", scriptCall{"get_weather", [][2]string{{"city", "Paris <&> \"x\""}}})}},
+		{name: "length", g: gen{text: "<|channel|>analysis<|message|>Think <about>", finish: "length"}},
+		{name: "stop sequence", g: gen{text: "<|channel|>analysis<|message|>Count.<|end|><|start|>assistant<|channel|>final<|message|>1 2 3 STOP",
+			stopReason: "STOP"}, extra: map[string]string{"messages": `"stop_sequences":["STOP"],`}},
+		{name: "failed", g: failing, streamOnly: true},
+	}
 }
 
 const wireTools = `"tools":[{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]`
@@ -226,40 +251,87 @@ func postTo(t *testing.T, url, body string) []byte {
 	return data
 }
 
+// missingKinds fails t for each kind in want that seen lacks.
+func missingKinds(t *testing.T, seen map[string]bool, want []string) {
+	t.Helper()
+	for _, k := range want {
+		if !seen[k] {
+			t.Errorf("no %s event in any case", k)
+		}
+	}
+}
+
 // TestMessagesWireTyped checks the Messages message object and every
-// event of its stream against the typed structs.
+// kind of event of its stream against json.Marshal of its typed struct,
+// byte for byte.
 func TestMessagesWireTyped(t *testing.T) {
-	for _, answer := range wireAnswers {
-		fe := newFakeEngine(t, fixed(gen{text: answer}))
+	seen := map[string]bool{}
+	for _, tc := range wireCases() {
+		fe := newFakeEngine(t, fixed(tc.g))
 		gw := newGateway(t, fe)
 		for _, stream := range []bool{false, true} {
-			body := `{"model":"beam","max_tokens":100,"stream":` + strconv.FormatBool(stream) + `,` + wireTools +
-				`,"messages":[{"role":"user","content":"Weather?"}]}`
-			data := postTo(t, gw.URL+"/v1/messages", body)
-			if !stream {
-				strictRoundTrip(t, "message", data, new(anthropicReply))
+			if !stream && tc.streamOnly {
 				continue
 			}
-			kinds := map[string]bool{}
+			body := `{"model":"beam","max_tokens":100,"stream":` + strconv.FormatBool(stream) + `,` + wireTools + `,` +
+				tc.extra["messages"] + `"messages":[{"role":"user","content":"Weather?"}]}`
+			data := postTo(t, gw.URL+"/v1/messages", body)
+			if !stream {
+				var m anthropicReply
+				strictRoundTrip(t, tc.name+": message", bytes.TrimSuffix(data, []byte("\n")), &m)
+				seen["message/"+*m.StopReason] = true
+				continue
+			}
 			for _, ev := range sseData(t, data) {
-				typ := typeOf(t, ev)
-				kinds[typ] = true
-				var e anthropicEvent
-				switch typ {
+				var probe struct {
+					Type         string `json:"type"`
+					ContentBlock *struct {
+						Type string `json:"type"`
+					} `json:"content_block"`
+					Delta *struct {
+						Type       string `json:"type"`
+						StopReason string `json:"stop_reason"`
+					} `json:"delta"`
+				}
+				if err := json.Unmarshal(ev, &probe); err != nil {
+					t.Fatalf("%v: %s", err, ev)
+				}
+				kind := probe.Type
+				var v any
+				switch e := new(anthropicEvent); probe.Type {
+				case "error":
+					v = new(anthropicError)
 				case "message_delta":
 					e.Delta = new(anthropicMessageDelta)
+					kind += "/" + probe.Delta.StopReason
+					v = e
 				case "content_block_delta":
 					e.Delta = new(anthropicBlockDelta)
+					kind += "/" + probe.Delta.Type
+					v = e
+				case "content_block_start":
+					kind += "/" + probe.ContentBlock.Type
+					v = e
+				default:
+					v = e
 				}
-				strictRoundTrip(t, typ, ev, &e)
-			}
-			for _, k := range []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"} {
-				if !kinds[k] {
-					t.Errorf("no %s event in %s", k, data)
-				}
+				seen[kind] = true
+				strictRoundTrip(t, tc.name+": "+kind, ev, v)
 			}
 		}
 	}
+	// The Messages stream's keep-alive.
+	s := &messagesStream{sseOut: newSSEOut(httptest.NewRecorder())}
+	s.keepAlive()
+	for _, ev := range sseData(t, s.buf) {
+		seen[typeOf(t, ev)] = true
+		strictRoundTrip(t, "ping", ev, new(anthropicEvent))
+	}
+	missingKinds(t, seen, []string{"message/end_turn", "message/tool_use", "message/max_tokens", "message/stop_sequence",
+		"message_start", "content_block_start/thinking", "content_block_start/text", "content_block_start/tool_use",
+		"content_block_delta/thinking_delta", "content_block_delta/text_delta", "content_block_delta/input_json_delta",
+		"content_block_delta/signature_delta", "content_block_stop", "message_delta/end_turn", "message_delta/tool_use",
+		"message_delta/max_tokens", "message_delta/stop_sequence", "message_stop", "error", "ping"})
 }
 
 // responseItems returns typed values for the output items in raw, for
@@ -292,25 +364,32 @@ func responseItem(t *testing.T, raw json.RawMessage) any {
 	return nil
 }
 
-// TestResponsesWireTyped checks the response object and every event of
-// its stream against the typed structs.
+// TestResponsesWireTyped checks the response object and every kind of
+// event of its stream against json.Marshal of its typed struct, byte for
+// byte.
 func TestResponsesWireTyped(t *testing.T) {
-	for _, answer := range wireAnswers {
-		fe := newFakeEngine(t, fixed(gen{text: answer}))
+	seen := map[string]bool{}
+	for _, tc := range wireCases() {
+		fe := newFakeEngine(t, fixed(tc.g))
 		gw := newGateway(t, fe)
 		for _, stream := range []bool{false, true} {
+			if !stream && tc.streamOnly {
+				continue
+			}
 			body := `{"model":"beam","stream":` + strconv.FormatBool(stream) + `,"instructions":"Be brief.","temperature":0.5,` +
 				`"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}],` +
-				`"input":"Weather?"}`
+				tc.extra["responses"] + `"input":"Weather?"}`
 			data := postTo(t, gw.URL+"/v1/responses", body)
 			if !stream {
 				var probe struct {
+					Status string            `json:"status"`
 					Output []json.RawMessage `json:"output"`
 				}
 				if err := json.Unmarshal(data, &probe); err != nil {
 					t.Fatal(err)
 				}
-				strictRoundTrip(t, "response", data, &responseReply{Output: responseItems(t, probe.Output)})
+				seen["response/"+probe.Status] = true
+				strictRoundTrip(t, tc.name+": response", bytes.TrimSuffix(data, []byte("\n")), &responseReply{Output: responseItems(t, probe.Output)})
 				continue
 			}
 			for _, ev := range sseData(t, data) {
@@ -325,20 +404,33 @@ func TestResponsesWireTyped(t *testing.T) {
 				if err := json.Unmarshal(ev, &probe); err != nil {
 					t.Fatal(err)
 				}
+				kind := probe.Type
 				var e responseEvent
 				if probe.Response != nil {
 					e.Response = &responseReply{Output: responseItems(t, probe.Response.Output)}
 				}
 				if probe.Item != nil {
 					e.Item = responseItem(t, probe.Item)
+					kind += "/" + typeOf(t, probe.Item)
 				}
 				if probe.Part != nil {
 					e.Part = responseItem(t, probe.Part)
+					kind += "/" + typeOf(t, probe.Part)
 				}
-				strictRoundTrip(t, probe.Type, ev, &e)
+				seen[kind] = true
+				strictRoundTrip(t, tc.name+": "+kind, ev, &e)
 			}
 		}
 	}
+	missingKinds(t, seen, []string{"response/completed", "response/incomplete",
+		"response.created", "response.in_progress",
+		"response.output_item.added/reasoning", "response.output_item.added/message", "response.output_item.added/function_call",
+		"response.content_part.added/reasoning_text", "response.content_part.added/output_text",
+		"response.reasoning_text.delta", "response.output_text.delta", "response.function_call_arguments.delta",
+		"response.reasoning_text.done", "response.output_text.done", "response.function_call_arguments.done",
+		"response.content_part.done/reasoning_text", "response.content_part.done/output_text",
+		"response.output_item.done/reasoning", "response.output_item.done/message", "response.output_item.done/function_call",
+		"response.completed", "response.incomplete", "response.failed"})
 }
 
 // TestErrorBodies checks the error objects' bytes: the members in the
