@@ -375,11 +375,7 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) 
 		c.httpError(w, m.mapPath(aerr))
 		return
 	}
-	n := len(toks.InputIDs)
-	b := append([]byte(`{"input_tokens":`), strconv.Itoa(n)...)
-	b = append(b, "}\n"...)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
+	writeJSON(w, &countTokensReply{InputTokens: len(toks.InputIDs)})
 }
 
 // countTokensEndpoint labels /v1/messages/count_tokens in logs and

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -242,37 +241,20 @@ func (s *Server) healthReplicas(ctx context.Context, w http.ResponseWriter, r *h
 			s.logEngineCheck(r, e)
 		}
 	}
-	b := []byte(`{"status":`)
+	reply := &healthReply{Status: "unavailable"}
 	if status == http.StatusOK {
-		b = append(b, `"ok"`...)
-	} else {
-		b = append(b, `"unavailable"`...)
+		reply.Status = "ok"
 	}
 	if details {
-		b = append(b, `,"engines":[`...)
+		reply.Engines = make([]healthEngine, len(errs))
 		for i, e := range errs {
-			if i > 0 {
-				b = append(b, ',')
-			}
 			rep := s.router.replicas[i]
-			b = append(b, `{"url":`...)
-			b = appendString(b, redactURL(rep.base))
-			b = append(b, `,"reachable":`...)
-			b = strconv.AppendBool(b, e == nil)
-			b = append(b, `,"healthy":`...)
-			b = strconv.AppendBool(b, rep.healthy.Load())
-			b = append(b, `,"open_requests":`...)
-			b = strconv.AppendInt(b, rep.open.Load(), 10)
+			healthy, open := rep.healthy.Load(), rep.open.Load()
+			reply.Engines[i] = healthEngine{URL: redactURL(rep.base), Reachable: e == nil, Healthy: &healthy, OpenRequests: &open}
 			if e != nil {
-				b = append(b, `,"error":`...)
-				b = appendString(b, e.msg)
+				reply.Engines[i].Error = &e.msg
 			}
-			b = append(b, '}')
 		}
-		b = append(b, ']')
 	}
-	b = append(b, "}\n"...)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	writeJSONStatus(w, status, reply)
 }

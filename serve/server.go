@@ -341,12 +341,7 @@ func requestID(given string) string {
 // else the engine's own list.
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Model != "" {
-		b := []byte(`{"object":"list","data":[{"id":`)
-		b = appendString(b, s.cfg.Model)
-		b = append(b, `,"object":"model","created":0,"owned_by":"beamharmony"}]}`...)
-		b = append(b, '\n')
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(b)
+		writeJSON(w, &modelList{Object: "list", Data: []modelInfo{{ID: s.cfg.Model, Object: "model", OwnedBy: "beamharmony"}}})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), DefaultHealthTimeout)
@@ -407,31 +402,20 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request, details bool) {
 		return
 	}
 	aerr := s.checkReplica(ctx, 0)
-	b := []byte(`{"status":`)
+	reply := &healthReply{Status: "ok"}
 	status := http.StatusOK
-	if aerr == nil {
-		b = append(b, `"ok"`...)
-		if details {
-			b = append(b, `,"engine":{"url":`...)
-			b = appendString(b, s.Backend())
-			b = append(b, `,"reachable":true}`...)
-		}
-	} else {
+	if aerr != nil {
 		s.logEngineCheck(r, aerr)
 		status = http.StatusServiceUnavailable
-		b = append(b, `"unavailable"`...)
-		if details {
-			b = append(b, `,"engine":{"url":`...)
-			b = appendString(b, s.Backend())
-			b = append(b, `,"reachable":false,"error":`...)
-			b = appendString(b, aerr.msg)
-			b = append(b, "}"...)
+		reply.Status = "unavailable"
+	}
+	if details {
+		reply.Engine = &healthEngine{URL: s.Backend(), Reachable: aerr == nil}
+		if aerr != nil {
+			reply.Engine.Error = &aerr.msg
 		}
 	}
-	b = append(b, "}\n"...)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	writeJSONStatus(w, status, reply)
 }
 
 // logEngineCheck logs a failed engine check of /health or /v1/models, with

@@ -15,8 +15,13 @@ import (
 // (wire_events_test.go the Messages and Responses events).
 
 // writeJSON writes v as the JSON reply body, followed by a newline.
-func writeJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, v any) { writeJSONStatus(w, http.StatusOK, v) }
+
+// writeJSONStatus writes v as the JSON reply body, followed by a newline,
+// with the HTTP status.
+func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
 	_, _ = w.Write(append(appendJSON(nil, v), '\n'))
 }
 
@@ -39,6 +44,44 @@ func optString(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// The gateway's small replies.
+
+// modelList is GET /v1/models's reply when the server names its model.
+type modelList struct {
+	Object string      `json:"object"`
+	Data   []modelInfo `json:"data"`
+}
+
+type modelInfo struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// healthReply is GET /health's reply: Engine with one engine, Engines
+// with replicas, each only with details.
+type healthReply struct {
+	Status  string         `json:"status"`
+	Engine  *healthEngine  `json:"engine,omitempty"`
+	Engines []healthEngine `json:"engines,omitempty"`
+}
+
+// healthEngine is an engine's state; Healthy and OpenRequests are a
+// replica's.
+type healthEngine struct {
+	URL          string  `json:"url"`
+	Reachable    bool    `json:"reachable"`
+	Healthy      *bool   `json:"healthy,omitempty"`
+	OpenRequests *int64  `json:"open_requests,omitempty"`
+	Error        *string `json:"error,omitempty"`
+}
+
+// countTokensReply is the Messages API's count_tokens reply.
+type countTokensReply struct {
+	InputTokens int `json:"input_tokens"`
 }
 
 // Errors.

@@ -518,3 +518,88 @@ func TestResponsesEchoRaw(t *testing.T) {
 		}
 	}
 }
+
+// getBody returns the status and body of GET url.
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(data)
+}
+
+// TestSmallReplies checks the bytes of the gateway's small replies, now
+// typed structs encoded with encoding/json: GET /v1/models with --model,
+// GET /health with one engine and with replicas, up and down, and
+// count_tokens.
+func TestSmallReplies(t *testing.T) {
+	q := func(s string) string { return string(appendString(nil, s)) }
+	fe := newFakeEngine(t, fixed(answer("r", "c")))
+	gw := newGateway(t, fe, func(c *Config) { c.Model = "beam <&>" })
+	if st, body := getBody(t, gw.URL+"/v1/models"); st != 200 ||
+		body != `{"object":"list","data":[{"id":"beam <&>","object":"model","created":0,"owned_by":"beamharmony"}]}`+"\n" {
+		t.Errorf("models: %d %s", st, body)
+	}
+	if st, body := getBody(t, gw.URL+"/health"); st != 200 ||
+		body != `{"status":"ok","engine":{"url":`+q(fe.srv.URL)+`,"reachable":true}}`+"\n" {
+		t.Errorf("health: %d %s", st, body)
+	}
+
+	fe2 := newFakeEngine(t, fixed(answer("r", "c")))
+	gw2 := newGateway(t, fe, func(c *Config) {
+		c.Backend = ""
+		c.Backends = []Backend{{URL: fe.srv.URL}, {URL: fe2.srv.URL}}
+	})
+	if st, body := getBody(t, gw2.URL+"/health"); st != 200 ||
+		body != `{"status":"ok","engines":[{"url":`+q(fe.srv.URL)+`,"reachable":true,"healthy":true,"open_requests":0},`+
+			`{"url":`+q(fe2.srv.URL)+`,"reachable":true,"healthy":true,"open_requests":0}]}`+"\n" {
+		t.Errorf("health of replicas: %d %s", st, body)
+	}
+	fe2.srv.Close()
+	st, body := getBody(t, gw2.URL+"/health")
+	var r struct {
+		Engines []struct {
+			Healthy bool   `json:"healthy"`
+			Error   string `json:"error"`
+		} `json:"engines"`
+	}
+	if err := json.Unmarshal([]byte(body), &r); err != nil || len(r.Engines) != 2 || r.Engines[1].Error == "" {
+		t.Fatalf("health of replicas, one down: %v: %s", err, body)
+	}
+	if want := `{"status":"ok","engines":[{"url":` + q(fe.srv.URL) + `,"reachable":true,"healthy":true,"open_requests":0},` +
+		`{"url":` + q(fe2.srv.URL) + `,"reachable":false,"healthy":` + strconv.FormatBool(r.Engines[1].Healthy) +
+		`,"open_requests":0,"error":` + q(r.Engines[1].Error) + `}]}` + "\n"; st != 200 || body != want {
+		t.Errorf("health of replicas, one down: %d\n%s\nwant\n%s", st, body, want)
+	}
+	fe.srv.Close()
+	st, body = getBody(t, gw.URL+"/health")
+	var one struct {
+		Engine struct {
+			Error string `json:"error"`
+		} `json:"engine"`
+	}
+	if err := json.Unmarshal([]byte(body), &one); err != nil || one.Engine.Error == "" {
+		t.Fatalf("health, engine down: %v: %s", err, body)
+	}
+	if want := `{"status":"unavailable","engine":{"url":` + q(fe.srv.URL) + `,"reachable":false,"error":` + q(one.Engine.Error) + `}}` + "\n"; st != 503 || body != want {
+		t.Errorf("health, engine down: %d\n%s\nwant\n%s", st, body, want)
+	}
+	if st, body := getBody(t, gw2.URL+"/health"); st != 503 || !strings.HasPrefix(body, `{"status":"unavailable","engines":[{"url":`) {
+		t.Errorf("health of replicas, all down: %d %s", st, body)
+	}
+
+	gw3 := newGateway(t, newFakeEngine(t, fixed(answer("r", "c"))), func(c *Config) { c.Tokenizer = beamTokenizer(t) })
+	data := postTo(t, gw3.URL+"/v1/messages/count_tokens", `{"model":"beam","messages":[{"role":"user","content":"Hello!"}]}`)
+	var n struct {
+		InputTokens int `json:"input_tokens"`
+	}
+	if err := json.Unmarshal(data, &n); err != nil || n.InputTokens == 0 || string(data) != `{"input_tokens":`+strconv.Itoa(n.InputTokens)+"}\n" {
+		t.Errorf("count_tokens: %v: %q", err, data)
+	}
+}
