@@ -654,7 +654,10 @@ func (a *assembler) appendValue(s string, escape bool) {
 // final copy (closeCall) cost about twice.
 func (c *callState) newBlock(n int) {
 	unsent := c.args[c.flushed:]
-	size := max(min(2*cap(c.args), argsBlockSize), 256, 2*(len(unsent)+n))
+	// The unsent bytes at least double (they are all of the arguments
+	// when nothing is sent, under Parse), and one large piece gets just
+	// its room: doubling it too would allocate and clear twice its size.
+	size := max(min(2*cap(c.args), argsBlockSize), 256, 2*len(unsent), len(unsent)+n)
 	nb := make([]byte, len(unsent), size)
 	copy(nb, unsent)
 	if c.valuePart == len(c.parts) && c.stream {
@@ -795,16 +798,20 @@ func (a *assembler) flushCall() {
 	}
 }
 
-// flushArgs is flushCall when there is something to send.
+// flushArgs is flushCall when there is something to send. Without events
+// (Parse) nothing is sent and nothing views the arguments: they stay one
+// buffer, which grows by doubling (newBlock keeps the unsent bytes) and
+// becomes Arguments without a copy (closeCall).
 func (a *assembler) flushArgs() {
 	c := &a.call
-	if !a.noEvents {
-		text := c.sub
-		if !c.subOK || len(c.sub) != len(c.args)-c.flushed {
-			text = viewArgs(c.args[c.flushed:])
-		}
-		a.emitChunk(FieldToolCalls, text, c.index)
+	if a.noEvents {
+		return
 	}
+	text := c.sub
+	if !c.subOK || len(c.sub) != len(c.args)-c.flushed {
+		text = viewArgs(c.args[c.flushed:])
+	}
+	a.emitChunk(FieldToolCalls, text, c.index)
 	c.flushed = len(c.args)
 	c.subOK = false
 }

@@ -100,3 +100,39 @@ func TestUnquoteMatchesAppendUnquoted(t *testing.T) {
 		}
 	}
 }
+
+// escapeIndex finds the first byte to escape exactly where a byte loop
+// does, and AppendEscaped escapes as the byte-at-a-time definition.
+func TestEscapeIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	specials := []byte{'"', '\\', 0, 0x1f, 0x20, 0x7f, 0x80, 0xff, '\n', 'a'}
+	for range 30000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(6) == 0 {
+				b[i] = specials[r.IntN(len(specials))]
+			} else {
+				b[i] = byte(' ' + r.IntN(95))
+			}
+		}
+		s := string(b)
+		want := 0
+		for want < len(s) && !escapes[s[want]] {
+			want++
+		}
+		if got := escapeIndex(s); got != want {
+			t.Fatalf("escapeIndex(%q) = %d, want %d", s, got, want)
+		}
+		var slow []byte
+		for i := 0; i < len(s); i++ {
+			if escapes[s[i]] {
+				slow = appendEscapedByte(slow, s[i])
+			} else {
+				slow = append(slow, s[i])
+			}
+		}
+		if got := AppendEscaped(nil, s); string(got) != string(slow) {
+			t.Fatalf("AppendEscaped(%q) = %q, want %q", s, got, slow)
+		}
+	}
+}
