@@ -75,11 +75,21 @@ var (
 	deepseekSpecials = []string{"<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>", "<think>", "</think>"}
 )
 
-// reasoning, answer and code are the same text in every format.
+// The sentences the reasoning and the answer repeat.
+const (
+	reasoningLine = "Let me think about the question step by step. "
+	answerLine    = "The answer has several parts, each explained in turn. "
+)
+
+// reasoning, answer and code are the same text in every format; reasoning
+// and answer make about 5 KB together, reasoning64 and answer64 (the same
+// sentences, 13 times as many) about 64 KiB.
 var (
-	reasoning = strings.Repeat("Let me think about the question step by step. ", 40)
-	answer    = strings.Repeat("The answer has several parts, each explained in turn. ", 60)
-	code      = codeText(64 << 10)
+	reasoning   = strings.Repeat(reasoningLine, 40)
+	answer      = strings.Repeat(answerLine, 60)
+	reasoning64 = strings.Repeat(reasoningLine, 40*13)
+	answer64    = strings.Repeat(answerLine, 60*13)
+	code        = codeText(64 << 10)
 )
 
 // codeText returns about n bytes of Python with quotes, backslashes and
@@ -105,7 +115,8 @@ type format struct {
 	specials  []string
 	newParser func() parsers.Parser
 	call      string // reasoning, then write_file(path="a.py", text=code)
-	answer    string // reasoning, then the answer
+	// answer returns the format's text of reasoning r, then answer a.
+	answer func(r, a string) string
 }
 
 var jsonArgs = `{"path": "a.py", "text": ` + jsonString(code) + `}`
@@ -118,7 +129,9 @@ var formats = []format{
 		newParser: func() parsers.Parser { return ollamaharmony.NewHarmonyMessageHandler() },
 		call: "<|channel|>analysis<|message|>" + reasoning + "<|end|><|start|>assistant<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>" +
 			jsonArgs, // the engine stops at <|call|> and does not send it
-		answer: "<|channel|>analysis<|message|>" + reasoning + "<|end|><|start|>assistant<|channel|>final<|message|>" + answer,
+		answer: func(r, a string) string {
+			return "<|channel|>analysis<|message|>" + r + "<|end|><|start|>assistant<|channel|>final<|message|>" + a
+		},
 	},
 	{
 		// Qwen3-Coder's XML parameters, the closest to Beam's.
@@ -128,7 +141,7 @@ var formats = []format{
 		newParser: func() parsers.Parser { return parsers.ParserForName("qwen3-coder") },
 		call: reasoning + "\n<tool_call>\n<function=write_file>\n<parameter=path>\na.py\n</parameter>\n<parameter=text>\n" +
 			code + "\n</parameter>\n</function>\n</tool_call>",
-		answer: reasoning + "\n" + answer,
+		answer: func(r, a string) string { return r + "\n" + a },
 	},
 	{
 		// Nemotron 3 Nano: thinking, then Qwen3-Coder's XML parameters.
@@ -137,7 +150,7 @@ var formats = []format{
 		newParser: func() parsers.Parser { return parsers.ParserForName("nemotron-3-nano") },
 		call: reasoning + "</think>\n<tool_call>\n<function=write_file>\n<parameter=path>\na.py\n</parameter>\n<parameter=text>\n" +
 			code + "\n</parameter>\n</function>\n</tool_call>",
-		answer: reasoning + "</think>\n" + answer,
+		answer: func(r, a string) string { return r + "</think>\n" + a },
 	},
 	{
 		name:      "glm-4.7",
@@ -145,7 +158,7 @@ var formats = []format{
 		newParser: func() parsers.Parser { return parsers.ParserForName("glm-4.7") },
 		call: reasoning + "</think><tool_call>write_file<arg_key>path</arg_key><arg_value>a.py</arg_value><arg_key>text</arg_key><arg_value>" +
 			code + "</arg_value></tool_call>",
-		answer: reasoning + "</think>" + answer,
+		answer: func(r, a string) string { return r + "</think>" + a },
 	},
 	{
 		name:      "deepseek3",
@@ -153,7 +166,7 @@ var formats = []format{
 		newParser: func() parsers.Parser { return parsers.ParserForName("deepseek3") },
 		call: reasoning + "</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>" + jsonArgs +
 			"<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-		answer: reasoning + "</think>" + answer,
+		answer: func(r, a string) string { return r + "</think>" + a },
 	},
 	{
 		// Qwen3 with thinking: Hermes-style JSON tool calls.
@@ -161,7 +174,7 @@ var formats = []format{
 		specials:  qwenSpecials,
 		newParser: func() parsers.Parser { return parsers.ParserForName("qwen3-thinking") },
 		call:      reasoning + "</think><tool_call>{\"name\": \"write_file\", \"arguments\": " + jsonArgs + "}</tool_call>",
-		answer:    reasoning + "</think>" + answer,
+		answer:    func(r, a string) string { return r + "</think>" + a },
 	},
 }
 
@@ -171,10 +184,16 @@ var (
 	beamCall = "<|channel|>analysis<|message|>" + reasoning + "<|end|>" +
 		"<|start|>assistant to=write_file<|channel|>analysis <|constrain|>xml<|message|>" +
 		"<rfl:parameter name=\"path\">\na.py\n</rfl:parameter>\n<rfl:parameter name=\"text\">\n" + code + "\n</rfl:parameter><|call|>"
-	beamAnswer = "<|channel|>analysis<|message|>" + reasoning + "<|end|>" +
-		"<|start|>assistant<|channel|>final<|message|>" + answer + "<|return|>"
-	beamPrefix = "<|start|>user<|message|>Go.<|end|><|start|>assistant"
+	beamAnswer   = beamAnswerOf(reasoning, answer)
+	beamAnswer64 = beamAnswerOf(reasoning64, answer64)
+	beamPrefix   = "<|start|>user<|message|>Go.<|end|><|start|>assistant"
 )
+
+// beamAnswerOf returns Beam's text of reasoning r, then answer a.
+func beamAnswerOf(r, a string) string {
+	return "<|channel|>analysis<|message|>" + r + "<|end|>" +
+		"<|start|>assistant<|channel|>final<|message|>" + a + "<|return|>"
+}
 
 var writeFile = api.Tool{Type: "function", Function: api.ToolFunction{Name: "write_file"}}
 
@@ -216,6 +235,12 @@ func runBeam(text string, ends []int32) (*harmony.Parsed, error) {
 	return res, err
 }
 
+// answerCases are the two sizes of reasoning, then an answer.
+var answerCases = []struct{ name, reasoning, answer string }{
+	{"reasoning-answer", reasoning, answer},
+	{"reasoning-answer-64KiB", reasoning64, answer64},
+}
+
 // Every parser reads its format to the same reasoning, answer and call:
 // the benchmarks compare the same work.
 func TestSameWork(t *testing.T) {
@@ -236,16 +261,19 @@ func TestSameWork(t *testing.T) {
 				s := fmt.Sprint(got)
 				t.Fatalf("text argument of %d bytes, want %d: %q...", len(s), len(code), s[:min(80, len(s))])
 			}
-			content, thinking, _, err := runOllama(f, f.answer, cuts(f.answer, f.specials))
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantContent, wantThinking := answer, reasoning
-			if f.noThink {
-				wantContent, wantThinking = reasoning+"\n"+answer, ""
-			}
-			if strings.TrimSpace(content.String()) != strings.TrimSpace(wantContent) || strings.TrimSpace(thinking.String()) != strings.TrimSpace(wantThinking) {
-				t.Errorf("answer %d bytes, reasoning %d bytes", content.Len(), thinking.Len())
+			for _, ra := range answerCases {
+				text := f.answer(ra.reasoning, ra.answer)
+				content, thinking, _, err := runOllama(f, text, cuts(text, f.specials))
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantContent, wantThinking := ra.answer, ra.reasoning
+				if f.noThink {
+					wantContent, wantThinking = ra.reasoning+"\n"+ra.answer, ""
+				}
+				if strings.TrimSpace(content.String()) != strings.TrimSpace(wantContent) || strings.TrimSpace(thinking.String()) != strings.TrimSpace(wantThinking) {
+					t.Errorf("%s: answer %d bytes, reasoning %d bytes", ra.name, content.Len(), thinking.Len())
+				}
 			}
 		})
 	}
@@ -257,8 +285,12 @@ func TestSameWork(t *testing.T) {
 	if err := json.Unmarshal(res.Message.ToolCalls[0].Function.Arguments, &args); err != nil || args.Text != code || res.Message.Reasoning != reasoning {
 		t.Fatalf("Beam: %v, %d bytes of text", err, len(args.Text))
 	}
-	if res, err = runBeam(beamAnswer, cuts(beamAnswer, harmonySpecials)); err != nil || res.Message.Content != answer {
-		t.Fatalf("Beam answer: %v", err)
+	for _, ra := range answerCases {
+		text := beamAnswerOf(ra.reasoning, ra.answer)
+		res, err := runBeam(text, cuts(text, harmonySpecials))
+		if err != nil || res.Message.Content != ra.answer || res.Message.Reasoning != ra.reasoning {
+			t.Fatalf("Beam %s: %v", ra.name, err)
+		}
 	}
 }
 
@@ -271,7 +303,8 @@ func BenchmarkVsOllama(b *testing.B) {
 		text func(format) string
 	}{
 		{"code-argument", beamCall, func(f format) string { return f.call }},
-		{"reasoning-answer", beamAnswer, func(f format) string { return f.answer }},
+		{"reasoning-answer", beamAnswer, func(f format) string { return f.answer(reasoning, answer) }},
+		{"reasoning-answer-64KiB", beamAnswer64, func(f format) string { return f.answer(reasoning64, answer64) }},
 	} {
 		b.Run(c.name+"/beam", func(b *testing.B) {
 			ends := cuts(c.beam, harmonySpecials)

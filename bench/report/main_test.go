@@ -17,6 +17,12 @@ BenchmarkRender-2   	 100	 14000 ns/op	 27000 B/op	 1 allocs/op
 BenchmarkRender-2   	 100	 90000 ns/op	 27000 B/op	 1 allocs/op
 BenchmarkGatewayStream/answer/relay-2 	 10	 5 ns/op	 2000 cpu-ns/token
 BenchmarkGatewayStream/answer/gateway-2 	 10	 5 ns/op	 2400 cpu-ns/token
+BenchmarkVsOllama/reasoning-answer/beam 	 10	 20000 ns/op
+BenchmarkVsOllama/reasoning-answer/ollama-a 	 10	 180000 ns/op
+BenchmarkVsOllama/reasoning-answer/ollama-b 	 10	 170000 ns/op
+BenchmarkVsOllama/reasoning-answer-64KiB/beam 	 10	 250000 ns/op
+BenchmarkVsOllama/reasoning-answer-64KiB/ollama-a 	 10	 2600000 ns/op
+BenchmarkVsOllama/reasoning-answer-64KiB/ollama-b 	 10	 3000000 ns/op
 `
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(bench), 0o644); err != nil {
 		t.Fatal(err)
@@ -33,6 +39,9 @@ BenchmarkGatewayStream/answer/gateway-2 	 10	 5 ns/op	 2400 cpu-ns/token
 		"| Render, realistic request, vs Jinja2 (HF environment) | >= 150x | 14.0 us | 2100 us CPU, Jinja2 | 150.00x | yes |",
 		"| gateway CPU per streamed token vs a bare relay: answer | <= 1.15x | 2400 cpu-ns/token | 2000 cpu-ns/token | 1.20x | no |",
 		"| DecodeAndRender vs Jinja2 | >= 40x | - | 2100 us CPU, Jinja2 | - | not measured |",
+		// Each size compares with its own fastest Ollama parser, never the other size's.
+		"| stream parse, reasoning + answer, vs the fastest Ollama parser | >= 10x | 20.0 us | 170 us (ollama-b) | 8.50x | no |",
+		"| stream parse, reasoning + answer 64 KiB, vs the fastest Ollama parser | >= 10x | 250 us | 2600 us (ollama-a) | 10.40x | yes |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing row %q in\n%s", want, out)
