@@ -436,13 +436,31 @@ func errorMessage(body []byte) (msg, typ string) {
 // are skipped.
 type sseReader struct {
 	r    *bufio.Reader
+	src  countingReader
 	data []byte
 	line []byte
 }
 
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
+// countingReader counts the reads of the engine's stream: events taken
+// between two reads arrived together.
+type countingReader struct {
+	r     io.Reader
+	reads uint64
 }
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	s := &sseReader{src: countingReader{r: r}}
+	s.r = bufio.NewReaderSize(&s.src, 32<<10)
+	return s
+}
+
+// reads returns how many times the reader has read the engine's stream.
+func (s *sseReader) reads() uint64 { return s.src.reads }
 
 // next returns the data of the next event, valid until the following
 // call, or io.EOF at the end of the stream.

@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"io"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -186,4 +188,50 @@ func FuzzEventDecoderSequence(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		checkEventSequence(t, a, b)
 	})
+}
+
+// recordObserver keeps the values a metric observes.
+type recordObserver struct{ values []float64 }
+
+func (o *recordObserver) Observe(v float64) { o.values = append(o.values, v) }
+
+// TestTokenIntervals checks the inter-token intervals noted for events
+// read from the engine's stream: events that came in one read of the
+// stream arrived together (interval 0, no clock reading); an event read
+// later is timed by the clock, at least the pause before its bytes came.
+func TestTokenIntervals(t *testing.T) {
+	const pause = 20 * time.Millisecond
+	ev := func(text string) string {
+		return `data: {"choices":[{"index":0,"text":"` + text + `"}]}` + "\n\n"
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		// Two events in one write, which the reader gets in one read,
+		// then a pause, then one more.
+		_, _ = pw.Write([]byte(ev("a") + ev("b")))
+		time.Sleep(pause)
+		_, _ = pw.Write([]byte(ev("c")))
+		pw.Close()
+	}()
+	sse := newSSEReader(pr)
+	var ttft, itl recordObserver
+	g := &streamGen{c: &exchange{start: time.Now()}, ttft: &ttft, itl: &itl}
+	for range 3 {
+		if _, err := sse.next(); err != nil {
+			t.Fatal(err)
+		}
+		// Between "a" and "b" the reader waits for nothing: this sleep
+		// is not part of the interval, since "b" arrived with "a".
+		time.Sleep(pause)
+		g.token(sse.reads())
+	}
+	if len(ttft.values) != 1 || len(itl.values) != 2 {
+		t.Fatalf("ttft %v, itl %v: want one and two values", ttft.values, itl.values)
+	}
+	if itl.values[0] != 0 {
+		t.Errorf("interval a-b = %v, want 0 (one read)", itl.values[0])
+	}
+	if itl.values[1] < pause.Seconds() {
+		t.Errorf("interval b-c = %v, want at least %v", itl.values[1], pause.Seconds())
+	}
 }

@@ -422,10 +422,13 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 // streamGen is the state of one streamed generation.
 type streamGen struct {
 	// lastToken is when the engine last sent text, counted from the
-	// exchange's start on the monotonic clock (one clock reading a
-	// token), and sent whether it has sent any: the time-to-first-token
-	// and inter-token metrics.
+	// exchange's start on the monotonic clock, and sent whether it has
+	// sent any: the time-to-first-token and inter-token metrics.
+	// lastRead is the engine stream's read count at that time: a token
+	// taken from bytes read together with the previous one arrived with
+	// it, 0 after it, and costs no clock reading.
 	lastToken time.Duration
+	lastRead  uint64
 	sent      bool
 	ttft, itl prometheus.Observer
 
@@ -454,8 +457,16 @@ type streamGen struct {
 
 const tailLen = 16
 
-// token notes an engine event with generated text in the latency metrics.
-func (g *streamGen) token() {
+// token notes an engine event with generated text in the latency
+// metrics; reads is the engine stream's read count once the event is read.
+// The event arrived when the last of those reads returned: if that was
+// the previous token's read, both came in the same bytes and the
+// interval is 0.
+func (g *streamGen) token(reads uint64) {
+	if g.sent && reads == g.lastRead {
+		g.itl.Observe(0)
+		return
+	}
 	now := time.Since(g.c.start)
 	if !g.sent {
 		g.sent = true
@@ -463,7 +474,7 @@ func (g *streamGen) token() {
 	} else {
 		g.itl.Observe((now - g.lastToken).Seconds())
 	}
-	g.lastToken = now
+	g.lastToken, g.lastRead = now, reads
 }
 
 // feed gives text to the parser and the events it makes certain to out.
@@ -551,7 +562,7 @@ func (g *streamGen) run(body io.Reader) {
 		if ch := comp.choice(); ch != nil {
 			g.start()
 			if ch.Text != "" {
-				g.token()
+				g.token(sse.reads())
 			}
 			if aerr := g.feed(g.hold.push(ch.Text)); aerr != nil {
 				g.failLocked(aerr)
