@@ -2,6 +2,7 @@ package harmony
 
 import (
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -189,6 +190,66 @@ func (a *textAcc) String() string {
 // reset begins a new text.
 func (a *textAcc) reset() { a.s, a.multi = "", false }
 
+// regionText accumulates the text of the open reasoning or final message.
+// A text in one piece is kept as it came, without a copy. A text in several
+// pieces is gathered in a scratch buffer that nothing views, reused by the
+// parser's next region and, through regionScratch, by the next parser; String
+// copies it out, once, at its exact size. Growing an append-only buffer
+// instead (as textAcc does) allocates about twice the text, and the
+// collector, run that much more often, makes every event's text write pay
+// its write barrier. Chunk events carry the chunks' own texts, never the
+// scratch (TestRegionTextsOutliveScratch).
+type regionText struct {
+	s     string
+	b     []byte  // the scratch, when multi
+	pb    *[]byte // where the scratch goes back to regionScratch
+	multi bool
+}
+
+// regionScratch holds scratch buffers of regionText between parsers.
+var regionScratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledScratch is the largest scratch buffer kept for the next parser.
+const maxPooledScratch = 1 << 20
+
+// addSlow is add when the text is not yet in the scratch or the scratch
+// is full.
+func (t *regionText) addSlow(s string) {
+	if !t.multi {
+		if t.s == "" {
+			t.s = s
+			return
+		}
+		t.multi = true
+		if t.pb == nil {
+			t.pb = regionScratch.Get().(*[]byte)
+			t.b = (*t.pb)[:0]
+		}
+		t.b = append(t.b[:0], t.s...)
+	}
+	t.b = append(t.b, s...)
+}
+
+// String returns a copy of the text (or the text itself, in one piece).
+func (t *regionText) String() string {
+	if t.multi {
+		return string(t.b)
+	}
+	return t.s
+}
+
+// reset begins a new text.
+func (t *regionText) reset() { t.s, t.multi = "", false }
+
+// release hands the scratch back for another parser; the text is gone.
+func (t *regionText) release() {
+	if t.pb != nil && cap(t.b) <= maxPooledScratch {
+		*t.pb = t.b[:0]
+		regionScratch.Put(t.pb)
+	}
+	t.s, t.b, t.pb, t.multi = "", nil, nil, false
+}
+
 // NewStreamParser returns a parser for one generation.
 func NewStreamParser(opts *ParseOptions) *StreamParser {
 	p := &StreamParser{}
@@ -241,6 +302,7 @@ func (p *StreamParser) Finish(events []Event) ([]Event, *Parsed, error) {
 	p.lex.finish()
 	a.flushCall()
 	p.res = a.result()
+	a.text.release()
 	return a.takeEvents(), p.res, a.err
 }
 

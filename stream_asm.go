@@ -29,7 +29,7 @@ type assembler struct {
 
 	// The open region: FieldThinking, FieldContent, FieldToolCalls or "".
 	field Field
-	text  textAcc
+	text  regionText
 
 	thinking, content []string
 	calls             []ToolCall
@@ -418,7 +418,7 @@ func (a *assembler) addText(s string) {
 		return
 	}
 	if t := &a.text; t.multi && cap(t.b)-len(t.b) >= len(s) {
-		// textAcc.add's common case, written out: it is not inlined.
+		// The common case of a text in pieces, written out.
 		n := len(t.b)
 		t.b = t.b[:n+len(s)] // only the length is stored: see emitChunk on barriers
 		copy(t.b[n:], s)

@@ -522,3 +522,46 @@ func warningTexts(ws []harmony.Warning) []string {
 	}
 	return texts
 }
+
+// A region's text in pieces is gathered in a scratch buffer that the next
+// region and the next parser reuse: the values an earlier parse returned
+// (region_close values and the message) must not change when it is reused.
+func TestRegionTextsOutliveScratch(t *testing.T) {
+	gen := func(c string) string {
+		return "<|channel|>analysis<|message|>" + strings.Repeat(c+"think ", 300) + "<|end|>" +
+			"<|start|>assistant<|channel|>final<|message|>" + strings.Repeat(c+"answer ", 300) + "<|return|>"
+	}
+	parse := func(text string) (values []string, res *harmony.Parsed) {
+		p := harmony.NewStreamParser(nil)
+		var events []harmony.Event
+		for i := 0; i < len(text); i += 5 {
+			events, _ = p.Feed(text[i:min(i+5, len(text))], events[:0])
+			for _, e := range events {
+				if e.Type == harmony.EventRegionClose {
+					values = append(values, e.Value)
+				}
+			}
+		}
+		events, res, err := p.Finish(events[:0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			if e.Type == harmony.EventRegionClose {
+				values = append(values, e.Value)
+			}
+		}
+		return values, res
+	}
+	values, res := parse(gen("a"))
+	want := []string{strings.Repeat("athink ", 300), strings.Repeat("aanswer ", 300)}
+	for range 3 {
+		parse(gen("b"))
+	}
+	if len(values) != 2 || values[0] != want[0] || values[1] != want[1] {
+		t.Errorf("region_close values changed by later parses: %.40q...", values)
+	}
+	if res.Message.Reasoning != want[0] || res.Message.Content != want[1] {
+		t.Errorf("message changed by later parses: %.40q... %.40q...", res.Message.Reasoning, res.Message.Content)
+	}
+}
