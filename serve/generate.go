@@ -409,7 +409,7 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 	}
 	g := &streamGen{c: c, w: w, out: out, parser: harmony.NewStreamParser(c.parseOptions()),
 		events: make([]harmony.Event, 0, 16), hold: stopHold{stops: c.req.stop},
-		ttft: c.s.metrics.ttft.WithLabelValues(c.ep.path), itl: c.s.metrics.itl.WithLabelValues(c.ep.path)}
+		ttft: c.s.metrics.ttft.WithLabelValues(c.ep.path), itl: c.s.metrics.itl.batch(c.ep.path)}
 	if ka, ok := out.(keepAliver); ok {
 		if iv := c.s.cfg.keepAlive(); iv > 0 {
 			stop := g.keepAlive(iv, ka)
@@ -417,6 +417,9 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 		}
 	}
 	g.run(resp.Body)
+	g.mu.Lock()
+	g.itl.add()
+	g.mu.Unlock()
 }
 
 // streamGen is the state of one streamed generation.
@@ -430,7 +433,10 @@ type streamGen struct {
 	lastToken time.Duration
 	lastRead  uint64
 	sent      bool
-	ttft, itl prometheus.Observer
+	ttft      prometheus.Observer
+	// itl collects the inter-token intervals, added to the histogram
+	// with each write (and at the end).
+	itl *histBatch
 
 	c      *exchange
 	w      http.ResponseWriter
@@ -578,6 +584,7 @@ func (g *streamGen) run(body io.Reader) {
 		// together, up to maxBatch of them.
 		if batched++; batched >= maxBatch || !sse.ready() {
 			err, batched = g.flushLocked(), 0
+			g.itl.add()
 		}
 		g.mu.Unlock()
 		if err != nil {

@@ -90,7 +90,7 @@ type metrics struct {
 	// By endpoint.
 	endpointRequests *prometheus.CounterVec   // endpoint, code
 	ttft             *prometheus.HistogramVec // endpoint
-	itl              *prometheus.HistogramVec // endpoint
+	itl              *batchHistogram          // endpoint
 	e2e              *prometheus.HistogramVec // endpoint
 	reqPromptTokens  *prometheus.HistogramVec // endpoint
 	reqGenTokens     *prometheus.HistogramVec // endpoint
@@ -124,8 +124,8 @@ func newMetrics() *metrics {
 		Help: "Requests to the generating endpoints, by endpoint and HTTP status (499: the client went away)."}, []string{"endpoint", "code"})
 	m.ttft = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_time_to_first_token_seconds",
 		Help: "Time from a streamed request's arrival to the engine's first generated text.", Buckets: ttftBuckets}, []string{"endpoint"})
-	m.itl = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_inter_token_latency_seconds",
-		Help: "Time between two stream events of the engine that carry generated text (one token each on vLLM).", Buckets: itlBuckets}, []string{"endpoint"})
+	m.itl = newBatchHistogram("beamharmony_inter_token_latency_seconds",
+		"Time between two stream events of the engine that carry generated text (one token each on vLLM).", itlBuckets, "endpoint")
 	m.e2e = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_e2e_request_latency_seconds",
 		Help: "Time from a request's arrival to the last byte of its reply.", Buckets: latencyBuckets}, []string{"endpoint"})
 	m.reqPromptTokens = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_request_prompt_tokens",

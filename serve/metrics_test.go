@@ -1,12 +1,18 @@
 package serve
 
 import (
+	"encoding/json"
 	"io"
+	"math"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // TestMetricsByEndpoint checks the series added with client_golang after
@@ -76,3 +82,78 @@ func TestMetricsByEndpoint(t *testing.T) {
 
 func eq(want float64) func(float64) bool { return func(v float64) bool { return v == want } }
 func gt(min float64) func(float64) bool  { return func(v float64) bool { return v > min } }
+
+// TestBatchHistogram checks that a batchHistogram, observed in batches,
+// is exported as a prometheus.HistogramVec given the same observations
+// one by one: buckets (a value equal to a bound is in it), count, sum,
+// and a series with no observations.
+func TestBatchHistogram(t *testing.T) {
+	ref := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "h", Help: "help", Buckets: itlBuckets}, []string{"endpoint"})
+	bh := newBatchHistogram("h", "help", itlBuckets, "endpoint")
+	// Sums of these values are exact whatever their grouping, so the
+	// batches' sums match the reference's to the bit; "/b" is observed
+	// in one batch, in order, as the reference adds them.
+	batches := map[string][][]float64{
+		"/a": {{0, 0.25, 0.5}, {0.75, 1, 2.5, 3}, {}, {100, 0.125, 0}},
+		"/b": {{0.001, math.Nextafter(0.001, 1), 0.0025, 0.06, 0.0999, 1e-9}},
+		"/c": nil,
+	}
+	for _, endpoint := range []string{"/a", "/b", "/c"} {
+		ref.WithLabelValues(endpoint)
+		b := bh.batch(endpoint)
+		for _, vs := range batches[endpoint] {
+			for _, v := range vs {
+				ref.WithLabelValues(endpoint).Observe(v)
+				b.Observe(v)
+			}
+			b.add()
+		}
+	}
+	expose := func(c prometheus.Collector) string {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(c)
+		rec := httptest.NewRecorder()
+		promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	want, got := expose(ref), expose(bh)
+	if got != want {
+		t.Errorf("batch histogram exported\n%s\nwant (prometheus.HistogramVec)\n%s", got, want)
+	}
+	if !strings.Contains(want, `h_bucket{endpoint="/b",le="0.001"} 2`) || !strings.Contains(want, `h_count{endpoint="/a"} 10`) {
+		t.Errorf("reference exposition not as expected:\n%s", want)
+	}
+}
+
+// TestInterTokenCountOneWrite checks that every interval is counted when
+// the engine's whole stream arrives in one write, so that no write of the
+// gateway follows the last tokens: the stream's last batch of
+// observations is added at its end.
+func TestInterTokenCountOneWrite(t *testing.T) {
+	tokens := tokenize(answerText("Short.", "Hello there, friend."))
+	var events []string
+	for i, tok := range tokens {
+		text, _ := json.Marshal(tok)
+		fr, sr := "null", "null"
+		if i == len(tokens)-1 {
+			fr, sr = `"stop"`, `"<|return|>"`
+		}
+		events = append(events, `{"id":"cmpl-1","object":"text_completion","created":1,"model":"beam","choices":[{"index":0,"text":`+
+			string(text)+`,"logprobs":null,"finish_reason":`+fr+`,"stop_reason":`+sr+`}],"usage":null}`)
+	}
+	fe := newFakeEngine(t, fixed(gen{events: events}))
+	gw := newGateway(t, fe)
+	if res := postStream(t, gw, withStream(hello, true)); !res.done {
+		t.Fatalf("stream did not finish: %+v", res.errEvent)
+	}
+	resp, err := http.Get(gw.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	want := `beamharmony_inter_token_latency_seconds_count{endpoint="/v1/chat/completions"} ` + strconv.Itoa(len(tokens)-1) + "\n"
+	if !strings.Contains(string(data), want) {
+		t.Errorf("metrics lack %q (%d tokens):\n%s", want, len(tokens), regexp.MustCompile(`(?m)^beamharmony_inter_token.*count.*$`).FindAllString(string(data), -1))
+	}
+}
