@@ -313,6 +313,33 @@ const (
 	classEscape = 2
 )
 
+// wordClass returns the classes of the 8 bytes of v (the first byte in its
+// low bits) as plainClass's table gives them, or-ed, except that the
+// escape class is left out when the stop class is in (plainText then needs
+// no more); TestWordClass checks it against the table. It uses the
+// classic exact tests for a zero byte and for a byte below c.
+func wordClass(v uint64) byte {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	lt := v ^ (lo * '<')
+	if (v|(lt-lo)&^lt)&hi != 0 {
+		return classStop
+	}
+	q, bs := v^(lo*'"'), v^(lo*'\\')
+	if ((v-lo*0x20)&^v|(q-lo)&^q|(bs-lo)&^bs)&hi != 0 {
+		return classEscape
+	}
+	return 0
+}
+
+// load32 returns the first 4 bytes of s as a little-endian word.
+func load32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
 var plainClass = func() (t [256]byte) {
 	for c := 0; c < 256; c++ {
 		switch {
@@ -343,8 +370,12 @@ func (l *lexer) plainText(chunk string) bool {
 		return false
 	}
 	var class byte
-	for i := 0; i < len(chunk); i++ {
-		class |= plainClass[chunk[i]]
+	if n := len(chunk); n >= 4 && n <= 8 {
+		class = wordClass(uint64(load32(chunk)) | uint64(load32(chunk[n-4:]))<<32)
+	} else {
+		for i := 0; i < len(chunk); i++ {
+			class |= plainClass[chunk[i]]
+		}
 	}
 	if class&classStop != 0 || (l.state == lexValue && chunk[len(chunk)-1] == '\n') {
 		// A value's last newline may be the one before its closing tag,

@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -108,4 +109,45 @@ func warningsText(ws []Warning) string {
 		b.WriteString(w.String() + "\n")
 	}
 	return b.String()
+}
+
+// plainText's word test says what plainClass's table says of every text
+// of 4 to 8 bytes it reads a word at a time: each byte value at each
+// position among bytes of no class, and random texts.
+func TestWordClass(t *testing.T) {
+	check := func(s string) {
+		var class byte
+		for i := 0; i < len(s); i++ {
+			class |= plainClass[s[i]]
+		}
+		if class&classStop != 0 {
+			class = classStop
+		}
+		n := len(s)
+		if got := wordClass(uint64(load32(s)) | uint64(load32(s[n-4:]))<<32); got != class {
+			t.Fatalf("wordClass(%q) = %d; the table says %d", s, got, class)
+		}
+	}
+	for n := 4; n <= 8; n++ {
+		for i := 0; i < n; i++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat("x", n))
+				b[i] = byte(c)
+				check(string(b))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := "ab <\"\\\n\x1f\x20\x7f\x80\xc3\xa9~=;"
+	for range 200000 {
+		b := make([]byte, 4+r.IntN(5))
+		for i := range b {
+			if r.IntN(3) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = byte(r.IntN(256))
+			}
+		}
+		check(string(b))
+	}
 }
