@@ -258,6 +258,8 @@ func NewStreamParser(opts *ParseOptions) *StreamParser {
 		o = *opts
 	}
 	p.lex.sink = &p.asm
+	p.lex.word = p.lex.wordBuf[:0]
+	p.asm.thinking, p.asm.content = p.asm.thinkingBuf[:0], p.asm.contentBuf[:0]
 	p.asm.tools = o.Tools
 	p.lex.max = o.MaxBufferedBytes
 	if p.lex.max <= 0 {

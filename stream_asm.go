@@ -32,10 +32,13 @@ type assembler struct {
 	text  regionText
 
 	thinking, content []string
-	calls             []ToolCall
-	call              callState
-	schemas           map[string]*toolSchema
-	scratch           pyjson.Doc
+	// The first arrays of thinking and content: most generations have
+	// one reasoning and one final message.
+	thinkingBuf, contentBuf [1]string
+	calls                   []ToolCall
+	call                    callState
+	schemas                 map[string]*toolSchema
+	scratch                 pyjson.Doc
 
 	warnings []Warning
 	end      string

@@ -53,8 +53,9 @@ type lexer struct {
 	// is no prefix).
 	startAllowed bool
 
-	word    []byte // the header word being read
-	wordOff int    // its offset
+	word    []byte   // the header word being read
+	wordBuf [16]byte // word's first array
+	wordOff int      // its offset
 	hasWord bool
 
 	// What the current header's tokens were: how many words and markers,
@@ -283,7 +284,7 @@ func (l *lexer) endWord() bool {
 		return true
 	}
 	l.hasWord = false
-	w := string(l.word)
+	w := headerWordString(l.word)
 	l.word = l.word[:0]
 	if !l.afterMarker && strings.HasPrefix(w, recipientPrefix) {
 		l.recipient = true
@@ -291,6 +292,22 @@ func (l *lexer) endWord() bool {
 	l.hdrTokens++
 	l.afterMarker = false
 	return l.emit(token{kind: tokWord, pos: l.wordOff, text: w})
+}
+
+// headerWordString returns the header word b as a string, without an
+// allocation for the words every generation's headers hold.
+func headerWordString(b []byte) string {
+	switch string(b) {
+	case RoleAssistant:
+		return RoleAssistant
+	case channelAnalysis:
+		return channelAnalysis
+	case channelFinal:
+		return channelFinal
+	case formatXML:
+		return formatXML
+	}
+	return string(b)
 }
 
 // lexHeaderMarker reads the marker at the start of s in a header.

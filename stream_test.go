@@ -407,6 +407,48 @@ func TestStreamPlainTextAllocs(t *testing.T) {
 	}
 }
 
+// A whole streamed parse of a reasoning and an answer, in pieces that keep
+// markers whole, allocates the parser,
+// each region's text once (its pieces are gathered in a pooled scratch
+// buffer), and the result: no header word, no list of regions, no growing
+// buffer per region.
+func TestStreamParseAllocs(t *testing.T) {
+	gen := "<|channel|>analysis<|message|>" + strings.Repeat("Let me think. ", 150) + "<|end|>" +
+		"<|start|>assistant<|channel|>final<|message|>" + strings.Repeat("The answer. ", 300) + "<|return|>"
+	opts := &harmony.ParseOptions{Prefix: "<|start|>user<|message|>Go.<|end|><|start|>assistant"}
+	// Pieces of 4 bytes and whole markers, as an engine streams tokens
+	// (a marker cut in two is held back, which costs its own buffers).
+	var pieces []string
+	for rest := gen; rest != ""; {
+		n := min(4, len(rest))
+		if i := strings.Index(rest, "<|"); i == 0 {
+			n = strings.Index(rest, "|>") + 2
+		} else if i > 0 {
+			n = min(n, i)
+		}
+		pieces, rest = append(pieces, rest[:n]), rest[n:]
+	}
+	events := make([]harmony.Event, 0, 8)
+	allocs := testing.AllocsPerRun(100, func() {
+		p := harmony.NewStreamParser(opts)
+		for _, piece := range pieces {
+			events, _ = p.Feed(piece, events[:0])
+		}
+		if _, res, err := p.Finish(events[:0]); err != nil || len(res.Message.Content) != 12*300 {
+			t.Fatal(err)
+		}
+	})
+	// The race detector makes sync.Pool drop buffers at random: a new
+	// scratch buffer, and its growth, now and then.
+	limit := 4.0
+	if raceEnabled {
+		limit = 6
+	}
+	if allocs > limit {
+		t.Errorf("%.1f allocations per parse, want at most %.0f", allocs, limit)
+	}
+}
+
 // BenchmarkStream feeds generations 4 bytes at a time: reasoning and an
 // answer, and a call whose string argument is 1 KiB or 256 KiB of code
 // (per byte, the two should cost the same: no rescanning), and 256 KiB of
