@@ -199,7 +199,7 @@ func (a *assembler) emitChunk(field Field, text string, index int) {
 	a.events = a.events[:n+1]
 	e := &a.events[n]
 	e.Type, e.Index, e.Text = EventRegionChunk, index, text
-	if e.Field != field {
+	if !sameString(e.Field, field) {
 		e.Field = field
 	}
 	if e.Name != "" {
@@ -211,6 +211,14 @@ func (a *assembler) emitChunk(field Field, text string, index int) {
 	if e.Call != nil {
 		e.Call = nil
 	}
+}
+
+// sameString reports whether a and b are the same string in memory, the
+// common case when a reused event already holds the field: comparing the
+// pointers costs no call to compare the bytes. Equal strings elsewhere in
+// memory only cost a store.
+func sameString[S ~string](a, b S) bool {
+	return len(a) == len(b) && unsafe.StringData(string(a)) == unsafe.StringData(string(b))
 }
 
 // useEvents makes events, the caller's slice, the one the events of this

@@ -607,3 +607,49 @@ func TestRegionTextsOutliveScratch(t *testing.T) {
 		t.Errorf("message changed by later parses: %.40q... %.40q...", res.Message.Reasoning, res.Message.Content)
 	}
 }
+
+// A caller's reused slice may hold anything: a chunk event written into a
+// slot holding another field of the same length, or the same field at
+// another address, still says its own field (emitChunk skips the store
+// only for the same string in memory).
+func TestEventSlotReuse(t *testing.T) {
+	gen := "<|channel|>analysis<|message|>abcdefgh<|end|><|start|>assistant<|channel|>final<|message|>ijklmnop<|return|>"
+	for _, junk := range []harmony.Field{"CONTENT", "THINKING", harmony.Field(strings.Clone("content")), "tool_callz", ""} {
+		p := harmony.NewStreamParser(nil)
+		var got []harmony.Event
+		for i := 0; i < len(gen); i += 4 {
+			events := make([]harmony.Event, 0, 8)
+			slots := events[:8]
+			for k := range slots {
+				slots[k] = harmony.Event{Type: harmony.EventRegionClose, Field: junk, Name: "n", Value: "v", Index: 3, Call: &harmony.ToolCall{}}
+			}
+			events, _ = p.Feed(gen[i:min(i+4, len(gen))], events)
+			got = append(got, events...)
+		}
+		events, _, err := p.Finish(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, events...)
+		var thinking, content strings.Builder
+		for _, e := range got {
+			if e.Type != harmony.EventRegionChunk {
+				continue
+			}
+			if e.Name != "" || e.Value != "" || e.Index != 0 || e.Call != nil {
+				t.Errorf("junk %q: chunk event keeps old members: %+v", junk, e)
+			}
+			switch e.Field {
+			case harmony.FieldThinking:
+				thinking.WriteString(e.Text)
+			case harmony.FieldContent:
+				content.WriteString(e.Text)
+			default:
+				t.Errorf("junk %q: chunk event of field %q", junk, e.Field)
+			}
+		}
+		if thinking.String() != "abcdefgh" || content.String() != "ijklmnop" {
+			t.Errorf("junk %q: thinking %q, content %q", junk, thinking.String(), content.String())
+		}
+	}
+}
