@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -20,6 +21,11 @@ type eventDecoder struct {
 	// doc is decodeCompletion's tape, also used to decode the strings
 	// that hold escapes.
 	doc pyjson.Doc
+	// strs holds the bytes of the strings without escapes read so far
+	// from the current block: one allocation a block, not one a token.
+	// Bytes once written are never written again (a full block is
+	// replaced, not reused), so the strings stay immutable.
+	strs []byte
 
 	// texts counts the "text" members of the event being read, and
 	// textAt, textEnd delimit the value of the last.
@@ -307,12 +313,32 @@ func (d *eventDecoder) optionalString(lit []byte, escaped bool, dst *string) boo
 // str returns the string literal lit decoded as pyjson decodes it.
 func (d *eventDecoder) str(lit []byte, escaped bool) (string, bool) {
 	if !escaped {
-		return string(lit[1 : len(lit)-1]), true
+		return d.copyString(lit[1 : len(lit)-1]), true
 	}
 	if d.doc.Parse(lit) != nil {
 		return "", false
 	}
 	return d.doc.Str(0), true
+}
+
+// strBlock is the size of eventDecoder.strs's blocks; a longer string is
+// allocated alone.
+const strBlock = 4096
+
+// copyString returns a string holding a copy of b.
+func (d *eventDecoder) copyString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > cap(d.strs)-len(d.strs) {
+		if len(b) > strBlock/4 {
+			return string(b)
+		}
+		d.strs = make([]byte, 0, strBlock)
+	}
+	at := len(d.strs)
+	d.strs = append(d.strs, b...)
+	return unsafe.String(&d.strs[at], len(b))
 }
 
 // scanKey reads an object key without escapes at b[i:] and the colon

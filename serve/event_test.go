@@ -3,6 +3,7 @@ package serve
 import (
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -240,3 +241,43 @@ func TestTokenIntervals(t *testing.T) {
 type recordObserver struct{ values []float64 }
 
 func (o *recordObserver) Observe(v float64) { o.values = append(o.values, v) }
+
+// TestEventDecoderStrings checks the strings read from events: each keeps
+// its value when the buffer it was read from is overwritten and after
+// many more events, and the text of an event of the previous one's shape
+// costs no allocation of its own.
+func TestEventDecoderStrings(t *testing.T) {
+	ev := func(text string) []byte {
+		return []byte(`{"id":"cmpl-1","object":"text_completion","created":1,"model":"beam","choices":[{"index":0,"text":"` +
+			text + `","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`)
+	}
+	var d eventDecoder
+	var c completion
+	buf := make([]byte, 0, 512)
+	var got, want []string
+	for i := range 2000 {
+		text := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
+		if i%500 == 7 {
+			text = strings.Repeat("l", 2000) // longer than a block's quarter
+		}
+		buf = append(buf[:0], ev(text)...)
+		if err := d.decode(buf, &c); err != nil {
+			t.Fatal(err)
+		}
+		got, want = append(got, c.Choices[0].Text), append(want, text)
+		clear(buf[:cap(buf)])
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("event %d: text %q, want %q", i, got[i], want[i])
+		}
+	}
+	a, b := ev("some token"), ev("other")
+	allocs := testing.AllocsPerRun(1000, func() {
+		_ = d.decode(a, &c)
+		_ = d.decode(b, &c)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations for two events of one shape, want 0 (a block every few hundred)", allocs)
+	}
+}
