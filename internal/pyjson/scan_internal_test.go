@@ -117,7 +117,7 @@ func TestEscapeIndex(t *testing.T) {
 		}
 		s := string(b)
 		want := 0
-		for want < len(s) && !escapes[s[want]] {
+		for want < len(s) && !stringSpecial[s[want]] {
 			want++
 		}
 		if got := escapeIndex(s); got != want {
@@ -125,7 +125,7 @@ func TestEscapeIndex(t *testing.T) {
 		}
 		var slow []byte
 		for i := 0; i < len(s); i++ {
-			if escapes[s[i]] {
+			if stringSpecial[s[i]] {
 				slow = appendEscapedByte(slow, s[i])
 			} else {
 				slow = append(slow, s[i])

@@ -24,18 +24,10 @@ const (
 const patternDeepSeekCJKEscaped = `[一-龥\x{3040}-ゟ゠-ヿ]+`
 
 func init() {
-	for _, k := range []struct {
-		name, pattern string
-		m             Matcher
-	}{
-		{"deepseek-digits", PatternDeepSeekDigits, finder(deepseekDigits)},
-		{"deepseek-cjk", PatternDeepSeekCJK, finder(deepseekCJK)},
-		{"deepseek-cjk", patternDeepSeekCJKEscaped, finder(deepseekCJK)},
-		{"deepseek-words", PatternDeepSeekWords, finder(deepseekWords)},
-	} {
-		scanners[k.pattern] = k.m
-		scannerNames[k.pattern] = k.name
-	}
+	register("deepseek-digits", PatternDeepSeekDigits, finder(deepseekDigits))
+	register("deepseek-cjk", PatternDeepSeekCJK, finder(deepseekCJK))
+	register("deepseek-cjk", patternDeepSeekCJKEscaped, finder(deepseekCJK))
+	register("deepseek-words", PatternDeepSeekWords, finder(deepseekWords))
 }
 
 // A finder is a hand-written matcher of a pattern that does not match at

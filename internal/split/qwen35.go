@@ -5,10 +5,7 @@ package split
 // punctuation runs. Source: Qwen/Qwen3.5 tokenizer.json, pre_tokenizer.
 const PatternQwen35 = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 
-func init() {
-	scanners[PatternQwen35] = scanner(qwen35)
-	scannerNames[PatternQwen35] = "qwen35"
-}
+func init() { register("qwen35", PatternQwen35, scanner(qwen35)) }
 
 // otherMark reports a character of [^\s\p{L}\p{M}\p{N}].
 func otherMark(f uint8) bool { return other(f) && !mark(f) }

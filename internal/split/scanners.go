@@ -9,19 +9,17 @@ package split
 // differential tests prove them equal to regexp2 on the same pattern.
 
 func init() {
-	for _, k := range []struct {
-		name, pattern string
-		m             Matcher
-	}{
-		{"gpt2", PatternGPT2, scanner(gpt2)},
-		{"cl100k", PatternCL100K, scanner(cl100k)},
-		{"qwen2", PatternQwen2, scanner(qwen2)},
-		{"o200k", PatternO200K, scanner(o200k)},
-		{"tekken", PatternTekken, scanner(tekken)},
-	} {
-		scanners[k.pattern] = k.m
-		scannerNames[k.pattern] = k.name
-	}
+	register("gpt2", PatternGPT2, scanner(gpt2))
+	register("cl100k", PatternCL100K, scanner(cl100k))
+	register("qwen2", PatternQwen2, scanner(qwen2))
+	register("o200k", PatternO200K, scanner(o200k))
+	register("tekken", PatternTekken, scanner(tekken))
+}
+
+// register makes m the hand-written matcher of pattern, known as name.
+func register(name, pattern string, m Matcher) {
+	scanners[pattern] = m
+	scannerNames[pattern] = name
 }
 
 // A scanner returns the end of the match that starts at s[i], i < len(s).
