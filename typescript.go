@@ -429,9 +429,9 @@ func (w *tsWriter) commentLines(indent string, text []byte) {
 
 func appendCommentLines[T string | []byte](dst []byte, indent string, text T) []byte {
 	for start := 0; start < len(text); {
-		end := start
-		for end < len(text) && text[end] != '\n' {
-			end++
+		end := len(text)
+		if k := indexNewline(text[start:]); k >= 0 {
+			end = start + k
 		}
 		dst = append(dst, indent...)
 		dst = append(dst, "//"...)
@@ -451,6 +451,17 @@ func appendCommentLines[T string | []byte](dst []byte, indent string, text T) []
 		}
 	}
 	return dst
+}
+
+// indexNewline is bytes.IndexByte or strings.IndexByte for text.
+func indexNewline[T string | []byte](text T) int {
+	switch t := any(text).(type) {
+	case string:
+		return strings.IndexByte(t, '\n')
+	case []byte:
+		return bytes.IndexByte(t, '\n')
+	}
+	return -1
 }
 
 // commentNode writes the string at node v as comment lines, checking it for
