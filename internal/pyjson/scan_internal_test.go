@@ -101,29 +101,25 @@ func TestUnquoteMatchesAppendUnquoted(t *testing.T) {
 	}
 }
 
-// escapeIndex finds the first byte to escape exactly where a byte loop
-// does, and AppendEscaped escapes as the byte-at-a-time definition.
-func TestEscapeIndex(t *testing.T) {
+// AppendEscaped escapes as the byte-at-a-time definition, at every length
+// and escape density, and writes nothing past its result in dst's array
+// (its 8-byte stores must be overwritten by the bytes that follow them).
+func TestAppendEscaped(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	specials := []byte{'"', '\\', 0, 0x1f, 0x20, 0x7f, 0x80, 0xff, '\n', 'a'}
 	for range 30000 {
-		b := make([]byte, r.IntN(40))
+		b := make([]byte, r.IntN(70))
+		density := 1 + r.IntN(12)
 		for i := range b {
-			if r.IntN(6) == 0 {
+			if r.IntN(density) == 0 {
 				b[i] = specials[r.IntN(len(specials))]
 			} else {
 				b[i] = byte(' ' + r.IntN(95))
 			}
 		}
 		s := string(b)
-		want := 0
-		for want < len(s) && !stringSpecial[s[want]] {
-			want++
-		}
-		if got := escapeIndex(s); got != want {
-			t.Fatalf("escapeIndex(%q) = %d, want %d", s, got, want)
-		}
-		var slow []byte
+		prefix := []byte("ab")[:r.IntN(3)]
+		slow := append([]byte(nil), prefix...)
 		for i := 0; i < len(s); i++ {
 			if stringSpecial[s[i]] {
 				slow = appendEscapedByte(slow, s[i])
@@ -131,8 +127,26 @@ func TestEscapeIndex(t *testing.T) {
 				slow = append(slow, s[i])
 			}
 		}
-		if got := AppendEscaped(nil, s); string(got) != string(slow) {
-			t.Fatalf("AppendEscaped(%q) = %q, want %q", s, got, slow)
+		// A buffer with room for the result and a guard past it.
+		buf := make([]byte, len(slow)+16)
+		for i := range buf {
+			buf[i] = 0xee
+		}
+		dst := append(buf[:0], prefix...)
+		got := AppendEscaped(dst, s)
+		if string(got) != string(slow) {
+			t.Fatalf("AppendEscaped(%q, %q) = %q, want %q", prefix, s, got, slow)
+		}
+		if &got[:1][0] != &buf[0] && len(got) > 0 {
+			t.Fatalf("AppendEscaped(%q) moved to a new array with room in dst", s)
+		}
+		for i := len(got); i < len(buf); i++ {
+			if buf[i] != 0xee {
+				t.Fatalf("AppendEscaped(%q) wrote byte %d of dst's array, past its result (%d bytes)", s, i, len(got))
+			}
+		}
+		if got := AppendEscaped(nil, s); string(got) != string(slow[len(prefix):]) {
+			t.Fatalf("AppendEscaped(nil, %q) = %q, want %q", s, got, slow[len(prefix):])
 		}
 	}
 }
