@@ -321,16 +321,30 @@ const (
 // no more); TestWordClass checks it against the table. It uses the
 // classic exact tests for a zero byte and for a byte below c.
 func wordClass(v uint64) byte {
-	const (
-		lo = 0x0101010101010101
-		hi = 0x8080808080808080
-	)
-	lt := v ^ (lo * '<')
-	if (v|(lt-lo)&^lt)&hi != 0 {
+	if wordStop(v) {
 		return classStop
 	}
-	q, bs := v^(lo*'"'), v^(lo*'\\')
-	if ((v-lo*0x20)&^v|(q-lo)&^q|(bs-lo)&^bs)&hi != 0 {
+	return wordEscape(v)
+}
+
+// Two bytes repeated over a word, for wordStop and wordEscape.
+const (
+	wordLo = 0x0101010101010101
+	wordHi = 0x8080808080808080
+)
+
+// wordStop reports whether a byte of v has the stop class: it is '<' or
+// 0x80 and up.
+func wordStop(v uint64) bool {
+	lt := v ^ (wordLo * '<')
+	return (v|(lt-wordLo)&^lt)&wordHi != 0
+}
+
+// wordEscape returns classEscape when a byte of v that is not a stop byte
+// is one a JSON string escapes; v holds no stop byte.
+func wordEscape(v uint64) byte {
+	q, bs := v^(wordLo*'"'), v^(wordLo*'\\')
+	if ((v-wordLo*0x20)&^v|(q-wordLo)&^q|(bs-wordLo)&^bs)&wordHi != 0 {
 		return classEscape
 	}
 	return 0
@@ -373,7 +387,14 @@ func (l *lexer) plainText(chunk string) bool {
 	}
 	var class byte
 	if n := len(chunk); n >= 4 && n <= 8 {
-		class = wordClass(uint64(load32(chunk)) | uint64(load32(chunk[n-4:]))<<32)
+		// wordClass, without the escape test that text does not need.
+		v := uint64(load32(chunk)) | uint64(load32(chunk[n-4:]))<<32
+		if wordStop(v) {
+			return false
+		}
+		if l.state == lexValue {
+			class = wordEscape(v)
+		}
 	} else {
 		for i := 0; i < len(chunk); i++ {
 			class |= plainClass[chunk[i]]
@@ -385,7 +406,7 @@ func (l *lexer) plainText(chunk string) bool {
 		return false
 	}
 	if l.state == lexText {
-		l.text(chunk)
+		l.emit(token{kind: tokText, pos: l.off, text: chunk}) // l.text, inlined
 	} else {
 		l.value(chunk, class&classEscape == 0)
 	}

@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -58,10 +59,11 @@ type callState struct {
 	flushed  int    // bytes of args already sent as chunks
 	// sub is args[flushed:] as a substring of the input, when the
 	// unsent fragment is one value piece that needed no escaping.
-	sub   string
-	subOK bool
-	names []string            // argument names so far
-	seen  map[string]struct{} // the names, once there are many
+	sub    string
+	subOK  bool
+	tagOff int                 // the offset of the last argument's tag
+	names  []string            // argument names so far
+	seen   map[string]struct{} // the names, once there are many
 
 	typ    argType
 	stream bool // the value is a string: send it as it arrives
@@ -72,13 +74,47 @@ type callState struct {
 }
 
 // token consumes one token of the lexer; it reports false once the parse
-// has failed.
+// has failed. A text token is most of a stream's (a piece of reasoning or
+// answer), and its common case is written out here, one call per piece
+// from the lexer down: a piece of 4 to 8 bytes of a text already in pieces,
+// with room in the scratch and a reused event slot. addText takes the
+// other text tokens, valueText the value tokens and tokenOther the other
+// kinds.
 func (a *assembler) token(t token) bool {
+	if t.kind != tokText {
+		if t.kind == tokValue {
+			// A piece of an argument's value, as common in a tool call.
+			a.valueText(t.text, t.plain())
+			return a.err == nil
+		}
+		return a.tokenOther(t)
+	}
+	s, tx := t.text, &a.text
+	n := len(tx.b)
+	if !tx.multi || cap(tx.b)-n < len(s) || len(s) < 4 || len(s) > 8 || a.noEvents || len(a.events) == cap(a.events) {
+		a.addText(s)
+		return a.err == nil
+	}
+	tx.b = tx.b[:n+len(s)] // only the length is stored: see emitChunk on barriers
+	// A copy of 4 to 8 bytes as two overlapping 4-byte words, without a
+	// call to memmove.
+	b := tx.b[n:]
+	binary.LittleEndian.PutUint32(b, load32(s))
+	binary.LittleEndian.PutUint32(b[len(b)-4:], load32(s[len(s)-4:]))
+	// emitChunk, written out.
+	k := len(a.events)
+	a.events = a.events[:k+1]
+	e := &a.events[k]
+	e.Type, e.Index, e.Text = EventRegionChunk, 0, s
+	if !sameString(e.Field, a.field) || e.Name != "" || e.Value != "" || e.Call != nil {
+		e.Field, e.Name, e.Value, e.Call = a.field, "", "", nil
+	}
+	return a.err == nil
+}
+
+// tokenOther is token for the tokens other than text and value.
+func (a *assembler) tokenOther(t token) bool {
 	switch t.kind {
-	case tokText:
-		a.addText(t.text)
-	case tokValue:
-		a.valueText(t.text, t.plain())
 	case tokStart:
 		a.startHeader(t.speaker())
 	case tokWord:
@@ -156,7 +192,7 @@ func (a *assembler) eof(t token) {
 		a.fail(t.pos, "the input ended inside an argument tag of "+a.callName())
 	case eofValue:
 		a.fail(t.pos, "the input ended inside argument "+quote(a.argName())+" of "+
-			a.callName()+" (opened at offset "+strconv.Itoa(t.aux)+"); "+paramClose+" is missing")
+			a.callName()+" (opened at offset "+strconv.Itoa(a.call.tagOff)+"); "+paramClose+" is missing")
 	}
 }
 
@@ -423,13 +459,13 @@ func (h *header) finish() string {
 	return ""
 }
 
-// addText adds a span of text to the open reasoning or final message.
+// addText adds a span of text to the open reasoning or final message (see
+// token for the common case).
 func (a *assembler) addText(s string) {
 	if s == "" {
 		return
 	}
 	if t := &a.text; t.multi && cap(t.b)-len(t.b) >= len(s) {
-		// The common case of a text in pieces, written out.
 		n := len(t.b)
 		t.b = t.b[:n+len(s)] // only the length is stored: see emitChunk on barriers
 		copy(t.b[n:], s)
@@ -526,6 +562,7 @@ func (a *assembler) argName() string { return a.call.names[len(a.call.names)-1] 
 // its key.
 func (a *assembler) argOpen(name string, off int) {
 	c := &a.call
+	c.tagOff = off
 	if c.hasArgument(name) {
 		a.fail(off, "argument "+quote(name)+" appears twice in "+a.callName())
 		return

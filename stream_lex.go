@@ -73,19 +73,11 @@ type lexer struct {
 // emit hands t to the assembler; when the assembler refuses it (an error
 // it recorded), the lexer stops.
 func (l *lexer) emit(t token) bool {
-	// The assembler is called directly: a call through the interface on
-	// every chunk of streamed text would cost the split its speed.
-	var ok bool
-	if a, isAsm := l.sink.(*assembler); isAsm {
-		ok = a.token(t)
-	} else {
-		ok = l.sink.token(t)
+	if l.sink.token(t) {
+		return true
 	}
-	if !ok {
-		l.state = lexFailed
-		return false
-	}
-	return true
+	l.state = lexFailed
+	return false
 }
 
 // fail hands the lexical error kind at offset off to the assembler, with
@@ -222,7 +214,7 @@ func (l *lexer) eof() {
 	case lexValueStart, lexValue:
 		where = eofValue
 	}
-	l.emit(token{kind: tokEOF, pos: l.off, sub: uint8(where), aux: l.argOff})
+	l.emit(token{kind: tokEOF, pos: l.off, sub: uint8(where)})
 }
 
 // lexHeader reads header text: words, spaces and header markers.

@@ -65,18 +65,19 @@ const (
 	eofText                   // inside a reasoning or final message
 	eofArgs                   // inside a tool call, between arguments
 	eofArgTag                 // inside an argument's tag
-	eofValue                  // inside an argument's value (tagOff: its tag)
+	eofValue                  // inside an argument's value (its tag came as tokArgOpen's pos)
 )
 
 // token is one piece of the generation the lexer is sure of. It is small
 // enough to pass in registers: one byte, sub, says what the kind needs
-// said (see the accessors).
+// said (see the accessors). It has four fields, so that the compiler keeps
+// a token in registers inside a function too (a struct of more is kept in
+// memory: a store and reloads per token); TestTokenFields checks it.
 type token struct {
 	kind tokenKind
 	sub  uint8 // tokValue: plain; tokStart: speaker; tokMessage: call; tokError: lexError; tokEOF: eofWhere
 	pos  int   // offset in the generation
 	text string
-	aux  int // tokEOF in a value: the offset of the argument's tag
 }
 
 // flag returns 1 for true, the sub of a token that says yes.

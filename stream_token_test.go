@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -69,5 +70,14 @@ func TestLexerTokens(t *testing.T) {
 	last := r.toks[len(r.toks)-1]
 	if last.kind != tokError || last.err() != errArgNameByte || last.text != `"<"` {
 		t.Fatalf("last token %+v", last)
+	}
+}
+
+// A token has at most four fields: the compiler keeps such a struct in
+// registers (SSA) inside a function, where a fifth field makes it live in
+// memory, a store and reloads on every token of the hot path.
+func TestTokenFields(t *testing.T) {
+	if n := reflect.TypeFor[token]().NumField(); n > 4 {
+		t.Fatalf("token has %d fields; at most 4 keep it in registers", n)
 	}
 }
