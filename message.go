@@ -351,27 +351,52 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 	if d.Kind(e) != pyjson.Object {
 		return errAt("", "must be a JSON object, got "+d.Kind(e).String())
 	}
+	// One pass over each object finds its members (the last of a
+	// repeated key wins, as with Lookup); they are then read in a fixed
+	// order, so that the first error is the same whatever the key order.
+	var buf [16]byte
+	id, t, f := -1, -1, -1
+	d.Members(e, func(k, v int) bool {
+		switch string(d.KeyText(k, buf[:0])) {
+		case "id":
+			id = v
+		case "type":
+			t = v
+		case "function":
+			f = v
+		}
+		return true
+	})
 	var err error
-	if id := d.Lookup(e, "id"); id >= 0 {
+	if id >= 0 {
 		if c.ID, err = optString(d, id, "id"); err != nil {
 			return err
 		}
 	}
-	if t := d.Lookup(e, "type"); t >= 0 {
+	if t >= 0 {
 		if c.Type, err = optString(d, t, "type"); err != nil {
 			return err
 		}
 	}
-	f := d.Lookup(e, "function")
 	if f < 0 || d.Kind(f) != pyjson.Object {
 		return errAt("function", "must be an object with name and arguments")
 	}
-	if n := d.Lookup(f, "name"); n >= 0 {
+	n, a := -1, -1
+	d.Members(f, func(k, v int) bool {
+		switch string(d.KeyText(k, buf[:0])) {
+		case "name":
+			n = v
+		case "arguments":
+			a = v
+		}
+		return true
+	})
+	if n >= 0 {
 		if c.Function.Name, err = optString(d, n, "function.name"); err != nil {
 			return err
 		}
 	}
-	if a := d.Lookup(f, "arguments"); a >= 0 {
+	if a >= 0 {
 		if d.Kind(a) == pyjson.String {
 			return prefixPath("function.arguments", decodeArgumentsText(d.Str(a), &c.Function))
 		}
