@@ -173,3 +173,34 @@ func TestReasoningMarkerNamesItsField(t *testing.T) {
 		t.Fatalf("rendering: %v", err)
 	}
 }
+
+// A tool call's members are read as Python's json.loads reads them: the
+// last of a repeated key wins, and the first error found follows the
+// fields' fixed order (id, type, function, name, arguments), whatever
+// order the keys come in.
+func TestToolCallMembers(t *testing.T) {
+	call := func(body string) string {
+		return `{"messages": [{"role": "assistant", "tool_calls": [` + body + `]}]}`
+	}
+	req, err := harmony.ParseRequest([]byte(call(`{"function": {"arguments": {"a": 1}, "name": "f", "name": "g", "arguments": {"b": 2}},
+		"id": "x", "type": "function", "id": "y", "function": {"name": "h", "arguments": {"c": 3}}}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := req.Messages[0].ToolCalls[0]
+	want := harmony.ToolCall{ID: "y", Type: "function", Function: harmony.FunctionCall{Name: "h", Arguments: json.RawMessage(`{"c": 3}`)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	for _, tt := range []struct{ body, err string }{
+		{`{"function": 1, "type": 2, "id": 3}`, "messages[0].tool_calls[0].id: must be a string, got number"},
+		{`{"function": 1, "type": 2}`, "messages[0].tool_calls[0].type: must be a string, got number"},
+		{`{"function": {"arguments": 1, "name": 2}}`, "messages[0].tool_calls[0].function.name: must be a string, got number"},
+		{`{"function": {"name": "f"}, "function": 1}`, "messages[0].tool_calls[0].function: must be an object with name and arguments"},
+	} {
+		_, err := harmony.ParseRequest([]byte(call(tt.body)))
+		if err == nil || err.Error() != tt.err {
+			t.Errorf("%s: got %v, want %s", tt.body, err, tt.err)
+		}
+	}
+}
