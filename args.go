@@ -191,8 +191,13 @@ func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, boo
 		return appendWord(buf, raw, pos, "false")
 	case c == 'n':
 		return appendWord(buf, raw, pos, "null")
+	case c == '[' || c == '{':
+		if out, end, ok := appendNestedDirect(buf, raw, pos, 1); ok {
+			return out, end, true
+		}
 	}
-	// A string with escapes, a list or an object: a tape of the value.
+	// A string with escapes, or a list or an object that appendNestedDirect
+	// leaves: a tape of the value.
 	d := &r.s.doc
 	n, err := d.ParseValue(raw[pos:])
 	if err != nil {
@@ -204,6 +209,100 @@ func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, boo
 		buf = d.AppendPython(buf, 0)
 	}
 	return buf, pos + n, true
+}
+
+// maxNestedDirect bounds the nesting appendNestedDirect writes itself;
+// deeper values take the tape.
+const maxNestedDirect = 8
+
+// appendNestedDirect writes the list or object at raw[pos] as AppendPython
+// writes it (", " and ": " between members, strings and numbers as they
+// stand) straight from its text, and returns the index after it. It takes
+// only members that need no rewriting: strings without escapes, numbers,
+// literals, and lists and objects nested at most maxNestedDirect deep; on
+// anything else, valid or not, it reports false and the caller parses the
+// value into a tape, which writes it or words the error. Like
+// ParseValue, it reads nothing after the value, and raw must be valid
+// UTF-8.
+func appendNestedDirect(buf, raw []byte, pos, depth int) ([]byte, int, bool) {
+	open, end := raw[pos], byte(']')
+	if open == '{' {
+		end = '}'
+	}
+	buf = append(buf, open)
+	pos = pyjson.SkipSpace(raw, pos+1)
+	if pos < len(raw) && raw[pos] == end {
+		return append(buf, end), pos + 1, true
+	}
+	for {
+		if pos >= len(raw) {
+			return buf, pos, false
+		}
+		if open == '{' {
+			if raw[pos] != '"' {
+				return buf, pos, false
+			}
+			q := pyjson.ScanString(raw, pos+1)
+			if q >= len(raw) || raw[q] != '"' {
+				return buf, pos, false
+			}
+			buf = append(buf, raw[pos:q+1]...)
+			pos = pyjson.SkipSpace(raw, q+1)
+			if pos >= len(raw) || raw[pos] != ':' {
+				return buf, pos, false
+			}
+			buf = append(buf, ':', ' ')
+			if pos = pyjson.SkipSpace(raw, pos+1); pos >= len(raw) {
+				return buf, pos, false
+			}
+		}
+		switch c := raw[pos]; {
+		case c == '"':
+			q := pyjson.ScanString(raw, pos+1)
+			if q >= len(raw) || raw[q] != '"' {
+				return buf, pos, false
+			}
+			buf = append(buf, raw[pos:q+1]...)
+			pos = q + 1
+		case c == '-' || c >= '0' && c <= '9':
+			n := pyjson.NumberLen(raw[pos:])
+			if n == 0 {
+				return buf, pos, false
+			}
+			buf = append(buf, raw[pos:pos+n]...)
+			pos += n
+		case c == 't' || c == 'f' || c == 'n':
+			word := "null"
+			if c == 't' {
+				word = "true"
+			} else if c == 'f' {
+				word = "false"
+			}
+			var ok bool
+			if buf, pos, ok = appendWord(buf, raw, pos, word); !ok {
+				return buf, pos, false
+			}
+		case (c == '[' || c == '{') && depth < maxNestedDirect:
+			var ok bool
+			if buf, pos, ok = appendNestedDirect(buf, raw, pos, depth+1); !ok {
+				return buf, pos, false
+			}
+		default:
+			return buf, pos, false
+		}
+		if pos = pyjson.SkipSpace(raw, pos); pos >= len(raw) {
+			return buf, pos, false
+		}
+		if raw[pos] == ',' {
+			buf = append(buf, ',', ' ')
+			pos = pyjson.SkipSpace(raw, pos+1)
+			continue
+		}
+		if raw[pos] != end {
+			return buf, pos, false
+		}
+		return append(buf, end), pos + 1, true
+	}
 }
 
 // appendWord writes the literal word that raw[pos:] must start with.

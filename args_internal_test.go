@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // directMatchesTape fails when argumentsDirect writes raw differently from
@@ -45,7 +47,9 @@ func TestArgumentsDirectMatchesTape(t *testing.T) {
 	// Random objects built from pieces that the direct path takes and
 	// pieces that it must hand over.
 	keys := []string{`"a"`, `"b"`, `"city"`, `"a\"b"`, `"x\u0041"`, `""`, `"<"`, `"a"`}
-	values := []string{`1`, `-0.5`, `1e9`, `true`, `false`, `null`, `"s"`, `"t\tu"`, `[1, [2]]`, `{"k": "v"}`, `"</rfl:parameter>"`, `"é"`, `[]`, `{}`, `01`, `"\u003c/rfl:parameter>"`}
+	values := []string{`1`, `-0.5`, `1e9`, `true`, `false`, `null`, `"s"`, `"t\tu"`, `[1, [2]]`, `{"k": "v"}`, `"</rfl:parameter>"`, `"é"`, `[]`, `{}`, `01`, `"\u003c/rfl:parameter>"`,
+		"[\n  \"LH\",\n  \"BA\"\n]", "{\n    \"max_price\": 2000,\n    \"currency\": \"EUR\"\n  }", `[ [ ] , { } ]`, `[1,]`, `{"a" 1}`, `[tru]`, `{"a": "x\ny"}`,
+		`[[[[[[[[[1]]]]]]]]]`, `{1: 2}`, `[1 2]`, `[01]`, `{"a": [true, false, null, -0.5e-3]}`, `[`, `{"a": {"b": [1, "</rfl:parameter>"]}}`}
 	spaces := []string{"", " ", "\n  ", "\t"}
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
@@ -76,4 +80,44 @@ func FuzzArgumentsDirect(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { directMatchesTape(t, raw) })
+}
+
+// appendNestedDirect writes the lists and objects it takes as
+// ParseValue+AppendPython does, takes the common shapes (so that they skip
+// the tape), and refuses what the tape refuses.
+func TestAppendNestedDirect(t *testing.T) {
+	tests := []struct {
+		raw  string
+		take bool // must be written directly
+	}{
+		{`[]`, true}, {`{}`, true}, {`[ ]`, true},
+		{"[\n  \"LH\",\n  \"BA\",\n  \"AF\"\n]", true},
+		{"{\n      \"max_price\": 2000,\n      \"currency\": \"EUR\"\n    }", true},
+		{`[1, -2.5e+3, true, false, null, "é", [], {}]`, true},
+		{`{"a": {"b": [1, {"c": [null]}]}}`, true},
+		{`[[[[[[[[1]]]]]]]]`, true},
+		{`[[[[[[[[[1]]]]]]]]]`, false}, // deeper than maxNestedDirect
+		{`["a\nb"]`, false}, {`{"a\"b": 1}`, false},
+		{`[1,]`, false}, {`[1 2]`, false}, {`{"a" 1}`, false}, {`{1: 2}`, false}, {`[01]`, false},
+		{`[tru]`, false}, {`[`, false}, {`{"a":`, false}, {`[1`, false}, {`["a`, false}, {"[\"\x01\"]", false},
+	}
+	for _, tt := range tests {
+		raw := []byte(tt.raw + " trailing")
+		got, end, ok := appendNestedDirect([]byte("P"), raw, 0, 1)
+		var d pyjson.Doc
+		n, err := d.ParseValue(raw)
+		if ok != tt.take {
+			t.Errorf("%q: direct %v, want %v", tt.raw, ok, tt.take)
+		}
+		if !ok {
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: written directly as %q, but ParseValue refuses it: %v", tt.raw, got, err)
+			continue
+		}
+		if want := "P" + string(d.AppendPython(nil, 0)); string(got) != want || end != n {
+			t.Errorf("%q: direct %q (end %d), tape %q (end %d)", tt.raw, got, end, want, n)
+		}
+	}
 }
