@@ -192,14 +192,19 @@ func (r *renderer) render(messages []Message) error {
 	if err != nil {
 		return err
 	}
+	// The messages are written to a local slice, stored back once: a
+	// store to r.buf per message would cost a GC write barrier each.
+	buf := r.buf
 	for i := first; i < len(messages); i++ {
-		if err := r.message(messages, i); err != nil {
+		if buf, err = r.message(buf, messages, i); err != nil {
+			r.buf = buf
 			return err
 		}
 	}
 	if r.opts.AddGenerationPrompt {
-		r.buf = r.fixed(r.buf, "<|start|>assistant")
+		buf = r.fixed(buf, "<|start|>assistant")
 	}
+	r.buf = buf
 	return nil
 }
 
@@ -311,23 +316,21 @@ func (r *renderer) developerMessage(messages []Message) (int, error) {
 func isInstruction(m *Message) bool { return m.Role == RoleSystem || m.Role == RoleDeveloper }
 
 // message writes messages[i], which comes after the instructions.
-func (r *renderer) message(messages []Message, i int) error {
+func (r *renderer) message(buf []byte, messages []Message, i int) ([]byte, error) {
 	m := &messages[i]
-	var err error
 	switch m.Role {
 	case RoleSystem, RoleDeveloper:
 		// Not rendered (page: Instructions); Strict rejected it already.
+		return buf, nil
 	case RoleUser:
-		buf := r.buf
 		buf = r.fixed(buf, "<|start|>user<|message|>")
 		buf = append(buf, m.Content...)
-		r.buf = r.fixed(buf, "<|end|>")
+		return r.fixed(buf, "<|end|>"), nil
 	case RoleAssistant:
-		r.buf, err = r.assistant(r.buf, m, i)
+		return r.assistant(buf, m, i)
 	default: // RoleTool
-		r.buf, err = r.toolResult(r.buf, messages, i)
+		return r.toolResult(buf, messages, i)
 	}
-	return err
 }
 
 // The writing functions below take the output and return it extended, so
