@@ -117,7 +117,7 @@ func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
 				return fail() // an escape, a control character, or no end
 			}
 			key := raw[pos+1 : end]
-			if checkArgumentKey(key) != nil {
+			if !directKey(key) {
 				return fail()
 			}
 			if nkeys > 0 {
@@ -144,9 +144,12 @@ func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
 			if buf, pos, ok = r.appendValueDirect(buf, raw, pos); !ok {
 				return fail()
 			}
-			// Shorter values (all numbers and literals) can't hold it.
-			if len(buf)-valueAt >= len(paramClose) && bytes.Contains(buf[valueAt:], []byte(paramClose)) {
-				return fail()
+			// Shorter values (all numbers and literals) can't hold it, and
+			// most values have no '<' at all: IndexByte tells.
+			if v := buf[valueAt:]; len(v) >= len(paramClose) {
+				if at := bytes.IndexByte(v, paramClose[0]); at >= 0 && bytes.Contains(v[at:], []byte(paramClose)) {
+					return fail()
+				}
 			}
 			buf = append(buf, '\n')
 			buf = append(buf, paramClose...)
@@ -168,6 +171,19 @@ func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
 		return fail()
 	}
 	return buf, true
+}
+
+// directKey reports whether key, a run of string content as ScanString
+// ends it (no quote, backslash or control character), is a name
+// checkArgumentKey accepts: of the bytes it refuses, only '<' and '>' can
+// be in such a run.
+func directKey(key []byte) bool {
+	for _, c := range key {
+		if c|2 == '>' { // '<' (0x3c) or '>' (0x3e), nothing else
+			return false
+		}
+	}
+	return len(key) > 0
 }
 
 // appendValueDirect writes the argument value at raw[pos:] as

@@ -121,3 +121,23 @@ func TestAppendNestedDirect(t *testing.T) {
 		}
 	}
 }
+
+// directKey agrees with checkArgumentKey on every key that argumentsDirect
+// hands it: runs of string content that ScanString lets through.
+func TestDirectKey(t *testing.T) {
+	check := func(key []byte) {
+		t.Helper()
+		if pyjson.ScanString(key, 0) != len(key) {
+			return // argumentsDirect never asks
+		}
+		if got, want := directKey(key), checkArgumentKey(key) == nil; got != want {
+			t.Errorf("directKey(%q) = %v, checkArgumentKey accepts: %v", key, got, want)
+		}
+	}
+	check(nil)
+	for c := range 256 {
+		for _, key := range [][]byte{{byte(c)}, {'a', byte(c)}, {byte(c), 'b', 'c'}, []byte("city_" + string(rune(c)))} {
+			check(key)
+		}
+	}
+}
