@@ -138,25 +138,36 @@ func unquote(raw []byte) string {
 			break
 		}
 		b.Write(raw[i : i+j])
-		r, n := decodeEscape(raw[i+j:])
+		i += j
+		if c := shortEscape[raw[i+1]]; c != 0 {
+			b.WriteByte(c) // the common escapes: one byte, no rune to encode
+			i += 2
+			continue
+		}
+		r, n := decodeEscape(raw[i:])
 		b.WriteRune(r)
-		i += j + n
+		i += n
 	}
 	return b.String()
 }
+
+// shortEscape maps the letter after a backslash to the byte it stands for,
+// for every escape but \u (0).
+var shortEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // appendUnquoted decodes the inside of a valid JSON string literal.
 // A lone UTF-16 surrogate decodes to U+FFFD, since Go strings hold UTF-8.
 func appendUnquoted(dst, raw []byte) []byte {
 	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			j := i + 1
-			for j < len(raw) && raw[j] != '\\' {
-				j++
-			}
-			dst = append(dst, raw[i:j]...)
-			i = j
+		j := bytes.IndexByte(raw[i:], '\\')
+		if j < 0 {
+			return append(dst, raw[i:]...)
+		}
+		dst = append(dst, raw[i:i+j]...)
+		i += j
+		if c := shortEscape[raw[i+1]]; c != 0 {
+			dst = append(dst, c)
+			i += 2
 			continue
 		}
 		r, n := decodeEscape(raw[i:])

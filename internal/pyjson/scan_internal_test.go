@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -97,6 +98,15 @@ func TestUnquoteMatchesAppendUnquoted(t *testing.T) {
 		}
 		if got, want := unquote(raw), string(appendUnquoted(nil, raw)); got != want {
 			t.Fatalf("unquote(%q) = %q, want %q", raw, got, want)
+		}
+		// Both decode as encoding/json does (which also makes a lone
+		// surrogate U+FFFD).
+		var want string
+		if err := json.Unmarshal([]byte(`"`+string(raw)+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := unquote(raw); got != want {
+			t.Fatalf("unquote(%q) = %q, encoding/json %q", raw, got, want)
 		}
 	}
 }
