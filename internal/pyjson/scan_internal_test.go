@@ -160,3 +160,28 @@ func TestAppendEscaped(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnquote: every string literal the parser accepts decodes as
+// encoding/json decodes it, through Str and AppendString.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\nb`, `\"\\\/\b\f\r\t`, `\u00e9\ud83d\ude00\ud83d`, `caf\u00e9 and more`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		lit := []byte(`"` + string(raw) + `"`)
+		var d Doc
+		if d.Parse(lit) != nil {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(lit, &want); err != nil {
+			t.Fatalf("%s: parsed, but encoding/json refuses it: %v", lit, err)
+		}
+		if got := d.Str(0); got != want {
+			t.Fatalf("Str of %s = %q, encoding/json %q", lit, got, want)
+		}
+		if got := d.AppendString(nil, 0); string(got) != want {
+			t.Fatalf("AppendString of %s = %q, encoding/json %q", lit, got, want)
+		}
+	})
+}
