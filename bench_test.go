@@ -1,6 +1,8 @@
 package harmony_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -54,6 +56,29 @@ func BenchmarkRenderPrompt(b *testing.B) {
 // cost per request of the CLI and the gateway.
 func BenchmarkDecodeAndRender(b *testing.B) {
 	_, data := loadBench(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := harmony.ParseRequest(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := req.Render(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeAndRenderCompact is BenchmarkDecodeAndRender on the same
+// request written compact (no whitespace between tokens), as many clients
+// send it: a parser change must not favour the indented form alone.
+func BenchmarkDecodeAndRenderCompact(b *testing.B) {
+	_, data := loadBench(b)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		b.Fatal(err)
+	}
+	data = compact.Bytes()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -68,20 +69,53 @@ func TestScanStringMatchesByteLoop(t *testing.T) {
 	}
 }
 
+// spaceSeparators writes compact JSON with Python's separators, ", " and
+// ": ", on one line.
+func spaceSeparators(src []byte) []byte {
+	var out []byte
+	inString := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		out = append(out, c)
+		switch {
+		case inString && c == '\\':
+			i++
+			out = append(out, src[i])
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			out = append(out, ' ')
+		}
+	}
+	return out
+}
+
 // BenchmarkParse parses the realistic request of the root package's
-// benchmarks: 29 KB, strings of every length, a hundred messages.
+// benchmarks: 29 KB, strings of every length, a hundred messages, as it
+// stands (indented), compact, and on one line with ", " and ": ".
 func BenchmarkParse(b *testing.B) {
 	src, err := os.ReadFile("../../testdata/bench/realistic_request.json")
 	if err != nil {
 		b.Fatal(err)
 	}
-	var d Doc
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := d.Parse(src); err != nil {
-			b.Fatal(err)
-		}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, src); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		src  []byte
+	}{{"indented", src}, {"compact", compact.Bytes()}, {"spaced", spaceSeparators(compact.Bytes())}} {
+		b.Run(c.name, func(b *testing.B) {
+			var d Doc
+			b.SetBytes(int64(len(c.src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := d.Parse(c.src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
