@@ -1,7 +1,6 @@
 package pyjson
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -161,7 +160,7 @@ var isJSONSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 func push(nodes []Node, k Kind, start int) ([]Node, int) {
 	i := len(nodes)
 	if i == cap(nodes) {
-		nodes = slices.Grow(nodes, 1)
+		nodes = growNodes(nodes)
 	}
 	nodes = nodes[:i+1]
 	n := &nodes[i]
@@ -170,29 +169,91 @@ func push(nodes []Node, k Kind, start int) ([]Node, int) {
 	return nodes, i
 }
 
+// pushScalar appends the node of a value without descendants, src[start:end],
+// storing each field once.
+func pushScalar(nodes []Node, k Kind, escaped bool, start, end int) []Node {
+	i := len(nodes)
+	if i == cap(nodes) {
+		nodes = growNodes(nodes)
+	}
+	nodes = nodes[:i+1]
+	n := &nodes[i]
+	n.Kind, n.Escaped = k, escaped
+	n.Start, n.End, n.Next, n.Len = int32(start), int32(end), int32(i+1), 0
+	return nodes
+}
+
+// growNodes makes room for one more node; kept out of line so that its
+// callers inline.
+//
+//go:noinline
+func growNodes(nodes []Node) []Node { return slices.Grow(nodes, 1) }
+
+// done stores the parser's tape and stack for the next parse and returns
+// pos and err.
+func (p *parser) done(nodes []Node, open []int32, pos int, err error) (int, error) {
+	p.nodes, p.open = nodes, open
+	return pos, err
+}
+
 // parse reads one value and the whitespace around it. Each turn of the
 // loop reads a value at pos; when it ends a value (a scalar, or a closed
 // array or object) the inner loop reads the separators and closing
-// brackets that follow, up to the next value or the end.
+// brackets that follow, up to the next value or the end, and an object
+// member's key (at member) before its value.
+//
+// The innermost open container's member count and kind are kept in
+// locals (count, object); entering a nested container saves the count in
+// its node's Len until the nested one closes.
 //
 // With prefix, parse reads one value at the start of src and returns where
 // it ends; else the value must fill src, whitespace aside.
 func (p *parser) parse(prefix bool) (int, error) {
 	src, nodes, open := p.src, p.nodes, p.open
-	defer func() { p.nodes, p.open = nodes, open }()
+	var (
+		count  int32
+		object bool
+		err    error
+		i      int
+	)
 	pos := 0
 	if !prefix {
 		pos = skipSpace(src, 0)
 	}
 	for {
 		if pos >= len(src) {
-			return pos, errorAt(pos, "unexpected end of input")
+			return p.done(nodes, open, pos, errorAt(pos, "unexpected end of input"))
 		}
-		var i int
 		switch c := src[pos]; {
+		case c == '"':
+			// The end of the string: most end within their first eight
+			// bytes, tested here as scanString does; then pushScalar,
+			// inlined by hand.
+			end := pos + 1
+			if end+8 <= len(src) {
+				if m := specialBytes(binary.LittleEndian.Uint64(src[end:])); m != 0 {
+					end += bits.TrailingZeros64(m) >> 3
+				} else {
+					end = scanString(src, end+8)
+				}
+			} else {
+				end = scanString(src, end)
+			}
+			if end < len(src) && src[end] == '"' {
+				if i = len(nodes); i == cap(nodes) {
+					nodes = growNodes(nodes)
+				}
+				nodes = nodes[:i+1]
+				n := &nodes[i]
+				n.Kind, n.Escaped = String, false
+				n.Start, n.End, n.Next, n.Len = int32(pos), int32(end+1), int32(i+1), 0
+				pos = end + 1
+			} else if nodes, pos, err = p.str(nodes, pos, end); err != nil {
+				return p.done(nodes, open, pos, err)
+			}
 		case c == '{' || c == '[':
 			if len(open) >= MaxDepth {
-				return pos, errorAt(pos, "nesting deeper than %d", MaxDepth)
+				return p.done(nodes, open, pos, errorAt(pos, "nesting deeper than %d", MaxDepth))
 			}
 			kind, end := Array, byte(']')
 			if c == '{' {
@@ -205,130 +266,142 @@ func (p *parser) parse(prefix bool) (int, error) {
 				nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
 				break // an empty container is a value that ended
 			}
+			if len(open) > 0 {
+				nodes[open[len(open)-1]].Len = count
+			}
 			open = append(open, int32(i))
-			if kind == Object {
-				var err error
-				if nodes, pos, err = p.key(nodes, pos); err != nil {
-					return pos, err
-				}
+			count, object = 0, kind == Object
+			if object {
+				goto member
 			}
 			continue
-		case c == '"':
-			var err error
-			if nodes, pos, err = p.str(nodes, pos); err != nil {
-				return pos, err
-			}
 		case c == '-' || (c >= '0' && c <= '9'):
 			n := NumberLen(src[pos:])
 			if n == 0 {
-				return pos, errorAt(pos, "invalid number")
+				return p.done(nodes, open, pos, errorAt(pos, "invalid number"))
 			}
-			nodes, i = push(nodes, Number, pos)
+			nodes = pushScalar(nodes, Number, false, pos, pos+n)
 			pos += n
-			nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
-		case c == 't' || c == 'f' || c == 'n':
-			word, kind := "null", Null
-			if c == 't' {
-				word, kind = "true", True
-			} else if c == 'f' {
-				word, kind = "false", False
+		case c == 't':
+			if pos+4 > len(src) || string(src[pos:pos+4]) != "true" {
+				return p.done(nodes, open, pos, errorAt(pos, "invalid literal"))
 			}
-			if !bytes.HasPrefix(src[pos:], []byte(word)) {
-				return pos, errorAt(pos, "invalid literal")
+			nodes = pushScalar(nodes, True, false, pos, pos+4)
+			pos += 4
+		case c == 'f':
+			if pos+5 > len(src) || string(src[pos:pos+5]) != "false" {
+				return p.done(nodes, open, pos, errorAt(pos, "invalid literal"))
 			}
-			nodes, i = push(nodes, kind, pos)
-			pos += len(word)
-			nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
+			nodes = pushScalar(nodes, False, false, pos, pos+5)
+			pos += 5
+		case c == 'n':
+			if pos+4 > len(src) || string(src[pos:pos+4]) != "null" {
+				return p.done(nodes, open, pos, errorAt(pos, "invalid literal"))
+			}
+			nodes = pushScalar(nodes, Null, false, pos, pos+4)
+			pos += 4
 		default:
-			return pos, errorAt(pos, "unexpected %q", c)
+			return p.done(nodes, open, pos, errorAt(pos, "unexpected %q", c))
 		}
 		// A value ended at pos: close the containers it completes.
 		for {
 			if len(open) == 0 {
-				if prefix {
-					return pos, nil
+				if !prefix {
+					pos = skipSpace(src, pos)
+					if pos != len(src) {
+						return p.done(nodes, open, pos, errorAt(pos, "unexpected %q after the value", src[pos]))
+					}
 				}
-				pos = skipSpace(src, pos)
-				if pos != len(src) {
-					return pos, errorAt(pos, "unexpected %q after the value", src[pos])
-				}
-				return pos, nil
+				return p.done(nodes, open, pos, nil)
 			}
-			top := &nodes[open[len(open)-1]]
-			top.Len++
+			count++
 			pos = skipSpace(src, pos)
-			object := top.Kind == Object
 			if pos >= len(src) {
 				if object {
-					return pos, errorAt(pos, "unexpected end of input in an object")
+					return p.done(nodes, open, pos, errorAt(pos, "unexpected end of input in an object"))
 				}
-				return pos, errorAt(pos, "unexpected end of input in an array")
+				return p.done(nodes, open, pos, errorAt(pos, "unexpected end of input in an array"))
 			}
 			c := src[pos]
 			if c == ',' {
 				pos = skipSpace(src, pos+1)
 				if object {
-					var err error
-					if nodes, pos, err = p.key(nodes, pos); err != nil {
-						return pos, err
-					}
+					goto member
 				}
-				break // the next member's value
+				break // the next element
 			}
 			if object && c != '}' {
-				return pos, errorAt(pos, "expected ',' or '}' in an object")
+				return p.done(nodes, open, pos, errorAt(pos, "expected ',' or '}' in an object"))
 			}
 			if !object && c != ']' {
-				return pos, errorAt(pos, "expected ',' or ']' in an array")
+				return p.done(nodes, open, pos, errorAt(pos, "expected ',' or ']' in an array"))
 			}
 			pos++
-			top.End, top.Next = int32(pos), int32(len(nodes))
+			top := &nodes[open[len(open)-1]]
+			top.End, top.Next, top.Len = int32(pos), int32(len(nodes)), count
 			open = open[:len(open)-1]
+			if len(open) > 0 {
+				outer := &nodes[open[len(open)-1]]
+				count, object = outer.Len, outer.Kind == Object
+			}
 		}
+		continue
+	member:
+		// An object member's key at pos, its colon and the whitespace up
+		// to its value. Most keys have no escape and a colon right after.
+		if pos < len(src) && src[pos] == '"' {
+			// As for a string value.
+			end := pos + 1
+			if end+8 <= len(src) {
+				if m := specialBytes(binary.LittleEndian.Uint64(src[end:])); m != 0 {
+					end += bits.TrailingZeros64(m) >> 3
+				} else {
+					end = scanString(src, end+8)
+				}
+			} else {
+				end = scanString(src, end)
+			}
+			if end < len(src) && src[end] == '"' {
+				if i = len(nodes); i == cap(nodes) {
+					nodes = growNodes(nodes)
+				}
+				nodes = nodes[:i+1]
+				n := &nodes[i]
+				n.Kind, n.Escaped = String, false
+				n.Start, n.End, n.Next, n.Len = int32(pos), int32(end+1), int32(i+1), 0
+				pos = end + 1
+				if pos < len(src) && src[pos] == ':' {
+					pos = skipSpace(src, pos+1)
+					continue
+				}
+			} else if nodes, pos, err = p.str(nodes, pos, end); err != nil {
+				return p.done(nodes, open, pos, err)
+			}
+			pos = skipSpace(src, pos)
+			if pos >= len(src) || src[pos] != ':' {
+				return p.done(nodes, open, pos, errorAt(pos, "expected ':' after an object key"))
+			}
+			pos = skipSpace(src, pos+1)
+			continue
+		}
+		return p.done(nodes, open, pos, errorAt(pos, "expected a string key"))
 	}
 }
 
-// key reads an object member's key and colon at pos, and the whitespace
-// up to its value.
-func (p *parser) key(nodes []Node, pos int) ([]Node, int, error) {
+// str reads the string whose opening quote is at start and whose first
+// quote, backslash or control character after it is at pos (or pos is
+// len(src)): a string that the fast path in parse did not end.
+func (p *parser) str(nodes []Node, start, pos int) ([]Node, int, error) {
 	src := p.src
-	if pos >= len(src) || src[pos] != '"' {
-		return nodes, pos, errorAt(pos, "expected a string key")
-	}
-	nodes, pos, err := p.str(nodes, pos)
-	if err != nil {
-		return nodes, pos, err
-	}
-	pos = skipSpace(src, pos)
-	if pos >= len(src) || src[pos] != ':' {
-		return nodes, pos, errorAt(pos, "expected ':' after an object key")
-	}
-	return nodes, skipSpace(src, pos+1), nil
-}
-
-// str reads the string whose opening quote is at pos.
-func (p *parser) str(nodes []Node, pos int) ([]Node, int, error) {
-	src := p.src
-	nodes, i := push(nodes, String, pos)
-	// Most strings have no escape: one scan to the closing quote.
-	if end := scanString(src, pos+1); end < len(src) && src[end] == '"' {
-		n := &nodes[i]
-		n.End, n.Next = int32(end+1), int32(i+1)
-		return nodes, end + 1, nil
-	}
-	pos++ // opening quote
 	escaped := false
 	for {
-		pos = scanString(src, pos)
 		if pos >= len(src) {
 			return nodes, pos, errorAt(pos, "unterminated string")
 		}
 		switch c := src[pos]; {
 		case c == '"':
 			pos++
-			n := &nodes[i]
-			n.End, n.Next, n.Escaped = int32(pos), int32(i+1), escaped
-			return nodes, pos, nil
+			return pushScalar(nodes, String, escaped, start, pos), pos, nil
 		case c == '\\':
 			escaped = true
 			var err error
@@ -338,6 +411,7 @@ func (p *parser) str(nodes []Node, pos int) ([]Node, int, error) {
 		default:
 			return nodes, pos, errorAt(pos, "control character %#02x in a string", c)
 		}
+		pos = scanString(src, pos)
 	}
 }
 
@@ -350,7 +424,7 @@ func (p *parser) str(nodes []Node, pos int) ([]Node, int, error) {
 func scanString(src []byte, pos int) int {
 	for pos+8 <= len(src) {
 		x := binary.LittleEndian.Uint64(src[pos:])
-		if m := zeroBytes(x^quotes) | zeroBytes(x^backslashes) | (x-spaces)&^x&highBits; m != 0 {
+		if m := specialBytes(x); m != 0 {
 			return pos + bits.TrailingZeros64(m)>>3
 		}
 		pos += 8
@@ -368,6 +442,12 @@ const (
 	backslashes = '\\' * lowBits
 	spaces      = ' ' * lowBits
 )
+
+// specialBytes flags (with its high bit) each quote, backslash and
+// control character of x, exactly up to the first one.
+func specialBytes(x uint64) uint64 {
+	return zeroBytes(x^quotes) | zeroBytes(x^backslashes) | (x-spaces)&^x&highBits
+}
 
 // zeroBytes flags (with its high bit) each zero byte of x, exactly up to
 // the first one.
