@@ -104,7 +104,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return errJSON("", err)
 	}
-	return decodeMessage(d, 0, m)
+	*m = Message{}
+	return decodeMessage(d, 0, m, nil)
 }
 
 // UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
@@ -208,11 +209,10 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 
 // decodeMessage reads the message object at node i of d. Arguments and
 // parameters keep sub-slices of d.Src, so d.Src must not be reused.
-func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
+func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall) error {
 	if d.Kind(i) != pyjson.Object {
 		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
-	*m = Message{}
 	var err error
 	rank := len(reasoningFields) // rank of the field m.Reasoning came from
 	var buf [32]byte
@@ -232,7 +232,7 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message) error {
 				m.Reasoning, rank = s, r
 			}
 		case "tool_calls":
-			err = decodeToolCalls(d, v, m)
+			err = decodeToolCalls(d, v, m, calls)
 		case "tool_call_id":
 			m.ToolCallID, err = optString(d, v, "tool_call_id")
 		case "name":
@@ -326,7 +326,27 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 
 func partPath(pos int) string { return "content[" + strconv.Itoa(pos) + "]" }
 
-func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
+// newToolCalls returns an empty slice with room for exactly n calls: cut
+// from the spare room of *calls, when calls is not nil, so that the calls
+// of a whole request take a few allocations instead of one per message.
+// Its capacity is n, so appending to one message's calls never writes over
+// another's.
+func newToolCalls(n int, calls *[]ToolCall) []ToolCall {
+	if calls == nil || n == 0 {
+		return make([]ToolCall, 0, n)
+	}
+	if cap(*calls)-len(*calls) < n {
+		*calls = make([]ToolCall, 0, max(n, toolCallBlock))
+	}
+	s := *calls
+	*calls = s[:len(s)+n]
+	return s[len(s) : len(s) : len(s)+n]
+}
+
+// toolCallBlock is how many calls newToolCalls allocates room for at once.
+const toolCallBlock = 16
+
+func decodeToolCalls(d *pyjson.Doc, v int, m *Message, calls *[]ToolCall) error {
 	switch d.Kind(v) {
 	case pyjson.Null:
 		return nil
@@ -334,7 +354,7 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message) error {
 	default:
 		return errAt("tool_calls", "must be a list, got "+d.Kind(v).String())
 	}
-	m.ToolCalls = make([]ToolCall, 0, d.Nodes[v].Len)
+	m.ToolCalls = newToolCalls(int(d.Nodes[v].Len), calls)
 	var err error
 	d.Elements(v, func(e, pos int) bool {
 		m.ToolCalls = m.ToolCalls[:pos+1] // decoded in place, as messages are

@@ -84,10 +84,12 @@ func (r *Request) decode(d *pyjson.Doc) error {
 	}
 	r.Messages = make([]Message, 0, d.Nodes[msgs].Len)
 	var err error
+	var calls []ToolCall // room for the messages' tool calls
 	d.Elements(msgs, func(e, pos int) bool {
-		// Decoded in place: a copy would cost a barrier per pointer.
+		// Decoded in place, into the new slice's zero values: a copy
+		// would cost a barrier per pointer.
 		r.Messages = r.Messages[:pos+1]
-		if err = decodeMessage(d, e, &r.Messages[pos]); err != nil {
+		if err = decodeMessage(d, e, &r.Messages[pos], &calls); err != nil {
 			err = prefixPath(messagePath(pos), err)
 			return false
 		}

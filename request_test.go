@@ -204,3 +204,25 @@ func TestToolCallMembers(t *testing.T) {
 		}
 	}
 }
+
+// The tool calls of a decoded request's messages share memory, but each
+// message's slice has no spare room: appending to one message's calls
+// never writes over the next message's.
+func TestToolCallsDoNotOverlap(t *testing.T) {
+	req, err := harmony.ParseRequest([]byte(`{"messages": [
+		{"role": "assistant", "tool_calls": [{"function": {"name": "a", "arguments": {}}}]},
+		{"role": "tool", "content": "1"},
+		{"role": "assistant", "tool_calls": [{"function": {"name": "b", "arguments": {}}}, {"function": {"name": "c", "arguments": {}}}]},
+		{"role": "assistant", "tool_calls": []}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := req.Messages[0].ToolCalls
+	_ = append(first, harmony.ToolCall{Function: harmony.FunctionCall{Name: "x"}})
+	if got := req.Messages[2].ToolCalls[0].Function.Name; got != "b" {
+		t.Errorf("appending to messages[0].tool_calls changed messages[2].tool_calls[0] to %q", got)
+	}
+	if calls := req.Messages[3].ToolCalls; calls == nil || len(calls) != 0 {
+		t.Errorf("an empty tool_calls decodes to %#v, want an empty, non-nil slice", calls)
+	}
+}
