@@ -38,13 +38,7 @@ type finder func(s string, pos int) (int, int)
 
 // Find implements Matcher.
 func (f finder) Find(s string, pos int) (int, int) {
-	if pos < 0 {
-		pos = 0
-	}
-	if pos < len(s) && s[pos] >= 0x80 {
-		pos = nextBoundary(s, pos)
-	}
-	if pos >= len(s) {
+	if pos = matchStart(s, pos); pos >= len(s) {
 		return -1, -1
 	}
 	return f(s, pos)

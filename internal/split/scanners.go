@@ -41,13 +41,7 @@ func Scanner(m Matcher) func(s string, i int) int {
 
 // Find implements Matcher.
 func (sc scanner) Find(s string, pos int) (int, int) {
-	if pos < 0 {
-		pos = 0
-	}
-	if pos < len(s) && s[pos] >= 0x80 {
-		pos = nextBoundary(s, pos)
-	}
-	if pos >= len(s) {
+	if pos = matchStart(s, pos); pos >= len(s) {
 		return -1, -1
 	}
 	return pos, sc(s, pos)

@@ -139,6 +139,19 @@ func (l literal) Find(s string, pos int) (int, int) {
 	return pos + i, pos + i + len(l)
 }
 
+// matchStart returns where the hand-written matchers (scanner, finder)
+// look for a match at or after pos: pos clamped to 0, moved off a byte
+// inside a UTF-8 sequence.
+func matchStart(s string, pos int) int {
+	if pos <= 0 {
+		return 0 // at 0, nextBoundary would return 0 too
+	}
+	if pos < len(s) && s[pos] >= 0x80 {
+		return nextBoundary(s, pos)
+	}
+	return pos
+}
+
 // nextBoundary returns pos, or the start of the next character when pos is
 // inside a UTF-8 sequence (an invalid byte is a character of its own).
 func nextBoundary(s string, pos int) int {
