@@ -31,5 +31,5 @@
 //
 // A Tokenizer is safe for concurrent use. Encoding keeps a bounded cache of
 // merged words per pooled state, so goroutines share no lock. EncodeBatch
-// encodes many texts on all cores.
+// encodes many texts, or a few long ones, on all cores.
 package tokenizer

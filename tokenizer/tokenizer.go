@@ -200,6 +200,7 @@ type state struct {
 	cache        pieceCache
 	one          [1]tok
 	toks         []tok
+	spans        spanArena // the ids of the spans of a batch (batch.go)
 
 	// ctx, when not nil, bounds the encoding: err is the first error of
 	// a bounded search or of ctx, and once set the encoding stops.
