@@ -232,11 +232,9 @@ func TestPlanBatch(t *testing.T) {
 			} else if jobs[j-1].next != j {
 				t.Fatalf("minSpan %d: job %d does not lead to job %d", minSpan, j-1, j)
 			}
-			end := len(s)
 			if jb.next >= 0 {
-				end = jobs[jb.next].from
-				if end-jb.from < minSpan {
-					t.Errorf("minSpan %d: job %d is %d bytes", minSpan, j, end-jb.from)
+				if n := jobs[jb.next].from - jb.from; n < minSpan {
+					t.Errorf("minSpan %d: job %d is %d bytes", minSpan, j, n)
 				}
 			}
 			if jb.from > 0 && (jb.from >= len(s) || !isCharStart(s, jb.from)) {
