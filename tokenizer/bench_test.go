@@ -219,6 +219,26 @@ func BenchmarkEncodeBatch(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeBatchOne encodes the three texts joined, one text, with
+// EncodeOrdinaryBatch on one goroutine and on two: the batch cuts a long
+// text into spans, so a single text is encoded on both cores too.
+func BenchmarkEncodeBatchOne(b *testing.B) {
+	tk := beam(b)
+	texts := benchTexts(b)
+	one := []string{texts["prose"] + texts["code"] + texts["prompt"]}
+	for _, procs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("goroutines=%d", procs), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			b.SetBytes(int64(len(one[0])))
+			cpu := startCPU()
+			for b.Loop() {
+				tk.EncodeOrdinaryBatch(one)
+			}
+			cpu.report(b, len(one[0]))
+		})
+	}
+}
+
 // BenchmarkEncodeOffsets is Encode with character offsets, on the prompt.
 func BenchmarkEncodeOffsets(b *testing.B) {
 	tk := beam(b)
