@@ -2,9 +2,11 @@ package pyjson
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -306,9 +308,55 @@ func TestParseMatchesRecursive(t *testing.T) {
 	}
 }
 
+// indentedDocs returns a nested document (objects and arrays 12 deep, empty
+// ones, scalars of every kind) indented as encoding/json's MarshalIndent
+// does with each of several indents, some with CRLF line breaks: the lines
+// skipIndent guesses, right (spaces, up to 8 per line) and wrong (deeper
+// lines, tabs, CRLF).
+func indentedDocs(t testing.TB) [][]byte {
+	var v any = []any{"x\ny", 1.5, nil, true, false, map[string]any{}, []any{}}
+	for d := range 12 {
+		v = map[string]any{"k" + strconv.Itoa(d): v, "s": "a b", "n": d, "l": []any{d, "z", []any{}}}
+	}
+	var docs [][]byte
+	for _, indent := range []string{"", " ", "  ", "   ", "    ", "\t", " \t"} {
+		doc, err := json.MarshalIndent(v, "", indent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, doc, bytes.ReplaceAll(doc, []byte("\n"), []byte("\r\n")))
+	}
+	return docs
+}
+
+// TestParseIndented: indented documents, and each with a space added or
+// removed at the start of each line (the guessed indent off by one), or
+// the line break replaced by a space, parse as the recursive parser
+// parses them.
+func TestParseIndented(t *testing.T) {
+	for _, doc := range indentedDocs(t) {
+		parseBoth(t, doc)
+		for i, c := range doc {
+			if c != '\n' {
+				continue
+			}
+			parseBoth(t, slices.Insert(slices.Clone(doc), i+1, ' '))
+			if i+1 < len(doc) && doc[i+1] == ' ' {
+				parseBoth(t, slices.Delete(slices.Clone(doc), i+1, i+2))
+			}
+			changed := slices.Clone(doc)
+			changed[i] = ' '
+			parseBoth(t, changed)
+		}
+	}
+}
+
 func FuzzParseMatchesRecursive(f *testing.F) {
 	for _, s := range []string{`{"a": [1, "b", {"c": null}]}`, `[1,]`, `{"a" 1}`, `"\u00e9"`} {
 		f.Add([]byte(s))
+	}
+	for _, doc := range indentedDocs(f)[:6] {
+		f.Add(doc[:min(len(doc), 600)])
 	}
 	f.Fuzz(func(t *testing.T, src []byte) { parseBoth(t, src) })
 }

@@ -153,6 +153,50 @@ func skipSpace(src []byte, pos int) int {
 
 var isJSONSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
+// skipIndent is skipSpace where indented JSON breaks a line: it first
+// tries the guess that src[pos:] is a line break, then want spaces (at
+// most 8), then a byte that is not whitespace (want < 0: no guess),
+// checking the spaces in one word; otherwise it skips as skipSpace does. The guess is
+// the depth times the indent unit parse learned at the document's first
+// line break. A loop over the spaces mispredicts its exit once per line
+// (the indents differ from line to line); the guess is right for every
+// line of a document indented with spaces, and one compare when wrong.
+func skipIndent(src []byte, pos, want int) int {
+	if end := pos + 1 + want; uint(want) <= 8 && pos+9 < len(src) && src[pos] == '\n' && src[end] > ' ' &&
+		(binary.LittleEndian.Uint64(src[pos+1:])^0x2020202020202020)&indentMask[want] == 0 {
+		return end
+	}
+	return skipSpace(src, pos)
+}
+
+// indentMask[n] keeps the low n bytes of a word.
+var indentMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xff_ffffffff, 0xffff_ffffffff, 0xffffff_ffffffff, 0xffffffff_ffffffff}
+
+// indentOf is skipIndent's guess for a line at depth: -1 (none) in a
+// document not indented with spaces.
+func indentOf(depth, unit int) int {
+	if unit <= 0 {
+		return -1
+	}
+	return depth * unit
+}
+
+// indentUnit returns the spaces per level of the line break at pos, that
+// ends at next, opening level depth (> 0): 0 when it is not a line break
+// and spaces only, in a multiple of depth.
+func indentUnit(src []byte, pos, next, depth int) int {
+	n := next - pos - 1
+	if n <= 0 || src[pos] != '\n' || n%depth != 0 {
+		return 0
+	}
+	for _, c := range src[pos+1 : next] {
+		if c != ' ' {
+			return 0
+		}
+	}
+	return n / depth
+}
+
 // push appends a node of kind k starting at start and returns its index.
 // It stores the fields one by one: a composite literal is built on the
 // stack and copied with wider loads than its stores, which stalls the
@@ -215,6 +259,9 @@ func (p *parser) parse(prefix bool) (int, error) {
 		object bool
 		err    error
 		i      int
+		// unit is the document's indent in spaces per level, learned at
+		// its first line break after a bracket: -1 until then, 0 for none.
+		unit = -1
 	)
 	pos := 0
 	if !prefix {
@@ -262,7 +309,13 @@ func (p *parser) parse(prefix bool) (int, error) {
 				kind, end = Object, '}'
 			}
 			nodes, i = push(nodes, kind, pos)
-			pos = skipSpace(src, pos+1)
+			if unit < 0 {
+				next := skipSpace(src, pos+1)
+				unit = indentUnit(src, pos+1, next, len(open)+1)
+				pos = next
+			} else {
+				pos = skipIndent(src, pos+1, indentOf(len(open)+1, unit))
+			}
 			if pos < len(src) && src[pos] == end {
 				pos++
 				nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
@@ -317,7 +370,7 @@ func (p *parser) parse(prefix bool) (int, error) {
 				return p.done(nodes, open, pos, nil)
 			}
 			count++
-			pos = skipSpace(src, pos)
+			pos = skipIndent(src, pos, indentOf(len(open)-1, unit))
 			if pos >= len(src) {
 				if object {
 					return p.done(nodes, open, pos, errorAt(pos, "unexpected end of input in an object"))
@@ -326,7 +379,7 @@ func (p *parser) parse(prefix bool) (int, error) {
 			}
 			c := src[pos]
 			if c == ',' {
-				pos = skipSpace(src, pos+1)
+				pos = skipIndent(src, pos+1, indentOf(len(open), unit))
 				if object {
 					goto member
 				}
