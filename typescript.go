@@ -165,45 +165,51 @@ func isTrainedBashShape(v tape) bool {
 // preceded by sep. It writes nothing when there are none.
 func (r *renderer) toolSection(builtin bool, sep string) error {
 	first := true
+	buf := r.buf
 	for i := range r.opts.Tools {
 		if r.builtin[i] != builtin {
 			continue
 		}
 		if first {
-			r.buf = append(r.buf, sep...)
-			r.buf = append(r.buf, "# Tools\n\n"...)
+			buf = append(buf, sep...)
+			buf = append(buf, "# Tools\n\n"...)
 			first = false
 		} else {
-			r.buf = append(r.buf, "\n\n"...)
+			buf = append(buf, "\n\n"...)
 		}
-		if err := r.declareTool(i); err != nil {
+		var err error
+		if buf, err = r.declareTool(buf, i); err != nil {
+			r.buf = buf
 			return err
 		}
 	}
+	r.buf = buf
 	return nil
 }
 
-// declareTool writes tools[i] as a TypeScript declaration.
-func (r *renderer) declareTool(i int) error {
+// declareTool appends tools[i] as a TypeScript declaration to buf.
+//
+// The writer passes the output buffer by value and returns it, keeping it
+// in locals: a store of the buffer through a pointer would cost a GC write
+// barrier at each append while the collector marks.
+func (r *renderer) declareTool(buf []byte, i int) ([]byte, error) {
 	t := &r.opts.Tools[i]
 	if t.Function.Name == "bash" && isTrainedBashShape(r.s.views[i]) {
-		r.buf = append(r.buf, trainedBash...)
-		return nil
+		return append(buf, trainedBash...), nil
 	}
 	s := r.s
 	s.ts.reset()
-	w := tsWriter{d: s.views[i].doc, root: s.views[i].root, buf: r.buf, tool: i,
+	w := tsWriter{d: s.views[i].doc, root: s.views[i].root, tool: i,
 		members: s.members[:0], refs: s.refs, path: s.path[:0], scratch: s.comment,
-		c: &s.ts, start: len(r.buf), spentBefore: r.declSpent, work: r.refWork}
+		c: &s.ts, start: len(buf), spentBefore: r.declSpent, work: r.refWork}
 	w.refs.Reset()
-	err := w.declaration(t.Function.Name, t.Function.Description)
+	buf, err := w.declaration(buf, t.Function.Name, t.Function.Description)
 	if err == nil {
-		err = w.checkSize()
+		err = w.checkSize(buf)
 	}
-	r.declSpent, r.refWork = w.spent(), w.work
-	r.buf = w.buf
+	r.declSpent, r.refWork = w.spent(buf), w.work
 	s.members, s.refs, s.path, s.comment = w.members, w.refs, w.path, w.scratch
-	return err
+	return buf, err
 }
 
 // DeclareTool returns the TypeScript declaration the template writes for
@@ -215,20 +221,21 @@ func DeclareTool(tool Tool) (string, error) {
 	if err := r.classifyTools(); err != nil {
 		return "", err
 	}
-	if err := r.declareTool(0); err != nil {
+	buf, err := r.declareTool(r.buf, 0)
+	r.buf = buf
+	if err != nil {
 		return "", err
 	}
 	return string(r.buf), nil
 }
 
 // tsWriter turns one tool's JSON Schema into TypeScript (DECISIONS.md,
-// TypeScript declarations). It writes into buf and keeps, for the union
-// being written, the spans of its members so that repeated members are left
-// out.
+// TypeScript declarations). Its methods append to the buffer they are
+// passed and return it; it keeps, for the union being written, the spans
+// of its members in that buffer so that repeated members are left out.
 type tsWriter struct {
 	d       *pyjson.Doc
-	root    int // node of the parameters schema, the root for $ref
-	buf     []byte
+	root    int         // node of the parameters schema, the root for $ref
 	tool    int         // index of the tool in tools, for error paths
 	members []member    // members of the open unions, innermost last
 	base    int         // index in members where the innermost union starts
@@ -333,15 +340,15 @@ func (c *tsCache) reset() {
 }
 
 // spent returns what declaring the request's tools has cost so far,
-// counted against MaxDeclarationBytes.
-func (w *tsWriter) spent() int {
-	return w.spentBefore + len(w.buf) - w.start + w.dropped + len(w.c.arena)
+// counted against MaxDeclarationBytes, with buf the output so far.
+func (w *tsWriter) spent(buf []byte) int {
+	return w.spentBefore + len(buf) - w.start + w.dropped + len(w.c.arena)
 }
 
 // checkSize returns an error once declaring has cost more than
 // MaxDeclarationBytes.
-func (w *tsWriter) checkSize() error {
-	if w.spent() <= MaxDeclarationBytes {
+func (w *tsWriter) checkSize(buf []byte) error {
+	if w.spent(buf) <= MaxDeclarationBytes {
 		return nil
 	}
 	return errAt(toolPath(w.tool)+".function.parameters", "declaring the tools takes more than "+
@@ -403,28 +410,21 @@ func (w *tsWriter) push(kind stepKind, node int) error {
 func (w *tsWriter) pop() { w.path = w.path[:len(w.path)-1] }
 
 // declaration writes the tool's comment lines and its type.
-func (w *tsWriter) declaration(name, description string) error {
-	w.buf = appendCommentLines(w.buf, "", description)
-	w.buf = append(w.buf, "type "...)
-	w.buf = append(w.buf, name...)
+func (w *tsWriter) declaration(buf []byte, name, description string) ([]byte, error) {
+	buf = appendCommentLines(buf, "", description)
+	buf = append(buf, "type "...)
+	buf = append(buf, name...)
 	d := w.d
 	props := d.Lookup(w.root, "properties")
 	if props < 0 || d.Kind(props) != pyjson.Object || d.Nodes[props].Len == 0 {
-		w.buf = append(w.buf, " = () => any;"...)
-		return nil
+		return append(buf, " = () => any;"...), nil
 	}
-	w.buf = append(w.buf, " = (_: "...)
-	if err := w.object(d.Lookup(w.root, "required"), props, ""); err != nil {
-		return err
+	buf = append(buf, " = (_: "...)
+	buf, err := w.object(buf, d.Lookup(w.root, "required"), props, "")
+	if err != nil {
+		return buf, err
 	}
-	w.buf = append(w.buf, ") => any;"...)
-	return nil
-}
-
-// commentLines writes each line of text as "indent// line" (an empty line
-// as "indent//").
-func (w *tsWriter) commentLines(indent string, text []byte) {
-	w.buf = appendCommentLines(w.buf, indent, text)
+	return append(buf, ") => any;"...), nil
 }
 
 func appendCommentLines[T string | []byte](dst []byte, indent string, text T) []byte {
@@ -464,48 +464,52 @@ func indexNewline[T string | []byte](text T) int {
 	return -1
 }
 
-// commentNode writes the string at node v as comment lines, checking it for
-// markers. Non-string and empty values write nothing.
-func (w *tsWriter) commentNode(indent string, v int, field string) (bool, error) {
-	if v < 0 || w.d.Kind(v) != pyjson.String || w.d.IsEmptyString(v) {
-		return false, nil
+// commentNode writes the string at node v as comment lines, each line
+// "indent// line" (an empty line "indent//"), checking it for markers.
+// Non-string and empty values write nothing.
+func (w *tsWriter) commentNode(buf []byte, indent string, v int, field string) ([]byte, bool, error) {
+	if v < 0 {
+		return buf, false, nil
 	}
-	raw := w.d.Raw(v)
-	raw = raw[1 : len(raw)-1]
-	if w.d.Nodes[v].Escaped {
+	n := &w.d.Nodes[v]
+	if n.Kind != pyjson.String || n.End-n.Start == 2 {
+		return buf, false, nil
+	}
+	raw := w.d.Src[n.Start+1 : n.End-1]
+	if n.Escaped {
 		// Decode into the scratch space after the output, then write.
-		start := len(w.buf)
-		w.buf = w.d.AppendString(w.buf, v)
-		w.scratch = append(w.scratch[:0], w.buf[start:]...)
-		w.buf = w.buf[:start]
+		start := len(buf)
+		buf = w.d.AppendString(buf, v)
+		w.scratch = append(w.scratch[:0], buf[start:]...)
+		buf = buf[:start]
 		raw = w.scratch
 	}
 	if mk := findMarkerBytes(raw); mk != "" {
-		return false, w.errAt(field, "must not contain the marker "+mk)
+		return buf, false, w.errAt(field, "must not contain the marker "+mk)
 	}
-	w.commentLines(indent, raw)
-	return true, nil
+	return appendCommentLines(buf, indent, raw), true, nil
 }
 
-// object writes the object schema at node s, whose properties are at node
-// props, with its properties at indent.
-func (w *tsWriter) object(required, props int, indent string) error {
+// object writes the object schema whose properties are at node props, an
+// object, and whose required list is at node required, with its properties
+// at indent.
+func (w *tsWriter) object(buf []byte, required, props int, indent string) ([]byte, error) {
 	d := w.d
-	w.buf = append(w.buf, "{\n"...)
+	buf = append(buf, "{\n"...)
 	var req map[string]bool // a long required list, as a set
 	if required >= 0 && d.Kind(required) == pyjson.Array && d.Nodes[required].Len > 16 && d.Nodes[props].Len > 16 {
 		req = make(map[string]bool, d.Nodes[required].Len)
-		d.Elements(required, func(e, _ int) bool {
+		for e, end := required+1, d.Next(required); e < end; e = d.Next(e) {
 			if d.Kind(e) == pyjson.String {
 				req[d.Str(e)] = true
 			}
-			return true
-		})
+		}
 	}
 	var err error
-	d.Members(props, func(k, p int) bool {
+	for k, end := props+1, d.Next(props); k < end; {
+		p := k + 1
 		if err = w.push(stepProperty, k); err != nil {
-			return false
+			return buf, err
 		}
 		var isReq bool
 		if req != nil {
@@ -513,101 +517,109 @@ func (w *tsWriter) object(required, props int, indent string) error {
 		} else {
 			isReq = isRequired(d, required, k)
 		}
-		err = w.property(k, p, indent, isReq)
+		buf, err = w.property(buf, k, p, indent, isReq)
 		w.pop()
-		return err == nil
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return buf, err
+		}
+		k = d.Next(p)
 	}
-	w.buf = append(w.buf, indent...)
-	w.buf = append(w.buf, '}')
-	return nil
+	buf = append(buf, indent...)
+	return append(buf, '}'), nil
 }
 
+// isRequired reports whether the required list at node required (-1 when
+// absent) names the property whose key node is key.
 func isRequired(d *pyjson.Doc, required, key int) bool {
-	found := false
-	d.Elements(required, func(e, _ int) bool {
-		if d.Kind(e) == pyjson.String && bytes.Equal(d.Raw(e), d.Raw(key)) ||
-			(d.Nodes[e].Escaped || d.Nodes[key].Escaped) && d.Kind(e) == pyjson.String && d.Str(e) == d.Str(key) {
-			found = true
+	if required < 0 || d.Kind(required) != pyjson.Array {
+		return false
+	}
+	kn := &d.Nodes[key]
+	keyRaw := d.Src[kn.Start:kn.End]
+	for e, end := required+1, d.Next(required); e < end; e = d.Next(e) {
+		en := &d.Nodes[e]
+		if en.Kind != pyjson.String {
+			continue
 		}
-		return !found
-	})
-	return found
+		if bytes.Equal(d.Src[en.Start:en.End], keyRaw) ||
+			(en.Escaped || kn.Escaped) && d.Str(e) == d.Str(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // property writes one property: its title, description and examples as
 // comments, then "name?: type," and its default.
-func (w *tsWriter) property(k, p int, indent string, required bool) error {
+func (w *tsWriter) property(buf []byte, k, p int, indent string, required bool) ([]byte, error) {
 	d := w.d
 	ks := schema.KeysOf(d, p)
-	{
-		if ok, err := w.commentNode(indent, ks.Title, "title"); err != nil {
-			return err
-		} else if ok {
-			w.buf = append(w.buf, indent...)
-			w.buf = append(w.buf, "//\n"...)
-		}
-		if _, err := w.commentNode(indent, ks.Description, "description"); err != nil {
-			return err
-		}
-		w.examples(ks.Examples, indent)
+	buf, ok, err := w.commentNode(buf, indent, ks.Title, "title")
+	if err != nil {
+		return buf, err
 	}
-	w.buf = append(w.buf, indent...)
-	w.propertyName(k)
+	if ok {
+		buf = append(buf, indent...)
+		buf = append(buf, "//\n"...)
+	}
+	if buf, _, err = w.commentNode(buf, indent, ks.Description, "description"); err != nil {
+		return buf, err
+	}
+	buf = w.examples(buf, ks.Examples, indent)
+	buf = append(buf, indent...)
+	buf = w.propertyName(buf, k)
 	if !required {
-		w.buf = append(w.buf, '?')
+		buf = append(buf, '?')
 	}
-	w.buf = append(w.buf, ": "...)
+	buf = append(buf, ": "...)
 	inner := indent + "    "
 	saved := w.openUnion()
-	if err := w.typeOf(&ks, inner); err != nil {
-		return err
+	if buf, err = w.typeOf(buf, &ks, inner); err != nil {
+		return buf, err
 	}
-	if ks.Nullable >= 0 && d.Kind(ks.Nullable) == pyjson.True && !w.unionHas(nullText) {
-		w.buf = append(w.buf, " | null"...)
+	if ks.Nullable >= 0 && d.Kind(ks.Nullable) == pyjson.True && !w.unionHas(buf, nullText) {
+		buf = append(buf, " | null"...)
 	}
 	w.closeUnion(saved)
-	w.buf = append(w.buf, ',')
+	buf = append(buf, ',')
 	if def := ks.Default; def >= 0 {
-		w.buf = append(w.buf, " // default: "...)
+		buf = append(buf, " // default: "...)
 		if d.Kind(def) == pyjson.String && ks.Enum >= 0 {
-			w.buf = d.AppendString(w.buf, def)
+			buf = d.AppendString(buf, def)
 		} else {
-			w.buf = d.AppendPython(w.buf, def)
+			buf = d.AppendPython(buf, def)
 		}
 	}
-	w.buf = append(w.buf, '\n')
-	return nil
+	return append(buf, '\n'), nil
 }
 
 var nullText = []byte("null")
 
-func (w *tsWriter) examples(ex int, indent string) {
+func (w *tsWriter) examples(buf []byte, ex int, indent string) []byte {
 	d := w.d
 	if ex < 0 || d.Kind(ex) != pyjson.Array || d.Nodes[ex].Len == 0 {
-		return
+		return buf
 	}
-	w.buf = append(w.buf, indent...)
-	w.buf = append(w.buf, "// Examples:\n"...)
-	d.Elements(ex, func(e, _ int) bool {
-		w.buf = append(w.buf, indent...)
-		w.buf = append(w.buf, "// - "...)
-		w.buf = d.AppendPython(w.buf, e)
-		w.buf = append(w.buf, '\n')
-		return true
-	})
+	buf = append(buf, indent...)
+	buf = append(buf, "// Examples:\n"...)
+	for e, end := ex+1, d.Next(ex); e < end; e = d.Next(e) {
+		buf = append(buf, indent...)
+		buf = append(buf, "// - "...)
+		buf = d.AppendPython(buf, e)
+		buf = append(buf, '\n')
+	}
+	return buf
 }
 
 // propertyName writes a property's name: as is when it is an identifier,
 // else as a JSON string.
-func (w *tsWriter) propertyName(k int) {
-	start := len(w.buf)
-	w.buf = w.d.AppendString(w.buf, k)
-	if !isIdentifier(w.buf[start:]) {
-		w.buf = w.d.AppendPython(w.buf[:start], k)
+func (w *tsWriter) propertyName(buf []byte, k int) []byte {
+	start := len(buf)
+	buf = w.d.AppendString(buf, k)
+	if !isIdentifier(buf[start:]) {
+		buf = w.d.AppendPython(buf[:start], k)
 	}
+	return buf
 }
 
 func isIdentifier(b []byte) bool {
@@ -652,32 +664,33 @@ const unionIndexAt = 16
 
 var seed = maphash.MakeSeed()
 
-// unionHas reports whether the innermost union has a member with text.
-func (w *tsWriter) unionHas(text []byte) bool {
+// unionHas reports whether the innermost union, whose members' texts are
+// in buf, has a member with text.
+func (w *tsWriter) unionHas(buf, text []byte) bool {
 	if len(w.members)-w.base < unionIndexAt {
 		for _, m := range w.members[w.base:] {
 			if comparisons != nil {
 				*comparisons++
 			}
-			if m.End-m.Start == len(text) && bytes.Equal(w.buf[m.Start:m.End], text) {
+			if m.End-m.Start == len(text) && bytes.Equal(buf[m.Start:m.End], text) {
 				return true
 			}
 		}
 		return false
 	}
-	return w.indexed(text, maphash.Bytes(seed, text))
+	return w.indexed(buf, text, maphash.Bytes(seed, text))
 }
 
 // indexed reports whether the innermost union, which is indexed, has a
 // member with text, whose hash is h.
-func (w *tsWriter) indexed(text []byte, h uint64) bool {
+func (w *tsWriter) indexed(buf, text []byte, h uint64) bool {
 	i, ok := w.c.union[unionKey{int32(w.union), h}]
 	for ok && i >= 0 {
 		if comparisons != nil {
 			*comparisons++
 		}
 		m := &w.members[i]
-		if bytes.Equal(w.buf[m.Start:m.End], text) {
+		if bytes.Equal(buf[m.Start:m.End], text) {
 			return true
 		}
 		i = m.prev
@@ -687,18 +700,18 @@ func (w *tsWriter) indexed(text []byte, h uint64) bool {
 
 // beginMember starts a member of the innermost union and returns where the
 // member's text starts.
-func (w *tsWriter) beginMember() (sepAt, start int) {
-	sepAt = len(w.buf)
+func (w *tsWriter) beginMember(buf []byte) (_ []byte, sepAt, start int) {
+	sepAt = len(buf)
 	if len(w.members) > w.base {
-		w.buf = append(w.buf, " | "...)
+		buf = append(buf, " | "...)
 	}
-	return sepAt, len(w.buf)
+	return buf, sepAt, len(buf)
 }
 
 // endMember records the member written since beginMember, or removes it
 // when an earlier member of the union has the same text.
-func (w *tsWriter) endMember(sepAt, start int) {
-	text := w.buf[start:]
+func (w *tsWriter) endMember(buf []byte, sepAt, start int) []byte {
+	text := buf[start:]
 	if n := len(w.rec); n > 0 && w.rec[n-1].union == w.union {
 		at := len(w.c.arena)
 		w.c.arena = append(w.c.arena, text...)
@@ -706,38 +719,37 @@ func (w *tsWriter) endMember(sepAt, start int) {
 	}
 	n := len(w.members) - w.base
 	if n < unionIndexAt {
-		if w.unionHas(text) {
-			w.dropped += len(w.buf) - sepAt
-			w.buf = w.buf[:sepAt]
-			return
+		if w.unionHas(buf, text) {
+			w.dropped += len(buf) - sepAt
+			return buf[:sepAt]
 		}
-		w.members = append(w.members, member{Span: Span{start, len(w.buf)}, prev: -1})
+		w.members = append(w.members, member{Span: Span{start, len(buf)}, prev: -1})
 		if n+1 == unionIndexAt {
 			// The union grows large: index its members.
 			if w.c.union == nil {
 				w.c.union = make(map[unionKey]int32)
 			}
 			for i := w.base; i < len(w.members); i++ {
-				w.index(i)
+				w.index(buf, i)
 			}
 		}
-		return
+		return buf
 	}
 	h := maphash.Bytes(seed, text)
-	if w.indexed(text, h) {
-		w.dropped += len(w.buf) - sepAt
-		w.buf = w.buf[:sepAt]
-		return
+	if w.indexed(buf, text, h) {
+		w.dropped += len(buf) - sepAt
+		return buf[:sepAt]
 	}
-	w.members = append(w.members, member{Span: Span{start, len(w.buf)}, hash: h})
-	w.index(len(w.members) - 1)
+	w.members = append(w.members, member{Span: Span{start, len(buf)}, hash: h})
+	w.index(buf, len(w.members)-1)
+	return buf
 }
 
 // index adds members[i] to the index of its union.
-func (w *tsWriter) index(i int) {
+func (w *tsWriter) index(buf []byte, i int) {
 	m := &w.members[i]
 	if m.hash == 0 {
-		m.hash = maphash.Bytes(seed, w.buf[m.Start:m.End])
+		m.hash = maphash.Bytes(seed, buf[m.Start:m.End])
 	}
 	key := unionKey{int32(w.union), m.hash}
 	prev, ok := w.c.union[key]
@@ -749,164 +761,162 @@ func (w *tsWriter) index(i int) {
 }
 
 // scalar adds a member with fixed text.
-func (w *tsWriter) scalar(text string) {
-	sepAt, start := w.beginMember()
-	w.buf = append(w.buf, text...)
-	w.endMember(sepAt, start)
+func (w *tsWriter) scalar(buf []byte, text string) []byte {
+	buf, sepAt, start := w.beginMember(buf)
+	buf = append(buf, text...)
+	return w.endMember(buf, sepAt, start)
 }
 
 // typ adds the members of schema s's type to the innermost union. indent
 // is the indent of the properties of an object written here. The first
 // matching rule of the renderer's order decides (schema.Keys.Rule).
-func (w *tsWriter) typ(s int, indent string) error {
+func (w *tsWriter) typ(buf []byte, s int, indent string) ([]byte, error) {
 	ks := schema.KeysOf(w.d, s)
-	return w.typeOf(&ks, indent)
+	return w.typeOf(buf, &ks, indent)
 }
 
 // typeOf is typ for a schema whose keywords ks were read already.
-func (w *tsWriter) typeOf(ks *schema.Keys, indent string) error {
-	if err := w.checkSize(); err != nil {
-		return err
+func (w *tsWriter) typeOf(buf []byte, ks *schema.Keys, indent string) ([]byte, error) {
+	if err := w.checkSize(buf); err != nil {
+		return buf, err
 	}
 	d := w.d
 	switch ks.Rule(d) {
 	case schema.RuleRef:
-		return w.ref(ks.Ref, indent)
+		return w.ref(buf, ks.Ref, indent)
 	case schema.RuleEnum:
-		w.literals(ks.Enum)
-		return nil
+		return w.literals(buf, ks.Enum), nil
 	case schema.RuleConst:
-		sepAt, start := w.beginMember()
-		w.buf = d.AppendPython(w.buf, ks.Const)
-		w.endMember(sepAt, start)
-		return nil
+		buf, sepAt, start := w.beginMember(buf)
+		buf = d.AppendPython(buf, ks.Const)
+		return w.endMember(buf, sepAt, start), nil
 	case schema.RuleAnyOf:
-		return w.variants(ks.AnyOf, stepAnyOf, indent)
+		return w.variants(buf, ks.AnyOf, stepAnyOf, indent)
 	case schema.RuleOneOf:
-		return w.variants(ks.OneOf, stepOneOf, indent)
+		return w.variants(buf, ks.OneOf, stepOneOf, indent)
 	case schema.RuleType:
+		t := ks.Type
+		if d.Kind(t) != pyjson.Array || d.Nodes[t].Len == 0 {
+			return w.named(buf, ks, schema.TypeName(d, t), indent)
+		}
 		var err error
-		schema.Types(d, ks.Type, func(t schema.Type) bool {
-			err = w.named(ks, t, indent)
-			return err == nil
-		})
-		return err
+		for e, end := t+1, d.Next(t); e < end; e = d.Next(e) {
+			if buf, err = w.named(buf, ks, schema.TypeName(d, e), indent); err != nil {
+				return buf, err
+			}
+		}
+		return buf, nil
 	case schema.RuleProperties:
-		return w.objectType(ks, indent)
+		return w.objectType(buf, ks, indent)
 	}
-	w.scalar("any")
-	return nil
+	return w.scalar(buf, "any"), nil
 }
 
 // named adds the member for type t of the schema whose keywords ks are.
-func (w *tsWriter) named(ks *schema.Keys, t schema.Type, indent string) error {
+func (w *tsWriter) named(buf []byte, ks *schema.Keys, t schema.Type, indent string) ([]byte, error) {
 	switch t {
 	case schema.TypeString:
-		w.scalar("string")
+		return w.scalar(buf, "string"), nil
 	case schema.TypeInteger, schema.TypeNumber:
-		w.scalar("number")
+		return w.scalar(buf, "number"), nil
 	case schema.TypeBoolean:
-		w.scalar("boolean")
+		return w.scalar(buf, "boolean"), nil
 	case schema.TypeNull:
-		w.scalar("null")
+		return w.scalar(buf, "null"), nil
 	case schema.TypeArray:
-		return w.array(ks.Items, indent)
+		return w.array(buf, ks.Items, indent)
 	case schema.TypeObject:
-		return w.objectType(ks, indent)
-	default:
-		w.scalar("any")
+		return w.objectType(buf, ks, indent)
 	}
-	return nil
+	return w.scalar(buf, "any"), nil
 }
 
 // objectType adds an object member: the full object when it has
 // properties, else "object".
-func (w *tsWriter) objectType(ks *schema.Keys, indent string) error {
+func (w *tsWriter) objectType(buf []byte, ks *schema.Keys, indent string) ([]byte, error) {
 	props := ks.Properties
 	if props < 0 || w.d.Kind(props) != pyjson.Object || w.d.Nodes[props].Len == 0 {
-		w.scalar("object")
-		return nil
+		return w.scalar(buf, "object"), nil
 	}
-	sepAt, start := w.beginMember()
+	buf, sepAt, start := w.beginMember(buf)
 	// A nested union collects the object's own property types.
 	saved := w.openUnion()
-	err := w.object(ks.Required, props, indent)
+	buf, err := w.object(buf, ks.Required, props, indent)
 	w.closeUnion(saved)
 	if err != nil {
-		return err
+		return buf, err
 	}
-	w.endMember(sepAt, start)
-	return nil
+	return w.endMember(buf, sepAt, start), nil
 }
 
 // array adds "{items}[]", with the items in parentheses when they are a
 // union, and "any[]" without items.
-func (w *tsWriter) array(items int, indent string) error {
+func (w *tsWriter) array(buf []byte, items int, indent string) ([]byte, error) {
 	d := w.d
 	if items < 0 || d.Kind(items) != pyjson.Object {
-		w.scalar("any[]")
-		return nil
+		return w.scalar(buf, "any[]"), nil
 	}
-	sepAt, start := w.beginMember()
+	buf, sepAt, start := w.beginMember(buf)
 	if err := w.push(stepItems, 0); err != nil {
-		return err
+		return buf, err
 	}
-	w.buf = append(w.buf, '(')
+	buf = append(buf, '(')
 	saved := w.openUnion()
-	err := w.typ(items, indent)
+	buf, err := w.typ(buf, items, indent)
 	n := w.closeUnion(saved)
 	w.pop()
 	if err != nil {
-		return err
+		return buf, err
 	}
 	if n > 1 {
-		w.buf = append(w.buf, ')')
+		buf = append(buf, ')')
 	} else {
-		copy(w.buf[start:], w.buf[start+1:])
-		w.buf = w.buf[:len(w.buf)-1]
+		copy(buf[start:], buf[start+1:])
+		buf = buf[:len(buf)-1]
 	}
-	w.buf = append(w.buf, "[]"...)
-	w.endMember(sepAt, start)
-	return nil
+	buf = append(buf, "[]"...)
+	return w.endMember(buf, sepAt, start), nil
 }
 
 // literals adds each enum member as a JSON literal; an empty enum admits
 // no value and is written "never".
-func (w *tsWriter) literals(enum int) {
+func (w *tsWriter) literals(buf []byte, enum int) []byte {
 	d := w.d
 	if d.Kind(enum) != pyjson.Array {
-		w.scalar("any")
-		return
+		return w.scalar(buf, "any")
 	}
 	if d.Nodes[enum].Len == 0 {
-		w.scalar("never")
-		return
+		return w.scalar(buf, "never")
 	}
-	d.Elements(enum, func(e, _ int) bool {
-		sepAt, start := w.beginMember()
-		w.buf = d.AppendPython(w.buf, e)
-		w.endMember(sepAt, start)
-		return true
-	})
+	for e, end := enum+1, d.Next(enum); e < end; e = d.Next(e) {
+		var sepAt, start int
+		buf, sepAt, start = w.beginMember(buf)
+		buf = d.AppendPython(buf, e)
+		buf = w.endMember(buf, sepAt, start)
+	}
+	return buf
 }
 
 // variants adds the members of each anyOf/oneOf variant to the union.
-func (w *tsWriter) variants(v int, kind stepKind, indent string) error {
+func (w *tsWriter) variants(buf []byte, v int, kind stepKind, indent string) ([]byte, error) {
 	d := w.d
 	if d.Kind(v) != pyjson.Array || d.Nodes[v].Len == 0 {
-		w.scalar("any")
-		return nil
+		return w.scalar(buf, "any"), nil
 	}
-	var err error
-	d.Elements(v, func(e, pos int) bool {
-		if err = w.push(kind, pos); err != nil {
-			return false
+	pos := 0
+	for e, end := v+1, d.Next(v); e < end; e = d.Next(e) {
+		if err := w.push(kind, pos); err != nil {
+			return buf, err
 		}
-		err = w.typ(e, indent)
+		var err error
+		buf, err = w.typ(buf, e, indent)
 		w.pop()
-		return err == nil
-	})
-	return err
+		if err != nil {
+			return buf, err
+		}
+		pos++
+	}
+	return buf, nil
 }
 
 // ref resolves a local $ref and adds its target's members. A ref that is
@@ -922,15 +932,13 @@ func (w *tsWriter) variants(v int, kind stepKind, indent string) error {
 // again instead of walking the schema. MaxDeclarationBytes and MaxRefWork
 // bound what remains: the output itself, and the expansions of targets in
 // cycles.
-func (w *tsWriter) ref(ref int, indent string) error {
+func (w *tsWriter) ref(buf []byte, ref int, indent string) ([]byte, error) {
 	target := w.resolve(ref)
 	if target < 0 {
-		w.scalar("any")
-		return nil
+		return w.scalar(buf, "any"), nil
 	}
 	if w.refs.Recurs(target) {
-		w.scalar("any")
-		return nil
+		return w.scalar(buf, "any"), nil
 	}
 	key := expansionKey{int32(target), int32(len(indent))}
 	if e, ok := w.c.expanded[key]; ok && reuseExpansions {
@@ -944,32 +952,33 @@ func (w *tsWriter) ref(ref int, indent string) error {
 				if t.union != x.union {
 					continue
 				}
-				sepAt, start := w.beginMember()
-				w.buf = append(w.buf, w.c.arena[t.Start:t.End]...)
-				w.endMember(sepAt, start)
+				var sepAt, start int
+				buf, sepAt, start = w.beginMember(buf)
+				buf = append(buf, w.c.arena[t.Start:t.End]...)
+				buf = w.endMember(buf, sepAt, start)
 			}
-			return w.checkSize()
+			return buf, w.checkSize(buf)
 		}
 	}
 	w.work += w.d.Next(target) - target
 	if w.work > MaxRefWork {
-		return errAt(toolPath(w.tool)+".function.parameters", "expanding $ref walks more than "+
+		return buf, errAt(toolPath(w.tool)+".function.parameters", "expanding $ref walks more than "+
 			strconv.Itoa(MaxRefWork)+" schema values (each $ref is written out in full wherever it is used); "+
 			"simplify the schema or share fewer definitions")
 	}
 	above := len(w.path)
 	if err := w.push(stepRef, 0); err != nil {
-		return err
+		return buf, err
 	}
 	frame := w.refs.Push(target)
 	maxDepth := w.maxDepth
 	w.maxDepth = len(w.path)
 	w.rec = append(w.rec, recording{w.union})
 	first := len(w.c.texts)
-	err := w.typ(target, indent)
+	buf, err := w.typ(buf, target, indent)
 	w.rec = w.rec[:len(w.rec)-1]
 	if err != nil {
-		return err
+		return buf, err
 	}
 	if w.refs.Pop(frame) {
 		if w.c.expanded == nil {
@@ -980,7 +989,7 @@ func (w *tsWriter) ref(ref int, indent string) error {
 	}
 	w.maxDepth = max(maxDepth, w.maxDepth)
 	w.pop()
-	return nil
+	return buf, nil
 }
 
 // resolve returns the target of the $ref string at node ref, or -1;

@@ -85,12 +85,13 @@ func KeysOf(d *pyjson.Doc, s int) Keys {
 		return ks
 	}
 	var buf [24]byte
-	d.Members(s, func(k, v int) bool {
+	for k, end := s+1, d.Next(s); k < end; {
+		v := k + 1
 		if p := ks.field(keyName(d, k, buf[:0])); p != nil {
 			*p = v
 		}
-		return true
-	})
+		k = d.Next(v)
+	}
 	return ks
 }
 
