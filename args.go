@@ -2,6 +2,9 @@ package harmony
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -95,65 +98,60 @@ const maxDirectKeys = 16
 func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
 	start := len(buf)
 	fail := func() ([]byte, bool) { return buf[:start], false }
-	if !utf8.Valid(raw) {
+	if !argsValidUTF8(raw) {
 		return fail()
 	}
-	pos := pyjson.SkipSpace(raw, 0)
+	pos := skipSpace(raw, 0)
 	if pos >= len(raw) || raw[pos] != '{' {
 		return fail()
 	}
 	keys := &r.s.keys // the written keys, as spans of buf
 	nkeys := 0
-	pos = pyjson.SkipSpace(raw, pos+1)
+	var seen uint64 // keyBit of each key written
+	pos = skipSpace(raw, pos+1)
 	if pos < len(raw) && raw[pos] == '}' {
 		pos++
 	} else {
+		buf = append(buf, paramOpen...)
 		for {
 			if nkeys == maxDirectKeys || pos >= len(raw) || raw[pos] != '"' {
 				return fail()
 			}
-			end := pyjson.ScanString(raw, pos+1)
-			if end >= len(raw) || raw[end] != '"' {
-				return fail() // an escape, a control character, or no end
+			// The key: a run of string content that directKey accepts,
+			// found in one pass.
+			end := pos + 1
+			for end < len(raw) && !keyStop[raw[end]] {
+				end++
+			}
+			if end >= len(raw) || raw[end] != '"' || end == pos+1 {
+				return fail() // an escape, a control character, '<', '>', empty, or no end
 			}
 			key := raw[pos+1 : end]
-			if !directKey(key) {
-				return fail()
-			}
-			if nkeys > 0 {
-				buf = append(buf, '\n')
-			}
-			buf = append(buf, paramOpen...)
 			keyAt := len(buf)
-			buf = append(buf, key...)
-			for _, k := range keys[:nkeys] {
-				if string(buf[k[0]:k[1]]) == string(key) {
-					return fail()
+			buf = appendRun(buf, raw, pos+1, end)
+			// Most keys differ in keyBit: compare them only when it repeats.
+			if bit := keyBit(key); seen&bit == 0 {
+				seen |= bit
+			} else {
+				for _, k := range keys[:nkeys] {
+					if string(buf[k[0]:k[1]]) == string(key) {
+						return fail()
+					}
 				}
 			}
 			keys[nkeys] = [2]int{keyAt, len(buf)}
 			nkeys++
 			buf = append(buf, paramNameEnd+"\n"...)
-			pos = pyjson.SkipSpace(raw, end+1)
+			pos = skipSpace(raw, end+1)
 			if pos >= len(raw) || raw[pos] != ':' {
 				return fail()
 			}
-			pos = pyjson.SkipSpace(raw, pos+1)
-			valueAt := len(buf)
+			pos = skipSpace(raw, pos+1)
 			var ok bool
 			if buf, pos, ok = r.appendValueDirect(buf, raw, pos); !ok {
 				return fail()
 			}
-			// Shorter values (all numbers and literals) can't hold it, and
-			// most values have no '<' at all: IndexByte tells.
-			if v := buf[valueAt:]; len(v) >= len(paramClose) {
-				if at := bytes.IndexByte(v, paramClose[0]); at >= 0 && bytes.Contains(v[at:], []byte(paramClose)) {
-					return fail()
-				}
-			}
-			buf = append(buf, '\n')
-			buf = append(buf, paramClose...)
-			pos = pyjson.SkipSpace(raw, pos)
+			pos = skipSpace(raw, pos)
 			if pos >= len(raw) {
 				return fail()
 			}
@@ -164,43 +162,131 @@ func (r *renderer) argumentsDirect(buf, raw []byte) ([]byte, bool) {
 			if raw[pos] != ',' {
 				return fail()
 			}
-			pos = pyjson.SkipSpace(raw, pos+1)
+			buf = appendBetween(buf)
+			pos = skipSpace(raw, pos+1)
 		}
+		buf = append(buf, "\n"+paramClose...)
 	}
-	if pyjson.SkipSpace(raw, pos) != len(raw) {
+	if skipSpace(raw, pos) != len(raw) {
 		return fail()
 	}
 	return buf, true
 }
 
-// directKey reports whether key, a run of string content as ScanString
-// ends it (no quote, backslash or control character), is a name
-// checkArgumentKey accepts: of the bytes it refuses, only '<' and '>' can
-// be in such a run.
-func directKey(key []byte) bool {
-	for _, c := range key {
-		if c|2 == '>' { // '<' (0x3c) or '>' (0x3e), nothing else
-			return false
+// paramBetween ends one parameter and opens the next.
+const paramBetween = "\n" + paramClose + "\n" + paramOpen
+
+// argsValidUTF8 is utf8.Valid, with a faster answer for ASCII text, the
+// common case: its bytes ORed together, sixteen at a time, have no high
+// bit.
+func argsValidUTF8(b []byte) bool {
+	var acc uint64
+	i := 0
+	for ; i+16 <= len(b); i += 16 {
+		acc |= binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:])
+	}
+	if n := len(b); n >= 8 {
+		// The last bytes, overlapping those already read.
+		acc |= binary.LittleEndian.Uint64(b[n-8:])
+		if n-i > 8 {
+			acc |= binary.LittleEndian.Uint64(b[i:])
+		}
+	} else {
+		for ; i < n; i++ {
+			acc |= uint64(b[i])
 		}
 	}
-	return len(key) > 0
+	return acc&highBits == 0 || utf8.Valid(b)
 }
+
+// skipSpace returns the index of the first byte at or after pos that is
+// not JSON whitespace, or len(src), as pyjson.SkipSpace does, testing each
+// byte against a mask instead of a table.
+func skipSpace(src []byte, pos int) int {
+	for pos < len(src) {
+		if c := src[pos]; c > ' ' || jsonSpaces>>c&1 == 0 {
+			break
+		}
+		pos++
+	}
+	return pos
+}
+
+// jsonSpaces has bit c set for each JSON whitespace byte c.
+const jsonSpaces = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\r'
+
+// paramBetweenText is paramBetween as an array, which appendBetween copies
+// without a call to memmove.
+var paramBetweenText = [len(paramBetween)]byte([]byte(paramBetween))
+
+// appendBetween appends paramBetween.
+func appendBetween(buf []byte) []byte {
+	n := len(buf)
+	if cap(buf)-n < len(paramBetween) {
+		buf = slices.Grow(buf, len(paramBetween))
+	}
+	buf = buf[:n+len(paramBetween)]
+	*(*[len(paramBetween)]byte)(buf[n:]) = paramBetweenText
+	return buf
+}
+
+// appendRun appends raw[from:to]. A short run is copied as 16 bytes at
+// once, without a call to memmove, when raw holds 16 bytes from "from" and
+// buf has room for them: the bytes past the run land beyond len(buf),
+// where the next append overwrites them.
+func appendRun(buf, raw []byte, from, to int) []byte {
+	n := len(buf)
+	if to-from <= 16 && from+16 <= len(raw) && cap(buf)-n >= 16 {
+		*(*[16]byte)(buf[n : n+16]) = [16]byte(raw[from : from+16])
+		return buf[:n+to-from]
+	}
+	return append(buf, raw[from:to]...)
+}
+
+// keyBit picks one of 64 bits for a key, from its length and its first and
+// last bytes, so that argumentsDirect compares keys only when two share it.
+func keyBit(key []byte) uint64 {
+	return 1 << ((uint(len(key)) ^ uint(key[0])*5 ^ uint(key[len(key)-1])*3) & 63)
+}
+
+// keyStop marks the bytes that end a key argumentsDirect writes itself:
+// the bytes that end a run of string content (quote, backslash, control
+// characters) and the two that checkArgumentKey refuses besides ('<', '>').
+var keyStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'] = true, true, true, true
+	return t
+}()
 
 // appendValueDirect writes the argument value at raw[pos:] as
 // appendArgument does and returns the index after it; false when it is
-// not a valid JSON value.
+// not a valid JSON value or its text holds paramClose.
 func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, bool) {
 	if pos >= len(raw) {
 		return buf, pos, false
 	}
 	switch c := raw[pos]; {
 	case c == '"':
-		if end := pyjson.ScanString(raw, pos+1); end < len(raw) && raw[end] == '"' {
-			return append(buf, raw[pos+1:end]...), end + 1, true
+		end := pos + 1
+		for {
+			end = scanPlain(raw, end)
+			if end >= len(raw) || raw[end] != '<' {
+				break
+			}
+			if bytes.HasPrefix(raw[end:], []byte(paramClose)) {
+				return buf, pos, false
+			}
+			end++
+		}
+		if end < len(raw) && raw[end] == '"' {
+			return appendRun(buf, raw, pos+1, end), end + 1, true
 		}
 	case c == '-' || c >= '0' && c <= '9':
-		n := pyjson.NumberLen(raw[pos:])
-		return append(buf, raw[pos:pos+n]...), pos + n, n > 0
+		// Numbers and literals are shorter than paramClose or can't hold it.
+		end := numberEnd(raw, pos)
+		return appendRun(buf, raw, pos, end), end, end > pos
 	case c == 't':
 		return appendWord(buf, raw, pos, "true")
 	case c == 'f':
@@ -209,7 +295,7 @@ func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, boo
 		return appendWord(buf, raw, pos, "null")
 	case c == '[' || c == '{':
 		if out, end, ok := appendNestedDirect(buf, raw, pos, 1); ok {
-			return out, end, true
+			return out, end, !holdsParamClose(out[len(buf):])
 		}
 	}
 	// A string with escapes, or a list or an object that appendNestedDirect
@@ -219,13 +305,66 @@ func (r *renderer) appendValueDirect(buf, raw []byte, pos int) ([]byte, int, boo
 	if err != nil {
 		return buf, pos, false
 	}
+	valueAt := len(buf)
 	if d.Kind(0) == pyjson.String {
 		buf = d.AppendString(buf, 0)
 	} else {
 		buf = d.AppendPython(buf, 0)
 	}
-	return buf, pos + n, true
+	return buf, pos + n, !holdsParamClose(buf[valueAt:])
 }
+
+// holdsParamClose reports whether the written value v holds paramClose.
+// Most values have no '<' at all: IndexByte tells.
+func holdsParamClose(v []byte) bool {
+	if len(v) < len(paramClose) {
+		return false
+	}
+	at := bytes.IndexByte(v, paramClose[0])
+	return at >= 0 && bytes.Contains(v[at:], []byte(paramClose))
+}
+
+// scanPlain returns the index of the first byte at or after pos that is a
+// quote, a backslash, a control character or '<', or len(src): where a
+// run of string content ends or may start paramClose. It reads eight
+// bytes at a time as pyjson.ScanString does.
+func scanPlain(src []byte, pos int) int {
+	for pos+8 <= len(src) {
+		x := binary.LittleEndian.Uint64(src[pos:])
+		if m := zeroBytes(x^quotes) | zeroBytes(x^backslashes) | zeroBytes(x^opens) | (x-spaces)&^x&highBits; m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for pos < len(src) && !plainStop[src[pos]] {
+		pos++
+	}
+	return pos
+}
+
+const (
+	lowBits     = 0x0101010101010101
+	highBits    = 0x8080808080808080
+	quotes      = '"' * lowBits
+	backslashes = '\\' * lowBits
+	opens       = '<' * lowBits
+	spaces      = ' ' * lowBits
+)
+
+// zeroBytes flags (with its high bit) each zero byte of x, exactly up to
+// the first one: the borrow of a zero byte can flag later bytes, never
+// earlier ones. The other masks of scanPlain are exact in the same way,
+// so the lowest flag of their union is the first byte to stop at.
+func zeroBytes(x uint64) uint64 { return (x - lowBits) &^ x & highBits }
+
+// plainStop marks the bytes scanPlain stops at.
+var plainStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'] = true, true, true
+	return t
+}()
 
 // maxNestedDirect bounds the nesting appendNestedDirect writes itself;
 // deeper values take the tape.
@@ -246,7 +385,7 @@ func appendNestedDirect(buf, raw []byte, pos, depth int) ([]byte, int, bool) {
 		end = '}'
 	}
 	buf = append(buf, open)
-	pos = pyjson.SkipSpace(raw, pos+1)
+	pos = skipSpace(raw, pos+1)
 	if pos < len(raw) && raw[pos] == end {
 		return append(buf, end), pos + 1, true
 	}
@@ -262,13 +401,13 @@ func appendNestedDirect(buf, raw []byte, pos, depth int) ([]byte, int, bool) {
 			if q >= len(raw) || raw[q] != '"' {
 				return buf, pos, false
 			}
-			buf = append(buf, raw[pos:q+1]...)
-			pos = pyjson.SkipSpace(raw, q+1)
+			buf = appendRun(buf, raw, pos, q+1)
+			pos = skipSpace(raw, q+1)
 			if pos >= len(raw) || raw[pos] != ':' {
 				return buf, pos, false
 			}
 			buf = append(buf, ':', ' ')
-			if pos = pyjson.SkipSpace(raw, pos+1); pos >= len(raw) {
+			if pos = skipSpace(raw, pos+1); pos >= len(raw) {
 				return buf, pos, false
 			}
 		}
@@ -278,15 +417,15 @@ func appendNestedDirect(buf, raw []byte, pos, depth int) ([]byte, int, bool) {
 			if q >= len(raw) || raw[q] != '"' {
 				return buf, pos, false
 			}
-			buf = append(buf, raw[pos:q+1]...)
+			buf = appendRun(buf, raw, pos, q+1)
 			pos = q + 1
 		case c == '-' || c >= '0' && c <= '9':
-			n := pyjson.NumberLen(raw[pos:])
-			if n == 0 {
+			end := numberEnd(raw, pos)
+			if end == pos {
 				return buf, pos, false
 			}
-			buf = append(buf, raw[pos:pos+n]...)
-			pos += n
+			buf = appendRun(buf, raw, pos, end)
+			pos = end
 		case c == 't' || c == 'f' || c == 'n':
 			word := "null"
 			if c == 't' {
@@ -306,12 +445,12 @@ func appendNestedDirect(buf, raw []byte, pos, depth int) ([]byte, int, bool) {
 		default:
 			return buf, pos, false
 		}
-		if pos = pyjson.SkipSpace(raw, pos); pos >= len(raw) {
+		if pos = skipSpace(raw, pos); pos >= len(raw) {
 			return buf, pos, false
 		}
 		if raw[pos] == ',' {
 			buf = append(buf, ',', ' ')
-			pos = pyjson.SkipSpace(raw, pos+1)
+			pos = skipSpace(raw, pos+1)
 			continue
 		}
 		if raw[pos] != end {
@@ -319,6 +458,23 @@ func appendNestedDirect(buf, raw []byte, pos, depth int) ([]byte, int, bool) {
 		}
 		return append(buf, end), pos + 1, true
 	}
+}
+
+// numberEnd returns the index after the JSON number at raw[pos:], or pos
+// when there is none, as pyjson.NumberLen measures it: an integer without
+// a sign or a leading zero is measured here, without a call.
+func numberEnd(raw []byte, pos int) int {
+	if c := raw[pos]; c >= '1' && c <= '9' {
+		end := pos + 1
+		for end < len(raw) && raw[end]-'0' < 10 {
+			end++
+		}
+		// raw[end]|0x20 is 'e' for 'e' and 'E' alone.
+		if end == len(raw) || raw[end] != '.' && raw[end]|0x20 != 'e' {
+			return end
+		}
+	}
+	return pos + pyjson.NumberLen(raw[pos:])
 }
 
 // appendWord writes the literal word that raw[pos:] must start with.

@@ -2,8 +2,10 @@ package harmony
 
 import (
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -39,15 +41,33 @@ func TestArgumentsDirectMatchesTape(t *testing.T) {
 		`{"a": 1, "a": 2}`, `{"a\"b": 1}`, `{"a<b": 1}`, `{"": 1}`, `{"k": "</rfl:parameter>"}`, `{"k": ["</rfl:parameter>"]}`,
 		`{"a": 1,}`, `{"a" 1}`, `{"a": 01}`, `{"a": tru}`, `{"a": truex}`, `[1]`, `"{}"`, ``, `  `, `{"a": 1} x`, `{"a": "\ud800"}`,
 		`{"a": "x\u0000"}`, "{\"a\": \"\xff\"}", `{"é": "ü"}`, `{"a": "<|end|>"}`,
+		`{"k": "a<</rfl:parameter>"}`, `{"k": "<b>x</b> <", "l": "x</rfl:parameter", "m": "</rfl:parameter"}`, `{"k": "0123456<</rfl:parameter>"}`,
+		`{"ad": 1, "ba": 2, "ad": 3}`, `{"k": "<\n</rfl:parameter>"}`,
 		`{"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17}`,
 	}
 	for _, s := range seeds {
 		directMatchesTape(t, []byte(s))
 	}
+	// Keys that share a keyBit but differ are written directly; the same
+	// key twice is left to the tape, which words the error.
+	for _, pair := range [][2]string{{"ad", "ba"}, {"ab", "bc"}, {"a", "a"}, {"city", "city"}} {
+		a, b := []byte(pair[0]), []byte(pair[1])
+		if keyBit(a) != keyBit(b) {
+			t.Fatalf("keyBit(%q) != keyBit(%q): not a collision", a, b)
+		}
+		raw := []byte(`{"` + pair[0] + `": 1, "x": 2, "` + pair[1] + `": 3}`)
+		r := renderer{s: getScratch()}
+		_, ok := r.argumentsDirect(nil, raw)
+		r.release()
+		if want := pair[0] != pair[1]; ok != want {
+			t.Errorf("%s: written directly %v, want %v", raw, ok, want)
+		}
+		directMatchesTape(t, raw)
+	}
 	// Random objects built from pieces that the direct path takes and
 	// pieces that it must hand over.
 	keys := []string{`"a"`, `"b"`, `"city"`, `"a\"b"`, `"x\u0041"`, `""`, `"<"`, `"a"`}
-	values := []string{`1`, `-0.5`, `1e9`, `true`, `false`, `null`, `"s"`, `"t\tu"`, `[1, [2]]`, `{"k": "v"}`, `"</rfl:parameter>"`, `"é"`, `[]`, `{}`, `01`, `"\u003c/rfl:parameter>"`,
+	values := []string{`1`, `-0.5`, `1e9`, `12`, `120.5`, `7E2`, `10e`, `123abc`, `10.`, `2000`, `99e+2`, `true`, `false`, `null`, `"s"`, `"t\tu"`, `[1, [2]]`, `{"k": "v"}`, `"</rfl:parameter>"`, `"é"`, `[]`, `{}`, `01`, `"\u003c/rfl:parameter>"`,
 		"[\n  \"LH\",\n  \"BA\"\n]", "{\n    \"max_price\": 2000,\n    \"currency\": \"EUR\"\n  }", `[ [ ] , { } ]`, `[1,]`, `{"a" 1}`, `[tru]`, `{"a": "x\ny"}`,
 		`[[[[[[[[[1]]]]]]]]]`, `{1: 2}`, `[1 2]`, `[01]`, `{"a": [true, false, null, -0.5e-3]}`, `[`, `{"a": {"b": [1, "</rfl:parameter>"]}}`}
 	spaces := []string{"", " ", "\n  ", "\t"}
@@ -94,6 +114,7 @@ func TestAppendNestedDirect(t *testing.T) {
 		{"[\n  \"LH\",\n  \"BA\",\n  \"AF\"\n]", true},
 		{"{\n      \"max_price\": 2000,\n      \"currency\": \"EUR\"\n    }", true},
 		{`[1, -2.5e+3, true, false, null, "é", [], {}]`, true},
+		{`[12, 120.5, 7E2, 2000, 3]`, true}, {`[10.]`, false}, {`[10e]`, false}, {`[12a]`, false},
 		{`{"a": {"b": [1, {"c": [null]}]}}`, true},
 		{`[[[[[[[[1]]]]]]]]`, true},
 		{`[[[[[[[[[1]]]]]]]]]`, false}, // deeper than maxNestedDirect
@@ -122,22 +143,76 @@ func TestAppendNestedDirect(t *testing.T) {
 	}
 }
 
-// directKey agrees with checkArgumentKey on every key that argumentsDirect
-// hands it: runs of string content that ScanString lets through.
-func TestDirectKey(t *testing.T) {
+// keyStop lets through, as a whole key, exactly the keys that
+// checkArgumentKey accepts among the runs of string content that
+// ScanString lets through (keys without escapes): argumentsDirect writes
+// those keys itself and leaves every other one to the tape.
+func TestKeyStop(t *testing.T) {
 	check := func(key []byte) {
 		t.Helper()
-		if pyjson.ScanString(key, 0) != len(key) {
-			return // argumentsDirect never asks
+		direct := len(key) > 0
+		for _, c := range key {
+			direct = direct && !keyStop[c]
 		}
-		if got, want := directKey(key), checkArgumentKey(key) == nil; got != want {
-			t.Errorf("directKey(%q) = %v, checkArgumentKey accepts: %v", key, got, want)
+		plain := pyjson.ScanString(key, 0) == len(key)
+		if want := plain && checkArgumentKey(key) == nil; direct != want {
+			t.Errorf("key %q: written directly %v, want %v", key, direct, want)
 		}
 	}
 	check(nil)
 	for c := range 256 {
 		for _, key := range [][]byte{{byte(c)}, {'a', byte(c)}, {byte(c), 'b', 'c'}, []byte("city_" + string(rune(c)))} {
 			check(key)
+		}
+	}
+}
+
+// BenchmarkArgumentsDirect writes the arguments of every call of the
+// realistic request, as Render does.
+func BenchmarkArgumentsDirect(b *testing.B) {
+	data, err := os.ReadFile("testdata/bench/realistic_request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, err := ParseRequest(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var args [][]byte
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			args = append(args, c.Function.Arguments)
+		}
+	}
+	r := renderer{s: getScratch()}
+	defer r.release()
+	buf := make([]byte, 0, 64<<10)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, a := range args {
+			var ok bool
+			if buf, ok = r.argumentsDirect(buf, a); !ok {
+				b.Fatalf("%s: not written directly", a)
+			}
+		}
+	}
+}
+
+// argsValidUTF8 agrees with utf8.Valid at every length and position of a
+// non-ASCII byte, valid or not.
+func TestArgsValidUTF8(t *testing.T) {
+	for n := range 40 {
+		ascii := []byte(strings.Repeat("a", n))
+		if !argsValidUTF8(ascii) {
+			t.Fatalf("%q: invalid", ascii)
+		}
+		for at := range n {
+			for _, ins := range []string{"\xff", "\xc3", "é", "€", "\xe2\x82", "\U0001F600", "\x80"} {
+				b := append(append(append([]byte{}, ascii[:at]...), ins...), ascii[at:]...)
+				if got, want := argsValidUTF8(b), utf8.Valid(b); got != want {
+					t.Errorf("%q: %v, utf8.Valid %v", b, got, want)
+				}
+			}
 		}
 	}
 }
