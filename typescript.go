@@ -351,6 +351,12 @@ func (w *tsWriter) checkSize(buf []byte) error {
 	if w.spent(buf) <= MaxDeclarationBytes {
 		return nil
 	}
+	return w.sizeError()
+}
+
+// sizeError is checkSize's error, apart for typeOf, which tests spent
+// itself on the hot path.
+func (w *tsWriter) sizeError() error {
 	return errAt(toolPath(w.tool)+".function.parameters", "declaring the tools takes more than "+
 		strconv.Itoa(MaxDeclarationBytes>>20)+" MiB of TypeScript (each $ref is written out in full wherever it is used); "+
 		"simplify the schema or share fewer definitions")
@@ -415,12 +421,27 @@ func (w *tsWriter) declaration(buf []byte, name, description string) ([]byte, er
 	buf = append(buf, "type "...)
 	buf = append(buf, name...)
 	d := w.d
-	props := d.Lookup(w.root, "properties")
+	// properties and required in one pass (the last of a repeated key, as
+	// Lookup).
+	props, required := -1, -1
+	if d.Kind(w.root) == pyjson.Object {
+		var tmp [16]byte
+		for k, end := w.root+1, d.Next(w.root); k < end; {
+			v := k + 1
+			switch string(d.KeyText(k, tmp[:0])) {
+			case "properties":
+				props = v
+			case "required":
+				required = v
+			}
+			k = d.Next(v)
+		}
+	}
 	if props < 0 || d.Kind(props) != pyjson.Object || d.Nodes[props].Len == 0 {
 		return append(buf, " = () => any;"...), nil
 	}
 	buf = append(buf, " = (_: "...)
-	buf, err := w.object(buf, d.Lookup(w.root, "required"), props, "")
+	buf, err := w.object(buf, required, props, "")
 	if err != nil {
 		return buf, err
 	}
@@ -506,6 +527,7 @@ func (w *tsWriter) object(buf []byte, required, props int, indent string) ([]byt
 		}
 	}
 	var err error
+	hint := -1 // where the search of required starts: after the last found
 	for k, end := props+1, d.Next(props); k < end; {
 		p := k + 1
 		if err = w.push(stepProperty, k); err != nil {
@@ -515,7 +537,7 @@ func (w *tsWriter) object(buf []byte, required, props int, indent string) ([]byt
 		if req != nil {
 			isReq = req[d.Str(k)]
 		} else {
-			isReq = isRequired(d, required, k)
+			isReq, hint = isRequired(d, required, k, hint)
 		}
 		buf, err = w.property(buf, k, p, indent, isReq)
 		w.pop()
@@ -529,24 +551,35 @@ func (w *tsWriter) object(buf []byte, required, props int, indent string) ([]byt
 }
 
 // isRequired reports whether the required list at node required (-1 when
-// absent) names the property whose key node is key.
-func isRequired(d *pyjson.Doc, required, key int) bool {
+// absent) names the property whose key node is key. The search starts at
+// element node hint (-1: the first) and wraps around; it returns the hint
+// for the next property, the element after the one found, so that a list
+// in the order of the properties finds each name first.
+func isRequired(d *pyjson.Doc, required, key, hint int) (bool, int) {
 	if required < 0 || d.Kind(required) != pyjson.Array {
-		return false
+		return false, hint
+	}
+	first, end := required+1, d.Next(required)
+	if hint < first || hint >= end {
+		hint = first
 	}
 	kn := &d.Nodes[key]
 	keyRaw := d.Src[kn.Start:kn.End]
-	for e, end := required+1, d.Next(required); e < end; e = d.Next(e) {
-		en := &d.Nodes[e]
-		if en.Kind != pyjson.String {
+	for e, stop := hint, end; ; {
+		if e == stop {
+			if stop == hint {
+				return false, hint
+			}
+			e, stop = first, hint
 			continue
 		}
-		if bytes.Equal(d.Src[en.Start:en.End], keyRaw) ||
-			(en.Escaped || kn.Escaped) && d.Str(e) == d.Str(key) {
-			return true
+		en := &d.Nodes[e]
+		if en.Kind == pyjson.String && (bytes.Equal(d.Src[en.Start:en.End], keyRaw) ||
+			(en.Escaped || kn.Escaped) && d.Str(e) == d.Str(key)) {
+			return true, int(en.Next)
 		}
+		e = int(en.Next)
 	}
-	return false
 }
 
 // property writes one property: its title, description and examples as
@@ -572,7 +605,7 @@ func (w *tsWriter) property(buf []byte, k, p int, indent string, required bool) 
 		buf = append(buf, '?')
 	}
 	buf = append(buf, ": "...)
-	inner := indent + "    "
+	inner := deeper(indent)
 	saved := w.openUnion()
 	if buf, err = w.typeOf(buf, &ks, inner); err != nil {
 		return buf, err
@@ -595,6 +628,19 @@ func (w *tsWriter) property(buf []byte, k, p int, indent string, required bool) 
 
 var nullText = []byte("null")
 
+// indents holds the indents of the first levels of nesting, so that going
+// one level deeper is a slice of it rather than a concatenation.
+const indents = "                                                                " +
+	"                                                                "
+
+// deeper returns indent and four spaces more.
+func deeper(indent string) string {
+	if n := len(indent) + 4; n <= len(indents) && indent == indents[:len(indent)] {
+		return indents[:n]
+	}
+	return indent + "    "
+}
+
 func (w *tsWriter) examples(buf []byte, ex int, indent string) []byte {
 	d := w.d
 	if ex < 0 || d.Kind(ex) != pyjson.Array || d.Nodes[ex].Len == 0 {
@@ -614,6 +660,12 @@ func (w *tsWriter) examples(buf []byte, ex int, indent string) []byte {
 // propertyName writes a property's name: as is when it is an identifier,
 // else as a JSON string.
 func (w *tsWriter) propertyName(buf []byte, k int) []byte {
+	if n := &w.d.Nodes[k]; !n.Escaped {
+		if name := w.d.Src[n.Start+1 : n.End-1]; isIdentifier(name) {
+			return append(buf, name...)
+		}
+		return w.d.AppendPython(buf, k)
+	}
 	start := len(buf)
 	buf = w.d.AppendString(buf, k)
 	if !isIdentifier(buf[start:]) {
@@ -777,8 +829,8 @@ func (w *tsWriter) typ(buf []byte, s int, indent string) ([]byte, error) {
 
 // typeOf is typ for a schema whose keywords ks were read already.
 func (w *tsWriter) typeOf(buf []byte, ks *schema.Keys, indent string) ([]byte, error) {
-	if err := w.checkSize(buf); err != nil {
-		return buf, err
+	if w.spent(buf) > MaxDeclarationBytes {
+		return buf, w.sizeError()
 	}
 	d := w.d
 	switch ks.Rule(d) {

@@ -79,18 +79,25 @@ func (k *Keys) each(fn func(name string, p *int)) {
 
 // KeysOf reads the keywords of schema s; a schema that is not an object has
 // none. Unknown keywords are passed over (see Unknown).
-func KeysOf(d *pyjson.Doc, s int) Keys {
-	ks := none
-	if d.Kind(s) != pyjson.Object {
+func KeysOf(d *pyjson.Doc, s int) (ks Keys) {
+	ks = none
+	nodes := d.Nodes
+	if nodes[s].Kind != pyjson.Object {
 		return ks
 	}
 	var buf [24]byte
-	for k, end := s+1, d.Next(s); k < end; {
-		v := k + 1
-		if p := ks.field(keyName(d, k, buf[:0])); p != nil {
-			*p = v
+	for k, end := s+1, int(nodes[s].Next); k < end; {
+		n := &nodes[k]
+		var name []byte
+		if n.Escaped {
+			name = d.AppendString(buf[:0], k)
+		} else {
+			name = d.Src[n.Start+1 : n.End-1]
 		}
-		k = d.Next(v)
+		if p := ks.field(name); p != nil {
+			*p = k + 1
+		}
+		k = int(nodes[k+1].Next)
 	}
 	return ks
 }
