@@ -1,6 +1,8 @@
 package harmony
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -168,7 +170,8 @@ func TestKeyStop(t *testing.T) {
 }
 
 // BenchmarkArgumentsDirect writes the arguments of every call of the
-// realistic request, as Render does.
+// realistic request, as Render does: as the request has them (indented),
+// and compact.
 func BenchmarkArgumentsDirect(b *testing.B) {
 	data, err := os.ReadFile("testdata/bench/realistic_request.json")
 	if err != nil {
@@ -178,23 +181,35 @@ func BenchmarkArgumentsDirect(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var args [][]byte
+	var indented, compact [][]byte
 	for _, m := range req.Messages {
 		for _, c := range m.ToolCalls {
-			args = append(args, c.Function.Arguments)
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, c.Function.Arguments); err != nil {
+				b.Fatal(err)
+			}
+			indented = append(indented, c.Function.Arguments)
+			compact = append(compact, buf.Bytes())
 		}
 	}
-	r := renderer{s: getScratch()}
-	defer r.release()
-	buf := make([]byte, 0, 64<<10)
-	for b.Loop() {
-		buf = buf[:0]
-		for _, a := range args {
-			var ok bool
-			if buf, ok = r.argumentsDirect(buf, a); !ok {
-				b.Fatalf("%s: not written directly", a)
+	for _, bb := range []struct {
+		name string
+		args [][]byte
+	}{{"indented", indented}, {"compact", compact}} {
+		b.Run(bb.name, func(b *testing.B) {
+			r := renderer{s: getScratch()}
+			defer r.release()
+			buf := make([]byte, 0, 64<<10)
+			for b.Loop() {
+				buf = buf[:0]
+				for _, a := range bb.args {
+					var ok bool
+					if buf, ok = r.argumentsDirect(buf, a); !ok {
+						b.Fatalf("%s: not written directly", a)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 

@@ -182,8 +182,11 @@ func (r *renderer) render(messages []Message) error {
 		return err
 	}
 	r.buf = r.s.out[:0]
-	if n := estimateSize(messages, r.opts); cap(r.buf) < n {
-		r.buf = make([]byte, 0, n)
+	// A pooled buffer is as large as the largest prompt it held (up to
+	// maxPooledBuffer): appends grow it if this one is larger. Only a new
+	// one is sized, so that a first render allocates it once.
+	if cap(r.buf) == 0 {
+		r.buf = make([]byte, 0, estimateSize(messages, r.opts))
 	}
 	if err := r.systemMessage(effort); err != nil {
 		return err
@@ -323,7 +326,7 @@ func (r *renderer) message(buf []byte, messages []Message, i int) ([]byte, error
 		// Not rendered (page: Instructions); Strict rejected it already.
 		return buf, nil
 	case RoleUser:
-		buf = r.fixed(buf, "<|start|>user<|message|>")
+		buf = r.fixedPadded(buf, &userHeader)
 		buf = append(buf, m.Content...)
 		return r.fixed(buf, "<|end|>"), nil
 	case RoleAssistant:
@@ -343,13 +346,12 @@ func (r *renderer) assistant(buf []byte, m *Message, i int) ([]byte, error) {
 	if err := checkReasoning(m.Reasoning, "reasoning_content"); err != nil {
 		return buf, prefixPath(messagePath(i), err)
 	}
-	buf = r.fixed(buf, "<|start|>assistant")
-	spanStart := len(buf)
-	buf = r.fixed(buf, "<|channel|>analysis<|message|>")
+	spanStart := len(buf) + len("<|start|>assistant")
+	buf = r.fixedPadded(buf, &analysisHeader)
 	buf = append(buf, m.Reasoning...)
-	buf = r.fixed(buf, "<|end|>")
+	// Each message after the analysis writes the <|end|> before it.
 	if len(m.ToolCalls) == 0 {
-		buf = r.fixed(buf, "<|start|>assistant<|channel|>final<|message|>")
+		buf = r.fixedPadded(buf, &finalHeader)
 		buf = append(buf, m.Content...)
 		buf = r.fixed(buf, "<|return|>")
 	} else {
@@ -370,8 +372,9 @@ func (r *renderer) assistant(buf []byte, m *Message, i int) ([]byte, error) {
 	return buf, nil
 }
 
-// toolCall writes one call message; the last of a turn ends with <|call|>,
-// the others with <|end|> (page: Parallel calls).
+// toolCall writes one call message, after the <|end|> of the message
+// before it; the last of a turn ends with <|call|>, the others with the
+// <|end|> the next call writes (page: Parallel calls).
 func (r *renderer) toolCall(buf []byte, c *ToolCall, i, j int, last bool) ([]byte, error) {
 	if c.Type != "" && c.Type != "function" {
 		return buf, errAt(callPath(i, j)+".type", "unsupported call type "+quote(c.Type)+"; only function calls exist")
@@ -379,17 +382,15 @@ func (r *renderer) toolCall(buf []byte, c *ToolCall, i, j int, last bool) ([]byt
 	if err := checkToolName(c.Function.Name); err != nil {
 		return buf, errAt(callPath(i, j)+".function.name", err.Error())
 	}
-	buf = r.fixed(buf, MarkerStart+RoleAssistant+" "+recipientPrefix)
+	buf = r.fixedPadded(buf, &callHeaderStart)
 	buf = append(buf, c.Function.Name...)
-	buf = r.fixed(buf, callHeaderEnd)
+	buf = r.fixedPadded(buf, &callHeaderRest)
 	buf, err := r.arguments(buf, &c.Function, i, j)
 	if err != nil {
 		return buf, err
 	}
 	if last {
 		buf = r.fixed(buf, "<|call|>")
-	} else {
-		buf = r.fixed(buf, "<|end|>")
 	}
 	return buf, nil
 }
@@ -412,7 +413,7 @@ func (r *renderer) toolResult(buf []byte, messages []Message, i int) ([]byte, er
 	}
 	buf = r.fixed(buf, "<|start|>")
 	buf = append(buf, speaker...)
-	buf = r.fixed(buf, resultHeaderEnd)
+	buf = r.fixedPadded(buf, &resultHeaderRest)
 	buf = append(buf, m.Content...)
 	buf = r.fixed(buf, "<|end|>")
 	return buf, nil
@@ -434,8 +435,10 @@ func (r *renderer) callName(messages []Message, i int, id string) string {
 		steps++
 		calls := messages[k].ToolCalls
 		for j := len(calls) - 1; j >= 0 && steps <= nearCalls; j-- {
-			if calls[j].ID == id {
-				return calls[j].Function.Name
+			// IDs of one length mostly differ in their last byte: it
+			// spares a call to compare the rest.
+			if c := &calls[j]; len(c.ID) == len(id) && c.ID[len(id)-1] == id[len(id)-1] && c.ID == id {
+				return c.Function.Name
 			}
 			steps++
 		}
@@ -471,6 +474,46 @@ func (r *renderer) fixed(buf []byte, s string) []byte {
 		r.recordMarks(len(buf), s)
 	}
 	return append(buf, s...)
+}
+
+// paddedText is a text of the format padded to 64 bytes, so that
+// fixedPadded copies it as one array, without a call to memmove.
+type paddedText struct {
+	b [64]byte
+	s string
+}
+
+func padded(s string) paddedText {
+	t := paddedText{s: s}
+	if copy(t.b[:], s) != len(s) {
+		panic("harmony: padded text longer than 64 bytes: " + s)
+	}
+	return t
+}
+
+// The longer texts of the message loop's headers.
+var (
+	userHeader       = padded("<|start|>user<|message|>")
+	analysisHeader   = padded("<|start|>assistant<|channel|>analysis<|message|>")
+	finalHeader      = padded("<|end|><|start|>assistant<|channel|>final<|message|>")
+	callHeaderStart  = padded("<|end|>" + MarkerStart + RoleAssistant + " " + recipientPrefix)
+	callHeaderRest   = padded(callHeaderEnd)
+	resultHeaderRest = padded(resultHeaderEnd)
+)
+
+// fixedPadded is fixed for a padded text: when buf has room for the whole
+// array, it is copied at once and buf cut to the text (the bytes past it
+// land beyond len(buf), where the next append overwrites them).
+func (r *renderer) fixedPadded(buf []byte, t *paddedText) []byte {
+	if r.wantMarks {
+		r.recordMarks(len(buf), t.s)
+	}
+	n := len(buf)
+	if cap(buf)-n < len(t.b) {
+		return append(buf, t.s...)
+	}
+	*(*[len(t.b)]byte)(buf[n : n+len(t.b)]) = t.b
+	return buf[:n+len(t.s)]
 }
 
 // recordMarks records the offset of every marker in s, which is about to
