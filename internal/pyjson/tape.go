@@ -156,11 +156,12 @@ var isJSONSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 // skipIndent is skipSpace where indented JSON breaks a line: it first
 // tries the guess that src[pos:] is a line break, then want spaces (at
 // most 8), then a byte that is not whitespace (want < 0: no guess),
-// checking the spaces in one word; otherwise it skips as skipSpace does. The guess is
-// the depth times the indent unit parse learned at the document's first
-// line break. A loop over the spaces mispredicts its exit once per line
-// (the indents differ from line to line); the guess is right for every
-// line of a document indented with spaces, and one compare when wrong.
+// checking the spaces in one word; otherwise it skips as skipSpace does.
+// The guess is the indent of the last line break seen before a line at
+// the same depth (parse's indents). A loop over the spaces mispredicts
+// its exit once per line (the indents differ from line to line); the
+// guess is right for every line of a document indented with spaces but
+// the first at each depth, and one compare when wrong.
 func skipIndent(src []byte, pos, want int) int {
 	if end := pos + 1 + want; uint(want) <= 8 && pos+9 < len(src) && src[pos] == '\n' && src[end] > ' ' &&
 		(binary.LittleEndian.Uint64(src[pos+1:])^0x2020202020202020)&indentMask[want] == 0 {
@@ -172,29 +173,23 @@ func skipIndent(src []byte, pos, want int) int {
 // indentMask[n] keeps the low n bytes of a word.
 var indentMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xff_ffffffff, 0xffff_ffffffff, 0xffffff_ffffffff, 0xffffffff_ffffffff}
 
-// indentOf is skipIndent's guess for a line at depth: -1 (none) in a
-// document not indented with spaces.
-func indentOf(depth, unit int) int {
-	if unit <= 0 {
-		return -1
-	}
-	return depth * unit
-}
+// indents holds, for the depths of a document (modulo 32), 1 + the
+// spaces after the last line break seen before a line at that depth, or
+// 0 when none was seen (or it was longer than skipIndent guesses).
+type indents [32]int8
 
-// indentUnit returns the spaces per level of the line break at pos, that
-// ends at next, opening level depth (> 0): 0 when it is not a line break
-// and spaces only, in a multiple of depth.
-func indentUnit(src []byte, pos, next, depth int) int {
-	n := next - pos - 1
-	if n <= 0 || src[pos] != '\n' || n%depth != 0 {
-		return 0
-	}
-	for _, c := range src[pos+1 : next] {
-		if c != ' ' {
-			return 0
+// guess is skipIndent's want for a line at depth.
+func (in *indents) guess(depth int) int { return int(in[depth&31]) - 1 }
+
+// learn records the whitespace src[pos:next] before a line at depth, when
+// it is a line break, then spaces the guess did not expect.
+func (in *indents) learn(src []byte, pos, next, depth int) {
+	if n := next - pos - 1; n != in.guess(depth) && n >= 0 && src[pos] == '\n' {
+		in[depth&31] = 0
+		if n <= 8 {
+			in[depth&31] = int8(n + 1)
 		}
 	}
-	return n / depth
 }
 
 // push appends a node of kind k starting at start and returns its index.
@@ -259,9 +254,7 @@ func (p *parser) parse(prefix bool) (int, error) {
 		object bool
 		err    error
 		i      int
-		// unit is the document's indent in spaces per level, learned at
-		// its first line break after a bracket: -1 until then, 0 for none.
-		unit = -1
+		ind    indents
 	)
 	pos := 0
 	if !prefix {
@@ -309,13 +302,9 @@ func (p *parser) parse(prefix bool) (int, error) {
 				kind, end = Object, '}'
 			}
 			nodes, i = push(nodes, kind, pos)
-			if unit < 0 {
-				next := skipSpace(src, pos+1)
-				unit = indentUnit(src, pos+1, next, len(open)+1)
-				pos = next
-			} else {
-				pos = skipIndent(src, pos+1, indentOf(len(open)+1, unit))
-			}
+			next := skipIndent(src, pos+1, ind.guess(len(open)+1))
+			ind.learn(src, pos+1, next, len(open)+1)
+			pos = next
 			if pos < len(src) && src[pos] == end {
 				pos++
 				nodes[i].End, nodes[i].Next = int32(pos), int32(len(nodes))
@@ -370,7 +359,9 @@ func (p *parser) parse(prefix bool) (int, error) {
 				return p.done(nodes, open, pos, nil)
 			}
 			count++
-			pos = skipIndent(src, pos, indentOf(len(open)-1, unit))
+			next := skipIndent(src, pos, ind.guess(len(open)-1))
+			ind.learn(src, pos, next, len(open)-1)
+			pos = next
 			if pos >= len(src) {
 				if object {
 					return p.done(nodes, open, pos, errorAt(pos, "unexpected end of input in an object"))
@@ -379,7 +370,9 @@ func (p *parser) parse(prefix bool) (int, error) {
 			}
 			c := src[pos]
 			if c == ',' {
-				pos = skipIndent(src, pos+1, indentOf(len(open), unit))
+				next := skipIndent(src, pos+1, ind.guess(len(open)))
+				ind.learn(src, pos+1, next, len(open))
+				pos = next
 				if object {
 					goto member
 				}
