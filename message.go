@@ -217,20 +217,19 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall) error {
 	rank := len(reasoningFields) // rank of the field m.Reasoning came from
 	var buf [32]byte
 	d.Members(i, func(k, v int) bool {
-		switch key := d.KeyText(k, buf[:0]); string(key) {
+		switch string(d.KeyText(k, buf[:0])) {
 		case "role":
 			m.Role, err = optString(d, v, "role")
 		case "content":
 			m.Content, err = decodeContent(d, v)
-		case "reasoning_content", "thinking", "reasoning":
-			// The first non-empty of reasoning_content, thinking,
-			// reasoning wins, wherever the keys stand in the object.
-			r := reasoningRank(string(key))
-			var s string
-			s, err = optString(d, v, reasoningFields[r])
-			if s != "" && r < rank {
-				m.Reasoning, rank = s, r
-			}
+		// The first non-empty of reasoning_content, thinking, reasoning
+		// wins, wherever the keys stand in the object.
+		case "reasoning_content":
+			err = decodeReasoning(d, v, m, &rank, 0)
+		case "thinking":
+			err = decodeReasoning(d, v, m, &rank, 1)
+		case "reasoning":
+			err = decodeReasoning(d, v, m, &rank, 2)
 		case "tool_calls":
 			err = decodeToolCalls(d, v, m, calls)
 		case "tool_call_id":
@@ -262,15 +261,15 @@ func checkReasoning(reasoning, field string) error {
 // from, in order of precedence (page: Assistant turns).
 var reasoningFields = [...]string{"reasoning_content", "thinking", "reasoning"}
 
-// reasoningRank returns the precedence of key among reasoningFields, or -1
-// when it is not one of them.
-func reasoningRank(key string) int {
-	for r, f := range reasoningFields {
-		if key == f {
-			return r
-		}
+// decodeReasoning reads the reasoning field of rank r (its index in
+// reasoningFields) at node v into m, when it is not empty and outranks the
+// field *rank that m.Reasoning came from.
+func decodeReasoning(d *pyjson.Doc, v int, m *Message, rank *int, r int) error {
+	s, err := optString(d, v, reasoningFields[r])
+	if s != "" && r < *rank {
+		m.Reasoning, *rank = s, r
 	}
-	return -1
+	return err
 }
 
 func optString(d *pyjson.Doc, v int, field string) (string, error) {
@@ -354,16 +353,18 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message, calls *[]ToolCall) error 
 	default:
 		return errAt("tool_calls", "must be a list, got "+d.Kind(v).String())
 	}
-	m.ToolCalls = newToolCalls(int(d.Nodes[v].Len), calls)
+	// Decoded in place, as messages are, and stored in m once.
+	tc := newToolCalls(int(d.Nodes[v].Len), calls)
 	var err error
 	d.Elements(v, func(e, pos int) bool {
-		m.ToolCalls = m.ToolCalls[:pos+1] // decoded in place, as messages are
-		if err = decodeToolCall(d, e, &m.ToolCalls[pos]); err != nil {
+		tc = tc[:pos+1]
+		if err = decodeToolCall(d, e, &tc[pos]); err != nil {
 			err = prefixPath("tool_calls["+strconv.Itoa(pos)+"]", err)
 			return false
 		}
 		return true
 	})
+	m.ToolCalls = tc
 	return err
 }
 
@@ -502,27 +503,52 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
 	*t = Tool{}
+	// One pass over each object finds its members (the last of a
+	// repeated key wins, as with Lookup); they are then read in a fixed
+	// order, so that the first error is the same whatever the key order.
+	var buf [16]byte
+	ty, f := -1, -1
+	d.Members(i, func(k, v int) bool {
+		switch string(d.KeyText(k, buf[:0])) {
+		case "type":
+			ty = v
+		case "function":
+			f = v
+		}
+		return true
+	})
 	var err error
-	if ty := d.Lookup(i, "type"); ty >= 0 {
+	if ty >= 0 {
 		if t.Type, err = optString(d, ty, "type"); err != nil {
 			return err
 		}
 	}
-	f := d.Lookup(i, "function")
 	if f < 0 || d.Kind(f) != pyjson.Object {
 		return errAt("function", "must be an object with name, description and parameters")
 	}
-	if n := d.Lookup(f, "name"); n >= 0 {
+	n, desc, p := -1, -1, -1
+	d.Members(f, func(k, v int) bool {
+		switch string(d.KeyText(k, buf[:0])) {
+		case "name":
+			n = v
+		case "description":
+			desc = v
+		case "parameters":
+			p = v
+		}
+		return true
+	})
+	if n >= 0 {
 		if t.Function.Name, err = optString(d, n, "function.name"); err != nil {
 			return err
 		}
 	}
-	if n := d.Lookup(f, "description"); n >= 0 {
-		if t.Function.Description, err = optString(d, n, "function.description"); err != nil {
+	if desc >= 0 {
+		if t.Function.Description, err = optString(d, desc, "function.description"); err != nil {
 			return err
 		}
 	}
-	if p := d.Lookup(f, "parameters"); p >= 0 && d.Kind(p) != pyjson.Null {
+	if p >= 0 && d.Kind(p) != pyjson.Null {
 		t.Function.Parameters = json.RawMessage(d.Raw(p))
 	}
 	return nil

@@ -82,14 +82,14 @@ func (r *Request) decode(d *pyjson.Doc) error {
 	if msgs < 0 || d.Kind(msgs) != pyjson.Array {
 		return errAt("messages", "required, a list of messages")
 	}
-	r.Messages = make([]Message, 0, d.Nodes[msgs].Len)
+	// Decoded in place, into the new slice's zero values: a copy would
+	// cost a barrier per pointer. The slice is stored in r once, at the
+	// end, not once per message.
+	messages := make([]Message, d.Nodes[msgs].Len)
 	var err error
 	var calls []ToolCall // room for the messages' tool calls
 	d.Elements(msgs, func(e, pos int) bool {
-		// Decoded in place, into the new slice's zero values: a copy
-		// would cost a barrier per pointer.
-		r.Messages = r.Messages[:pos+1]
-		if err = decodeMessage(d, e, &r.Messages[pos], &calls); err != nil {
+		if err = decodeMessage(d, e, &messages[pos], &calls); err != nil {
 			err = prefixPath(messagePath(pos), err)
 			return false
 		}
@@ -98,6 +98,7 @@ func (r *Request) decode(d *pyjson.Doc) error {
 	if err != nil {
 		return err
 	}
+	r.Messages = messages
 	d.Members(0, func(k, v int) bool {
 		err = r.decodeOption(d, k, v)
 		return err == nil

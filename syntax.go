@@ -221,12 +221,19 @@ func markerAt(s string) string {
 // FindMarker returns the first marker of the format found in s, or "" when
 // s has none. Text with a marker would be read by the model as a format token.
 func FindMarker(s string) string {
-	for at := strings.Index(s, markerOpen); at >= 0; at = nextIndex(s, at+2, markerOpen) {
+	// Every marker begins with '<': a byte search (vectorized at every
+	// length, where strings.Index compares pairs of bytes one position at
+	// a time in short strings) finds each candidate.
+	for at := 0; ; at++ {
+		k := strings.IndexByte(s[at:], markerOpen[0])
+		if k < 0 {
+			return ""
+		}
+		at += k
 		if mk := markerAt(s[at:]); mk != "" {
 			return mk
 		}
 	}
-	return ""
 }
 
 // findMarkerBytes is FindMarker for bytes.
@@ -245,12 +252,4 @@ func findMarkerBytes(b []byte) string {
 		at += 2 + next
 	}
 	return ""
-}
-
-func nextIndex(s string, from int, sub string) int {
-	k := strings.Index(s[from:], sub)
-	if k < 0 {
-		return -1
-	}
-	return from + k
 }

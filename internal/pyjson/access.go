@@ -2,9 +2,9 @@ package pyjson
 
 import (
 	"bytes"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Raw returns the source text of node i.
@@ -127,28 +127,53 @@ func (d *Doc) Str(i int) string {
 
 // unquote decodes the inside of a valid JSON string literal that holds
 // escapes into a new string, with one allocation: the decoded text is
-// never longer than raw.
+// never longer than raw. The string is made from a buffer of its own that
+// nothing writes to once it is made (TestStrOwnsItsBytes).
 func unquote(raw []byte) string {
-	var b strings.Builder
-	b.Grow(len(raw))
+	buf := make([]byte, len(raw))
+	w := 0
 	for i := 0; i < len(raw); {
-		j := bytes.IndexByte(raw[i:], '\\')
+		j := escapeIndex(raw[i:])
 		if j < 0 {
-			b.Write(raw[i:])
+			w += copy(buf[w:], raw[i:])
 			break
 		}
-		b.Write(raw[i : i+j])
+		w += copy(buf[w:], raw[i:i+j])
 		i += j
 		if c := shortEscape[raw[i+1]]; c != 0 {
-			b.WriteByte(c) // the common escapes: one byte, no rune to encode
+			buf[w] = c // the common escapes: one byte, no rune to encode
+			w++
 			i += 2
 			continue
 		}
 		r, n := decodeEscape(raw[i:])
-		b.WriteRune(r)
+		w += utf8.EncodeRune(buf[w:], r)
 		i += n
 	}
-	return b.String()
+	if w == 0 {
+		return ""
+	}
+	return unsafe.String(&buf[0], w)
+}
+
+// escapeIndex returns the index of the first backslash in b, or -1. Escapes
+// often come close together (a quoted JSON text holds one every few
+// bytes): the first bytes are looked at one by one, sparing a call for
+// the short runs.
+func escapeIndex(b []byte) int {
+	n := min(len(b), 16)
+	for i, c := range b[:n] {
+		if c == '\\' {
+			return i
+		}
+	}
+	if n == len(b) {
+		return -1
+	}
+	if j := bytes.IndexByte(b[n:], '\\'); j >= 0 {
+		return n + j
+	}
+	return -1
 }
 
 // shortEscape maps the letter after a backslash to the byte it stands for,

@@ -219,3 +219,39 @@ func FuzzUnquote(f *testing.F) {
 		}
 	})
 }
+
+// TestStrOwnsItsBytes: a decoded string (made with unsafe.String over the
+// buffer unquote fills) keeps its value when the source is overwritten and
+// when other strings are decoded after it, from the same document or
+// another: unquote never writes to a buffer it has made a string of.
+func TestStrOwnsItsBytes(t *testing.T) {
+	src := []byte(`["a\nb\"c", "\u00e9\t\\d", "x\/y"]`)
+	want := []string{"a\nb\"c", "\u00e9\t\\d", "x/y"}
+	var d Doc
+	if err := d.Parse(src); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	d.Elements(0, func(e, _ int) bool {
+		got = append(got, d.Str(e))
+		return true
+	})
+	// Decode again, from a document parsed into the same Doc over the same
+	// (now rewritten) bytes: earlier strings must not change.
+	copy(src, `["z\nz\"z", "\u00e0\t\\z", "z\/z"]`)
+	if err := d.Parse(src); err != nil {
+		t.Fatal(err)
+	}
+	d.Elements(0, func(e, _ int) bool {
+		d.Str(e)
+		return true
+	})
+	for i := range src {
+		src[i] = '#'
+	}
+	for i, s := range got {
+		if s != want[i] {
+			t.Errorf("string %d = %q after the source changed, want %q", i, s, want[i])
+		}
+	}
+}
