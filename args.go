@@ -327,11 +327,13 @@ func holdsParamClose(v []byte) bool {
 // scanPlain returns the index of the first byte at or after pos that is a
 // quote, a backslash, a control character or '<', or len(src): where a
 // run of string content ends or may start paramClose. It reads eight
-// bytes at a time as pyjson.ScanString does.
+// bytes at a time as pyjson.ScanString does, with its word tests (the
+// flags of the two are exact up to the first byte flagged, so their union's
+// lowest flag is the first byte to stop at).
 func scanPlain(src []byte, pos int) int {
 	for pos+8 <= len(src) {
 		x := binary.LittleEndian.Uint64(src[pos:])
-		if m := zeroBytes(x^quotes) | zeroBytes(x^backslashes) | zeroBytes(x^opens) | (x-spaces)&^x&highBits; m != 0 {
+		if m := pyjson.SpecialBytes(x) | pyjson.ByteFlags(x, '<'); m != 0 {
 			return pos + bits.TrailingZeros64(m)>>3
 		}
 		pos += 8
@@ -342,20 +344,8 @@ func scanPlain(src []byte, pos int) int {
 	return pos
 }
 
-const (
-	lowBits     = 0x0101010101010101
-	highBits    = 0x8080808080808080
-	quotes      = '"' * lowBits
-	backslashes = '\\' * lowBits
-	opens       = '<' * lowBits
-	spaces      = ' ' * lowBits
-)
-
-// zeroBytes flags (with its high bit) each zero byte of x, exactly up to
-// the first one: the borrow of a zero byte can flag later bytes, never
-// earlier ones. The other masks of scanPlain are exact in the same way,
-// so the lowest flag of their union is the first byte to stop at.
-func zeroBytes(x uint64) uint64 { return (x - lowBits) &^ x & highBits }
+// highBits is the high bit of each byte of a word.
+const highBits = 0x8080808080808080
 
 // plainStop marks the bytes scanPlain stops at.
 var plainStop = func() (t [256]bool) {

@@ -26,7 +26,7 @@ func AppendEscaped(dst []byte, s string) []byte {
 	for len(s) >= 16 {
 		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		m := zeroBytes(x^quotes) | zeroBytes(x^backslashes) | (x-spaces)&^x&highBits
+		m := specialBytes(x)
 		dst = store8(dst, x, 8)
 		if m != 0 {
 			dst = escapeWord(dst[:len(dst)-8], s[:8], x, m)

@@ -497,6 +497,16 @@ func specialBytes(x uint64) uint64 {
 	return zeroBytes(x^quotes) | zeroBytes(x^backslashes) | (x-spaces)&^x&highBits
 }
 
+// SpecialBytes is specialBytes for the scanners of JSON string content
+// outside this package: it flags (with its high bit) each quote,
+// backslash and control character of the little-endian word x, exactly up
+// to the first one.
+func SpecialBytes(x uint64) uint64 { return specialBytes(x) }
+
+// ByteFlags flags (with its high bit) each byte of x equal to c, exactly
+// up to the first one, as SpecialBytes does, so the two can be ORed.
+func ByteFlags(x uint64, c byte) uint64 { return zeroBytes(x ^ uint64(c)*lowBits) }
+
 // zeroBytes flags (with its high bit) each zero byte of x, exactly up to
 // the first one.
 func zeroBytes(x uint64) uint64 { return (x - lowBits) &^ x & highBits }
