@@ -426,7 +426,7 @@ func (w *tsWriter) declaration(buf []byte, name, description string) ([]byte, er
 	props, required := -1, -1
 	if d.Kind(w.root) == pyjson.Object {
 		var tmp [16]byte
-		for k, end := w.root+1, d.Next(w.root); k < end; {
+		for k, end := d.Children(w.root); k < end; {
 			v := k + 1
 			switch string(d.KeyText(k, tmp[:0])) {
 			case "properties":
@@ -520,7 +520,7 @@ func (w *tsWriter) object(buf []byte, required, props int, indent string) ([]byt
 	var req map[string]bool // a long required list, as a set
 	if required >= 0 && d.Kind(required) == pyjson.Array && d.Nodes[required].Len > 16 && d.Nodes[props].Len > 16 {
 		req = make(map[string]bool, d.Nodes[required].Len)
-		for e, end := required+1, d.Next(required); e < end; e = d.Next(e) {
+		for e, end := d.Children(required); e < end; e = d.Next(e) {
 			if d.Kind(e) == pyjson.String {
 				req[d.Str(e)] = true
 			}
@@ -528,7 +528,7 @@ func (w *tsWriter) object(buf []byte, required, props int, indent string) ([]byt
 	}
 	var err error
 	hint := -1 // where the search of required starts: after the last found
-	for k, end := props+1, d.Next(props); k < end; {
+	for k, end := d.Children(props); k < end; {
 		p := k + 1
 		if err = w.push(stepProperty, k); err != nil {
 			return buf, err
@@ -559,7 +559,7 @@ func isRequired(d *pyjson.Doc, required, key, hint int) (bool, int) {
 	if required < 0 || d.Kind(required) != pyjson.Array {
 		return false, hint
 	}
-	first, end := required+1, d.Next(required)
+	first, end := d.Children(required)
 	if hint < first || hint >= end {
 		hint = first
 	}
@@ -648,7 +648,7 @@ func (w *tsWriter) examples(buf []byte, ex int, indent string) []byte {
 	}
 	buf = append(buf, indent...)
 	buf = append(buf, "// Examples:\n"...)
-	for e, end := ex+1, d.Next(ex); e < end; e = d.Next(e) {
+	for e, end := d.Children(ex); e < end; e = d.Next(e) {
 		buf = append(buf, indent...)
 		buf = append(buf, "// - "...)
 		buf = d.AppendPython(buf, e)
@@ -852,7 +852,7 @@ func (w *tsWriter) typeOf(buf []byte, ks *schema.Keys, indent string) ([]byte, e
 			return w.named(buf, ks, schema.TypeName(d, t), indent)
 		}
 		var err error
-		for e, end := t+1, d.Next(t); e < end; e = d.Next(e) {
+		for e, end := d.Children(t); e < end; e = d.Next(e) {
 			if buf, err = w.named(buf, ks, schema.TypeName(d, e), indent); err != nil {
 				return buf, err
 			}
@@ -940,7 +940,7 @@ func (w *tsWriter) literals(buf []byte, enum int) []byte {
 	if d.Nodes[enum].Len == 0 {
 		return w.scalar(buf, "never")
 	}
-	for e, end := enum+1, d.Next(enum); e < end; e = d.Next(e) {
+	for e, end := d.Children(enum); e < end; e = d.Next(e) {
 		var sepAt, start int
 		buf, sepAt, start = w.beginMember(buf)
 		buf = d.AppendPython(buf, e)
@@ -956,7 +956,7 @@ func (w *tsWriter) variants(buf []byte, v int, kind stepKind, indent string) ([]
 		return w.scalar(buf, "any"), nil
 	}
 	pos := 0
-	for e, end := v+1, d.Next(v); e < end; e = d.Next(e) {
+	for e, end := d.Children(v); e < end; e = d.Next(e) {
 		if err := w.push(kind, pos); err != nil {
 			return buf, err
 		}

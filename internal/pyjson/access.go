@@ -38,6 +38,16 @@ func (d *Doc) Lookup(obj int, key string) int {
 	return found
 }
 
+// Children returns the node of the first child of the array or object at
+// i and the node just past its last child, for the loops that want no
+// callback: an array's elements are
+//
+//	for e, end := d.Children(arr); e < end; e = d.Next(e)
+//
+// and an object's members key k with value k+1, the next key at
+// d.Next(k+1).
+func (d *Doc) Children(i int) (first, end int) { return i + 1, int(d.Nodes[i].Next) }
+
 // Members calls fn for each member of object obj in document order with the
 // node indexes of its key and value, and stops early when fn returns false.
 func (d *Doc) Members(obj int, fn func(key, val int) bool) {

@@ -86,7 +86,7 @@ func KeysOf(d *pyjson.Doc, s int) (ks Keys) {
 		return ks
 	}
 	var buf [24]byte
-	for k, end := s+1, int(nodes[s].Next); k < end; {
+	for k, end := d.Children(s); k < end; {
 		n := &nodes[k]
 		var name []byte
 		if n.Escaped {
