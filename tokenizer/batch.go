@@ -385,15 +385,12 @@ func (t *Tokenizer) joinText(st *state, s string, jobs []batchJob, j int) (ids [
 }
 
 // encodeFrom appends to ids the ids of the pieces of s from at, a piece
-// start, to its end.
+// start, to its end: encodeScanned's work from there (the scanner's
+// pieces of s[at:] are those of s from at, since it never looks back).
 func (t *Tokenizer) encodeFrom(st *state, ids []int, s string, at int) []int {
 	sk := sink{ids: ids}
 	st.start(context.Background(), false)
-	for i := at; i < len(s); {
-		e := t.scan(s, i)
-		t.encodePiece(st, &sk, s[i:e])
-		i = e
-	}
+	t.encodeScanned(st, &sk, &aligner{s: s}, at, len(s))
 	st.stop()
 	return sk.ids
 }
