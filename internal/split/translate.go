@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -490,7 +491,7 @@ func (t *translator) property(off int, negate bool) (string, error) {
 		negate = !negate
 		name = name[1:]
 	}
-	canon, ok := propertyNames[looseName(name)]
+	canon, ok := propertyNames()[looseName(name)]
 	if !ok {
 		return "", t.errAt(off, `property \p{%s} (only general categories but C, and scripts, are supported)`, name)
 	}
@@ -516,8 +517,10 @@ func looseName(s string) string {
 // propertyNames maps loose property names to the names regexp2 knows: the
 // general categories (short and long names) and the scripts of Go's unicode
 // package. C (Other) is left out: Oniguruma's includes unassigned code
-// points, Go's does not.
-var propertyNames = func() map[string]string {
+// points, Go's does not. The map is built on first use: most programs
+// never translate a pattern, and a map of strings built at init would be
+// marked by every garbage collection of theirs.
+var propertyNames = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for name := range unicode.Scripts {
 		m[looseName(name)] = name
@@ -533,7 +536,7 @@ var propertyNames = func() map[string]string {
 		}
 	}
 	return m
-}()
+})
 
 // class handles a character class after '['.
 func (t *translator) class(off int) error {
