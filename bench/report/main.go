@@ -38,16 +38,20 @@ func main() {
 // results holds every sample of every metric: samples[benchmark][unit].
 type results struct {
 	samples map[string]map[string][]float64
-	jinja   map[string]float64 // from jinja.json: microseconds
+	// jinja holds, for each key of the Jinja2 timings (microseconds),
+	// one sample per jinja*.json file: bench/run times the template in
+	// rounds, each right after a round of the renderer's benchmarks.
+	jinja map[string][]float64
 }
 
 // suffix is the -GOMAXPROCS suffix of a benchmark name.
 var suffix = regexp.MustCompile(`-\d+$`)
 
 // load reads every *.txt file of dir in the Go benchmark format, and
-// jinja.json when present.
+// every jinja*.json file (jinja.json, or jinja-1.json, jinja-2.json, ...:
+// one per round of the template's timing).
 func load(dir string) (*results, error) {
-	r := &results{samples: map[string]map[string][]float64{}}
+	r := &results{samples: map[string]map[string][]float64{}, jinja: map[string][]float64{}}
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
 		return nil, err
@@ -57,9 +61,21 @@ func load(dir string) (*results, error) {
 			return nil, err
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "jinja.json")); err == nil {
-		if err := json.Unmarshal(data, &r.jinja); err != nil {
-			return nil, fmt.Errorf("jinja.json: %w", err)
+	rounds, err := filepath.Glob(filepath.Join(dir, "jinja*.json"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range rounds {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var times map[string]float64
+		if err := json.Unmarshal(data, &times); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(f), err)
+		}
+		for k, v := range times {
+			r.jinja[k] = append(r.jinja[k], v)
 		}
 	}
 	return r, nil
@@ -96,8 +112,11 @@ func (r *results) readBench(path string) error {
 }
 
 // median returns the median sample of the benchmark's unit, or NaN.
-func (r *results) median(name, unit string) float64 {
-	s := append([]float64(nil), r.samples[name][unit]...)
+func (r *results) median(name, unit string) float64 { return median(r.samples[name][unit]) }
+
+// median is the median of samples, or NaN when there are none.
+func median(samples []float64) float64 {
+	s := append([]float64(nil), samples...)
 	if len(s) == 0 {
 		return math.NaN()
 	}
@@ -171,15 +190,10 @@ func fastest(pattern, unit string, scale float64, what string) func(*results) fi
 	}
 }
 
-// jinja is the Jinja2 template's median CPU time of a request group.
+// jinja is the Jinja2 template's CPU time of a request group: the median
+// over the rounds of the timing (each round's figure is itself a median).
 func jinja(key string) func(*results) figure {
-	return func(r *results) figure {
-		v, ok := r.jinja[key]
-		if !ok {
-			v = math.NaN()
-		}
-		return figure{v, "us CPU, Jinja2"}
-	}
+	return func(r *results) figure { return figure{median(r.jinja[key]), "us CPU, Jinja2"} }
 }
 
 var rows = []row{

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -27,8 +28,13 @@ BenchmarkVsOllama/reasoning-answer-64KiB/ollama-b 	 10	 3000000 ns/op
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(bench), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "jinja.json"), []byte(`{"realistic_cpu_us": 2100}`), 0o644); err != nil {
-		t.Fatal(err)
+	// Three rounds of the template's timing: the median round counts,
+	// not the first, the last or the mean.
+	for i, us := range []string{"2600", "2100", "1900"} {
+		name := filepath.Join(dir, "jinja-"+strconv.Itoa(i+1)+".json")
+		if err := os.WriteFile(name, []byte(`{"realistic_cpu_us": `+us+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r, err := load(dir)
 	if err != nil {
