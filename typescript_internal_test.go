@@ -68,3 +68,23 @@ func TestDeeper(t *testing.T) {
 		t.Fatalf("deeper(tab) = %q", got)
 	}
 }
+
+// isIdentifier accepts exactly the names TypeScript can write bare in the
+// ASCII range: a letter, '_' or '$', then those or digits. Every byte is
+// tried first and after a letter.
+func TestIsIdentifier(t *testing.T) {
+	isLetter := func(c byte) bool { return c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	if isIdentifier(nil) {
+		t.Error("isIdentifier(empty) = true")
+	}
+	for c := range 256 {
+		b := byte(c)
+		if got, want := isIdentifier([]byte{b}), isLetter(b); got != want {
+			t.Errorf("isIdentifier(%q) = %v, want %v", []byte{b}, got, want)
+		}
+		if got, want := isIdentifier([]byte{'a', b}), isLetter(b) || isDigit(b); got != want {
+			t.Errorf("isIdentifier(%q) = %v, want %v", []byte{'a', b}, got, want)
+		}
+	}
+}
