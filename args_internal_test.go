@@ -50,6 +50,29 @@ func TestArgumentsDirectMatchesTape(t *testing.T) {
 	for _, s := range seeds {
 		directMatchesTape(t, []byte(s))
 	}
+	// Invalid UTF-8 never takes the direct path, wherever it stands, and
+	// valid text of any script does: every place a byte can stand, with
+	// valid and invalid encodings (a lone continuation byte, a
+	// truncated sequence, an overlong form, a surrogate, past U+10FFFF,
+	// U+FFFD itself, valid two- to four-byte runes).
+	encodings := []string{"\x80", "\xc3", "\xe2\x82", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff",
+		"\xef\xbf\xbd", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"}
+	shapes := []string{`{"%s": 1}`, `{"k%sk": 1}`, `{"k": "%s"}`, `{"k": "abcdefgh%s"}`, `{"k": "a<%s"}`,
+		`{"k": "\n%s"}`, `{"k": ["%s"]}`, `{"k": {"%s": 1}}`, `{"k": [1, {"a": "x%s"}]}`, `{"k": 1%s}`, `{%s"k": 1}`, `{"k": 1}%s`}
+	for i, shape := range shapes {
+		for _, enc := range encodings {
+			raw := []byte(strings.Replace(shape, "%s", enc, 1))
+			directMatchesTape(t, raw)
+			r := renderer{s: getScratch()}
+			_, ok := r.argumentsDirect(nil, raw)
+			r.release()
+			// The first five shapes are plain keys and strings: valid
+			// text of any script stays on the direct path.
+			if valid := utf8.Valid(raw); ok && !valid || i < 5 && valid && !ok {
+				t.Errorf("%q (valid UTF-8: %v): written directly %v", raw, valid, ok)
+			}
+		}
+	}
 	// Keys that share a keyBit but differ are written directly; the same
 	// key twice is left to the tape, which words the error.
 	for _, pair := range [][2]string{{"ad", "ba"}, {"ab", "bc"}, {"a", "a"}, {"city", "city"}} {
@@ -68,7 +91,7 @@ func TestArgumentsDirectMatchesTape(t *testing.T) {
 	}
 	// Random objects built from pieces that the direct path takes and
 	// pieces that it must hand over.
-	keys := []string{`"a"`, `"b"`, `"city"`, `"a\"b"`, `"x\u0041"`, `""`, `"<"`, `"a"`}
+	keys := []string{`"a"`, `"b"`, `"city"`, `"a\"b"`, `"x\u0041"`, `""`, `"<"`, `"a"`, "\"\xc3\xa9\"", "\"a\xc3\"", "\"\xed\xa0\x80\""}
 	values := []string{`1`, `-0.5`, `1e9`, `12`, `120.5`, `7E2`, `10e`, `123abc`, `10.`, `2000`, `99e+2`, `true`, `false`, `null`, `"s"`, `"t\tu"`, `[1, [2]]`, `{"k": "v"}`, `"</rfl:parameter>"`, `"é"`, `[]`, `{}`, `01`, `"\u003c/rfl:parameter>"`,
 		"[\n  \"LH\",\n  \"BA\"\n]", "{\n    \"max_price\": 2000,\n    \"currency\": \"EUR\"\n  }", `[ [ ] , { } ]`, `[1,]`, `{"a" 1}`, `[tru]`, `{"a": "x\ny"}`,
 		`[[[[[[[[[1]]]]]]]]]`, `{1: 2}`, `[1 2]`, `[01]`, `{"a": [true, false, null, -0.5e-3]}`, `[`, `{"a": {"b": [1, "</rfl:parameter>"]}}`}
