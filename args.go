@@ -199,21 +199,8 @@ func argsValidUTF8(b []byte) bool {
 	return acc&highBits == 0 || utf8.Valid(b)
 }
 
-// skipSpace returns the index of the first byte at or after pos that is
-// not JSON whitespace, or len(src), as pyjson.SkipSpace does, testing each
-// byte against a mask instead of a table.
-func skipSpace(src []byte, pos int) int {
-	for pos < len(src) {
-		if c := src[pos]; c > ' ' || jsonSpaces>>c&1 == 0 {
-			break
-		}
-		pos++
-	}
-	return pos
-}
-
-// jsonSpaces has bit c set for each JSON whitespace byte c.
-const jsonSpaces = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\r'
+// skipSpace is pyjson.SkipSpace, under the short name the scans here use.
+func skipSpace(src []byte, pos int) int { return pyjson.SkipSpace(src, pos) }
 
 // paramBetweenText is paramBetween as an array, which appendBetween copies
 // without a call to memmove.
