@@ -100,11 +100,10 @@ func mayHoldMarker(raw []byte) bool {
 // Invalid JSON is left for Render to report.
 func withTape(raw []byte, fn func(d *pyjson.Doc, root int)) {
 	d := docPool.Get().(*pyjson.Doc)
+	defer releaseDoc(d)
 	if d.Parse(raw) == nil {
 		fn(d, 0)
 	}
-	d.Src, d.Text = nil, ""
-	docPool.Put(d)
 }
 
 // argumentMarkers adds the markers in a call's argument values and in the

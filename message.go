@@ -100,7 +100,8 @@ type tape struct {
 // UnmarshalJSON decodes the OpenAI / Hugging Face wire shape of a message.
 // Arguments are copied: data is not retained.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
+	d, err := parsePooled(data)
+	defer releaseDoc(d)
 	if err != nil {
 		return errJSON("", err)
 	}
@@ -111,11 +112,21 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
 // data is not retained.
 func (t *Tool) UnmarshalJSON(data []byte) error {
-	d, err := pyjson.ParseBytes(append([]byte(nil), data...))
+	d, err := parsePooled(data)
+	defer releaseDoc(d)
 	if err != nil {
 		return errJSON("", err)
 	}
 	return decodeTool(d, 0, t)
+}
+
+// parsePooled parses a private copy of data with a Doc from docPool, so
+// that decoding one value after another (a gateway decodes each message
+// of a request) reuses one tape instead of growing a new one each time.
+// The decoders keep nothing of the Doc; releaseDoc gives it back.
+func parsePooled(data []byte) (*pyjson.Doc, error) {
+	d := docPool.Get().(*pyjson.Doc)
+	return d, d.Parse(append([]byte(nil), data...))
 }
 
 // MarshalJSON writes the message in the wire shape, reasoning as thinking
@@ -462,8 +473,9 @@ func DecodeArguments(raw json.RawMessage) (json.RawMessage, error) {
 // holds (surrounding whitespace dropped).
 func decodeArgumentsText(s string, f *FunctionCall) error {
 	text := bytes.TrimSpace([]byte(s))
-	d, err := pyjson.ParseBytes(text)
-	if err != nil {
+	d := docPool.Get().(*pyjson.Doc) // only to check the text: nothing of it is kept
+	defer releaseDoc(d)
+	if err := d.Parse(text); err != nil {
 		what := "the string is empty"
 		var se *pyjson.SyntaxError
 		if errors.As(err, &se) && len(text) > 0 {

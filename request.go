@@ -39,10 +39,7 @@ type Request struct {
 // place or replaced.
 func ParseRequest(data []byte) (*Request, error) {
 	d := docPool.Get().(*pyjson.Doc)
-	defer func() {
-		d.Src, d.Text = nil, ""
-		docPool.Put(d)
-	}()
+	defer releaseDoc(d)
 	// Parse validates UTF-8 itself; the input is checked again only to
 	// word that error for a whole request.
 	if err := d.Parse(data); err != nil {
@@ -60,8 +57,15 @@ func ParseRequest(data []byte) (*Request, error) {
 	return r, nil
 }
 
-// docPool keeps the growing tape of ParseRequest's parse.
+// docPool keeps the growing tapes of ParseRequest's and the decoders'
+// parses.
 var docPool = sync.Pool{New: func() any { return new(pyjson.Doc) }}
+
+// releaseDoc returns d to docPool without the text it read.
+func releaseDoc(d *pyjson.Doc) {
+	d.Src, d.Text = nil, ""
+	docPool.Put(d)
+}
 
 // UnmarshalJSON decodes a request; see ParseRequest.
 func (r *Request) UnmarshalJSON(data []byte) error {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -159,5 +160,65 @@ func BenchmarkGatewayStream(b *testing.B) {
 		}
 		engineClient.CloseIdleConnections()
 		engineSrv.Close()
+	}
+}
+
+// realisticChatBody is the realistic request (testdata/bench) as a client
+// sends it to /v1/chat/completions: compact JSON, each call's arguments a
+// JSON string, the template arguments in chat_template_kwargs.
+func realisticChatBody(b *testing.B) []byte {
+	b.Helper()
+	data, err := os.ReadFile("../testdata/bench/realistic_request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var req struct {
+		Messages             []map[string]any `json:"messages"`
+		Tools                json.RawMessage  `json:"tools"`
+		BuiltinTools         json.RawMessage  `json:"builtin_tools"`
+		ReasoningEffort      json.RawMessage  `json:"reasoning_effort"`
+		AllowMissingThinking json.RawMessage  `json:"allow_missing_thinking"`
+	}
+	if err := json.Unmarshal(data, &req); err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range req.Messages {
+		calls, _ := m["tool_calls"].([]any)
+		for _, c := range calls {
+			f := c.(map[string]any)["function"].(map[string]any)
+			if _, ok := f["arguments"].(string); !ok {
+				text, _ := json.Marshal(f["arguments"])
+				f["arguments"] = string(text)
+			}
+		}
+	}
+	body, err := json.Marshal(map[string]any{
+		"model":            "beam",
+		"messages":         req.Messages,
+		"tools":            req.Tools,
+		"reasoning_effort": req.ReasoningEffort,
+		"chat_template_kwargs": map[string]json.RawMessage{
+			"builtin_tools": req.BuiltinTools, "allow_missing_thinking": req.AllowMissingThinking,
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// BenchmarkChatRequestDecode decodes the realistic request's chat body
+// (102 messages, six tools, 30 KB) as the gateway does before rendering:
+// the body split into its fields, each message and tool decoded and
+// checked, markers looked for.
+func BenchmarkChatRequestDecode(b *testing.B) {
+	body := realisticChatBody(b)
+	var cfg Config
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, aerr := decodeRequest(body, &cfg); aerr != nil {
+			b.Fatal(aerr.msg)
+		}
 	}
 }

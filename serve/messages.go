@@ -98,7 +98,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var mb messagesBody
-	if err := json.Unmarshal(body, &mb); err != nil {
+	if err := decodeBody(body, &mb); err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}

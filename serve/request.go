@@ -87,7 +87,7 @@ func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var cr chatRequest
-	if err := json.Unmarshal(body, &cr); err != nil {
+	if err := decodeBody(body, &cr); err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
@@ -422,8 +422,8 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 	if isNull(cr.Tools) {
 		return tc.checkAllowed(nil)
 	}
-	var raws []json.RawMessage
-	if cr.Tools[0] != '[' || json.Unmarshal(cr.Tools, &raws) != nil {
+	raws, ok := rawElements(cr.Tools)
+	if !ok {
 		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(cr.Tools))
 	}
 	tools := make([]harmony.Tool, 0, len(raws))
@@ -434,13 +434,7 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 		if err := t.UnmarshalJSON(raw); err != nil {
 			return harmonyError(path, "invalid_tool", err)
 		}
-		var st struct {
-			Function struct {
-				Strict json.RawMessage `json:"strict"`
-			} `json:"function"`
-		}
-		_ = json.Unmarshal(raw, &st)
-		strict, _, err := rawBool(st.Function.Strict, path+".function.strict")
+		strict, _, err := rawBool(functionStrict(raw), path+".function.strict")
 		if err != nil {
 			return err
 		}
@@ -463,6 +457,30 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 	r.opts.Tools = tools
 	r.parseTools = tools
 	return nil
+}
+
+// functionStrict returns the raw value of a tool's function.strict, as
+// json.Unmarshal into nested structs finds it, or nil. The plain case is
+// split without encoding/json; any other tool (a key written with an
+// escape or in another case, a key twice, a function that is not an
+// object) is read by json.Unmarshal, whose rules decide.
+func functionStrict(tool json.RawMessage) json.RawMessage {
+	var t struct {
+		Function json.RawMessage `json:"function"`
+	}
+	var f struct {
+		Strict json.RawMessage `json:"strict"`
+	}
+	if splitBody(tool, &t) && (isNull(t.Function) || splitBody(t.Function, &f)) {
+		return f.Strict
+	}
+	var nested struct {
+		Function struct {
+			Strict json.RawMessage `json:"strict"`
+		} `json:"function"`
+	}
+	_ = json.Unmarshal(tool, &nested)
+	return nested.Function.Strict
 }
 
 // decodeTemplateArgs reads reasoning_effort and chat_template_kwargs,

@@ -103,7 +103,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var rb responsesBody
-	if err := json.Unmarshal(body, &rb); err != nil {
+	if err := decodeBody(body, &rb); err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}

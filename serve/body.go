@@ -1,0 +1,189 @@
+package serve
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// decodeBody reads a request body into dst, a pointer to a struct whose
+// fields are all json.RawMessage or []json.RawMessage (chatRequest,
+// messagesBody, responsesBody): the first pass over a body, which splits
+// it into the fields each API then reads on its own.
+//
+// It gives what json.Unmarshal(body, dst) gives, field for field and error
+// for error (TestDecodeBodyMatchesEncodingJSON, FuzzDecodeBody), in one
+// pass of the tape parser with no copy: each field is a piece of body. A
+// body that is not the plain case (invalid JSON, a key written with an
+// escape, a key that matches a field only in encoding/json's
+// case-insensitive way, a key twice, a list field holding something other
+// than a list) goes to json.Unmarshal, whose rules and error messages then
+// decide. encoding/json scans a body twice (a validity check, then the
+// decode) and copies every raw value, which for a long conversation was
+// most of the gateway's time before rendering.
+func decodeBody(body []byte, dst any) error {
+	if splitBody(body, dst) {
+		return nil
+	}
+	reflect.ValueOf(dst).Elem().SetZero()
+	return json.Unmarshal(body, dst)
+}
+
+// splitBody is decodeBody's plain case: it fills dst and reports true, or
+// reports false when body is not the plain case, leaving dst in an
+// unspecified state.
+func splitBody(body []byte, dst any) bool {
+	v := reflect.ValueOf(dst).Elem()
+	fs := bodyFieldsOf(v.Type())
+	return fs != nil && decodeBodyFast(body, v, fs)
+}
+
+// bodyFields are the JSON names of a body struct's fields (those of
+// embedded structs included, as encoding/json promotes them).
+type bodyFields struct {
+	byName map[string]bodyField
+}
+
+type bodyField struct {
+	index []int
+	list  bool // []json.RawMessage rather than json.RawMessage
+}
+
+var bodyFieldCache sync.Map // reflect.Type -> *bodyFields (nil: not a body struct)
+
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	rawListType    = reflect.TypeFor[[]json.RawMessage]()
+)
+
+// bodyFieldsOf returns t's fields, or nil when t has a field of another
+// type, which only json.Unmarshal can fill.
+func bodyFieldsOf(t reflect.Type) *bodyFields {
+	if fs, ok := bodyFieldCache.Load(t); ok {
+		return fs.(*bodyFields)
+	}
+	fs := &bodyFields{byName: map[string]bodyField{}}
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue // its fields are listed after it
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "" || name == "-" || len(f.Index) > 2:
+			fs = nil
+		case f.Type == rawMessageType:
+			fs.byName[name] = bodyField{index: f.Index}
+		case f.Type == rawListType:
+			fs.byName[name] = bodyField{index: f.Index, list: true}
+		default:
+			fs = nil
+		}
+		if fs == nil {
+			break
+		}
+	}
+	bodyFieldCache.Store(t, fs)
+	return fs
+}
+
+// foldsToField reports whether key, which names no field exactly, could
+// still name one under encoding/json's case-insensitive matching.
+func (fs *bodyFields) foldsToField(key []byte) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			return true // Unicode folding (the Kelvin sign, the long s): leave it to encoding/json
+		}
+	}
+	for name := range fs.byName {
+		if strings.EqualFold(name, string(key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyDocs are the tapes of bodies being split, reused.
+var bodyDocs = sync.Pool{New: func() any { return new(pyjson.Doc) }}
+
+// maxPooledBodyNodes bounds the tape a pooled Doc keeps.
+const maxPooledBodyNodes = 1 << 16
+
+// decodeBodyFast fills v from body in the plain case and reports whether
+// it could.
+func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields) bool {
+	d := bodyDocs.Get().(*pyjson.Doc)
+	defer releaseBodyDoc(d)
+	if d.Parse(body) != nil || d.Kind(0) != pyjson.Object || d.DuplicateKey(0) >= 0 {
+		return false
+	}
+	ok := true
+	d.Members(0, func(k, val int) bool {
+		raw := d.Raw(k)
+		key := raw[1 : len(raw)-1]
+		f, found := fs.byName[string(key)]
+		switch {
+		case d.Nodes[k].Escaped:
+			ok = false
+		case !found:
+			ok = !fs.foldsToField(key)
+		case f.list:
+			ok = setRawList(d, val, v.FieldByIndex(f.index))
+		default:
+			raw := d.Raw(val)
+			v.FieldByIndex(f.index).SetBytes(raw[:len(raw):len(raw)])
+		}
+		return ok
+	})
+	return ok
+}
+
+// setRawList sets field, a []json.RawMessage, to the elements of the list
+// at node val, or to nil for null. It reports false for any other value,
+// which json.Unmarshal refuses with its own message.
+func setRawList(d *pyjson.Doc, val int, field reflect.Value) bool {
+	switch d.Kind(val) {
+	case pyjson.Null:
+		field.SetZero()
+		return true
+	case pyjson.Array:
+		field.Set(reflect.ValueOf(elementsOf(d, val)))
+		return true
+	}
+	return false
+}
+
+// elementsOf returns the raw text of each element of the list at node
+// val, each a piece of d.Src that cannot grow into the next.
+func elementsOf(d *pyjson.Doc, val int) []json.RawMessage {
+	list := make([]json.RawMessage, 0, d.Nodes[val].Len)
+	d.Elements(val, func(e, _ int) bool {
+		raw := d.Raw(e)
+		list = append(list, raw[:len(raw):len(raw)])
+		return true
+	})
+	return list
+}
+
+// rawElements is json.Unmarshal(raw, &list) for a list of
+// json.RawMessage, without the copies: the elements of the JSON list raw,
+// or false when raw is not one.
+func rawElements(raw json.RawMessage) ([]json.RawMessage, bool) {
+	d := bodyDocs.Get().(*pyjson.Doc)
+	defer releaseBodyDoc(d)
+	if d.Parse(raw) != nil || d.Kind(0) != pyjson.Array {
+		return nil, false
+	}
+	return elementsOf(d, 0), true
+}
+
+// releaseBodyDoc returns d to bodyDocs, unless its tape grew too large to
+// keep.
+func releaseBodyDoc(d *pyjson.Doc) {
+	d.Src, d.Text = nil, ""
+	if cap(d.Nodes) <= maxPooledBodyNodes {
+		bodyDocs.Put(d)
+	}
+}

@@ -1,0 +1,161 @@
+package serve
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// bodyCases are bodies on both sides of every rule decodeBody follows:
+// the plain case it splits itself and each case it leaves to
+// json.Unmarshal.
+var bodyCases = []string{
+	`{"model":"beam","messages":[{"role":"user","content":"Hi"}]}`,
+	` { "model" : "beam" , "messages" : [ {"role":"user","content":"Hi"} , {"role":"assistant","content":null} ] } `,
+	`{"model":"beam","messages":[],"tools":[{"type":"function","function":{"name":"f","parameters":{}}}],"tool_choice":"auto"}`,
+	`{"model":null,"messages":null,"tools":null,"stream":true,"temperature":0.5,"top_k":3,"seed":-1}`,
+	`{"messages":"hello"}`,
+	`{"messages":{"role":"user"}}`,
+	`{"messages":3}`,
+	`{"messages":true}`,
+	`{"messages":[1,"a",null,true,{},[]]}`,
+	`{"model":"a","model":"b"}`,
+	`{"messages":[{"role":"user"}],"messages":null}`,
+	`{"mod\u0065l":"beam"}`,
+	`{"Model":"beam","MESSAGES":[]}`,
+	`{"TEMPERATURE":1}`,
+	"{\"top_\u212a\":1}",
+	"{\"\u017ftream\":true}",
+	`{"unknown":[1,2,{"x":null}],"other":"v"}`,
+	`{}`,
+	`[]`,
+	`"body"`,
+	`null`,
+	`3`,
+	``,
+	`   `,
+	`{`,
+	`{"model":"beam"`,
+	`{"model":"beam"} x`,
+	`{"model":"beam",}`,
+	`{"model":NaN}`,
+	`{"model":01}`,
+	`{"model":"a\x01b"}`,
+	`{"model":"\ud800"}`,
+	`{"temperature":1e400}`,
+	`{"messages":[` + strings.Repeat(`[`, 9997) + strings.Repeat(`]`, 9997) + `]}`,
+	`{"messages":[` + strings.Repeat(`[`, 9998) + strings.Repeat(`]`, 9998) + `]}`,
+	`{"messages":[` + strings.Repeat(`[`, 9999) + strings.Repeat(`]`, 9999) + `]}`,
+	`{"input":[{"type":"message"}],"instructions":"x","system":[{"type":"text","text":"s"}],"stop_sequences":["a"]}`,
+}
+
+// bodyTypes are the body structs decodeBody fills, as fresh pointers.
+var bodyTypes = map[string]func() any{
+	"chat":      func() any { return new(chatRequest) },
+	"messages":  func() any { return new(messagesBody) },
+	"responses": func() any { return new(responsesBody) },
+}
+
+// checkDecodeBody requires decodeBody to give what json.Unmarshal gives.
+func checkDecodeBody(t *testing.T, body []byte) {
+	t.Helper()
+	for name, fresh := range bodyTypes {
+		got, want := fresh(), fresh()
+		gotErr, wantErr := decodeBody(body, got), json.Unmarshal(body, want)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("%s %.80q: error %v, json.Unmarshal's %v", name, body, gotErr, wantErr)
+		}
+		if wantErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %.80q:\n got %+v\nwant %+v", name, body, got, want)
+		}
+	}
+}
+
+func TestDecodeBodyMatchesEncodingJSON(t *testing.T) {
+	for _, c := range bodyCases {
+		checkDecodeBody(t, []byte(c))
+	}
+	realistic, err := os.ReadFile("../testdata/bench/realistic_request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDecodeBody(t, realistic)
+}
+
+// TestDecodeBodyFastPath: the plain bodies are split by the tape parser,
+// not left to json.Unmarshal, and each field is a piece of the body that
+// cannot grow into the next.
+func TestDecodeBodyFastPath(t *testing.T) {
+	body := []byte(`{"model":"beam","messages":[{"role":"user"},{"role":"assistant"}],"temperature":1}`)
+	var cr chatRequest
+	if !decodeBodyFast(body, reflect.ValueOf(&cr).Elem(), bodyFieldsOf(reflect.TypeFor[chatRequest]())) {
+		t.Fatal("the plain body was not split")
+	}
+	if string(cr.Model) != `"beam"` || len(cr.Messages) != 2 || string(cr.Messages[1]) != `{"role":"assistant"}` || string(cr.Temperature) != "1" {
+		t.Fatalf("got %+v", cr)
+	}
+	if cap(cr.Model) != len(cr.Model) || cap(cr.Messages[0]) != len(cr.Messages[0]) {
+		t.Fatal("a field's capacity reaches past its value")
+	}
+	for _, c := range []string{`{"Model":"beam"}`, `{"mod\u0065l":"beam"}`, `{"model":1,"model":2}`, `{"messages":"x"}`, `[]`, `{`} {
+		var cr chatRequest
+		if decodeBodyFast([]byte(c), reflect.ValueOf(&cr).Elem(), bodyFieldsOf(reflect.TypeFor[chatRequest]())) {
+			t.Errorf("%s: split, want it left to json.Unmarshal", c)
+		}
+	}
+}
+
+// nestedStrict is how decodeTools found function.strict before
+// functionStrict: json.Unmarshal into nested structs.
+func nestedStrict(tool []byte) json.RawMessage {
+	var st struct {
+		Function struct {
+			Strict json.RawMessage `json:"strict"`
+		} `json:"function"`
+	}
+	_ = json.Unmarshal(tool, &st)
+	return st.Function.Strict
+}
+
+func TestFunctionStrictMatchesEncodingJSON(t *testing.T) {
+	tools := []string{
+		`{"type":"function","function":{"name":"f","strict":true}}`,
+		`{"type":"function","function":{"name":"f","strict":false,"parameters":{"strict":1}}}`,
+		`{"type":"function","function":{"name":"f"}}`,
+		`{"type":"function","function":{"name":"f","Strict":true}}`,
+		`{"type":"function","function":{"name":"f","str\u0069ct":true}}`,
+		"{\"function\":{\"\u017ftrict\":true}}",
+		`{"function":{"strict":true,"strict":null}}`,
+		`{"function":{"strict":true},"function":{"name":"g"}}`,
+		`{"Function":{"strict":"yes"}}`,
+		`{"function":null}`,
+		`{"function":"f"}`,
+		`{"function":[{"strict":true}]}`,
+		`{}`,
+		`[]`,
+		`null`,
+	}
+	for _, tool := range tools {
+		if got, want := functionStrict([]byte(tool)), nestedStrict([]byte(tool)); string(got) != string(want) {
+			t.Errorf("%s: function.strict %q, json.Unmarshal finds %q", tool, got, want)
+		}
+	}
+}
+
+func FuzzDecodeBody(f *testing.F) {
+	for _, c := range bodyCases {
+		if len(c) < 1000 {
+			f.Add([]byte(c))
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkDecodeBody(t, body)
+		if json.Valid(body) {
+			if got, want := functionStrict(body), nestedStrict(body); string(got) != string(want) {
+				t.Fatalf("%q: function.strict %q, json.Unmarshal finds %q", body, got, want)
+			}
+		}
+	})
+}
