@@ -2,10 +2,14 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/corpus"
 )
 
 // bodyCases are bodies on both sides of every rule decodeBody follows:
@@ -158,4 +162,70 @@ func FuzzDecodeBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// messagesOneByOne is how decodeMessages read a chat request's messages
+// before decodeMessageList: each message on its own, an error or a marker
+// in a name ending the list.
+func messagesOneByOne(raws []json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
+	messages := make([]harmony.Message, len(raws))
+	for i, raw := range raws {
+		if err := messages[i].UnmarshalJSON(raw); err != nil {
+			if errors.Is(err, harmony.ErrArgumentsString) {
+				return nil, argumentsError(messagePath(i), err)
+			}
+			return nil, harmonyError(messagePath(i), "invalid_message", err)
+		}
+		if err := nameMarker(&messages[i], i, checkNames); err != nil {
+			return nil, err
+		}
+	}
+	return messages, nil
+}
+
+// TestDecodeMessageListMatchesOneByOne: decoding the messages in one parse
+// gives what decoding them one by one gives, messages or first error, on
+// the format page's examples, on generated requests (a quarter with an
+// error) and on lists built to put an error after a marker in a name.
+func TestDecodeMessageListMatchesOneByOne(t *testing.T) {
+	var lists [][]json.RawMessage
+	for _, c := range append(corpus.Page(), corpus.Generate(7, 600)...) {
+		var req struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if json.Unmarshal(c.JSON, &req) == nil && len(req.Messages) > 0 {
+			lists = append(lists, req.Messages)
+		}
+	}
+	user := json.RawMessage(`{"role":"user","content":"hi"}`)
+	for _, bad := range []string{
+		`{"role":"user","name":"a<|end|>","content":"x"}`,
+		`{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":"{bad"}}]}`,
+		`{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":"[1]"}}]}`,
+		`{"role":3}`,
+		`"text"`,
+		`{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}`,
+		strings.Repeat(`[`, 9999) + strings.Repeat(`]`, 9999),
+	} {
+		lists = append(lists, []json.RawMessage{user, json.RawMessage(bad), user})
+		lists = append(lists, []json.RawMessage{json.RawMessage(`{"role":"user","name":"<|start|>"}`), json.RawMessage(bad)})
+	}
+	errs := 0
+	for _, list := range lists {
+		for _, check := range []bool{true, false} {
+			got, gotErr := decodeMessageList(list, check)
+			want, wantErr := messagesOneByOne(list, check)
+			if !reflect.DeepEqual(gotErr, wantErr) {
+				t.Fatalf("%.200s: error %+v, one by one %+v", list, gotErr, wantErr)
+			}
+			if wantErr != nil {
+				errs++
+			} else if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%.200s:\n got %+v\nwant %+v", list, got, want)
+			}
+		}
+	}
+	if errs < 50 || errs > len(lists) {
+		t.Fatalf("%d of %d lists fail to decode: the corpus no longer tests both paths", errs, 2*len(lists))
+	}
 }

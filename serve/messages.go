@@ -286,8 +286,8 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 	if isNull(rawTools) {
 		return nil
 	}
-	var raws []json.RawMessage
-	if rawTools[0] != '[' || json.Unmarshal(rawTools, &raws) != nil {
+	raws, ok := rawElements(rawTools)
+	if !ok {
 		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
 	}
 	tools := make([]harmony.Tool, len(raws))
@@ -430,7 +430,10 @@ func (m *messagesReply) add(path string, msg harmony.Message) {
 // checked), then its text or its tool_use calls.
 func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError {
 	var msgs []json.RawMessage
-	if isNull(raw) || raw[0] != '[' || json.Unmarshal(raw, &msgs) != nil || len(msgs) == 0 {
+	if !isNull(raw) {
+		msgs, _ = rawElements(raw)
+	}
+	if len(msgs) == 0 {
 		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
 	}
 	allow := s.cfg.AllowMissingThinking

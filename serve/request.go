@@ -299,25 +299,73 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 	if len(cr.Messages) == 0 {
 		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
 	}
-	r.messages = make([]harmony.Message, len(cr.Messages))
-	for i, raw := range cr.Messages {
-		m := &r.messages[i]
-		path := "messages[" + strconv.Itoa(i) + "]"
-		if err := m.UnmarshalJSON(raw); err != nil {
-			if errors.Is(err, harmony.ErrArgumentsString) {
-				return argumentsError(path, err)
-			}
-			return harmonyError(path, "invalid_message", err)
-		}
-		if mk := harmony.FindMarker(m.Name); mk != "" && !cfg.markersAllowed() {
-			return markerError(harmony.MarkerUse{Path: path + ".name", Marker: mk})
-		}
+	var err *apiError
+	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed()); err != nil {
+		return err
 	}
 	if i := lateInstructions(r.messages); i >= 0 {
 		return lateInstructionsError("messages["+strconv.Itoa(i)+"]", r.messages[i].Role, "move it before the first message of another role")
 	}
 	return nil
 }
+
+// decodeMessageList decodes the messages of a chat request, each as
+// Message.UnmarshalJSON does, and with checkNames refuses a marker in a
+// message's name. The list is decoded in one parse, as
+// harmony.ParseRequest reads {"messages": [...]}, with the same decoder
+// per message; when that fails, each message is decoded on its own, so
+// that the first error (a message that does not decode, or a name with a
+// marker in an earlier one) names the message and the field as it always
+// has.
+func decodeMessageList(raws []json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
+	n := len(`{"messages":[]}`)
+	for _, raw := range raws {
+		n += len(raw) + 1
+	}
+	list := make([]byte, 0, n)
+	list = append(list, `{"messages":[`...)
+	for i, raw := range raws {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = append(list, raw...)
+	}
+	list = append(list, "]}"...)
+	if req, err := harmony.ParseRequest(list); err == nil {
+		for i := range req.Messages {
+			if err := nameMarker(&req.Messages[i], i, checkNames); err != nil {
+				return nil, err
+			}
+		}
+		return req.Messages, nil
+	}
+	messages := make([]harmony.Message, len(raws))
+	for i, raw := range raws {
+		// The path is built only for an error: a long conversation would
+		// otherwise pay an allocation per message.
+		if err := messages[i].UnmarshalJSON(raw); err != nil {
+			if errors.Is(err, harmony.ErrArgumentsString) {
+				return nil, argumentsError(messagePath(i), err)
+			}
+			return nil, harmonyError(messagePath(i), "invalid_message", err)
+		}
+		if err := nameMarker(&messages[i], i, checkNames); err != nil {
+			return nil, err
+		}
+	}
+	return messages, nil
+}
+
+// nameMarker refuses a marker in the name of message i when check is set.
+func nameMarker(m *harmony.Message, i int, check bool) *apiError {
+	if mk := harmony.FindMarker(m.Name); check && mk != "" {
+		return markerError(harmony.MarkerUse{Path: messagePath(i) + ".name", Marker: mk})
+	}
+	return nil
+}
+
+// messagePath is the request path of message i.
+func messagePath(i int) string { return "messages[" + strconv.Itoa(i) + "]" }
 
 // lateInstructions returns the index of the first system or developer
 // message after a message of another role, or -1. The template does not

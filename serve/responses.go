@@ -213,8 +213,8 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 	if isNull(rawTools) {
 		return tc.checkAllowed(nil)
 	}
-	var raws []json.RawMessage
-	if rawTools[0] != '[' || json.Unmarshal(rawTools, &raws) != nil {
+	raws, ok := rawElements(rawTools)
+	if !ok {
 		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
 	}
 	tools := make([]harmony.Tool, 0, len(raws))
@@ -312,8 +312,8 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 		rr.add("input", harmony.Message{Role: harmony.RoleUser, Content: text})
 		return nil
 	}
-	var items []json.RawMessage
-	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+	items, _ := rawElements(raw)
+	if len(items) == 0 {
 		return paramError("input", "missing_input", "must be a string or a non-empty list of input items")
 	}
 	allow := s.cfg.AllowMissingThinking
