@@ -116,11 +116,24 @@ const maxPooledBodyNodes = 1 << 16
 func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields) bool {
 	d := bodyDocs.Get().(*pyjson.Doc)
 	defer releaseBodyDoc(d)
-	if d.Parse(body) != nil || d.Kind(0) != pyjson.Object || d.DuplicateKey(0) >= 0 {
+	return d.Parse(body) == nil && decodeObject(d, 0, v, fs)
+}
+
+// splitNode is splitBody for the value at node i of a parsed document.
+func splitNode(d *pyjson.Doc, i int, dst any) bool {
+	v := reflect.ValueOf(dst).Elem()
+	fs := bodyFieldsOf(v.Type())
+	return fs != nil && decodeObject(d, i, v, fs)
+}
+
+// decodeObject fills v from the object at node obj in the plain case and
+// reports whether it could.
+func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields) bool {
+	if d.Kind(obj) != pyjson.Object || d.DuplicateKey(obj) >= 0 {
 		return false
 	}
 	ok := true
-	d.Members(0, func(k, val int) bool {
+	d.Members(obj, func(k, val int) bool {
 		raw := d.Raw(k)
 		key := raw[1 : len(raw)-1]
 		f, found := fs.byName[string(key)]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/jsonpath"
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // chatRequest is the part of an OpenAI Chat Completions body the gateway
@@ -519,8 +520,17 @@ func functionStrict(tool json.RawMessage) json.RawMessage {
 	var f struct {
 		Strict json.RawMessage `json:"strict"`
 	}
-	if splitBody(tool, &t) && (isNull(t.Function) || splitBody(t.Function, &f)) {
-		return f.Strict
+	d := bodyDocs.Get().(*pyjson.Doc)
+	defer releaseBodyDoc(d)
+	if d.Parse(tool) == nil && splitNode(d, 0, &t) {
+		// Plain: "function" is there once at most, as written.
+		fn := d.Lookup(0, "function")
+		if fn < 0 || d.Kind(fn) == pyjson.Null {
+			return nil
+		}
+		if splitNode(d, fn, &f) {
+			return f.Strict
+		}
 	}
 	var nested struct {
 		Function struct {
