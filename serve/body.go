@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -112,11 +113,98 @@ var bodyDocs = sync.Pool{New: func() any { return new(pyjson.Doc) }}
 const maxPooledBodyNodes = 1 << 16
 
 // decodeBodyFast fills v from body in the plain case and reports whether
-// it could.
+// it could. It reads the top-level object member by member, parsing one
+// value at a time into a reused tape, so that the tape holds the largest
+// value rather than the whole body, and a body with more members than a
+// plain one has stops early.
 func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields) bool {
+	if !utf8.Valid(body) {
+		return false // ParseValue reads valid UTF-8 only
+	}
 	d := bodyDocs.Get().(*pyjson.Doc)
 	defer releaseBodyDoc(d)
-	return d.Parse(body) == nil && decodeObject(d, 0, v, fs)
+	pos := pyjson.SkipSpace(body, 0)
+	if pos >= len(body) || body[pos] != '{' {
+		return false
+	}
+	pos = pyjson.SkipSpace(body, pos+1)
+	if pos < len(body) && body[pos] == '}' {
+		return pyjson.SkipSpace(body, pos+1) == len(body)
+	}
+	var keys [maxPlainMembers][]byte
+	for n := 0; ; n++ {
+		if n == maxPlainMembers || pos >= len(body) || body[pos] != '"' {
+			return false
+		}
+		size, err := d.ParseValue(body[pos:])
+		if err != nil || d.Nodes[0].Escaped {
+			return false
+		}
+		key := body[pos+1 : pos+size-1]
+		for _, k := range keys[:n] {
+			if string(k) == string(key) {
+				return false
+			}
+		}
+		keys[n] = key
+		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) || body[pos] != ':' {
+			return false
+		}
+		if pos = pyjson.SkipSpace(body, pos+1); pos >= len(body) {
+			return false
+		}
+		// encoding/json refuses a body nested deeper than pyjson.MaxDepth,
+		// this value one level less.
+		if size, err = d.ParseValue(body[pos:]); err != nil ||
+			len(d.Nodes) >= pyjson.MaxDepth && tapeDepth(d) >= pyjson.MaxDepth {
+			return false
+		}
+		if !setMember(d, fs, key, v) {
+			return false
+		}
+		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) {
+			return false
+		}
+		switch body[pos] {
+		case '}':
+			return pyjson.SkipSpace(body, pos+1) == len(body)
+		case ',':
+			pos = pyjson.SkipSpace(body, pos+1)
+		default:
+			return false
+		}
+	}
+}
+
+// setMember stores the value on d's tape (node 0) in the field key names,
+// and reports false when the body is not plain after all.
+func setMember(d *pyjson.Doc, fs *bodyFields, key []byte, v reflect.Value) bool {
+	f, found := fs.byName[string(key)]
+	switch {
+	case !found:
+		return !fs.foldsToField(key)
+	case f.list:
+		return setRawList(d, 0, v.FieldByIndex(f.index))
+	}
+	raw := d.Raw(0)
+	v.FieldByIndex(f.index).SetBytes(raw[:len(raw):len(raw)])
+	return true
+}
+
+// tapeDepth returns the deepest nesting of arrays and objects on d's tape.
+func tapeDepth(d *pyjson.Doc) int {
+	var ends []int32 // where each open container ends
+	deepest := 0
+	for i := range d.Nodes {
+		for len(ends) > 0 && int32(i) >= ends[len(ends)-1] {
+			ends = ends[:len(ends)-1]
+		}
+		if k := d.Nodes[i].Kind; k == pyjson.Array || k == pyjson.Object {
+			ends = append(ends, d.Nodes[i].Next)
+			deepest = max(deepest, len(ends))
+		}
+	}
+	return deepest
 }
 
 // splitNode is splitBody for the value at node i of a parsed document.
@@ -126,10 +214,16 @@ func splitNode(d *pyjson.Doc, i int, dst any) bool {
 	return fs != nil && decodeObject(d, i, v, fs)
 }
 
+// maxPlainMembers bounds the members of a plain object: the bodies have a
+// few dozen fields at most. One with more is left to json.Unmarshal, which
+// skips unknown members without keeping anything of them, so that a body
+// of a million keys costs no map of its keys here.
+const maxPlainMembers = 64
+
 // decodeObject fills v from the object at node obj in the plain case and
 // reports whether it could.
 func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields) bool {
-	if d.Kind(obj) != pyjson.Object || d.DuplicateKey(obj) >= 0 {
+	if d.Kind(obj) != pyjson.Object || d.Nodes[obj].Len > maxPlainMembers || d.DuplicateKey(obj) >= 0 {
 		return false
 	}
 	ok := true

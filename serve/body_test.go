@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -227,5 +228,43 @@ func TestDecodeMessageListMatchesOneByOne(t *testing.T) {
 	}
 	if errs < 50 || errs > len(lists) {
 		t.Fatalf("%d of %d lists fail to decode: the corpus no longer tests both paths", errs, 2*len(lists))
+	}
+}
+
+// TestDecodeBodyHostileMemory: a body of many top-level keys is not held
+// on a tape or in a map of its keys (it goes to json.Unmarshal after the
+// first maxPlainMembers), and a list of scalars where messages belong
+// fails without a slice of messages for the whole list. The bounds are
+// above what the code allocates (about 5 KB and 28 MB) and below what
+// the earlier versions did (a tape of every key: 43 times the body; two
+// slices of messages for the whole list: 92 MB).
+func TestDecodeBodyHostileMemory(t *testing.T) {
+	var keys strings.Builder
+	keys.WriteString(`{"model":"beam"`)
+	for i := 0; i < 200000; i++ {
+		keys.WriteString(`,"k":0`)
+	}
+	keys.WriteString(`,"messages":[{"role":"user","content":"hi"}]}`)
+	zeros := `{"model":"beam","messages":[` + strings.Repeat("0,", 200000) + `0]}`
+	for _, c := range []struct {
+		name string
+		body string
+		max  uint64 // bytes allocated by decodeRequest
+	}{
+		{"many keys", keys.String(), 1 << 20},
+		{"scalars for messages", zeros, 40 << 20},
+	} {
+		var cfg Config
+		var before, after runtime.MemStats
+		body := []byte(c.body)
+		runtime.ReadMemStats(&before)
+		_, aerr := decodeRequest(body, &cfg)
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > c.max {
+			t.Errorf("%s: %d bytes allocated for a body of %d, want at most %d", c.name, got, len(c.body), c.max)
+		}
+		if c.name == "scalars for messages" && aerr == nil {
+			t.Errorf("%s: no error", c.name)
+		}
 	}
 }

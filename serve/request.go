@@ -319,29 +319,19 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 // marker in an earlier one) names the message and the field as it always
 // has.
 func decodeMessageList(raws []json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
-	n := len(`{"messages":[]}`)
-	for _, raw := range raws {
-		n += len(raw) + 1
-	}
-	list := make([]byte, 0, n)
-	list = append(list, `{"messages":[`...)
-	for i, raw := range raws {
-		if i > 0 {
-			list = append(list, ',')
-		}
-		list = append(list, raw...)
-	}
-	list = append(list, "]}"...)
-	if req, err := harmony.ParseRequest(list); err == nil {
-		for i := range req.Messages {
-			if err := nameMarker(&req.Messages[i], i, checkNames); err != nil {
+	if messages, ok := decodeMessagesAtOnce(raws); ok {
+		for i := range messages {
+			if err := nameMarker(&messages[i], i, checkNames); err != nil {
 				return nil, err
 			}
 		}
-		return req.Messages, nil
+		return messages, nil
 	}
-	messages := make([]harmony.Message, len(raws))
+	// Grown as the messages decode, so that a list that fails early
+	// allocates little.
+	var messages []harmony.Message
 	for i, raw := range raws {
+		messages = append(messages, harmony.Message{})
 		// The path is built only for an error: a long conversation would
 		// otherwise pay an allocation per message.
 		if err := messages[i].UnmarshalJSON(raw); err != nil {
@@ -355,6 +345,34 @@ func decodeMessageList(raws []json.RawMessage, checkNames bool) ([]harmony.Messa
 		}
 	}
 	return messages, nil
+}
+
+// decodeMessagesAtOnce decodes a list of messages in one
+// harmony.ParseRequest, or reports false. A list with an element that is
+// not an object is not tried: it fails one by one at that element, and
+// costs no slice of messages for the whole list first.
+func decodeMessagesAtOnce(raws []json.RawMessage) ([]harmony.Message, bool) {
+	n := len(`{"messages":[]}`)
+	for _, raw := range raws {
+		if len(raw) == 0 || raw[0] != '{' {
+			return nil, false
+		}
+		n += len(raw) + 1
+	}
+	list := make([]byte, 0, n)
+	list = append(list, `{"messages":[`...)
+	for i, raw := range raws {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = append(list, raw...)
+	}
+	list = append(list, "]}"...)
+	req, err := harmony.ParseRequest(list)
+	if err != nil {
+		return nil, false
+	}
+	return req.Messages, true
 }
 
 // nameMarker refuses a marker in the name of message i when check is set.
