@@ -222,3 +222,96 @@ func BenchmarkChatRequestDecode(b *testing.B) {
 		}
 	}
 }
+
+// realisticMessagesBody is the realistic request (testdata/bench) as a
+// client of the Anthropic Messages API sends it: the system message apart,
+// calls as tool_use blocks, results as tool_result blocks, tools with
+// input_schema. Reasoning is left out (it would need the server's
+// signatures), so the server must allow missing thinking.
+func realisticMessagesBody(b *testing.B) []byte {
+	b.Helper()
+	data, err := os.ReadFile("../testdata/bench/realistic_request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var req struct {
+		Messages []struct {
+			Role       string `json:"role"`
+			Content    string `json:"content"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &req); err != nil {
+		b.Fatal(err)
+	}
+	var system string
+	var msgs []map[string]any
+	for _, m := range req.Messages {
+		switch {
+		case m.Role == "system" || m.Role == "developer":
+			system += m.Content
+		case m.Role == "tool":
+			block := map[string]any{"type": "tool_result", "tool_use_id": m.ToolCallID, "content": m.Content}
+			if n := len(msgs); n > 0 && msgs[n-1]["role"] == "user" {
+				if blocks, ok := msgs[n-1]["content"].([]any); ok {
+					msgs[n-1]["content"] = append(blocks, block)
+					continue
+				}
+			}
+			msgs = append(msgs, map[string]any{"role": "user", "content": []any{block}})
+		case m.Role == "assistant":
+			var blocks []any
+			if m.Content != "" {
+				blocks = append(blocks, map[string]any{"type": "text", "text": m.Content})
+			}
+			for _, c := range m.ToolCalls {
+				blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Function.Name, "input": c.Function.Arguments})
+			}
+			msgs = append(msgs, map[string]any{"role": "assistant", "content": blocks})
+		default:
+			msgs = append(msgs, map[string]any{"role": m.Role, "content": m.Content})
+		}
+	}
+	var tools []any
+	for _, t := range req.Tools {
+		tools = append(tools, map[string]any{"name": t.Function.Name, "description": t.Function.Description, "input_schema": t.Function.Parameters})
+	}
+	body, err := json.Marshal(map[string]any{"model": "beam", "max_tokens": 1024, "system": system, "messages": msgs, "tools": tools})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// BenchmarkMessagesRequestDecode is BenchmarkChatRequestDecode for the
+// Anthropic Messages API: the realistic request (without its reasoning)
+// as a Messages body, decoded and checked as the gateway does before
+// rendering.
+func BenchmarkMessagesRequestDecode(b *testing.B) {
+	body := realisticMessagesBody(b)
+	s, err := New(Config{Backend: "http://127.0.0.1:1", AllowMissingThinking: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, aerr := decodeMessagesRequest(body, s, false); aerr != nil {
+			b.Fatal(aerr.msg)
+		}
+	}
+}

@@ -10,10 +10,12 @@ import (
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
-// decodeBody reads a request body into dst, a pointer to a struct whose
-// fields are all json.RawMessage or []json.RawMessage (chatRequest,
-// messagesBody, responsesBody): the first pass over a body, which splits
-// it into the fields each API then reads on its own.
+// decodeBody reads a request body, or a piece of one, into dst: a pointer
+// to a struct whose fields are all json.RawMessage, []json.RawMessage,
+// string or *string (chatRequest, messagesBody, anthropicMessage, ...), or
+// to a slice of such structs. It is the first pass over a body, which
+// splits it into the fields each API then reads on its own, and the pass
+// over each message and content block.
 //
 // It gives what json.Unmarshal(body, dst) gives, field for field and error
 // for error (TestDecodeBodyMatchesEncodingJSON, FuzzDecodeBody), in one
@@ -21,25 +23,61 @@ import (
 // body that is not the plain case (invalid JSON, a key written with an
 // escape, a key that matches a field only in encoding/json's
 // case-insensitive way, a key twice, a list field holding something other
-// than a list) goes to json.Unmarshal, whose rules and error messages then
+// than a list, a string field holding an escape or another kind of value,
+// a list of structs holding something other than objects) goes to
+// json.Unmarshal, whose rules and error messages then
 // decide. encoding/json scans a body twice (a validity check, then the
 // decode) and copies every raw value, which for a long conversation was
 // most of the gateway's time before rendering.
 func decodeBody(body []byte, dst any) error {
+	v := reflect.ValueOf(dst).Elem()
+	v.SetZero()
 	if splitBody(body, dst) {
 		return nil
 	}
-	reflect.ValueOf(dst).Elem().SetZero()
+	v.SetZero()
 	return json.Unmarshal(body, dst)
 }
 
-// splitBody is decodeBody's plain case: it fills dst and reports true, or
-// reports false when body is not the plain case, leaving dst in an
-// unspecified state.
+// splitBody is decodeBody's plain case: it fills dst, which must be zero,
+// and reports true, or reports false when body is not the plain case,
+// leaving dst in an unspecified state.
 func splitBody(body []byte, dst any) bool {
 	v := reflect.ValueOf(dst).Elem()
+	if v.Kind() == reflect.Slice {
+		return splitList(body, v)
+	}
 	fs := bodyFieldsOf(v.Type())
 	return fs != nil && decodeBodyFast(body, v, fs)
+}
+
+// splitList is splitBody for v, a slice of structs, from a JSON list of
+// objects.
+func splitList(body []byte, v reflect.Value) bool {
+	t := v.Type().Elem()
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	fs := bodyFieldsOf(t)
+	if fs == nil || !utf8.Valid(body) {
+		return false
+	}
+	d := bodyDocs.Get().(*pyjson.Doc)
+	defer releaseBodyDoc(d)
+	if d.Parse(body) != nil || d.Kind(0) != pyjson.Array {
+		return false
+	}
+	n := int(d.Nodes[0].Len)
+	list := reflect.MakeSlice(v.Type(), n, n)
+	ok := true
+	d.Elements(0, func(e, pos int) bool {
+		ok = decodeObject(d, e, list.Index(pos), fs)
+		return ok
+	})
+	if ok {
+		v.Set(list)
+	}
+	return ok
 }
 
 // bodyFields are the JSON names of a body struct's fields (those of
@@ -50,14 +88,26 @@ type bodyFields struct {
 
 type bodyField struct {
 	index []int
-	list  bool // []json.RawMessage rather than json.RawMessage
+	kind  fieldKind
 }
+
+// fieldKind is the type of a body struct's field.
+type fieldKind uint8
+
+const (
+	rawField       fieldKind = iota // json.RawMessage
+	rawListField                    // []json.RawMessage
+	stringField                     // string
+	stringPtrField                  // *string
+)
 
 var bodyFieldCache sync.Map // reflect.Type -> *bodyFields (nil: not a body struct)
 
 var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	rawListType    = reflect.TypeFor[[]json.RawMessage]()
+	stringType     = reflect.TypeFor[string]()
+	stringPtrType  = reflect.TypeFor[*string]()
 )
 
 // bodyFieldsOf returns t's fields, or nil when t has a field of another
@@ -76,9 +126,13 @@ func bodyFieldsOf(t reflect.Type) *bodyFields {
 		case !f.IsExported() || name == "" || name == "-" || len(f.Index) > 2:
 			fs = nil
 		case f.Type == rawMessageType:
-			fs.byName[name] = bodyField{index: f.Index}
+			fs.byName[name] = bodyField{f.Index, rawField}
 		case f.Type == rawListType:
-			fs.byName[name] = bodyField{index: f.Index, list: true}
+			fs.byName[name] = bodyField{f.Index, rawListField}
+		case f.Type == stringType:
+			fs.byName[name] = bodyField{f.Index, stringField}
+		case f.Type == stringPtrType:
+			fs.byName[name] = bodyField{f.Index, stringPtrField}
 		default:
 			fs = nil
 		}
@@ -180,14 +234,43 @@ func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields) bool {
 // and reports false when the body is not plain after all.
 func setMember(d *pyjson.Doc, fs *bodyFields, key []byte, v reflect.Value) bool {
 	f, found := fs.byName[string(key)]
-	switch {
-	case !found:
+	if !found {
 		return !fs.foldsToField(key)
-	case f.list:
-		return setRawList(d, 0, v.FieldByIndex(f.index))
 	}
-	raw := d.Raw(0)
-	v.FieldByIndex(f.index).SetBytes(raw[:len(raw):len(raw)])
+	return setField(d, 0, f, v)
+}
+
+// setField stores the value at node val in v's field f, as json.Unmarshal
+// would, and reports false when only json.Unmarshal can: a list field
+// holding something else than a list or null, a string field holding
+// something else than a string or null, or a string with an escape
+// (encoding/json's unquoting decides those).
+func setField(d *pyjson.Doc, val int, f bodyField, v reflect.Value) bool {
+	fv := v.FieldByIndex(f.index)
+	switch f.kind {
+	case rawListField:
+		return setRawList(d, val, fv)
+	case stringField, stringPtrField:
+		switch d.Kind(val) {
+		case pyjson.Null:
+			return true // the field stays zero: "" or nil
+		case pyjson.String:
+			if d.Nodes[val].Escaped {
+				return false
+			}
+			raw := d.Raw(val)
+			s := string(raw[1 : len(raw)-1]) // valid UTF-8: Parse checked it
+			if f.kind == stringField {
+				fv.SetString(s)
+			} else {
+				fv.Set(reflect.ValueOf(&s))
+			}
+			return true
+		}
+		return false
+	}
+	raw := d.Raw(val)
+	fv.SetBytes(raw[:len(raw):len(raw)])
 	return true
 }
 
@@ -236,11 +319,8 @@ func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields) bool 
 			ok = false
 		case !found:
 			ok = !fs.foldsToField(key)
-		case f.list:
-			ok = setRawList(d, val, v.FieldByIndex(f.index))
 		default:
-			raw := d.Raw(val)
-			v.FieldByIndex(f.index).SetBytes(raw[:len(raw):len(raw)])
+			ok = setField(d, val, f, v)
 		}
 		return ok
 	})

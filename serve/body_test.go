@@ -54,13 +54,46 @@ var bodyCases = []string{
 	`{"messages":[` + strings.Repeat(`[`, 9998) + strings.Repeat(`]`, 9998) + `]}`,
 	`{"messages":[` + strings.Repeat(`[`, 9999) + strings.Repeat(`]`, 9999) + `]}`,
 	`{"input":[{"type":"message"}],"instructions":"x","system":[{"type":"text","text":"s"}],"stop_sequences":["a"]}`,
+	// Messages and content blocks: string and *string fields.
+	`{"role":"user","content":"hi"}`,
+	`{"role":null,"content":[{"type":"text","text":"a"}]}`,
+	`{"role":"us\u0065r","content":"x"}`,
+	`{"role":5,"content":"x"}`,
+	`{"role":["user"]}`,
+	`{"role":"","text":"","thinking":null,"signature":"sig"}`,
+	`{"type":"message","role":"user","content":"x","encrypted_content":null,"call_id":"c","arguments":"{}"}`,
+	`{"type":"reasoning","encrypted_content":"e","summary":[]}`,
+	`{"text":"é 😀 \ud83d\ude00","name":"a\"b"}`,
+	`{"text":"tab\there","id":"t\/1"}`,
+	"{\"text\":\"\u2028 line separator\"}",
+	`{"Text":"x","TYPE":"text"}`,
+	`{"text":"a","text":"b"}`,
+	`[{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"f","input":{"a":1}}]`,
+	`[{"type":"text","text":null,"thinking":"t","signature":"s"}]`,
+	`[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"}]}]`,
+	`[1]`,
+	`[null]`,
+	`[[]]`,
+	`[{"type":"text"},"x"]`,
+	`[{"type":1}]`,
+	`[{"type":"text"},{"Type":"x"}]`,
+	`[{"text":"a\u0000b"}]`,
+	`[]`,
+	` [ { } , { "type" : "text" } ] `,
 }
 
 // bodyTypes are the body structs decodeBody fills, as fresh pointers.
 var bodyTypes = map[string]func() any{
-	"chat":      func() any { return new(chatRequest) },
-	"messages":  func() any { return new(messagesBody) },
-	"responses": func() any { return new(responsesBody) },
+	"chat":          func() any { return new(chatRequest) },
+	"messages":      func() any { return new(messagesBody) },
+	"responses":     func() any { return new(responsesBody) },
+	"message":       func() any { return new(anthropicMessage) },
+	"blocks":        func() any { return new([]contentBlock) },
+	"tool":          func() any { return new(anthropicTool) },
+	"input item":    func() any { return new(inputItem) },
+	"input items":   func() any { return new([]inputItem) },
+	"content block": func() any { return new(contentBlock) },
+	"text parts":    func() any { return new([]textPart) },
 }
 
 // checkDecodeBody requires decodeBody to give what json.Unmarshal gives.
@@ -149,6 +182,36 @@ func TestFunctionStrictMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// checkPlainString requires plainString to give what json.Unmarshal gives
+// whenever it answers.
+func checkPlainString(t *testing.T, raw []byte) {
+	t.Helper()
+	got, ok := plainString(raw)
+	if !ok {
+		return
+	}
+	var want string
+	if err := json.Unmarshal(raw, &want); err != nil || got != want {
+		t.Fatalf("plainString(%q) = %q, json.Unmarshal gives %q (%v)", raw, got, want, err)
+	}
+}
+
+func TestPlainString(t *testing.T) {
+	for _, c := range []struct {
+		raw   string
+		plain bool
+	}{
+		{`"hi"`, true}, {`""`, true}, {`"é 😀 <|end|>"`, true}, {"\"\u2028\"", true},
+		{`"a\nb"`, false}, {`"\u0041"`, false}, {`"a"b"`, false}, {"\"a\x01\"", false},
+		{`"abc`, false}, {`"`, false}, {"\"\f", false}, {`"\`, false}, {`abc"`, false}, {"\"\xff\"", false}, {`null`, false}, {`3`, false},
+	} {
+		if _, ok := plainString([]byte(c.raw)); ok != c.plain {
+			t.Errorf("plainString(%q): plain %v, want %v", c.raw, ok, c.plain)
+		}
+		checkPlainString(t, []byte(c.raw))
+	}
+}
+
 func FuzzDecodeBody(f *testing.F) {
 	for _, c := range bodyCases {
 		if len(c) < 1000 {
@@ -157,6 +220,7 @@ func FuzzDecodeBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkDecodeBody(t, body)
+		checkPlainString(t, body)
 		if json.Valid(body) {
 			if got, want := functionStrict(body), nestedStrict(body); string(got) != string(want) {
 				t.Fatalf("%q: function.strict %q, json.Unmarshal finds %q", body, got, want)

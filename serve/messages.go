@@ -297,7 +297,7 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 		if len(raw) == 0 || raw[0] != '{' {
 			return paramError(path, "invalid_tool", "must be an object, got "+kindOf(raw))
 		}
-		if err := json.Unmarshal(raw, &t); err != nil {
+		if err := decodeBody(raw, &t); err != nil {
 			return paramJSONError(path, "invalid_tool", err)
 		}
 		if t.Type != "" && t.Type != "custom" {
@@ -391,7 +391,7 @@ func blocksText(raw json.RawMessage, path string) (string, *apiError) {
 		return rawString(raw, path)
 	case '[':
 		var blocks []contentBlock
-		if err := json.Unmarshal(raw, &blocks); err != nil {
+		if err := decodeBody(raw, &blocks); err != nil {
 			return "", paramError(path, "invalid_type", "must be a string or a list of text blocks ("+jsonErrorText(err)+")")
 		}
 		var b strings.Builder
@@ -444,7 +444,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 		if len(rm) == 0 || rm[0] != '{' {
 			return paramError(path, "invalid_message", "must be an object, got "+kindOf(rm))
 		}
-		if err := json.Unmarshal(rm, &am); err != nil {
+		if err := decodeBody(rm, &am); err != nil {
 			return paramJSONError(path, "invalid_message", err)
 		}
 		var blocks []contentBlock
@@ -452,11 +452,13 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 		case isNull(am.Content):
 			return paramError(path+".content", "invalid_message", "required")
 		case am.Content[0] == '"':
-			var text string
-			_ = json.Unmarshal(am.Content, &text)
+			text, ok := plainString(am.Content)
+			if !ok {
+				_ = json.Unmarshal(am.Content, &text)
+			}
 			blocks = []contentBlock{{Type: "text", Text: &text}}
 		case am.Content[0] == '[':
-			if err := json.Unmarshal(am.Content, &blocks); err != nil {
+			if err := decodeBody(am.Content, &blocks); err != nil {
 				return badRequest(path+".content", "invalid_message", path+".content"+jsonPathText(err))
 			}
 		default:

@@ -151,11 +151,25 @@ func rawString(raw json.RawMessage, param string) (string, *apiError) {
 	if isNull(raw) {
 		return "", nil
 	}
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
 	var s string
 	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 		return "", paramError(param, "invalid_type", "must be a string, got "+kindOf(raw))
 	}
 	return s, nil
+}
+
+// plainString returns the string raw holds when raw is a JSON string with
+// no escape (what json.Unmarshal gives for it, without its scans), or
+// false for anything else, which json.Unmarshal reads.
+func plainString(raw []byte) (string, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' || pyjson.ScanString(raw, 1) != n-1 || !utf8.Valid(raw) {
+		return "", false
+	}
+	return string(raw[1 : n-1]), true
 }
 
 func rawBool(raw json.RawMessage, param string) (value, set bool, err *apiError) {

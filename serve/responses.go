@@ -228,7 +228,7 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 			Parameters  json.RawMessage `json:"parameters"`
 			Strict      json.RawMessage `json:"strict"`
 		}
-		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &t) != nil {
+		if len(raw) == 0 || raw[0] != '{' || decodeBody(raw, &t) != nil {
 			return paramError(path, "invalid_tool", "must be a function tool object")
 		}
 		if t.Type != "function" {
@@ -331,7 +331,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 		if len(ri) == 0 || ri[0] != '{' {
 			return paramError(path, "invalid_item", "must be an object, got "+kindOf(ri))
 		}
-		if err := json.Unmarshal(ri, &it); err != nil {
+		if err := decodeBody(ri, &it); err != nil {
 			return paramJSONError(path, "invalid_item", err)
 		}
 		typ := it.Type
@@ -475,7 +475,7 @@ func partsText(raw json.RawMessage, path string) (string, *apiError) {
 		return rawString(raw, path)
 	case '[':
 		var parts []textPart
-		if err := json.Unmarshal(raw, &parts); err != nil {
+		if err := decodeBody(raw, &parts); err != nil {
 			return "", paramError(path, "invalid_type", "must be a string or a list of text parts ("+jsonErrorText(err)+")")
 		}
 		var b strings.Builder
