@@ -19,16 +19,16 @@ import (
 //
 // It gives what json.Unmarshal(body, dst) gives, field for field and error
 // for error (TestDecodeBodyMatchesEncodingJSON, FuzzDecodeBody), in one
-// pass of the tape parser with no copy: each field is a piece of body. A
-// body that is not the plain case (invalid JSON, a key written with an
-// escape, a key that matches a field only in encoding/json's
+// pass of the tape parser, each raw field a piece of body rather than a
+// copy. A body that is not the plain case goes to json.Unmarshal, whose
+// rules and error messages then decide: invalid JSON, a key written with
+// an escape, a key that matches a field only in encoding/json's
 // case-insensitive way, a key twice, a list field holding something other
 // than a list, a string field holding an escape or another kind of value,
-// a list of structs holding something other than objects) goes to
-// json.Unmarshal, whose rules and error messages then
-// decide. encoding/json scans a body twice (a validity check, then the
-// decode) and copies every raw value, which for a long conversation was
-// most of the gateway's time before rendering.
+// a list of structs holding something other than objects. encoding/json
+// scans a body twice (a validity check, then the decode) and copies every
+// raw value, which for a long conversation was most of the gateway's time
+// before rendering.
 func decodeBody(body []byte, dst any) error {
 	v := reflect.ValueOf(dst).Elem()
 	v.SetZero()
@@ -110,29 +110,33 @@ var (
 	stringPtrType  = reflect.TypeFor[*string]()
 )
 
-// bodyFieldsOf returns t's fields, or nil when t has a field of another
-// type, which only json.Unmarshal can fill.
+// bodyFieldsOf returns the fields of t, a struct, or nil when t is not a
+// struct or has a field only json.Unmarshal can fill: of another type,
+// untagged, tagged with an option, or embedded under a tag of its own.
 func bodyFieldsOf(t reflect.Type) *bodyFields {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
 	if fs, ok := bodyFieldCache.Load(t); ok {
 		return fs.(*bodyFields)
 	}
 	fs := &bodyFields{byName: map[string]bodyField{}}
 	for _, f := range reflect.VisibleFields(t) {
-		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			continue // its fields are listed after it
+		tag := f.Tag.Get("json")
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && tag == "" {
+			continue // its fields are listed after it, promoted
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {
-		case !f.IsExported() || name == "" || name == "-" || len(f.Index) > 2:
+		case !f.IsExported() || tag == "" || tag == "-" || strings.Contains(tag, ",") || len(f.Index) > 2:
 			fs = nil
 		case f.Type == rawMessageType:
-			fs.byName[name] = bodyField{f.Index, rawField}
+			fs.byName[tag] = bodyField{f.Index, rawField}
 		case f.Type == rawListType:
-			fs.byName[name] = bodyField{f.Index, rawListField}
+			fs.byName[tag] = bodyField{f.Index, rawListField}
 		case f.Type == stringType:
-			fs.byName[name] = bodyField{f.Index, stringField}
+			fs.byName[tag] = bodyField{f.Index, stringField}
 		case f.Type == stringPtrType:
-			fs.byName[name] = bodyField{f.Index, stringPtrField}
+			fs.byName[tag] = bodyField{f.Index, stringPtrField}
 		default:
 			fs = nil
 		}

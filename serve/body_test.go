@@ -212,6 +212,46 @@ func TestPlainString(t *testing.T) {
 	}
 }
 
+// TestBodyFieldsOf: every body type the gateway decodes has the plain
+// case (a field type or tag the split cannot read would silently leave
+// every body to json.Unmarshal), and the types it cannot read have none.
+func TestBodyFieldsOf(t *testing.T) {
+	for name, fresh := range bodyTypes {
+		typ := reflect.TypeOf(fresh()).Elem()
+		if typ.Kind() == reflect.Slice {
+			typ = typ.Elem()
+		}
+		if bodyFieldsOf(typ) == nil {
+			t.Errorf("%s (%v): no plain case", name, typ)
+		}
+	}
+	type inner struct {
+		A json.RawMessage `json:"a"`
+	}
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[string](),
+		reflect.TypeFor[struct {
+			N json.RawMessage `json:"n,omitempty"`
+		}](),
+		reflect.TypeFor[struct {
+			N int `json:"n"`
+		}](),
+		reflect.TypeFor[struct {
+			N json.RawMessage
+		}](),
+		reflect.TypeFor[struct {
+			inner `json:"in"`
+		}](),
+	} {
+		if bodyFieldsOf(typ) != nil {
+			t.Errorf("%v: a plain case, want none", typ)
+		}
+	}
+	if fs := bodyFieldsOf(reflect.TypeFor[struct{ inner }]()); fs == nil || len(fs.byName) != 1 {
+		t.Errorf("an embedded struct's fields are not promoted: %+v", fs)
+	}
+}
+
 func FuzzDecodeBody(f *testing.F) {
 	for _, c := range bodyCases {
 		if len(c) < 1000 {
