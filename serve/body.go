@@ -67,9 +67,18 @@ func splitList(body []byte, v reflect.Value) bool {
 	if d.Parse(body) != nil || d.Kind(0) != pyjson.Array {
 		return false
 	}
+	// Every element an object, before a slice for them all is made: a
+	// list of a million numbers fails here, at no cost.
+	ok := true
+	d.Elements(0, func(e, _ int) bool {
+		ok = d.Kind(e) == pyjson.Object
+		return ok
+	})
+	if !ok {
+		return false
+	}
 	n := int(d.Nodes[0].Len)
 	list := reflect.MakeSlice(v.Type(), n, n)
-	ok := true
 	d.Elements(0, func(e, pos int) bool {
 		ok = decodeObject(d, e, list.Index(pos), fs)
 		return ok
