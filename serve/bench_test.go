@@ -163,15 +163,23 @@ func BenchmarkGatewayStream(b *testing.B) {
 	}
 }
 
-// realisticChatBody is the realistic request (testdata/bench) as a client
-// sends it to /v1/chat/completions: compact JSON, each call's arguments a
-// JSON string, the template arguments in chat_template_kwargs.
-func realisticChatBody(b *testing.B) []byte {
+// readRealistic decodes the realistic request (testdata/bench) into req.
+func readRealistic(b *testing.B, req any) {
 	b.Helper()
 	data, err := os.ReadFile("../testdata/bench/realistic_request.json")
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := json.Unmarshal(data, req); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// realisticChatBody is the realistic request (testdata/bench) as a client
+// sends it to /v1/chat/completions: compact JSON, each call's arguments a
+// JSON string, the template arguments in chat_template_kwargs.
+func realisticChatBody(b *testing.B) []byte {
+	b.Helper()
 	var req struct {
 		Messages             []map[string]any `json:"messages"`
 		Tools                json.RawMessage  `json:"tools"`
@@ -179,9 +187,7 @@ func realisticChatBody(b *testing.B) []byte {
 		ReasoningEffort      json.RawMessage  `json:"reasoning_effort"`
 		AllowMissingThinking json.RawMessage  `json:"allow_missing_thinking"`
 	}
-	if err := json.Unmarshal(data, &req); err != nil {
-		b.Fatal(err)
-	}
+	readRealistic(b, &req)
 	for _, m := range req.Messages {
 		calls, _ := m["tool_calls"].([]any)
 		for _, c := range calls {
@@ -230,10 +236,6 @@ func BenchmarkChatRequestDecode(b *testing.B) {
 // signatures), so the server must allow missing thinking.
 func realisticMessagesBody(b *testing.B) []byte {
 	b.Helper()
-	data, err := os.ReadFile("../testdata/bench/realistic_request.json")
-	if err != nil {
-		b.Fatal(err)
-	}
 	var req struct {
 		Messages []struct {
 			Role       string `json:"role"`
@@ -255,9 +257,7 @@ func realisticMessagesBody(b *testing.B) []byte {
 			} `json:"function"`
 		} `json:"tools"`
 	}
-	if err := json.Unmarshal(data, &req); err != nil {
-		b.Fatal(err)
-	}
+	readRealistic(b, &req)
 	var system string
 	var msgs []map[string]any
 	for _, m := range req.Messages {

@@ -2,14 +2,12 @@ package serve
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/corpus"
 )
 
@@ -269,25 +267,6 @@ func FuzzDecodeBody(f *testing.F) {
 	})
 }
 
-// messagesOneByOne is how decodeMessages read a chat request's messages
-// before decodeMessageList: each message on its own, an error or a marker
-// in a name ending the list.
-func messagesOneByOne(raws []json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
-	messages := make([]harmony.Message, len(raws))
-	for i, raw := range raws {
-		if err := messages[i].UnmarshalJSON(raw); err != nil {
-			if errors.Is(err, harmony.ErrArgumentsString) {
-				return nil, argumentsError(messagePath(i), err)
-			}
-			return nil, harmonyError(messagePath(i), "invalid_message", err)
-		}
-		if err := nameMarker(&messages[i], i, checkNames); err != nil {
-			return nil, err
-		}
-	}
-	return messages, nil
-}
-
 // TestDecodeMessageListMatchesOneByOne: decoding the messages in one parse
 // gives what decoding them one by one gives, messages or first error, on
 // the format page's examples, on generated requests (a quarter with an
@@ -319,7 +298,7 @@ func TestDecodeMessageListMatchesOneByOne(t *testing.T) {
 	for _, list := range lists {
 		for _, check := range []bool{true, false} {
 			got, gotErr := decodeMessageList(list, check)
-			want, wantErr := messagesOneByOne(list, check)
+			want, wantErr := decodeMessagesOneByOne(list, check)
 			if !reflect.DeepEqual(gotErr, wantErr) {
 				t.Fatalf("%.200s: error %+v, one by one %+v", list, gotErr, wantErr)
 			}

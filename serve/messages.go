@@ -439,7 +439,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 	allow := s.cfg.AllowMissingThinking
 	lastAssistant := -1 // index in m.req.messages of the open assistant turn
 	for i, rm := range msgs {
-		path := "messages[" + strconv.Itoa(i) + "]"
+		path := messagePath(i)
 		var am anthropicMessage
 		if len(rm) == 0 || rm[0] != '{' {
 			return paramError(path, "invalid_message", "must be an object, got "+kindOf(rm))

@@ -341,8 +341,13 @@ func decodeMessageList(raws []json.RawMessage, checkNames bool) ([]harmony.Messa
 		}
 		return messages, nil
 	}
-	// Grown as the messages decode, so that a list that fails early
-	// allocates little.
+	return decodeMessagesOneByOne(raws, checkNames)
+}
+
+// decodeMessagesOneByOne decodes each message on its own, the first error
+// or marker in a name ending the list. The slice grows as the messages
+// decode, so that a list that fails early allocates little.
+func decodeMessagesOneByOne(raws []json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
 	var messages []harmony.Message
 	for i, raw := range raws {
 		messages = append(messages, harmony.Message{})
@@ -630,7 +635,7 @@ func checkRequestMarkers(r *request, cfg *Config, origin []string) *apiError {
 	}
 	for i := range r.messages {
 		if mk := harmony.FindMarker(r.messages[i].Name); mk != "" {
-			return mapMessagePath(markerError(harmony.MarkerUse{Path: "messages[" + strconv.Itoa(i) + "].name", Marker: mk}), origin, "")
+			return mapMessagePath(markerError(harmony.MarkerUse{Path: messagePath(i) + ".name", Marker: mk}), origin, "")
 		}
 	}
 	if uses := harmony.MarkerUses(r.messages, &r.opts); len(uses) > 0 {
