@@ -23,6 +23,12 @@ import (
 // the texts are few, long or of uneven length; a single long text is
 // encoded on every core. The ids are the same as encoding each text whole:
 // encodeSpan says how the spans are joined.
+//
+// Once out of jobs, the other goroutines of a batch poll for the next
+// batch for up to 100 microseconds before they exit, so that batches
+// called one after another start on every core at once instead of waiting
+// for the runtime to wake a thread: up to that much CPU time on each of
+// GOMAXPROCS-1 cores after a batch.
 func (t *Tokenizer) EncodeBatch(texts []string) [][]int {
 	return t.encodeBatch(texts, false)
 }
@@ -82,30 +88,32 @@ func (t *Tokenizer) encodeBatchWith(texts []string, ordinary bool, workers, minS
 	}
 	r := &batchRun{t: t, texts: texts, ordinary: ordinary, jobs: jobs, out: out,
 		left: make([]atomic.Int32, len(texts)), first: make([]int, len(texts)),
-		states: make([]*state, workers+1), done: make(chan struct{})}
+		done: make(chan struct{})}
 	for j := len(jobs) - 1; j >= 0; j-- {
 		r.left[jobs[j].text].Add(1)
 		r.first[jobs[j].text] = j
 	}
 	r.pending.Store(int64(len(jobs)))
-	// The caller works too, from the start, and workers goroutines join
-	// it: one more than the other Ps can run, because the runtime keeps
-	// the goroutine started last in a slot of this P (runnext) that
-	// another P takes from only after a 3 us sleep (55-60 us in an
-	// execution trace on the 2-core VM). The ones started before it are
-	// taken at once; the last one runs when the caller waits, and usually
-	// finds no job left.
-	for w := 1; w <= workers; w++ {
-		go r.work(w)
-	}
-	r.work(0)
-	r.wait()
-	// The states go back to the pool once every text is joined: the ids of
-	// a span live in its goroutine's state until then.
-	for _, st := range r.states {
-		if st != nil {
-			t.putState(st)
+	// Goroutines still lingering after an earlier batch take the jobs at
+	// once (linger). For the other Ps, new goroutines join the caller: one
+	// more than they can run, because the runtime keeps the goroutine
+	// started last in a slot of this P (runnext) that another P takes
+	// from only after a 3 us sleep (55-60 us in an execution trace on the
+	// 2-core VM). The ones started before it are taken at once; the last
+	// one runs when the caller waits, and usually finds no job left.
+	batchPool.offer.Store(r)
+	if need := workers - 1 - int(batchPool.lingering.Load()); need > 0 {
+		for range need + 1 {
+			go r.workThenLinger()
 		}
+	}
+	st := r.work(nil)
+	r.wait()
+	batchPool.offer.CompareAndSwap(r, nil)
+	// The caller's state goes back to the pool once every text is joined:
+	// the ids of its spans live in it until then.
+	if st != nil {
+		t.putState(st)
 	}
 	return out
 }
@@ -124,27 +132,29 @@ type batchRun struct {
 	// text's first job).
 	left  []atomic.Int32
 	first []int
-	// states[w] is goroutine w's state, once it has taken a job.
-	states []*state
-	next   atomic.Int64 // the next job to take
+	next  atomic.Int64 // the next job to take
 	// pending counts the jobs not done, joins included; done is closed
 	// when it reaches 0.
 	pending atomic.Int64
 	done    chan struct{}
 }
 
-// work takes jobs until none is left, with a state of its own.
-func (r *batchRun) work(w int) {
-	var st *state
+// work takes jobs until none is left, with the state st, or one from the
+// pool if st is nil and there is a job; it returns the state. The ids of
+// the spans it encodes stay in the state until the batch is done.
+func (r *batchRun) work(st *state) *state {
+	reset := false
 	for {
 		j := int(r.next.Add(1)) - 1
 		if j >= len(r.jobs) {
-			return
+			return st
 		}
 		if st == nil {
 			st = r.t.getState()
+		}
+		if !reset {
 			st.spans.reset()
-			r.states[w] = st
+			reset = true
 		}
 		r.t.runJob(st, r.texts, r.jobs, j, r.ordinary)
 		if i := r.jobs[j].text; r.left[i].Add(-1) == 0 {
@@ -154,6 +164,70 @@ func (r *batchRun) work(w int) {
 			close(r.done)
 		}
 	}
+}
+
+// workThenLinger is a goroutine a batch starts: it works, then lingers.
+func (r *batchRun) workThenLinger() {
+	linger(r, r.work(nil))
+}
+
+// batchPool is what the goroutines of a batch do once they run out of
+// jobs: they linger, polling offer for the next batch, for up to
+// lingerFor, and then exit. A goroutine started to work wakes a parked
+// thread, which takes 10-60 us on a VM; batches called one after another
+// (a loop over a corpus, a benchmark) find the lingering goroutines
+// running on the other Ps instead. A lingering goroutine also keeps its
+// state, and with it the cache of merged pieces in its core's caches.
+// What it costs is at most lingerFor of CPU time on each of GOMAXPROCS-1
+// Ps after a batch.
+var batchPool struct {
+	offer     atomic.Pointer[batchRun] // the batch being handed out, if any
+	lingering atomic.Int32             // goroutines polling offer
+}
+
+// lingerFor is how long a batch's goroutine, out of jobs, polls for the
+// next batch before it exits.
+const lingerFor = 100 * time.Microsecond
+
+// linger polls batchPool.offer for up to lingerFor after the goroutine's
+// last batch, works on any batch with jobs left, and starts over; it
+// returns when none came, or at once when GOMAXPROCS-1 goroutines linger
+// already. st, the state the goroutine used for last, is used again for a
+// batch of the same tokenizer once last is done (until then its spans'
+// ids may be read by last's join); it goes back to its pool when the
+// goroutine exits, if last is done.
+func linger(last *batchRun, st *state) {
+	defer func() {
+		if st != nil && last.pending.Load() == 0 {
+			last.t.putState(st)
+		}
+	}()
+	if int(batchPool.lingering.Add(1)) > runtime.GOMAXPROCS(0)-1 {
+		batchPool.lingering.Add(-1)
+		return
+	}
+	deadline := time.Now().Add(lingerFor)
+	for k := 1; ; k++ {
+		r := batchPool.offer.Load()
+		if r != nil && r != last && r.next.Load() < int64(len(r.jobs)) && last.pending.Load() == 0 {
+			batchPool.lingering.Add(-1)
+			if st != nil && r.t != last.t {
+				last.t.putState(st)
+				st = nil
+			}
+			st, last = r.work(st), r
+			if int(batchPool.lingering.Add(1)) > runtime.GOMAXPROCS(0)-1 {
+				break
+			}
+			deadline = time.Now().Add(lingerFor)
+			continue
+		}
+		if k&15 == 0 && time.Now().After(deadline) {
+			break
+		}
+		runtime.Gosched()
+	}
+	batchPool.lingering.Add(-1)
 }
 
 // spinWait is how long the caller, out of jobs, polls for the others to

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
@@ -341,6 +342,63 @@ func TestEncodeBatch(t *testing.T) {
 	}
 	if got := tk.EncodeBatch(nil); len(got) != 0 {
 		t.Errorf("EncodeBatch(nil) = %v", got)
+	}
+}
+
+// TestEncodeBatchConcurrent: batches called from several goroutines at
+// once, on two tokenizers, give each text's ids: the goroutines a batch
+// leaves lingering take jobs of whichever batch comes next, with a state
+// of its own tokenizer, and never reuse a state whose spans an earlier
+// batch has still to join (run with -race). Once the calls stop, the
+// lingering goroutines exit.
+func TestEncodeBatchConcurrent(t *testing.T) {
+	beamTok := beam(t)
+	gpt2, err := tokenizer.Load("testdata/gpt2/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := oracleCorpus()
+	long := strings.Join(corpus, "\n")[:24<<10]
+	texts := []string{long, long[len(long)/3:], "short", long[:len(long)/2]}
+	toks := []*tokenizer.Tokenizer{beamTok, gpt2}
+	want := make([][][]int, len(toks))
+	for k, tk := range toks {
+		for _, s := range texts {
+			want[k] = append(want[k], tk.AppendEncodeOrdinary(nil, s))
+		}
+	}
+	before := runtime.NumGoroutine()
+	for _, procs := range []int{2, 4} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			var wg sync.WaitGroup
+			for c := range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for n := range 8 {
+						k := (c + n) % len(toks)
+						got := toks[k].EncodeOrdinaryBatch(texts[n%2:])
+						for i, ids := range got {
+							if !slices.Equal(ids, want[k][n%2+i]) {
+								t.Errorf("caller %d, batch %d, tokenizer %d: text %d: %v, want %v",
+									c, n, k, n%2+i, clipIDs(ids), clipIDs(want[k][n%2+i]))
+								return
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+	// Lingering goroutines poll for a fraction of a millisecond; allow
+	// them far longer on a loaded machine.
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left after the batches, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
