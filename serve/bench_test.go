@@ -315,3 +315,38 @@ func BenchmarkMessagesRequestDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventDecode decodes the engine events of BenchmarkGatewayStream's
+// cases, as the gateway's stream reads them: the per-token work of
+// reading an event (ns/op is per event).
+func BenchmarkEventDecode(b *testing.B) {
+	reasoning := strings.Repeat("Let me think about the question step by step. ", 25)
+	content := strings.Repeat("The answer has several parts, each explained in turn. ", 60)
+	args := strings.Repeat("for i in range(10):\n    print(i * 2)  # loop\n", 60)
+	for _, tc := range []struct{ name, text, stop string }{
+		{"answer", answerText(reasoning, content), "<|return|>"},
+		{"tool_call", callsText(reasoning, scriptCall{"write_file", [][2]string{{"path", "a.py"}, {"text", args}}}), "<|call|>"},
+	} {
+		var events [][]byte
+		for _, ev := range newReplayEngine(tc.text, tc.stop).events {
+			data, ok := bytes.CutPrefix(bytes.TrimSuffix(ev, []byte("\n\n")), []byte("data: "))
+			if ok && string(data) != "[DONE]" {
+				events = append(events, data)
+			}
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var d eventDecoder
+			var c completion
+			i := 0
+			for b.Loop() {
+				if err := d.decode(events[i], &c); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == len(events) {
+					i = 0
+				}
+			}
+		})
+	}
+}

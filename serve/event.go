@@ -18,10 +18,9 @@ import (
 // the same way (TestEventDecoderAgrees, FuzzEventDecoder) and words the
 // errors.
 type eventDecoder struct {
-	// doc is decodeCompletion's tape, also used to decode the strings
-	// that hold escapes.
+	// doc is decodeCompletion's tape.
 	doc pyjson.Doc
-	// strs holds the bytes of the strings without escapes read so far
+	// strs holds the bytes of the strings read so far, escapes decoded,
 	// from the current block: one allocation a block, not one a token.
 	// Bytes once written are never written again (a full block is
 	// replaced, not reused), so the strings stay immutable.
@@ -315,10 +314,21 @@ func (d *eventDecoder) str(lit []byte, escaped bool) (string, bool) {
 	if !escaped {
 		return d.copyString(lit[1 : len(lit)-1]), true
 	}
-	if d.doc.Parse(lit) != nil {
-		return "", false
+	// scanScalar has checked the escapes, and what they decode to is never
+	// longer than they are.
+	raw := lit[1 : len(lit)-1]
+	if len(raw) > cap(d.strs)-len(d.strs) {
+		if len(raw) > strBlock/4 {
+			return string(pyjson.AppendUnquoted(nil, raw)), true
+		}
+		d.strs = make([]byte, 0, strBlock)
 	}
-	return d.doc.Str(0), true
+	at := len(d.strs)
+	d.strs = pyjson.AppendUnquoted(d.strs, raw)
+	if len(d.strs) == at {
+		return "", true
+	}
+	return unsafe.String(&d.strs[at], len(d.strs)-at), true
 }
 
 // strBlock is the size of eventDecoder.strs's blocks; a longer string is

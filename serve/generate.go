@@ -446,9 +446,8 @@ type streamGen struct {
 	hold   stopHold
 	// tail keeps the last bytes given to the parser, enough to tell
 	// whether the text ended with an end marker.
-	tailBuf [2 * tailLen]byte
-	tail    []byte
-	calls   int
+	tail  textTail
+	calls int
 	// cut is set when the call limit ended the generation early.
 	cut bool
 
@@ -461,7 +460,34 @@ type streamGen struct {
 	over bool
 }
 
+// tailLen is how many of the last bytes of a text textTail keeps: more
+// than the longest end marker.
 const tailLen = 16
+
+// textTail keeps the last tailLen bytes of a text given in pieces. It
+// copies them to the start of its buffer only when the buffer is full,
+// not at every piece.
+type textTail struct {
+	buf [16 * tailLen]byte
+	n   int
+}
+
+// add appends s to the text.
+func (t *textTail) add(s string) {
+	if len(s) >= tailLen {
+		t.n = copy(t.buf[:], s[len(s)-tailLen:])
+		return
+	}
+	if t.n+len(s) > len(t.buf) {
+		t.n = copy(t.buf[:], t.buf[t.n-tailLen:t.n])
+	}
+	t.n += copy(t.buf[t.n:], s)
+}
+
+// last returns the text's last tailLen bytes, or all of it when shorter.
+func (t *textTail) last() string {
+	return string(t.buf[max(0, t.n-tailLen):t.n])
+}
 
 // token notes an engine event with generated text in the latency
 // metrics; reads is the engine stream's read count once the event is read.
@@ -488,17 +514,7 @@ func (g *streamGen) feed(text string) *apiError {
 	if text == "" || g.cut {
 		return nil
 	}
-	if g.tail == nil {
-		g.tail = g.tailBuf[:0]
-	}
-	if len(text) >= tailLen {
-		g.tail = append(g.tail[:0], text[len(text)-tailLen:]...)
-	} else {
-		g.tail = append(g.tail, text...)
-		if len(g.tail) > tailLen {
-			g.tail = g.tail[:copy(g.tail, g.tail[len(g.tail)-tailLen:])]
-		}
-	}
+	g.tail.add(text)
 	var err error
 	g.events, err = g.parser.Feed(text, g.events[:0])
 	g.emit()
@@ -610,7 +626,7 @@ func (g *streamGen) run(body io.Reader) {
 			return
 		}
 		end.stop = g.hold.matched
-		if aerr := g.feed(missingEnd(string(g.tail), finish, stopReason)); aerr != nil {
+		if aerr := g.feed(missingEnd(g.tail.last(), finish, stopReason)); aerr != nil {
 			g.failLocked(aerr)
 			return
 		}

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -95,6 +96,31 @@ func TestSSEReaderEvents(t *testing.T) {
 		}
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("events %q, want %q", got, want)
+		}
+	}
+}
+
+// TestTextTail: textTail's last is the last tailLen bytes of everything
+// added, for pieces of every length up to past tailLen, across the
+// compactions of its buffer.
+func TestTextTail(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	var tail textTail
+	var all []byte
+	for i := range 5000 {
+		n := r.IntN(tailLen + 4)
+		if i%7 == 0 {
+			n = r.IntN(3)
+		}
+		piece := make([]byte, n)
+		for k := range piece {
+			piece[k] = byte('a' + r.IntN(26))
+		}
+		tail.add(string(piece))
+		all = append(all, piece...)
+		want := string(all[max(0, len(all)-tailLen):])
+		if got := tail.last(); got != want {
+			t.Fatalf("after %d pieces (%d bytes): last() = %q, want %q", i+1, len(all), got, want)
 		}
 	}
 }

@@ -190,6 +190,12 @@ func escapeIndex(b []byte) int {
 // for every escape but \u (0).
 var shortEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
+// AppendUnquoted appends to dst the decoded inside of a JSON string
+// literal (raw, without its quotes) whose escapes are valid, as Parse
+// checks them: for callers that scanned a string themselves. The decoded
+// text is never longer than raw.
+func AppendUnquoted(dst, raw []byte) []byte { return appendUnquoted(dst, raw) }
+
 // appendUnquoted decodes the inside of a valid JSON string literal.
 // A lone UTF-16 surrogate decodes to U+FFFD, since Go strings hold UTF-8.
 func appendUnquoted(dst, raw []byte) []byte {
