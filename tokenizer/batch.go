@@ -171,15 +171,17 @@ func (r *batchRun) workThenLinger() {
 	linger(r, r.work(nil))
 }
 
-// batchPool is what the goroutines of a batch do once they run out of
-// jobs: they linger, polling offer for the next batch, for up to
-// lingerFor, and then exit. A goroutine started to work wakes a parked
+// batchPool is where the goroutines of a batch, once out of jobs, look
+// for the next one: they linger, polling offer, for up to lingerFor, and
+// then exit. A goroutine started to work wakes a parked
 // thread, which takes 10-60 us on a VM; batches called one after another
 // (a loop over a corpus, a benchmark) find the lingering goroutines
 // running on the other Ps instead. A lingering goroutine also keeps its
 // state, and with it the cache of merged pieces in its core's caches.
 // What it costs is at most lingerFor of CPU time on each of GOMAXPROCS-1
-// Ps after a batch.
+// Ps after a batch. Only the batch offered last is seen: batches called
+// at the same time from several goroutines start goroutines of their own,
+// and a batch nobody joins is encoded by its caller alone.
 var batchPool struct {
 	offer     atomic.Pointer[batchRun] // the batch being handed out, if any
 	lingering atomic.Int32             // goroutines polling offer
