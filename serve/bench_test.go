@@ -96,6 +96,22 @@ func (p *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// streamCase is a generation the gateway benchmarks stream: the engine's
+// text and the stop string it ends on.
+type streamCase struct{ name, text, stop string }
+
+// streamCases are BenchmarkGatewayStream's generations: a reasoning and an
+// answer, and a reasoning and a tool call with 2.7 KB of code.
+func streamCases() []streamCase {
+	reasoning := strings.Repeat("Let me think about the question step by step. ", 25)
+	content := strings.Repeat("The answer has several parts, each explained in turn. ", 60)
+	args := strings.Repeat("for i in range(10):\n    print(i * 2)  # loop\n", 60)
+	return []streamCase{
+		{"answer", answerText(reasoning, content), "<|return|>"},
+		{"tool_call", callsText(reasoning, scriptCall{"write_file", [][2]string{{"path", "a.py"}, {"text", args}}}), "<|call|>"},
+	}
+}
+
 // BenchmarkGatewayStream measures the gateway's own cost per streamed
 // token: the same engine stream is read through the gateway (render,
 // parse, re-encode as chat chunks) and through a plain relay; the
@@ -104,15 +120,7 @@ func (p *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (ns/token) is dominated by the flushes and hand-offs of the three-hop
 // pipeline and varies more from run to run.
 func BenchmarkGatewayStream(b *testing.B) {
-	reasoning := strings.Repeat("Let me think about the question step by step. ", 25)
-	content := strings.Repeat("The answer has several parts, each explained in turn. ", 60)
-	args := strings.Repeat("for i in range(10):\n    print(i * 2)  # loop\n", 60)
-	cases := []struct {
-		name, text, stop string
-	}{
-		{"answer", answerText(reasoning, content), "<|return|>"},
-		{"tool_call", callsText(reasoning, scriptCall{"write_file", [][2]string{{"path", "a.py"}, {"text", args}}}), "<|call|>"},
-	}
+	cases := streamCases()
 	body := `{"model":"beam","stream":true,"messages":[{"role":"user","content":"Explain."}]}`
 	for _, tc := range cases {
 		eng := newReplayEngine(tc.text, tc.stop)
@@ -320,13 +328,7 @@ func BenchmarkMessagesRequestDecode(b *testing.B) {
 // cases, as the gateway's stream reads them: the per-token work of
 // reading an event (ns/op is per event).
 func BenchmarkEventDecode(b *testing.B) {
-	reasoning := strings.Repeat("Let me think about the question step by step. ", 25)
-	content := strings.Repeat("The answer has several parts, each explained in turn. ", 60)
-	args := strings.Repeat("for i in range(10):\n    print(i * 2)  # loop\n", 60)
-	for _, tc := range []struct{ name, text, stop string }{
-		{"answer", answerText(reasoning, content), "<|return|>"},
-		{"tool_call", callsText(reasoning, scriptCall{"write_file", [][2]string{{"path", "a.py"}, {"text", args}}}), "<|call|>"},
-	} {
+	for _, tc := range streamCases() {
 		var events [][]byte
 		for _, ev := range newReplayEngine(tc.text, tc.stop).events {
 			data, ok := bytes.CutPrefix(bytes.TrimSuffix(ev, []byte("\n\n")), []byte("data: "))

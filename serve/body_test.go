@@ -143,18 +143,8 @@ func TestDecodeBodyFastPath(t *testing.T) {
 	}
 }
 
-// nestedStrict is how decodeTools found function.strict before
-// functionStrict: json.Unmarshal into nested structs.
-func nestedStrict(tool []byte) json.RawMessage {
-	var st struct {
-		Function struct {
-			Strict json.RawMessage `json:"strict"`
-		} `json:"function"`
-	}
-	_ = json.Unmarshal(tool, &st)
-	return st.Function.Strict
-}
-
+// TestFunctionStrictMatchesEncodingJSON: functionStrict's split finds
+// what nestedStrict (json.Unmarshal into nested structs) finds.
 func TestFunctionStrictMatchesEncodingJSON(t *testing.T) {
 	tools := []string{
 		`{"type":"function","function":{"name":"f","strict":true}}`,

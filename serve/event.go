@@ -311,24 +311,13 @@ func (d *eventDecoder) optionalString(lit []byte, escaped bool, dst *string) boo
 
 // str returns the string literal lit decoded as pyjson decodes it.
 func (d *eventDecoder) str(lit []byte, escaped bool) (string, bool) {
+	raw := lit[1 : len(lit)-1]
 	if !escaped {
-		return d.copyString(lit[1 : len(lit)-1]), true
+		return d.copyString(raw), true
 	}
 	// scanScalar has checked the escapes, and what they decode to is never
 	// longer than they are.
-	raw := lit[1 : len(lit)-1]
-	if len(raw) > cap(d.strs)-len(d.strs) {
-		if len(raw) > strBlock/4 {
-			return string(pyjson.AppendUnquoted(nil, raw)), true
-		}
-		d.strs = make([]byte, 0, strBlock)
-	}
-	at := len(d.strs)
-	d.strs = pyjson.AppendUnquoted(d.strs, raw)
-	if len(d.strs) == at {
-		return "", true
-	}
-	return unsafe.String(&d.strs[at], len(d.strs)-at), true
+	return d.appendString(raw, true), true
 }
 
 // strBlock is the size of eventDecoder.strs's blocks; a longer string is
@@ -337,18 +326,34 @@ const strBlock = 4096
 
 // copyString returns a string holding a copy of b.
 func (d *eventDecoder) copyString(b []byte) string {
+	return d.appendString(b, false)
+}
+
+// appendString returns b as a string, its escapes decoded when unescape
+// is set (never longer than b): in the current block when it fits, or in
+// a new block, or, when b is long, in memory of its own.
+func (d *eventDecoder) appendString(b []byte, unescape bool) string {
+	add := func(dst []byte) []byte {
+		if unescape {
+			return pyjson.AppendUnquoted(dst, b)
+		}
+		return append(dst, b...)
+	}
 	if len(b) == 0 {
 		return ""
 	}
 	if len(b) > cap(d.strs)-len(d.strs) {
 		if len(b) > strBlock/4 {
-			return string(b)
+			return string(add(nil))
 		}
 		d.strs = make([]byte, 0, strBlock)
 	}
 	at := len(d.strs)
-	d.strs = append(d.strs, b...)
-	return unsafe.String(&d.strs[at], len(b))
+	d.strs = add(d.strs)
+	if len(d.strs) == at {
+		return ""
+	}
+	return unsafe.String(&d.strs[at], len(d.strs)-at)
 }
 
 // scanKey reads an object key without escapes at b[i:] and the colon

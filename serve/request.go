@@ -569,6 +569,13 @@ func functionStrict(tool json.RawMessage) json.RawMessage {
 			return f.Strict
 		}
 	}
+	return nestedStrict(tool)
+}
+
+// nestedStrict is function.strict as json.Unmarshal into nested structs
+// finds it: functionStrict's rule, and its way for any tool it does not
+// split itself.
+func nestedStrict(tool []byte) json.RawMessage {
 	var nested struct {
 		Function struct {
 			Strict json.RawMessage `json:"strict"`
