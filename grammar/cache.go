@@ -1,36 +1,41 @@
 package grammar
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"sync"
 )
 
 // Cache holds compiled grammars by spec, so that a gateway compiles each
-// distinct (tools, choice, parallel, format) once. It keeps at most its
-// size of them, dropping the least recently used. A Cache is safe for
+// distinct (tools, choice, parallel, format) once. It holds at most its
+// budget of bytes of them (their text and reports; a cached grammar keeps
+// nothing else), dropping the least recently used. A Cache is safe for
 // concurrent use.
 type Cache struct {
-	mu    sync.Mutex
-	size  int
-	items map[[32]byte]*cacheEntry
-	clock uint64
+	mu       sync.Mutex
+	maxBytes int
+	bytes    int
+	items    map[[32]byte]*cacheEntry
+	clock    uint64
 }
 
 type cacheEntry struct {
-	g    *Grammar
-	err  error
-	used uint64
+	g     *Grammar
+	err   error
+	used  uint64
+	bytes int
 }
 
-// NewCache returns a cache of at most size grammars (at least 1).
-func NewCache(size int) *Cache {
-	return &Cache{size: max(size, 1), items: map[[32]byte]*cacheEntry{}}
+// NewCache returns a cache of at most maxBytes of grammars (at least one
+// grammar is kept, whatever its size).
+func NewCache(maxBytes int) *Cache {
+	return &Cache{maxBytes: maxBytes, items: map[[32]byte]*cacheEntry{}}
 }
 
-// Compile returns Compile(spec), from the cache when the same spec was
-// compiled before. Errors are cached too.
-func (c *Cache) Compile(spec *Spec) (*Grammar, error) {
+// Compile returns Compile(ctx, spec), from the cache when the same spec
+// was compiled before. Errors are cached too, but not ctx's.
+func (c *Cache) Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
@@ -43,21 +48,53 @@ func (c *Cache) Compile(spec *Spec) (*Grammar, error) {
 		return e.g, e.err
 	}
 	c.mu.Unlock()
-	g, err := Compile(spec)
+	g, err := Compile(ctx, spec)
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	e := &cacheEntry{err: err, bytes: 256}
+	if g != nil {
+		// Only what a caller reads is kept: the text and the reports.
+		g = &Grammar{text: g.text, Dropped: g.Dropped}
+		e.g = g
+		e.bytes += len(g.text)
+		for _, d := range g.Dropped {
+			e.bytes += len(d.Path) + len(d.Keyword) + 32
+		}
+	}
+	if err != nil {
+		e.bytes += len(err.Error())
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.items) >= c.size {
+	if old, ok := c.items[key]; ok {
+		// Compiled meanwhile by another caller.
+		old.used = c.clock
+		return old.g, old.err
+	}
+	for len(c.items) > 0 && c.bytes+e.bytes > c.maxBytes {
 		var oldest [32]byte
 		least := ^uint64(0)
-		for k, e := range c.items {
-			if e.used < least {
-				oldest, least = k, e.used
+		for k, o := range c.items {
+			if o.used < least {
+				oldest, least = k, o.used
 			}
 		}
+		c.bytes -= c.items[oldest].bytes
 		delete(c.items, oldest)
 	}
-	c.items[key] = &cacheEntry{g, err, c.clock}
-	return g, err
+	c.clock++
+	e.used = c.clock
+	c.items[key] = e
+	c.bytes += e.bytes
+	return e.g, e.err
+}
+
+// Bytes is the size of the grammars held, as the budget counts it.
+func (c *Cache) Bytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
 }
 
 // Len is the number of grammars held.

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,7 +104,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Path + ": " + e.Msg }
 
-// Limits on a compiled grammar. Each is an error past it.
+// Limits on a compiled grammar. Each holds while the grammar is built:
+// compiling stops at the first one passed, with an error naming the schema
+// path being compiled.
 const (
 	// MaxRules caps the rules of one grammar.
 	MaxRules = 20000
@@ -118,9 +121,21 @@ const (
 	MaxCount = 1024
 )
 
+// maxWork caps the work of one compilation, in bytes of expressions
+// built (literals, members, variants), so that a large schema is refused
+// before its expressions take much memory.
+const maxWork = MaxBytes
+
+// maxRepetitions caps the sum of the counts of a grammar's bounded
+// repetitions (minLength/maxLength, minItems/maxItems): each is expanded by
+// the engines, so a schema of many long strings is a large grammar there
+// even when each count is under MaxCount. Past it a count is not enforced
+// (reported; an error under strict).
+const maxRepetitions = 2048
+
 type memoKey struct {
 	node int
-	ctx  context
+	ctx  textContext
 	xml  bool
 }
 
@@ -142,15 +157,36 @@ type compiler struct {
 	prefix  string       // rule name prefix of the schema being compiled
 
 	dropped []Dropped
+
+	ctx   context.Context
+	work  int // maxWork's count
+	nodes int // schema nodes compiled, to poll ctx now and then
+	reps  int // maxRepetitions's count
+	// paths names the rule of each schema compiled, for the errors the
+	// analysis of the finished grammar finds.
+	paths map[int]string
+	// tops are the tools' arguments and the response format's value,
+	// each of which must be able to match something.
+	tops []top
+}
+
+// top is one tool's arguments or the response format's value, and the
+// request path of its schema.
+type top struct {
+	e    *expr
+	path string
 }
 
 // Compile compiles spec into a grammar, or returns nil when spec asks for
-// no constraint (Constrained is false). The errors are *Error.
-func Compile(spec *Spec) (*Grammar, error) {
+// no constraint (Constrained is false). The errors are *Error, or ctx's
+// error when ctx ends first. The work is linear in the size of the
+// schemas, and bounded: past MaxRules, MaxBytes or the engines' expanded
+// size it stops with an error.
+func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
-	c := &compiler{}
+	c := &compiler{ctx: ctx, paths: map[int]string{}}
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -178,6 +214,7 @@ func Compile(spec *Spec) (*Grammar, error) {
 	}
 	var final *expr
 	switch {
+	case c.err != nil:
 	case spec.Format != nil && (spec.Choice == Auto || spec.Choice == None):
 		final = c.final(spec.Format)
 	case spec.Choice == Auto:
@@ -189,18 +226,62 @@ func Compile(spec *Spec) (*Grammar, error) {
 	}
 	tail = alt(calls, final)
 	if tail == nil {
-		return nil, &Error{"tools", "no output satisfies the constraints"}
+		return nil, &Error{c.what(spec), "no output satisfies the constraints"}
 	}
 	c.g.define(root, seq(reasoning, tail))
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, bases: c.g.bases}
-	if len(g.rules) > MaxRules {
-		return nil, &Error{"tools", fmt.Sprintf("the grammar takes %d rules, more than %d; simplify the schemas", len(g.rules), MaxRules)}
+	if c.g.over != "" {
+		return nil, &Error{c.what(spec), c.g.over}
 	}
-	g.text = g.write()
-	if n := len(g.text); n > MaxBytes {
-		return nil, &Error{"tools", fmt.Sprintf("the grammar takes %d bytes, more than %d; simplify the schemas", n, MaxBytes)}
+	reachable, err := c.analyze(root)
+	if err != nil {
+		return nil, err
 	}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, bases: c.g.bases, text: c.g.text(root, reachable)}
 	return g, nil
+}
+
+// what is the request field a whole grammar answers for: the response
+// format's schema, the tools' or the tool choice.
+func (c *compiler) what(spec *Spec) string {
+	switch {
+	case spec.Format != nil && spec.Choice != Required && spec.Choice != Named && len(spec.Tools) == 0:
+		return "response_format.json_schema.schema"
+	case spec.Choice == Required || spec.Choice == Named:
+		return "tool_choice"
+	}
+	return "tools"
+}
+
+// stop reports whether compiling must stop: an error was recorded, a cap
+// was passed (recorded as an error at path), or ctx ended. It polls ctx
+// every 64 calls.
+func (c *compiler) stop(path string) bool {
+	if c.err != nil {
+		return true
+	}
+	if c.g.over != "" {
+		c.fail(path, c.g.over)
+		return true
+	}
+	if c.work > maxWork {
+		c.fail(path, "the schemas are too large to compile (more than "+itoa(maxWork)+" bytes of grammar expressions); simplify them")
+		return true
+	}
+	c.nodes++
+	if c.nodes%64 == 0 && c.ctx != nil {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err
+			return true
+		}
+	}
+	return false
+}
+
+// spend counts n bytes of expressions built at path against maxWork and
+// reports whether compiling may go on.
+func (c *compiler) spend(path string, n int) bool {
+	c.work += n
+	return !c.stop(path)
 }
 
 // reasoning is Beam's analysis message: non-empty text without a marker.
@@ -224,6 +305,7 @@ func (c *compiler) calls(spec *Spec, tools []Tool) *expr {
 			path = "tools[" + strconv.Itoa(toolIndex(spec.Tools, t.Name)) + "].function.parameters"
 		}
 		args := c.arguments(t, path)
+		c.tops = append(c.tops, top{args, path})
 		header := syntax.Start + syntax.Assistant + " " + syntax.RecipientPrefix + t.Name + syntax.CallHeaderEnd
 		alts = append(alts, seq(lit(header), args))
 	}
@@ -256,7 +338,9 @@ func (c *compiler) final(f *Format) *expr {
 	if !c.load(f.Schema, "response_format.json_schema.schema", f.Strict, "content") {
 		return nil
 	}
-	return seq(header, c.jsonValue(c.root, inContent, "response_format.json_schema.schema"))
+	value := c.jsonValue(c.root, inContent, "response_format.json_schema.schema")
+	c.tops = append(c.tops, top{value, "response_format.json_schema.schema"})
+	return seq(header, value)
 }
 
 // freeFinal is a final message of free text, non-empty and without a
@@ -269,7 +353,7 @@ func (c *compiler) freeFinal() *expr {
 }
 
 // freeMembers is an object's members, any keys and values, in ctx.
-func (c *compiler) freeMembers(ctx context) *expr {
+func (c *compiler) freeMembers(ctx textContext) *expr {
 	key := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
 	member := seq(key, lit(": "), c.anyJSON(ctx))
 	return opt(seq(member, star(seq(lit(", "), member))))
@@ -304,6 +388,16 @@ func (c *compiler) fail(path, msg string) {
 func (c *compiler) drop(path, keyword string) {
 	if c.strict {
 		c.fail(path, "the keyword "+keyword+" can't be enforced in constrained generation; remove it or turn strict off")
+		return
+	}
+	c.dropped = append(c.dropped, Dropped{path, keyword})
+}
+
+// loosen records a keyword the grammar enforces only loosely (a superset of
+// what it allows): reported as dropped, an error under strict.
+func (c *compiler) loosen(path, keyword, why string) {
+	if c.strict {
+		c.fail(path, "the keyword "+keyword+" can't be enforced exactly in constrained generation: "+why+"; change it or turn strict off")
 		return
 	}
 	c.dropped = append(c.dropped, Dropped{path, keyword})
@@ -389,6 +483,19 @@ func (c *compiler) lengths(ks *schema.Keys, minNode, maxNode int, path, what str
 	if hi >= 0 && lo > hi {
 		c.fail(path, "min"+what+" is greater than max"+what)
 	}
+	if n := max(lo, hi); bounded && c.reps+n > maxRepetitions {
+		// The engines write out every copy: past the grammar's budget
+		// the counts are not enforced.
+		why := "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
+		if minNode >= 0 {
+			c.loosen(path+".min"+what, "min"+what, why)
+		}
+		if maxNode >= 0 {
+			c.loosen(path+".max"+what, "max"+what, why)
+		}
+		return 0, -1, false
+	}
+	c.reps += max(lo, hi)
 	return lo, hi, bounded
 }
 

@@ -33,6 +33,20 @@
 // *Error naming the keyword's path; otherwise the keyword is left out and
 // listed in Grammar.Dropped.
 //
+// Compiling is bounded, so that no request can exhaust the gateway or
+// stall an engine: the work is linear in the schemas, stops when its
+// context ends, and stops at the first cap passed (MaxRules, MaxBytes, and
+// the grammar's cost to an engine once it expands the repetitions, as
+// measured with llama.cpp's grammar loader), with an *Error naming the
+// schema being compiled. Numeric bounds are enforced exactly up to 24
+// digits on either side of the point, larger ones loosened and reported;
+// the sum of the repetition counts is capped, each count past it loosened
+// and reported. Before a grammar is returned it is checked as an engine
+// would meet it: a schema nothing satisfies, a $ref cycle that consumes
+// nothing (left recursion) and alternatives nested so that an engine's
+// walk down them would not stay linear are errors naming the schema; rules
+// nothing refers to are not written.
+//
 // Markers are written as literal strings, never as token references: a
 // grammar matches text, whatever the tokens that spell it. The words of
 // the format come from the same definitions the renderer and the parser

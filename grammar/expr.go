@@ -80,18 +80,50 @@ func seq(items ...*expr) *expr {
 	return &expr{kind: kSeq, items: out}
 }
 
+// alt matches any of its items. Items that match nothing (nil) are left
+// out, and so are repeated references to one rule and repeated literals
+// (an engine that walks every alternative would walk each twice).
 func alt(items ...*expr) *expr {
 	var out []*expr
 	hasEmpty := false
+	var seen map[altKey]bool // past a few items
+	add := func(it *expr) {
+		if it.kind == kRef || it.kind == kLit {
+			k := altKey{it.kind, it.rule, it.proto, it.text}
+			if seen == nil && len(out) < 16 {
+				for _, o := range out {
+					if o.kind == k.kind && o.rule == k.rule && o.proto == k.proto && o.text == k.text {
+						return
+					}
+				}
+			} else {
+				if seen == nil {
+					seen = map[altKey]bool{}
+					for _, o := range out {
+						if o.kind == kRef || o.kind == kLit {
+							seen[altKey{o.kind, o.rule, o.proto, o.text}] = true
+						}
+					}
+				}
+				if seen[k] {
+					return
+				}
+				seen[k] = true
+			}
+		}
+		out = append(out, it)
+	}
 	for _, it := range items {
 		switch {
 		case it == nil:
 		case it.kind == kLit && it.text == "":
 			hasEmpty = true
 		case it.kind == kAlt:
-			out = append(out, it.items...)
+			for _, in := range it.items {
+				add(in)
+			}
 		default:
-			out = append(out, it)
+			add(it)
 		}
 	}
 	var e *expr
@@ -112,6 +144,14 @@ func alt(items ...*expr) *expr {
 		return opt(e)
 	}
 	return e
+}
+
+// altKey identifies a reference or a literal among alternatives.
+type altKey struct {
+	kind  exprKind
+	rule  int
+	proto *proto
+	text  string
 }
 
 func rep(e *expr, min, max int) *expr {
@@ -183,15 +223,24 @@ func (e *expr) has(c rune) bool {
 	return in != e.neg
 }
 
+// writeRule writes one rule, "name ::= body" and a newline; nameOf names
+// the rule a reference refers to.
+func writeRule(b *strings.Builder, name string, body *expr, nameOf func(*expr) string) {
+	b.WriteString(name)
+	b.WriteString(" ::= ")
+	writeExpr(b, nameOf, body, false)
+	b.WriteByte('\n')
+}
+
 // writeExpr writes e in the GBNF/EBNF notation both dialects share.
-func writeExpr(b *strings.Builder, g *Grammar, e *expr, nested bool) {
+func writeExpr(b *strings.Builder, nameOf func(*expr) string, e *expr, nested bool) {
 	switch e.kind {
 	case kLit:
 		writeLit(b, e.text)
 	case kClass:
 		writeClass(b, e)
 	case kRef:
-		b.WriteString(g.rules[g.target(e)].name)
+		b.WriteString(nameOf(e))
 	case kSeq, kAlt:
 		sep := " "
 		if e.kind == kAlt {
@@ -204,14 +253,14 @@ func writeExpr(b *strings.Builder, g *Grammar, e *expr, nested bool) {
 			if i > 0 {
 				b.WriteString(sep)
 			}
-			writeExpr(b, g, it, it.kind == kAlt)
+			writeExpr(b, nameOf, it, it.kind == kAlt)
 		}
 		if nested {
 			b.WriteByte(')')
 		}
 	case kRep:
 		inner := e.items[0]
-		writeExpr(b, g, inner, inner.kind == kSeq || inner.kind == kAlt || inner.kind == kRep)
+		writeExpr(b, nameOf, inner, grouped(inner))
 		switch {
 		case e.min == 0 && e.max == 1:
 			b.WriteByte('?')
@@ -227,6 +276,64 @@ func writeExpr(b *strings.Builder, g *Grammar, e *expr, nested bool) {
 			b.WriteString("{" + strconv.Itoa(e.min) + "," + strconv.Itoa(e.max) + "}")
 		}
 	}
+}
+
+// grouped reports whether e is written in parentheses when a repetition
+// applies to it.
+func grouped(e *expr) bool { return e.kind == kSeq || e.kind == kAlt || e.kind == kRep }
+
+// maxExpanded caps the cost of a grammar in an engine once the engine has
+// parsed it and expanded its repetitions (expandedCost), so that no grammar
+// the gateway sends costs the engine much to load: llama.cpp copies the
+// item of S{m,n} n times, in m copies and n-m rules of their own.
+const maxExpanded = 1 << 16
+
+// ruleCost is what a rule costs an engine beside its elements, in
+// elements: measured with llama.cpp's grammar loader, a rule costs about
+// ten times what an element does.
+const ruleCost = 10
+
+// expandedCost estimates the cost of e in llama.cpp's grammar once it is
+// parsed, in elements: a character each for a literal, a few for a class,
+// one for a reference; a group in parentheses is a rule of its own; a
+// repetition S{m,n} is the item m times plus n-m rules of it. The writers
+// emit nothing whose engine form is larger.
+func expandedCost(e *expr) int {
+	switch e.kind {
+	case kLit:
+		return utf8.RuneCountInString(e.text)
+	case kClass:
+		return 1 + 2*len(e.rs)
+	case kRef:
+		return 1
+	case kSeq, kAlt:
+		n := 0
+		for _, it := range e.items {
+			n += expandedCost(it)
+			if e.kind == kSeq && it.kind == kAlt {
+				n += ruleCost + 1 // written in parentheses: a rule
+			}
+		}
+		if e.kind == kAlt {
+			n += len(e.items) - 1
+		}
+		return n
+	case kRep:
+		inner := e.items[0]
+		item, own := expandedCost(inner), 0
+		if grouped(inner) {
+			// A rule of its own, referred to by each copy.
+			own, item = item+ruleCost, 1
+		}
+		opts := 1 // the rule S' of an unbounded repetition
+		if e.max >= 0 {
+			opts = e.max - e.min
+		}
+		// m copies; each optional rule holds the item, a reference and
+		// an alternative; a reference to the first of them.
+		return own + e.min*item + opts*(item+2+ruleCost) + 1
+	}
+	return 0
 }
 
 // writeLit writes a string literal. Printable ASCII and non-ASCII

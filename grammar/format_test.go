@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -159,7 +160,7 @@ func TestFormatGrammarProperty(t *testing.T) {
 	compiled := 0
 	for i := range 300 {
 		raw := gen.root()
-		g, err := Compile(&Spec{Format: &Format{Schema: json.RawMessage(raw)}})
+		g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(raw)}})
 		if err != nil {
 			continue // a schema no value satisfies (bounds drawn at random)
 		}

@@ -1,7 +1,9 @@
 package grammar
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"math/rand/v2"
 	"os"
@@ -43,7 +45,7 @@ func TestGoldenGrammars(t *testing.T) {
 		"json_schema_with_auto": {Tools: []Tool{propertyTools[0]}, Format: &Format{Schema: json.RawMessage(`{"type": "object", "properties": {"answer": {"type": "string"}, "confidence": {"type": "number", "minimum": 0, "maximum": 1}}, "required": ["answer", "confidence"], "additionalProperties": false}`)}},
 	}
 	for name, spec := range cases {
-		g, err := Compile(spec)
+		g, err := Compile(context.Background(), spec)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -72,7 +74,7 @@ func BenchmarkCompileRealistic(b *testing.B) {
 	spec := &Spec{Tools: realisticTools(b), Choice: Required, Parallel: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Compile(spec); err != nil {
+		if _, err := Compile(context.Background(), spec); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -81,35 +83,60 @@ func BenchmarkCompileRealistic(b *testing.B) {
 // BenchmarkCompileCached is the same through a Cache.
 func BenchmarkCompileCached(b *testing.B) {
 	spec := &Spec{Tools: realisticTools(b), Choice: Required, Parallel: true}
-	c := NewCache(16)
+	c := NewCache(1 << 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := c.Compile(spec); err != nil {
+		if _, err := c.Compile(context.Background(), spec); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func TestCache(t *testing.T) {
-	c := NewCache(2)
+	ctx := context.Background()
 	a := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required}
 	b := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required, Parallel: true}
 	d := &Spec{Format: &Format{}}
-	g1, _ := c.Compile(a)
-	g2, _ := c.Compile(a)
+	// The size of each, as the budget counts it.
+	sizes := map[*Spec]int{}
+	for _, s := range []*Spec{a, b, d} {
+		one := NewCache(1 << 30)
+		one.Compile(ctx, s)
+		sizes[s] = one.Bytes()
+	}
+	c := NewCache(sizes[a] + sizes[b] + sizes[d] - 1)
+	g1, _ := c.Compile(ctx, a)
+	g2, _ := c.Compile(ctx, a)
 	if g1 != g2 {
 		t.Error("the same spec compiled twice")
 	}
-	c.Compile(b)
-	c.Compile(d) // evicts a, the least recently used
-	if c.Len() != 2 {
-		t.Errorf("%d grammars held, want 2", c.Len())
+	c.Compile(ctx, b)
+	c.Compile(ctx, d) // evicts a, the least recently used
+	if c.Len() != 2 || c.Bytes() != sizes[b]+sizes[d] {
+		t.Errorf("%d grammars held in %d bytes, want 2 in %d", c.Len(), c.Bytes(), sizes[b]+sizes[d])
 	}
-	if g3, _ := c.Compile(a); g3 == g1 {
+	if g3, _ := c.Compile(ctx, a); g3 == g1 {
 		t.Error("an evicted grammar came back")
 	}
-	if g, err := c.Compile(&Spec{}); g != nil || err != nil {
+	if g, err := c.Compile(ctx, &Spec{}); g != nil || err != nil {
 		t.Error("an unconstrained spec got a grammar")
+	}
+	// A grammar larger than the whole budget is still kept, alone.
+	small := NewCache(1)
+	small.Compile(ctx, a)
+	small.Compile(ctx, b)
+	if small.Len() != 1 {
+		t.Errorf("a cache smaller than a grammar holds %d", small.Len())
+	}
+	// A compile cut short by its context is not cached.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	e := &Spec{Format: &Format{Schema: json.RawMessage(manyProperties(200, `{"type": "integer"}`))}}
+	if _, err := c.Compile(cancelled, e); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled compile: %v", err)
+	}
+	if g, err := c.Compile(ctx, e); g == nil || err != nil {
+		t.Errorf("after a cancelled compile: %v %v", g, err)
 	}
 }
 
@@ -128,7 +155,7 @@ func TestAutoStrict(t *testing.T) {
 	if !spec.Constrained() {
 		t.Fatal("auto with a strict tool is not constrained")
 	}
-	g, err := Compile(spec)
+	g, err := Compile(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}

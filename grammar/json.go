@@ -8,18 +8,18 @@ import (
 	"github.com/beamharmony/harmony/internal/syntax"
 )
 
-// context says where a JSON value is written, which decides what its
+// textContext says where a JSON value is written, which decides what its
 // strings may not contain: in the final message's content, no marker; in a
 // tool call's argument, no marker and no </rfl:parameter> either.
-type context uint8
+type textContext uint8
 
 const (
-	inContent context = iota
+	inContent textContext = iota
 	inArgument
 )
 
 // forbidden returns the strings no text written in ctx may contain.
-func forbidden(ctx context) []string {
+func forbidden(ctx textContext) []string {
 	fs := append([]string(nil), syntax.Markers[:]...)
 	if ctx == inArgument {
 		fs = append(fs, syntax.ParamClose)
@@ -28,7 +28,7 @@ func forbidden(ctx context) []string {
 }
 
 // containsForbidden reports whether s holds one of the strings of ctx.
-func containsForbidden(s string, ctx context) bool {
+func containsForbidden(s string, ctx textContext) bool {
 	for _, f := range forbidden(ctx) {
 		if indexOf(s, f) >= 0 {
 			return true
@@ -66,7 +66,7 @@ func jsonEscape() *expr {
 
 // strings returns the rule of a JSON string's contents in ctx: any text
 // without the forbidden strings, escapes included.
-func (c *compiler) stringText(ctx context) *textLang {
+func (c *compiler) stringText(ctx textContext) *textLang {
 	if c.text[ctx] == nil {
 		t := &textLang{forbidden: forbidden(ctx), excluded: jsonControl(), escape: jsonEscape()}
 		name := "str"
@@ -80,7 +80,7 @@ func (c *compiler) stringText(ctx context) *textLang {
 }
 
 // anyJSON returns a reference to the rule of any JSON value in ctx.
-func (c *compiler) anyJSON(ctx context) *expr {
+func (c *compiler) anyJSON(ctx textContext) *expr {
 	if c.any[ctx] > 0 {
 		return ref(c.any[ctx])
 	}
@@ -125,24 +125,31 @@ func (c *compiler) integerExpr() *expr {
 
 // jsonValue returns the expression of a JSON value valid for schema node s
 // in ctx; path names s for errors and dropped keywords.
-func (c *compiler) jsonValue(s int, ctx context, path string) *expr {
+func (c *compiler) jsonValue(s int, ctx textContext, path string) *expr {
 	key := memoKey{s, ctx, false}
 	if r, ok := c.memo[key]; ok {
 		return ref(r)
 	}
-	if err := c.check(path); err != nil {
+	if c.stop(path) || c.check(path) != nil {
 		return nothing()
 	}
 	r := c.g.declare(c.nameFor(path))
 	c.memo[key] = r
+	c.paths[r] = path
 	c.depth++
 	body := c.jsonBody(s, ctx, path)
 	c.depth--
 	c.g.define(r, body)
+	if body != nil && body.kind == kRef && body.proto == nil && body.rule != r {
+		// An alias: callers refer to its target, so that alternatives
+		// that alias one rule are merged as one.
+		c.memo[key] = body.rule
+		return body
+	}
 	return ref(r)
 }
 
-func (c *compiler) jsonBody(s int, ctx context, path string) *expr {
+func (c *compiler) jsonBody(s int, ctx textContext, path string) *expr {
 	d := c.d
 	switch d.Kind(s) {
 	case pyjson.True:
@@ -160,7 +167,7 @@ func (c *compiler) jsonBody(s int, ctx context, path string) *expr {
 }
 
 // jsonKeys is jsonBody after the keywords ks of object schema s were read.
-func (c *compiler) jsonKeys(s int, ks *schema.Keys, ctx context, path string) *expr {
+func (c *compiler) jsonKeys(s int, ks *schema.Keys, ctx textContext, path string) *expr {
 	d := c.d
 	switch {
 	case ks.Ref >= 0:
@@ -212,7 +219,7 @@ func firstElement(d *pyjson.Doc, arr int) int {
 }
 
 // jsonTyped is a JSON value of type t with the keywords ks.
-func (c *compiler) jsonTyped(ks *schema.Keys, t schema.Type, ctx context, path string) *expr {
+func (c *compiler) jsonTyped(ks *schema.Keys, t schema.Type, ctx textContext, path string) *expr {
 	switch t {
 	case schema.TypeString:
 		return c.jsonString(ks, ctx, path)
@@ -235,7 +242,7 @@ func (c *compiler) jsonTyped(ks *schema.Keys, t schema.Type, ctx context, path s
 // jsonString is a JSON string with minLength and maxLength. Bounded strings
 // are written character by character and without a raw "<" (it may be
 // escaped as \u003c), which keeps any marker out without an automaton.
-func (c *compiler) jsonString(ks *schema.Keys, ctx context, path string) *expr {
+func (c *compiler) jsonString(ks *schema.Keys, ctx textContext, path string) *expr {
 	lo, hi, bounded := c.lengths(ks, ks.MinLength, ks.MaxLength, path, "Length")
 	if !bounded {
 		return seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
@@ -248,7 +255,7 @@ func (c *compiler) jsonString(ks *schema.Keys, ctx context, path string) *expr {
 // texts, Python style as the renderer writes them. Members that would hold
 // a forbidden string, or that a type keyword rules out, are left out;
 // raw writes string members as raw text (an XML argument).
-func (c *compiler) literals(ks *schema.Keys, v int, isEnum bool, ctx context, path string, raw bool) *expr {
+func (c *compiler) literals(ks *schema.Keys, v int, isEnum bool, ctx textContext, path string, raw bool) *expr {
 	d := c.d
 	var alts []*expr
 	add := func(m int) {
@@ -261,7 +268,7 @@ func (c *compiler) literals(ks *schema.Keys, v int, isEnum bool, ctx context, pa
 		} else {
 			text = string(d.AppendPython(nil, m))
 		}
-		if containsForbidden(text, ctx) {
+		if !c.spend(path, len(text)+64) || containsForbidden(text, ctx) {
 			return
 		}
 		alts = append(alts, lit(text))
@@ -272,6 +279,9 @@ func (c *compiler) literals(ks *schema.Keys, v int, isEnum bool, ctx context, pa
 		d.Elements(v, func(m, _ int) bool { add(m); return true })
 	} else {
 		return c.anyJSON(ctx)
+	}
+	if c.err != nil {
+		return nil
 	}
 	if len(alts) == 0 {
 		c.fail(path, "no value can be written: every member is ruled out by the type or holds a Harmony marker")
@@ -308,7 +318,7 @@ func typeAdmits(d *pyjson.Doc, t, m int) bool {
 }
 
 // array is a JSON array with prefixItems, items, minItems and maxItems.
-func (c *compiler) array(ks *schema.Keys, ctx context, path string) *expr {
+func (c *compiler) array(ks *schema.Keys, ctx textContext, path string) *expr {
 	d := c.d
 	lo, hi, _ := c.lengths(ks, ks.MinItems, ks.MaxItems, path, "Items")
 	var prefix []*expr
@@ -394,7 +404,7 @@ func seqOrNil(a, b *expr) *expr {
 // required ones present, separated as the renderer writes JSON (", " and
 // ": "). Without properties, an object of any members valid for
 // additionalProperties (none when it is false).
-func (c *compiler) object(ks *schema.Keys, ctx context, path string) *expr {
+func (c *compiler) object(ks *schema.Keys, ctx textContext, path string) *expr {
 	d := c.d
 	members := c.members(ks, path, func(name string, v int, p string) *expr {
 		key := string(pyjson.AppendQuoted(nil, name))

@@ -41,11 +41,14 @@ func (c *compiler) members(ks *schema.Keys, path string, mk func(name string, v 
 	if props >= 0 {
 		d.Members(props, func(k, _ int) bool {
 			name := d.Str(k)
+			if !c.spend(path, len(name)+64) {
+				return false
+			}
 			if declared[name] {
 				return true // a repeated key: the first place, the last schema
 			}
 			declared[name] = true
-			v := d.Lookup(props, name)
+			v := c.ptr.Child(d, props, name) // the last schema of a repeated key
 			e := mk(name, v, path+".properties."+name)
 			if e == nil {
 				if required[name] {
@@ -80,38 +83,47 @@ func (c *compiler) members(ks *schema.Keys, path string, mk func(name string, v 
 	return out
 }
 
-// chain writes members in order, separated by sep: each required member
-// present, each optional one present or not. Two rules per member keep
-// the grammar linear in their number: first(i) before anything was
-// written, next(i) after.
+// chainRules writes members in order, separated by sep: each required
+// member present, each optional one present or not. A rule per member,
+// next(i), is what may follow once something was written, from member i
+// on; the first member written is one alternative of a single rule, up to
+// the first required one. The grammar stays linear in the number of
+// members.
 func (c *compiler) chainRules(ms []member, sep string) *expr {
 	n := len(ms)
 	if n == 0 {
 		return empty()
 	}
-	first := make([]int, n+1)
 	next := make([]int, n+1)
 	for i := n - 1; i >= 0; i-- {
-		first[i] = c.g.declare("m")
 		next[i] = c.g.declare("m")
 	}
-	at := func(rules []int, i int) *expr {
+	at := func(i int) *expr {
 		if i == n {
 			return empty()
 		}
-		return ref(rules[i])
+		return ref(next[i])
 	}
 	for i := n - 1; i >= 0; i-- {
 		m := ms[i]
-		withFirst := seq(m.e, at(next, i+1))
-		withNext := seq(lit(sep), m.e, at(next, i+1))
+		withNext := seq(lit(sep), m.e, at(i+1))
 		if m.required {
-			c.g.define(first[i], withFirst)
 			c.g.define(next[i], withNext)
 		} else {
-			c.g.define(first[i], alt(withFirst, at(first, i+1)))
-			c.g.define(next[i], alt(withNext, at(next, i+1)))
+			c.g.define(next[i], alt(withNext, at(i+1)))
 		}
 	}
-	return ref(first[0])
+	var firsts []*expr
+	required := false
+	for i, m := range ms {
+		firsts = append(firsts, seq(m.e, at(i+1)))
+		if m.required {
+			required = true
+			break
+		}
+	}
+	if !required {
+		firsts = append(firsts, empty())
+	}
+	return ref(c.g.rule("m", alt(firsts...)))
 }

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -101,7 +102,7 @@ func TestToolGrammarProperty(t *testing.T) {
 		{Tools: propertyTools, Choice: Required},
 		{Tools: propertyTools, Choice: Named, Name: "tree"},
 	} {
-		g, err := Compile(spec)
+		g, err := Compile(context.Background(), spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +141,7 @@ func TestToolGrammarProperty(t *testing.T) {
 
 // Calls the renderer writes for valid arguments are in the grammar.
 func TestRenderedCallsMatch(t *testing.T) {
-	g, err := Compile(&Spec{Tools: propertyTools, Choice: Required, Parallel: true})
+	g, err := Compile(context.Background(), &Spec{Tools: propertyTools, Choice: Required, Parallel: true})
 	if err != nil {
 		t.Fatal(err)
 	}

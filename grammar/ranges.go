@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -20,45 +21,130 @@ type bound struct {
 	incl bool
 }
 
+// maxRangeDigits caps the digits a numeric bound is enforced with, in its
+// integer part and in its fraction alike. The grammar of a range is linear
+// in the bounds' digits, and every engine expands its repetitions, so a
+// bound such as 1e300 or 1e-300 is not spelled out: a bound with a longer
+// integer part is left out (that side is unbounded), a longer fraction is
+// rounded outward to this many digits (the range grows by less than
+// 10^-24), and either is reported (an error under strict).
+const maxRangeDigits = 24
+
 // bounds reads minimum/exclusiveMinimum and maximum/exclusiveMaximum (the
 // numeric form of draft 6 on; the boolean form of draft 4 is honoured too).
 func (c *compiler) bounds(ks *schema.Keys, path string) (lo, hi *bound) {
 	d := c.d
-	num := func(n int, kw string) *big.Rat {
+	num := func(n int, kw string, isLo bool) *bound {
 		if n < 0 || d.Kind(n) != pyjson.Number {
 			if n >= 0 && d.Kind(n) != pyjson.True && d.Kind(n) != pyjson.False {
 				c.drop(path+"."+kw, kw)
 			}
 			return nil
 		}
-		r, ok := new(big.Rat).SetString(string(d.Raw(n)))
-		if !ok || len(d.Raw(n)) > 64 {
-			c.drop(path+"."+kw, kw)
+		v, rounded, huge := parseBound(string(d.Raw(n)), isLo)
+		switch {
+		case huge:
+			c.loosen(path+"."+kw, kw, "its integer part has more than "+itoa(maxRangeDigits)+" digits")
 			return nil
+		case rounded:
+			c.loosen(path+"."+kw, kw, "it has more than "+itoa(maxRangeDigits)+" digits after the point")
+			return &bound{v, true}
 		}
-		return r
+		return &bound{v, !strings.HasPrefix(kw, "exclusive")}
 	}
-	tighter := func(cur *bound, v *big.Rat, incl, isLo bool) *bound {
-		if v == nil {
+	tighter := func(cur, b *bound, isLo bool) *bound {
+		if b == nil {
 			return cur
 		}
 		if cur == nil {
-			return &bound{v, incl}
+			return b
 		}
-		cmp := v.Cmp(cur.v)
-		if (isLo && cmp > 0) || (!isLo && cmp < 0) || (cmp == 0 && !incl) {
-			return &bound{v, incl}
+		cmp := b.v.Cmp(cur.v)
+		if (isLo && cmp > 0) || (!isLo && cmp < 0) || (cmp == 0 && !b.incl) {
+			return b
 		}
 		return cur
 	}
-	min, max := num(ks.Minimum, "minimum"), num(ks.Maximum, "maximum")
-	exclMinBool := ks.ExclusiveMinimum >= 0 && d.Kind(ks.ExclusiveMinimum) == pyjson.True
-	exclMaxBool := ks.ExclusiveMaximum >= 0 && d.Kind(ks.ExclusiveMaximum) == pyjson.True
-	lo = tighter(nil, min, !exclMinBool, true)
-	hi = tighter(nil, max, !exclMaxBool, false)
-	lo = tighter(lo, num(ks.ExclusiveMinimum, "exclusiveMinimum"), false, true)
-	hi = tighter(hi, num(ks.ExclusiveMaximum, "exclusiveMaximum"), false, false)
+	min, max := num(ks.Minimum, "minimum", true), num(ks.Maximum, "maximum", false)
+	// Draft 4: exclusiveMinimum: true makes minimum exclusive.
+	if min != nil && ks.ExclusiveMinimum >= 0 && d.Kind(ks.ExclusiveMinimum) == pyjson.True {
+		min.incl = false
+	}
+	if max != nil && ks.ExclusiveMaximum >= 0 && d.Kind(ks.ExclusiveMaximum) == pyjson.True {
+		max.incl = false
+	}
+	lo = tighter(min, num(ks.ExclusiveMinimum, "exclusiveMinimum", true), true)
+	hi = tighter(max, num(ks.ExclusiveMaximum, "exclusiveMaximum", false), false)
 	return lo, hi
+}
+
+// parseBound reads a JSON number literal as an exact rational without ever
+// computing a power of ten larger than maxRangeDigits digits: huge when its
+// integer part is longer than that; a fraction longer than that is rounded
+// outward (down for a lower bound, up for an upper one) and reported as
+// rounded.
+func parseBound(lit string, isLo bool) (v *big.Rat, rounded, huge bool) {
+	neg := strings.HasPrefix(lit, "-")
+	lit = strings.TrimPrefix(lit, "-")
+	mant, expText, _ := strings.Cut(strings.ToLower(lit), "e")
+	intText, fracText, _ := strings.Cut(mant, ".")
+	exp := 0
+	if expText != "" {
+		e, err := strconv.Atoi(strings.TrimPrefix(expText, "+"))
+		if err != nil || e > 1<<20 || e < -(1<<20) {
+			// Past any digit count: zero for a large negative
+			// exponent, huge for a large positive one.
+			if strings.HasPrefix(expText, "-") {
+				e = -(1 << 20)
+			} else {
+				e = 1 << 20
+			}
+		}
+		exp = e
+	}
+	// The value is digits x 10^exp, digits without leading or trailing
+	// zeros.
+	digits := strings.TrimLeft(intText+fracText, "0")
+	exp -= len(fracText)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	digits = trimmed
+	if digits == "" {
+		return new(big.Rat), false, false
+	}
+	if len(digits)+exp > maxRangeDigits {
+		return nil, false, true
+	}
+	// Upward rounding of a positive bound is downward of its negation.
+	up := isLo == neg
+	if -exp > maxRangeDigits {
+		cut := -exp - maxRangeDigits // digits to cut from the end
+		if cut >= len(digits) {
+			digits = ""
+		} else {
+			digits = digits[:len(digits)-cut]
+		}
+		exp = -maxRangeDigits
+		rounded = true
+	}
+	n := new(big.Int)
+	if digits != "" {
+		n.SetString(digits, 10)
+	}
+	if rounded && up {
+		n.Add(n, big.NewInt(1))
+	}
+	v = new(big.Rat).SetInt(n)
+	switch {
+	case exp > 0:
+		v.Mul(v, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(exp)), nil)))
+	case exp < 0:
+		v.Quo(v, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-exp)), nil)))
+	}
+	if neg {
+		v.Neg(v)
+	}
+	return v, rounded, false
 }
 
 // integer is a JSON integer within the schema's bounds.
@@ -157,8 +243,9 @@ func natRange(a, b string) *expr {
 		alts = append(alts, seq(class(false, runeRange{'1', '9'}), rep(digit, len(a), -1)))
 		return alt(alts...)
 	}
-	for n := len(a) + 1; n < len(b); n++ {
-		alts = append(alts, seq(class(false, runeRange{'1', '9'}), rep(digit, n-1, n-1)))
+	if len(a)+1 < len(b) {
+		// Every number of a length strictly between theirs.
+		alts = append(alts, seq(class(false, runeRange{'1', '9'}), rep(digit, len(a), len(b)-2)))
 	}
 	if len(b) > len(a) {
 		alts = append(alts, sameLength("1"+strings.Repeat("0", len(b)-1), b))
@@ -167,10 +254,15 @@ func natRange(a, b string) *expr {
 }
 
 // sameLength is the digit strings of one length from a to b (a <= b),
-// leading zeros allowed after the first position of a and b alike.
+// leading zeros allowed after the first position of a and b alike. Each
+// call recurses into at most one side that is not all zeros or all nines,
+// so the expression is linear in the length.
 func sameLength(a, b string) *expr {
 	if a == b {
 		return lit(a)
+	}
+	if strings.Trim(a[1:], "0") == "" && strings.Trim(b[1:], "9") == "" {
+		return seq(digitRange(a[0], b[0]), rep(digit, len(a)-1, len(a)-1))
 	}
 	if len(a) == 1 {
 		return digitRange(a[0], b[0])

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -12,7 +13,7 @@ import (
 // that tells whether content is in its grammar.
 func valueGrammar(t *testing.T, schema string) func(string) bool {
 	t.Helper()
-	g, err := Compile(&Spec{Format: &Format{Schema: json.RawMessage(schema)}})
+	g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema)}})
 	if err != nil {
 		t.Fatalf("%s: %v", schema, err)
 	}
@@ -118,7 +119,7 @@ func TestNumberRanges(t *testing.T) {
 // strict it is an error naming its path.
 func TestUnenforcedKeywords(t *testing.T) {
 	schema := json.RawMessage(`{"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]+$"}, "tags": {"type": "array", "uniqueItems": true}}}`)
-	g, err := Compile(&Spec{Format: &Format{Schema: schema}})
+	g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: schema}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +127,12 @@ func TestUnenforcedKeywords(t *testing.T) {
 	if fmt.Sprint(g.Dropped) != want {
 		t.Errorf("dropped %v, want %s", g.Dropped, want)
 	}
-	_, err = Compile(&Spec{Format: &Format{Schema: schema, Strict: true}})
+	_, err = Compile(context.Background(), &Spec{Format: &Format{Schema: schema, Strict: true}})
 	if err == nil || err.Error() != "response_format.json_schema.schema.properties.code.pattern: the keyword pattern can't be enforced in constrained generation; remove it or turn strict off" {
 		t.Errorf("strict: %v", err)
 	}
 	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"d": {"type": "string", "format": "date"}}}`), Strict: true}}
-	_, err = Compile(&Spec{Tools: tools, Choice: Required})
+	_, err = Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
 	if err == nil || err.Error() != "tools[0].function.parameters.properties.d.format: the keyword format can't be enforced in constrained generation; remove it or turn strict off" {
 		t.Errorf("strict tool: %v", err)
 	}
@@ -152,12 +153,12 @@ func TestCompileErrors(t *testing.T) {
 		{&Spec{Format: &Format{Schema: json.RawMessage(`{"type": "object", "required": ["x"], "additionalProperties": false}`)}}, "response_format.json_schema.schema.required: requires x, which properties does not declare and additionalProperties forbids"},
 		{&Spec{Format: &Format{Schema: json.RawMessage(`{"type": `)}}, "response_format.json_schema.schema: not valid JSON: invalid JSON at byte 9: unexpected end of input"},
 	} {
-		_, err := Compile(c.spec)
+		_, err := Compile(context.Background(), c.spec)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("error %v\n want %s", err, c.want)
 		}
 	}
-	if g, err := Compile(&Spec{Tools: []Tool{{Name: "a"}}, Choice: Auto}); g != nil || err != nil {
+	if g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "a"}}, Choice: Auto}); g != nil || err != nil {
 		t.Errorf("auto without a format: %v %v, want no grammar", g, err)
 	}
 }

@@ -9,11 +9,11 @@ import (
 
 // A textLang is free text that holds none of a set of forbidden strings
 // (the markers; in an argument value also </rfl:parameter>), over the
-// characters a context allows. It is written as the states of the
+// characters a textContext allows. It is written as the states of the
 // automaton that follows how much of a forbidden string the text ends
 // with: each state is a rule, and a character moves to the next state, or
 // is not allowed where it would complete a forbidden string. Its rules
-// depend only on the forbidden strings and the context, so they are built
+// depend only on the forbidden strings and the textContext, so they are built
 // once (a proto) and shared by every grammar.
 type textLang struct {
 	forbidden []string

@@ -85,15 +85,22 @@ func (c *compiler) xmlValue(s int, path string) *expr {
 	if r, ok := c.memo[key]; ok {
 		return ref(r)
 	}
-	if err := c.check(path); err != nil {
+	if c.stop(path) || c.check(path) != nil {
 		return nothing()
 	}
 	r := c.g.declare(c.nameFor(path))
 	c.memo[key] = r
+	c.paths[r] = path
 	c.depth++
 	body := c.xmlBody(s, path)
 	c.depth--
 	c.g.define(r, body)
+	if body != nil && body.kind == kRef && body.proto == nil && body.rule != r {
+		// An alias: callers refer to its target, so that alternatives
+		// that alias one rule are merged as one.
+		c.memo[key] = body.rule
+		return body
+	}
 	return ref(r)
 }
 

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -23,8 +24,9 @@ import (
 // out (non-strict schemas only: under strict they are a 400).
 const UnenforcedHeader = "X-Beam-Unenforced"
 
-// grammarCacheSize bounds the compiled grammars a server keeps.
-const grammarCacheSize = 256
+// grammarCacheBytes bounds the compiled grammars a server keeps, in bytes
+// of their text.
+const grammarCacheBytes = 64 << 20
 
 // constraint is what a request demands of the generation, in its API's
 // words: the tool choice, whether several calls may come at once, which
@@ -183,8 +185,18 @@ func (c *exchange) compileGrammar() *apiError {
 	if !spec.Constrained() {
 		return nil
 	}
-	g, err := c.s.grammars.Compile(spec)
+	ctx, cancel := context.WithTimeout(c.clientCtx, c.s.cfg.timeout())
+	defer cancel()
+	g, err := c.s.grammars.Compile(ctx, spec)
 	if err != nil {
+		switch {
+		case errors.Is(context.Cause(c.clientCtx), errShutdown):
+			return shutdownError()
+		case c.clientCtx.Err() != nil:
+			return &apiError{status: statusClientClosed, kind: kindClientClosed, code: "client_closed", msg: "client closed the request"}
+		case ctx.Err() != nil:
+			return paramError(k.param(), "invalid_constraint", "the grammar for this constraint could not be compiled within the server's time limit; simplify the schemas")
+		}
 		var ge *grammar.Error
 		if !errors.As(err, &ge) {
 			return paramError(k.param(), "invalid_constraint", err.Error())

@@ -79,7 +79,7 @@ func specFor(api string, cc constraintCase) *grammar.Spec {
 
 func mustCompile(t testing.TB, s *grammar.Spec) *grammar.Grammar {
 	t.Helper()
-	g, err := grammar.Compile(s)
+	g, err := grammar.Compile(context.Background(), s)
 	if err != nil || g == nil {
 		t.Fatalf("compile %+v: %v", s, err)
 	}

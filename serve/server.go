@@ -97,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("engine: use EngineAuto, EngineLlamaCpp, EngineVLLM or EngineSGLang")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey), metrics: newMetrics(),
-		grammars: grammar.NewCache(grammarCacheSize)}
+		grammars: grammar.NewCache(grammarCacheBytes)}
 	if len(cfg.APIKeys) > 0 {
 		ks, err := newKeySet(cfg.APIKeys)
 		if err != nil {

@@ -1,0 +1,336 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// manyProperties is an object schema of n properties, each of schema item.
+func manyProperties(n int, item string) string {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`"p` + itoa(i) + `": ` + item)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// compileFormat compiles schema as a response format.
+func compileFormat(schema string, strict bool) (*Grammar, error) {
+	return Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: strict}})
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// grammarCost is a grammar's cost to an engine, as the caps count it.
+func grammarCost(g *Grammar) int {
+	n := 0
+	for _, r := range g.rules {
+		n += expandedCost(r.body) + ruleCost
+	}
+	return n
+}
+
+// maxCompileBytes is the most memory any schema may take to compile or
+// to be refused.
+const maxCompileBytes = 64 << 20
+
+// Numeric bounds of any size compile small: the bounds an int64 holds
+// exactly, others loosened and reported (an error under strict), never a
+// grammar spelled out digit by digit.
+func TestNumericBoundsAreBounded(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		in, out      []string // contents in and out of the grammar
+		loosened     string   // the keywords reported, space-separated
+	}{
+		{"int64", `{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}`,
+			[]string{"0", "-9223372036854775808", "9223372036854775807", "1234567890123456789"},
+			[]string{"9223372036854775808", "-9223372036854775809", "10000000000000000000"}, ""},
+		{"uint64", `{"type": "integer", "minimum": 0, "maximum": 18446744073709551615}`,
+			[]string{"0", "18446744073709551615"}, []string{"18446744073709551616", "-1"}, ""},
+		{"1e23", `{"type": "number", "minimum": 0, "maximum": 1e23}`,
+			[]string{"0", "100000000000000000000000", "99999999999999999999999.5"},
+			[]string{"100000000000000000000001", "100000000000000000000000.1", "-1"}, ""},
+		{"1e24", `{"type": "number", "minimum": 0, "maximum": 1e24}`,
+			[]string{"0", "1000000000000000000000000", "1000000000000000000000001"}, []string{"-1"}, "maximum"},
+		{"1e300", `{"type": "number", "minimum": -1.5e300, "maximum": 1e300}`,
+			[]string{"0", "-5", "123456789012345678901234567890"}, nil, "minimum maximum"},
+		{"tiny", `{"type": "number", "exclusiveMinimum": 1e-300, "maximum": 1}`,
+			[]string{"0.5", "1", "0"}, []string{"-0.1", "1.1"}, "exclusiveMinimum"},
+		{"huge exponent", `{"type": "integer", "maximum": 1e999999999, "minimum": -1E+999999999}`,
+			[]string{"5", "-5"}, nil, "minimum maximum"},
+		{"long fraction", `{"type": "number", "minimum": 0.1234567890123456789012345678901, "maximum": 0.2}`,
+			[]string{"0.15", "0.123456789012345678901234", "0.2"}, []string{"0.12345678901234567890123", "0.3"}, "minimum"},
+		{"negative long fraction", `{"type": "number", "minimum": -1, "maximum": -0.1234567890123456789012345678901}`,
+			[]string{"-0.5", "-0.123456789012345678901234"}, []string{"-0.12345678901234567890123", "0"}, "maximum"},
+	} {
+		var g *Grammar
+		var err error
+		if n := allocated(func() { g, err = compileFormat(c.schema, false) }); n > 1<<20 {
+			t.Errorf("%s: %d bytes allocated", c.name, n)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(g.text) > 32<<10 {
+			t.Errorf("%s: a grammar of %d bytes", c.name, len(g.text))
+		}
+		for _, s := range c.in {
+			if !g.Matches(analysisPrefix + finalHeader + s) {
+				t.Errorf("%s: %s is not in the grammar", c.name, s)
+			}
+		}
+		for _, s := range c.out {
+			if g.Matches(analysisPrefix + finalHeader + s) {
+				t.Errorf("%s: %s is in the grammar", c.name, s)
+			}
+		}
+		var got []string
+		for _, d := range g.Dropped {
+			got = append(got, d.Keyword)
+		}
+		if strings.Join(got, " ") != c.loosened {
+			t.Errorf("%s: reported %v, want %s", c.name, got, c.loosened)
+		}
+		_, err = compileFormat(c.schema, true)
+		if (err != nil) != (c.loosened != "") {
+			t.Errorf("%s: under strict: %v", c.name, err)
+		} else if err != nil && !strings.Contains(err.Error(), "can't be enforced exactly") {
+			t.Errorf("%s: under strict: %v", c.name, err)
+		}
+	}
+}
+
+const analysisPrefix = "<|channel|>analysis<|message|>r<|end|>"
+
+// parseBound reads any JSON number exactly or says why it can't.
+func TestParseBound(t *testing.T) {
+	for _, c := range []struct {
+		lit            string
+		isLo           bool
+		want           string // the rational, or "huge"
+		rounded, huged bool
+	}{
+		{"0", true, "0/1", false, false},
+		{"-0", true, "0/1", false, false},
+		{"0.0e5", true, "0/1", false, false},
+		{"12.50", true, "25/2", false, false},
+		{"1E3", true, "1000/1", false, false},
+		{"-2.5e-1", false, "-1/4", false, false},
+		{"1e23", true, "100000000000000000000000/1", false, false},
+		{"1e24", true, "", false, true},
+		{"123456789012345678901234", true, "123456789012345678901234/1", false, false},
+		{"1234567890123456789012345", true, "", false, true},
+		{"1e-24", true, "1/1000000000000000000000000", false, false},
+		{"1e-25", true, "0/1", true, false},
+		{"1e-25", false, "1/1000000000000000000000000", true, false},
+		{"-1e-25", true, "-1/1000000000000000000000000", true, false},
+		{"-1e-25", false, "0/1", true, false},
+		{"1e-99999999999999999999", true, "0/1", true, false},
+		{"1e+99999999999999999999", true, "", false, true},
+	} {
+		v, rounded, huge := parseBound(c.lit, c.isLo)
+		got := ""
+		if v != nil {
+			got = v.String()
+		}
+		if got != c.want || rounded != c.rounded || huge != c.huged {
+			t.Errorf("parseBound(%s, lo=%v) = %s %v %v, want %s %v %v", c.lit, c.isLo, got, rounded, huge, c.want, c.rounded, c.huged)
+		}
+	}
+}
+
+// A schema nothing satisfies is an error naming it, never a grammar no
+// generation can complete.
+func TestUnsatisfiableSchemas(t *testing.T) {
+	for _, c := range []struct{ schema, path, msg string }{
+		{`false`, "response_format.json_schema.schema", ""},
+		{`{"anyOf": []}`, "response_format.json_schema.schema", ""},
+		{`{"oneOf": [false, false]}`, "response_format.json_schema.schema.oneOf[0]", ""},
+		{`{"allOf": [false]}`, "response_format.json_schema.schema.allOf[0]", ""},
+		{`{"type": "object", "properties": {"a": false}, "required": ["a"]}`, "response_format.json_schema.schema.properties.a", ""},
+		{`{"type": "object", "properties": {"a": {"type": "array", "items": false, "minItems": 1}}, "required": ["a"]}`, "response_format.json_schema.schema.properties.a",
+			"no array can be written: minItems asks for more elements than the schema allows"},
+		// An object that must hold itself.
+		{`{"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}, "required": ["next"]}}, "$ref": "#/$defs/n"}`, "response_format.json_schema.schema.$ref", ""},
+	} {
+		_, err := compileFormat(c.schema, false)
+		var ge *Error
+		if c.msg == "" {
+			c.msg = "no value satisfies this schema"
+		}
+		if !errors.As(err, &ge) || ge.Path != c.path || !strings.Contains(ge.Msg, c.msg) {
+			t.Errorf("%s: %v, want an error at %s", c.schema, err, c.path)
+		}
+	}
+	// A tool's arguments alike, under tool choice auto with a strict tool.
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"x": false}, "required": ["x"]}`), Strict: true}}
+	_, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Auto})
+	if err == nil || !strings.HasPrefix(err.Error(), "tools[0].function.parameters.properties.x: no value satisfies") {
+		t.Errorf("a tool nothing satisfies: %v", err)
+	}
+	// An optional property that can't be present is no error.
+	if _, err := compileFormat(`{"type": "object", "properties": {"a": false, "b": {"type": "integer"}}}`, false); err != nil {
+		t.Errorf("an optional false property: %v", err)
+	}
+}
+
+// A $ref cycle that writes nothing before it recurs is an error naming
+// it: every engine refuses a left-recursive grammar.
+func TestLeftRecursion(t *testing.T) {
+	for _, c := range []struct{ schema, path string }{
+		{`{"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref"},
+		// The path names a schema of the cycle.
+		{`{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref"},
+		{`{"anyOf": [{"type": "integer"}, {"$ref": "#"}]}`, "response_format.json_schema.schema"},
+		{`{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/A"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref"},
+	} {
+		_, err := compileFormat(c.schema, false)
+		var ge *Error
+		if !errors.As(err, &ge) || ge.Path != c.path || !strings.Contains(ge.Msg, "refers to itself before anything is written") {
+			t.Errorf("%s: %v, want a left recursion at %s", c.schema, err, c.path)
+		}
+	}
+	// Recursion through an object or an array is fine.
+	for _, s := range []string{
+		`{"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}`,
+		`{"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#"}}]}`,
+	} {
+		if _, err := compileFormat(s, false); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+}
+
+// ladder is n levels of $defs, each anyOf of its own variants, each of
+// which refers to every variant of the next level.
+func ladder(n int, distinct bool) string {
+	var b strings.Builder
+	b.WriteString(`{"$defs": {`)
+	for i := 0; i < n; i++ {
+		next := `{"type": "null"}`
+		if i+1 < n {
+			next = `{"$ref": "#/$defs/L` + itoa(i+1) + `a"}, {"$ref": "#/$defs/L` + itoa(i+1) + `b"}`
+			if !distinct {
+				next = `{"$ref": "#/$defs/L` + itoa(i+1) + `a"}, {"$ref": "#/$defs/L` + itoa(i+1) + `a"}`
+			}
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`"L` + itoa(i) + `a": {"anyOf": [` + next + `]}, `)
+		b.WriteString(`"L` + itoa(i) + `b": {"anyOf": [` + next + `, {"type": "boolean"}]}`)
+	}
+	b.WriteString(`}, "$ref": "#/$defs/L0a"}`)
+	return b.String()
+}
+
+// Alternatives that share rules below them: repeated references are
+// merged, and what would still multiply an engine's walk is refused, fast.
+func TestLeftmostWalk(t *testing.T) {
+	g, err := compileFormat(ladder(30, false), false)
+	if err != nil {
+		t.Fatalf("a ladder of repeated references: %v", err)
+	}
+	if len(g.text) > 64<<10 {
+		t.Errorf("a ladder of repeated references: %d bytes", len(g.text))
+	}
+	n := allocated(func() { _, err = compileFormat(ladder(30, true), false) })
+	if err == nil || !strings.Contains(err.Error(), "chain so that an engine would visit more than") {
+		t.Errorf("a ladder of 2^30 paths: %v", err)
+	}
+	if n > maxCompileBytes {
+		t.Errorf("a ladder of 2^30 paths took %d bytes to refuse", n)
+	}
+	// An object of many optional properties: each first property is a
+	// walk down the rest.
+	if _, err := compileFormat(manyProperties(300, `{"type": "integer"}`), false); err != nil {
+		t.Errorf("300 optional properties: %v", err)
+	}
+	if _, err := compileFormat(manyProperties(1500, `{"type": "boolean"}`), false); err == nil {
+		t.Error("1500 optional properties compiled")
+	}
+}
+
+// The sum of the repetition counts is capped, not each alone: past the
+// budget a count is loosened and reported (an error under strict).
+func TestRepetitionBudget(t *testing.T) {
+	schema := manyProperties(200, `{"type": "string", "maxLength": 1024}`)
+	g, err := compileFormat(schema, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := grammarCost(g); c > maxExpanded {
+		t.Errorf("cost %d, more than %d", c, maxExpanded)
+	}
+	// Two counts of 1024 fill the budget; the other 198 are loosened.
+	if len(g.Dropped) != 198 || g.Dropped[0].Path != "response_format.json_schema.schema.properties.p2.maxLength" {
+		t.Errorf("%d reported, the first %v", len(g.Dropped), g.Dropped[0])
+	}
+	_, err = compileFormat(schema, true)
+	if err == nil || !strings.HasPrefix(err.Error(), "response_format.json_schema.schema.properties.p2.maxLength: the keyword maxLength can't be enforced exactly") {
+		t.Errorf("strict: %v", err)
+	}
+}
+
+// Past a cap, compiling stops where the schema is, and says so with its
+// path: never "tools" for a response format.
+func TestCapErrorsNameTheSchema(t *testing.T) {
+	for _, c := range []struct{ schema, prefix string }{
+		{manyProperties(8000, `{"type": "integer"}`), "response_format.json_schema.schema"},
+		{`{"type": "object", "properties": {"x": ` + manyProperties(8000, `{"type": "integer"}`) + `}}`, "response_format.json_schema.schema.properties.x"},
+		{`{"enum": [` + strings.Repeat(`"`+strings.Repeat("v", 1000)+`", `, 10000) + `1]}`, "response_format.json_schema.schema.enum"},
+	} {
+		var err error
+		n := allocated(func() { _, err = compileFormat(c.schema, false) })
+		if err == nil || !strings.HasPrefix(err.Error(), c.prefix+": ") {
+			t.Errorf("%.60s: %v, want an error at %s", c.schema, err, c.prefix)
+		}
+		if n > maxCompileBytes {
+			t.Errorf("%.60s: %d bytes allocated", c.schema, n)
+		}
+	}
+}
+
+// Compiling is linear in the schema: four times the properties, about four
+// times the allocations.
+func TestCompileIsLinear(t *testing.T) {
+	count := func(n int) float64 {
+		schema := manyProperties(n, `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a", "b"]}`)
+		return testing.AllocsPerRun(2, func() {
+			if _, err := compileFormat(schema, false); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	small, large := count(50), count(200)
+	if large > 5*small {
+		t.Errorf("50 properties: %.0f allocations, 200: %.0f", small, large)
+	}
+}
+
+// A compile whose context has ended stops with the context's error.
+func TestCompileStopsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(manyProperties(500, `{"type": "integer"}`))}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("%v, want context.Canceled", err)
+	}
+}
