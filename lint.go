@@ -51,7 +51,8 @@ var (
 )
 
 // Lint returns the warnings for a request that renders: system or
-// developer messages that will be dropped, assistant turns without
+// developer messages after a message of another role (dropped, or with
+// Options.PlaceLateInstructions, where they are placed), assistant turns without
 // reasoning (MissingReasoning), an effort below 8, built-in
 // search or browse whose declarations differ from the trained ones, tool
 // results missing, extra or out of order against the calls, and markers in
@@ -64,7 +65,7 @@ func Lint(messages []Message, opts *Options) []Warning {
 		opts = new(Options)
 	}
 	var ws []Warning
-	ws = lintInstructions(ws, messages)
+	ws = lintInstructions(ws, messages, opts.PlaceLateInstructions)
 	ws = lintReasoning(ws, messages)
 	ws = lintEffort(ws, opts.ReasoningEffort)
 	ws = lintBuiltins(ws, opts)
@@ -76,18 +77,16 @@ func Lint(messages []Message, opts *Options) []Warning {
 // Lint returns the request's warnings; see the package function Lint.
 func (r *Request) Lint() []Warning { return Lint(r.Messages, &r.Options) }
 
-func lintInstructions(ws []Warning, messages []Message) []Warning {
-	seenOther := false
-	for i := range messages {
-		m := &messages[i]
-		if !isInstruction(m) {
-			seenOther = true
-			continue
+func lintInstructions(ws []Warning, messages []Message, place bool) []Warning {
+	for _, l := range LateInstructions(messages) {
+		what := "is not rendered; put system and developer messages at the start"
+		switch {
+		case place && l.Joined:
+			what = "is joined to the instructions, before the first assistant turn (late instructions; docs/gap-decisions.md 110)"
+		case place:
+			what = "is rendered in its place as a user message headed \"# Instructions\" (late instructions after an assistant turn; docs/gap-decisions.md 110)"
 		}
-		if seenOther {
-			ws = append(ws, Warning{messagePath(i), "this " + m.Role +
-				" message comes after a message of another role and is not rendered; put system and developer messages at the start"})
-		}
+		ws = append(ws, Warning{messagePath(l.Index), "this " + l.Role + " message comes after a message of another role and " + what})
 	}
 	return ws
 }

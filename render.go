@@ -37,7 +37,19 @@ type Options struct {
 	AddGenerationPrompt bool
 	// Strict makes a system or developer message after a message of
 	// another role an error; by default it is dropped, as the template does.
+	// With PlaceLateInstructions no such message is dropped, and Strict has
+	// nothing to refuse.
 	Strict bool
+	// PlaceLateInstructions renders the system and developer messages that
+	// come after a message of another role (late instructions) instead of
+	// dropping them, by the one rule the gateway, render, lint and dataset
+	// share (docs/gap-decisions.md 110): one that comes before the first
+	// assistant turn is joined to the instructions, in order; one that
+	// comes after an assistant turn is written in its place as a user
+	// message, LateInstructionsHeading followed by its content. The
+	// output equals the template's for PlaceInstructions(messages), so
+	// the checkpoint's template renders the same prompt from that list.
+	PlaceLateInstructions bool
 }
 
 // Span is a half-open range [Start, End) of a prompt.
@@ -165,6 +177,9 @@ type renderer struct {
 	// name of the latest call with that ID (see callName).
 	callIndex map[string]string
 	indexedTo int
+	// firstAssistant is the index of the first assistant message, or the
+	// number of messages when there is none (PlaceLateInstructions).
+	firstAssistant int
 }
 
 func (r *renderer) render(messages []Message) error {
@@ -178,6 +193,7 @@ func (r *renderer) render(messages []Message) error {
 	if err := r.checkMessages(messages); err != nil {
 		return err
 	}
+	r.firstAssistant = firstAssistant(messages)
 	if err := r.classifyTools(); err != nil {
 		return err
 	}
@@ -236,7 +252,7 @@ func (r *renderer) checkMessages(messages []Message) error {
 		m := &messages[i]
 		switch m.Role {
 		case RoleSystem, RoleDeveloper:
-			if seenOther && r.opts.Strict {
+			if seenOther && r.opts.Strict && !r.opts.PlaceLateInstructions {
 				return errAt(messagePath(i)+".role", "a "+m.Role+
 					" message after a message of another role is not rendered; put system and developer messages at the start (strict mode)")
 			}
@@ -295,6 +311,21 @@ func (r *renderer) developerMessage(messages []Message) (int, error) {
 		}
 		r.buf = append(r.buf, messages[i].Content...)
 	}
+	if r.opts.PlaceLateInstructions {
+		// Late instructions before the first assistant turn join the
+		// leading ones, as if they had been sent among them.
+		joined := first
+		for i := first; i < r.firstAssistant; i++ {
+			if !isInstruction(&messages[i]) {
+				continue
+			}
+			if joined > 0 {
+				r.buf = append(r.buf, "\n\n"...)
+			}
+			r.buf = append(r.buf, messages[i].Content...)
+			joined++
+		}
+	}
 	if len(r.buf) == body {
 		// No instruction text: no Instructions section.
 		r.dropMarks(start)
@@ -324,7 +355,15 @@ func (r *renderer) message(buf []byte, messages []Message, i int) ([]byte, error
 	switch m.Role {
 	case RoleSystem, RoleDeveloper:
 		// Not rendered (page: Instructions); Strict rejected it already.
-		return buf, nil
+		// With PlaceLateInstructions, one before the first assistant turn
+		// is among the instructions, one after it a user message here.
+		if !r.opts.PlaceLateInstructions || i < r.firstAssistant {
+			return buf, nil
+		}
+		buf = r.fixedPadded(buf, &userHeader)
+		buf = append(buf, LateInstructionsHeading...)
+		buf = append(buf, m.Content...)
+		return r.fixed(buf, "<|end|>"), nil
 	case RoleUser:
 		buf = r.fixedPadded(buf, &userHeader)
 		buf = append(buf, m.Content...)

@@ -8,12 +8,15 @@ import (
 )
 
 const lintHelp = `
-Usage: beamharmony lint [--strict] [FILE]
+Usage: beamharmony lint [--strict | --drop-late-instructions] [FILE]
 
 Read one chat request (the render command's JSON, from FILE or stdin) and
 print one warning per line for what renders but misleads the model:
 
-  - a system or developer message after another role (it is dropped)
+  - a system or developer message after another role, and where it is
+    placed (render's rule: joined to the instructions before the first
+    assistant turn, a user message in its place after one; with
+    --drop-late-instructions, left out as the template does)
   - an assistant turn without reasoning (it renders as an empty analysis
     message, which Beam never writes)
   - a reasoning effort below 8 (Beam was not trained below 8)
@@ -31,7 +34,8 @@ Example:
 
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("lint", lintHelp, stdout, stderr)
-	strict := fs.Bool("strict", false, "check rendering in strict mode too")
+	strict := fs.Bool("strict", false, "check rendering in strict mode too: a system or developer message after another role is an error")
+	drop := fs.Bool("drop-late-instructions", false, "lint as the template renders: a system or developer message after another role is left out")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -44,7 +48,9 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "lint", err)
 	}
-	req.Strict = *strict
+	if err := lateInstructionsFlags(req, *strict, *drop); err != nil {
+		return fail(stderr, "lint", err)
+	}
 	if _, err := req.Render(); err != nil {
 		return fail(stderr, "lint", err)
 	}

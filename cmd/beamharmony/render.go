@@ -12,7 +12,7 @@ import (
 )
 
 const renderHelp = `
-Usage: beamharmony render [--spans] [--strict] [--tokenizer PATH] [FILE]
+Usage: beamharmony render [--spans] [--strict | --drop-late-instructions] [--tokenizer PATH] [FILE]
 
 Render one chat request (JSON, from FILE or stdin) into Beam's prompt and
 write the prompt to stdout with nothing added. The request is
@@ -25,6 +25,13 @@ Every key but messages is optional; add_generation_prompt and
 allow_missing_thinking default to true, reasoning_effort to 512. A call's
 function.arguments may be a JSON string holding an object (OpenAI's wire
 form), and tools a JSON string holding the list: both are decoded first.
+
+System and developer messages after a message of another role (late
+instructions) are placed as the gateway places them: before the first
+assistant turn they join the instructions, after one each becomes a user
+message headed "# Instructions" in its place (docs/gap-decisions.md 110).
+--strict makes them an error; --drop-late-instructions leaves them out, as
+the checkpoint's template does.
 
 With --tokenizer PATH (a tokenizer.json, or a directory holding one) the
 output is the prompt as token ids with the assistant mask, as
@@ -46,7 +53,8 @@ Example:
 func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("render", renderHelp, stdout, stderr)
 	spans := fs.Bool("spans", false, `write {"prompt": ..., "assistant_spans": [[start, end], ...]} with offsets in characters, end exclusive`)
-	strict := fs.Bool("strict", false, "make a system or developer message after another role an error instead of dropping it")
+	strict := fs.Bool("strict", false, "make a system or developer message after another role an error instead of placing it")
+	drop := fs.Bool("drop-late-instructions", false, "leave out a system or developer message after another role, as the template does, instead of placing it")
 	tokenizerPath := fs.String("tokenizer", "", `write {"input_ids": [...], "assistant_masks": [...]}, encoded with this tokenizer.json (or directory holding one)`)
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
@@ -60,7 +68,9 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "render", err)
 	}
-	req.Strict = *strict
+	if err := lateInstructionsFlags(req, *strict, *drop); err != nil {
+		return fail(stderr, "render", err)
+	}
 	if *tokenizerPath != "" {
 		if *spans {
 			return fail(stderr, "render", errors.New("--spans and --tokenizer can't be combined"))
@@ -130,4 +140,16 @@ func appendInts(out []byte, xs []int) []byte {
 		out = strconv.AppendInt(out, int64(x), 10)
 	}
 	return append(out, ']')
+}
+
+// lateInstructionsFlags sets how req renders late instructions: placed by
+// the rule the gateway follows (the default), refused (--strict) or left
+// out as the template does (--drop-late-instructions).
+func lateInstructionsFlags(req *harmony.Request, strict, drop bool) error {
+	if strict && drop {
+		return errors.New("--strict and --drop-late-instructions can't be combined")
+	}
+	req.Strict = strict
+	req.PlaceLateInstructions = !strict && !drop
+	return nil
 }

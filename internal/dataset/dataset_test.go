@@ -32,7 +32,8 @@ type expected struct {
 
 // expect renders data the way the dataset command must by default:
 // ParseRequest, a row with assistant turns without reasoning rejected, no
-// generation prompt, the default effort when none is set, RenderPrompt.
+// generation prompt, late instructions placed, the default effort when
+// none is set, RenderPrompt.
 func expect(data []byte, effort harmony.ReasoningEffort) expected {
 	return expectRow(data, effort, false)
 }
@@ -47,6 +48,7 @@ func expectRow(data []byte, effort harmony.ReasoningEffort, allowMissing bool) e
 		return expected{err: missingReasoningError(idx).Error()}
 	}
 	req.AddGenerationPrompt = false
+	req.PlaceLateInstructions = true
 	if !req.ReasoningEffort.IsSet() {
 		req.ReasoningEffort = effort
 	}

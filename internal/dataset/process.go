@@ -95,6 +95,10 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		}
 	}
 	req.AddGenerationPrompt = false
+	// Late instructions are placed as the gateway places them, so that
+	// the model is trained on the prompts it is served
+	// (docs/gap-decisions.md 110).
+	req.PlaceLateInstructions = true
 	if !req.ReasoningEffort.IsSet() {
 		req.ReasoningEffort = p.c.DefaultEffort
 	}

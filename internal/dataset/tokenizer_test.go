@@ -53,6 +53,7 @@ func TestTokensEqualLibrary(t *testing.T) {
 			continue
 		}
 		req.AddGenerationPrompt = false
+		req.PlaceLateInstructions = true
 		tk, err := req.RenderTokens(tok)
 		if err != nil {
 			wants = append(wants, want{err: err.Error()})

@@ -84,6 +84,7 @@ func TestTokenOutput(t *testing.T) {
 			continue
 		}
 		req.AddGenerationPrompt = false
+		req.PlaceLateInstructions = true
 		var r Row
 		if byteTokens(context.Background(), req, &r) == nil {
 			want = append(want, r)
