@@ -1,0 +1,163 @@
+package grammar
+
+import "strings"
+
+// The encoders map an expression over a string's VALUE (its characters,
+// as a pattern or a format describes them) to an expression over the text
+// the grammar must match where that string is written: inside a JSON
+// string's quotes (jsonChars), or as a raw XML argument value (rawChars).
+// Both work character by character, so they map the value language
+// exactly: a value is in e's language if and only if its text is in the
+// encoded language. Their input is built of literals, classes, sequences,
+// alternations and repetitions (never a rule reference: that panics), as
+// patternExpr and formatExpr build them; nil stands for the empty
+// language on both sides, as in expr.go. Shared subexpressions are
+// encoded once, so the result's size is linear in the input's.
+
+// jsonSpecial is the characters a JSON string text never holds as
+// themselves here: the control characters, the quote and the backslash
+// (JSON requires them escaped), and "<", always written \u003c so that no
+// marker (<|end|>, </rfl:parameter>, ...) can ever be formed.
+func jsonSpecial() charSet {
+	return setOf(runeRange{0, 0x1F}, runeRange{'"', '"'}, runeRange{'\\', '\\'}, runeRange{'<', '<'})
+}
+
+// jsonCharText is how one character is written inside a JSON string, in
+// the one canonical way the grammar allows: the way Python's
+// json.dumps(ensure_ascii=False) writes it (the renderer's JSON), except
+// for "<", written \u003c. That is \" and \\, the short escapes \b \f \n
+// \r \t, \u00XX with lowercase hex digits for the other control
+// characters, and every other character as itself (the solidus, DEL,
+// U+2028 and U+2029 included).
+func jsonCharText(c rune) string {
+	switch c {
+	case '"':
+		return `\"`
+	case '\\':
+		return `\\`
+	case '\b':
+		return `\b`
+	case '\f':
+		return `\f`
+	case '\n':
+		return `\n`
+	case '\r':
+		return `\r`
+	case '\t':
+		return `\t`
+	case '<':
+		return `\u003c`
+	}
+	if c < 0x20 {
+		const hex = "0123456789abcdef"
+		return `\u00` + string(hex[c>>4]) + string(hex[c&0xF])
+	}
+	return string(c)
+}
+
+// jsonChars is the text of e's values inside a JSON string (between the
+// quotes), each character written as jsonCharText writes it.
+func jsonChars(e *expr) *expr {
+	return encodeChars(e, map[*expr]*expr{}, encJSONLit, encJSONClass)
+}
+
+// rawChars is the text of e's values as a raw XML argument value: every
+// character as itself, except that "<" is never written (bounded raw
+// strings are how the grammar keeps markers and </rfl:parameter> out), so
+// values that hold a "<" are left out. A pattern or format that requires
+// a "<" then matches nothing in an argument (the result is nil).
+func rawChars(e *expr) *expr {
+	return encodeChars(e, map[*expr]*expr{}, encRawLit, encRawClass)
+}
+
+func encodeChars(e *expr, memo map[*expr]*expr, litf func(string) *expr, classf func(charSet) *expr) *expr {
+	if e == nil {
+		return nil
+	}
+	if out, ok := memo[e]; ok {
+		return out
+	}
+	var out *expr
+	switch e.kind {
+	case kLit:
+		out = litf(e.text)
+	case kClass:
+		out = classf(setOfClass(e))
+	case kSeq:
+		items := make([]*expr, len(e.items))
+		for i, it := range e.items {
+			if items[i] = encodeChars(it, memo, litf, classf); items[i] == nil {
+				memo[e] = nil
+				return nil
+			}
+		}
+		out = seq(items...)
+	case kAlt:
+		items := make([]*expr, 0, len(e.items))
+		for _, it := range e.items {
+			items = append(items, encodeChars(it, memo, litf, classf))
+		}
+		out = alt(items...)
+	case kRep:
+		out = rep(encodeChars(e.items[0], memo, litf, classf), e.min, e.max)
+	default:
+		panic("grammar: a rule reference in a value expression")
+	}
+	memo[e] = out
+	return out
+}
+
+func encJSONLit(s string) *expr {
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteString(jsonCharText(c))
+	}
+	return lit(b.String())
+}
+
+// encJSONClass is one character of s as JSON text: the characters written
+// as themselves in one class, the others as their escapes, grouped by
+// their common prefix.
+func encJSONClass(s charSet) *expr {
+	special := s.intersect(jsonSpecial())
+	alts := []*expr{s.minus(jsonSpecial()).expr()}
+	if len(special) == 0 {
+		return alt(alts...)
+	}
+	var short, low, high []rune // after \ ; after \u000 ; after \u001
+	for _, r := range special {
+		for c := r.lo; c <= r.hi; c++ {
+			t := jsonCharText(c)
+			switch {
+			case c == '<':
+				alts = append(alts, lit(t))
+			case len(t) == 2:
+				short = append(short, rune(t[1]))
+			case c < 0x10:
+				low = append(low, rune(t[5]))
+			default:
+				high = append(high, rune(t[5]))
+			}
+		}
+	}
+	group := func(prefix string, cs []rune) {
+		if len(cs) > 0 {
+			alts = append(alts, seq(lit(prefix), setChars(string(cs)).expr()))
+		}
+	}
+	group(`\`, short)
+	group(`\u000`, low)
+	group(`\u001`, high)
+	return alt(alts...)
+}
+
+func encRawLit(s string) *expr {
+	if strings.ContainsRune(s, '<') {
+		return nil
+	}
+	return lit(s)
+}
+
+func encRawClass(s charSet) *expr {
+	return s.minus(setChars("<")).expr()
+}

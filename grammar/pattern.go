@@ -1,0 +1,948 @@
+package grammar
+
+import (
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file translates a JSON Schema "pattern" (an ECMA-262 regular
+// expression) into an expression over the characters of the string values
+// it matches. JSON Schema patterns are not anchored: a value is valid when
+// the pattern matches some part of it (RegExp.prototype.test), so the
+// translation allows any text before and after, unless ^ or $ pins that
+// end.
+//
+// The dialect is ECMA-262's with the u flag's semantics (JSON Schema
+// 2020-12 asks for Unicode patterns): characters are code points, and "."
+// matches one, astral characters included; \uHHHH\uHHHH surrogate pairs
+// and \u{H...} name one code point; \p{...} and \P{...} are supported (a
+// General_Category, a Script, a binary property of Go's unicode tables).
+// Annex B's lenient forms that have one clear meaning are accepted: a "{"
+// that does not start a quantifier, a lone "]" or "}", an escaped
+// punctuation character, and a class escape at one end of a range in a
+// class ([\w-.] is \w, "-" and "."). Refused, with a *patternError that
+// names the byte offset: lookahead and lookbehind, backreferences (\1,
+// \k<name>), word boundaries (\b, \B), an anchor inside a repeated group
+// ((^a)*), octal escapes, unknown letter escapes (\q), inline modifiers,
+// anything that does not parse, and patterns past the limits below.
+
+// Limits on a pattern. Each is an error past it.
+const (
+	// maxPatternLen caps a pattern's length, in bytes.
+	maxPatternLen = 4096
+	// maxPatternProduct caps the product of the counted repetitions
+	// nested in each other (((a{10}){10}){10} is 1000); one repetition's
+	// bounds are capped by MaxCount.
+	maxPatternProduct = 4096
+	// maxPatternSize caps the size of the translated expression written
+	// out: its nodes plus the ranges of its classes.
+	maxPatternSize = 1 << 16
+	// maxPatternWeight caps the size of the expression once an engine has
+	// written each repetition out (x{3} as x x x): characters of
+	// literals, ranges of classes, times the enclosing repetitions' bounds.
+	maxPatternWeight = 1 << 17
+	// maxPatternDepth caps how deep groups nest.
+	maxPatternDepth = 100
+)
+
+// patternError is a pattern that can't be translated: Offset is the byte
+// offset in the pattern where the problem is.
+type patternError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *patternError) Error() string {
+	return "pattern: at offset " + strconv.Itoa(e.Offset) + ": " + e.Msg
+}
+
+// patternExpr returns the expression of the string values pattern p
+// matches (search semantics: the pattern may match any part of a value
+// unless anchored), over the values' characters, never nil: a pattern
+// that can match no value (like "[]" or "a^") gives an expression whose
+// language is empty (a class of no character that exists). The encoders
+// (jsonChars, rawChars) turn it into the text a JSON string or a raw
+// argument holds. The error is a *patternError.
+func patternExpr(p string) (*expr, error) {
+	if len(p) > maxPatternLen {
+		return nil, &patternError{maxPatternLen, "the pattern is longer than " + strconv.Itoa(maxPatternLen) + " bytes"}
+	}
+	if !utf8.ValidString(p) {
+		return nil, &patternError{patBadUTF8(p), "the pattern is not valid UTF-8"}
+	}
+	ps := &patternParser{src: p, meter: newPatMeter(), nulls: map[*expr]bool{}}
+	e, err := ps.parse()
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return class(false, runeRange{surrogateLo, surrogateLo}), nil
+	}
+	return e, nil
+}
+
+func patBadUTF8(s string) int {
+	for i, c := range s {
+		if c == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// anchor flags: what the text a term matched must touch.
+const (
+	anchorStart = 1 // a ^ held: the match starts at the value's start
+	anchorEnd   = 2 // a $ held: the match ends at the value's end
+)
+
+// A patTerm is what part of a pattern matches, split by the anchors it
+// asserted: v[a] is the texts matched with anchor flags a (nil: none),
+// null[a] whether the empty text is among them. An anchor asserted inside
+// a match can hold only at the match's own start (^) or end ($), so each
+// match has one set of flags, and the flags decide where the match may be
+// in the value. Terms without anchors (all but v[0] nil) are plain.
+type patTerm struct {
+	v    [4]*expr
+	null [4]bool
+	prod int // the largest product of nested counted repetitions inside
+}
+
+func patPlain(e *expr, null bool) patTerm {
+	return patTerm{v: [4]*expr{e}, null: [4]bool{null}, prod: 1}
+}
+
+func (t patTerm) plain() bool { return t.v[1] == nil && t.v[2] == nil && t.v[3] == nil }
+
+type patternParser struct {
+	src   string
+	pos   int
+	depth int
+	meter *patMeter
+	nulls map[*expr]bool
+}
+
+// patFail is how the parser unwinds on an error (recovered in parse).
+type patFail struct{ err *patternError }
+
+func (ps *patternParser) fail(at int, msg string) {
+	panic(patFail{&patternError{at, msg}})
+}
+
+func (ps *patternParser) parse() (e *expr, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(patFail)
+			if !ok {
+				panic(r)
+			}
+			e, err = nil, f.err
+		}
+	}()
+	t := ps.disjunction()
+	if ps.pos < len(ps.src) {
+		ps.fail(ps.pos, "unmatched )")
+	}
+	// Search semantics: any text before a match that does not start at
+	// the value's start, any text after one that does not end at its end.
+	anyText := star(setAll().expr())
+	var alts []*expr
+	for a, v := range t.v {
+		if v == nil {
+			continue
+		}
+		var before, after *expr = anyText, anyText
+		if a&anchorStart != 0 {
+			before = empty()
+		}
+		if a&anchorEnd != 0 {
+			after = empty()
+		}
+		alts = append(alts, seq(before, v, after))
+	}
+	e = alt(alts...)
+	ps.check(e, 0)
+	return e, nil
+}
+
+// check fails when e is past the size limits.
+func (ps *patternParser) check(e *expr, at int) {
+	if e == nil {
+		return
+	}
+	if ps.meter.size(e) > maxPatternSize {
+		ps.tooComplex(at)
+	}
+	if ps.meter.weight(e) > maxPatternWeight {
+		ps.fail(at, "the pattern's repetitions are too large: written out they would exceed "+strconv.Itoa(maxPatternWeight)+" elements")
+	}
+}
+
+func (ps *patternParser) tooComplex(at int) {
+	ps.fail(at, "the pattern is too complex: its expression would exceed "+strconv.Itoa(maxPatternSize)+" nodes")
+}
+
+func (ps *patternParser) more() bool { return ps.pos < len(ps.src) }
+
+func (ps *patternParser) peek() byte {
+	if ps.pos < len(ps.src) {
+		return ps.src[ps.pos]
+	}
+	return 0
+}
+
+func (ps *patternParser) has(prefix string) bool {
+	return len(ps.src)-ps.pos >= len(prefix) && ps.src[ps.pos:ps.pos+len(prefix)] == prefix
+}
+
+// disjunction is alternatives separated by |, up to a ) or the end.
+func (ps *patternParser) disjunction() patTerm {
+	t := ps.alternative()
+	if ps.peek() != '|' {
+		return t
+	}
+	// The alternatives by anchors, joined once (joining them one at a
+	// time would copy the alternation each time).
+	var alts [4][]*expr
+	for {
+		for a, v := range t.v {
+			if v != nil {
+				alts[a] = append(alts[a], v)
+			}
+		}
+		if ps.peek() != '|' {
+			break
+		}
+		ps.pos++
+		u := ps.alternative()
+		for a := range t.v {
+			t.v[a] = u.v[a]
+			t.null[a] = t.null[a] || u.null[a]
+		}
+		t.prod = max(t.prod, u.prod)
+	}
+	for a := range t.v {
+		t.v[a] = alt(alts[a]...)
+	}
+	return t
+}
+
+// alternative is terms one after the other, up to a |, a ) or the end.
+func (ps *patternParser) alternative() patTerm {
+	start := ps.pos
+	acc := patPlain(empty(), true)
+	// run collects plain terms, joined in one sequence (joining them one
+	// at a time would copy the sequence each time).
+	var run []*expr
+	runNull := true
+	runProd := 1
+	runSize := 0
+	flush := func() {
+		if len(run) > 0 {
+			acc = patSeq(acc, patTerm{v: [4]*expr{seq(run...)}, null: [4]bool{runNull}, prod: runProd})
+			ps.check(acc.v[0], start)
+			run, runNull, runProd, runSize = nil, true, 1, 0
+		}
+	}
+	for ps.more() && ps.peek() != '|' && ps.peek() != ')' {
+		t := ps.term()
+		if t.plain() {
+			if runSize += ps.meter.size(t.v[0]); runSize > maxPatternSize {
+				ps.tooComplex(start)
+			}
+			if t.v[0] == nil {
+				// Matches nothing: so does the alternative, but the rest
+				// must still parse.
+				run = append(run, nil)
+			} else {
+				run = append(run, t.v[0])
+			}
+			runNull = runNull && t.null[0]
+			runProd = max(runProd, t.prod)
+			continue
+		}
+		flush()
+		acc = patSeq(acc, t)
+		for _, v := range acc.v {
+			ps.check(v, start)
+		}
+	}
+	flush()
+	return acc
+}
+
+// patSeq is a then b. An anchor holds only where its match allows it: a
+// $ in a only if b matched the empty text, a ^ in b only if a did.
+func patSeq(a, b patTerm) patTerm {
+	if a.plain() && b.plain() {
+		return patTerm{v: [4]*expr{seq(a.v[0], b.v[0])}, null: [4]bool{a.null[0] && b.null[0]}, prod: max(a.prod, b.prod)}
+	}
+	var out patTerm
+	out.prod = max(a.prod, b.prod)
+	for i, x := range a.v {
+		if x == nil {
+			continue
+		}
+		for j, y := range b.v {
+			if y == nil {
+				continue
+			}
+			var e *expr
+			var null bool
+			switch aEnd, bStart := i&anchorEnd != 0, j&anchorStart != 0; {
+			case !aEnd && !bStart:
+				e, null = seq(x, y), a.null[i] && b.null[j]
+			case aEnd && !bStart:
+				if !b.null[j] {
+					continue
+				}
+				e, null = x, a.null[i]
+			case !aEnd && bStart:
+				if !a.null[i] {
+					continue
+				}
+				e, null = y, b.null[j]
+			default:
+				if !a.null[i] || !b.null[j] {
+					continue
+				}
+				e, null = empty(), true
+			}
+			if e == nil {
+				continue
+			}
+			k := i | j
+			out.v[k] = alt(out.v[k], e)
+			out.null[k] = out.null[k] || null
+		}
+	}
+	return out
+}
+
+// term is an assertion, or an atom and its quantifier.
+func (ps *patternParser) term() patTerm {
+	start := ps.pos
+	switch c := ps.peek(); c {
+	case '^':
+		ps.pos++
+		ps.noQuantifier(start, "^")
+		return patTerm{v: [4]*expr{anchorStart: empty()}, null: [4]bool{anchorStart: true}, prod: 1}
+	case '$':
+		ps.pos++
+		ps.noQuantifier(start, "$")
+		return patTerm{v: [4]*expr{anchorEnd: empty()}, null: [4]bool{anchorEnd: true}, prod: 1}
+	case '\\':
+		if ps.has(`\b`) || ps.has(`\B`) {
+			ps.fail(start, "word boundary assertions (\\b, \\B) are not supported")
+		}
+	case '*', '+', '?':
+		ps.fail(start, "nothing to repeat before "+string(c))
+	case '{':
+		if _, _, ok := ps.braces(); ok {
+			ps.fail(start, "nothing to repeat before {")
+		}
+	}
+	t := ps.atom()
+	return ps.quantified(t, start)
+}
+
+// noQuantifier fails when a quantifier follows an assertion.
+func (ps *patternParser) noQuantifier(at int, what string) {
+	switch ps.peek() {
+	case '*', '+', '?':
+		ps.fail(ps.pos, "nothing to repeat: "+what+" is an assertion")
+	case '{':
+		if _, _, ok := ps.braces(); ok {
+			ps.fail(ps.pos, "nothing to repeat: "+what+" is an assertion")
+		}
+	}
+}
+
+// braces reads a braced quantifier at pos without moving: {m}, {m,} or
+// {m,n} (max -1 for no bound; bounds past the int range saturate).
+func (ps *patternParser) braces() (lo, hi int, ok bool) {
+	i := ps.pos
+	s := ps.src
+	if i >= len(s) || s[i] != '{' {
+		return 0, 0, false
+	}
+	i++
+	num := func() (int, bool) {
+		start := i
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			n = min(n*10+int(s[i]-'0'), 1<<30)
+			i++
+		}
+		return n, i > start
+	}
+	lo, ok = num()
+	if !ok {
+		return 0, 0, false
+	}
+	hi = lo
+	if i < len(s) && s[i] == ',' {
+		i++
+		var has bool
+		if hi, has = num(); !has {
+			hi = -1
+		}
+	}
+	if i >= len(s) || s[i] != '}' {
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
+// skipBraces moves past the braced quantifier braces read.
+func (ps *patternParser) skipBraces() {
+	for ps.src[ps.pos] != '}' {
+		ps.pos++
+	}
+	ps.pos++
+}
+
+// quantified applies the quantifier after an atom, if any.
+func (ps *patternParser) quantified(t patTerm, start int) patTerm {
+	at := ps.pos
+	var lo, hi int
+	switch ps.peek() {
+	case '*':
+		lo, hi = 0, -1
+		ps.pos++
+	case '+':
+		lo, hi = 1, -1
+		ps.pos++
+	case '?':
+		lo, hi = 0, 1
+		ps.pos++
+	case '{':
+		var ok bool
+		if lo, hi, ok = ps.braces(); !ok {
+			return t // a literal {, read as the next atom
+		}
+		ps.skipBraces()
+		if hi >= 0 && lo > hi {
+			ps.fail(at, "numbers out of order in a {m,n} quantifier")
+		}
+		if lo > MaxCount || hi > MaxCount {
+			ps.fail(at, "a repetition bound past "+strconv.Itoa(MaxCount))
+		}
+	default:
+		return t
+	}
+	if ps.peek() == '?' { // lazy: the same language
+		ps.pos++
+	}
+	switch ps.peek() {
+	case '*', '+', '?':
+		ps.fail(ps.pos, "nothing to repeat: a quantifier follows a quantifier")
+	case '{':
+		if _, _, ok := ps.braces(); ok {
+			ps.fail(ps.pos, "nothing to repeat: a quantifier follows a quantifier")
+		}
+	}
+	factor := max(lo, hi, 1)
+	if t.prod*factor > maxPatternProduct {
+		ps.fail(at, "nested repetitions too large: their bounds multiply past "+strconv.Itoa(maxPatternProduct))
+	}
+	if !t.plain() {
+		switch {
+		case lo == 1 && hi == 1:
+			return t
+		case lo == 0 && hi == 0:
+			return patPlain(empty(), true)
+		case lo == 0 && hi == 1:
+			t.v[0] = alt(t.v[0], empty())
+			t.null[0] = true
+			return t
+		}
+		ps.fail(start, "an anchor (^ or $) inside a repeated group is not supported")
+	}
+	e, null := t.v[0], t.null[0]
+	out := patPlain(nil, lo == 0 || null)
+	out.prod = t.prod * factor
+	switch {
+	case e == nil:
+		if lo == 0 {
+			out.v[0] = empty()
+		}
+	case hi < 0 && null:
+		// An unbounded repetition of something that matches the empty
+		// text is the repetition of its non-empty part (engines refuse
+		// (a*)* as left-recursive).
+		out.v[0] = star(ps.nonEmpty(e, start))
+	default:
+		out.v[0] = rep(e, lo, hi)
+	}
+	ps.check(out.v[0], start)
+	return out
+}
+
+// atom is one atom: a character, ".", an escape, a class or a group.
+func (ps *patternParser) atom() patTerm {
+	start := ps.pos
+	c, n := utf8.DecodeRuneInString(ps.src[ps.pos:])
+	switch c {
+	case '.':
+		ps.pos++
+		return patPlain(setAll().minus(lineTerminators()).expr(), false)
+	case '\\':
+		return patPlain(ps.atomEscape().expr(), false)
+	case '[':
+		return patPlain(ps.class().expr(), false)
+	case '(':
+		return ps.group()
+	case ')', '|':
+		ps.fail(start, "unexpected "+string(c)) // not reached: the callers stop there
+	}
+	ps.pos += n
+	return patPlain(lit(string(c)), false)
+}
+
+// group is a group: (...), (?:...) or (?<name>...).
+func (ps *patternParser) group() patTerm {
+	start := ps.pos
+	ps.pos++ // (
+	if ps.peek() == '?' {
+		switch {
+		case ps.has("?:"):
+			ps.pos += 2
+		case ps.has("?="), ps.has("?!"):
+			ps.fail(start, "lookahead assertions are not supported")
+		case ps.has("?<="), ps.has("?<!"):
+			ps.fail(start, "lookbehind assertions are not supported")
+		case ps.has("?<"):
+			ps.pos += 2
+			ps.groupName(start)
+		default:
+			ps.fail(start, "unsupported group syntax (?"+ps.next()+" (inline modifiers are not supported)")
+		}
+	}
+	ps.depth++
+	if ps.depth > maxPatternDepth {
+		ps.fail(start, "groups nested deeper than "+strconv.Itoa(maxPatternDepth))
+	}
+	t := ps.disjunction()
+	ps.depth--
+	if ps.peek() != ')' {
+		ps.fail(start, "unterminated group")
+	}
+	ps.pos++
+	return t
+}
+
+// next is the character at pos, for messages.
+func (ps *patternParser) next() string {
+	if !ps.more() {
+		return ""
+	}
+	c, _ := utf8.DecodeRuneInString(ps.src[ps.pos:])
+	return string(c)
+}
+
+// groupName reads a group's name and the closing >.
+func (ps *patternParser) groupName(start int) {
+	first := true
+	for {
+		if !ps.more() {
+			ps.fail(start, "unterminated group name")
+		}
+		c, n := utf8.DecodeRuneInString(ps.src[ps.pos:])
+		if c == '>' && !first {
+			ps.pos++
+			return
+		}
+		if !(c == '_' || c == '$' || unicode.IsLetter(c) || !first && (unicode.IsDigit(c) || unicode.In(c, unicode.Mn, unicode.Mc, unicode.Pc))) {
+			ps.fail(ps.pos, "invalid group name")
+		}
+		first = false
+		ps.pos += n
+	}
+}
+
+// atomEscape reads an escape outside a class, from its backslash.
+func (ps *patternParser) atomEscape() charSet {
+	start := ps.pos
+	ps.pos++
+	if !ps.more() {
+		ps.fail(start, "\\ at the end of the pattern")
+	}
+	switch c := ps.peek(); {
+	case c >= '1' && c <= '9':
+		ps.fail(start, "backreferences (\\"+string(c)+") are not supported")
+	case c == 'k':
+		ps.fail(start, "backreferences (\\k<name>) are not supported")
+	}
+	return ps.escape(start, false)
+}
+
+// escape reads the escape after a backslash at start, in a class or not.
+// Class escapes (\d, \p{...}, ...) give their set, the others one
+// character.
+func (ps *patternParser) escape(start int, inClass bool) charSet {
+	c, n := utf8.DecodeRuneInString(ps.src[ps.pos:])
+	ps.pos += n
+	switch c {
+	case 'd':
+		return digitSet()
+	case 'D':
+		return digitSet().complement()
+	case 'w':
+		return wordSet()
+	case 'W':
+		return wordSet().complement()
+	case 's':
+		return spaceSet()
+	case 'S':
+		return spaceSet().complement()
+	case 'p', 'P':
+		s := ps.property(start)
+		if c == 'P' {
+			return s.complement()
+		}
+		return s
+	case 't':
+		return setChars("\t")
+	case 'n':
+		return setChars("\n")
+	case 'v':
+		return setChars("\v")
+	case 'f':
+		return setChars("\f")
+	case 'r':
+		return setChars("\r")
+	case 'b':
+		if inClass {
+			return setChars("\b")
+		}
+	case '-':
+		return setChars("-")
+	case 'c':
+		if l := ps.peek(); l >= 'a' && l <= 'z' || l >= 'A' && l <= 'Z' {
+			ps.pos++
+			return setOf(runeRange{rune(l % 32), rune(l % 32)})
+		}
+		ps.fail(start, "\\c must be followed by a letter")
+	case '0':
+		if d := ps.peek(); d >= '0' && d <= '9' {
+			ps.fail(start, "octal escapes are not supported")
+		}
+		return setChars("\x00")
+	case 'x':
+		v, ok := ps.hex(2)
+		if !ok {
+			ps.fail(start, "\\x must be followed by two hex digits")
+		}
+		return setOf(runeRange{v, v})
+	case 'u':
+		v := ps.unicodeEscape(start)
+		return setOf(runeRange{v, v})
+	}
+	switch {
+	case c >= '1' && c <= '9':
+		ps.fail(start, "octal escapes are not supported")
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		ps.fail(start, "unknown escape \\"+string(c))
+	}
+	// An escaped punctuation character (or any other): itself.
+	return setOf(runeRange{c, c})
+}
+
+// hex reads n hex digits.
+func (ps *patternParser) hex(n int) (rune, bool) {
+	if len(ps.src)-ps.pos < n {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(ps.src[ps.pos:ps.pos+n], 16, 32)
+	if err != nil || ps.src[ps.pos] == '+' || ps.src[ps.pos] == '-' {
+		return 0, false
+	}
+	ps.pos += n
+	return rune(v), true
+}
+
+// unicodeEscape reads what follows \u: four hex digits (a surrogate pair
+// of two escapes is one character) or {hex digits}.
+func (ps *patternParser) unicodeEscape(start int) rune {
+	if ps.peek() == '{' {
+		ps.pos++
+		begin := ps.pos
+		for ps.more() && ps.peek() != '}' {
+			ps.pos++
+		}
+		if !ps.more() || ps.pos == begin {
+			ps.fail(start, "\\u{ must be followed by hex digits and }")
+		}
+		v, err := strconv.ParseUint(ps.src[begin:ps.pos], 16, 32)
+		if err != nil || v > unicode.MaxRune || ps.src[begin] == '+' || ps.src[begin] == '-' {
+			ps.fail(start, "invalid \\u{...} escape")
+		}
+		ps.pos++
+		if v >= surrogateLo && v <= surrogateHi {
+			ps.fail(start, "a lone surrogate \\u{"+ps.src[begin:ps.pos-1]+"} matches no character")
+		}
+		return rune(v)
+	}
+	v, ok := ps.hex(4)
+	if !ok {
+		ps.fail(start, "\\u must be followed by four hex digits or {hex digits}")
+	}
+	switch {
+	case v >= 0xD800 && v <= 0xDBFF:
+		if ps.has(`\u`) {
+			save := ps.pos
+			ps.pos += 2
+			if lo, ok := ps.hex(4); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				return 0x10000 + (v-0xD800)<<10 + (lo - 0xDC00)
+			}
+			ps.pos = save
+		}
+		ps.fail(start, "a lone surrogate escape matches no character")
+	case v >= 0xDC00 && v <= 0xDFFF:
+		ps.fail(start, "a lone surrogate escape matches no character")
+	}
+	return v
+}
+
+// property reads the {name} of \p or \P.
+func (ps *patternParser) property(start int) charSet {
+	if ps.peek() != '{' {
+		ps.fail(start, "\\p and \\P must be followed by {property}")
+	}
+	begin := ps.pos + 1
+	for ps.more() && ps.peek() != '}' {
+		ps.pos++
+	}
+	if !ps.more() {
+		ps.fail(start, "unterminated \\p{...}")
+	}
+	name := ps.src[begin:ps.pos]
+	ps.pos++
+	s, ok := propertySet(name)
+	if !ok {
+		ps.fail(start, "unknown or unsupported Unicode property \\p{"+name+"}")
+	}
+	return s
+}
+
+// class reads a character class [...] and returns its set.
+func (ps *patternParser) class() charSet {
+	start := ps.pos
+	ps.pos++ // [
+	neg := false
+	if ps.peek() == '^' {
+		neg = true
+		ps.pos++
+	}
+	var set charSet
+	var rs []runeRange
+	for {
+		if !ps.more() {
+			ps.fail(start, "unterminated character class")
+		}
+		if ps.peek() == ']' {
+			ps.pos++
+			break
+		}
+		anchorStart := ps.pos
+		a, aSingle := ps.classAtom()
+		if ps.peek() == '-' && ps.pos+1 < len(ps.src) && ps.src[ps.pos+1] != ']' {
+			ps.pos++ // -
+			b, bSingle := ps.classAtom()
+			if aSingle && bSingle {
+				if a[0].lo > b[0].lo {
+					ps.fail(anchorStart, "range out of order in character class")
+				}
+				rs = append(rs, runeRange{a[0].lo, b[0].lo})
+				continue
+			}
+			// Annex B: a class escape at one end makes the - literal.
+			set = set.union(a).union(b).union(setChars("-"))
+			continue
+		}
+		set = set.union(a)
+	}
+	set = set.union(setOf(rs...))
+	if neg {
+		return set.complement()
+	}
+	return set
+}
+
+// classAtom reads one character or class escape in a class; single tells
+// a character (a range's possible end) from a class escape.
+func (ps *patternParser) classAtom() (s charSet, single bool) {
+	start := ps.pos
+	c, n := utf8.DecodeRuneInString(ps.src[ps.pos:])
+	if c != '\\' {
+		ps.pos += n
+		return setOf(runeRange{c, c}), true
+	}
+	ps.pos++
+	if !ps.more() {
+		ps.fail(start, "\\ at the end of the pattern")
+	}
+	if ps.peek() == 'B' {
+		ps.fail(start, "\\B in a character class")
+	}
+	if ps.peek() == 'k' {
+		ps.fail(start, "\\k in a character class")
+	}
+	switch ps.peek() {
+	case 'd', 'D', 'w', 'W', 's', 'S', 'p', 'P':
+		return ps.escape(start, true), false
+	}
+	return ps.escape(start, true), true
+}
+
+// nonEmpty is the non-empty texts of e's language.
+func (ps *patternParser) nonEmpty(e *expr, at int) *expr {
+	if e == nil {
+		return nil
+	}
+	switch e.kind {
+	case kLit:
+		if e.text == "" {
+			return nil
+		}
+		return e
+	case kClass:
+		return e
+	case kSeq:
+		// The first item that is not empty starts it: one alternative
+		// for each item up to the first that can't be empty, each a copy
+		// of the rest of the sequence.
+		k := 0
+		for _, it := range e.items {
+			k++
+			if !ps.nullable(it) {
+				break
+			}
+		}
+		if k*len(e.items) > maxPatternSize {
+			ps.fail(at, "the pattern is too complex: a repeated sequence of "+strconv.Itoa(k)+" optional items")
+		}
+		var alts []*expr
+		for i, it := range e.items {
+			alts = append(alts, seq(append([]*expr{ps.nonEmpty(it, at)}, e.items[i+1:]...)...))
+			if !ps.nullable(it) {
+				break
+			}
+		}
+		return alt(alts...)
+	case kAlt:
+		alts := make([]*expr, 0, len(e.items))
+		for _, it := range e.items {
+			alts = append(alts, ps.nonEmpty(it, at))
+		}
+		return alt(alts...)
+	case kRep:
+		// A non-empty text of x{m,n} starts with a non-empty x; the empty
+		// repetitions before it can be left out.
+		x := e.items[0]
+		rest := -1
+		if e.max >= 0 {
+			rest = e.max - 1
+		}
+		return seq(ps.nonEmpty(x, at), rep(x, max(e.min-1, 0), rest))
+	}
+	panic("grammar: a rule reference in a value expression")
+}
+
+// nullable reports whether e matches the empty text (memoized: the
+// parser's expressions share subexpressions).
+func (ps *patternParser) nullable(e *expr) bool {
+	if e == nil {
+		return false
+	}
+	if n, ok := ps.nulls[e]; ok {
+		return n
+	}
+	n := false
+	switch e.kind {
+	case kLit:
+		n = e.text == ""
+	case kSeq:
+		n = true
+		for _, it := range e.items {
+			if !ps.nullable(it) {
+				n = false
+				break
+			}
+		}
+	case kAlt:
+		for _, it := range e.items {
+			if ps.nullable(it) {
+				n = true
+				break
+			}
+		}
+	case kRep:
+		n = e.min == 0 || ps.nullable(e.items[0])
+	}
+	ps.nulls[e] = n
+	return n
+}
+
+// patMeter measures expressions, memoized by node (the parser's
+// expressions share subexpressions, which the written grammar repeats).
+type patMeter struct {
+	sizes, weights map[*expr]int
+}
+
+func newPatMeter() *patMeter {
+	return &patMeter{sizes: map[*expr]int{}, weights: map[*expr]int{}}
+}
+
+const patMeterCap = 1 << 40
+
+// size is e's nodes and class ranges, written out as a tree.
+func (m *patMeter) size(e *expr) int {
+	if e == nil {
+		return 0
+	}
+	if n, ok := m.sizes[e]; ok {
+		return n
+	}
+	n := 1
+	switch e.kind {
+	case kClass:
+		n += len(e.rs)
+	case kSeq, kAlt, kRep:
+		for _, it := range e.items {
+			n = min(n+m.size(it), patMeterCap)
+		}
+	}
+	m.sizes[e] = n
+	return n
+}
+
+// weight is e's size once each repetition is written out: characters of
+// literals and ranges of classes, times the repetitions' bounds.
+func (m *patMeter) weight(e *expr) int {
+	if e == nil {
+		return 0
+	}
+	if n, ok := m.weights[e]; ok {
+		return n
+	}
+	n := 0
+	switch e.kind {
+	case kLit:
+		n = max(utf8.RuneCountInString(e.text), 1)
+	case kClass:
+		n = max(len(e.rs), 1)
+	case kSeq, kAlt:
+		for _, it := range e.items {
+			n = min(n+m.weight(it), patMeterCap)
+		}
+	case kRep:
+		n = min(m.weight(e.items[0])*max(e.min, e.max, 1), patMeterCap)
+	}
+	m.weights[e] = n
+	return n
+}

@@ -1,0 +1,292 @@
+package grammar
+
+import "fmt"
+
+// This file gives the JSON Schema formats the grammar enforces as
+// expressions over a string value's characters (like patternExpr's; the
+// encoders jsonChars and rawChars write them as JSON or raw text). What
+// each enforces is documented on its function and in docs/gap-decisions.md
+// (entries 125 to 134).
+
+// formatExpr returns the expression of the string values valid for format
+// name, or nil for a format it does not know: date, time, date-time,
+// formatDuration, uuid, formatEmail, formatHostname, formatIPv4, formatIPv6, formatURI, formatURI-reference,
+// json-pointer and relative-json-pointer.
+func formatExpr(name string) *expr {
+	switch name {
+	case "date":
+		return formatDate()
+	case "time":
+		return formatTime()
+	case "date-time":
+		return seq(formatDate(), chars(false, "Tt"), formatTime())
+	case "duration":
+		return formatDuration()
+	case "uuid":
+		h := formatHex()
+		return seq(rep(h, 8, 8), lit("-"), rep(h, 4, 4), lit("-"), rep(h, 4, 4), lit("-"), rep(h, 4, 4), lit("-"), rep(h, 12, 12))
+	case "email":
+		return formatEmail()
+	case "hostname":
+		return formatHostname()
+	case "ipv4":
+		return formatIPv4()
+	case "ipv6":
+		return formatIPv6()
+	case "uri":
+		return formatURI()
+	case "uri-reference":
+		return alt(formatURI(), formatRelativeRef())
+	case "json-pointer":
+		return formatJSONPointer()
+	case "relative-json-pointer":
+		nonNegative := alt(lit("0"), seq(digitRange('1', '9'), star(formatDigit())))
+		return seq(nonNegative, alt(lit("#"), formatJSONPointer()))
+	}
+	return nil
+}
+
+func formatDigit() *expr { return digitRange('0', '9') }
+
+func formatHex() *expr {
+	return class(false, runeRange{'0', '9'}, runeRange{'A', 'F'}, runeRange{'a', 'f'})
+}
+
+// formatTwoDigits is the numbers lo to hi (0 to 99), written with two
+// digits: the tens whose units run 0 to 9 share one class.
+func formatTwoDigits(lo, hi int) *expr {
+	var alts []*expr
+	first, last := lo/10, hi/10
+	if first == last {
+		return seq(lit(string(rune('0'+first))), digitRange(byte('0'+lo%10), byte('0'+hi%10)))
+	}
+	if lo%10 != 0 {
+		alts = append(alts, seq(lit(string(rune('0'+first))), digitRange(byte('0'+lo%10), '9')))
+		first++
+	}
+	full := last
+	if hi%10 != 9 {
+		full--
+	}
+	if first <= full {
+		alts = append(alts, seq(digitRange(byte('0'+first), byte('0'+full)), formatDigit()))
+	}
+	if hi%10 != 9 {
+		alts = append(alts, seq(lit(string(rune('0'+last))), digitRange('0', byte('0'+hi%10))))
+	}
+	return alt(alts...)
+}
+
+func formatPad2(n int) string { return fmt.Sprintf("%02d", n) }
+
+// formatDate is RFC 3339's full-date, YYYY-MM-DD, with the days of each
+// month: 29 February only in leap years of the Gregorian calendar (years
+// divisible by 4 but not by 100, or by 400; year 0000 included).
+func formatDate() *expr {
+	year := rep(formatDigit(), 4, 4)
+	leapYear := alt(
+		// The last two digits a multiple of 4 but not 00...
+		seq(formatDigit(), formatDigit(), alt(seq(chars(false, "02468"), chars(false, "48")), seq(chars(false, "13579"), chars(false, "26")), seq(chars(false, "2468"), lit("0")))),
+		// ... or a century whose first two digits are a multiple of 4.
+		seq(alt(seq(chars(false, "02468"), chars(false, "048")), seq(chars(false, "13579"), chars(false, "26"))), lit("00")),
+	)
+	day28 := alt(seq(lit("0"), digitRange('1', '9')), seq(lit("1"), formatDigit()), seq(lit("2"), digitRange('0', '8')))
+	day30 := alt(day28, lit("29"), lit("30"))
+	day31 := alt(day30, lit("31"))
+	return alt(
+		seq(year, lit("-"), alt(lit("01"), lit("03"), lit("05"), lit("07"), lit("08"), lit("10"), lit("12")), lit("-"), day31),
+		seq(year, lit("-"), alt(lit("04"), lit("06"), lit("09"), lit("11")), lit("-"), day30),
+		seq(year, lit("-02-"), day28),
+		seq(leapYear, lit("-02-29")),
+	)
+}
+
+// formatTime is RFC 3339's full-time: hh:mm:ss, an optional fraction of a
+// second, and an offset (Z, z, or +hh:mm / -hh:mm). A leap second (60) is
+// allowed only where it can be one: at 23:59 UTC. The hour is checked
+// exactly against the offset; the minute exactly when the offset has no
+// minutes (then it must be 59), and otherwise only as 00 to 58 (the exact
+// minute, 59 plus or minus the offset's minutes, would cross with the hour
+// and cost thousands of alternatives), so 01:28:60+01:30 is accepted.
+func formatTime() *expr {
+	frac := opt(seq(lit("."), plus(formatDigit())))
+	hour := formatTwoDigits(0, 23)
+	minute := formatTwoDigits(0, 59)
+	offset := alt(chars(false, "Zz"), seq(chars(false, "+-"), hour, lit(":"), minute))
+	normal := seq(hour, lit(":"), minute, lit(":"), formatTwoDigits(0, 59), frac, offset)
+	// A leap second at local time hh:mm is 23:59 UTC when:
+	//   offset ±oh:00: mm = 59 and oh = hh+1 (+) or 23-hh (-), mod 24;
+	//   offset ±oh:om, om > 0: mm = om-1 (+) or 59-om (-), and oh = hh
+	//   (+) or 23-hh (-).
+	minute58 := formatTwoDigits(0, 58)
+	offsetMinute := formatTwoDigits(1, 59)
+	var leaps []*expr
+	for hh := range 24 {
+		whole := []*expr{
+			seq(lit("+" + formatPad2((hh+1)%24) + ":00")),
+			seq(lit("-" + formatPad2(23-hh) + ":00")),
+		}
+		if hh == 23 {
+			whole = append(whole, chars(false, "Zz"))
+		}
+		leaps = append(leaps, seq(lit(formatPad2(hh)+":"), alt(
+			seq(lit("59:60"), frac, alt(whole...)),
+			seq(minute58, lit(":60"), frac, alt(lit("+"+formatPad2(hh)), lit("-"+formatPad2(23-hh))), lit(":"), offsetMinute),
+		)))
+	}
+	return alt(normal, alt(leaps...))
+}
+
+// formatDuration is the ISO 8601 formatDuration of RFC 3339's Appendix A (which JSON
+// Schema names): P then years, months, days (each followed by the next
+// smaller unit or nothing), and/or T and hours, minutes, seconds in the
+// same way, or weeks alone. Integers only, uppercase designators.
+func formatDuration() *expr {
+	num := plus(formatDigit())
+	second := seq(num, lit("S"))
+	minute := seq(num, lit("M"), opt(second))
+	hour := seq(num, lit("H"), opt(minute))
+	durTime := seq(lit("T"), alt(hour, minute, second))
+	day := seq(num, lit("D"))
+	month := seq(num, lit("M"), opt(day))
+	year := seq(num, lit("Y"), opt(month))
+	durDate := seq(alt(day, month, year), opt(durTime))
+	week := seq(num, lit("W"))
+	return seq(lit("P"), alt(durDate, durTime, week))
+}
+
+// formatIPv4 is a dotted quad of decimal octets 0 to 255, without leading
+// zeros.
+func formatIPv4() *expr {
+	octet := alt(
+		formatDigit(),
+		seq(digitRange('1', '9'), formatDigit()),
+		seq(lit("1"), formatDigit(), formatDigit()),
+		seq(lit("2"), digitRange('0', '4'), formatDigit()),
+		seq(lit("25"), digitRange('0', '5')),
+	)
+	return seq(octet, rep(seq(lit("."), octet), 3, 3))
+}
+
+// formatIPv6 is RFC 4291's text forms, as RFC 3986's IPv6address writes them:
+// eight groups of 1 to 4 hex digits, one run of groups compressed to ::,
+// and the last two groups possibly an IPv4 address. No zone identifier.
+func formatIPv6() *expr {
+	h16 := rep(formatHex(), 1, 4)
+	h16c := seq(h16, lit(":"))
+	ls32 := alt(seq(h16, lit(":"), h16), formatIPv4())
+	// before(n) is up to n+1 groups before the "::".
+	before := func(n int) *expr { return opt(seq(rep(h16c, 0, n), h16)) }
+	return alt(
+		seq(rep(h16c, 6, 6), ls32),
+		seq(lit("::"), rep(h16c, 5, 5), ls32),
+		seq(opt(h16), lit("::"), rep(h16c, 4, 4), ls32),
+		seq(before(1), lit("::"), rep(h16c, 3, 3), ls32),
+		seq(before(2), lit("::"), rep(h16c, 2, 2), ls32),
+		seq(before(3), lit("::"), h16c, ls32),
+		seq(before(4), lit("::"), ls32),
+		seq(before(5), lit("::"), h16),
+		seq(before(6), lit("::")),
+	)
+}
+
+// formatHostname is RFC 1123 host names: dot-separated labels of letters,
+// digits and hyphens, each 1 to 63 characters, not starting or ending
+// with a hyphen; no trailing dot. The total length (253) is not enforced,
+// nor what IDNA asks of xn-- labels.
+func formatHostname() *expr {
+	alnum := class(false, runeRange{'0', '9'}, runeRange{'A', 'Z'}, runeRange{'a', 'z'})
+	ldh := class(false, runeRange{'-', '-'}, runeRange{'0', '9'}, runeRange{'A', 'Z'}, runeRange{'a', 'z'})
+	label := seq(alnum, opt(seq(rep(ldh, 0, 61), alnum)))
+	return seq(label, star(seq(lit("."), label)))
+}
+
+// formatEmail is a practical subset of RFC 5321's Mailbox: a dot-atom local
+// part (RFC 5322 atext, dots only between atoms) or a quoted string
+// (printable ASCII, backslash pairs), "@", then a host name (as formatHostname)
+// or an address literal: [IPv4] or [IPv6:IPv6]. No length limits, no
+// comments or folding white space, no general address literals, ASCII
+// only (no internationalized addresses).
+func formatEmail() *expr {
+	atext := class(false,
+		runeRange{'!', '!'}, runeRange{'#', '\''}, runeRange{'*', '+'}, runeRange{'-', '-'},
+		runeRange{'/', '9'}, runeRange{'=', '='}, runeRange{'?', '?'}, runeRange{'A', 'Z'},
+		runeRange{'^', '~'})
+	atom := plus(atext)
+	dotAtom := seq(atom, star(seq(lit("."), atom)))
+	qtext := class(false, runeRange{' ', '!'}, runeRange{'#', '['}, runeRange{']', '~'})
+	quoted := seq(lit(`"`), star(alt(qtext, seq(lit(`\`), class(false, runeRange{' ', '~'})))), lit(`"`))
+	domain := alt(formatHostname(), seq(lit("["), formatIPv4(), lit("]")), seq(lit("[IPv6:"), formatIPv6(), lit("]")))
+	return seq(alt(dotAtom, quoted), lit("@"), domain)
+}
+
+// The sets of RFC 3986's URI syntax.
+func formatUnreserved() charSet {
+	return setOf(runeRange{'0', '9'}, runeRange{'A', 'Z'}, runeRange{'a', 'z'}).union(setChars("-._~"))
+}
+
+func formatSubDelims() charSet { return setChars("!$&'()*+,;=") }
+
+// formatURIChar is one character of the set formatUnreserved, sub-delims and extra,
+// or a percent-encoded octet.
+func formatURIChar(extra string) *expr {
+	pct := seq(lit("%"), formatHex(), formatHex())
+	return alt(formatUnreserved().union(formatSubDelims()).union(setChars(extra)).expr(), pct)
+}
+
+// formatURI is RFC 3986's URI: scheme ":" hier-part ["?" query] ["#" fragment].
+// ASCII only (an IRI's other characters must be percent-encoded).
+func formatURI() *expr {
+	scheme := seq(class(false, runeRange{'A', 'Z'}, runeRange{'a', 'z'}),
+		star(class(false, runeRange{'+', '+'}, runeRange{'-', '.'}, runeRange{'0', '9'}, runeRange{'A', 'Z'}, runeRange{'a', 'z'})))
+	segment := star(formatURIChar(":@"))
+	segmentNz := plus(formatURIChar(":@"))
+	pathAbempty := star(seq(lit("/"), segment))
+	hier := alt(
+		seq(lit("//"), formatAuthority(), pathAbempty),
+		seq(lit("/"), opt(seq(segmentNz, pathAbempty))), // path-absolute
+		seq(segmentNz, pathAbempty),                     // path-rootless
+		empty(),                                         // path-empty
+	)
+	return seq(scheme, lit(":"), hier, formatQueryFragment())
+}
+
+// formatRelativeRef is RFC 3986's relative-ref: a relative-part (a network
+// path, an absolute path, a path whose first segment has no colon, or
+// nothing), then ["?" query] ["#" fragment].
+func formatRelativeRef() *expr {
+	segment := star(formatURIChar(":@"))
+	segmentNz := plus(formatURIChar(":@"))
+	pathAbempty := star(seq(lit("/"), segment))
+	part := alt(
+		seq(lit("//"), formatAuthority(), pathAbempty),
+		seq(lit("/"), opt(seq(segmentNz, pathAbempty))),
+		seq(plus(formatURIChar("@")), pathAbempty), // path-noscheme
+		empty(),
+	)
+	return seq(part, formatQueryFragment())
+}
+
+func formatQueryFragment() *expr {
+	q := star(formatURIChar(":@/?"))
+	return seq(opt(seq(lit("?"), q)), opt(seq(lit("#"), q)))
+}
+
+// formatAuthority is [userinfo "@"] host [":" port]; the host an IP literal
+// (an IPv6 address or an IPvFuture in brackets) or a reg-name (which holds
+// every IPv4 address too).
+func formatAuthority() *expr {
+	userinfo := star(formatURIChar(":"))
+	ipFuture := seq(lit("v"), plus(formatHex()), lit("."), plus(formatUnreserved().union(formatSubDelims()).union(setChars(":")).expr()))
+	ipLiteral := seq(lit("["), alt(formatIPv6(), ipFuture), lit("]"))
+	host := alt(ipLiteral, star(formatURIChar("")))
+	return seq(opt(seq(userinfo, lit("@"))), host, opt(seq(lit(":"), star(formatDigit()))))
+}
+
+// formatJSONPointer is RFC 6901's JSON Pointer: "/"-led reference tokens in
+// which "~" is only written as ~0 or ~1.
+func formatJSONPointer() *expr {
+	unescaped := setChars("/~").complement().expr()
+	token := star(alt(unescaped, seq(lit("~"), chars(false, "01"))))
+	return star(seq(lit("/"), token))
+}
