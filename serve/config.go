@@ -178,6 +178,19 @@ type Config struct {
 	// engine then reads as format tokens. By default they are a 400 naming
 	// the value's JSON path.
 	AllowMarkers bool
+	// RefuseLateInstructions makes a system or developer message after a
+	// message of another role a 400 worded as Anthropic's and OpenAI's
+	// APIs word it, so that clients that fall back on that error (Claude
+	// Code folds such messages into its first user turn) do. By default
+	// such messages are placed by harmony's rule (PlaceLateInstructions,
+	// docs/gap-decisions.md 110) and counted.
+	RefuseLateInstructions bool
+	// RefuseHostedTools makes a hosted tool the gateway cannot run
+	// (Responses web_search, file_search, code_interpreter, ...; Messages
+	// server tools such as web_search_20250305) a 400. By default such a
+	// tool is left out of the prompt and reported (the X-Beam-Unenforced
+	// header, the log, beamharmony_unhonoured_total).
+	RefuseHostedTools bool
 	// ReasoningFields narrows the reasoning output to one field.
 	ReasoningFields ReasoningFields
 	// PingInterval is how long a stream may stay silent (the engine

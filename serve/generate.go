@@ -138,6 +138,10 @@ type exchange struct {
 	replica int
 	route   string
 	convKey uint64 // the conversation's routing key
+
+	// lateInstructions counts the system and developer messages placed
+	// after a message of another role (agents.go).
+	lateInstructions int
 }
 
 // generate serves a POST to a generating endpoint.
@@ -160,6 +164,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 		c.httpError(w, aerr)
 		return
 	}
+	c.reportUnhonoured(w)
 	req := rep.request()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.timeout())
 	defer cancel()
@@ -786,6 +791,12 @@ func (c *exchange) finishLog() {
 	if len(c.unenforced) > 0 {
 		attrs = append(attrs, slog.Any("unenforced", c.unenforced))
 	}
+	if u := c.unhonouredLog(); len(u) > 0 {
+		attrs = append(attrs, slog.Any("not_honoured", u))
+	}
+	if c.lateInstructions > 0 {
+		attrs = append(attrs, slog.Int("late_instructions", c.lateInstructions))
+	}
 	if len(c.warnings) > 0 {
 		attrs = append(attrs, slog.Any("warnings", c.warnings))
 	}
@@ -804,9 +815,13 @@ func (c *exchange) prepare(body []byte) (reply, *apiError) {
 	defer release()
 	rep, aerr := c.ep.decode(c.s, body)
 	if aerr != nil {
+		if aerr.code == lateInstructionsCode {
+			c.s.metrics.lateInstructions.WithLabelValues(c.ep.path, "refused").Inc()
+		}
 		return nil, aerr
 	}
 	c.req = rep.request()
+	c.noteLateInstructions()
 	c.model = c.s.cfg.Model
 	if c.model == "" {
 		c.model = c.req.model

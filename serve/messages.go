@@ -47,7 +47,9 @@ type messagesBody struct {
 	OutputConfig  json.RawMessage `json:"output_config"`
 	// OutputFormat is the structured outputs beta's name for
 	// output_config.format.
-	OutputFormat json.RawMessage `json:"output_format"`
+	OutputFormat      json.RawMessage `json:"output_format"`
+	Metadata          json.RawMessage `json:"metadata"`
+	ContextManagement json.RawMessage `json:"context_management"`
 }
 
 // anthropicMessage is one entry of messages.
@@ -68,6 +70,8 @@ type contentBlock struct {
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
+	// ToolName is a tool_reference block's tool, which the block loads.
+	ToolName string `json:"tool_name"`
 }
 
 // anthropicTool is one entry of tools.
@@ -77,6 +81,9 @@ type anthropicTool struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
 	Strict      json.RawMessage `json:"strict"`
+	// DeferLoading keeps the tool out of the declarations until a
+	// tool_reference block in a tool result loads it (tool search).
+	DeferLoading json.RawMessage `json:"defer_loading"`
 }
 
 // messagesReply is a decoded Messages request with what its reply needs.
@@ -85,6 +92,14 @@ type messagesReply struct {
 	// origin maps each rendered message to the request path it came from,
 	// for render errors.
 	origin []string
+	// deferred are the defer_loading tools, declared when a tool result
+	// loads them (declareDeferred).
+	deferred []deferredTool
+	// loads are the tool results' tool_reference blocks.
+	loads []toolLoad
+	// serverToolSearch is set when the request has Anthropic's tool search
+	// server tool, which the gateway cannot run.
+	serverToolSearch bool
 }
 
 func (m *messagesReply) request() *request { return m.req }
@@ -101,7 +116,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := decodeBody(body, &mb); err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
+	r := &request{opts: newOptions(), constraint: newConstraint()}
 	m := &messagesReply{req: r}
 	var err *apiError
 	if r.model, err = rawString(mb.Model, "model"); err != nil {
@@ -137,13 +152,22 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := m.decodeOutputFormat(mb.OutputConfig, mb.OutputFormat); err != nil {
 		return nil, err
 	}
-	if err := m.decodeTools(mb.Tools, mb.ToolChoice); err != nil {
+	if err := m.decodeTools(mb.Tools, mb.ToolChoice, cfg.RefuseHostedTools); err != nil {
 		return nil, err
 	}
 	if err := m.decodeSystem(mb.System); err != nil {
 		return nil, err
 	}
 	if err := m.decodeMessages(mb.Messages, s); err != nil {
+		return nil, err
+	}
+	if err := refuseLateInstructions(cfg, r.messages, m.origin, true); err != nil {
+		return nil, err
+	}
+	if err := m.declareDeferred(); err != nil {
+		return nil, err
+	}
+	if err := m.decodeAgentFields(&mb); err != nil {
 		return nil, err
 	}
 	if aerr := checkRequestMarkers(r, cfg, m.origin); aerr != nil {
@@ -201,6 +225,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 		var t struct {
 			Type         string          `json:"type"`
 			BudgetTokens json.RawMessage `json:"budget_tokens"`
+			Display      json.RawMessage `json:"display"`
 		}
 		if thinking[0] != '{' || json.Unmarshal(thinking, &t) != nil {
 			return paramError("thinking", "invalid_type", "must be an object such as {\"type\": \"enabled\", \"budget_tokens\": 8192}")
@@ -220,6 +245,12 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 		case "adaptive":
 		default:
 			return paramError("thinking.type", "invalid_value", "must be enabled, disabled or adaptive, got "+quoteText(t.Type))
+		}
+		if !isNull(t.Display) {
+			// Beam's thinking is returned whole, however it is asked
+			// to be displayed: the next turn needs all of it.
+			r.report("thinking.display", unhonouredField, "thinking is returned in full whatever the display asked for "+
+				"(the next turn needs it, signed, as it was written)")
 		}
 	}
 	if !isNull(outputConfig) {
@@ -248,7 +279,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 // lets Beam choose; any, tool, strict tools and disable_parallel_tool_use
 // constrain the generation (constrain.go), and disable_parallel_tool_use
 // keeps the first call of an unconstrained one.
-func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
+func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage, refuseHosted bool) *apiError {
 	r := m.req
 	off := false
 	if !isNull(rawChoice) {
@@ -290,7 +321,7 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 	if !ok {
 		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
 	}
-	tools := make([]harmony.Tool, len(raws))
+	tools := make([]harmony.Tool, 0, len(raws))
 	for i, raw := range raws {
 		path := "tools[" + strconv.Itoa(i) + "]"
 		var t anthropicTool
@@ -300,9 +331,20 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 		if err := decodeBody(raw, &t); err != nil {
 			return paramJSONError(path, "invalid_tool", err)
 		}
+		if isAnthropicServerTool(t.Type) {
+			if refuseHosted {
+				return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
+					" is a server tool (Anthropic runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
+			}
+			if strings.HasPrefix(t.Type, "tool_search_tool_") {
+				m.serverToolSearch = true
+			}
+			r.report(path, unhonouredHostedTool, hostedToolWhy(t.Type))
+			continue
+		}
 		if t.Type != "" && t.Type != "custom" {
 			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
-				" is an Anthropic-defined tool this gateway cannot run; declare it as a custom tool with an input_schema")
+				" is an Anthropic-defined client tool, whose schema only Anthropic's API knows; declare it as a custom tool with an input_schema")
 		}
 		if t.Name == "" {
 			return paramError(path+".name", "invalid_tool", "required")
@@ -315,7 +357,16 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiErr
 		if err != nil {
 			return err
 		}
-		tools[i] = harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: schema}}
+		deferred, _, err := rawBool(t.DeferLoading, path+".defer_loading")
+		if err != nil {
+			return err
+		}
+		tool := harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: schema}}
+		if deferred {
+			m.deferred = append(m.deferred, deferredTool{tool: tool, path: path, strict: strict})
+			continue
+		}
+		tools = append(tools, tool)
 		r.constraint.strict = append(r.constraint.strict, strict)
 		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".input_schema")
 	}
@@ -369,8 +420,14 @@ func (m *messagesReply) decodeOutputFormat(outputConfig, outputFormat json.RawMe
 }
 
 // decodeSystem reads system: a string or a list of text blocks, joined
-// with "\n".
+// with "\n". Claude Code's billing-header block is left out and reported
+// (docs/gap-decisions.md 115).
 func (m *messagesReply) decodeSystem(raw json.RawMessage) *apiError {
+	raw, dropped := dropBillingHeader(raw)
+	if dropped {
+		m.req.report("system[0]", unhonouredBillingHeader, "Claude Code's x-anthropic-billing-header block is metadata for Anthropic's billing, "+
+			"not instructions, and changes with each client version: left out of the prompt")
+	}
 	text, err := blocksText(raw, "system")
 	if err != nil {
 		return err
@@ -482,11 +539,11 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 				return err
 			}
 		case "system":
-			// Instructions: Beam reads them at the start of the
-			// conversation only, where they join the system field's.
-			if slices.ContainsFunc(m.req.messages, func(x harmony.Message) bool { return x.Role != harmony.RoleSystem }) {
-				return lateInstructionsError(path, "system", "move it to system")
-			}
+			// Instructions (Claude Code sends its environment so, with
+			// the beta mid-conversation-tool-changes): at the start they
+			// join the system field's; later ones are placed by
+			// harmony's rule (docs/gap-decisions.md 110), or refused.
+			lastAssistant = -1
 			text, err := blocksText(am.Content, path+".content")
 			if err != nil {
 				return err
@@ -547,11 +604,14 @@ func (m *messagesReply) userMessage(path string, blocks []contentBlock) *apiErro
 			if b.ToolUseID == "" {
 				return paramError(bp+".tool_use_id", "invalid_block", "required, the id of the tool_use block it answers")
 			}
-			content, err := blocksText(b.Content, bp+".content")
+			content, refs, err := toolResultText(b.Content, bp+".content")
 			if err != nil {
 				return err
 			}
 			m.add(bp, harmony.Message{Role: harmony.RoleTool, ToolCallID: b.ToolUseID, Content: content})
+			for _, ref := range refs {
+				m.loads = append(m.loads, toolLoad{message: len(m.req.messages) - 1, name: ref.name, path: ref.path})
+			}
 		default:
 			return unsupportedBlock(bp, b.Type)
 		}

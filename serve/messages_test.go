@@ -427,11 +427,10 @@ func TestMessagesBadRequests(t *testing.T) {
 	}{
 		{"tool_choice any without tools", `{"model":"beam","max_tokens":10,` + user + `,"tool_choice":{"type":"any"}}`, `tool_choice: asks for a tool call, but the request declares no tools`},
 		{"tool_choice tool undeclared", `{"model":"beam","max_tokens":10,` + user + `,"tool_choice":{"type":"tool","name":"x"}}`, `tool_choice.name: names "x", which is not among the tools`},
-		{"server tool", `{"model":"beam","max_tokens":10,` + user + `,"tools":[{"type":"web_search_20250305","name":"web_search"}]}`, `tools[0].type: "web_search_20250305" is an Anthropic-defined tool`},
+		{"client tool of Anthropic's", `{"model":"beam","max_tokens":10,` + user + `,"tools":[{"type":"bash_20250124","name":"bash"}]}`, `tools[0].type: "bash_20250124" is an Anthropic-defined client tool`},
 		{"image block", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":[{"type":"image","source":{}}]}]}`, `messages[0].content[0].type: "image" blocks are not supported`},
 		{"prefill", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Sure"}]}`, `messages[1]: a final assistant message (a prefill) is not supported`},
 		{"bad role", `{"model":"beam","max_tokens":10,"messages":[{"role":"tool","content":"Hi"}]}`, `messages[0].role: must be user, assistant or system`},
-		{"late system", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"Hi"},{"role":"system","content":"Be brief."}]}`, `messages[1]: a system message after the conversation has begun`},
 		{"no messages", `{"model":"beam","max_tokens":10,"messages":[]}`, `messages: required`},
 		{"bad thinking", `{"model":"beam","max_tokens":10,` + user + `,"thinking":{"type":"enabled"}}`, `thinking.budget_tokens: required`},
 		{"marker", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"a<|end|>b"}]}`, `messages[0]: contains the Harmony marker <|end|>`},

@@ -95,6 +95,8 @@ type metrics struct {
 	reqPromptTokens  *prometheus.HistogramVec // endpoint
 	reqGenTokens     *prometheus.HistogramVec // endpoint
 	engineErrors     *prometheus.CounterVec   // kind
+	lateInstructions *prometheus.CounterVec   // endpoint, placement
+	unhonoured       *prometheus.CounterVec   // endpoint, kind
 
 	replicas replicaMetrics
 }
@@ -134,8 +136,14 @@ func newMetrics() *metrics {
 		Help: "Generated tokens of a request, as counted by the engine.", Buckets: tokenBuckets}, []string{"endpoint"})
 	m.engineErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_engine_errors_total",
 		Help: "Failures of the engine, by kind."}, []string{"kind"})
+	m.lateInstructions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_late_instructions_total",
+		Help: "System and developer messages after a message of another role, by where they went: joined to the instructions (before the first assistant turn), a user message in place (after one), or refused (--refuse-late-instructions)."},
+		[]string{"endpoint", "placement"})
+	m.unhonoured = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_unhonoured_total",
+		Help: "Request values left out or not applied, each listed in the X-Beam-Unenforced header: hosted tools, billing-header blocks, deferred tools declared in full, context_management edits, other fields."},
+		[]string{"endpoint", "kind"})
 	m.reg.MustRegister(m.requests, m.errors, m.streamsOpen, m.prepareWaiting, m.promptTokens, m.completionTokens, m.duration,
-		m.endpointRequests, m.ttft, m.itl, m.e2e, m.reqPromptTokens, m.reqGenTokens, m.engineErrors,
+		m.endpointRequests, m.ttft, m.itl, m.e2e, m.reqPromptTokens, m.reqGenTokens, m.engineErrors, m.lateInstructions, m.unhonoured,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every fixed label value is exported from the start, at 0.
 	for _, v := range [...]string{"false", "true"} {
@@ -146,6 +154,14 @@ func newMetrics() *metrics {
 	}
 	for _, k := range engineErrorKinds {
 		m.engineErrors.WithLabelValues(k)
+	}
+	for _, ep := range [...]*endpoint{chatEndpoint, messagesEndpoint, responsesEndpoint} {
+		for _, p := range lateInstructionsPlacements {
+			m.lateInstructions.WithLabelValues(ep.path, p)
+		}
+		for _, k := range unhonouredKinds {
+			m.unhonoured.WithLabelValues(ep.path, k)
+		}
 	}
 	m.h = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m

@@ -85,38 +85,6 @@ func TestSamplingValues(t *testing.T) {
 	}
 }
 
-// A system or developer message after the conversation has begun is a 400
-// naming it on all three APIs. Before, Chat Completions and Responses
-// dropped it silently while Messages refused it (gap decision 76).
-func TestLateInstructions(t *testing.T) {
-	fe := newFakeEngine(t, fixed(answer("r", "ok")))
-	gw := newGateway(t, fe, func(c *Config) { c.Model = "beam" })
-	tests := []struct {
-		name, path, body, where string
-		status                  int
-	}{
-		{"chat: late developer", "/v1/chat/completions", `{"messages":[{"role":"user","content":"Hi"},{"role":"developer","content":"Be brief."}]}`, "messages[1]", 400},
-		{"chat: late system", "/v1/chat/completions", `{"messages":[{"role":"system","content":"A"},{"role":"user","content":"Hi"},{"role":"system","content":"B"}]}`, "messages[2]", 400},
-		{"chat: leading ones", "/v1/chat/completions", `{"messages":[{"role":"system","content":"A"},{"role":"developer","content":"B"},{"role":"user","content":"Hi"}]}`, "", 200},
-		{"responses: late developer", "/v1/responses", `{"input":[{"role":"user","content":"Hi"},{"role":"developer","content":"Be brief."}]}`, "input[1]", 400},
-		{"responses: late system item", "/v1/responses", `{"instructions":"A","input":[{"type":"message","role":"user","content":"Hi"},{"type":"message","role":"system","content":"B"}]}`, "input[1]", 400},
-		{"responses: leading developer", "/v1/responses", `{"instructions":"A","input":[{"role":"developer","content":"B"},{"role":"user","content":"Hi"}]}`, "", 200},
-		{"messages: late system", "/v1/messages", `{"max_tokens":10,"messages":[{"role":"user","content":"Hi"},{"role":"system","content":"Be brief."}]}`, "messages[1]", 400},
-		{"messages: leading system", "/v1/messages", `{"max_tokens":10,"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]}`, "", 200},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp, data := do(t, gw, "POST", tt.path, tt.body, nil)
-			if resp.StatusCode != tt.status {
-				t.Fatalf("%d %s, want %d", resp.StatusCode, data, tt.status)
-			}
-			if tt.status == 400 && !strings.Contains(string(data), tt.where+": a ") || tt.status == 400 && !strings.Contains(string(data), "after the conversation has begun") {
-				t.Errorf("%s, want the message at %s named", data, tt.where)
-			}
-		})
-	}
-}
-
 // With a tokenizer and the model length, the engine is asked for what the
 // context leaves when the client sets no limit, and a client's limit above
 // that is a 400 stating both numbers, on all three APIs. Before, the

@@ -32,6 +32,11 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 	}
 	hashes := blockHashes(cr.Prompt, rt.cfg.BlockTokens, rt.cfg.BlockBytes, nil)
 	key, shared := conversationKey(c.prompt)
+	if c.req.convKey != 0 {
+		// The conversation the client named (metadata.user_id,
+		// prompt_cache_key) keeps its replica by that name.
+		key = c.req.convKey
+	}
 	c.convKey = key
 	// The blocks before the end of the first user message: text blocks
 	// directly; token blocks in proportion.

@@ -79,6 +79,12 @@ type request struct {
 	// choice, a response format, strict tools), compiled into a grammar
 	// for the engine when it constrains anything (constrain.go).
 	constraint constraint
+	// unhonoured is what the request asked for that the gateway left out
+	// or did not apply, reported rather than ignored (agents.go).
+	unhonoured []unhonoured
+	// convKey is the conversation's routing key the client named
+	// (clientConversationKey); 0: the router keys by the prompt.
+	convKey uint64
 }
 
 // decodeRequest reads a chat request body. Every error is a 400 that names
@@ -91,7 +97,7 @@ func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
 	if err := decodeBody(body, &cr); err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
+	r := &request{opts: newOptions(), constraint: newConstraint()}
 	steps := [...]func(*chatRequest, *Config) *apiError{
 		r.decodeScalars, r.decodeMessages, r.decodeTools, r.decodeTemplateArgs, r.checkMarkers,
 	}
@@ -318,10 +324,7 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed()); err != nil {
 		return err
 	}
-	if i := lateInstructions(r.messages); i >= 0 {
-		return lateInstructionsError("messages["+strconv.Itoa(i)+"]", r.messages[i].Role, "move it before the first message of another role")
-	}
-	return nil
+	return refuseLateInstructions(cfg, r.messages, nil, false)
 }
 
 // decodeMessageList decodes the messages of a chat request, each as
@@ -404,32 +407,6 @@ func nameMarker(m *harmony.Message, i int, check bool) *apiError {
 
 // messagePath is the request path of message i.
 func messagePath(i int) string { return "messages[" + strconv.Itoa(i) + "]" }
-
-// lateInstructions returns the index of the first system or developer
-// message after a message of another role, or -1. The template does not
-// render such a message (DECISIONS.md, Messages and roles), so every API
-// of the gateway refuses it rather than drop it unseen (gap decision 76).
-func lateInstructions(msgs []harmony.Message) int {
-	begun := false
-	for i := range msgs {
-		switch msgs[i].Role {
-		case harmony.RoleSystem, harmony.RoleDeveloper:
-			if begun {
-				return i
-			}
-		default:
-			begun = true
-		}
-	}
-	return -1
-}
-
-// lateInstructionsError is the 400 for a late system or developer message
-// at path; fix says where the instructions belong in the API's terms.
-func lateInstructionsError(path, role, fix string) *apiError {
-	return badRequest(path+".role", "invalid_role", path+": a "+role+" message after the conversation has begun is not supported; "+
-		"Beam reads instructions only at the start, and the template would drop it: "+fix)
-}
 
 // checkMarkers refuses a marker in any string the prompt would carry as
 // is: content, argument values, schema fields (harmony.MarkerUses), unless

@@ -46,6 +46,11 @@ type responsesBody struct {
 	Conversation       json.RawMessage `json:"conversation"`
 	Background         json.RawMessage `json:"background"`
 	Text               json.RawMessage `json:"text"`
+	// Fields Codex sends (issue 32): read by decodeAgentFields.
+	PromptCacheKey json.RawMessage `json:"prompt_cache_key"`
+	Include        json.RawMessage `json:"include"`
+	ClientMetadata json.RawMessage `json:"client_metadata"`
+	Metadata       json.RawMessage `json:"metadata"`
 }
 
 // inputItem is one input item, of any type.
@@ -57,6 +62,7 @@ type inputItem struct {
 	EncryptedContent *string         `json:"encrypted_content"`
 	CallID           string          `json:"call_id"`
 	Name             string          `json:"name"`
+	Namespace        string          `json:"namespace"`
 	Arguments        json.RawMessage `json:"arguments"`
 	Output           json.RawMessage `json:"output"`
 }
@@ -82,6 +88,9 @@ type responsesReply struct {
 	parallel        bool
 	// textFormat is text.format as sent; nil: {"type": "text"}.
 	textFormat json.RawMessage
+	// namespaces maps the name of each tool declared from a namespace
+	// tool to its namespace, which its calls carry.
+	namespaces map[string]string
 }
 
 func (rr *responsesReply) request() *request { return rr.req }
@@ -106,7 +115,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if err := decodeBody(body, &rb); err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
-	r := &request{opts: harmony.Options{AddGenerationPrompt: true, Strict: true}, constraint: newConstraint()}
+	r := &request{opts: newOptions(), constraint: newConstraint()}
 	rr := &responsesReply{req: r, parallel: true}
 	var err *apiError
 	if r.model, err = rawString(rb.Model, "model"); err != nil {
@@ -158,7 +167,8 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	}
 	if !isNull(rb.Reasoning) {
 		var rs struct {
-			Effort json.RawMessage `json:"effort"`
+			Effort  json.RawMessage `json:"effort"`
+			Summary json.RawMessage `json:"summary"`
 		}
 		if rb.Reasoning[0] != '{' || json.Unmarshal(rb.Reasoning, &rs) != nil {
 			return nil, paramError("reasoning", "invalid_type", "must be an object such as {\"effort\": \"medium\"}, got "+kindOf(rb.Reasoning))
@@ -171,8 +181,13 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 			// the page's text.
 			r.opts.ReasoningEffort = harmony.EffortLabel(rr.effort)
 		}
+		if summary, err := rawString(rs.Summary, "reasoning.summary"); err != nil {
+			return nil, err
+		} else if summary != "" {
+			r.report("reasoning.summary", unhonouredField, "no summary is written: the reasoning item carries the whole reasoning as reasoning_text content")
+		}
 	}
-	if err := rr.decodeTools(rb.Tools, rb.ToolChoice); err != nil {
+	if err := rr.decodeTools(rb.Tools, rb.ToolChoice, cfg.RefuseHostedTools); err != nil {
 		return nil, err
 	}
 	if err := rr.decodeText(rb.Text); err != nil {
@@ -187,6 +202,9 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if err := rr.decodeInput(rb.Input, s); err != nil {
 		return nil, err
 	}
+	if err := rr.decodeAgentFields(&rb); err != nil {
+		return nil, err
+	}
 	if aerr := checkRequestMarkers(r, cfg, rr.origin); aerr != nil {
 		return nil, aerr
 	}
@@ -198,11 +216,14 @@ func statelessError(param, msg string) *apiError {
 	return badRequest(param, "stateless", msg+"; send the whole conversation as input items, reasoning items included")
 }
 
-// decodeTools reads tools (function tools only) and tool_choice: "none"
-// declares no tool, allowed_tools only those it names; "required", a
-// named function, allowed_tools in required mode and strict tools
-// constrain the generation (constrain.go).
-func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
+// decodeTools reads tools and tool_choice: "none" declares no tool,
+// allowed_tools only those it names; "required", a named function,
+// allowed_tools in required mode and strict tools constrain the
+// generation (constrain.go). A namespace tool declares its function
+// tools, whose calls go out with the namespace (docs/gap-decisions.md
+// 113); a hosted tool is left out and reported unless the server refuses
+// it (112).
+func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage, refuseHosted bool) *apiError {
 	r := rr.req
 	rr.tools, rr.toolChoice = rawTools, rawChoice
 	tc, aerr := decodeResponsesToolChoice(rawChoice)
@@ -218,23 +239,9 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
 	}
 	tools := make([]harmony.Tool, 0, len(raws))
-	names := make([]string, len(raws))
-	for i, raw := range raws {
-		path := "tools[" + strconv.Itoa(i) + "]"
-		var t struct {
-			Type        string          `json:"type"`
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-			Strict      json.RawMessage `json:"strict"`
-		}
-		if len(raw) == 0 || raw[0] != '{' || decodeBody(raw, &t) != nil {
-			return paramError(path, "invalid_tool", "must be a function tool object")
-		}
-		if t.Type != "function" {
-			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
-				" is a built-in tool this gateway cannot run; declare function tools, which your client runs")
-		}
+	var names []string
+	declared := map[string]string{} // tool name -> its path
+	add := func(path, namespace string, t *responsesTool) *apiError {
 		if t.Name == "" {
 			return paramError(path+".name", "invalid_tool", "required")
 		}
@@ -248,13 +255,80 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 		} else if params[0] != '{' {
 			return paramError(path+".parameters", "invalid_tool", "must be a JSON Schema object, got "+kindOf(params))
 		}
-		names[i] = t.Name
+		if other, dup := declared[t.Name]; dup && (namespace != "" || rr.namespaces[t.Name] != "") {
+			// Beam calls tools by their bare names (page: Tools), so a
+			// namespaced tool's name must be unique among the tools.
+			return paramError(path+".name", "invalid_tool", quoteText(t.Name)+" is also the name of "+other+
+				"; Beam calls tools by their bare names, so a tool in a namespace needs a name no other tool has")
+		}
+		declared[t.Name] = path
+		if namespace != "" {
+			if rr.namespaces == nil {
+				rr.namespaces = map[string]string{}
+			}
+			rr.namespaces[t.Name] = namespace
+		}
+		names = append(names, t.Name)
 		if !tc.allows(t.Name) {
-			continue
+			return nil
 		}
 		tools = append(tools, harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: params}})
 		r.constraint.strict = append(r.constraint.strict, strict)
 		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".parameters")
+		return nil
+	}
+	for i, raw := range raws {
+		path := "tools[" + strconv.Itoa(i) + "]"
+		var t responsesTool
+		if len(raw) == 0 || raw[0] != '{' || decodeBody(raw, &t) != nil {
+			return paramError(path, "invalid_tool", "must be a tool object")
+		}
+		switch {
+		case t.Type == "function":
+			if err := add(path, "", &t); err != nil {
+				return err
+			}
+		case t.Type == "namespace":
+			if t.Name == "" {
+				return paramError(path+".name", "invalid_tool", "required, the namespace's name")
+			}
+			inner, ok := rawElements(t.Tools)
+			if !ok || len(inner) == 0 {
+				return paramError(path+".tools", "invalid_tool", "must be a non-empty list of the namespace's function tools, got "+kindOf(t.Tools))
+			}
+			for j, ri := range inner {
+				ip := path + ".tools[" + strconv.Itoa(j) + "]"
+				var it responsesTool
+				if len(ri) == 0 || ri[0] != '{' || decodeBody(ri, &it) != nil {
+					return paramError(ip, "invalid_tool", "must be a function tool object")
+				}
+				if it.Type != "function" {
+					return paramError(ip+".type", "unsupported_tool", quoteText(it.Type)+
+						" tools are not supported in a namespace by this gateway; a namespace's tools must be function tools")
+				}
+				if j == 0 && t.Description != "" {
+					// The namespace's description reaches the model
+					// once, before its first tool's own.
+					it.Description = namespaceDescription(t.Name, t.Description, it.Description)
+				}
+				if err := add(ip, t.Name, &it); err != nil {
+					return err
+				}
+			}
+		case isHostedResponsesTool(t.Type):
+			if refuseHosted {
+				return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
+					" is a hosted tool (OpenAI runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
+			}
+			r.report(path, unhonouredHostedTool, hostedToolWhy(t.Type))
+		default:
+			what := "an unknown tool type"
+			if t.Type == "custom" {
+				what = "a custom (free-form) tool, which this gateway does not support"
+			}
+			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+" is "+what+
+				"; this gateway takes function tools and namespaces of function tools, and leaves out the hosted tools it cannot run")
+		}
 	}
 	if err := tc.checkAllowed(names); err != nil {
 		return err
@@ -268,6 +342,31 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 	r.parseTools = tools
 	return nil
 }
+
+// responsesTool is one entry of a Responses request's tools, or of a
+// namespace's tools.
+type responsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      json.RawMessage `json:"strict"`
+	Tools       json.RawMessage `json:"tools"`
+}
+
+// namespaceDescription is the description of a namespace's first tool:
+// the namespace's own, then the tool's.
+func namespaceDescription(namespace, nsDesc, toolDesc string) string {
+	d := "Namespace " + namespace + ": " + nsDesc
+	if toolDesc != "" {
+		d += "\n\n" + toolDesc
+	}
+	return d
+}
+
+// namespaceOf returns the namespace of a declared tool, "" for a tool
+// outside any.
+func (rr *responsesReply) namespaceOf(name string) string { return rr.namespaces[name] }
 
 // decodeText reads text: its format (text, json_object, json_schema) is
 // the response format; the format as sent is echoed in the response.
@@ -404,8 +503,8 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 				" items are not supported; this gateway takes message, reasoning, function_call and function_call_output items")
 		}
 	}
-	if i := lateInstructions(rr.req.messages); i >= 0 {
-		return lateInstructionsError(rr.origin[i], rr.req.messages[i].Role, "move it to instructions, or before the first item of another role")
+	if err := refuseLateInstructions(&s.cfg, rr.req.messages, rr.origin, false); err != nil {
+		return err
 	}
 	for i := range rr.req.messages {
 		m := &rr.req.messages[i]
@@ -498,4 +597,42 @@ func partsText(raw json.RawMessage, path string) (string, *apiError) {
 		return b.String(), nil
 	}
 	return "", paramError(path, "invalid_type", "must be a string or a list of text parts, got "+kindOf(raw))
+}
+
+// decodeAgentFields reads what Codex sends beside the conversation:
+// prompt_cache_key names the conversation to the router
+// (clientConversationKey); include asks for reasoning.encrypted_content,
+// which every reasoning item carries; client_metadata and metadata are
+// accepted and reported (docs/gap-decisions.md 116).
+func (rr *responsesReply) decodeAgentFields(rb *responsesBody) *apiError {
+	r := rr.req
+	key, err := rawString(rb.PromptCacheKey, "prompt_cache_key")
+	if err != nil {
+		return err
+	}
+	r.convKey = clientConversationKey(key)
+	if !isNull(rb.Include) {
+		var include []string
+		if rb.Include[0] != '[' || json.Unmarshal(rb.Include, &include) != nil {
+			return paramError("include", "invalid_type", "must be a list of strings, got "+kindOf(rb.Include))
+		}
+		for i, v := range include {
+			if v != "reasoning.encrypted_content" {
+				r.report("include["+strconv.Itoa(i)+"]", unhonouredField, "not included: this gateway adds only reasoning.encrypted_content, which every reasoning item carries")
+			}
+		}
+	}
+	for _, f := range [...]struct {
+		raw  json.RawMessage
+		name string
+	}{{rb.ClientMetadata, "client_metadata"}, {rb.Metadata, "metadata"}} {
+		if isNull(f.raw) {
+			continue
+		}
+		if f.raw[0] != '{' {
+			return paramError(f.name, "invalid_type", "must be an object, got "+kindOf(f.raw))
+		}
+		r.report(f.name, unhonouredField, "accepted and not used (nothing is stored)")
+	}
+	return nil
 }

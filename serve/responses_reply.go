@@ -87,9 +87,10 @@ func newMessageItem(id string, text *string, status string) *responseMessageItem
 	return m
 }
 
-// newCallItem is a function_call item.
-func newCallItem(id, callID, name, args, status string) *responseCallItem {
-	return &responseCallItem{ID: id, Type: "function_call", Status: status, CallID: callID, Name: name, Arguments: args}
+// newCallItem is a function_call item; namespace is the namespace tool
+// the function came from, or "".
+func newCallItem(id, callID, name, namespace, args, status string) *responseCallItem {
+	return &responseCallItem{ID: id, Type: "function_call", Status: status, CallID: callID, Name: name, Namespace: namespace, Arguments: args}
 }
 
 // complete writes the response object: a reasoning item, then a message
@@ -111,7 +112,7 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmon
 		if args == "" {
 			args = "{}"
 		}
-		out = append(out, newCallItem(newID("fc_"), newID("call_"), tc.Function.Name, args, "completed"))
+		out = append(out, newCallItem(newID("fc_"), newID("call_"), tc.Function.Name, rr.namespaceOf(tc.Function.Name), args, "completed"))
 	}
 	writeJSON(w, rr.newResponse(c, status, incomplete, out, nil))
 }
@@ -222,7 +223,7 @@ func (s *responsesStream) item(status string) any {
 		text := s.text.String()
 		return newMessageItem(s.id, &text, status)
 	}
-	return newCallItem(s.id, s.callID, s.name, s.text.String(), status)
+	return newCallItem(s.id, s.callID, s.name, s.rr.namespaceOf(s.name), s.text.String(), status)
 }
 
 // part is the open item's content part.

@@ -400,11 +400,14 @@ type responseOutputText struct {
 
 // responseCallItem is a function_call output item.
 type responseCallItem struct {
-	ID        string `json:"id"`
-	Type      string `json:"type"`
-	Status    string `json:"status"`
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// Namespace names the namespace tool the function belongs to, as
+	// OpenAI's Responses API writes a call to a namespaced function.
+	Namespace string `json:"namespace,omitempty"`
 	Arguments string `json:"arguments"`
 }
 

@@ -51,7 +51,13 @@ A history whose assistant turns lack their reasoning is refused (400) unless
 --allow-missing-thinking is set or the request sends
 "chat_template_kwargs": {"allow_missing_thinking": true}. Message content or
 names holding Harmony markers such as <|end|> are refused unless
---allow-markers is set. Reasoning sent back must carry the signature this
+--allow-markers is set. A system or developer message after a message of
+another role is joined to the instructions before the first assistant
+turn, and after one becomes a user message headed "# Instructions" in its
+place (--refuse-late-instructions refuses it instead). Hosted tools the
+gateway cannot run (web_search, code_interpreter, Anthropic's server tools)
+are left out and listed in the X-Beam-Unenforced header
+(--refuse-hosted-tools refuses them). Reasoning sent back must carry the signature this
 server gave it (HMAC under --signing-key; a random key per process when
 unset, so give every replica the same key).
 
@@ -144,6 +150,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tokenizerPath := fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused"))
 	maxModelLen := fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`: with --tokenizer a longer prompt is a 400 and max_tokens is fitted to what the context leaves (0: unknown)"))
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
+	refuseLate := fs.Bool("refuse-late-instructions", false, usage("refuse-late-instructions", "refuse (400, in the words clients fall back on) a system or developer message after a message of another role, instead of placing it"))
+	refuseHosted := fs.Bool("refuse-hosted-tools", false, usage("refuse-hosted-tools", "refuse (400) a hosted tool the gateway cannot run (web_search, code_interpreter, Anthropic's server tools), instead of leaving it out and reporting it"))
 	reasoningField := checkedFlag(fs, "reasoning-field", "both", func(v string) error {
 		_, err := serve.ParseReasoningFields(v)
 		return err
@@ -245,28 +253,30 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		tok = tk
 	}
 	srv, err := serve.New(serve.Config{
-		Tokenizer:            tok,
-		MaxModelLen:          *maxModelLen,
-		Backends:             backendList,
-		Routing:              serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval, Hash: *routeHash},
-		BackendAPIKey:        *backendKey,
-		Engine:               kind,
-		Model:                *model,
-		MaxTokens:            int(*maxTokens),
-		Timeout:              *timeout,
-		MaxBodyBytes:         *maxBody,
-		MaxPromptBytes:       *maxPrompt,
-		PrepareConcurrency:   int(*prepare),
-		BodyTimeout:          *bodyTimeout,
-		AllowMissingThinking: *allowMissing,
-		AllowMarkers:         *allowMarkers,
-		ReasoningFields:      fields,
-		SigningKey:           *signingKey,
-		PingInterval:         pingIntervalConfig(*pingInterval),
-		APIKeys:              keys,
-		CORSOrigins:          origins,
-		SeparateMetrics:      *metricsListen != "",
-		Logger:               logger,
+		Tokenizer:              tok,
+		MaxModelLen:            *maxModelLen,
+		Backends:               backendList,
+		Routing:                serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval, Hash: *routeHash},
+		BackendAPIKey:          *backendKey,
+		Engine:                 kind,
+		Model:                  *model,
+		MaxTokens:              int(*maxTokens),
+		Timeout:                *timeout,
+		MaxBodyBytes:           *maxBody,
+		MaxPromptBytes:         *maxPrompt,
+		PrepareConcurrency:     int(*prepare),
+		BodyTimeout:            *bodyTimeout,
+		AllowMissingThinking:   *allowMissing,
+		AllowMarkers:           *allowMarkers,
+		RefuseLateInstructions: *refuseLate,
+		RefuseHostedTools:      *refuseHosted,
+		ReasoningFields:        fields,
+		SigningKey:             *signingKey,
+		PingInterval:           pingIntervalConfig(*pingInterval),
+		APIKeys:                keys,
+		CORSOrigins:            origins,
+		SeparateMetrics:        *metricsListen != "",
+		Logger:                 logger,
 	})
 	if err != nil {
 		return fail(stderr, "serve", err)
