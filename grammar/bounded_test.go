@@ -23,6 +23,11 @@ func manyProperties(n int, item string) string {
 	return b.String()
 }
 
+// closed adds "additionalProperties": false to an object schema.
+func closed(schema string) string {
+	return strings.TrimSuffix(schema, "}") + `, "additionalProperties": false}`
+}
+
 // compileFormat compiles schema as a response format.
 func compileFormat(schema string, strict bool) (*Grammar, error) {
 	return Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: strict}})
@@ -163,12 +168,12 @@ func TestUnsatisfiableSchemas(t *testing.T) {
 		{`false`, "response_format.json_schema.schema", ""},
 		{`{"anyOf": []}`, "response_format.json_schema.schema", ""},
 		{`{"oneOf": [false, false]}`, "response_format.json_schema.schema.oneOf[0]", ""},
-		{`{"allOf": [false]}`, "response_format.json_schema.schema.allOf[0]", ""},
+		{`{"allOf": [false]}`, "response_format.json_schema.schema", ""},
 		{`{"type": "object", "properties": {"a": false}, "required": ["a"]}`, "response_format.json_schema.schema.properties.a", ""},
 		{`{"type": "object", "properties": {"a": {"type": "array", "items": false, "minItems": 1}}, "required": ["a"]}`, "response_format.json_schema.schema.properties.a",
 			"no array can be written: minItems asks for more elements than the schema allows"},
 		// An object that must hold itself.
-		{`{"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}, "required": ["next"]}}, "$ref": "#/$defs/n"}`, "response_format.json_schema.schema.$ref", ""},
+		{`{"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}, "required": ["next"]}}, "$ref": "#/$defs/n"}`, "response_format.json_schema.schema", ""},
 	} {
 		_, err := compileFormat(c.schema, false)
 		var ge *Error
@@ -180,7 +185,7 @@ func TestUnsatisfiableSchemas(t *testing.T) {
 		}
 	}
 	// A tool's arguments alike, under tool choice auto with a strict tool.
-	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"x": false}, "required": ["x"]}`), Strict: true}}
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"x": false}, "required": ["x"], "additionalProperties": false}`), Strict: true}}
 	_, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Auto})
 	if err == nil || !strings.HasPrefix(err.Error(), "tools[0].function.parameters.properties.x: no value satisfies") {
 		t.Errorf("a tool nothing satisfies: %v", err)
@@ -195,11 +200,11 @@ func TestUnsatisfiableSchemas(t *testing.T) {
 // it: every engine refuses a left-recursive grammar.
 func TestLeftRecursion(t *testing.T) {
 	for _, c := range []struct{ schema, path string }{
-		{`{"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref"},
-		// The path names a schema of the cycle.
-		{`{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref"},
-		{`{"anyOf": [{"type": "integer"}, {"$ref": "#"}]}`, "response_format.json_schema.schema"},
-		{`{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/A"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref"},
+		// The path names the $ref that closes the cycle.
+		{`{"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref.$ref"},
+		{`{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref.anyOf[0].$ref"},
+		{`{"anyOf": [{"type": "integer"}, {"$ref": "#"}]}`, "response_format.json_schema.schema.anyOf[1].$ref"},
+		{`{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/A"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref.$ref.anyOf[1].$ref"},
 	} {
 		_, err := compileFormat(c.schema, false)
 		var ge *Error
@@ -271,7 +276,7 @@ func TestLeftmostWalk(t *testing.T) {
 // The sum of the repetition counts is capped, not each alone: past the
 // budget a count is loosened and reported (an error under strict).
 func TestRepetitionBudget(t *testing.T) {
-	schema := manyProperties(200, `{"type": "string", "maxLength": 1024}`)
+	schema := closed(manyProperties(200, `{"type": "string", "maxLength": 1024}`))
 	g, err := compileFormat(schema, false)
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +304,7 @@ func TestCapErrorsNameTheSchema(t *testing.T) {
 	} {
 		var err error
 		n := allocated(func() { _, err = compileFormat(c.schema, false) })
-		if err == nil || !strings.HasPrefix(err.Error(), c.prefix+": ") {
+		if err == nil || !strings.HasPrefix(err.Error(), c.prefix) {
 			t.Errorf("%.60s: %v, want an error at %s", c.schema, err, c.prefix)
 		}
 		if n > maxCompileBytes {

@@ -133,12 +133,6 @@ const maxWork = MaxBytes
 // (reported; an error under strict).
 const maxRepetitions = 2048
 
-type memoKey struct {
-	node int
-	ctx  textContext
-	xml  bool
-}
-
 // compiler compiles one spec.
 type compiler struct {
 	g      builder
@@ -146,7 +140,7 @@ type compiler struct {
 	root   int
 	ptr    schema.Pointers
 	strict bool
-	memo   map[memoKey]int
+	memo   map[string]int // rules by view (view.key)
 	depth  int
 	err    error
 
@@ -364,7 +358,7 @@ func (c *compiler) freeMembers(ctx textContext) *expr {
 func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix string) bool {
 	c.strict, c.prefix = strict, prefix
 	c.ptr.Reset()
-	c.memo = map[memoKey]int{}
+	c.memo = map[string]int{}
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
@@ -444,9 +438,6 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 	if ks.UniqueItems >= 0 && d.Kind(ks.UniqueItems) == pyjson.True {
 		c.drop(path+".uniqueItems", "uniqueItems")
 	}
-	if ks.AllOf >= 0 && !(d.Kind(ks.AllOf) == pyjson.Array && d.Nodes[ks.AllOf].Len == 1) {
-		c.drop(path+".allOf", "allOf")
-	}
 	for _, kw := range unenforced {
 		if d.Lookup(s, kw) >= 0 {
 			c.drop(path+"."+kw, kw)
@@ -454,9 +445,10 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 	}
 }
 
-// lengths reads a pair of count keywords (minLength/maxLength,
-// minItems/maxItems): lo, hi (-1: none) and whether either is set.
-func (c *compiler) lengths(ks *schema.Keys, minNode, maxNode int, path, what string) (lo, hi int, bounded bool) {
+// counts reads a pair of count keywords (minLength/maxLength,
+// minItems/maxItems) of one schema at path: lo, and hi (-1: none). A count
+// that is not a whole number from 0 to MaxCount is left out (reported).
+func (c *compiler) counts(minNode, maxNode int, path, what string) (lo, hi int) {
 	d := c.d
 	hi = -1
 	read := func(n int, kw string) (int, bool) {
@@ -475,28 +467,15 @@ func (c *compiler) lengths(ks *schema.Keys, minNode, maxNode int, path, what str
 		return v, true
 	}
 	if v, ok := read(minNode, "min"+what); ok {
-		lo, bounded = v, true
+		lo = v
 	}
 	if v, ok := read(maxNode, "max"+what); ok {
-		hi, bounded = v, true
+		hi = v
 	}
 	if hi >= 0 && lo > hi {
 		c.fail(path, "min"+what+" is greater than max"+what)
 	}
-	if n := max(lo, hi); bounded && c.reps+n > maxRepetitions {
-		// The engines write out every copy: past the grammar's budget
-		// the counts are not enforced.
-		why := "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
-		if minNode >= 0 {
-			c.loosen(path+".min"+what, "min"+what, why)
-		}
-		if maxNode >= 0 {
-			c.loosen(path+".max"+what, "max"+what, why)
-		}
-		return 0, -1, false
-	}
-	c.reps += max(lo, hi)
-	return lo, hi, bounded
+	return lo, hi
 }
 
 // isIntegral reports whether a JSON number literal is an integer value

@@ -144,7 +144,9 @@ func TestCache(t *testing.T) {
 // without one, auto stays unconstrained. Samples parse to valid calls or
 // to a non-empty answer, and both come up.
 func TestAutoStrict(t *testing.T) {
-	tools := []Tool{propertyTools[0], {Name: propertyTools[1].Name, Parameters: propertyTools[1].Parameters, Strict: true}}
+	// A strict tool says additionalProperties: false, as strict schemas
+	// must for an object that declares properties.
+	tools := []Tool{propertyTools[0], {Name: propertyTools[1].Name, Parameters: json.RawMessage(closed(string(propertyTools[1].Parameters))), Strict: true}}
 	if (&Spec{Tools: propertyTools, Choice: Auto}).Constrained() {
 		t.Error("auto without strict tools is constrained")
 	}

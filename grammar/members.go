@@ -1,9 +1,6 @@
 package grammar
 
-import (
-	"github.com/beamharmony/harmony/internal/pyjson"
-	"github.com/beamharmony/harmony/internal/schema"
-)
+import "github.com/beamharmony/harmony/internal/pyjson"
 
 // member is one property of an object being written: its expression and
 // whether it must be present.
@@ -12,95 +9,31 @@ type member struct {
 	required bool
 }
 
-// members returns the declared properties of an object schema, in their
-// order, each written by mk (nil: its name can't be written), plus the
-// required names that no property declares (any value). It returns nil
-// when the schema declares neither properties nor required names.
-func (c *compiler) members(ks *schema.Keys, path string, mk func(name string, v int, path string) *expr) []member {
-	d := c.d
-	props := ks.Properties
-	if props >= 0 && d.Kind(props) != pyjson.Object {
-		props = -1
-	}
-	required := map[string]bool{}
-	var requiredOrder []string
-	if ks.Required >= 0 && d.Kind(ks.Required) == pyjson.Array {
-		d.Elements(ks.Required, func(e, _ int) bool {
-			if d.Kind(e) == pyjson.String && !required[d.Str(e)] {
-				required[d.Str(e)] = true
-				requiredOrder = append(requiredOrder, d.Str(e))
-			}
-			return true
-		})
-	}
-	if (props < 0 || d.Nodes[props].Len == 0) && len(required) == 0 {
-		return nil
-	}
-	out := []member{}
-	declared := map[string]bool{}
-	if props >= 0 {
-		d.Members(props, func(k, _ int) bool {
-			name := d.Str(k)
-			if !c.spend(path, len(name)+64) {
-				return false
-			}
-			if declared[name] {
-				return true // a repeated key: the first place, the last schema
-			}
-			declared[name] = true
-			v := c.ptr.Child(d, props, name) // the last schema of a repeated key
-			e := mk(name, v, path+".properties."+name)
-			if e == nil {
-				if required[name] {
-					c.fail(path+".properties."+name, "a required property whose name can't be written")
-				}
-				return true
-			}
-			out = append(out, member{e, required[name]})
-			return true
-		})
-	}
-	closed := ks.AdditionalProperties >= 0 && d.Kind(ks.AdditionalProperties) == pyjson.False
-	for _, name := range requiredOrder {
-		if declared[name] {
-			continue
-		}
-		if closed {
-			c.fail(path+".required", "requires "+name+", which properties does not declare and additionalProperties forbids")
-			continue
-		}
-		v := -1
-		if ap := ks.AdditionalProperties; ap >= 0 && d.Kind(ap) == pyjson.Object {
-			v = ap
-		}
-		e := mk(name, v, path+".required")
-		if e == nil {
-			c.fail(path+".required", "a required property whose name can't be written")
-			continue
-		}
-		out = append(out, member{e, true})
-	}
-	return out
-}
-
 // chainRules writes members in order, separated by sep: each required
 // member present, each optional one present or not. A rule per member,
 // next(i), is what may follow once something was written, from member i
 // on; the first member written is one alternative of a single rule, up to
 // the first required one. The grammar stays linear in the number of
 // members.
-func (c *compiler) chainRules(ms []member, sep string) *expr {
+//
+// rest, when not nil, is what may follow the members: rest(true) once a
+// member was written (it then starts with sep), rest(false) when none was.
+func (c *compiler) chainRules(ms []member, sep string, rest func(after bool) *expr) *expr {
 	n := len(ms)
+	if rest == nil {
+		rest = func(bool) *expr { return empty() }
+	}
 	if n == 0 {
-		return empty()
+		return rest(false)
 	}
 	next := make([]int, n+1)
 	for i := n - 1; i >= 0; i-- {
 		next[i] = c.g.declare("m")
 	}
+	after := rest(true)
 	at := func(i int) *expr {
 		if i == n {
-			return empty()
+			return after
 		}
 		return ref(next[i])
 	}
@@ -123,7 +56,93 @@ func (c *compiler) chainRules(ms []member, sep string) *expr {
 		}
 	}
 	if !required {
-		firsts = append(firsts, empty())
+		firsts = append(firsts, rest(false))
 	}
 	return ref(c.g.rule("m", alt(firsts...)))
+}
+
+// keyExcept is the text of a key that is none of names: a JSON string
+// (with json) or an argument's raw key. It is a trie of the names' texts:
+// at each node the key may end (unless the node spells a name), go on with
+// a character of a name below, or leave the trie with any other character
+// (then any key follows). A name is followed character by character until
+// an escape or a "<" in its text: past one, the trie does not follow it
+// (those names are not excluded beyond that point), and outside the names
+// a key has no raw "<", so that no marker can be formed.
+func (c *compiler) keyExcept(names []string, json bool) *expr {
+	type node struct {
+		name     bool
+		children map[rune]int
+		order    []rune
+	}
+	nodes := []node{{}}
+	for _, n := range names {
+		text := n
+		if json {
+			q := string(pyjson.AppendQuoted(nil, n))
+			text = q[1 : len(q)-1]
+		}
+		at, whole := 0, true
+		for _, r := range text {
+			if r == '\\' || r == '<' {
+				whole = false
+				break
+			}
+			child, ok := nodes[at].children[r]
+			if !ok {
+				if nodes[at].children == nil {
+					nodes[at].children = map[rune]int{}
+				}
+				child = len(nodes)
+				nodes[at].children[r] = child
+				nodes[at].order = append(nodes[at].order, r)
+				nodes = append(nodes, node{})
+			}
+			at = child
+		}
+		if whole {
+			nodes[at].name = true
+		}
+	}
+	var free, escape *expr
+	var end string
+	excluded := []runeRange{{'<', '<'}}
+	if json {
+		excluded = append(excluded, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'\\', '\\'})
+		escape, end = jsonEscape(), `"`
+	} else {
+		excluded = append(excluded, runeRange{'"', '"'}, runeRange{'>', '>'}, runeRange{'\n', '\n'})
+	}
+	free = class(true, excluded...)
+	unit := free
+	if escape != nil {
+		unit = alt(free, escape)
+	}
+	// The rest of a key that left the trie.
+	tail := ref(c.g.rule("key-rest", seq(star(unit), lit(end))))
+	rules := make([]int, len(nodes))
+	for i := range nodes {
+		rules[i] = c.g.declare("key")
+	}
+	for i := len(nodes) - 1; i >= 0; i-- {
+		nd := nodes[i]
+		var alts []*expr
+		if !nd.name && (json || i > 0) {
+			alts = append(alts, lit(end))
+		}
+		others := append([]runeRange(nil), excluded...)
+		for _, r := range nd.order {
+			others = append(others, runeRange{r, r})
+			alts = append(alts, seq(lit(string(r)), ref(rules[nd.children[r]])))
+		}
+		alts = append(alts, seq(class(true, others...), tail))
+		if escape != nil {
+			alts = append(alts, seq(escape, tail))
+		}
+		c.g.define(rules[i], alt(alts...))
+	}
+	if json {
+		return seq(lit(`"`), ref(rules[0]))
+	}
+	return ref(rules[0])
 }

@@ -52,19 +52,6 @@ func (c *compiler) bounds(ks *schema.Keys, path string) (lo, hi *bound) {
 		}
 		return &bound{v, !strings.HasPrefix(kw, "exclusive")}
 	}
-	tighter := func(cur, b *bound, isLo bool) *bound {
-		if b == nil {
-			return cur
-		}
-		if cur == nil {
-			return b
-		}
-		cmp := b.v.Cmp(cur.v)
-		if (isLo && cmp > 0) || (!isLo && cmp < 0) || (cmp == 0 && !b.incl) {
-			return b
-		}
-		return cur
-	}
 	min, max := num(ks.Minimum, "minimum", true), num(ks.Maximum, "maximum", false)
 	// Draft 4: exclusiveMinimum: true makes minimum exclusive.
 	if min != nil && ks.ExclusiveMinimum >= 0 && d.Kind(ks.ExclusiveMinimum) == pyjson.True {
@@ -76,6 +63,21 @@ func (c *compiler) bounds(ks *schema.Keys, path string) (lo, hi *bound) {
 	lo = tighter(min, num(ks.ExclusiveMinimum, "exclusiveMinimum", true), true)
 	hi = tighter(max, num(ks.ExclusiveMaximum, "exclusiveMaximum", false), false)
 	return lo, hi
+}
+
+// tighter is the tighter of two lower (isLo) or upper bounds; nil is none.
+func tighter(cur, b *bound, isLo bool) *bound {
+	if b == nil {
+		return cur
+	}
+	if cur == nil {
+		return b
+	}
+	cmp := b.v.Cmp(cur.v)
+	if (isLo && cmp > 0) || (!isLo && cmp < 0) || (cmp == 0 && !b.incl) {
+		return b
+	}
+	return cur
 }
 
 // parseBound reads a JSON number literal as an exact rational without ever
@@ -147,9 +149,8 @@ func parseBound(lit string, isLo bool) (v *big.Rat, rounded, huge bool) {
 	return v, rounded, false
 }
 
-// integer is a JSON integer within the schema's bounds.
-func (c *compiler) integer(ks *schema.Keys, path string) *expr {
-	lo, hi := c.bounds(ks, path)
+// integer is a JSON integer within lo and hi (nil: unbounded).
+func (c *compiler) integer(lo, hi *bound, path string) *expr {
 	if lo == nil && hi == nil {
 		return c.integerExpr()
 	}
@@ -280,10 +281,10 @@ func sameLength(a, b string) *expr {
 	return alt(alts...)
 }
 
-// number is a JSON number within the schema's bounds: without bounds any
-// number; with bounds a plain decimal (no exponent) in the range.
-func (c *compiler) number(ks *schema.Keys, path string) *expr {
-	lo, hi := c.bounds(ks, path)
+// number is a JSON number within lo and hi (nil: unbounded): without
+// bounds any number; with bounds a plain decimal (no exponent) in the
+// range.
+func (c *compiler) number(lo, hi *bound, path string) *expr {
 	if lo == nil && hi == nil {
 		return c.numberRule()
 	}

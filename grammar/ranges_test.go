@@ -123,15 +123,16 @@ func TestUnenforcedKeywords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "[response_format.json_schema.schema.properties.code.pattern response_format.json_schema.schema.properties.tags.uniqueItems]"
+	// An object that declares properties is closed: reported too.
+	want := "[response_format.json_schema.schema.additionalProperties response_format.json_schema.schema.properties.code.pattern response_format.json_schema.schema.properties.tags.uniqueItems]"
 	if fmt.Sprint(g.Dropped) != want {
 		t.Errorf("dropped %v, want %s", g.Dropped, want)
 	}
-	_, err = Compile(context.Background(), &Spec{Format: &Format{Schema: schema, Strict: true}})
+	_, err = Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(closed(string(schema))), Strict: true}})
 	if err == nil || err.Error() != "response_format.json_schema.schema.properties.code.pattern: the keyword pattern can't be enforced in constrained generation; remove it or turn strict off" {
 		t.Errorf("strict: %v", err)
 	}
-	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"d": {"type": "string", "format": "date"}}}`), Strict: true}}
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"d": {"type": "string", "format": "date"}}, "additionalProperties": false}`), Strict: true}}
 	_, err = Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
 	if err == nil || err.Error() != "tools[0].function.parameters.properties.d.format: the keyword format can't be enforced in constrained generation; remove it or turn strict off" {
 		t.Errorf("strict tool: %v", err)

@@ -218,7 +218,10 @@ func TestConstraintErrors(t *testing.T) {
 // TestUnenforcedHeader checks that keywords left out of non-strict schemas
 // are listed in X-Beam-Unenforced, by request path, and in the log record.
 func TestUnenforcedHeader(t *testing.T) {
-	patterned := `{"type":"object","properties":{"city":{"type":"string","pattern":"^[A-Z]","format":"hostname"}},"required":["city"]}`
+	patterned := `{"type":"object","properties":{"city":{"type":"string","pattern":"^[A-Z]","format":"hostname"}},"required":["city"],"additionalProperties":false}`
+	// An object that declares properties and allows others is closed by the
+	// grammar, and that is reported too.
+	closedWeather := strings.TrimSuffix(weatherParams, "}") + `,"additionalProperties":false}`
 	var logs syncBuffer
 	fe := newFakeEngineOf(t, EngineVLLM, constrainedGen)
 	gw := newGateway(t, fe, withLog(&logs))
@@ -228,15 +231,15 @@ func TestUnenforcedHeader(t *testing.T) {
 		{"chat tool", "chat", constrainedBody("chat", patterned, `"tool_choice":"required",`),
 			"tools[0].function.parameters.properties.city.pattern, tools[0].function.parameters.properties.city.format"},
 		{"chat format", "chat", constrainedBody("chat", weatherParams, `"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"string","format":"date"}}},`),
-			"response_format.json_schema.schema.format"},
+			"tools[0].function.parameters.additionalProperties, response_format.json_schema.schema.format"},
 		{"messages tool", "messages", constrainedBody("messages", patterned, `"tool_choice":{"type":"any"},`),
 			"tools[0].input_schema.properties.city.pattern, tools[0].input_schema.properties.city.format"},
 		{"responses filtered tool", "responses", `{"model":"beam","tools":[{"type":"function","name":"a","parameters":{}},{"type":"function","name":"get_weather","parameters":` + patterned +
 			`}],"tool_choice":{"type":"allowed_tools","mode":"required","tools":[{"type":"function","name":"get_weather"}]},"input":"Hi"}`,
 			"tools[1].parameters.properties.city.pattern, tools[1].parameters.properties.city.format"},
 		{"responses format", "responses", constrainedBody("responses", weatherParams, `"text":{"format":{"type":"json_schema","name":"a","schema":{"type":"object","minProperties":1}}},`),
-			"text.format.schema.minProperties"},
-		{"an enforced schema", "chat", constrainedBody("chat", weatherParams, `"tool_choice":"required",`), ""},
+			"tools[0].parameters.additionalProperties, text.format.schema.minProperties"},
+		{"an enforced schema", "chat", constrainedBody("chat", closedWeather, `"tool_choice":"required",`), ""},
 	} {
 		for _, stream := range []bool{false, true} {
 			api := apiCases[map[string]int{"chat": 0, "messages": 1, "responses": 2}[tt.api]]

@@ -1,0 +1,56 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// FuzzCompile compiles arbitrary schemas, as a response format and as a
+// tool's parameters, strict and not: an error is an *Error naming a path,
+// never a panic, and compiling or refusing takes at most 64 MiB and gives
+// a grammar within the caps. The seeds are the attacks of issue 33 and the
+// property tests' schemas.
+func FuzzCompile(f *testing.F) {
+	for _, seed := range []string{
+		`{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}`,
+		`{"type": "number", "minimum": -1.5e300, "maximum": 1e300}`,
+		`{"type": "number", "exclusiveMinimum": 1e-300, "maximum": 1e999999999}`,
+		`{"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}`,
+		`{"anyOf": [{"type": "integer"}, {"$ref": "#"}]}`,
+		`{"allOf": [false]}`, `false`, `{"anyOf": []}`,
+		`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1024}, "b": {"type": "array", "items": {"type": "string", "minLength": 1000}, "minItems": 1000}}, "required": ["a", "b"]}`,
+		ladder(6, true), ladder(6, false),
+		string(propertyTools[1].Parameters), string(propertyTools[2].Parameters),
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	f.Fuzz(func(t *testing.T, schema []byte, strict bool) {
+		if !json.Valid(schema) {
+			return
+		}
+		for _, spec := range []*Spec{
+			{Format: &Format{Schema: schema, Strict: strict}},
+			{Tools: []Tool{{Name: "f", Parameters: schema, Strict: strict}}, Choice: Required},
+		} {
+			var g *Grammar
+			var err error
+			n := allocated(func() { g, err = Compile(context.Background(), spec) })
+			if n > maxCompileBytes {
+				t.Fatalf("%d bytes allocated", n)
+			}
+			if err != nil {
+				var ge *Error
+				if !errors.As(err, &ge) || ge.Path == "" || ge.Msg == "" {
+					t.Fatalf("error %#v", err)
+				}
+				continue
+			}
+			if len(g.text) > MaxBytes || grammarCost(g) > maxExpanded+ruleCost*len(g.rules) {
+				t.Fatalf("a grammar of %d bytes, cost %d", len(g.text), grammarCost(g))
+			}
+		}
+	})
+}

@@ -1,0 +1,890 @@
+package grammar
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
+	"github.com/beamharmony/harmony/internal/syntax"
+)
+
+// A view is what one value must satisfy: the schema objects that apply to
+// it together, as JSON Schema 2020-12 applies them: a schema, the target of
+// its $ref, the members of its allOf (recursively), and the variant of each
+// anyOf and oneOf being compiled. Every keyword of every one of them
+// constrains the value; the compiler merges them per type.
+type view struct {
+	nodes []vnode
+	never bool   // a false schema among them: nothing is valid
+	path  string // where the value's schema is, for its rule's name and errors
+}
+
+// vnode is one schema object of a view.
+type vnode struct {
+	node int
+	path string
+	ks   schema.Keys
+	done uint8 // the combinators already distributed (doneAnyOf, doneOneOf)
+}
+
+const (
+	doneAnyOf = 1 << iota
+	doneOneOf
+)
+
+// viewOf returns the view of the schema at node s, at path.
+func (c *compiler) viewOf(s int, path string) *view {
+	v := &view{path: path}
+	c.expand(v, s, path, nil)
+	return v
+}
+
+// expand adds schema s, its $ref's target and its allOf's members to v.
+// stack holds the schemas whose $ref or allOf led here: one of them met
+// again is a schema that contains itself (A = {"$ref": A}), which no value
+// can be checked against and no engine can use.
+func (c *compiler) expand(v *view, s int, path string, stack []int) {
+	d := c.d
+	switch d.Kind(s) {
+	case pyjson.True:
+		return
+	case pyjson.False:
+		v.never = true
+		return
+	case pyjson.Object:
+	default:
+		return // not a schema: no constraint
+	}
+	if slices.Contains(stack, s) {
+		c.fail(path, "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item")
+		return
+	}
+	for _, n := range v.nodes {
+		if n.node == s {
+			return // met twice (allOf: [A, A]): once is enough
+		}
+	}
+	if !c.spend(path, 64) {
+		return
+	}
+	ks := schema.KeysOf(d, s)
+	at := len(v.nodes)
+	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks})
+	// The schemas it leads to come first (post-order), so that an object
+	// built on a $ref or allOf lists their properties before its own.
+	defer func() {
+		n := v.nodes[at]
+		v.nodes = append(slices.Delete(v.nodes, at, at+1), n)
+	}()
+	stack = append(stack, s)
+	if ks.Ref >= 0 {
+		if target := c.ptr.Resolve(d, c.root, ks.Ref); target >= 0 {
+			c.expand(v, target, path+".$ref", stack)
+		} else {
+			c.drop(path+".$ref", "$ref")
+		}
+	}
+	if ks.AllOf >= 0 {
+		if d.Kind(ks.AllOf) == pyjson.Array {
+			d.Elements(ks.AllOf, func(e, pos int) bool {
+				c.expand(v, e, path+".allOf["+strconv.Itoa(pos)+"]", stack)
+				return true
+			})
+		} else {
+			c.drop(path+".allOf", "allOf")
+		}
+	}
+}
+
+// key identifies v for the memo: its schemas and what was distributed.
+func (v *view) key(ctx textContext, xml bool) string {
+	if v.never {
+		return "never"
+	}
+	ids := make([]int, 0, len(v.nodes))
+	for _, n := range v.nodes {
+		if constrains(&n.ks, n.done) {
+			ids = append(ids, n.node<<2|int(n.done))
+		}
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	b.WriteByte(byte('0' + ctx))
+	if xml {
+		b.WriteByte('x')
+	}
+	for _, id := range ids {
+		b.WriteByte(',')
+		b.WriteString(strconv.Itoa(id))
+	}
+	return b.String()
+}
+
+// with returns the view of variant s (at path) of node i's combinator
+// done, together with the schemas of v that constrain the value otherwise
+// (a schema that only held the combinator, or only led to others through
+// $ref or allOf, adds nothing). A variant that refers back to a schema of v
+// is a schema that contains itself.
+func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
+	w := &view{path: path}
+	stack := make([]int, 0, len(v.nodes))
+	for j, n := range v.nodes {
+		stack = append(stack, n.node)
+		if j == i {
+			n.done |= done
+		}
+		if constrains(&n.ks, n.done) {
+			w.nodes = append(w.nodes, n)
+		}
+	}
+	c.expand(w, s, path, stack)
+	return w
+}
+
+// constrains reports whether a schema with keywords ks, its combinators
+// done as marked, constrains a value by itself (beside the schemas its
+// $ref and allOf lead to, which a view holds apart).
+func constrains(ks *schema.Keys, done uint8) bool {
+	if ks.AnyOf >= 0 && done&doneAnyOf == 0 || ks.OneOf >= 0 && done&doneOneOf == 0 {
+		return true
+	}
+	for _, n := range [...]int{ks.Type, ks.Enum, ks.Const, ks.Not, ks.Properties, ks.Required, ks.AdditionalProperties,
+		ks.PatternProperties, ks.MinProperties, ks.MaxProperties, ks.PropertyNames, ks.DependentRequired,
+		ks.Items, ks.PrefixItems, ks.MinItems, ks.MaxItems, ks.UniqueItems, ks.Contains,
+		ks.MinLength, ks.MaxLength, ks.Pattern, ks.Format, ks.Minimum, ks.Maximum,
+		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Mult} {
+		if n >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// value returns the expression of a value valid for view v: in ctx as JSON,
+// or with xml as an argument value (a string raw, another value JSON).
+func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
+	key := v.key(ctx, xml)
+	if r, ok := c.memo[key]; ok {
+		return ref(r)
+	}
+	if c.stop(v.path) || c.check(v.path) != nil {
+		return nothing()
+	}
+	r := c.g.declare(c.nameFor(v.path))
+	c.memo[key] = r
+	c.paths[r] = v.path
+	c.depth++
+	body := c.viewBody(v, ctx, xml)
+	c.depth--
+	c.g.define(r, body)
+	if body != nil && body.kind == kRef && body.proto == nil && body.rule != r {
+		// An alias: callers refer to its target, so that alternatives
+		// that alias one rule are merged as one.
+		c.memo[key] = body.rule
+		return body
+	}
+	return ref(r)
+}
+
+// The types of JSON values, as a set.
+type typeSet uint8
+
+const (
+	tNull typeSet = 1 << iota
+	tBool
+	tInt  // integers
+	tFrac // numbers that are not integers
+	tStr
+	tArr
+	tObj
+
+	tAll typeSet = 1<<iota - 1
+	tNum         = tInt | tFrac
+)
+
+// typesOf is the set of types the type keyword at node t admits.
+func typesOf(d *pyjson.Doc, t int) typeSet {
+	var set typeSet
+	schema.Types(d, t, func(ty schema.Type) bool {
+		switch ty {
+		case schema.TypeNull:
+			set |= tNull
+		case schema.TypeBoolean:
+			set |= tBool
+		case schema.TypeInteger:
+			set |= tInt
+		case schema.TypeNumber:
+			set |= tNum
+		case schema.TypeString:
+			set |= tStr
+		case schema.TypeArray:
+			set |= tArr
+		case schema.TypeObject:
+			set |= tObj
+		default:
+			set = tAll
+		}
+		return true
+	})
+	return set
+}
+
+// types is the set of types every schema of v admits.
+func (c *compiler) types(v *view) typeSet {
+	set := tAll
+	for _, n := range v.nodes {
+		if n.ks.Type >= 0 {
+			set &= typesOf(c.d, n.ks.Type)
+		}
+	}
+	return set
+}
+
+// viewBody is the expression of view v, before it becomes a rule.
+func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
+	if v.never {
+		return nil
+	}
+	d := c.d
+	for _, n := range v.nodes {
+		c.dropUnenforced(n.node, &n.ks, n.path)
+	}
+	// anyOf and oneOf: the value is valid for one of the variants, each
+	// together with the rest of the view.
+	for i, n := range v.nodes {
+		for _, kw := range [...]struct {
+			node int
+			done uint8
+			name string
+		}{{n.ks.AnyOf, doneAnyOf, "anyOf"}, {n.ks.OneOf, doneOneOf, "oneOf"}} {
+			if kw.node < 0 || n.done&kw.done != 0 {
+				continue
+			}
+			if d.Kind(kw.node) != pyjson.Array {
+				c.drop(n.path+"."+kw.name, kw.name)
+				w := &view{nodes: slices.Clone(v.nodes), path: v.path}
+				w.nodes[i].done |= kw.done
+				return c.value(w, ctx, xml)
+			}
+			var alts []*expr
+			var sets []typeSet
+			d.Elements(kw.node, func(e, pos int) bool {
+				w := c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]")
+				alts = append(alts, c.value(w, ctx, xml))
+				sets = append(sets, c.types(w))
+				return c.err == nil
+			})
+			if kw.name == "oneOf" && overlap(sets) {
+				c.loosen(n.path+".oneOf", "oneOf", "its variants admit values of one type, and the grammar can't tell that a value matches only one of them")
+			}
+			return alt(alts...)
+		}
+	}
+	set := c.types(v)
+	if lits, ok := c.viewLiterals(v, set, ctx, xml); ok {
+		return lits
+	}
+	if xml && set == tAll {
+		// An untyped argument is raw text (a string, valid for any
+		// schema without type), or an object when the schema describes
+		// one, as casting reads it.
+		if c.has(v, func(ks *schema.Keys) bool {
+			return ks.Properties >= 0 || ks.Required >= 0 || ks.AdditionalProperties >= 0
+		}) {
+			return c.viewObject(v, inArgument, xml)
+		}
+		return c.viewString(v, inArgument, true)
+	}
+	if set == tAll && !c.has(v, constrainsType) {
+		return c.anyJSON(ctx)
+	}
+	var alts []*expr
+	if set&tNull != 0 {
+		alts = append(alts, lit("null"))
+	}
+	if set&tBool != 0 {
+		alts = append(alts, lit("true"), lit("false"))
+	}
+	if set&tNum != 0 {
+		alts = append(alts, c.viewNumber(v, set&tFrac == 0))
+	}
+	if set&tStr != 0 {
+		alts = append(alts, c.viewString(v, ctx, xml))
+	}
+	if set&tArr != 0 {
+		alts = append(alts, c.viewArray(v, ctx))
+	}
+	if set&tObj != 0 {
+		alts = append(alts, c.viewObject(v, ctx, xml))
+	}
+	return alt(alts...)
+}
+
+// overlap reports whether two of the type sets share a type.
+func overlap(sets []typeSet) bool {
+	var seen typeSet
+	for _, s := range sets {
+		if seen&s != 0 {
+			return true
+		}
+		seen |= s
+	}
+	return false
+}
+
+// has reports whether any schema of v has a keyword f finds.
+func (c *compiler) has(v *view, f func(*schema.Keys) bool) bool {
+	for i := range v.nodes {
+		if f(&v.nodes[i].ks) {
+			return true
+		}
+	}
+	return false
+}
+
+// constrainsType reports whether ks holds a keyword that constrains values
+// of some type (and so makes an untyped schema more than any JSON).
+func constrainsType(ks *schema.Keys) bool {
+	for _, n := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.Items, ks.PrefixItems,
+		ks.MinItems, ks.MaxItems, ks.MinLength, ks.MaxLength, ks.Minimum, ks.Maximum,
+		ks.ExclusiveMinimum, ks.ExclusiveMaximum} {
+		if n >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// viewLiterals is the enum and const values of v, when it has any: the
+// members of every enum and const alike, of the types v admits, and within
+// the bounds it sets on strings and numbers. Other keywords are not checked
+// against the members: they are reported.
+func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool) (*expr, bool) {
+	d := c.d
+	var members []int // the node of each value, from the first enum or const
+	var texts []string
+	path := ""
+	first := true
+	for _, n := range v.nodes {
+		for _, kw := range [...]struct {
+			node   int
+			isEnum bool
+		}{{n.ks.Enum, true}, {n.ks.Const, false}} {
+			if kw.node < 0 {
+				continue
+			}
+			var these []int
+			if !kw.isEnum {
+				these = []int{kw.node}
+			} else if d.Kind(kw.node) == pyjson.Array {
+				d.Elements(kw.node, func(e, _ int) bool { these = append(these, e); return true })
+			} else {
+				c.drop(n.path+".enum", "enum")
+				continue
+			}
+			kwPath := n.path + ".const"
+			if kw.isEnum {
+				kwPath = n.path + ".enum"
+			}
+			var tt []string
+			for _, m := range these {
+				if !c.spend(kwPath, len(d.Raw(m))+32) {
+					return nil, true
+				}
+				tt = append(tt, string(d.AppendPython(nil, m)))
+			}
+			if first {
+				members, texts, first = these, tt, false
+				path = n.path + ".enum"
+				if !kw.isEnum {
+					path = n.path + ".const"
+				}
+				continue
+			}
+			// Keep the members this enum or const also holds.
+			var keepM []int
+			var keepT []string
+			for j, t := range texts {
+				if slices.Contains(tt, t) {
+					keepM, keepT = append(keepM, members[j]), append(keepT, t)
+				}
+			}
+			members, texts = keepM, keepT
+		}
+	}
+	if first {
+		return nil, false
+	}
+	// The other keywords that constrain values of each type.
+	for _, n := range v.nodes {
+		ks := n.ks
+		for _, kw := range [...]struct {
+			node int
+			name string
+		}{{ks.Properties, "properties"}, {ks.Required, "required"}, {ks.AdditionalProperties, "additionalProperties"},
+			{ks.Items, "items"}, {ks.PrefixItems, "prefixItems"}, {ks.MinItems, "minItems"}, {ks.MaxItems, "maxItems"}} {
+			if kw.node >= 0 {
+				c.drop(n.path+"."+kw.name, kw.name)
+			}
+		}
+	}
+	lo, hi := c.viewLengths(v, "Length")
+	nlo, nhi := c.viewBounds(v)
+	var alts []*expr
+	for j, m := range members {
+		if !admits(d, set, m) {
+			continue
+		}
+		switch d.Kind(m) {
+		case pyjson.String:
+			if n := len([]rune(d.Str(m))); n < lo || hi >= 0 && n > hi {
+				continue
+			}
+		case pyjson.Number:
+			if !within(string(d.Raw(m)), nlo, nhi) {
+				continue
+			}
+		}
+		text := texts[j]
+		if xml && d.Kind(m) == pyjson.String {
+			text = d.Str(m)
+		}
+		if containsForbidden(text, ctx) {
+			continue
+		}
+		alts = append(alts, lit(text))
+	}
+	if len(alts) == 0 {
+		c.fail(path, "no value can be written: every member is ruled out by the type or holds a Harmony marker")
+		return nil, true
+	}
+	return alt(alts...), true
+}
+
+// admits reports whether a value of node m is of a type in set.
+func admits(d *pyjson.Doc, set typeSet, m int) bool {
+	switch d.Kind(m) {
+	case pyjson.Null:
+		return set&tNull != 0
+	case pyjson.True, pyjson.False:
+		return set&tBool != 0
+	case pyjson.Number:
+		if isIntegral(string(d.Raw(m))) {
+			return set&tInt != 0
+		}
+		return set&tFrac != 0
+	case pyjson.String:
+		return set&tStr != 0
+	case pyjson.Array:
+		return set&tArr != 0
+	case pyjson.Object:
+		return set&tObj != 0
+	}
+	return false
+}
+
+// within reports whether the number literal lit lies within lo and hi.
+func within(lit string, lo, hi *bound) bool {
+	v, rounded, huge := parseBound(lit, true)
+	if huge || rounded {
+		return lo == nil && hi == nil
+	}
+	if lo != nil {
+		if cmp := v.Cmp(lo.v); cmp < 0 || cmp == 0 && !lo.incl {
+			return false
+		}
+	}
+	if hi != nil {
+		if cmp := v.Cmp(hi.v); cmp > 0 || cmp == 0 && !hi.incl {
+			return false
+		}
+	}
+	return true
+}
+
+// viewLengths merges a pair of count keywords over v (minLength and
+// maxLength with what "Length", minItems and maxItems with "Items"): the
+// greatest minimum and the least maximum (-1: none).
+func (c *compiler) viewLengths(v *view, what string) (lo, hi int) {
+	hi = -1
+	for _, n := range v.nodes {
+		minNode, maxNode := n.ks.MinLength, n.ks.MaxLength
+		if what == "Items" {
+			minNode, maxNode = n.ks.MinItems, n.ks.MaxItems
+		}
+		l, h := c.counts(minNode, maxNode, n.path, what)
+		lo = max(lo, l)
+		if h >= 0 && (hi < 0 || h < hi) {
+			hi = h
+		}
+	}
+	return lo, hi
+}
+
+// viewBounds merges the numeric bounds of v: the tightest of each side.
+func (c *compiler) viewBounds(v *view) (lo, hi *bound) {
+	for i := range v.nodes {
+		l, h := c.bounds(&v.nodes[i].ks, v.nodes[i].path)
+		lo, hi = tighter(lo, l, true), tighter(hi, h, false)
+	}
+	return lo, hi
+}
+
+// viewNumber is a number, or with integers an integer, within v's bounds.
+func (c *compiler) viewNumber(v *view, integers bool) *expr {
+	lo, hi := c.viewBounds(v)
+	if integers {
+		return c.integer(lo, hi, v.path)
+	}
+	return c.number(lo, hi, v.path)
+}
+
+// viewString is a string within v's lengths: JSON in ctx, or with raw the
+// raw text of an argument.
+func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
+	lo, hi := c.viewLengths(v, "Length")
+	lo, hi, bounded := c.budget(v, lo, hi, "Length")
+	if raw {
+		if !bounded {
+			return c.rawText()
+		}
+		return rep(class(true, runeRange{'<', '<'}), lo, hi)
+	}
+	if !bounded {
+		return seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+	}
+	char := alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
+	return seq(lit(`"`), rep(ref(c.g.rule("char", char)), lo, hi), lit(`"`))
+}
+
+// budget spends the grammar's repetition budget on a count pair: past it,
+// the counts are loosened (reported; an error under strict) and the
+// repetition is unbounded.
+func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
+	if lo == 0 && hi < 0 {
+		return 0, -1, false
+	}
+	n := max(lo, hi)
+	if c.reps+n <= maxRepetitions {
+		c.reps += n
+		return lo, hi, true
+	}
+	why := "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
+	for _, nd := range v.nodes {
+		minNode, maxNode := nd.ks.MinLength, nd.ks.MaxLength
+		if what == "Items" {
+			minNode, maxNode = nd.ks.MinItems, nd.ks.MaxItems
+		}
+		if minNode >= 0 {
+			c.loosen(nd.path+".min"+what, "min"+what, why)
+		}
+		if maxNode >= 0 {
+			c.loosen(nd.path+".max"+what, "max"+what, why)
+		}
+	}
+	return 0, -1, false
+}
+
+// viewArray is a JSON array valid for every schema of v: at each position
+// the prefixItems or items of each that apply there, the greatest
+// minItems and the least maxItems.
+func (c *compiler) viewArray(v *view, ctx textContext) *expr {
+	d := c.d
+	lo, hi := c.viewLengths(v, "Items")
+	prefixLen := 0
+	for _, n := range v.nodes {
+		if n.ks.PrefixItems >= 0 && d.Kind(n.ks.PrefixItems) == pyjson.Array {
+			prefixLen = max(prefixLen, int(d.Nodes[n.ks.PrefixItems].Len))
+		}
+		if n.ks.Items >= 0 && d.Kind(n.ks.Items) == pyjson.Array { // draft 4 tuple form
+			c.drop(n.path+".items", "items")
+		}
+	}
+	if hi >= 0 {
+		prefixLen = min(prefixLen, hi)
+	}
+	// at is the view of the element at position i (i == prefixLen: every
+	// element past the prefix).
+	at := func(i int) *view {
+		w := &view{}
+		for _, n := range v.nodes {
+			ks := &n.ks
+			if ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i < int(d.Nodes[ks.PrefixItems].Len) {
+				e := elementAt(d, ks.PrefixItems, i)
+				p := n.path + ".prefixItems[" + strconv.Itoa(i) + "]"
+				if w.path == "" {
+					w.path = p
+				}
+				c.expand(w, e, p, nil)
+				continue
+			}
+			if ks.Items >= 0 && d.Kind(ks.Items) != pyjson.Array {
+				p := n.path + ".items"
+				if w.path == "" {
+					w.path = p
+				}
+				c.expand(w, ks.Items, p, nil)
+			}
+		}
+		if w.path == "" {
+			w.path = v.path + ".items"
+		}
+		return w
+	}
+	var prefix []*expr
+	for i := 0; i < prefixLen; i++ {
+		prefix = append(prefix, c.value(at(i), ctx, false))
+	}
+	var item *expr // nil: no element past the prefix
+	if rest := at(prefixLen); !rest.never {
+		item = c.value(rest, ctx, false)
+	}
+	lo, hi, _ = c.budget(v, lo, hi, "Items")
+	return c.arrayOf(prefix, item, lo, hi, v.path)
+}
+
+// elementAt returns the element of array arr at idx.
+func elementAt(d *pyjson.Doc, arr, idx int) int {
+	found := -1
+	d.Elements(arr, func(e, pos int) bool {
+		if pos == idx {
+			found = e
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// arrayOf is a JSON array of the prefix's elements, then elements of item
+// (nil: none), with lo to hi elements (hi -1: no bound).
+func (c *compiler) arrayOf(prefix []*expr, item *expr, lo, hi int, path string) *expr {
+	if hi >= 0 && len(prefix) > hi {
+		prefix = prefix[:hi]
+	}
+	// from(i) is the rest of the array after i elements, each rest
+	// element led by ", ".
+	var from func(i int) *expr
+	from = func(i int) *expr {
+		if hi >= 0 && i >= hi {
+			return empty()
+		}
+		if i < len(prefix) {
+			next := seq(lit(", "), prefix[i], from(i+1))
+			if i >= lo {
+				return alt(next, empty())
+			}
+			return next
+		}
+		if item == nil {
+			if i < lo {
+				return nil
+			}
+			return empty()
+		}
+		more := -1
+		if hi >= 0 {
+			more = hi - i
+		}
+		return rep(seq(lit(", "), item), max(0, lo-i), more)
+	}
+	var first *expr
+	switch {
+	case hi == 0:
+	case len(prefix) > 0:
+		first = seqOrNil(prefix[0], from(1))
+	case item != nil:
+		first = seqOrNil(item, from(1))
+	}
+	var body *expr
+	switch {
+	case first == nil && lo > 0:
+		c.fail(path, "no array can be written: minItems asks for more elements than the schema allows")
+		return nil
+	case first == nil:
+		body = empty()
+	case lo == 0:
+		body = opt(first)
+	default:
+		body = first
+	}
+	return seq(lit("["), body, lit("]"))
+}
+
+// seqOrNil is seq(a, b), or nil when either matches nothing.
+func seqOrNil(a, b *expr) *expr {
+	if a == nil || b == nil {
+		return nil
+	}
+	return seq(a, b)
+}
+
+// objectMembers reads the object keywords of v: its declared properties in
+// order, each with the view of its value (the property's schema in each
+// schema of v that declares it, else that schema's additionalProperties),
+// whether it is required, the required names no schema declares, and the
+// view of any other member (never when some schema forbids them).
+func (c *compiler) objectMembers(v *view) (names []string, values []*view, required []bool, extra *view) {
+	d := c.d
+	index := map[string]int{}
+	req := map[string]bool{}
+	var reqOrder []string
+	for _, n := range v.nodes {
+		ks := &n.ks
+		if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
+			d.Members(ks.Properties, func(k, _ int) bool {
+				name := d.Str(k)
+				if !c.spend(n.path, len(name)+64) {
+					return false
+				}
+				if _, ok := index[name]; !ok {
+					index[name] = len(names)
+					names = append(names, name)
+				}
+				return true
+			})
+		}
+		if ks.Required >= 0 && d.Kind(ks.Required) == pyjson.Array {
+			d.Elements(ks.Required, func(e, _ int) bool {
+				if d.Kind(e) == pyjson.String && !req[d.Str(e)] {
+					req[d.Str(e)] = true
+					reqOrder = append(reqOrder, d.Str(e))
+				}
+				return true
+			})
+		}
+	}
+	for _, name := range reqOrder {
+		if _, ok := index[name]; !ok {
+			index[name] = len(names)
+			names = append(names, name)
+		}
+	}
+	// valueOf is the view of member name's value.
+	valueOf := func(name string) *view {
+		w := &view{}
+		for _, n := range v.nodes {
+			ks := &n.ks
+			if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
+				if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
+					p := n.path + ".properties." + name
+					if w.path == "" {
+						w.path = p
+					}
+					c.expand(w, s, p, nil)
+					continue
+				}
+			}
+			if ks.AdditionalProperties >= 0 {
+				p := n.path + ".additionalProperties"
+				if w.path == "" {
+					w.path = p
+				}
+				c.expand(w, ks.AdditionalProperties, p, nil)
+			}
+		}
+		if w.path == "" {
+			w.path = v.path + ".required"
+		}
+		return w
+	}
+	for _, name := range names {
+		values = append(values, valueOf(name))
+		required = append(required, req[name])
+	}
+	extra = &view{path: v.path + ".additionalProperties"}
+	for _, n := range v.nodes {
+		if n.ks.AdditionalProperties >= 0 {
+			c.expand(extra, n.ks.AdditionalProperties, n.path+".additionalProperties", nil)
+		}
+	}
+	return names, values, required, extra
+}
+
+// declares reports whether a schema of v declares property name.
+func (c *compiler) declares(v *view, name string) bool {
+	for _, n := range v.nodes {
+		if n.ks.Properties >= 0 && c.d.Kind(n.ks.Properties) == pyjson.Object && c.ptr.Child(c.d, n.ks.Properties, name) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// viewObject is a JSON object valid for every schema of v: the declared
+// properties in their order, the required ones present, separated as the
+// renderer writes JSON (", " and ": "). An object that declares no
+// property has any members valid for additionalProperties. An object that
+// declares properties is closed: other members are left out, which the
+// schema allows unless additionalProperties is false, so that is reported
+// (under strict, an error).
+func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
+	names, values, required, extra := c.objectMembers(v)
+	if len(names) == 0 {
+		if extra.never {
+			return lit("{}")
+		}
+		key := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+		member := seq(key, lit(": "), c.value(extra, ctx, false))
+		return seq(lit("{"), opt(seq(member, star(seq(lit(", "), member)))), lit("}"))
+	}
+	rest := c.extras(v, extra, names, ctx, false)
+	var ms []member
+	for i, name := range names {
+		key := string(pyjson.AppendQuoted(nil, name))
+		if containsForbidden(key, ctx) {
+			if required[i] {
+				c.fail(values[i].path, "a required property whose name can't be written")
+			}
+			continue
+		}
+		if values[i].never {
+			if !required[i] {
+				continue // can't be present
+			}
+			if !c.declares(v, name) {
+				c.fail(v.path+".required", "requires "+name+", which properties does not declare and additionalProperties forbids")
+				return nil
+			}
+		}
+		ms = append(ms, member{seq(lit(key+": "), c.value(values[i], ctx, false)), required[i]})
+	}
+	return seq(lit("{"), c.chainRules(ms, ", ", rest), lit("}"))
+}
+
+// extras is what may follow the declared members of an object whose
+// schemas are v (extra the view of other members' values, names the
+// declared names): nothing when the schemas forbid other members. When
+// they allow them, objects are closed by default: nothing, and reported
+// (under strict an error would stand in the way of every schema that does
+// not say additionalProperties: false, so strict asks for the schema's own
+// meaning instead): under strict, members whose keys are none of the
+// declared names, each valid for extra. An argument list (args) is an
+// object too, its members arguments.
+func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext, args bool) func(after bool) *expr {
+	if extra.never {
+		return nil
+	}
+	if !c.strict {
+		c.dropped = append(c.dropped, Dropped{v.path + ".additionalProperties", "additionalProperties"})
+		return nil
+	}
+	var member *expr
+	sep := ", "
+	if args {
+		sep = syntax.ArgumentSeparator
+		member = seq(lit(syntax.ParamOpen), c.keyExcept(names, false), lit(syntax.ParamNameEnd+"\n"),
+			c.value(extra, inArgument, true), lit("\n"+syntax.ParamClose))
+	} else {
+		member = seq(c.keyExcept(names, true), lit(": "), c.value(extra, ctx, false))
+	}
+	more := ref(c.g.rule("more", star(seq(lit(sep), member))))
+	return func(after bool) *expr {
+		if after {
+			return more
+		}
+		return opt(seq(member, more))
+	}
+}

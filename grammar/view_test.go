@@ -1,0 +1,113 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// Keywords apply as JSON Schema 2020-12 applies them: the members of an
+// allOf, the target of a $ref and their siblings together; an anyOf's
+// siblings with each variant; an untyped schema's keywords to the types
+// they constrain only.
+func TestKeywordsApplyTogether(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		strict       bool
+		in, out      []string
+	}{
+		{"allOf of several objects", `{"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"b": {"type": "string"}}, "required": ["b"]}]}`, false,
+			[]string{`{"a": 1, "b": "x"}`}, []string{`{"a": 1}`, `{"b": "x"}`, `{"a": "x", "b": "x"}`}},
+		{"siblings of a one-element allOf", `{"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}], "properties": {"b": {"type": "string"}}, "required": ["b"]}`, false,
+			[]string{`{"a": 1, "b": "x"}`, `{"b": "x"}`}, []string{`{"a": 1}`, `{}`}},
+		{"siblings of a $ref", `{"$defs": {"N": {"type": "integer", "minimum": 0}}, "$ref": "#/$defs/N", "maximum": 5}`, true,
+			[]string{"0", "5"}, []string{"-1", "6"}},
+		{"siblings of anyOf", `{"type": "object", "properties": {"m": {"type": "boolean"}}, "anyOf": [{"required": ["x"]}, {"required": ["y"]}]}`, false,
+			[]string{`{"m": true, "x": 1}`, `{"y": null}`}, []string{`{"m": true}`, `{}`}},
+		// additionalProperties sees only its own schema's properties.
+		{"additionalProperties beside an allOf", `{"allOf": [{"properties": {"a": {}}}], "additionalProperties": false}`, true,
+			[]string{`{}`, `[]`}, []string{`{"a": 1}`}},
+		{"an untyped maxLength", `{"maxLength": 2}`, true,
+			[]string{`"ab"`, `12345`, `[1, 2, 3]`, `null`}, []string{`"abc"`}},
+		{"an untyped maximum", `{"maximum": 3}`, true,
+			[]string{`3`, `"long string"`, `{}`}, []string{`4`, `3.5`}},
+		{"anyOf of a type and an untyped bound", `{"anyOf": [{"type": "integer"}, {"minimum": 2}]}`, true,
+			[]string{`1`, `2.5`, `"x"`}, []string{`1.5`}},
+		{"properties without type", `{"properties": {"a": {"type": "integer"}}}`, false,
+			[]string{`{"a": 1}`, `"x"`, `[]`, `7`}, []string{`{"a": "x"}`}},
+		{"type list with per-type keywords", `{"type": ["string", "integer"], "minLength": 2, "minimum": 10}`, true,
+			[]string{`"ab"`, `10`}, []string{`"a"`, `9`, `null`}},
+		{"enum filtered by siblings", `{"enum": ["a", "bb", 1, 20], "type": "string", "minLength": 2}`, true,
+			[]string{`"bb"`}, []string{`"a"`, `1`, `20`}},
+		// Under strict, an object that allows other members is open.
+		{"an open object under strict", `{"type": "object", "properties": {"a": {"type": "integer"}}}`, true,
+			[]string{`{"a": 1}`, `{"a": 1, "b": "x"}`, `{"b": [1]}`, `{}`, `{"ab": 1}`, `{"": 0}`},
+			[]string{`{"a": 1, "a": 2}`, `{"b": 1, "a": 2}`, `{"a": "x"}`}},
+		{"other members of a schema", `{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "boolean"}}`, true,
+			[]string{`{"a": 1, "b": true}`, `{"c": false, "d": true}`}, []string{`{"b": 1}`}},
+		{"closed by default", `{"type": "object", "properties": {"a": {"type": "integer"}}}`, false,
+			[]string{`{"a": 1}`, `{}`}, []string{`{"a": 1, "b": 2}`}},
+	} {
+		g, err := compileFormat(c.schema, c.strict)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		for _, s := range c.in {
+			if !g.Matches(analysisPrefix + finalHeader + s) {
+				t.Errorf("%s: %s is not in the grammar", c.name, s)
+			}
+		}
+		for _, s := range c.out {
+			if g.Matches(analysisPrefix + finalHeader + s) {
+				t.Errorf("%s: %s is in the grammar", c.name, s)
+			}
+		}
+	}
+}
+
+// Under strict, a tool's arguments are open when the schema allows other
+// members: other arguments, never one named like a declared one.
+func TestOpenArgumentsUnderStrict(t *testing.T) {
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`), Strict: true}}
+	g, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>"
+	arg := func(k, v string) string { return `<rfl:parameter name="` + k + `">` + "\n" + v + "\n</rfl:parameter>" }
+	for _, c := range []struct {
+		args string
+		in   bool
+	}{
+		{arg("city", "Paris"), true},
+		{arg("city", "Paris") + "\n" + arg("units", "metric"), true},
+		{arg("city", "Paris") + "\n" + arg("city", "Lyon"), false},
+		{arg("units", "metric"), false},
+	} {
+		if g.Matches(call+c.args) != c.in {
+			t.Errorf("%q in the grammar: %v, want %v", c.args, !c.in, c.in)
+		}
+	}
+	// Not strict: closed, and reported.
+	tools[0].Strict = false
+	g, err = Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
+	if err != nil || len(g.Dropped) != 1 || !strings.HasSuffix(g.Dropped[0].Path, ".additionalProperties") {
+		t.Fatalf("%v %v", g, err)
+	}
+	if g.Matches(call + arg("city", "Paris") + "\n" + arg("units", "metric")) {
+		t.Error("a closed tool takes another argument")
+	}
+}
+
+// oneOf whose variants share a type is enforced as anyOf: reported, and
+// an error under strict; variants of distinct types are exact.
+func TestOneOf(t *testing.T) {
+	if g, err := compileFormat(`{"oneOf": [{"type": "integer"}, {"type": "string"}]}`, true); err != nil || len(g.Dropped) != 0 {
+		t.Errorf("distinct types: %v %v", g, err)
+	}
+	if _, err := compileFormat(`{"oneOf": [{"type": "integer"}, {"type": "integer", "minimum": 3}]}`, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
+		t.Errorf("overlapping variants under strict: %v", err)
+	}
+}
