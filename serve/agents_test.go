@@ -346,7 +346,7 @@ func TestDeferredTools(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("constrained: %d %s", resp.StatusCode, data)
 	}
-	if h := resp.Header.Get(UnenforcedHeader); h != "tools[1].defer_loading" || !strings.Contains(fe.lastRequest(t).Prompt, "type NotebookEdit") {
+	if h := resp.Header.Get(UnenforcedHeader); h != "tools[0].input_schema.additionalProperties, tools[1].input_schema.additionalProperties, tools[1].defer_loading" || !strings.Contains(fe.lastRequest(t).Prompt, "type NotebookEdit") {
 		t.Errorf("constrained: header %q, prompt\n%s", h, fe.lastRequest(t).Prompt)
 	}
 }
