@@ -1,0 +1,240 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDumpGrammarsForLlama writes grammars and texts for
+// templates/llamacpp/grammar.sh, which checks them with llama.cpp's own
+// GBNF parser and matcher. It runs only with -dump-grammars DIR and writes
+// into DIR:
+//
+//   - NAME.gbnf for every schema of the JSON Schema Test Suite that
+//     compiles not strict (NAME: the suite file and the case's index), and
+//     for the worst-case schemas of bounded_test.go's attacks that compile
+//     (attack-NAME.gbnf);
+//   - NAME.N.txt, the texts to match: every writing of every instance of
+//     the case (the whole text the grammar matches, reasoning first; its
+//     members also in the schema's declared order when that differs), a
+//     few texts drawn from the grammar, and for the numeric attacks the
+//     numbers bounded_test.go tries;
+//   - expected.txt, one line per text: GRAMMAR TEXT ok|fail, the verdict
+//     of this package's matcher; and grammars.txt, every grammar written.
+var dumpGrammars = flag.String("dump-grammars", "", "write the suite's and the attacks' grammars, with texts and this package's verdicts, into `DIR` for templates/llamacpp/grammar.sh")
+
+// dumpAttack is a worst-case schema of bounded_test.go or of issue 33's
+// attacks, with numbers to try when a number is what it holds.
+type dumpAttack struct{ name, schema, numbers string }
+
+// dumpFamily is a family of attack schemas that grow with n: the largest
+// n up to max whose schema compiles is the worst grammar of the family.
+type dumpFamily struct {
+	name   string
+	max    int
+	schema func(n int) string
+}
+
+func dumpProperties(n int, item string) string {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"p%d": %s`, i, item)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// dumpLadder is n levels of $defs, each anyOf of references to the next
+// level's two variants (the same one twice unless distinct).
+func dumpLadder(n int, distinct bool) string {
+	var b strings.Builder
+	b.WriteString(`{"$defs": {`)
+	for i := range n {
+		next := `{"type": "null"}`
+		if i+1 < n {
+			other := "a"
+			if distinct {
+				other = "b"
+			}
+			next = fmt.Sprintf(`{"$ref": "#/$defs/L%da"}, {"$ref": "#/$defs/L%d%s"}`, i+1, i+1, other)
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"L%da": {"anyOf": [%s]}, "L%db": {"anyOf": [%s, {"type": "boolean"}]}`, i, next, i, next)
+	}
+	b.WriteString(`}, "$ref": "#/$defs/L0a"}`)
+	return b.String()
+}
+
+func dumpVariants(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"anyOf": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"type": "object", "properties": {"k%d": {"type": "integer"}}, "required": ["k%d"]}`, i, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+func dumpEnum(n, size int) string {
+	var b strings.Builder
+	b.WriteString(`{"enum": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"%s%d"`, strings.Repeat("v", size), i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+const int64Bounds = `{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}`
+
+var dumpAttacks = []dumpAttack{
+	{"int64", int64Bounds, dumpNumbers},
+	{"uint64", `{"type": "integer", "minimum": 0, "maximum": 18446744073709551615}`, dumpNumbers},
+	{"1e23", `{"type": "number", "minimum": 0, "maximum": 1e23}`, dumpNumbers},
+	{"1e24", `{"type": "number", "minimum": 0, "maximum": 1e24}`, dumpNumbers},
+	{"1e300", `{"type": "number", "minimum": -1.5e300, "maximum": 1e300}`, dumpNumbers},
+	{"tiny", `{"type": "number", "exclusiveMinimum": 1e-300, "maximum": 1}`, dumpNumbers},
+	{"huge-exponent", `{"type": "integer", "maximum": 1e999999999, "minimum": -1E+999999999}`, dumpNumbers},
+	{"long-fraction", `{"type": "number", "minimum": 0.1234567890123456789012345678901, "maximum": 0.2}`, dumpNumbers},
+	{"negative-long-fraction", `{"type": "number", "minimum": -1, "maximum": -0.1234567890123456789012345678901}`, dumpNumbers},
+	{"two-int64", `{"type": "object", "properties": {"a": ` + int64Bounds + `, "b": ` + int64Bounds + `}, "required": ["a", "b"]}`, ""},
+	{"ladder-30-repeated", dumpLadder(30, false), ""},
+	{"ladder-30", dumpLadder(30, true), ""},
+	{"self-ref", `{"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}`, ""},
+	{"self-ref-anyOf", `{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}`, ""},
+	{"strings-1000x1024", dumpProperties(1000, `{"type": "string", "maxLength": 1024}`), ""},
+	{"required-1024x2", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1024, "maxLength": 1024}, "b": {"type": "array", "items": {"type": "integer"}, "minItems": 1024, "maxItems": 1024}}, "required": ["a", "b"]}`, ""},
+	{"variants-8000", dumpVariants(8000), ""},
+	{"enum-10000x1000", dumpEnum(10000, 1000), ""},
+}
+
+var dumpFamilies = []dumpFamily{
+	{"ladder", 30, func(n int) string { return dumpLadder(n, true) }},
+	{"properties", 8000, func(n int) string { return dumpProperties(n, `{"type": "integer"}`) }},
+	{"booleans", 8000, func(n int) string { return dumpProperties(n, `{"type": "boolean"}`) }},
+	{"strings-1024", 1000, func(n int) string { return dumpProperties(n, `{"type": "string", "maxLength": 1024}`) }},
+	{"int64s", 1000, func(n int) string { return dumpProperties(n, int64Bounds) }},
+	{"variants", 8000, dumpVariants},
+	{"enum-100", 10000, func(n int) string { return dumpEnum(n, 100) }},
+	{"nested-arrays", 200, func(n int) string {
+		return strings.Repeat(`{"type": "array", "items": `, n) + `{"type": "integer"}` + strings.Repeat(`}`, n)
+	}},
+}
+
+// dumpNumbers are the numbers bounded_test.go tries on numeric bounds.
+const dumpNumbers = "0 -1 1 5 -5 0.5 1.1 -0.1 0.15 0.2 0.3 2.5 1000 -1000 9223372036854775807 9223372036854775808 -9223372036854775808 -9223372036854775809 18446744073709551615 18446744073709551616 100000000000000000000000 100000000000000000000001 1000000000000000000000001 123456789012345678901234567890 0.123456789012345678901234 0.12345678901234567890123 -0.123456789012345678901234 -0.12345678901234567890123"
+
+func TestDumpGrammarsForLlama(t *testing.T) {
+	dir := *dumpGrammars
+	if dir == "" {
+		t.Skip("writes grammars for templates/llamacpp/grammar.sh only with -dump-grammars DIR")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var expected, grammars strings.Builder
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts := 0
+	// dump writes g and its texts (the samples drawn from g added).
+	dump := func(name string, g *Grammar, contents []string, seed uint64) {
+		write(name+".gbnf", g.GBNF())
+		fmt.Fprintln(&grammars, name+".gbnf")
+		all := make([]string, 0, len(contents)+3)
+		for _, c := range contents {
+			all = append(all, suiteText(c))
+		}
+		s := newSampler(g, rand.New(rand.NewPCG(seed, 33)))
+		for range 3 {
+			all = append(all, s.Sample())
+		}
+		for i, text := range all {
+			file := fmt.Sprintf("%s.%d.txt", name, i)
+			write(file, text)
+			verdict := "fail"
+			if g.Matches(text) {
+				verdict = "ok"
+			}
+			fmt.Fprintf(&expected, "%s.gbnf %s %s\n", name, file, verdict)
+			texts++
+		}
+	}
+	ctx := context.Background()
+	suite, refused := 0, 0
+	for _, f := range loadSuite(t) {
+		for i, sc := range f.cases {
+			g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema}})
+			if err != nil {
+				refused++
+				continue
+			}
+			var contents []string
+			rank := declaredOrder(sc.Schema)
+			for _, in := range sc.Tests {
+				cs, ordered, err := suiteContents(in.Data, rank)
+				if err != nil {
+					t.Fatal(err)
+				}
+				contents = append(append(contents, cs...), ordered...)
+			}
+			dump(fmt.Sprintf("%s-%02d", f.name, i), g, contents, uint64(suite))
+			suite++
+		}
+	}
+	attacks := 0
+	for i, f := range dumpFamilies {
+		// The largest n that compiles, by bisection: compiling is
+		// monotone in n for these families.
+		lo, hi := 0, f.max+1 // schema(lo) compiles or lo is 0; schema(hi) doesn't or hi is past max
+		var best *Grammar
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(f.schema(mid))}}); err == nil {
+				lo, best = mid, g
+			} else {
+				hi = mid
+			}
+		}
+		if best == nil {
+			t.Logf("attack family %s: nothing compiles", f.name)
+			continue
+		}
+		t.Logf("attack family %s: the largest that compiles has n = %d (of at most %d)", f.name, lo, f.max)
+		dump(fmt.Sprintf("attack-%s-%d", f.name, lo), best, nil, uint64(100+i))
+		attacks++
+	}
+	for i, a := range dumpAttacks {
+		g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(a.schema)}})
+		if err != nil {
+			t.Logf("attack %s refused: %.200v", a.name, err)
+			continue
+		}
+		dump("attack-"+a.name, g, strings.Fields(a.numbers), uint64(i))
+		attacks++
+	}
+	write("expected.txt", expected.String())
+	write("grammars.txt", grammars.String())
+	t.Logf("wrote %d suite grammars (%d schemas refused), %d attack grammars and %d texts into %s", suite, refused, attacks, texts, dir)
+}
