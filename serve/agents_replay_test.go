@@ -1,0 +1,181 @@
+package serve
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/beamharmony/harmony"
+)
+
+// Sessions of real coding agents, recorded through the gateway in front
+// of the scripted engine of serve/testdata/agents/engine (run.sh beside
+// it) and replayed here against the fake engine: each request as the
+// client sent it (long strings trimmed alike in every request), and the
+// generations the engine answered it with. The gateway must answer every
+// request as it did (nothing refused), each turn's prompt must begin with
+// the previous turn's prompt and generation (the engine's prefix cache),
+// and the session must reach its final answer after its tool calls.
+
+// recordedExchange is one recorded request (serve/testdata/agents/sessions/CLIENT/NNN.json).
+type recordedExchange struct {
+	Method      string            `json:"method"`
+	Path        string            `json:"path"`
+	Headers     map[string]string `json:"headers"`
+	Body        json.RawMessage   `json:"body"`
+	Generations []string          `json:"generations"`
+}
+
+func TestAgentSessions(t *testing.T) {
+	tests := []struct {
+		dir string
+		// unhonoured is what the agent's turns send that the gateway
+		// reports in X-Beam-Unenforced.
+		unhonoured string
+		// calls counts a tool call in a streamed reply.
+		call string
+	}{
+		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`},
+		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`},
+		{"opencode-1.18.33", "", `"tool_calls"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			files, err := filepath.Glob(filepath.Join("testdata", "agents", "sessions", tt.dir, "*.json"))
+			if err != nil || len(files) == 0 {
+				t.Fatalf("no recorded session: %v", err)
+			}
+			var exchanges []recordedExchange
+			var queue []string
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var e recordedExchange
+				if err := json.Unmarshal(data, &e); err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				exchanges = append(exchanges, e)
+				queue = append(queue, e.Generations...)
+			}
+			var mu sync.Mutex
+			fe := newFakeEngine(t, func(*engineReq) gen {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(queue) == 0 {
+					return gen{status: 500, body: `{"error": {"message": "the recording has no more generations"}}`}
+				}
+				g := queue[0]
+				queue = queue[1:]
+				stop := harmony.MarkerReturn
+				if strings.HasSuffix(g, harmony.MarkerCall) {
+					stop = harmony.MarkerCall
+				}
+				return gen{text: g, stopReason: stop}
+			})
+			// The recording's gateway signed reasoning with this key.
+			gw := newGateway(t, fe, func(c *Config) { c.Model = "beam"; c.SigningKey = "agents-replay"; c.Engine = EngineVLLM })
+			// Each chain of requests that share their tools is one
+			// conversation (a title request has none).
+			type chain struct{ prompt, gen string }
+			last := map[bool]*chain{}
+			calls, final := 0, ""
+			for i, e := range exchanges {
+				seen := len(fe.requests())
+				resp, data := do(t, gw, e.Method, e.Path, string(e.Body), e.Headers)
+				if resp.StatusCode != 200 {
+					t.Fatalf("request %d (%s): %d %s", i+1, e.Path, resp.StatusCode, data)
+				}
+				reqs := fe.requests()
+				if len(reqs) != seen+len(e.Generations) {
+					t.Fatalf("request %d: the engine got %d requests, the recording %d", i+1, len(reqs)-seen, len(e.Generations))
+				}
+				if len(e.Generations) == 0 {
+					continue
+				}
+				var body struct {
+					Tools json.RawMessage `json:"tools"`
+				}
+				_ = json.Unmarshal(e.Body, &body)
+				agent := len(body.Tools) > 2
+				prompt := reqs[len(reqs)-1].Prompt
+				if prev := last[agent]; prev != nil && !strings.HasPrefix(prompt, prev.prompt+prev.gen) {
+					t.Errorf("request %d: the prompt does not begin with the previous turn's prompt and generation:\nprevious ends %q\nthis one is %q",
+						i+1, tail(prev.prompt+prev.gen, 300), tail(prompt, 600))
+				}
+				last[agent] = &chain{prompt, e.Generations[len(e.Generations)-1]}
+				if !agent {
+					continue
+				}
+				if h := resp.Header.Get(UnenforcedHeader); h != tt.unhonoured {
+					t.Errorf("request %d: %s %q, want %q", i+1, UnenforcedHeader, h, tt.unhonoured)
+				}
+				if strings.Contains(string(data), tt.call) {
+					calls++
+				}
+				final = streamedText(string(data))
+			}
+			if calls < 2 {
+				t.Errorf("%d turns ended in tool calls, want 2", calls)
+			}
+			if final != "Both commands ran: one, then two." {
+				t.Errorf("the session did not reach its final answer; its last reply's text: %q", final)
+			}
+		})
+	}
+}
+
+// streamedText joins the answer text a streamed reply carries, in any of
+// the three APIs: Messages text_delta events, Responses output_text
+// deltas, Chat Completions content deltas.
+func streamedText(stream string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(stream, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type  string          `json:"type"`
+			Delta json.RawMessage `json:"delta"`
+			// Chat Completions.
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(data), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "content_block_delta":
+			var d struct{ Type, Text string }
+			if json.Unmarshal(ev.Delta, &d) == nil && d.Type == "text_delta" {
+				b.WriteString(d.Text)
+			}
+		case "response.output_text.delta":
+			var d string
+			if json.Unmarshal(ev.Delta, &d) == nil {
+				b.WriteString(d)
+			}
+		case "":
+			for _, c := range ev.Choices {
+				b.WriteString(c.Delta.Content)
+			}
+		}
+	}
+	return b.String()
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Runs Claude Code, Codex and opencode, installed from npm, through the
+# gateway in front of a scripted engine (engine/main.go), and checks that
+# each finishes a session of two shell tool calls and a streamed answer
+# (issue 32; docs/agents.md). Not part of CI: it downloads the clients.
+#
+# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode ...]
+#
+#   --record DIR  also write each client's requests to DIR/CLIENT-VERSION/
+#                 (what serve/testdata/agents/sessions holds, untrimmed;
+#                 trim.py trims a recording as the sessions are)
+#
+# Needs Go, node and npm; reaches only the npm registry. Set GATEWAY_FLAGS
+# to pass flags to the gateway (--refuse-late-instructions, say: Claude
+# Code then falls back and still finishes). The clients' versions are
+# pinned below; set AGENTS_LATEST=1 to try the newest.
+set -euo pipefail
+record=""
+if [ "${1:-}" = "--record" ]; then record=$(realpath -m "$2"); shift 2; fi
+clients=("$@")
+[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+versions="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 opencode-ai@1.18.33"
+[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code @openai/codex opencode-ai"
+(cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund $versions >/dev/null)
+bin=$work/node_modules/.bin
+(cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
+
+eport=${ENGINE_PORT:-18001} gport=${GATEWAY_PORT:-18080} pport=${PROXY_PORT:-18090}
+"$work/beamharmony" serve --backend "http://127.0.0.1:$eport" --listen "127.0.0.1:$gport" --model beam \
+  --signing-key agents-replay --engine vllm --log-format text ${GATEWAY_FLAGS:-} >"$work/gateway.log" 2>&1 &
+pids+=($!)
+# /v1/models answers from --model, without the engine (which starts per client).
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$gport/v1/models" >/dev/null 2>&1 && break; sleep 0.2; done
+
+prompt="Run echo one, then echo two, with your shell tool, then tell me what they printed."
+want="Both commands ran: one, then two."
+status=0
+for c in "${clients[@]}"; do
+  dir=$work/rec-$c
+  "$work/engine" -listen "127.0.0.1:$eport" -listen-proxy "127.0.0.1:$pport" -gateway "http://127.0.0.1:$gport" -record "$dir" >"$work/engine-$c.log" 2>&1 &
+  epid=$!
+  sleep 0.5
+  home=$work/home-$c
+  mkdir -p "$home" "$work/cwd-$c"
+  out=$work/$c.out
+  case $c in
+  claude)
+    version=$("$bin/claude" --version | cut -d' ' -f1)
+    (cd "$work/cwd-$c" && HOME=$home ANTHROPIC_BASE_URL=http://127.0.0.1:$pport ANTHROPIC_API_KEY=sk-local \
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
+      ANTHROPIC_MODEL=beam ANTHROPIC_SMALL_FAST_MODEL=beam ANTHROPIC_DEFAULT_HAIKU_MODEL=beam \
+      timeout 180 "$bin/claude" -p "$prompt" --allowedTools Bash >"$out" 2>"$out.err") || true
+    name=claude-code-$version ;;
+  codex)
+    version=$("$bin/codex" --version | cut -d' ' -f2)
+    cat >"$home/config.toml" <<TOML
+model = "beam"
+model_provider = "beam"
+
+[model_providers.beam]
+name = "Beam"
+base_url = "http://127.0.0.1:$pport/v1"
+env_key = "BEAM_API_KEY"
+wire_api = "responses"
+TOML
+    (cd "$work/cwd-$c" && CODEX_HOME=$home BEAM_API_KEY=sk-local timeout 180 "$bin/codex" exec --skip-git-repo-check \
+      --dangerously-bypass-approvals-and-sandbox "$prompt" >"$out" 2>"$out.err") || true
+    name=codex-$version ;;
+  opencode)
+    version=$("$bin/opencode" --version)
+    mkdir -p "$home/.config/opencode"
+    cat >"$home/.config/opencode/opencode.json" <<JSON
+{"\$schema": "https://opencode.ai/config.json",
+ "provider": {"beam": {"npm": "@ai-sdk/openai-compatible", "name": "Beam",
+   "options": {"baseURL": "http://127.0.0.1:$pport/v1", "apiKey": "sk-local"},
+   "models": {"beam": {"name": "Beam", "tool_call": true, "reasoning": true}}}},
+ "model": "beam/beam", "small_model": "beam/beam", "autoupdate": false, "share": "disabled"}
+JSON
+    (cd "$work/cwd-$c" && HOME=$home XDG_CONFIG_HOME=$home/.config timeout 180 "$bin/opencode" run "$prompt" >"$out" 2>"$out.err") || true
+    name=opencode-$version ;;
+  *) echo "unknown client $c" >&2; exit 2 ;;
+  esac
+  kill "$epid"; wait "$epid" 2>/dev/null || true
+  if grep -qF "$want" "$out" && [ "$(grep -c '"generations"' "$dir"/*.json | awk -F: '{s+=$2} END {print s}')" -ge 3 ]; then
+    echo "$name: ok ($(ls "$dir" | wc -l) requests)"
+  else
+    echo "$name: FAILED; its output:" >&2; cat "$out" "$out.err" >&2; status=1
+  fi
+  if [ -n "$record" ]; then mkdir -p "$record/$name" && cp "$dir"/*.json "$record/$name/"; fi
+done
+# What the gateway refused or failed, besides Claude Code's HEAD / probe.
+grep -E 'status=(4|5)[0-9][0-9]' "$work/gateway.log" | grep -v -e 'path=/ ' -e 'path=/health' >&2 || true
+exit $status
