@@ -470,11 +470,13 @@ func (ps *patternParser) quantified(t patTerm, start int) patTerm {
 		if lo == 0 {
 			out.v[0] = empty()
 		}
-	case hi < 0 && null:
-		// An unbounded repetition of something that matches the empty
-		// text is the repetition of its non-empty part (engines refuse
-		// (a*)* as left-recursive).
-		out.v[0] = star(ps.nonEmpty(e, start))
+	case null:
+		// A repetition of something that matches the empty text is the
+		// repetition of its non-empty part, from zero: padding with empty
+		// matches reaches any lower bound. Engines refuse (a*)* as left
+		// recursion, and the non-empty part of x{m,n} is then simply
+		// x{1,n} (no copy of x, however deep the nesting).
+		out.v[0] = rep(ps.nonEmpty(e, start), 0, hi)
 	default:
 		out.v[0] = rep(e, lo, hi)
 	}
@@ -841,9 +843,12 @@ func (ps *patternParser) nonEmpty(e *expr, at int) *expr {
 		}
 		return alt(alts...)
 	case kRep:
+		x := e.items[0]
+		if !ps.nullable(x) {
+			return rep(x, max(e.min, 1), e.max)
+		}
 		// A non-empty text of x{m,n} starts with a non-empty x; the empty
 		// repetitions before it can be left out.
-		x := e.items[0]
 		rest := -1
 		if e.max >= 0 {
 			rest = e.max - 1

@@ -40,8 +40,12 @@ func formatExpr(name string) *expr {
 	case "json-pointer":
 		return formatJSONPointer()
 	case "relative-json-pointer":
-		nonNegative := alt(lit("0"), seq(digitRange('1', '9'), star(formatDigit())))
-		return seq(nonNegative, alt(lit("#"), formatJSONPointer()))
+		// draft-bhutton-relative-json-pointer-00 (JSON Schema 2020-12's):
+		// a non-negative integer, an optional index manipulation (+N or
+		// -N), then "#" or a JSON Pointer.
+		positive := seq(digitRange('1', '9'), star(formatDigit()))
+		nonNegative := alt(lit("0"), positive)
+		return seq(nonNegative, opt(seq(chars(false, "+-"), positive)), alt(lit("#"), formatJSONPointer()))
 	}
 	return nil
 }

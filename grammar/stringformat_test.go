@@ -120,12 +120,14 @@ var formatCases = map[string]struct{ valid, invalid []string }{
 			`/a"b`, "/[::1]", "//example.com:abc/p", "//a@b@example.com/", "//[::ffff:192.168.0.01]/p", "1:b", "a b"},
 	},
 	"json-pointer": {
-		valid:   []string{"", "/", "/foo", "/foo/0", "/a~1b", "/m~0n", "//", "/ ", "/é"},
-		invalid: []string{"foo", "/~", "/~2", "#/a"},
+		valid: []string{"", "/", "/foo", "/foo/0", "/a~1b", "/m~0n", "//", "/ ", "/é", "/foo/bar~0/baz~1/%a", "/foo/bar/",
+			"/c%d", "/e^f", "/g|h", `/i\j`, `/k"l`, "/foo/-", "/~1~0~0~1~1", "/~0.1", "/foo/bar/\U0001F60E", "/foo\x00bar\n\tbaz", "/<"},
+		invalid: []string{"foo", "/~", "/~2", "#/a", "/foo/bar~", "#", "#/", "#a", "/~0~", "/~0/~", "/~-1", "/~~", "a", "0", "a/a"},
 	},
 	"relative-json-pointer": {
-		valid:   []string{"0", "1/0", "0#", "10/a~1b", "2"},
-		invalid: []string{"", "01", "-1", "/a", "0##", "#"},
+		valid: []string{"1", "0/foo/bar", "2/0/baz/1/zip", "0#", "120/foo/bar", "100", "0//", "1/0", "10/a~1b", "0+1/a", "2-1#"},
+		invalid: []string{"/foo/bar", "-1/foo/bar", "+1/foo/bar", "\u0661/foo", "0##", "01/a", "01#", "", "0/~2", "0/foo/bar~",
+			"1#/foo/bar", "1\n", "#", "0+0", "0-01", "0+"},
 	},
 }
 
