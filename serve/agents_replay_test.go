@@ -27,6 +27,9 @@ type recordedExchange struct {
 	Headers     map[string]string `json:"headers"`
 	Body        json.RawMessage   `json:"body"`
 	Generations []string          `json:"generations"`
+	// Status is the gateway's answer when it refused the request (a
+	// session recorded under a flag); 0 means 200.
+	Status int `json:"status"`
 }
 
 func TestAgentSessions(t *testing.T) {
@@ -37,10 +40,16 @@ func TestAgentSessions(t *testing.T) {
 		unhonoured string
 		// calls counts a tool call in a streamed reply.
 		call string
+		// refuse is --refuse-late-instructions, under which the session
+		// was recorded.
+		refuse bool
 	}{
-		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`},
-		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`},
-		{"opencode-1.18.33", "", `"tool_calls"`},
+		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`, false},
+		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false},
+		{"opencode-1.18.33", "", `"tool_calls"`, false},
+		// Refused, Claude Code resends with its environment folded into
+		// its first user message, and finishes.
+		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -78,7 +87,9 @@ func TestAgentSessions(t *testing.T) {
 				return gen{text: g, stopReason: stop}
 			})
 			// The recording's gateway signed reasoning with this key.
-			gw := newGateway(t, fe, func(c *Config) { c.Model = "beam"; c.SigningKey = "agents-replay"; c.Engine = EngineVLLM })
+			gw := newGateway(t, fe, func(c *Config) {
+				c.Model, c.SigningKey, c.Engine, c.RefuseLateInstructions = "beam", "agents-replay", EngineVLLM, tt.refuse
+			})
 			// Each chain of requests that share their tools is one
 			// conversation (a title request has none).
 			type chain struct{ prompt, gen string }
@@ -87,8 +98,12 @@ func TestAgentSessions(t *testing.T) {
 			for i, e := range exchanges {
 				seen := len(fe.requests())
 				resp, data := do(t, gw, e.Method, e.Path, string(e.Body), e.Headers)
-				if resp.StatusCode != 200 {
-					t.Fatalf("request %d (%s): %d %s", i+1, e.Path, resp.StatusCode, data)
+				want := e.Status
+				if want == 0 {
+					want = 200
+				}
+				if resp.StatusCode != want {
+					t.Fatalf("request %d (%s): %d %s, want %d", i+1, e.Path, resp.StatusCode, data, want)
 				}
 				reqs := fe.requests()
 				if len(reqs) != seen+len(e.Generations) {

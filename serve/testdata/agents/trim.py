@@ -20,7 +20,9 @@ for f in sorted(glob.glob(src + "/*.json")):
         continue
     n += 1
     e["body"] = trim(e["body"])
-    del e["status"]
+    if e.get("status") in (None, 200):
+        # Only a refusal's status is kept (a session replayed under a flag).
+        e.pop("status", None)
     with open(os.path.join(dst, "%03d.json" % n), "w") as out:
         json.dump(e, out, indent=1, ensure_ascii=False)
         out.write("\n")
