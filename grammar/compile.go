@@ -427,7 +427,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 	for _, kw := range [...]struct {
 		name string
 		node int
-	}{{"pattern", ks.Pattern}, {"format", ks.Format}, {"not", ks.Not}, {"contains", ks.Contains},
+	}{{"not", ks.Not}, {"contains", ks.Contains},
 		{"patternProperties", ks.PatternProperties}, {"propertyNames", ks.PropertyNames},
 		{"dependentRequired", ks.DependentRequired}, {"minProperties", ks.MinProperties},
 		{"maxProperties", ks.MaxProperties}, {"multipleOf", ks.Mult}} {

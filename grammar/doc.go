@@ -22,16 +22,25 @@
 //     text (without a marker): a strict tool's calls follow its schema
 //     even when the model chooses whether to call.
 //
-// JSON Schema keywords enforced: type (names and lists, null included),
-// enum, const, properties, required, additionalProperties (false or a
-// schema), items, prefixItems, minItems, maxItems, minLength, maxLength,
-// minimum, maximum, exclusiveMinimum and exclusiveMaximum (integers and
-// numbers, exact decimal bounds), anyOf, oneOf (as anyOf: variants should
-// not overlap), a one-element allOf, and $ref/$defs, recursive ones
-// included. Other keywords (pattern, format, not, uniqueItems,
-// multipleOf, ...) can't be enforced: under Strict, Compile fails with an
-// *Error naming the keyword's path; otherwise the keyword is left out and
-// listed in Grammar.Dropped.
+// JSON Schema keywords apply as JSON Schema 2020-12 applies them: a
+// schema, its $ref's target and its allOf's members together, anyOf and
+// oneOf variants each with their siblings, keywords of an untyped schema to
+// the values of their type only. Enforced: type (names and lists),
+// enum and const (of any JSON value), properties, required,
+// additionalProperties (false, true or a schema), items, prefixItems,
+// minItems, maxItems, minLength, maxLength, pattern (ECMA-262, translated
+// to the grammar), format (date, time, date-time, duration, uuid, email,
+// hostname, ipv4, ipv6, uri, uri-reference, json-pointer,
+// relative-json-pointer), minimum, maximum, exclusiveMinimum and
+// exclusiveMaximum (exact decimal bounds), anyOf, oneOf (exactly when its
+// variants' types are disjoint, else as anyOf, reported), allOf, and
+// $ref/$defs, recursive ones included. An object that declares properties
+// is closed unless the spec is strict (then it is open as its schema
+// says); closing it is reported. What a grammar can't enforce (not,
+// uniqueItems, multipleOf, contains, patternProperties, ...) is never
+// dropped in silence: under Strict, Compile fails with an *Error naming the
+// keyword's path; otherwise the keyword is left out and listed in
+// Grammar.Dropped.
 //
 // Compiling is bounded, so that no request can exhaust the gateway or
 // stall an engine: the work is linear in the schemas, stops when its

@@ -349,7 +349,7 @@ func (c *compiler) has(v *view, f func(*schema.Keys) bool) bool {
 func constrainsType(ks *schema.Keys) bool {
 	for _, n := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.Items, ks.PrefixItems,
 		ks.MinItems, ks.MaxItems, ks.MinLength, ks.MaxLength, ks.Minimum, ks.Maximum,
-		ks.ExclusiveMinimum, ks.ExclusiveMaximum} {
+		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format} {
 		if n >= 0 {
 			return true
 		}
@@ -424,7 +424,8 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			node int
 			name string
 		}{{ks.Properties, "properties"}, {ks.Required, "required"}, {ks.AdditionalProperties, "additionalProperties"},
-			{ks.Items, "items"}, {ks.PrefixItems, "prefixItems"}, {ks.MinItems, "minItems"}, {ks.MaxItems, "maxItems"}} {
+			{ks.Items, "items"}, {ks.PrefixItems, "prefixItems"}, {ks.MinItems, "minItems"}, {ks.MaxItems, "maxItems"},
+			{ks.Pattern, "pattern"}, {ks.Format, "format"}} {
 			if kw.node >= 0 {
 				c.drop(n.path+"."+kw.name, kw.name)
 			}
@@ -545,6 +546,21 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 // raw text of an argument.
 func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	lo, hi := c.viewLengths(v, "Length")
+	if shape := c.stringShape(v, ctx, raw); shape != nil || c.err != nil {
+		if lo > 0 || hi >= 0 {
+			for _, n := range v.nodes {
+				for _, kw := range [...]struct {
+					node int
+					name string
+				}{{n.ks.MinLength, "minLength"}, {n.ks.MaxLength, "maxLength"}} {
+					if kw.node >= 0 {
+						c.loosen(n.path+"."+kw.name, kw.name, "a string's length is not enforced beside a pattern or a format")
+					}
+				}
+			}
+		}
+		return shape
+	}
 	lo, hi, bounded := c.budget(v, lo, hi, "Length")
 	if raw {
 		if !bounded {
@@ -557,6 +573,77 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	}
 	char := alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
 	return seq(lit(`"`), rep(ref(c.g.rule("char", char)), lo, hi), lit(`"`))
+}
+
+// maxShapeCost caps what one pattern or format may cost an engine
+// (expandedCost): past it, it is not enforced (reported).
+const maxShapeCost = maxExpanded / 4
+
+// stringShape is the expression of a string of v that its pattern or its
+// format asks for (the pattern first when it has both: the other is
+// reported), written in ctx as JSON or, with raw, as an argument's raw
+// text: nil when v has neither, or when neither can be enforced (then
+// reported). Each pattern or format is a rule, once per grammar and
+// context.
+func (c *compiler) stringShape(v *view, ctx textContext, raw bool) *expr {
+	d := c.d
+	var value *expr
+	var key, path, kw string
+	for _, n := range v.nodes {
+		for _, k := range [...]struct {
+			node int
+			name string
+		}{{n.ks.Pattern, "pattern"}, {n.ks.Format, "format"}} {
+			if k.node < 0 {
+				continue
+			}
+			p := n.path + "." + k.name
+			if d.Kind(k.node) != pyjson.String {
+				c.drop(p, k.name)
+				continue
+			}
+			text := d.Str(k.node)
+			if value != nil {
+				c.loosen(p, k.name, "only one pattern or format of a string is enforced, and "+kw+" at "+path+" is")
+				continue
+			}
+			if k.name == "pattern" {
+				e, err := patternExpr(text)
+				if err != nil {
+					c.loosen(p, k.name, err.Error())
+					continue
+				}
+				value = e
+			} else {
+				value = formatExpr(text)
+				if value == nil {
+					c.loosen(p, k.name, "the format "+strconv.Quote(text)+" is not one the grammar knows")
+					continue
+				}
+			}
+			key, path, kw = k.name+":"+text, p, k.name
+		}
+	}
+	if value == nil {
+		return nil
+	}
+	memoKey := "shape" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + key
+	if r, ok := c.memo[memoKey]; ok {
+		return ref(r)
+	}
+	var e *expr
+	if raw {
+		e = rawChars(value)
+	} else {
+		e = seq(lit(`"`), jsonChars(value), lit(`"`))
+	}
+	if e != nil && expandedCost(e) > maxShapeCost {
+		c.loosen(path, kw, "it would cost an engine more than "+itoa(maxShapeCost)+" elements")
+		return nil
+	}
+	r := c.g.rule(kw, e) // nil (no value can be written) is a rule of nothing
+	c.memo[memoKey] = r
+	return ref(r)
 }
 
 // budget spends the grammar's repetition budget on a count pair: past it,

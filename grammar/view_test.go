@@ -111,3 +111,58 @@ func TestOneOf(t *testing.T) {
 		t.Errorf("overlapping variants under strict: %v", err)
 	}
 }
+
+// pattern and format are enforced, in a JSON string and in a raw
+// argument; beside them a length is reported.
+func TestPatternAndFormat(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		in, out      []string
+		reported     string
+	}{
+		{"pattern", `{"type": "string", "pattern": "^[A-Z]{2}-\\d+$"}`, []string{`"AB-12"`}, []string{`"ab-12"`, `"AB-"`, `"xAB-1"`}, ""},
+		{"unanchored pattern", `{"type": "string", "pattern": "ab"}`, []string{`"xxabyy"`, `"ab"`}, []string{`"a b"`}, ""},
+		{"date-time", `{"type": "string", "format": "date-time"}`, []string{`"2024-02-29T13:45:00Z"`, `"2024-02-29T13:45:00.5+02:00"`}, []string{`"2024-02-29"`, `"yesterday"`}, ""},
+		{"uuid", `{"format": "uuid"}`, []string{`"123e4567-e89b-12d3-a456-426614174000"`, `5`}, []string{`"123e4567"`}, ""},
+		{"a marker in a pattern's value is escaped", `{"type": "string", "pattern": "^<\\|end\\|>$"}`, []string{`"\u003c|end|>"`}, []string{`"<|end|>"`}, ""},
+		{"pattern beside maxLength", `{"type": "string", "pattern": "^a+$", "maxLength": 2}`, []string{`"aaaa"`}, []string{`"b"`}, "maxLength"},
+		{"two patterns", `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}], "type": "string"}`, []string{`"ax"`}, []string{`"xb"`}, "pattern"},
+		{"unknown format", `{"type": "string", "format": "color"}`, []string{`"red"`}, nil, "format"},
+	} {
+		g, err := compileFormat(c.schema, false)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		for _, s := range c.in {
+			if !g.Matches(analysisPrefix + finalHeader + s) {
+				t.Errorf("%s: %s is not in the grammar", c.name, s)
+			}
+		}
+		for _, s := range c.out {
+			if g.Matches(analysisPrefix + finalHeader + s) {
+				t.Errorf("%s: %s is in the grammar", c.name, s)
+			}
+		}
+		var got []string
+		for _, d := range g.Dropped {
+			got = append(got, d.Keyword)
+		}
+		if strings.Join(got, " ") != c.reported {
+			t.Errorf("%s: reported %v, want %q", c.name, got, c.reported)
+		}
+		if _, err := compileFormat(c.schema, true); (err != nil) != (c.reported != "") {
+			t.Errorf("%s: strict: %v", c.name, err)
+		}
+	}
+	// A raw argument.
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"day": {"type": "string", "format": "date"}}, "required": ["day"], "additionalProperties": false}`)}}
+	g, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"day\">\n"
+	if !g.Matches(call+"2025-01-31\n</rfl:parameter>") || g.Matches(call+"soon\n</rfl:parameter>") {
+		t.Error("a date argument")
+	}
+}
