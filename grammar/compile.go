@@ -418,7 +418,7 @@ func (c *compiler) nameFor(path string) string {
 // Keys holds and the checks below handle.
 var unenforced = [...]string{"if", "then", "else", "dependentSchemas", "unevaluatedProperties",
 	"unevaluatedItems", "minContains", "maxContains", "dependencies", "contentEncoding",
-	"contentMediaType", "contentSchema"}
+	"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"}
 
 // dropUnenforced drops the keywords of schema s that the grammar can't
 // enforce.
