@@ -1,5 +1,7 @@
 package grammar
 
+import "sync"
+
 // The analysis of a finished grammar, before it is sent: a grammar an
 // engine would refuse, or that would cost it much at every step, is an
 // error naming the schema at fault. Each pass is linear, or near it, in
@@ -18,29 +20,48 @@ package grammar
 //     linear in the grammar's size: rules whose alternatives share rules
 //     below them can multiply the paths at each level (2^30 for 30 levels
 //     of two), which stalls llama.cpp's main loop.
+//
+// The shared rule sets (protos: the text languages) are analysed once,
+// when first used, and their facts reused by every grammar.
 
-// analyze runs the checks on the grammar rooted at root and returns the
-// rules reachable from it, the ones written out.
-func (c *compiler) analyze(root int) (reachable []bool, err error) {
-	rules := c.g.rules
-	target := func(e *expr) int {
-		if e.proto != nil {
-			return c.g.bases[e.proto] + e.rule
+// maxLeftmostWalk caps the rules an engine visits to check a grammar for
+// left recursion (llama.cpp walks the leftmost references from every rule
+// without memory): an object of n optional properties costs about n^2/2,
+// and nested alternatives that share rules multiply.
+const maxLeftmostWalk = 400000
+
+// facts are what the analysis knows of a set of rules.
+type facts struct {
+	nullable, productive []bool
+	visits               []int // the leftmost walk from each rule, saturated
+	total                int   // their sum over the rules walked
+	cycle                []int // a left recursion's rules, when one was found
+}
+
+// ruleSet is the rules an analysis runs over: their bodies, what each
+// reference refers to, and the rules whose facts are known already (a
+// proto's, in a grammar), which are not walked.
+type ruleSet struct {
+	bodies []*expr
+	target func(*expr) int
+	known  func(r int) (nullable bool, visits int, ok bool)
+}
+
+// analyzeRules computes the facts of the rules of set reachable from
+// roots (order: in post-order, as refGraph gives them).
+func analyzeRules(set *ruleSet, order []int, users [][]int) *facts {
+	n := len(set.bodies)
+	f := &facts{nullable: make([]bool, n), productive: make([]bool, n), visits: make([]int, n)}
+	for r := range n {
+		if nl, v, ok := set.known(r); ok {
+			f.nullable[r], f.productive[r], f.visits[r] = nl, true, v
 		}
-		return e.rule
 	}
-	order, users := c.refGraph(root, target)
-	reachable = make([]bool, len(rules))
-	for _, r := range order {
-		reachable[r] = true
-	}
-
 	// Both properties are least fixpoints over the rules: evaluate the
 	// rules below first (post-order), then again each rule that uses one
 	// that turned true.
-	fixpoint := func(eval func(e *expr, val []bool) bool) []bool {
-		val := make([]bool, len(rules))
-		queued := make([]bool, len(rules))
+	fixpoint := func(val []bool, eval func(e *expr, val []bool) bool) {
+		queued := make([]bool, n)
 		queue := append([]int(nil), order...)
 		for _, r := range queue {
 			queued[r] = true
@@ -49,7 +70,7 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 			r := queue[0]
 			queue = queue[1:]
 			queued[r] = false
-			if val[r] || !eval(rules[r].body, val) {
+			if val[r] || !eval(set.bodies[r], val) {
 				continue
 			}
 			val[r] = true
@@ -60,62 +81,9 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 				}
 			}
 		}
-		return val
 	}
-	var nullableExpr, productiveExpr func(e *expr, val []bool) bool
-	nullableExpr = func(e *expr, val []bool) bool {
-		switch e.kind {
-		case kLit:
-			return e.text == ""
-		case kRef:
-			return val[target(e)]
-		case kSeq:
-			for _, it := range e.items {
-				if !nullableExpr(it, val) {
-					return false
-				}
-			}
-			return true
-		case kAlt:
-			for _, it := range e.items {
-				if nullableExpr(it, val) {
-					return true
-				}
-			}
-			return false
-		case kRep:
-			return e.min == 0 || nullableExpr(e.items[0], val)
-		}
-		return false
-	}
-	productiveExpr = func(e *expr, val []bool) bool {
-		switch e.kind {
-		case kLit:
-			return true
-		case kClass:
-			return !isNothing(e)
-		case kRef:
-			return val[target(e)]
-		case kSeq:
-			for _, it := range e.items {
-				if !productiveExpr(it, val) {
-					return false
-				}
-			}
-			return true
-		case kAlt:
-			for _, it := range e.items {
-				if productiveExpr(it, val) {
-					return true
-				}
-			}
-			return false
-		case kRep:
-			return e.min == 0 || productiveExpr(e.items[0], val)
-		}
-		return false
-	}
-	nullable := fixpoint(nullableExpr)
+	fixpoint(f.nullable, set.nullableExpr)
+	fixpoint(f.productive, set.productiveExpr)
 
 	// The leftmost walk: visits[r] counts the rules an engine visits
 	// going down from r through every leftmost reference, without
@@ -127,33 +95,31 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 		walking
 		done
 	)
-	state := make([]uint8, len(rules))
-	visits := make([]int, len(rules))
-	var cycle []int // the rules of a left recursion, innermost first
+	state := make([]uint8, n)
 	var walkRule func(r int) int
 	var walkExpr func(e *expr) int
 	walkExpr = func(e *expr) int {
 		switch e.kind {
 		case kRef:
-			return walkRule(target(e))
+			return walkRule(set.target(e))
 		case kSeq:
-			n := 0
+			v := 0
 			for _, it := range e.items {
-				n = min(n+walkExpr(it), maxLeftmostWalk+1)
-				if cycle != nil || !nullableExpr(it, nullable) {
+				v = min(v+walkExpr(it), maxLeftmostWalk+1)
+				if f.cycle != nil || !set.nullableExpr(it, f.nullable) {
 					break
 				}
 			}
-			return n
+			return v
 		case kAlt:
-			n := 0
+			v := 0
 			for _, it := range e.items {
-				n = min(n+walkExpr(it), maxLeftmostWalk+1)
-				if cycle != nil {
+				v = min(v+walkExpr(it), maxLeftmostWalk+1)
+				if f.cycle != nil {
 					break
 				}
 			}
-			return n
+			return v
 		case kRep:
 			// A repetition is a rule of its own in the engine.
 			return min(1+walkExpr(e.items[0]), maxLeftmostWalk+1)
@@ -161,92 +127,117 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 		return 0
 	}
 	walkRule = func(r int) int {
+		if _, v, ok := set.known(r); ok {
+			return v
+		}
 		switch state[r] {
 		case done:
-			return visits[r]
+			return f.visits[r]
 		case walking:
-			cycle = []int{r}
+			f.cycle = []int{r}
 			return 0
 		}
 		state[r] = walking
-		n := min(1+walkExpr(rules[r].body), maxLeftmostWalk+1)
-		if cycle != nil {
-			if len(cycle) == 1 || cycle[0] != cycle[len(cycle)-1] {
-				cycle = append(cycle, r)
+		v := min(1+walkExpr(set.bodies[r]), maxLeftmostWalk+1)
+		if f.cycle != nil {
+			if len(f.cycle) == 1 || f.cycle[0] != f.cycle[len(f.cycle)-1] {
+				f.cycle = append(f.cycle, r)
 			}
 			return 0
 		}
 		state[r] = done
-		visits[r] = n
-		return n
+		f.visits[r] = v
+		return v
 	}
-	total, worst := 0, -1
 	for _, r := range order {
-		if walkRule(r); cycle != nil {
-			// The first rule of the cycle that compiles a schema names it.
-			for _, x := range cycle {
-				if p, ok := c.paths[x]; ok {
-					return nil, &Error{p, "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
-				}
-			}
-			return nil, &Error{"tools", "the grammar refers to itself before anything is written"}
+		if walkRule(r); f.cycle != nil {
+			return f
 		}
-		total = min(total+visits[r], maxLeftmostWalk+1)
-		if _, ok := c.paths[r]; ok && (worst < 0 || visits[r] > visits[worst]) {
-			worst = r
-		}
+		f.total = min(f.total+f.visits[r], maxLeftmostWalk+1)
 	}
-	productive := fixpoint(productiveExpr)
-	for _, t := range c.tops {
-		if t.e == nil || !productiveExpr(t.e, productive) {
-			return nil, &Error{c.unsatisfiable(t, productive, productiveExpr, target), "no value satisfies this schema, so no generation could complete; remove it or relax it"}
-		}
-	}
-	if !productive[root] {
-		return nil, &Error{"tools", "no output satisfies the constraints"}
-	}
-	if total > maxLeftmostWalk {
-		p := "tools"
-		if worst >= 0 {
-			p = c.paths[worst]
-		}
-		return nil, &Error{p, "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
-			itoa(maxLeftmostWalk) + " rules to check the grammar; mark more properties required, or merge or flatten the alternatives"}
-	}
-	return reachable, nil
+	return f
 }
 
-// maxLeftmostWalk caps the rules an engine visits to check a grammar for
-// left recursion (llama.cpp walks the leftmost references from every rule
-// without memory): an object of n optional properties costs about n^2/2,
-// and nested alternatives that share rules multiply.
-const maxLeftmostWalk = 400000
+func (set *ruleSet) nullableExpr(e *expr, val []bool) bool {
+	switch e.kind {
+	case kLit:
+		return e.text == ""
+	case kRef:
+		return val[set.target(e)]
+	case kSeq:
+		for _, it := range e.items {
+			if !set.nullableExpr(it, val) {
+				return false
+			}
+		}
+		return true
+	case kAlt:
+		for _, it := range e.items {
+			if set.nullableExpr(it, val) {
+				return true
+			}
+		}
+		return false
+	case kRep:
+		return e.min == 0 || set.nullableExpr(e.items[0], val)
+	}
+	return false
+}
 
-// refGraph returns the rules reachable from root in post-order (a rule
-// after the rules it refers to, but where a cycle closes) and, for each
-// rule, the rules that refer to it.
-func (c *compiler) refGraph(root int, target func(*expr) int) (order []int, users [][]int) {
-	rules := c.g.rules
-	users = make([][]int, len(rules))
-	seen := make([]bool, len(rules))
+func (set *ruleSet) productiveExpr(e *expr, val []bool) bool {
+	switch e.kind {
+	case kLit:
+		return true
+	case kClass:
+		return !isNothing(e)
+	case kRef:
+		return val[set.target(e)]
+	case kSeq:
+		for _, it := range e.items {
+			if !set.productiveExpr(it, val) {
+				return false
+			}
+		}
+		return true
+	case kAlt:
+		for _, it := range e.items {
+			if set.productiveExpr(it, val) {
+				return true
+			}
+		}
+		return false
+	case kRep:
+		return e.min == 0 || set.productiveExpr(e.items[0], val)
+	}
+	return false
+}
+
+// refGraph returns the rules of set reachable from root in post-order (a
+// rule after the rules it refers to, but where a cycle closes) and, for
+// each rule, the rules that refer to it. Known rules are not walked into.
+func refGraph(set *ruleSet, root int) (order []int, users [][]int) {
+	n := len(set.bodies)
+	users = make([][]int, n)
+	seen := make([]bool, n)
 	type frame struct {
 		r    int
 		refs []int
 		next int
 	}
+	var buf []int
 	refsOf := func(r int) []int {
-		var out []int
+		start := len(buf)
 		var walk func(e *expr)
 		walk = func(e *expr) {
 			if e.kind == kRef {
-				out = append(out, target(e))
+				buf = append(buf, set.target(e))
 			}
 			for _, it := range e.items {
 				walk(it)
 			}
 		}
-		walk(rules[r].body)
-		return out
+		walk(set.bodies[r])
+		return buf[start:len(buf):len(buf)]
 	}
 	seen[root] = true
 	stack := []frame{{root, refsOf(root), 0}}
@@ -259,7 +250,10 @@ func (c *compiler) refGraph(root int, target func(*expr) int) (order []int, user
 		}
 		t := f.refs[f.next]
 		f.next++
-		if n := len(users[t]); n == 0 || users[t][n-1] != f.r {
+		if _, _, ok := set.known(t); ok {
+			continue
+		}
+		if k := len(users[t]); k == 0 || users[t][k-1] != f.r {
 			users[t] = append(users[t], f.r)
 		}
 		if !seen[t] {
@@ -270,10 +264,149 @@ func (c *compiler) refGraph(root int, target func(*expr) int) (order []int, user
 	return order, users
 }
 
+// protoFacts are a proto's facts, computed once.
+type protoFacts struct {
+	once sync.Once
+	f    *facts
+}
+
+// facts returns the facts of p's rules, all of them walked.
+func (p *proto) facts() *facts {
+	p.analysis.once.Do(func() {
+		set := &ruleSet{bodies: p.bodies, target: func(e *expr) int { return e.rule },
+			known: func(int) (bool, int, bool) { return false, 0, false }}
+		order := make([]int, 0, len(p.bodies))
+		users := make([][]int, len(p.bodies))
+		seen := make([]bool, len(p.bodies))
+		for r := range p.bodies {
+			if !seen[r] {
+				o, u := refGraph(set, r)
+				for _, x := range o {
+					if !seen[x] {
+						seen[x] = true
+						order = append(order, x)
+					}
+				}
+				for x := range u {
+					users[x] = append(users[x], u[x]...)
+				}
+			}
+		}
+		p.analysis.f = analyzeRules(set, order, users)
+	})
+	return p.analysis.f
+}
+
+// analyze runs the checks on the grammar rooted at root and returns the
+// rules reachable from it, the ones written out.
+func (c *compiler) analyze(root int) (reachable []bool, err error) {
+	rules := c.g.rules
+	bodies := make([]*expr, len(rules))
+	for i, r := range rules {
+		bodies[i] = r.body
+	}
+	// The rules of each proto, and its facts.
+	type protoRule struct {
+		f     *facts
+		local int
+	}
+	inProto := make([]protoRule, len(rules))
+	for p, base := range c.g.bases {
+		f := p.facts()
+		for i := range p.names {
+			inProto[base+i] = protoRule{f, i}
+		}
+	}
+	set := &ruleSet{
+		bodies: bodies,
+		target: func(e *expr) int {
+			if e.proto != nil {
+				return c.g.bases[e.proto] + e.rule
+			}
+			return e.rule
+		},
+		known: func(r int) (bool, int, bool) {
+			if pr := inProto[r]; pr.f != nil {
+				return pr.f.nullable[pr.local], pr.f.visits[pr.local], true
+			}
+			return false, 0, false
+		},
+	}
+	order, users := refGraph(set, root)
+	reachable = make([]bool, len(rules))
+	for _, r := range order {
+		reachable[r] = true
+	}
+	// A proto is written, and walked by the engine, when a reachable rule
+	// refers to it.
+	total := 0
+	for p, base := range c.g.bases {
+		used := false
+		for _, r := range order {
+			if refersTo(bodies[r], p, base, len(p.names)) {
+				used = true
+				break
+			}
+		}
+		if used {
+			for i := range p.names {
+				reachable[base+i] = true
+			}
+			total += p.facts().total
+		}
+	}
+	f := analyzeRules(set, order, users)
+	if f.cycle != nil {
+		// The first rule of the cycle that compiles a schema names it.
+		for _, x := range f.cycle {
+			if p, ok := c.paths[x]; ok {
+				return nil, &Error{p, "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
+			}
+		}
+		return nil, &Error{"tools", "the grammar refers to itself before anything is written"}
+	}
+	for _, t := range c.tops {
+		if t.e == nil || !set.productiveExpr(t.e, f.productive) {
+			return nil, &Error{c.unsatisfiable(t, f.productive, set), "no value satisfies this schema, so no generation could complete; remove it or relax it"}
+		}
+	}
+	if !f.productive[root] {
+		return nil, &Error{"tools", "no output satisfies the constraints"}
+	}
+	if total += f.total; total > maxLeftmostWalk {
+		p, worst := "tools", -1
+		for _, r := range order {
+			if _, ok := c.paths[r]; ok && (worst < 0 || f.visits[r] > f.visits[worst]) {
+				worst = r
+			}
+		}
+		if worst >= 0 {
+			p = c.paths[worst]
+		}
+		return nil, &Error{p, "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
+			itoa(maxLeftmostWalk) + " rules to check the grammar; mark more properties required, or merge or flatten the alternatives"}
+	}
+	return reachable, nil
+}
+
+// refersTo reports whether e refers to a rule of proto p, whose rules are
+// at base to base+n in the grammar.
+func refersTo(e *expr, p *proto, base, n int) bool {
+	if e.kind == kRef && (e.proto == p || e.proto == nil && e.rule >= base && e.rule < base+n) {
+		return true
+	}
+	for _, it := range e.items {
+		if refersTo(it, p, base, n) {
+			return true
+		}
+	}
+	return false
+}
+
 // unsatisfiable names the schema at fault when t matches nothing: down
 // from t through what matches nothing, the deepest rule that compiles a
 // schema.
-func (c *compiler) unsatisfiable(t top, productive []bool, productiveExpr func(*expr, []bool) bool, target func(*expr) int) string {
+func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) string {
 	at := t.path
 	visited := map[int]bool{}
 	e := t.e
@@ -281,7 +414,7 @@ func (c *compiler) unsatisfiable(t top, productive []bool, productiveExpr func(*
 		var next *expr
 		var find func(e *expr) bool // finds the first reference that matches nothing
 		find = func(e *expr) bool {
-			if productiveExpr(e, productive) {
+			if set.productiveExpr(e, productive) {
 				return false
 			}
 			switch e.kind {
@@ -300,7 +433,7 @@ func (c *compiler) unsatisfiable(t top, productive []bool, productiveExpr func(*
 		if !find(e) {
 			break
 		}
-		r := target(next)
+		r := set.target(next)
 		if visited[r] {
 			break
 		}

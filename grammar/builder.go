@@ -15,6 +15,8 @@ type builder struct {
 	names map[string]int
 	next  map[string]int // per base name, the next suffix to try
 	bases map[*proto]int // where each shared set of rules starts in rules
+	// protoBases are the name prefixes of the protos instantiated.
+	protoBases []string
 
 	// lines holds each defined rule's text ("name ::= body\n"); a proto's
 	// rules are all at its first rule.
@@ -29,8 +31,11 @@ type builder struct {
 // index in the proto, and a grammar adds them once, in a row. Its text and
 // cost are computed once too.
 type proto struct {
+	base   string // every name is base-SOMETHING
 	names  []string
 	bodies []*expr
+
+	analysis protoFacts
 
 	once     sync.Once
 	text     string
@@ -64,11 +69,11 @@ func (g *builder) instantiate(p *proto) int {
 	}
 	base := len(g.rules)
 	g.bases[p] = base
+	g.protoBases = append(g.protoBases, p.base+"-")
 	for i, name := range p.names {
-		g.names[name] = base + i
 		g.rules = append(g.rules, rule{name: name, body: p.bodies[i]})
-		g.lines = append(g.lines, "")
 	}
+	g.lines = append(g.lines, make([]string, len(p.names))...)
 	text, cost := p.written()
 	g.lines[base] = text
 	g.account(len(text), cost)
@@ -84,17 +89,23 @@ func (g *builder) declare(name string) int {
 		g.names = map[string]int{}
 	}
 	name = ruleName(name)
-	if _, taken := g.names[name]; taken {
+	if g.taken(name) {
 		// The first free base-N, N from 2; suffixes already tried for
 		// this base are taken for good, so the search resumes there.
 		if g.next == nil {
 			g.next = map[string]int{}
 		}
 		base := name
+		for _, b := range g.protoBases {
+			if strings.HasPrefix(base+"-", b) {
+				// Every base-N would be a proto's name.
+				base = "s-" + base
+			}
+		}
 		n := max(g.next[base], 2)
 		for {
 			name = base + "-" + itoa(n)
-			if _, taken := g.names[name]; !taken {
+			if !g.taken(name) {
 				break
 			}
 			n++
@@ -108,6 +119,19 @@ func (g *builder) declare(name string) int {
 		g.over = "the grammar takes more than " + itoa(MaxRules) + " rules; simplify the schemas"
 	}
 	return len(g.rules) - 1
+}
+
+// taken reports whether a rule is named name, or a proto's rules may be.
+func (g *builder) taken(name string) bool {
+	if _, ok := g.names[name]; ok {
+		return true
+	}
+	for _, b := range g.protoBases {
+		if strings.HasPrefix(name, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // define gives rule i its body and writes it out.

@@ -104,7 +104,7 @@ func (t *textLang) build(g *builder, name string) {
 // text from the start.
 func (t *textLang) proto(name string) *proto {
 	a := newAutomaton(t.forbidden)
-	p := &proto{}
+	p := &proto{base: name}
 	state := func(i int) *expr { return &expr{kind: kRef, rule: i, proto: p} }
 	allowed := func(c rune) bool { return t.excluded == nil || !t.excluded.has(c) }
 	moves := func(s int) *expr {
