@@ -80,6 +80,18 @@ func BenchmarkCompileRealistic(b *testing.B) {
 	}
 }
 
+// BenchmarkCompileTypical compiles a grammar for one typical tool (the
+// page's get_weather), a call required.
+func BenchmarkCompileTypical(b *testing.B) {
+	spec := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compile(context.Background(), spec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCompileCached is the same through a Cache.
 func BenchmarkCompileCached(b *testing.B) {
 	spec := &Spec{Tools: realisticTools(b), Choice: Required, Parallel: true}
