@@ -159,6 +159,10 @@ type compiler struct {
 	// paths names the rule of each schema compiled, for the errors the
 	// analysis of the finished grammar finds.
 	paths map[int]string
+	// keyRest are the rules of a key's rest once it left keyExcept's
+	// trie (raw, JSON), and keyEscape a JSON escape in a key.
+	keyRest   [2]int
+	keyEscape int
 	// tops are the tools' arguments and the response format's value,
 	// each of which must be able to match something.
 	tops []top

@@ -43,6 +43,12 @@ func TestGoldenGrammars(t *testing.T) {
 		"realistic_required":    {Tools: realisticTools(t), Choice: Required, Parallel: true},
 		"json_object":           {Format: &Format{}},
 		"json_schema_with_auto": {Tools: []Tool{propertyTools[0]}, Format: &Format{Schema: json.RawMessage(`{"type": "object", "properties": {"answer": {"type": "string"}, "confidence": {"type": "number", "minimum": 0, "maximum": 1}}, "required": ["answer", "confidence"], "additionalProperties": false}`)}},
+		// The keywords issue 33 added: pattern, format, allOf merged with
+		// its siblings, anyOf distributed, an open object under strict.
+		"keywords_strict": {Format: &Format{Strict: true, Schema: json.RawMessage(`{"$defs": {"Base": {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}, "required": ["id"]}},
+			"allOf": [{"$ref": "#/$defs/Base"}], "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}-\\d{2,4}$"}, "at": {"type": "string", "format": "date-time"},
+			"contact": {"type": "object", "properties": {"kind": {"enum": ["email", "phone"]}}, "anyOf": [{"required": ["email"], "properties": {"email": {"format": "email"}}}, {"required": ["phone"]}]}},
+			"required": ["code"]}`)}},
 	}
 	for name, spec := range cases {
 		g, err := Compile(context.Background(), spec)

@@ -114,12 +114,24 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 		excluded = append(excluded, runeRange{'"', '"'}, runeRange{'>', '>'}, runeRange{'\n', '\n'})
 	}
 	free = class(true, excluded...)
-	unit := free
-	if escape != nil {
-		unit = alt(free, escape)
+	// The rest of a key that left the trie, and the escape, shared by
+	// every key of the grammar in this form.
+	ix := 0
+	if json {
+		ix = 1
 	}
-	// The rest of a key that left the trie.
-	tail := ref(c.g.rule("key-rest", seq(star(unit), lit(end))))
+	if c.keyRest[ix] == 0 {
+		unit := free
+		if escape != nil {
+			c.keyEscape = c.g.rule("key-escape", escape)
+			unit = alt(free, ref(c.keyEscape))
+		}
+		c.keyRest[ix] = c.g.rule("key-rest", seq(star(unit), lit(end)))
+	}
+	tail := ref(c.keyRest[ix])
+	if escape != nil {
+		escape = ref(c.keyEscape)
+	}
 	rules := make([]int, len(nodes))
 	for i := range nodes {
 		rules[i] = c.g.declare("key")

@@ -98,8 +98,3 @@ func (c *compiler) rawText() *expr {
 	return ref(c.raw.rules[0])
 }
 
-// xmlValue is an argument value valid for schema node s: strings raw,
-// other values as JSON.
-func (c *compiler) xmlValue(s int, path string) *expr {
-	return c.value(c.viewOf(s, path), inArgument, true)
-}
