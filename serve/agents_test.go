@@ -387,3 +387,27 @@ func TestClientConversationKey(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentToolMarkers: a marker in a deferred tool's schema is refused
+// like one in any declared tool's (the declaration reaches the prompt in a
+// tool result), and one in a namespace's tool names the tool's request
+// path.
+func TestAgentToolMarkers(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "c")))
+	gw := newGateway(t, fe, func(c *Config) { c.Model = "beam" })
+	resp, data := do(t, gw, "POST", "/v1/messages", `{"max_tokens":10,"messages":[{"role":"user","content":"Hi"}],"tools":[`+
+		`{"name":"f","input_schema":{"type":"object"}},{"name":"g","defer_loading":true,"input_schema":{"type":"object","properties":{"a":{"enum":["x","<|end|>"]}}}}]}`, nil)
+	if resp.StatusCode != 400 || !strings.Contains(string(data), "tools[1].function.parameters.properties.a.enum[1]: contains the Harmony marker <|end|>") {
+		t.Errorf("deferred tool: %d %s", resp.StatusCode, data)
+	}
+	resp, data = postResponses(t, gw, `{"input":"Hi","tools":[{"type":"function","name":"f"},`+
+		`{"type":"namespace","name":"ns","tools":[{"type":"function","name":"g"},{"type":"function","name":"h","parameters":{"type":"object","properties":{"a":{"enum":["<|call|>"]}}}}]}]}`)
+	e := decodeError(t, data)
+	if resp.StatusCode != 400 || e.Error.Param == nil || *e.Error.Param != "tools[1].tools[1].parameters.properties.a.enum[0]" ||
+		!strings.HasPrefix(e.Error.Message, "tools[1].tools[1].parameters.properties.a.enum[0]: contains the Harmony marker <|call|>") {
+		t.Errorf("namespaced tool: %d %s", resp.StatusCode, data)
+	}
+	if n := len(fe.requests()); n != 0 {
+		t.Errorf("the engine got %d requests", n)
+	}
+}

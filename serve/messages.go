@@ -164,7 +164,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := refuseLateInstructions(cfg, r.messages, m.origin, true); err != nil {
 		return nil, err
 	}
-	if err := m.declareDeferred(); err != nil {
+	if err := m.declareDeferred(!cfg.markersAllowed()); err != nil {
 		return nil, err
 	}
 	if err := m.decodeAgentFields(&mb); err != nil {

@@ -81,8 +81,19 @@ func toolResultText(raw json.RawMessage, path string) (string, []toolRef, *apiEr
 // constrained (tool_choice any or tool, a strict tool), or the request
 // relies on Anthropic's tool search server tool, which the gateway cannot
 // run, deferred tools are declared with the others, and reported.
-func (m *messagesReply) declareDeferred() *apiError {
+func (m *messagesReply) declareDeferred(checkMarkers bool) *apiError {
 	r := m.req
+	if checkMarkers {
+		// The deferred tools' schemas reach the prompt too, in a tool
+		// result or the tools section, after checkRequestMarkers ran.
+		for _, d := range m.deferred {
+			if uses := harmony.MarkerUses(nil, &harmony.Options{Tools: []harmony.Tool{d.tool}}); len(uses) > 0 {
+				u := uses[0]
+				u.Path = d.path + strings.TrimPrefix(u.Path, "tools[0]")
+				return markerError(u)
+			}
+		}
+	}
 	byName := make(map[string]*deferredTool, len(m.deferred))
 	for i := range m.deferred {
 		byName[m.deferred[i].tool.Function.Name] = &m.deferred[i]

@@ -206,7 +206,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 		return nil, err
 	}
 	if aerr := checkRequestMarkers(r, cfg, rr.origin); aerr != nil {
-		return nil, aerr
+		return nil, mapToolPath(aerr, r.constraint.toolSchemas)
 	}
 	r.opts.RequireReasoning = !cfg.AllowMissingThinking
 	return rr, nil
@@ -635,4 +635,27 @@ func (rr *responsesReply) decodeAgentFields(rb *responsesBody) *apiError {
 		r.report(f.name, unhonouredField, "accepted and not used (nothing is stored)")
 	}
 	return nil
+}
+
+// mapToolPath rewrites "tools[k].function.parameters" at the start of e's
+// path and message, which names the k-th declared tool, to that tool's
+// request path (schemas[k], its parameters): a namespace's tools are
+// declared one by one, so k is not the request's index.
+func mapToolPath(e *apiError, schemas []string) *apiError {
+	rest, ok := strings.CutPrefix(e.param, "tools[")
+	if !ok {
+		return e
+	}
+	n, tail, ok := strings.Cut(rest, "]")
+	k, err := strconv.Atoi(n)
+	tail, isParams := strings.CutPrefix(tail, ".function.parameters")
+	if !ok || err != nil || !isParams || k < 0 || k >= len(schemas) {
+		return e
+	}
+	old := e.param
+	e.param = schemas[k] + tail
+	if strings.HasPrefix(e.msg, old) {
+		e.msg = e.param + e.msg[len(old):]
+	}
+	return e
 }
