@@ -12,7 +12,10 @@ import "strings"
 // alternations and repetitions (never a rule reference: that panics), as
 // patternExpr and formatExpr build them; nil stands for the empty
 // language on both sides, as in expr.go. Shared subexpressions are
-// encoded once, so the result's size is linear in the input's.
+// encoded once, so the result's size is linear in the input's, and a
+// subexpression the encoding leaves as it is (no character written
+// specially) is returned itself, not copied: expressions are never
+// changed once built, so input and output may share nodes.
 
 // jsonSpecial is the characters a JSON string text never holds as
 // themselves here: the control characters, the quote and the backslash
@@ -70,7 +73,9 @@ func rawChars(e *expr) *expr {
 	return encodeChars(e, map[*expr]*expr{}, encRawLit, encRawClass)
 }
 
-func encodeChars(e *expr, memo map[*expr]*expr, litf func(string) *expr, classf func(charSet) *expr) *expr {
+// encodeChars encodes e with the encoding of literals and classes litf
+// and classf, which return their argument itself when it needs no change.
+func encodeChars(e *expr, memo map[*expr]*expr, litf func(*expr) *expr, classf func(*expr) *expr) *expr {
 	if e == nil {
 		return nil
 	}
@@ -80,26 +85,34 @@ func encodeChars(e *expr, memo map[*expr]*expr, litf func(string) *expr, classf 
 	var out *expr
 	switch e.kind {
 	case kLit:
-		out = litf(e.text)
+		out = litf(e)
 	case kClass:
-		out = classf(setOfClass(e))
-	case kSeq:
+		out = classf(e)
+	case kSeq, kAlt:
 		items := make([]*expr, len(e.items))
+		same := true
 		for i, it := range e.items {
-			if items[i] = encodeChars(it, memo, litf, classf); items[i] == nil {
+			items[i] = encodeChars(it, memo, litf, classf)
+			if items[i] == nil && e.kind == kSeq {
 				memo[e] = nil
 				return nil
 			}
+			same = same && items[i] == it
 		}
-		out = seq(items...)
-	case kAlt:
-		items := make([]*expr, 0, len(e.items))
-		for _, it := range e.items {
-			items = append(items, encodeChars(it, memo, litf, classf))
+		switch {
+		case same:
+			out = e
+		case e.kind == kSeq:
+			out = seq(items...)
+		default:
+			out = alt(items...)
 		}
-		out = alt(items...)
 	case kRep:
-		out = rep(encodeChars(e.items[0], memo, litf, classf), e.min, e.max)
+		if x := encodeChars(e.items[0], memo, litf, classf); x == e.items[0] {
+			out = e
+		} else {
+			out = rep(x, e.min, e.max)
+		}
 	default:
 		panic("grammar: a rule reference in a value expression")
 	}
@@ -107,18 +120,39 @@ func encodeChars(e *expr, memo map[*expr]*expr, litf func(string) *expr, classf 
 	return out
 }
 
-func encJSONLit(s string) *expr {
+// plainClass reports whether class e holds none of special's characters
+// and no surrogate (and so is written as it is).
+func plainClass(e *expr, special charSet) bool {
+	if e.neg {
+		return false
+	}
+	for _, r := range e.rs {
+		if r.lo <= surrogateHi && r.hi >= surrogateLo {
+			return false
+		}
+	}
+	return len(setOf(e.rs...).intersect(special)) == 0
+}
+
+func encJSONLit(e *expr) *expr {
+	if !strings.ContainsFunc(e.text, func(c rune) bool { return c < 0x20 || c == '"' || c == '\\' || c == '<' }) {
+		return e
+	}
 	var b strings.Builder
-	for _, c := range s {
+	for _, c := range e.text {
 		b.WriteString(jsonCharText(c))
 	}
 	return lit(b.String())
 }
 
-// encJSONClass is one character of s as JSON text: the characters written
-// as themselves in one class, the others as their escapes, grouped by
-// their common prefix.
-func encJSONClass(s charSet) *expr {
+// encJSONClass is one character of class e as JSON text: the characters
+// written as themselves in one class, the others as their escapes,
+// grouped by their common prefix.
+func encJSONClass(e *expr) *expr {
+	if plainClass(e, jsonSpecial()) {
+		return e
+	}
+	s := setOfClass(e)
 	special := s.intersect(jsonSpecial())
 	alts := []*expr{s.minus(jsonSpecial()).expr()}
 	if len(special) == 0 {
@@ -151,13 +185,16 @@ func encJSONClass(s charSet) *expr {
 	return alt(alts...)
 }
 
-func encRawLit(s string) *expr {
-	if strings.ContainsRune(s, '<') {
+func encRawLit(e *expr) *expr {
+	if strings.ContainsRune(e.text, '<') {
 		return nil
 	}
-	return lit(s)
+	return e
 }
 
-func encRawClass(s charSet) *expr {
-	return s.minus(setChars("<")).expr()
+func encRawClass(e *expr) *expr {
+	if plainClass(e, setChars("<")) {
+		return e
+	}
+	return setOfClass(e).minus(setChars("<")).expr()
 }

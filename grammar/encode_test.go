@@ -187,6 +187,18 @@ func TestEncodersCanonical(t *testing.T) {
 	if rawChars(lit("a<b")) != nil || rawChars(chars(false, "<")) != nil {
 		t.Error("a raw value holds <")
 	}
+	// What needs no change is not copied.
+	for _, name := range []string{"date", "time", "date-time", "duration", "uuid", "ipv4", "ipv6"} {
+		if e := formatExpr(name); jsonChars(e) != e || rawChars(e) != e || formatJSON(name) != e || formatRaw(name) != e {
+			t.Errorf("%s: copied by an encoder", name)
+		}
+	}
+	if e := formatExpr("email"); formatJSON("email") == e || formatRaw("email") == e || formatExpr("email") != e {
+		t.Error("email's quoted local part is encoded without change, or formats are built twice")
+	}
+	if formatJSON("no-such-format") != nil || formatRaw("no-such-format") != nil {
+		t.Error("an unknown format has an encoding")
+	}
 	if jsonChars(nil) != nil || rawChars(nil) != nil {
 		t.Error("the empty language encodes to something")
 	}

@@ -1,6 +1,9 @@
 package grammar
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // This file gives the JSON Schema formats the grammar enforces as
 // expressions over a string value's characters (like patternExpr's; the
@@ -10,9 +13,43 @@ import "fmt"
 
 // formatExpr returns the expression of the string values valid for format
 // name, or nil for a format it does not know: date, time, date-time,
-// formatDuration, uuid, formatEmail, formatHostname, formatIPv4, formatIPv6, formatURI, formatURI-reference,
-// json-pointer and relative-json-pointer.
-func formatExpr(name string) *expr {
+// duration, uuid, email, hostname, ipv4, ipv6, uri, uri-reference,
+// json-pointer and relative-json-pointer. Each is built once per process
+// and shared (expressions are never changed once built).
+func formatExpr(name string) *expr { return cachedFormat(name, 0) }
+
+// formatJSON is jsonChars(formatExpr(name)) and formatRaw
+// rawChars(formatExpr(name)), each built once per process: the text of
+// the format's values in a JSON string, and as a raw argument value.
+func formatJSON(name string) *expr { return cachedFormat(name, 1) }
+
+func formatRaw(name string) *expr { return cachedFormat(name, 2) }
+
+var formatCache struct {
+	sync.Mutex
+	exprs map[string]*[3]*expr // by name: the value, JSON and raw expressions
+}
+
+func cachedFormat(name string, form int) *expr {
+	formatCache.Lock()
+	defer formatCache.Unlock()
+	if c, ok := formatCache.exprs[name]; ok {
+		return c[form]
+	}
+	e := buildFormat(name)
+	if e == nil {
+		return nil
+	}
+	c := &[3]*expr{e, jsonChars(e), rawChars(e)}
+	if formatCache.exprs == nil {
+		formatCache.exprs = map[string]*[3]*expr{}
+	}
+	formatCache.exprs[name] = c
+	return c[form]
+}
+
+// buildFormat builds formatExpr's expression.
+func buildFormat(name string) *expr {
 	switch name {
 	case "date":
 		return formatDate()
@@ -141,7 +178,7 @@ func formatTime() *expr {
 	return alt(normal, alt(leaps...))
 }
 
-// formatDuration is the ISO 8601 formatDuration of RFC 3339's Appendix A (which JSON
+// formatDuration is the ISO 8601 duration of RFC 3339's Appendix A (which JSON
 // Schema names): P then years, months, days (each followed by the next
 // smaller unit or nothing), and/or T and hours, minutes, seconds in the
 // same way, or weeks alone. Integers only, uppercase designators.
@@ -207,7 +244,7 @@ func formatHostname() *expr {
 
 // formatEmail is a practical subset of RFC 5321's Mailbox: a dot-atom local
 // part (RFC 5322 atext, dots only between atoms) or a quoted string
-// (printable ASCII, backslash pairs), "@", then a host name (as formatHostname)
+// (printable ASCII, backslash pairs), "@", then a host name (as hostname)
 // or an address literal: [IPv4] or [IPv6:IPv6]. No length limits, no
 // comments or folding white space, no general address literals, ASCII
 // only (no internationalized addresses).
@@ -231,7 +268,7 @@ func formatUnreserved() charSet {
 
 func formatSubDelims() charSet { return setChars("!$&'()*+,;=") }
 
-// formatURIChar is one character of the set formatUnreserved, sub-delims and extra,
+// formatURIChar is one character of the sets unreserved, sub-delims and extra,
 // or a percent-encoded octet.
 func formatURIChar(extra string) *expr {
 	pct := seq(lit("%"), formatHex(), formatHex())
