@@ -97,4 +97,3 @@ func (c *compiler) rawText() *expr {
 	}
 	return ref(c.raw.rules[0])
 }
-

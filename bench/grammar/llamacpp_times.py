@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Times llama.cpp's JSON Schema converter (examples/json_schema_to_grammar.py
+in a llama.cpp checkout, imported from there, not copied) on every schema of
+the vendored JSON Schema Test Suite, the way grammar/suite_times_test.go
+times grammar.Compile: rounds of ten until the rounds took 2 ms, the least
+round's mean, in CPU time of this process. Writes [{"name", "ns",
+"compiled"}] as JSON.
+
+Usage: llamacpp_times.py LLAMA_CPP_DIR SUITE_DIR OUT.json
+"""
+import glob
+import json
+import os
+import sys
+import time
+
+llama, suite, out = sys.argv[1:4]
+sys.path.insert(0, os.path.join(llama, "examples"))
+from json_schema_to_grammar import SchemaConverter  # noqa: E402
+
+
+def convert(schema):
+    conv = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    schema = conv.resolve_refs(schema, "input")
+    conv.visit(schema, "")
+    return conv.format_grammar()
+
+
+entries = []
+for path in sorted(glob.glob(os.path.join(suite, "*.json"))):
+    name = os.path.basename(path)[: -len(".json")]
+    with open(path) as f:
+        cases = json.load(f)
+    for i, case in enumerate(cases):
+        schema = case["schema"]
+        try:
+            convert(json.loads(json.dumps(schema)))
+            ok = True
+        except Exception:
+            ok = False
+        best = float("inf")
+        spent = 0.0
+        while spent < 0.002:
+            start = time.process_time()
+            for _ in range(10):
+                try:
+                    convert(json.loads(json.dumps(schema)))
+                except Exception:
+                    pass
+            d = time.process_time() - start
+            spent += d
+            best = min(best, d / 10)
+        entries.append({"name": f"{name}#{i}", "ns": best * 1e9, "compiled": ok})
+entries.sort(key=lambda e: e["name"])
+with open(out, "w") as f:
+    json.dump(entries, f, indent=1)

@@ -1,0 +1,57 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+)
+
+var suiteTimes = flag.String("suite-times", "", "write the CPU time of compiling each test-suite schema (a response format, not strict) to this JSON file, for bench/grammar")
+
+// TestSuiteCompileTimes times grammar.Compile on every schema of the JSON
+// Schema Test Suite, for bench/run's comparison with llama.cpp's
+// converter: each schema is compiled in rounds of ten until the rounds
+// took 2 ms, and its time is the least round's mean (the figure least
+// disturbed by the rest of the machine). Active only with -suite-times;
+// it asserts nothing about time.
+func TestSuiteCompileTimes(t *testing.T) {
+	if *suiteTimes == "" {
+		t.Skip("set -suite-times FILE to time the suite's schemas")
+	}
+	type entry struct {
+		Name     string  `json:"name"`
+		Ns       float64 `json:"ns"`
+		Compiled bool    `json:"compiled"`
+	}
+	var out []entry
+	for _, f := range loadSuite(t) {
+		for i, c := range f.cases {
+			spec := &Spec{Format: &Format{Schema: c.Schema}}
+			_, err := Compile(context.Background(), spec)
+			best := time.Duration(1 << 62)
+			for spent := time.Duration(0); spent < 2*time.Millisecond; {
+				start := time.Now()
+				for range 10 {
+					Compile(context.Background(), spec)
+				}
+				d := time.Since(start)
+				spent += d
+				best = min(best, d/10)
+			}
+			out = append(out, entry{f.name + "#" + strconv.Itoa(i), float64(best.Nanoseconds()), err == nil})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	data, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(*suiteTimes, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
