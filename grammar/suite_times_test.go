@@ -13,16 +13,17 @@ import (
 
 var suiteTimes = flag.String("suite-times", "", "write the CPU time of compiling each test-suite schema (a response format, not strict) to this JSON file, for bench/grammar")
 
-// TestSuiteCompileTimes times grammar.Compile on every schema of the JSON
+// BenchmarkSuiteTimes times grammar.Compile on every schema of the JSON
 // Schema Test Suite, for bench/run's comparison with llama.cpp's
 // converter: each schema is compiled in rounds of ten until the rounds
 // took 2 ms, and its time is the least round's mean (the figure least
-// disturbed by the rest of the machine). Active only with -suite-times;
-// it asserts nothing about time.
-func TestSuiteCompileTimes(t *testing.T) {
+// disturbed by the rest of the machine). It writes the file named by
+// -suite-times (run it with -benchtime 1x: b.N is not used).
+func BenchmarkSuiteTimes(b *testing.B) {
 	if *suiteTimes == "" {
-		t.Skip("set -suite-times FILE to time the suite's schemas")
+		b.Fatal("set -suite-times FILE")
 	}
+	t := b
 	type entry struct {
 		Name     string  `json:"name"`
 		Ns       float64 `json:"ns"`
