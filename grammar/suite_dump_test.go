@@ -135,6 +135,28 @@ var dumpFamilies = []dumpFamily{
 	{"int64s", 1000, func(n int) string { return dumpProperties(n, int64Bounds) }},
 	{"variants", 8000, dumpVariants},
 	{"enum-100", 10000, func(n int) string { return dumpEnum(n, 100) }},
+	{"optional-objects", 8000, func(n int) string {
+		return dumpProperties(n, `{"type": "object", "properties": {"a": {"type": "boolean"}, "b": {"type": "boolean"}}}`)
+	}},
+	{"nullable-integers", 8000, func(n int) string { return dumpProperties(n, `{"type": ["integer", "null"]}`) }},
+	{"anyOf-scalars", 8000, func(n int) string {
+		return dumpProperties(n, `{"anyOf": [{"type": "boolean"}, {"type": "null"}, {"type": "integer", "minimum": 0, "maximum": 99}]}`)
+	}},
+	{"strings-64", 8000, func(n int) string { return dumpProperties(n, `{"type": "string", "minLength": 1, "maxLength": 64}`) }},
+	{"bounded-arrays", 8000, func(n int) string {
+		return dumpProperties(n, `{"type": "array", "items": {"type": "boolean"}, "maxItems": 8}`)
+	}},
+	{"required-booleans", 8000, func(n int) string {
+		schema := dumpProperties(n, `{"type": "boolean"}`)
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf(`"p%d"`, i)
+		}
+		return strings.TrimSuffix(schema, "}") + `, "required": [` + strings.Join(names, ", ") + `]}`
+	}},
+	{"nested-objects", 200, func(n int) string {
+		return strings.Repeat(`{"type": "object", "properties": {"x": {"type": "boolean"}, "o": `, n) + `{"type": "integer"}` + strings.Repeat(`}}`, n)
+	}},
 	{"nested-arrays", 200, func(n int) string {
 		return strings.Repeat(`{"type": "array", "items": `, n) + `{"type": "integer"}` + strings.Repeat(`}`, n)
 	}},
