@@ -6,7 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/dlclark/regexp2/v2"
 )
 
 // exprGrammar is a grammar whose root is e (nil: the empty language),
@@ -109,10 +112,11 @@ func oracleSafe(s string) bool {
 }
 
 // probes returns texts to try pattern p on: every text of up to two
-// characters of an alphabet drawn from p, random texts, samples of the
-// pattern's grammar g, and those samples changed by one character.
-func probes(p string, g *Grammar, rng *rand.Rand, random, samples int) []string {
-	alphabet := []rune("ab0 \n-é")
+// characters of an alphabet drawn from p (and extra), random texts,
+// samples of the pattern's grammar g, and those samples changed by one
+// character. Without extra, only texts RE2 reads alike (oracleSafe).
+func probes(p string, g *Grammar, rng *rand.Rand, random, samples int, extra ...string) []string {
+	alphabet := []rune("ab0 \n-é" + strings.Join(extra, ""))
 	for _, c := range p {
 		if !strings.ContainsRune(`\^$*+?()[]{}|`, c) && !strings.ContainsRune(string(alphabet), c) {
 			alphabet = append(alphabet, c)
@@ -156,6 +160,9 @@ func probes(p string, g *Grammar, rng *rand.Rand, random, samples int) []string 
 			}
 		}
 	}
+	if len(extra) > 0 {
+		return out
+	}
 	var safe []string
 	for _, x := range out {
 		if oracleSafe(x) {
@@ -185,81 +192,82 @@ func TestPatternOracle(t *testing.T) {
 
 // ECMA-262 cases RE2 reads otherwise or not at all (many from the JSON
 // Schema Test Suite's optional/ecmascript-regex).
+var ecmaCases = []struct {
+	pattern string
+	yes, no []string
+}{
+	{"^abc$", []string{"abc"}, []string{"abc\n", "\nabc"}},
+	{`^\t$`, []string{"\t"}, []string{`\t`}},
+	{`^\cC$`, []string{"\x03"}, []string{`\cC`}},
+	{`^\cc$`, []string{"\x03"}, []string{`\cc`}},
+	{`^\d$`, []string{"0", "9"}, []string{"\u07c0", "\u09ea", "a"}},
+	{`^\D$`, []string{"\u07c0", "a"}, []string{"0"}},
+	{`^\w$`, []string{"a", "Z", "_", "5"}, []string{"é", "-", "\u00c9"}},
+	{`^\W$`, []string{"é", "-"}, []string{"a", "_"}},
+	{`^\s$`, []string{" ", "\t", "\v", "\f", "\u00a0", "\ufeff", "\n", "\r", "\u2028", "\u2029", "\u2003", "\u1680", "\u3000", "\u202f", "\u205f"}, []string{"\u0001", "\u2013", "\u200b", "\u0085", "a"}},
+	{`^\S$`, []string{"\u0001", "\u2013", "\u200b", "a"}, []string{" ", "\t", "\v", "\f", "\u00a0", "\ufeff", "\n", "\u2029", "\u2003"}},
+	{"^.$", []string{"a", "😀", "\u0085", "\t", "<"}, []string{"\n", "\r", "\u2028", "\u2029", "", "ab"}},
+	{"^[^]$", []string{"\n", "a", "😀"}, []string{"", "ab"}},
+	{"[]", nil, []string{"", "a", "[]"}},
+	{"^[]?$", []string{""}, []string{"a"}},
+	{"a|[]", []string{"xa"}, []string{"x"}},
+	{`^\u0041$`, []string{"A"}, []string{"u0041"}},
+	{`^\u{1F600}$`, []string{"😀"}, []string{"u{1F600}"}},
+	{`^\uD83D\uDE00$`, []string{"😀"}, []string{"\U0001F601"}},
+	{`^[\uD83D\uDE00-\uD83D\uDE02]$`, []string{"😀", "\U0001F601", "\U0001F602"}, []string{"\U0001F603"}},
+	{`^\u00e9$`, []string{"é"}, []string{"e"}},
+	{`\p{Letter}cole`, []string{"l'ecole", "l'école"}, []string{"L'ÉCOLE", "1cole"}},
+	{`\wcole`, []string{"l'ecole"}, []string{"l'école"}},
+	{`^\p{digit}+$`, []string{"42", "\u09ea\u09e8"}, []string{"-%#", ""}},
+	{`^\p{Nd}$`, []string{"7"}, []string{"x"}},
+	{`^\P{L}$`, []string{"1", " "}, []string{"a", "é"}},
+	{`^\p{Script=Greek}+$`, []string{"αβ"}, []string{"a"}},
+	{`^\p{sc=Latin}$`, []string{"a", "é"}, []string{"α"}},
+	{`^\p{gc=Lu}$`, []string{"A", "É"}, []string{"a"}},
+	{`^\p{Lu}\p{Ll}$`, []string{"Ab"}, []string{"AB", "ab"}},
+	{`^\p{Any}$`, []string{"\n"}, []string{""}},
+	{`^\p{ASCII}+$`, []string{"abc~"}, []string{"é"}},
+	{`^\p{White_Space}$`, []string{"\u0085", " "}, []string{"a"}},
+	{`^\p{Cn}$`, []string{"\u0378"}, []string{"a"}},
+	{`^[\p{L}\d]+$`, []string{"a1é"}, []string{"a-"}},
+	{`^[^\p{L}]$`, []string{"1"}, []string{"a"}},
+	{`^[\w-.]+$`, []string{"a-b.c"}, []string{"a,b"}},
+	{`^[.-\d]+$`, []string{".-5"}, []string{"/"}},
+	{`^[\s\S]$`, []string{"\n", "a"}, []string{""}},
+	{"^a{$", []string{"a{"}, []string{"a"}},
+	{"^a{1,$", []string{"a{1,"}, nil},
+	{"^a{x}$", []string{"a{x}"}, nil},
+	{"^}$", []string{"}"}, nil},
+	{"^]$", []string{"]"}, nil},
+	{`^\/$`, []string{"/"}, nil},
+	{`^\-$`, []string{"-"}, nil},
+	{`^\_$`, []string{"_"}, nil},
+	{"^a+?$", []string{"aaa"}, []string{""}},
+	{"^a??b$", []string{"b", "ab"}, []string{"aab"}},
+	{"^a{2,3}?$", []string{"aa", "aaa"}, []string{"a", "aaaa"}},
+	{`^\0$`, []string{"\x00"}, []string{"0"}},
+	{`^[\b]$`, []string{"\b"}, []string{"b"}},
+	{`^[\-]$`, []string{"-"}, nil},
+	{`^\x7f\x00$`, []string{"\x7f\x00"}, nil},
+	{`^\$\{x\}$`, []string{"${x}"}, nil},
+	{`^(?<year>\d{4})-(?<m>\d{2})$`, []string{"2024-01"}, []string{"2024-1"}},
+	{`^[^\n]*$`, []string{"a\rb", ""}, []string{"a\nb"}},
+	{`^[\n-\r]+$`, []string{"\n\v\f\r"}, []string{" "}},
+	{"^(?:^a)?b$", []string{"b", "ab"}, nil},
+	{"(?:a$)?b", []string{"b", "xbx"}, nil},
+	{"^(?:a|$)$", []string{"a", ""}, []string{"aa"}},
+	{"$^", []string{""}, []string{"a"}},
+	{"^$|a", []string{"", "xax"}, []string{"x"}},
+	{"(?:a|^)(?:b|$)", []string{"", "ab", "xab", "b", "bx", "xa"}, []string{"q", "xb", "ax"}},
+	{"x(?:^|y)", []string{"xy"}, []string{"x"}},
+	{"(?:$|y)x", []string{"yx"}, []string{"x"}},
+	{"<|end|>", []string{"<", "a<|end|>b", "x>"}, []string{"", "|"}},
+	{`"\\`, []string{`a"\b`}, []string{`"`}},
+}
+
 func TestPatternECMA(t *testing.T) {
-	cases := []struct {
-		pattern string
-		yes, no []string
-	}{
-		{"^abc$", []string{"abc"}, []string{"abc\n", "\nabc"}},
-		{`^\t$`, []string{"\t"}, []string{`\t`}},
-		{`^\cC$`, []string{"\x03"}, []string{`\cC`}},
-		{`^\cc$`, []string{"\x03"}, []string{`\cc`}},
-		{`^\d$`, []string{"0", "9"}, []string{"\u07c0", "\u09ea", "a"}},
-		{`^\D$`, []string{"\u07c0", "a"}, []string{"0"}},
-		{`^\w$`, []string{"a", "Z", "_", "5"}, []string{"é", "-", "\u00c9"}},
-		{`^\W$`, []string{"é", "-"}, []string{"a", "_"}},
-		{`^\s$`, []string{" ", "\t", "\v", "\f", "\u00a0", "\ufeff", "\n", "\r", "\u2028", "\u2029", "\u2003", "\u1680", "\u3000", "\u202f", "\u205f"}, []string{"\u0001", "\u2013", "\u200b", "\u0085", "a"}},
-		{`^\S$`, []string{"\u0001", "\u2013", "\u200b", "a"}, []string{" ", "\t", "\v", "\f", "\u00a0", "\ufeff", "\n", "\u2029", "\u2003"}},
-		{"^.$", []string{"a", "😀", "\u0085", "\t", "<"}, []string{"\n", "\r", "\u2028", "\u2029", "", "ab"}},
-		{"^[^]$", []string{"\n", "a", "😀"}, []string{"", "ab"}},
-		{"[]", nil, []string{"", "a", "[]"}},
-		{"^[]?$", []string{""}, []string{"a"}},
-		{"a|[]", []string{"xa"}, []string{"x"}},
-		{`^\u0041$`, []string{"A"}, []string{"u0041"}},
-		{`^\u{1F600}$`, []string{"😀"}, []string{"u{1F600}"}},
-		{`^\uD83D\uDE00$`, []string{"😀"}, []string{"\U0001F601"}},
-		{`^[\uD83D\uDE00-\uD83D\uDE02]$`, []string{"😀", "\U0001F601", "\U0001F602"}, []string{"\U0001F603"}},
-		{`^\u00e9$`, []string{"é"}, []string{"e"}},
-		{`\p{Letter}cole`, []string{"l'ecole", "l'école"}, []string{"L'ÉCOLE", "1cole"}},
-		{`\wcole`, []string{"l'ecole"}, []string{"l'école"}},
-		{`^\p{digit}+$`, []string{"42", "\u09ea\u09e8"}, []string{"-%#", ""}},
-		{`^\p{Nd}$`, []string{"7"}, []string{"x"}},
-		{`^\P{L}$`, []string{"1", " "}, []string{"a", "é"}},
-		{`^\p{Script=Greek}+$`, []string{"αβ"}, []string{"a"}},
-		{`^\p{sc=Latin}$`, []string{"a", "é"}, []string{"α"}},
-		{`^\p{gc=Lu}$`, []string{"A", "É"}, []string{"a"}},
-		{`^\p{Lu}\p{Ll}$`, []string{"Ab"}, []string{"AB", "ab"}},
-		{`^\p{Any}$`, []string{"\n"}, []string{""}},
-		{`^\p{ASCII}+$`, []string{"abc~"}, []string{"é"}},
-		{`^\p{White_Space}$`, []string{"\u0085", " "}, []string{"a"}},
-		{`^\p{Cn}$`, []string{"\u0378"}, []string{"a"}},
-		{`^[\p{L}\d]+$`, []string{"a1é"}, []string{"a-"}},
-		{`^[^\p{L}]$`, []string{"1"}, []string{"a"}},
-		{`^[\w-.]+$`, []string{"a-b.c"}, []string{"a,b"}},
-		{`^[.-\d]+$`, []string{".-5"}, []string{"/"}},
-		{`^[\s\S]$`, []string{"\n", "a"}, []string{""}},
-		{"^a{$", []string{"a{"}, []string{"a"}},
-		{"^a{1,$", []string{"a{1,"}, nil},
-		{"^a{x}$", []string{"a{x}"}, nil},
-		{"^}$", []string{"}"}, nil},
-		{"^]$", []string{"]"}, nil},
-		{`^\/$`, []string{"/"}, nil},
-		{`^\-$`, []string{"-"}, nil},
-		{`^\_$`, []string{"_"}, nil},
-		{"^a+?$", []string{"aaa"}, []string{""}},
-		{"^a??b$", []string{"b", "ab"}, []string{"aab"}},
-		{"^a{2,3}?$", []string{"aa", "aaa"}, []string{"a", "aaaa"}},
-		{`^\0$`, []string{"\x00"}, []string{"0"}},
-		{`^[\b]$`, []string{"\b"}, []string{"b"}},
-		{`^[\-]$`, []string{"-"}, nil},
-		{`^\x7f\x00$`, []string{"\x7f\x00"}, nil},
-		{`^\$\{x\}$`, []string{"${x}"}, nil},
-		{`^(?<year>\d{4})-(?<m>\d{2})$`, []string{"2024-01"}, []string{"2024-1"}},
-		{`^[^\n]*$`, []string{"a\rb", ""}, []string{"a\nb"}},
-		{`^[\n-\r]+$`, []string{"\n\v\f\r"}, []string{" "}},
-		{"^(?:^a)?b$", []string{"b", "ab"}, nil},
-		{"(?:a$)?b", []string{"b", "xbx"}, nil},
-		{"^(?:a|$)$", []string{"a", ""}, []string{"aa"}},
-		{"$^", []string{""}, []string{"a"}},
-		{"^$|a", []string{"", "xax"}, []string{"x"}},
-		{"(?:a|^)(?:b|$)", []string{"", "ab", "xab", "b", "bx", "xa"}, []string{"q", "xb", "ax"}},
-		{"x(?:^|y)", []string{"xy"}, []string{"x"}},
-		{"(?:$|y)x", []string{"yx"}, []string{"x"}},
-		{"<|end|>", []string{"<", "a<|end|>b", "x>"}, []string{"", "|"}},
-		{`"\\`, []string{`a"\b`}, []string{`"`}},
-	}
 	n := 0
-	for _, c := range cases {
+	for _, c := range ecmaCases {
 		g := mustPattern(t, c.pattern)
 		for _, s := range c.yes {
 			n++
@@ -274,7 +282,78 @@ func TestPatternECMA(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d patterns, %d texts", len(cases), n)
+	t.Logf("%d patterns, %d texts", len(ecmaCases), n)
+}
+
+// ecmaRegexp compiles p with regexp2's ECMAScript mode, an independent
+// ECMA-262 engine: with the u flag's semantics, or, when that refuses p
+// and p has no escape whose meaning the flag changes (\p, \P, \u), with
+// Annex B's. nil when neither compiles.
+func ecmaRegexp(p string) *regexp2.Regexp {
+	re, err := regexp2.Compile(p, regexp2.ECMAScript|regexp2.Unicode)
+	if err != nil && !strings.Contains(p, `\p`) && !strings.Contains(p, `\P`) && !strings.Contains(p, `\u`) {
+		re, err = regexp2.Compile(p, regexp2.ECMAScript)
+	}
+	if err != nil {
+		return nil
+	}
+	re.MatchTimeout = 100 * time.Millisecond // a backtracking engine: (a*)*b takes exponential time
+	return re
+}
+
+// ecmaAgrees fails when the grammar g of pattern p and regexp2's
+// ECMAScript engine disagree on s. It returns false when they disagree,
+// or when the engine timed out (the caller then tries no more texts).
+func ecmaAgrees(t *testing.T, p string, re *regexp2.Regexp, g *Grammar, s string) bool {
+	t.Helper()
+	want, err := re.MatchString(s)
+	if err != nil {
+		return false
+	}
+	if got := g.Matches(s); got != want {
+		t.Errorf("pattern %q on %q: grammar %v, ECMAScript %v\n%.300s", p, s, got, want, g.text)
+		return false
+	}
+	return true
+}
+
+// ecmaAlphabet is characters where ECMA-262's classes differ from other
+// dialects' (line terminators, Unicode spaces, astral characters), for
+// probes against regexp2's ECMAScript mode.
+const ecmaAlphabet = "\r\v\u2028\u00a0\ufeff\u2003\u0085😀é_9Z"
+
+// The translation agrees with regexp2's ECMAScript mode, an independent
+// ECMA-262 engine, on every pattern of the other tests it reads, over
+// texts with the characters where dialects differ.
+func TestPatternECMAOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(262, 15))
+	var patterns []string
+	patterns = append(patterns, oraclePatterns...)
+	for _, c := range ecmaCases {
+		patterns = append(patterns, c.pattern)
+	}
+	patterns = append(patterns, `^[\w-.]+$`, `a{,2}\]`, `\cJ|\0`, `^[^\s\S]?$`, `^\S+\s\S+$`, `^.{2}$`, `[^\p{L}\d]+`,
+		`^\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)*$`, `^[\u{1F600}-\u{1F64F}]+$`, `^(?:\r\n|\n)+$`, `[\d-z]`, `^[\s\d]*$`)
+	compared, texts := 0, 0
+	for _, p := range patterns {
+		re := ecmaRegexp(p)
+		if re == nil {
+			continue
+		}
+		compared++
+		g := mustPattern(t, p)
+		extra := []string{"\r", "\v", "\u2028", "\u00a0", "😀", "a\r", "\n\r", "é😀"}
+		for _, s := range append(probes(p, g, rng, 40, 40, ecmaAlphabet), extra...) {
+			texts++
+			if !ecmaAgrees(t, p, re, g, s) {
+				break
+			}
+		}
+	}
+	if compared < len(patterns)*9/10 {
+		t.Errorf("regexp2 read only %d of %d patterns", compared, len(patterns))
+	}
+	t.Logf("%d patterns compared, %d texts", compared, texts)
 }
 
 func TestPatternErrors(t *testing.T) {
@@ -413,8 +492,9 @@ func TestPatternLimits(t *testing.T) {
 }
 
 // FuzzPatternExpr: no pattern panics or yields an expression past the
-// caps, every expression writes, and where Go's regexp reads a pattern
-// alike (patternComparable), both match the same texts.
+// caps, every expression writes, and where regexp2's ECMAScript mode or
+// Go's regexp (where it reads the pattern alike: patternComparable) reads
+// a pattern, they match the same texts.
 func FuzzPatternExpr(f *testing.F) {
 	for _, p := range oraclePatterns {
 		f.Add(p)
@@ -435,14 +515,24 @@ func FuzzPatternExpr(f *testing.F) {
 		g := exprGrammar(t, e)
 		jsonChars(e)
 		rawChars(e)
-		if len(p) > 48 || !patternComparable(p) || m.size(e) > 400 || repDepth(e) > 3 {
+		if len(p) > 48 || m.size(e) > 400 || repDepth(e) > 3 {
 			return // the test matcher takes time exponential in the nesting of repetitions
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(p)), 7))
+		if re := ecmaRegexp(p); re != nil {
+			for _, s := range probes(p, g, rng, 10, 10, ecmaAlphabet) {
+				if !ecmaAgrees(t, p, re, g, s) {
+					return
+				}
+			}
+		}
+		if !patternComparable(p) {
+			return
 		}
 		re, err := regexp.Compile(p)
 		if err != nil {
 			return
 		}
-		rng := rand.New(rand.NewPCG(uint64(len(p)), 7))
 		for _, s := range probes(p, g, rng, 10, 10) {
 			if got, want := g.Matches(s), re.MatchString(s); got != want {
 				t.Fatalf("pattern %q on %q: grammar %v, regexp %v\n%s", p, s, got, want, g.text)
