@@ -18,9 +18,10 @@ import (
 // into DIR:
 //
 //   - NAME.gbnf for every schema of the JSON Schema Test Suite that
-//     compiles not strict (NAME: the suite file and the case's index), and
-//     for the worst-case schemas of bounded_test.go's attacks that compile
-//     (attack-NAME.gbnf);
+//     compiles not strict (NAME: the suite file and the case's index),
+//     NAME-strict.gbnf for those that compile strict to another grammar,
+//     and attack-NAME.gbnf for the worst-case schemas of bounded_test.go's
+//     attacks that compile;
 //   - NAME.N.txt, the texts to match: every writing of every instance of
 //     the case (the whole text the grammar matches, reasoning first; its
 //     members also in the schema's declared order when that differs), a
@@ -180,9 +181,11 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		}
 	}
 	texts := 0
+	dumped := map[string]bool{} // the grammars written
 	// dump writes g and its texts (the samples drawn from g added).
 	dump := func(name string, g *Grammar, contents []string, seed uint64) {
 		write(name+".gbnf", g.GBNF())
+		dumped[g.GBNF()] = true
 		fmt.Fprintln(&grammars, name+".gbnf")
 		all := make([]string, 0, len(contents)+3)
 		for _, c := range contents {
@@ -205,13 +208,9 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	}
 	ctx := context.Background()
 	suite, refused := 0, 0
+	strict := 0
 	for _, f := range loadSuite(t) {
 		for i, sc := range f.cases {
-			g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema}})
-			if err != nil {
-				refused++
-				continue
-			}
 			var contents []string
 			rank := declaredOrder(sc.Schema)
 			for _, in := range sc.Tests {
@@ -221,8 +220,19 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 				}
 				contents = append(append(contents, cs...), ordered...)
 			}
-			dump(fmt.Sprintf("%s-%02d", f.name, i), g, contents, uint64(suite))
-			suite++
+			name := fmt.Sprintf("%s-%02d", f.name, i)
+			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema}}); err == nil {
+				dump(name, g, contents, uint64(suite))
+				suite++
+			} else {
+				refused++
+			}
+			// The strict grammar too when it compiles and differs (open
+			// objects, for one).
+			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema, Strict: true}}); err == nil && !dumped[g.GBNF()] {
+				dump(name+"-strict", g, contents, uint64(suite))
+				strict++
+			}
 		}
 	}
 	attacks := 0
@@ -258,5 +268,5 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	}
 	write("expected.txt", expected.String())
 	write("grammars.txt", grammars.String())
-	t.Logf("wrote %d suite grammars (%d schemas refused), %d attack grammars and %d texts into %s", suite, refused, attacks, texts, dir)
+	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars and %d texts into %s", suite, refused, strict, attacks, texts, dir)
 }

@@ -10,18 +10,20 @@
 # It builds gbnfcheck (templates/llamacpp/gbnfcheck: llama.cpp's grammar code
 # compiled alone, with stubs for ggml and the vocabulary) into a temporary
 # directory, writes the grammars of every JSON Schema Test Suite schema that
-# compiles and of the worst-case attack schemas that compile, with their
-# texts and the Go matcher's verdicts (go test ./grammar/ -dump-grammars DIR),
-# and loads and matches each with llama.cpp. Fails on any disagreement with
-# the Go matcher, any grammar llama.cpp refuses, and any load that takes more
-# than LOAD_MS_MAX milliseconds (10) of CPU time or a peak memory over
-# RSS_MB_MAX megabytes (64). A load's time is the least of REPEAT loads (10),
-# CPU time rather than wall-clock time so that a busy machine's waits don't
-# count (both are reported). CXX and CC choose the compilers, LLAMA_COMMIT
-# names the commit of a tree that is not a git checkout. Not part of CI.
+# compiles (not strict, and strict where that differs) and of the worst-case
+# attack schemas that compile, with their texts and the Go matcher's verdicts
+# (go test ./grammar/ -dump-grammars DIR), and loads and matches each with
+# llama.cpp. Fails on any disagreement with the Go matcher, any grammar
+# llama.cpp refuses, and any load that takes more than LOAD_MS_MAX
+# milliseconds (10) of CPU time or a peak memory over RSS_MB_MAX megabytes
+# (64). A load's time is the least of REPEAT loads (10), CPU time rather than
+# wall-clock time so that a busy machine's waits don't count (both are
+# reported; a busy machine still slows the CPU down). CXX and CC choose the
+# compilers, LLAMA_COMMIT names the commit of a tree that is not a git
+# checkout. Not part of CI.
 set -euo pipefail
 if [ $# -ne 1 ]; then
-  sed -n '2,22p' "$0" >&2
+  sed -n '2,23p' "$0" >&2
   exit 2
 fi
 llama=$(cd "$1" && pwd)
@@ -76,6 +78,7 @@ done <grammars.txt
 status=0
 grammars=$(wc -l <grammars.txt)
 suite=$(grep -vc '^attack-' grammars.txt || true)
+strict=$(grep -c -- '-strict\.gbnf$' grammars.txt || true)
 texts=$(wc -l <got.txt)
 expected=$(wc -l <expected.txt)
 disagree=$(awk 'NR == FNR { want[$1 " " $2] = $3; next } { k = $1 " " $2; if (!(k in want)) print k, "unexpected"; else if (want[k] != $3) print k, "llama.cpp:", $3, "Go:", want[k] }' expected.txt got.txt)
@@ -83,7 +86,7 @@ refused=$(awk '$2 == "refused"' loads.txt)
 slow=$(awk -v max="$load_ms_max" '$2 != "refused" && $3 > max * 1000 { print $1, $3 / 1000 " ms of CPU (" $2 / 1000 " ms)" }' loads.txt)
 big=$(awk -v max="$rss_mb_max" '$2 != "refused" && $4 > max * 1024 { print $1, $4 / 1024 " MB" }' loads.txt)
 echo
-echo "grammars checked: $grammars ($suite of the test suite, $((grammars - suite)) attacks)"
+echo "grammars checked: $grammars ($suite of the test suite, $strict of them strict; $((grammars - suite)) attacks)"
 echo "texts matched: $texts of $expected ($(awk '$3 == "ok"' got.txt | wc -l) in the grammar)"
 echo "slowest loads (grammar, CPU ms, wall-clock ms, peak RSS MB, rules):"
 awk '$2 != "refused" { printf "  %s %.3f %.3f %.1f %d\n", $1, $3 / 1000, $2 / 1000, $4 / 1024, $5 }' loads.txt | sort -k2 -g -r | sed -n '1,5p'
