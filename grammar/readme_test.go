@@ -1,0 +1,40 @@
+package grammar
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// commas writes n with thousands separated by commas, as the README does.
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// The README's figures for the grammar's caps are the code's.
+func TestReadmeCaps(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	for _, want := range []string{
+		commas(MaxRules) + " rules",
+		strconv.Itoa(MaxBytes>>20) + " MiB",
+		"nested " + strconv.Itoa(MaxDepth) + " deep",
+		"counts up to " + strconv.Itoa(MaxCount),
+		"adding up to " + commas(maxRepetitions),
+		"up to " + strconv.Itoa(maxRangeDigits) + " digits",
+		commas(maxExpanded) + " elements",
+		commas(maxLeftmostWalk) + " rules visited",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("the README does not say %q", want)
+		}
+	}
+}
