@@ -150,7 +150,8 @@ type compiler struct {
 	numRule int          // rule of any number
 	prefix  string       // rule name prefix of the schema being compiled
 
-	dropped []Dropped
+	dropped  []Dropped
+	reported map[string]bool // the paths in dropped
 
 	ctx   context.Context
 	work  int // maxWork's count
@@ -388,7 +389,19 @@ func (c *compiler) drop(path, keyword string) {
 		c.fail(path, "the keyword "+keyword+" can't be enforced in constrained generation; remove it or turn strict off")
 		return
 	}
-	c.dropped = append(c.dropped, Dropped{path, keyword})
+	c.report(path, keyword)
+}
+
+// report adds a keyword to Dropped, once however many views hold its
+// schema.
+func (c *compiler) report(path, keyword string) {
+	if c.reported == nil {
+		c.reported = map[string]bool{}
+	}
+	if !c.reported[path] {
+		c.reported[path] = true
+		c.dropped = append(c.dropped, Dropped{path, keyword})
+	}
 }
 
 // loosen records a keyword the grammar enforces only loosely (a superset of
@@ -398,7 +411,7 @@ func (c *compiler) loosen(path, keyword, why string) {
 		c.fail(path, "the keyword "+keyword+" can't be enforced exactly in constrained generation: "+why+"; change it or turn strict off")
 		return
 	}
-	c.dropped = append(c.dropped, Dropped{path, keyword})
+	c.report(path, keyword)
 }
 
 // check bounds the inline nesting of schemas.

@@ -955,7 +955,7 @@ func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext,
 		return nil
 	}
 	if !c.strict {
-		c.dropped = append(c.dropped, Dropped{v.path + ".additionalProperties", "additionalProperties"})
+		c.report(v.path+".additionalProperties", "additionalProperties")
 		return nil
 	}
 	var member *expr

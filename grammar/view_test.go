@@ -166,3 +166,15 @@ func TestPatternAndFormat(t *testing.T) {
 		t.Error("a date argument")
 	}
 }
+
+// A keyword is reported once, however many variants its schema is
+// compiled with.
+func TestReportedOnce(t *testing.T) {
+	g, err := compileFormat(`{"type": "array", "uniqueItems": true, "anyOf": [{"minItems": 1}, {"maxItems": 5}, {"items": {"type": "integer"}}]}`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Dropped) != 1 || g.Dropped[0].Keyword != "uniqueItems" {
+		t.Errorf("reported %v", g.Dropped)
+	}
+}
