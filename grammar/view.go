@@ -546,8 +546,8 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 // raw text of an argument.
 func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	lo, hi := c.viewLengths(v, "Length")
-	if shape := c.stringShape(v, ctx, raw); shape != nil || c.err != nil {
-		if lo > 0 || hi >= 0 {
+	if shape, counted := c.stringShape(v, ctx, raw, lo, hi); shape != nil || c.err != nil {
+		if (lo > 0 || hi >= 0) && !counted {
 			for _, n := range v.nodes {
 				for _, kw := range [...]struct {
 					node int
@@ -583,9 +583,10 @@ const maxShapeCost = maxExpanded / 4
 // format asks for (the pattern first when it has both: the other is
 // reported), written in ctx as JSON or, with raw, as an argument's raw
 // text: nil when v has neither, or when neither can be enforced (then
-// reported). Each pattern or format is a rule, once per grammar and
-// context.
-func (c *compiler) stringShape(v *view, ctx textContext, raw bool) *expr {
+// reported). With lengths (lo > 0 or hi >= 0) it is the shape's values of
+// those lengths when lengthBounded can write them (counted is then true).
+// Each pattern or format is a rule, once per grammar, context and lengths.
+func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (shape *expr, counted bool) {
 	d := c.d
 	var value *expr
 	var key, path, kw string
@@ -625,25 +626,33 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool) *expr {
 		}
 	}
 	if value == nil {
-		return nil
+		return nil, false
+	}
+	if lo > 0 || hi >= 0 {
+		if bounded, ok := lengthBounded(value, lo, hi); ok {
+			value, counted = bounded, true
+			key += "|" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
+		}
 	}
 	memoKey := "shape" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + key
 	if r, ok := c.memo[memoKey]; ok {
-		return ref(r)
+		return ref(r), counted
 	}
 	var e *expr
-	if raw {
-		e = rawChars(value)
-	} else {
-		e = seq(lit(`"`), jsonChars(value), lit(`"`))
+	if value != nil {
+		if raw {
+			e = rawChars(value)
+		} else {
+			e = seq(lit(`"`), jsonChars(value), lit(`"`))
+		}
 	}
 	if e != nil && expandedCost(e) > maxShapeCost {
 		c.loosen(path, kw, "it would cost an engine more than "+itoa(maxShapeCost)+" elements")
-		return nil
+		return nil, false
 	}
 	r := c.g.rule(kw, e) // nil (no value can be written) is a rule of nothing
 	c.memo[memoKey] = r
-	return ref(r)
+	return ref(r), counted
 }
 
 // budget spends the grammar's repetition budget on a count pair: past it,

@@ -125,7 +125,8 @@ func TestPatternAndFormat(t *testing.T) {
 		{"date-time", `{"type": "string", "format": "date-time"}`, []string{`"2024-02-29T13:45:00Z"`, `"2024-02-29T13:45:00.5+02:00"`}, []string{`"2024-02-29"`, `"yesterday"`}, ""},
 		{"uuid", `{"format": "uuid"}`, []string{`"123e4567-e89b-12d3-a456-426614174000"`, `5`}, []string{`"123e4567"`}, ""},
 		{"a marker in a pattern's value is escaped", `{"type": "string", "pattern": "^<\\|end\\|>$"}`, []string{`"\u003c|end|>"`}, []string{`"<|end|>"`}, ""},
-		{"pattern beside maxLength", `{"type": "string", "pattern": "^a+$", "maxLength": 2}`, []string{`"aaaa"`}, []string{`"b"`}, "maxLength"},
+		{"pattern beside maxLength, counted", `{"type": "string", "pattern": "^a+$", "maxLength": 2}`, []string{`"a"`, `"aa"`}, []string{`"aaa"`, `"b"`}, ""},
+		{"pattern beside maxLength, not counted", `{"type": "string", "pattern": "a", "maxLength": 2}`, []string{`"xxxa"`}, []string{`"b"`}, "maxLength"},
 		{"two patterns", `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}], "type": "string"}`, []string{`"ax"`}, []string{`"xb"`}, "pattern"},
 		{"unknown format", `{"type": "string", "format": "color"}`, []string{`"red"`}, nil, "format"},
 	} {
