@@ -61,7 +61,7 @@ func jsonCharText(c rune) string {
 // jsonChars is the text of e's values inside a JSON string (between the
 // quotes), each character written as jsonCharText writes it.
 func jsonChars(e *expr) *expr {
-	return encodeChars(e, map[*expr]*expr{}, encJSONLit, encJSONClass)
+	return groupReps(encodeChars(e, map[*expr]*expr{}, encJSONLit, encJSONClass))
 }
 
 // rawChars is the text of e's values as a raw XML argument value: every
@@ -70,7 +70,7 @@ func jsonChars(e *expr) *expr {
 // values that hold a "<" are left out. A pattern or format that requires
 // a "<" then matches nothing in an argument (the result is nil).
 func rawChars(e *expr) *expr {
-	return encodeChars(e, map[*expr]*expr{}, encRawLit, encRawClass)
+	return groupReps(encodeChars(e, map[*expr]*expr{}, encRawLit, encRawClass))
 }
 
 // encodeChars encodes e with the encoding of literals and classes litf

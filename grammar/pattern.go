@@ -79,7 +79,7 @@ func patternExpr(p string) (*expr, error) {
 	if e == nil {
 		return class(false, runeRange{surrogateLo, surrogateLo}), nil
 	}
-	return e, nil
+	return groupReps(e), nil
 }
 
 func patBadUTF8(s string) int {

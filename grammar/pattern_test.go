@@ -30,9 +30,11 @@ func exprGrammar(t testing.TB, e *expr) *Grammar {
 
 // checkExprWritable fails on what no dialect reads alike: an empty class
 // (the value translators write nil or a surrogate class instead), an
-// empty sequence or alternation, an unbounded repetition of something
-// that matches the empty text (llama.cpp refuses (a*)* as left
-// recursion), and on a rule reference (value expressions have none).
+// empty sequence or alternation (a sequence of one repetition is a
+// group), an unbounded repetition of something that matches the empty
+// text (llama.cpp refuses (a*)* as left recursion), a repetition of a
+// repetition (written x+*, which xgrammar refuses), and on a rule
+// reference (value expressions have none).
 func checkExprWritable(t testing.TB, e *expr) {
 	t.Helper()
 	null := &patternParser{nulls: map[*expr]bool{}}
@@ -51,12 +53,15 @@ func checkExprWritable(t testing.TB, e *expr) {
 		case kRef:
 			t.Fatal("a rule reference in a value expression")
 		case kSeq, kAlt:
-			if len(e.items) < 2 {
+			if len(e.items) < 2 && !(e.kind == kSeq && len(e.items) == 1 && e.items[0].kind == kRep) {
 				t.Fatalf("a sequence or alternation of %d items", len(e.items))
 			}
 		case kRep:
 			if e.max < 0 && null.nullable(e.items[0]) {
 				t.Fatal("an unbounded repetition of an expression that matches the empty text")
+			}
+			if e.items[0].kind == kRep {
+				t.Fatal("a repetition of a repetition (x+* is refused by xgrammar)")
 			}
 		}
 		for _, it := range e.items {

@@ -27,7 +27,7 @@ func lengthBounded(e *expr, lo, hi int) (*expr, bool) {
 			}
 			alts = append(alts, b)
 		}
-		return alt(alts...), true
+		return groupReps(alt(alts...)), true
 	}
 	items := []*expr{e}
 	if e.kind == kSeq {
@@ -78,7 +78,7 @@ func lengthBounded(e *expr, lo, hi int) (*expr, bool) {
 	}
 	out := append([]*expr(nil), items...)
 	out[varying] = rep(r.items[0], kmin, kmax)
-	return seq(out...), true
+	return groupReps(seq(out...)), true
 }
 
 // ceilDiv is a/b rounded up, for b > 0 (0 for a <= 0).

@@ -36,7 +36,7 @@ func cachedFormat(name string, form int) *expr {
 	if c, ok := formatCache.exprs[name]; ok {
 		return c[form]
 	}
-	e := buildFormat(name)
+	e := groupReps(buildFormat(name))
 	if e == nil {
 		return nil
 	}
