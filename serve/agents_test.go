@@ -411,3 +411,30 @@ func TestAgentToolMarkers(t *testing.T) {
 		t.Errorf("the engine got %d requests", n)
 	}
 }
+
+// TestClientKeyRoutes: sessions that open with the same question but name
+// different conversations (Claude Code's metadata.user_id) are placed by
+// their own keys, so they spread over the replicas; keyed by the prompt,
+// they would all land on one.
+func TestClientKeyRoutes(t *testing.T) {
+	var fes []*fakeEngine
+	for range 3 {
+		fes = append(fes, newFakeEngine(t, fixed(answer("r", "ok"))))
+	}
+	_, gw := newPool(t, fes, func(c *Config) { c.Model = "beam"; c.Routing.Hash = true })
+	for i := range 8 {
+		body := `{"max_tokens":10,"metadata":{"user_id":"session-` + strings.Repeat("x", i) + `"},"messages":[{"role":"user","content":"Hi"}]}`
+		if resp, data := do(t, gw, "POST", "/v1/messages", body, nil); resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, data)
+		}
+	}
+	used := 0
+	for _, n := range whoGot(fes) {
+		if n > 0 {
+			used++
+		}
+	}
+	if used < 2 {
+		t.Errorf("8 sessions with their own keys went to %d replicas (requests per replica %v), want more than one", used, whoGot(fes))
+	}
+}
