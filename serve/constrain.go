@@ -446,14 +446,17 @@ func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		for i, t := range obj.Tools {
 			if t.Type != "function" || t.Name == "" {
 				tp := param + ".tools[" + strconv.Itoa(i) + "]"
-				return tc, paramError(tp, "invalid_value", "must be {\"type\": \"function\", \"name\": ...}; this gateway runs no built-in tools")
+				return tc, paramError(tp, "invalid_value", "must be {\"type\": \"function\", \"name\": ...} (a namespace's functions by their own names); this gateway runs no hosted tools")
 			}
 			tc.allowed = append(tc.allowed, t.Name)
 		}
 		return tc, nil
 	}
-	return tc, paramError(param+".type", "unsupported_tool_choice", quoteText(obj.Type)+
-		" is not supported; use function or allowed_tools (this gateway runs no built-in tools)")
+	what := " is not supported"
+	if isHostedResponsesTool(obj.Type) {
+		what = " is a hosted tool, which this gateway cannot run"
+	}
+	return tc, paramError(param+".type", "unsupported_tool_choice", quoteText(obj.Type)+what+"; use function or allowed_tools")
 }
 
 // setMode reads a tool choice mode: auto, required, or with none

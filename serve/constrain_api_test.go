@@ -193,7 +193,7 @@ func TestConstraintErrors(t *testing.T) {
 			"text.format.schema.properties.answer.pattern", "the keyword pattern can't be enforced"},
 		{"text not an object", "responses", constrainedBody("responses", weatherParams, `"text":"json",`), "text", "must be an object"},
 		{"text.format type", "responses", constrainedBody("responses", weatherParams, `"text":{"format":{"type":"xml"}},`), "text.format.type", `"xml" is not supported`},
-		{"built-in tool choice", "responses", constrainedBody("responses", weatherParams, `"tool_choice":{"type":"web_search_preview"},`), "tool_choice.type", `"web_search_preview" is not supported`},
+		{"hosted tool choice", "responses", constrainedBody("responses", weatherParams, `"tool_choice":{"type":"web_search_preview"},`), "tool_choice.type", `"web_search_preview" is a hosted tool, which this gateway cannot run`},
 		{"allowed_tools mode", "responses", constrainedBody("responses", weatherParams, `"tool_choice":{"type":"allowed_tools","mode":"none","tools":[]},`), "tool_choice.mode", "must be auto or required"},
 		{"tool strict not a boolean", "responses", strings.Replace(constrainedBody("responses", weatherParams, ``), `"description":"Get the weather.",`, `"strict":"yes",`, 1),
 			"tools[0].strict", "must be true or false"},

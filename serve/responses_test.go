@@ -323,7 +323,7 @@ func TestResponsesBadRequests(t *testing.T) {
 		{"namespace without tools", `{"model":"beam","input":"Hi","tools":[{"type":"namespace","name":"ns","tools":[]}]}`, "tools[0].tools", `tools[0].tools: must be a non-empty list`},
 		{"hosted tool in a namespace", `{"model":"beam","input":"Hi","tools":[{"type":"namespace","name":"ns","tools":[{"type":"web_search"}]}]}`, "tools[0].tools[0].type", `tools[0].tools[0].type: "web_search" tools are not supported in a namespace`},
 		{"namespaced name taken", `{"model":"beam","input":"Hi","tools":[{"type":"function","name":"f"},{"type":"namespace","name":"ns","tools":[{"type":"function","name":"f"}]}]}`, "tools[1].tools[0].name", `tools[1].tools[0].name: "f" is also the name of tools[0]`},
-		{"tool_choice naming a hosted tool", `{"model":"beam","input":"Hi","tools":[{"type":"web_search"}],"tool_choice":{"type":"web_search"}}`, "tool_choice.type", `"web_search" is not supported`},
+		{"tool_choice naming a hosted tool", `{"model":"beam","input":"Hi","tools":[{"type":"web_search"}],"tool_choice":{"type":"web_search"}}`, "tool_choice.type", `tool_choice.type: "web_search" is a hosted tool, which this gateway cannot run`},
 		{"tool_choice required without tools", `{"model":"beam","input":"Hi","tool_choice":"required"}`, "tool_choice", `tool_choice: asks for a tool call, but the request declares no tools`},
 		{"forced function undeclared", `{"model":"beam","input":"Hi","tool_choice":{"type":"function","name":"f"}}`, "tool_choice", `tool_choice: names "f", which is not among the tools`},
 		{"image part", `{"model":"beam","input":[{"role":"user","content":[{"type":"input_image","image_url":"x"}]}]}`, "input[0].content[0].type", `input[0].content[0].type: "input_image" parts are not supported`},
