@@ -218,7 +218,7 @@ func (c *exchange) checkEngine(w http.ResponseWriter) *apiError {
 	if c.grammar == nil {
 		return nil
 	}
-	kind, why, down := c.s.engineKind(c.clientCtx)
+	kind, why, public, down := c.s.engineKind(c.clientCtx)
 	if !kind.constrains() {
 		p := c.req.constraint.param()
 		if down {
@@ -226,11 +226,11 @@ func (c *exchange) checkEngine(w http.ResponseWriter) *apiError {
 			// server's condition, not the client's; retry.
 			return (&apiError{status: http.StatusServiceUnavailable, kind: kindEngine, code: "engine_unavailable", param: p,
 				msg: p + ": the engine did not answer the gateway's questions about its kind, which decide how the grammar that " +
-					"constrains the generation is sent; retry once the engine is up. Detection: " + why}).withDetail(why)
+					"constrains the generation is sent; retry once the engine is up. Detection: " + public}).withDetail(why)
 		}
 		return paramError(p, "engine_cannot_constrain", "cannot be honoured: the gateway does not know which engine serves it "+
 			"(llama.cpp, vLLM or SGLang), so it cannot send the grammar that would constrain the generation; "+
-			"start the gateway with --engine. Detection: "+why).withDetail(why)
+			"start the gateway with --engine. Detection: "+public).withDetail(why)
 	}
 	c.engine = kind
 	if len(c.unenforced) > 0 {

@@ -99,6 +99,9 @@ type kindState struct {
 	mu   sync.Mutex
 	kind EngineKind // EngineAuto until a detection ran
 	why  string     // why the last detection failed
+	// public is why without what only the operator should see (the
+	// engine's address, dial errors): what a client is told.
+	public string
 	at   time.Time  // when the last detection ran
 	// down is set when the last detection failed because the engine
 	// did not answer: it may be starting.
@@ -174,9 +177,9 @@ func (s *Server) detectLocked(ctx context.Context) (EngineKind, error) {
 	ctx, cancel := context.WithTimeout(ctx, DetectTimeout)
 	defer cancel()
 	type answer struct {
-		ok   bool
-		down bool // no answer, or a 5xx
-		why  string
+		ok          bool
+		down        bool // no answer, or a 5xx
+		why, public string
 	}
 	answers := make([]answer, len(probes))
 	var wg sync.WaitGroup
@@ -185,26 +188,32 @@ func (s *Server) detectLocked(ctx context.Context) (EngineKind, error) {
 		go func() {
 			defer wg.Done()
 			ok, down, why := s.runProbe(ctx, &probes[i])
-			answers[i] = answer{ok, down, why}
+			public := why
+			if down && !strings.HasPrefix(why, "HTTP ") {
+				public = "no answer"
+			}
+			answers[i] = answer{ok, down, why, public}
 		}()
 	}
 	wg.Wait()
 	st.at = time.Now()
 	for i, a := range answers {
 		if a.ok {
-			st.kind, st.why, st.down = probes[i].kind, "", false
+			st.kind, st.why, st.public, st.down = probes[i].kind, "", "", false
 			s.log.LogAttrs(ctx, slog.LevelInfo, "engine detected", slog.String("engine", st.kind.String()),
 				slog.String("by", "GET "+probes[i].path), slog.String("backend", s.Backend()))
 			return st.kind, nil
 		}
 	}
-	var b strings.Builder
+	var b, pb strings.Builder
 	down := false
 	for i, a := range answers {
 		if i > 0 {
 			b.WriteString("; ")
+			pb.WriteString("; ")
 		}
 		b.WriteString("GET " + probes[i].path + ": " + a.why)
+		pb.WriteString("GET " + probes[i].path + ": " + a.public)
 		down = down || a.down
 	}
 	// Logged once while the state lasts, not at every retry.
@@ -215,7 +224,7 @@ func (s *Server) detectLocked(ctx context.Context) (EngineKind, error) {
 		}
 		s.log.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("backend", s.Backend()), slog.String("probes", b.String()))
 	}
-	st.kind, st.why, st.down = EngineUnknown, b.String(), down
+	st.kind, st.why, st.public, st.down = EngineUnknown, b.String(), pb.String(), down
 	return EngineUnknown, errors.New("engine kind unknown (" + st.why + ")")
 }
 
@@ -259,15 +268,15 @@ func (s *Server) runProbe(ctx context.Context, p *probe) (ok, down bool, why str
 // is not known yet (again after detectRetry when the engine did not
 // answer, after RedetectInterval when it answered no kind), and when it is
 // unknown, why, and whether the engine did not answer.
-func (s *Server) engineKind(ctx context.Context) (kind EngineKind, why string, down bool) {
+func (s *Server) engineKind(ctx context.Context) (kind EngineKind, why, public string, down bool) {
 	if s.cfg.Engine != EngineAuto {
-		return s.cfg.Engine, "", false
+		return s.cfg.Engine, "", "", false
 	}
 	st := &s.kind
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.kind.constrains() {
-		return st.kind, "", false
+		return st.kind, "", "", false
 	}
 	wait := RedetectInterval
 	if st.down {
@@ -277,8 +286,8 @@ func (s *Server) engineKind(ctx context.Context) (kind EngineKind, why string, d
 		// A client that leaves does not cut the detection short: its
 		// result serves the requests to come.
 		if k, err := s.detectLocked(context.WithoutCancel(ctx)); err == nil {
-			return k, "", false
+			return k, "", "", false
 		}
 	}
-	return EngineUnknown, st.why, st.down
+	return EngineUnknown, st.why, st.public, st.down
 }
