@@ -4,7 +4,8 @@
 // POST /v1/completions in vLLM's wire format, streamed or not, with
 // Beam Harmony chosen from the prompt: a request without tools gets a
 // short answer (a title, a summary); an agent turn runs the shell tool it
-// finds declared twice (echo one, echo two), then answers. With -record
+// finds declared twice (echo one, echo two), then answers; a get_weather
+// tool (docs/agents.md's Agents SDK example) is called once for London. With -record
 // DIR it is also a recording proxy in front of the gateway: every request
 // an agent sends to -listen-proxy is forwarded to -gateway and written to
 // DIR as NNN.json ({"method", "path", "headers", "body", "generation"}),
@@ -196,6 +197,15 @@ func Script(prompt string) (gen, stop string) {
 				shell, param = m[1], "cmd"
 			}
 		}
+	}
+	if shell == "" && strings.Contains(prompt, "\ntype get_weather = ") {
+		// The Agents SDK example of docs/agents.md: one call, then the answer.
+		if results == 0 {
+			return "<|channel|>analysis<|message|>I will check the weather.<|end|>" +
+				"<|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|>" +
+				"<rfl:parameter name=\"city\">\nLondon\n</rfl:parameter><|call|>", "<|call|>"
+		}
+		return answer("The tool answered.", "It is 14 C and cloudy in London."), "<|return|>"
 	}
 	if shell == "" {
 		return answer("No tools here; a short answer.", "Listing files"), "<|return|>"
