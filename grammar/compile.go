@@ -445,7 +445,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		name string
 		node int
 	}{{"not", ks.Not}, {"contains", ks.Contains},
-		{"patternProperties", ks.PatternProperties}, {"propertyNames", ks.PropertyNames},
+		{"propertyNames", ks.PropertyNames},
 		{"dependentRequired", ks.DependentRequired}, {"minProperties", ks.MinProperties},
 		{"maxProperties", ks.MaxProperties}, {"multipleOf", ks.Mult}} {
 		if kw.node >= 0 {

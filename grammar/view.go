@@ -349,7 +349,7 @@ func (c *compiler) has(v *view, f func(*schema.Keys) bool) bool {
 func constrainsType(ks *schema.Keys) bool {
 	for _, n := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.Items, ks.PrefixItems,
 		ks.MinItems, ks.MaxItems, ks.MinLength, ks.MaxLength, ks.Minimum, ks.Maximum,
-		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format} {
+		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format, ks.PatternProperties} {
 		if n >= 0 {
 			return true
 		}
@@ -425,7 +425,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			name string
 		}{{ks.Properties, "properties"}, {ks.Required, "required"}, {ks.AdditionalProperties, "additionalProperties"},
 			{ks.Items, "items"}, {ks.PrefixItems, "prefixItems"}, {ks.MinItems, "minItems"}, {ks.MaxItems, "maxItems"},
-			{ks.Pattern, "pattern"}, {ks.Format, "format"}} {
+			{ks.Pattern, "pattern"}, {ks.Format, "format"}, {ks.PatternProperties, "patternProperties"}} {
 			if kw.node >= 0 {
 				c.drop(n.path+"."+kw.name, kw.name)
 			}
@@ -919,13 +919,13 @@ func (c *compiler) declares(v *view, name string) bool {
 func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	names, values, required, extra := c.objectMembers(v)
 	if len(names) == 0 {
-		if extra.never {
+		member := c.freeMember(v, extra, ctx)
+		if member == nil {
 			return lit("{}")
 		}
-		key := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
-		member := seq(key, lit(": "), c.value(extra, ctx, false))
 		return seq(lit("{"), opt(seq(member, star(seq(lit(", "), member)))), lit("}"))
 	}
+	c.patternPropertiesBeside(v)
 	rest := c.extras(v, extra, names, ctx, false)
 	var ms []member
 	for i, name := range names {
@@ -982,5 +982,71 @@ func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext,
 			return more
 		}
 		return opt(seq(member, more))
+	}
+}
+
+// freeMember is a member of an object that declares no property: any key
+// and a value valid for additionalProperties (extra), nil when none is
+// allowed. patternProperties are enforced when there is one pattern and
+// its schema says additionalProperties: false beside it (the keys are the
+// pattern's, the values its schema's: a map keyed by a pattern); otherwise
+// a key the patterns match may have any value, and they are reported.
+func (c *compiler) freeMember(v *view, extra *view, ctx textContext) *expr {
+	d := c.d
+	type pat struct {
+		text   string
+		schema int
+		path   string
+		owner  int
+	}
+	var pats []pat
+	for i, n := range v.nodes {
+		pp := n.ks.PatternProperties
+		if pp < 0 {
+			continue
+		}
+		if d.Kind(pp) != pyjson.Object {
+			c.drop(n.path+".patternProperties", "patternProperties")
+			continue
+		}
+		d.Members(pp, func(k, val int) bool {
+			pats = append(pats, pat{d.Str(k), val, n.path + ".patternProperties." + d.Str(k), i})
+			return true
+		})
+	}
+	anyKey := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+	if len(pats) == 0 {
+		if extra.never {
+			return nil
+		}
+		return seq(anyKey, lit(": "), c.value(extra, ctx, false))
+	}
+	p := pats[0]
+	owner := v.nodes[p.owner].ks.AdditionalProperties
+	exact := len(pats) == 1 && owner >= 0 && d.Kind(owner) == pyjson.False
+	for i, n := range v.nodes {
+		if i != p.owner && n.ks.AdditionalProperties >= 0 && d.Kind(n.ks.AdditionalProperties) != pyjson.True {
+			exact = false
+		}
+	}
+	if exact {
+		if value, err := patternExpr(p.text); err == nil {
+			key := seq(lit(`"`), jsonChars(value), lit(`"`))
+			keyRule := c.g.rule("key", key)
+			return seq(ref(keyRule), lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false))
+		}
+	}
+	c.loosen(v.nodes[p.owner].path+".patternProperties", "patternProperties",
+		"only one pattern beside additionalProperties: false is enforced; a key the patterns match may hold any value")
+	return seq(anyKey, lit(": "), c.anyJSON(ctx))
+}
+
+// patternPropertiesBeside reports the patternProperties of an object that
+// declares properties: the grammar writes the declared properties only.
+func (c *compiler) patternPropertiesBeside(v *view) {
+	for _, n := range v.nodes {
+		if n.ks.PatternProperties >= 0 {
+			c.loosen(n.path+".patternProperties", "patternProperties", "the grammar writes the declared properties of an object, not those a pattern names")
+		}
 	}
 }

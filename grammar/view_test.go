@@ -179,3 +179,31 @@ func TestReportedOnce(t *testing.T) {
 		t.Errorf("reported %v", g.Dropped)
 	}
 }
+
+// A map keyed by a pattern (one pattern beside additionalProperties:
+// false) is enforced; other uses of patternProperties are reported.
+func TestPatternProperties(t *testing.T) {
+	g, err := compileFormat(`{"type": "object", "patternProperties": {"^[a-z]+$": {"type": "integer"}}, "additionalProperties": false}`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{`{}`: true, `{"ab": 1, "c": 2}`: true, `{"Ab": 1}`: false, `{"ab": "x"}`: false} {
+		if g.Matches(analysisPrefix+finalHeader+s) != want {
+			t.Errorf("%s in the grammar: %v", s, !want)
+		}
+	}
+	for _, s := range []string{
+		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}, "b$": {"type": "string"}}, "additionalProperties": false}`,
+		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}}}`,
+		`{"type": "object", "properties": {"x": {}}, "patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": false}`,
+		`{"patternProperties": {"^a": {"type": "integer"}}}`,
+	} {
+		g, err := compileFormat(s, false)
+		if err != nil || len(g.Dropped) == 0 || !strings.HasSuffix(g.Dropped[len(g.Dropped)-1].Path, ".patternProperties") {
+			t.Errorf("%s: %v %v", s, g, err)
+		}
+		if _, err := compileFormat(s, true); err == nil {
+			t.Errorf("%s: strict compiled", s)
+		}
+	}
+}

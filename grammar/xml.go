@@ -46,6 +46,11 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		}
 	}
 	names, values, required, extra := c.objectMembers(v)
+	for _, n := range v.nodes {
+		if n.ks.PatternProperties >= 0 {
+			c.loosen(n.path+".patternProperties", "patternProperties", "arguments are not checked against the patterns of their names")
+		}
+	}
 	if len(names) > 0 {
 		rest := c.extras(v, extra, names, inArgument, true)
 		var ms []member
