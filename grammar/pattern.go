@@ -79,7 +79,7 @@ func patternExpr(p string) (*expr, error) {
 	if e == nil {
 		return class(false, runeRange{surrogateLo, surrogateLo}), nil
 	}
-	return groupReps(e), nil
+	return e, nil
 }
 
 func patBadUTF8(s string) int {
@@ -163,7 +163,7 @@ func (ps *patternParser) parse() (e *expr, err error) {
 		}
 		alts = append(alts, seq(before, v, after))
 	}
-	e = alt(alts...)
+	e = groupReps(alt(alts...))
 	ps.check(e, 0)
 	return e, nil
 }
