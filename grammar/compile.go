@@ -446,8 +446,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		node int
 	}{{"not", ks.Not}, {"contains", ks.Contains},
 		{"propertyNames", ks.PropertyNames},
-		{"dependentRequired", ks.DependentRequired}, {"minProperties", ks.MinProperties},
-		{"maxProperties", ks.MaxProperties}, {"multipleOf", ks.Mult}} {
+		{"dependentRequired", ks.DependentRequired}, {"multipleOf", ks.Mult}} {
 		if kw.node >= 0 {
 			c.drop(path+"."+kw.name, kw.name)
 		}

@@ -349,7 +349,8 @@ func (c *compiler) has(v *view, f func(*schema.Keys) bool) bool {
 func constrainsType(ks *schema.Keys) bool {
 	for _, n := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.Items, ks.PrefixItems,
 		ks.MinItems, ks.MaxItems, ks.MinLength, ks.MaxLength, ks.Minimum, ks.Maximum,
-		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format, ks.PatternProperties} {
+		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format, ks.PatternProperties,
+		ks.MinProperties, ks.MaxProperties} {
 		if n >= 0 {
 			return true
 		}
@@ -511,10 +512,7 @@ func within(lit string, lo, hi *bound) bool {
 func (c *compiler) viewLengths(v *view, what string) (lo, hi int) {
 	hi = -1
 	for _, n := range v.nodes {
-		minNode, maxNode := n.ks.MinLength, n.ks.MaxLength
-		if what == "Items" {
-			minNode, maxNode = n.ks.MinItems, n.ks.MaxItems
-		}
+		minNode, maxNode := countNodes(&n.ks, what)
 		l, h := c.counts(minNode, maxNode, n.path, what)
 		lo = max(lo, l)
 		if h >= 0 && (hi < 0 || h < hi) {
@@ -522,6 +520,38 @@ func (c *compiler) viewLengths(v *view, what string) (lo, hi int) {
 		}
 	}
 	return lo, hi
+}
+
+// countNodes returns the keywords minWHAT and maxWHAT of ks (what:
+// "Length", "Items" or "Properties").
+func countNodes(ks *schema.Keys, what string) (minNode, maxNode int) {
+	switch what {
+	case "Items":
+		return ks.MinItems, ks.MaxItems
+	case "Properties":
+		return ks.MinProperties, ks.MaxProperties
+	}
+	return ks.MinLength, ks.MaxLength
+}
+
+// memberCounts checks minProperties and maxProperties on an object whose
+// members are the declared ones, from required to declared of them, and
+// others when open: they hold, or are reported.
+func (c *compiler) memberCounts(v *view, required, declared int, open bool) {
+	lo, hi := c.viewLengths(v, "Properties")
+	if lo <= required && (hi < 0 || !open && hi >= declared) {
+		return
+	}
+	for _, n := range v.nodes {
+		for _, kw := range [...]struct {
+			node int
+			name string
+		}{{n.ks.MinProperties, "minProperties"}, {n.ks.MaxProperties, "maxProperties"}} {
+			if kw.node >= 0 {
+				c.loosen(n.path+"."+kw.name, kw.name, "the number of an object's declared properties present is not counted")
+			}
+		}
+	}
 }
 
 // viewBounds merges the numeric bounds of v: the tightest of each side.
@@ -669,10 +699,7 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 	}
 	why := "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
 	for _, nd := range v.nodes {
-		minNode, maxNode := nd.ks.MinLength, nd.ks.MaxLength
-		if what == "Items" {
-			minNode, maxNode = nd.ks.MinItems, nd.ks.MaxItems
-		}
+		minNode, maxNode := countNodes(&nd.ks, what)
 		if minNode >= 0 {
 			c.loosen(nd.path+".min"+what, "min"+what, why)
 		}
@@ -920,13 +947,34 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	names, values, required, extra := c.objectMembers(v)
 	if len(names) == 0 {
 		member := c.freeMember(v, extra, ctx)
-		if member == nil {
+		lo, hi := c.viewLengths(v, "Properties")
+		lo, hi, _ = c.budget(v, lo, hi, "Properties")
+		if member == nil || hi == 0 {
+			if lo > 0 {
+				c.fail(v.path, "no object can be written: minProperties asks for more members than the schema allows")
+				return nil
+			}
 			return lit("{}")
 		}
-		return seq(lit("{"), opt(seq(member, star(seq(lit(", "), member)))), lit("}"))
+		more := -1
+		if hi > 0 {
+			more = hi - 1
+		}
+		members := seq(member, rep(seq(lit(", "), member), max(lo-1, 0), more))
+		if lo == 0 {
+			members = opt(members)
+		}
+		return seq(lit("{"), members, lit("}"))
 	}
 	c.patternPropertiesBeside(v)
 	rest := c.extras(v, extra, names, ctx, false)
+	nreq := 0
+	for _, r := range required {
+		if r {
+			nreq++
+		}
+	}
+	c.memberCounts(v, nreq, len(names), rest != nil)
 	var ms []member
 	for i, name := range names {
 		key := string(pyjson.AppendQuoted(nil, name))

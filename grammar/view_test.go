@@ -207,3 +207,27 @@ func TestPatternProperties(t *testing.T) {
 		}
 	}
 }
+
+// minProperties and maxProperties are counted on an object of free
+// members, hold by themselves on a closed one when its required and
+// declared properties keep within them, and are reported otherwise.
+func TestPropertyCounts(t *testing.T) {
+	g, err := compileFormat(`{"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 2}`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{`{}`: false, `{"a": 1}`: true, `{"a": 1, "b": 2}`: true, `{"a": 1, "b": 2, "c": 3}`: false} {
+		if g.Matches(analysisPrefix+finalHeader+s) != want {
+			t.Errorf("%s in the grammar: %v", s, !want)
+		}
+	}
+	if g, err := compileFormat(`{"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a"], "additionalProperties": false, "minProperties": 1, "maxProperties": 2}`, true); err != nil || len(g.Dropped) != 0 {
+		t.Errorf("counts a closed object keeps within: %v %v", g, err)
+	}
+	if _, err := compileFormat(`{"type": "object", "properties": {"a": {}, "b": {}}, "additionalProperties": false, "minProperties": 1}`, true); err == nil || !strings.Contains(err.Error(), "minProperties") {
+		t.Errorf("a count the declared properties don't keep: %v", err)
+	}
+	if _, err := compileFormat(`{"type": "object", "maxProperties": 0, "minProperties": 1}`, false); err == nil {
+		t.Error("no object has from 1 to 0 members")
+	}
+}

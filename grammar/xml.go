@@ -53,6 +53,13 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	if len(names) > 0 {
 		rest := c.extras(v, extra, names, inArgument, true)
+		nreq := 0
+		for _, r := range required {
+			if r {
+				nreq++
+			}
+		}
+		c.memberCounts(v, nreq, len(names), rest != nil)
 		var ms []member
 		for i, name := range names {
 			if !writableKey(name) {
