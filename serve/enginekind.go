@@ -102,7 +102,7 @@ type kindState struct {
 	// public is why without what only the operator should see (the
 	// engine's address, dial errors): what a client is told.
 	public string
-	at   time.Time  // when the last detection ran
+	at     time.Time // when the last detection ran
 	// down is set when the last detection failed because the engine
 	// did not answer: it may be starting.
 	down bool
