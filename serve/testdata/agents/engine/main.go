@@ -196,6 +196,10 @@ func Script(prompt string) (gen, stop string) {
 			if shell == "" {
 				shell, param = m[1], "cmd"
 			}
+		case "run_commands": // Cline: a list of commands
+			if shell == "" {
+				shell, param = m[1], "commands"
+			}
 		}
 	}
 	if shell == "" && strings.Contains(prompt, "\ntype get_weather = ") {
@@ -218,6 +222,9 @@ func Script(prompt string) (gen, stop string) {
 		cmd = "echo two"
 	}
 	value := cmd
+	if shell == "run_commands" {
+		value = `["` + cmd + `"]`
+	}
 	if shell == "exec_command" && !strings.Contains(prompt, "cmd: string") && strings.Contains(prompt, "command: string[]") {
 		param, value = "command", `["bash", "-lc", "`+cmd+`"]`
 	}
