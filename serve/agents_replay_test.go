@@ -43,13 +43,20 @@ func TestAgentSessions(t *testing.T) {
 		// refuse is --refuse-late-instructions, under which the session
 		// was recorded.
 		refuse bool
+		// dropsReasoning is a client that leaves reasoning out of the
+		// history (recorded with --allow-missing-thinking): its turns'
+		// prompts begin with the previous prompt, but the reply in them
+		// is not the generation as written.
+		dropsReasoning bool
 	}{
-		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`, false},
-		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false},
-		{"opencode-1.18.33", "", `"tool_calls"`, false},
+		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`, false, false},
+		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false, false},
+		{"opencode-1.18.33", "", `"tool_calls"`, false, false},
 		// Refused, Claude Code resends with its environment folded into
 		// its first user message, and finishes.
-		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true},
+		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true, false},
+		{"cline-3.0.65", "", `"tool_calls"`, false, false},
+		{"continue-cli-1.5.47-allow-missing-thinking", "", `"tool_calls"`, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -89,6 +96,7 @@ func TestAgentSessions(t *testing.T) {
 			// The recording's gateway signed reasoning with this key.
 			gw := newGateway(t, fe, func(c *Config) {
 				c.Model, c.SigningKey, c.Engine, c.RefuseLateInstructions = "beam", "agents-replay", EngineVLLM, tt.refuse
+				c.AllowMissingThinking = tt.dropsReasoning
 			})
 			// Each chain of requests that share their tools is one
 			// conversation (a title request has none).
@@ -118,7 +126,11 @@ func TestAgentSessions(t *testing.T) {
 				_ = json.Unmarshal(e.Body, &body)
 				agent := len(body.Tools) > 2
 				prompt := reqs[len(reqs)-1].Prompt
-				if prev := last[agent]; prev != nil && !strings.HasPrefix(prompt, prev.prompt+prev.gen) {
+				prev := last[agent]
+				if prev != nil && tt.dropsReasoning {
+					prev = &chain{prompt: strings.TrimSuffix(prev.prompt, "<|start|>assistant")}
+				}
+				if prev != nil && !strings.HasPrefix(prompt, prev.prompt+prev.gen) {
 					t.Errorf("request %d: the prompt does not begin with the previous turn's prompt and generation:\nprevious ends %q\nthis one is %q",
 						i+1, tail(prev.prompt+prev.gen, 300), tail(prompt, 600))
 				}
