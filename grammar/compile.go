@@ -186,6 +186,9 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 		return nil, nil
 	}
 	c := &compiler{ctx: ctx, paths: map[int]string{}}
+	// The shared text languages alone take about 200 rules.
+	c.g.rules = make([]rule, 0, 256)
+	c.g.lines = make([]string, 0, 256)
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr

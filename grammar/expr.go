@@ -342,7 +342,16 @@ func expandedCost(e *expr) int {
 // greedily, so \x is never used).
 func writeLit(b *strings.Builder, s string) {
 	b.WriteByte('"')
-	for _, c := range s {
+	// Runs of characters that stand for themselves are written at once.
+	plain := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f {
+			break
+		}
+		plain = i + 1
+	}
+	b.WriteString(s[:plain])
+	for _, c := range s[plain:] {
 		switch {
 		case c == '"':
 			b.WriteString(`\"`)
