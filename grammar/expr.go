@@ -259,6 +259,11 @@ func writeExpr(b *strings.Builder, nameOf func(*expr) string, e *expr, nested bo
 			b.WriteByte(')')
 		}
 	case kRep:
+		// A repetition of a repetition is written in parentheses: x{1,4}?
+		// is one quantifier too many for xgrammar.
+		if nested {
+			b.WriteByte('(')
+		}
 		inner := e.items[0]
 		writeExpr(b, nameOf, inner, grouped(inner))
 		switch {
@@ -274,6 +279,9 @@ func writeExpr(b *strings.Builder, nameOf func(*expr) string, e *expr, nested bo
 			b.WriteString("{" + strconv.Itoa(e.min) + "}")
 		default:
 			b.WriteString("{" + strconv.Itoa(e.min) + "," + strconv.Itoa(e.max) + "}")
+		}
+		if nested {
+			b.WriteByte(')')
 		}
 	}
 }

@@ -669,12 +669,16 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 		return ref(r), counted
 	}
 	var e *expr
-	if value != nil {
-		if raw {
-			e = rawChars(value)
-		} else {
-			e = seq(lit(`"`), jsonChars(value), lit(`"`))
-		}
+	switch {
+	case value == nil:
+	case kw == "format" && !counted && raw:
+		e = formatRaw(strings.TrimPrefix(key, "format:")) // encoded once per process
+	case kw == "format" && !counted:
+		e = seq(lit(`"`), formatJSON(strings.TrimPrefix(key, "format:")), lit(`"`))
+	case raw:
+		e = rawChars(value)
+	default:
+		e = seq(lit(`"`), jsonChars(value), lit(`"`))
 	}
 	if e != nil && expandedCost(e) > maxShapeCost {
 		c.loosen(path, kw, "it would cost an engine more than "+itoa(maxShapeCost)+" elements")

@@ -3,6 +3,7 @@ package grammar
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -229,5 +230,27 @@ func TestPropertyCounts(t *testing.T) {
 	}
 	if _, err := compileFormat(`{"type": "object", "maxProperties": 0, "minProperties": 1}`, false); err == nil {
 		t.Error("no object has from 1 to 0 members")
+	}
+}
+
+// No repetition is written directly after another: xgrammar reads one
+// quantifier after an element.
+func TestNoStackedQuantifiers(t *testing.T) {
+	e := opt(rep(class(false, runeRange{'a', 'z'}), 1, 4))
+	var b strings.Builder
+	writeExpr(&b, func(*expr) string { return "" }, e, false)
+	if got := b.String(); got != "([a-z]{1,4})?" {
+		t.Errorf("written %s", got)
+	}
+	for name := range map[string]bool{"keywords_strict": true, "realistic_required": true} {
+		data, err := os.ReadFile("testdata/" + name + ".ebnf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"}?", "}*", "}+", "}{", "?*", "*?", "+?", "??", "**", "++", "?+", "*+", "+*"} {
+			if strings.Contains(strings.ReplaceAll(string(data), `"`+q, ""), q) {
+				t.Errorf("%s holds %q", name, q)
+			}
+		}
 	}
 }
