@@ -13,7 +13,8 @@
 # Needs Go, node and npm; reaches only the npm registry. Set GATEWAY_FLAGS
 # to pass flags to the gateway (--refuse-late-instructions, say: Claude
 # Code then falls back and still finishes). The clients' versions are
-# pinned below; set AGENTS_LATEST=1 to try the newest.
+# pinned below; set AGENTS_LATEST=1 to try the newest, KEEP=1 to keep the
+# working directory (logs, the clients' output, the requests).
 set -euo pipefail
 record=""
 if [ "${1:-}" = "--record" ]; then record=$(realpath -m "$2"); shift 2; fi
@@ -25,7 +26,7 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
+  if [ -n "${KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 
@@ -94,7 +95,8 @@ JSON
   if grep -qF "$want" "$out" && [ "$(grep -c '"generations"' "$dir"/*.json | awk -F: '{s+=$2} END {print s}')" -ge 3 ]; then
     echo "$name: ok ($(ls "$dir" | wc -l) requests)"
   else
-    echo "$name: FAILED; its output:" >&2; cat "$out" "$out.err" >&2; status=1
+    echo "$name: FAILED ($(ls "$dir" | wc -l) requests recorded); its output, then the gateway's log:" >&2
+    cat "$out" "$out.err" >&2; tail -20 "$work/gateway.log" >&2; status=1
   fi
   if [ -n "$record" ]; then mkdir -p "$record/$name" && cp "$dir"/*.json "$record/$name/"; fi
 done
