@@ -2,6 +2,7 @@ package harmony_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -193,4 +194,27 @@ func TestLintLateInstructions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A system message after the conversation has begun, as Claude Code sends
+// its environment, joins the instructions before the first assistant
+// turn; after one, it is a user message in its place.
+func ExamplePlaceInstructions() {
+	messages := []harmony.Message{
+		{Role: "user", Content: "Hi"},
+		{Role: "system", Content: "Working directory: /src"},
+		{Role: "assistant", Reasoning: "A greeting.", Content: "Hello!"},
+		{Role: "developer", Content: "Answer in French."},
+		{Role: "user", Content: "How are you?"},
+	}
+	placed, origin := harmony.PlaceInstructions(messages)
+	for i, m := range placed {
+		fmt.Printf("%d (from %d) %s: %q\n", i, origin[i], m.Role, m.Content)
+	}
+	// Output:
+	// 0 (from 1) system: "Working directory: /src"
+	// 1 (from 0) user: "Hi"
+	// 2 (from 2) assistant: "Hello!"
+	// 3 (from 3) user: "# Instructions\n\nAnswer in French."
+	// 4 (from 4) user: "How are you?"
 }
