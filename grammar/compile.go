@@ -150,7 +150,10 @@ type compiler struct {
 	numRule int          // rule of any number
 	prefix  string       // rule name prefix of the schema being compiled
 
-	dropped  []Dropped
+	dropped []Dropped
+	// rootOf is the schema whose unevaluatedProperties: false the view
+	// being compiled enforces (-1: none).
+	rootOf   int
 	reported map[string]bool // the paths in dropped
 
 	ctx   context.Context
@@ -458,7 +461,10 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		c.drop(path+".uniqueItems", "uniqueItems")
 	}
 	for _, kw := range unenforced {
-		if d.Lookup(s, kw) >= 0 {
+		if n := d.Lookup(s, kw); n >= 0 {
+			if kw == "unevaluatedProperties" && d.Kind(n) == pyjson.False && c.rootOf == s {
+				continue // enforced: the object it is the root of is closed
+			}
 			c.drop(path+"."+kw, kw)
 		}
 	}

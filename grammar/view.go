@@ -19,6 +19,10 @@ type view struct {
 	nodes []vnode
 	never bool   // a false schema among them: nothing is valid
 	path  string // where the value's schema is, for its rule's name and errors
+	// root is the schema the view was made from: every other schema of
+	// the view is one its $ref, allOf, anyOf or oneOf led to, so the
+	// properties they declare are those it evaluates.
+	root int
 }
 
 // vnode is one schema object of a view.
@@ -36,7 +40,7 @@ const (
 
 // viewOf returns the view of the schema at node s, at path.
 func (c *compiler) viewOf(s int, path string) *view {
-	v := &view{path: path}
+	v := &view{path: path, root: s}
 	c.expand(v, s, path, nil)
 	return v
 }
@@ -128,7 +132,7 @@ func (v *view) key(ctx textContext, xml bool) string {
 // $ref or allOf, adds nothing). A variant that refers back to a schema of v
 // is a schema that contains itself.
 func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
-	w := &view{path: path}
+	w := &view{path: path, root: v.root}
 	stack := make([]int, 0, len(v.nodes))
 	for j, n := range v.nodes {
 		stack = append(stack, n.node)
@@ -248,6 +252,10 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		return nil
 	}
 	d := c.d
+	c.rootOf = -1
+	if c.unevaluatedClosed(v) {
+		c.rootOf = v.root
+	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, &n.ks, n.path)
 	}
@@ -297,7 +305,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if set == tAll && !c.has(v, constrainsType) {
+	if set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) {
 		return c.anyJSON(ctx)
 	}
 	var alts []*expr
@@ -1012,7 +1020,7 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 // declared names, each valid for extra. An argument list (args) is an
 // object too, its members arguments.
 func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext, args bool) func(after bool) *expr {
-	if extra.never {
+	if extra.never || c.unevaluatedClosed(v) {
 		return nil
 	}
 	if !c.strict {
@@ -1035,6 +1043,30 @@ func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext,
 		}
 		return opt(seq(member, more))
 	}
+}
+
+// unevaluatedClosed reports whether the view's root schema says
+// unevaluatedProperties: false, which forbids the members its own schemas
+// do not declare: with the view holding exactly the schemas the root leads
+// to, the declared members of the view. (unevaluatedProperties elsewhere
+// is reported, by dropUnenforced.)
+func (c *compiler) unevaluatedClosed(v *view) bool {
+	closed := false
+	for _, n := range v.nodes {
+		if n.ks.PatternProperties >= 0 || n.ks.AdditionalProperties >= 0 && c.d.Kind(n.ks.AdditionalProperties) != pyjson.False {
+			return false // they evaluate the other members
+		}
+		for _, kw := range [...]string{"if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef"} {
+			if c.d.Lookup(n.node, kw) >= 0 {
+				return false // they may evaluate members the grammar does not see
+			}
+		}
+		if n.node == v.root {
+			u := c.d.Lookup(n.node, "unevaluatedProperties")
+			closed = u >= 0 && c.d.Kind(u) == pyjson.False
+		}
+	}
+	return closed
 }
 
 // freeMember is a member of an object that declares no property: any key
@@ -1068,7 +1100,7 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext) *expr {
 	}
 	anyKey := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
 	if len(pats) == 0 {
-		if extra.never {
+		if extra.never || c.unevaluatedClosed(v) {
 			return nil
 		}
 		return seq(anyKey, lit(": "), c.value(extra, ctx, false))

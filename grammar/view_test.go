@@ -254,3 +254,29 @@ func TestNoStackedQuantifiers(t *testing.T) {
 		}
 	}
 }
+
+// unevaluatedProperties: false on the schema a view is made from closes
+// the object to the properties its schemas declare, without a report;
+// elsewhere, or beside what evaluates other members, it is reported.
+func TestUnevaluatedProperties(t *testing.T) {
+	g, err := compileFormat(`{"type": "object", "allOf": [{"properties": {"a": {"type": "integer"}}}], "properties": {"b": {}}, "unevaluatedProperties": false}`, true)
+	if err != nil || len(g.Dropped) != 0 {
+		t.Fatalf("%v %v", g, err)
+	}
+	for s, want := range map[string]bool{`{"a": 1, "b": 2}`: true, `{"a": 1, "c": 2}`: false, `{}`: true} {
+		if g.Matches(analysisPrefix+finalHeader+s) != want {
+			t.Errorf("%s in the grammar: %v", s, !want)
+		}
+	}
+	if g, err := compileFormat(`{"unevaluatedProperties": false}`, false); err != nil || !g.Matches(analysisPrefix+finalHeader+`{}`) || g.Matches(analysisPrefix+finalHeader+`{"a": 1}`) || !g.Matches(analysisPrefix+finalHeader+`3`) {
+		t.Errorf("untyped: %v %v", g, err)
+	}
+	for _, s := range []string{
+		`{"type": "object", "allOf": [{"properties": {"a": {}}, "unevaluatedProperties": false}], "properties": {"b": {}}}`,
+		`{"type": "object", "properties": {"a": {}}, "if": {"properties": {"b": {}}}, "unevaluatedProperties": false}`,
+	} {
+		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "unevaluatedProperties") && !strings.Contains(err.Error(), "if") {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+}

@@ -32,6 +32,10 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	if v.never {
 		return nil
 	}
+	c.rootOf = -1
+	if c.unevaluatedClosed(v) {
+		c.rootOf = v.root
+	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, &n.ks, n.path)
 		for _, kw := range [...]struct {
