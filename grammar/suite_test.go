@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // This file checks the grammars of the official JSON Schema Test Suite
@@ -133,31 +134,54 @@ func suiteContents(data []byte, rank map[string]int) (contents, ordered []string
 	return contents, ordered, nil
 }
 
-// declaredOrder ranks the property names of a schema in the order it first
-// declares them: the members of every "properties", and the keys of the
-// objects inside every "const" and "enum", in document order.
+// declaredOrder ranks the property names of a schema in the order the
+// grammar writes them: an object schema's $ref target and allOf members
+// first, then its own properties, then its anyOf and oneOf variants' (the
+// order the compiler's views merge them in), then the schemas nested
+// inside; and the keys of the objects inside every "const" and "enum", in
+// document order. A name keeps its first rank.
 func declaredOrder(schemaJSON []byte) map[string]int {
 	rank := map[string]int{}
 	d, err := pyjson.ParseBytes(schemaJSON)
 	if err != nil {
 		return rank
 	}
+	var ptr schema.Pointers
 	declare := func(k int) {
 		if _, ok := rank[d.Str(k)]; !ok {
 			rank[d.Str(k)] = len(rank)
 		}
 	}
+	seen := map[int]bool{}
 	var walk func(i int)
 	walk = func(i int) {
 		switch d.Kind(i) {
 		case pyjson.Object:
+			if seen[i] {
+				return
+			}
+			seen[i] = true
+			if r := d.Lookup(i, "$ref"); r >= 0 {
+				if t := ptr.Resolve(d, 0, r); t >= 0 {
+					walk(t)
+				}
+			}
+			if a := d.Lookup(i, "allOf"); a >= 0 {
+				walk(a)
+			}
+			if p := d.Lookup(i, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
+				d.Members(p, func(name, _ int) bool {
+					declare(name)
+					return true
+				})
+			}
+			for _, kw := range []string{"anyOf", "oneOf"} {
+				if a := d.Lookup(i, kw); a >= 0 {
+					walk(a)
+				}
+			}
 			d.Members(i, func(k, v int) bool {
 				switch d.Str(k) {
-				case "properties":
-					d.Members(v, func(name, _ int) bool {
-						declare(name)
-						return true
-					})
 				case "const", "enum":
 					for n := v; n < d.Next(v); n++ {
 						if d.Kind(n) == pyjson.Object {
@@ -167,8 +191,9 @@ func declaredOrder(schemaJSON []byte) map[string]int {
 							})
 						}
 					}
+				default:
+					walk(v)
 				}
-				walk(v)
 				return true
 			})
 		case pyjson.Array:
