@@ -92,20 +92,24 @@ func (i Info) ShortCommit() string {
 }
 
 // String is the one-line form the version command prints:
-// "github.com/beamharmony/harmony v1.2.0 (commit 0123456789ab, modified) go1.26.0".
+// "github.com/beamharmony/harmony v1.2.0 (commit 0123456789ab, modified) go1.26.0",
+// "(commit unknown)" when the build recorded none.
 func (i Info) String() string {
 	var b strings.Builder
 	b.WriteString(i.Module)
 	b.WriteByte(' ')
 	b.WriteString(i.Version)
-	if i.Commit != "" {
-		b.WriteString(" (commit ")
-		b.WriteString(i.ShortCommit())
-		if i.Modified {
-			b.WriteString(", modified")
-		}
-		b.WriteByte(')')
+	b.WriteString(" (commit ")
+	if i.Commit == "" {
+		// A build without version control information (go install of a
+		// module, a tree without .git): said, not left out.
+		b.WriteString("unknown")
 	}
+	b.WriteString(i.ShortCommit())
+	if i.Modified {
+		b.WriteString(", modified")
+	}
+	b.WriteByte(')')
 	b.WriteByte(' ')
 	b.WriteString(i.GoVersion)
 	return b.String()

@@ -20,7 +20,7 @@ func TestFromBuildInfo(t *testing.T) {
 		{
 			name:      "none",
 			want:      Info{Module: ModulePath, Version: "(unknown)", GoVersion: runtime.Version()},
-			str:       ModulePath + " (unknown) " + runtime.Version(),
+			str:       ModulePath + " (unknown) (commit unknown) " + runtime.Version(),
 			createdBy: "beamharmony version (unknown)",
 		},
 		{
