@@ -101,6 +101,11 @@ Example:
 // --max-tokens is BEAMHARMONY_MAX_TOKENS.
 const envPrefix = "BEAMHARMONY_"
 
+// emptyMeansOff are the flags whose empty value turns a protection off: set
+// empty in the environment (a template that rendered nothing, say), they
+// are refused, as an empty BEAMHARMONY_API_KEY is.
+var emptyMeansOff = map[string]bool{"api-key-file": true, "tls-cert": true, "tls-key": true}
+
 func envName(flagName string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
@@ -179,6 +184,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return // the new name wins
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok && envErr == nil {
+			if v == "" && emptyMeansOff[f.Name] {
+				// Set but empty would silently serve without keys or TLS.
+				envErr = fmt.Errorf("%s is set but empty: unset it, or name a file", envName(f.Name))
+				return
+			}
 			if err := fs.Set(f.Name, v); err != nil {
 				envErr = fmt.Errorf("%s=%q: %w", envName(f.Name), v, err)
 			}
