@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -320,6 +321,11 @@ func backendBase(backend string) (string, error) {
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return "", fmt.Errorf("backend %q: must not have a query or fragment", backend)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("backend %q: port %s is not one from 1 to 65535", backend, p)
+		}
 	}
 	base := strings.TrimRight(u.String(), "/")
 	base = strings.TrimSuffix(base, "/v1")

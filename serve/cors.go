@@ -93,7 +93,9 @@ func (p *corsPolicy) allows(origin string) bool {
 	if p == nil || origin == "" {
 		return false
 	}
-	return p.any || p.origins[strings.ToLower(origin)]
+	// "*" is any web origin, not "null": the Origin of sandboxed frames,
+	// file: pages and some redirects, which anyone can make a browser send.
+	return p.any && !strings.EqualFold(origin, "null") || p.origins[strings.ToLower(origin)]
 }
 
 // isPreflight reports a CORS preflight: OPTIONS with an Origin and the
