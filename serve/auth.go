@@ -7,9 +7,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 )
 
@@ -92,23 +90,10 @@ func (ks *keySet) match(key string) bool {
 // 1 MiB, and refuses a file with no key and any key that SetAPIKeys would
 // refuse, naming its line.
 func ReadKeyFile(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	const maxKeyFile = 1 << 20
-	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	data, err := readSmallFile(path, maxKeyFile) // a FIFO is refused, not waited on
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > maxKeyFile {
-		return nil, fmt.Errorf("%s: larger than 1 MiB", path)
 	}
 	var keys []string
 	sc := bufio.NewScanner(bytes.NewReader(data))

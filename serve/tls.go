@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -25,10 +27,11 @@ type CertReloader struct {
 	// triggered.
 	onError func(error)
 
-	mu      sync.Mutex
-	cert    *tls.Certificate
-	stamp   fileStamp
-	checked time.Time
+	mu        sync.Mutex
+	reloading bool // a handshake is reloading the files
+	cert      *tls.Certificate
+	stamp     fileStamp
+	checked   time.Time
 }
 
 // fileStamp identifies the versions of the two files.
@@ -49,34 +52,42 @@ func NewCertReloader(certFile, keyFile string, onError func(error)) (*CertReload
 }
 
 // Reload reads the files again. On an error the certificate in use stays.
+// The files are read without holding the lock handshakes take, so a file
+// that is slow to read never stalls a handshake.
 func (c *CertReloader) Reload() error {
+	cert, st, err := c.load()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.loadLocked()
-}
-
-func (c *CertReloader) loadLocked() error {
-	st, err := c.statLocked()
+	c.checked = time.Now()
 	if err != nil {
 		return err
 	}
-	certPEM, err := readSmallFile(c.certFile)
-	if err != nil {
-		return err
-	}
-	keyPEM, err := readSmallFile(c.keyFile)
-	if err != nil {
-		return err
-	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return fmt.Errorf("tls certificate %s and key %s: %w", c.certFile, c.keyFile, err)
-	}
-	c.cert, c.stamp, c.checked = &cert, st, time.Now()
+	c.cert, c.stamp = cert, st
 	return nil
 }
 
-func (c *CertReloader) statLocked() (fileStamp, error) {
+// load reads and parses the two files and the stamp they had.
+func (c *CertReloader) load() (*tls.Certificate, fileStamp, error) {
+	st, err := c.stat()
+	if err != nil {
+		return nil, st, err
+	}
+	certPEM, err := readSmallFile(c.certFile, maxPEMFile)
+	if err != nil {
+		return nil, st, err
+	}
+	keyPEM, err := readSmallFile(c.keyFile, maxPEMFile)
+	if err != nil {
+		return nil, st, err
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, st, fmt.Errorf("tls certificate %s and key %s: %w", c.certFile, c.keyFile, err)
+	}
+	return &cert, st, nil
+}
+
+func (c *CertReloader) stat() (fileStamp, error) {
 	var st fileStamp
 	ci, err := os.Stat(c.certFile)
 	if err != nil {
@@ -92,9 +103,17 @@ func (c *CertReloader) statLocked() (fileStamp, error) {
 // maxPEMFile bounds a certificate or key file.
 const maxPEMFile = 1 << 20
 
-// readSmallFile reads a regular file of at most maxPEMFile bytes.
-func readSmallFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readSmallFile reads a regular file of at most max bytes. It looks at the
+// file's type before opening it, and opens it without blocking, so that a
+// FIFO or a device put in its place is refused at once instead of waiting
+// for a writer for good; the type is checked again on what was opened.
+func readSmallFile(path string, max int64) ([]byte, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -103,33 +122,53 @@ func readSmallFile(path string) ([]byte, error) {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
-	} else if st.Size() > maxPEMFile {
-		return nil, fmt.Errorf("%s: larger than 1 MiB", path)
+	} else if st.Size() > max {
+		return nil, fmt.Errorf("%s: larger than %s", path, byteSize(max))
 	}
 	var b bytes.Buffer
-	if _, err := b.ReadFrom(f); err != nil {
+	if _, err := b.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, err
 	}
-	if b.Len() > maxPEMFile {
-		return nil, fmt.Errorf("%s: larger than 1 MiB", path)
+	if int64(b.Len()) > max {
+		return nil, fmt.Errorf("%s: larger than %s", path, byteSize(max))
 	}
 	return b.Bytes(), nil
 }
 
 // GetCertificate is tls.Config's GetCertificate: the current certificate,
-// reloaded first when the files changed.
+// reloaded first when the files changed. Only one handshake at a time
+// reloads, outside the lock: the others go on with the certificate in use.
 func (c *CertReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if now := time.Now(); now.Sub(c.checked) >= c.checkEvery {
-		c.checked = now
-		if st, err := c.statLocked(); err == nil && st != c.stamp {
-			if err := c.loadLocked(); err != nil && c.onError != nil {
-				c.onError(err)
-			}
-		}
+	cert := c.cert
+	due := !c.reloading && time.Since(c.checked) >= c.checkEvery
+	if due {
+		c.checked, c.reloading = time.Now(), true
 	}
-	return c.cert, nil
+	stamp := c.stamp
+	c.mu.Unlock()
+	if !due {
+		return cert, nil
+	}
+	defer func() {
+		c.mu.Lock()
+		c.reloading = false
+		c.mu.Unlock()
+	}()
+	if st, err := c.stat(); err != nil || st == stamp {
+		return cert, nil
+	}
+	next, st, err := c.load()
+	if err != nil {
+		if c.onError != nil {
+			c.onError(err)
+		}
+		return cert, nil
+	}
+	c.mu.Lock()
+	c.cert, c.stamp = next, st
+	c.mu.Unlock()
+	return next, nil
 }
 
 // TLSConfig returns a server TLS configuration (TLS 1.2 at least) that
