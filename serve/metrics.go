@@ -111,7 +111,7 @@ func newMetrics() *metrics {
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_requests_total",
 		Help: "Generating requests (every API), by whether they streamed."}, []string{"stream"})
 	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_errors_total",
-		Help: "Failed generating requests, by kind of failure."}, []string{"kind"})
+		Help: "Failed generating requests, and requests for no endpoint (not_found), by kind of failure."}, []string{"kind"})
 	m.streamsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Name: "beamharmony_streams_open",
 		Help: "Streamed replies in progress."})
 	m.prepareWaiting = prometheus.NewGauge(prometheus.GaugeOpts{Name: "beamharmony_prepare_waiting",

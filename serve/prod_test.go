@@ -377,8 +377,12 @@ func TestLogRecords(t *testing.T) {
 	}
 	do(t, gw, "GET", "/v1/nothing", "", nil)
 	r = find(func(r map[string]any) bool { return r["status"] == 404.0 })
-	if r["error_kind"] != "not_found" || r["path"] != "/v1/nothing" || r["level"] != "INFO" {
+	if r["error_kind"] != "not_found" || r["path"] != "/v1/nothing" || r["level"] != "WARN" {
 		t.Errorf("404 record %v", r)
+	}
+	// And counted, as the README's metrics table says.
+	if _, data := do(t, gw, "GET", "/metrics", "", nil); !strings.Contains(string(data), `beamharmony_errors_total{kind="not_found"} 1`) {
+		t.Errorf("the 404 is not counted:\n%s", data)
 	}
 	do(t, gw, "POST", "/v1/messages/count_tokens", msgsBody, nil)
 	r = find(func(r map[string]any) bool { return r["status"] == 501.0 })

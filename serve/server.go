@@ -256,6 +256,7 @@ func (s *Server) MetricsHandler() http.Handler {
 // notFound answers a request for no endpoint with a 404, logged.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, id, msg string) {
 	e := &apiError{status: http.StatusNotFound, kind: kindNotFound, code: "not_found", msg: msg}
+	s.metrics.errors.WithLabelValues(kindNotFound.String()).Inc()
 	s.logRequest(r, id, nil, e.status, e, time.Now())
 	errorWriterFor(familyEither, r)(w, e)
 }
@@ -281,15 +282,11 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request, id string, rt *r
 
 // logRequest writes the log record of a request to an endpoint that is not
 // a generating one (or of a request that reached no endpoint): at debug
-// level when it succeeded, else at info (404), warn (other 4xx and 501) or
-// error.
+// level when it succeeded, else at warn (4xx and 501) or error.
 func (s *Server) logRequest(r *http.Request, id string, rt *route, status int, e *apiError, start time.Time) {
 	level := slog.LevelDebug
 	if e != nil {
-		level = errorLevel(e.status, e.kind)
-		if e.kind == kindNotFound {
-			level = slog.LevelInfo
-		}
+		level = errorLevel(e.status, e.kind) // a 404 too, as the README says of failures
 	}
 	if !s.log.Enabled(r.Context(), level) {
 		return
