@@ -94,7 +94,7 @@ Exit status: 0 when the run succeeds; 1 when it cannot complete
 (unreadable input, unwritable output, --strict and a bad row, a signal),
 or when it completes but rows were read and none written, or the rejects
 pass --max-rejects (a count such as 0 or 250, or a percentage of the rows
-read such as 1%, the default; 100% never fails): then the files are in
+read such as 1%, the default; 100% never fails on rejects alone): then the files are in
 place, for a look at the rejects, and the summary and the manifest say
 why; 2 for bad flags.
 
@@ -123,7 +123,7 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.AllowMissingThinking, "allow-missing-thinking", false, "render assistant turns without reasoning as the template does (an empty analysis message) instead of rejecting their rows")
 	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", dataset.DefaultMaxRowBytes, "reject JSONL lines longer than this many bytes")
 	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")
-	maxRejects := fs.String("max-rejects", dataset.DefaultRejectLimit.String(), "fail (exit 1) when the rejects pass this `LIMIT`: a count, or a percentage of the rows read (100% never fails)")
+	maxRejects := fs.String("max-rejects", dataset.DefaultRejectLimit.String(), "fail (exit 1) when the rejects pass this `LIMIT`: a count, or a percentage of the rows read (100%: never on rejects alone; a run that read rows and wrote none fails whatever the limit)")
 	fs.Int64Var(&c.MaxRejectsBytes, "max-rejects-bytes", dataset.DefaultMaxRejectsBytes, "the rejects file's largest size; rejects past it are counted, not written")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
 	tokPath := fs.String("tokenizer", "", "write input_ids, assistant_masks and num_tokens, tokenized with this tokenizer.json (or a directory holding one)")

@@ -118,7 +118,7 @@ func TestParseRejectLimit(t *testing.T) {
 }
 
 // TestMaxRejects: a run that rejects more than --max-rejects (a count or
-// a percentage; 1% by default; 100% never fails), or writes none of the
+// a percentage; 1% by default; 100% never on rejects alone), or writes none of the
 // rows it read, completes with its files in place and Failed set; the
 // stats and the manifest record the limit and the decision, and a rerun
 // that finds the part complete decides again with its own limit (issue
@@ -140,7 +140,7 @@ func TestMaxRejects(t *testing.T) {
 		{in, "9", true, "failed: 10 of 100 rows rejected (10%), more than --max-rejects 9"},
 		{in, "100%", false, "ok"},
 		{allBad, "100", true, "failed: none of the 5 rows read was written"},
-		{allBad, "100%", false, "ok"},
+		{allBad, "100%", true, "failed: none of the 5 rows read was written"}, // whatever the limit
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.input)+" "+tc.limit, func(t *testing.T) {

@@ -74,10 +74,11 @@ func (s *Stats) decide(l RejectLimit) {
 	s.MaxRejects = l.String()
 	s.Failed, s.Outcome = false, "ok"
 	switch {
-	case l.never():
 	case s.RowsRead > 0 && s.RowsWritten == 0:
+		// Whatever the limit: an empty output is never a success.
 		s.Failed = true
 		s.Outcome = fmt.Sprintf("failed: none of the %d rows read was written", s.RowsRead)
+	case l.never():
 	case l.passed(s.RowsRejected, s.RowsRead):
 		s.Failed = true
 		s.Outcome = fmt.Sprintf("failed: %d of %d rows rejected (%s), more than --max-rejects %s",
