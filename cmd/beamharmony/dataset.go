@@ -16,6 +16,7 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/dataset"
+	"github.com/beamharmony/harmony/internal/syntax"
 	"github.com/beamharmony/harmony/tokenizer"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -161,6 +162,13 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		tok, err := tokenizer.Load(*tokPath)
 		if err != nil {
 			return fail(stderr, "dataset", fmt.Errorf("--tokenizer: %w", err))
+		}
+		// A tokenizer without the format's markers would reject every
+		// row alike: refused once, here.
+		for _, mk := range syntax.Markers {
+			if _, ok := tok.TokenToID(mk); !ok {
+				return fail(stderr, "dataset", fmt.Errorf("--tokenizer %s: %w: %s; use the checkpoint's own tokenizer.json", *tokPath, harmony.ErrMarkerNotInVocabulary, mk))
+			}
 		}
 		id, err := tokenizerID(*tokPath)
 		if err != nil {

@@ -309,3 +309,19 @@ func TestDatasetMemoryLimit(t *testing.T) {
 		t.Fatalf("with GOMEMLIMIT set the limit became %d", got)
 	}
 }
+
+// A tokenizer without the format's markers is refused once, at start, not
+// row by row.
+func TestDatasetTokenizerWithoutMarkers(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	row := `{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!", "reasoning_content": "greet"}]}` + "\n"
+	os.WriteFile(in, []byte(strings.Repeat(row, 5)), 0o644)
+	_, stderr, code := runCLI(t, "", "dataset", "--tokenizer", "../../tokenizer/testdata/gpt2", "-o", filepath.Join(dir, "out.jsonl"), in)
+	if code != 1 || !strings.Contains(stderr, "the tokenizer has no token for a marker of the format: <|start|>") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.jsonl")); err == nil {
+		t.Error("an output was written")
+	}
+}
