@@ -65,10 +65,10 @@ func (c *compiler) chainRules(ms []member, sep string, rest func(after bool) *ex
 // (with json) or an argument's raw key. It is a trie of the names' texts:
 // at each node the key may end (unless the node spells a name), go on with
 // a character of a name below, or leave the trie with any other character
-// (then any key follows). A name is followed character by character until
-// an escape or a "<" in its text: past one, the trie does not follow it
-// (those names are not excluded beyond that point), and outside the names
-// a key has no raw "<", so that no marker can be formed.
+// (then any key follows). A JSON key has one spelling (escapes only where
+// jsonCharText writes them, "<" as \u003c), so that no key outside the
+// trie names a declared property; a name whose text holds an escape or a
+// "<" is not followed past it (extras refuses such names under strict).
 func (c *compiler) keyExcept(names []string, json bool) *expr {
 	type node struct {
 		name     bool
@@ -109,7 +109,14 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 	excluded := []runeRange{{'<', '<'}}
 	if json {
 		excluded = append(excluded, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'\\', '\\'})
-		escape, end = jsonEscape(), `"`
+		// Only the one spelling jsonCharText gives each character that
+		// needs an escape: with one spelling per key, a key outside the
+		// trie can't be a declared name spelled otherwise (\u0061 for a).
+		var alts []*expr
+		for c := rune(0); c < 0x20; c++ {
+			alts = append(alts, lit(jsonCharText(c)))
+		}
+		escape, end = alt(append(alts, lit(jsonCharText('"')), lit(jsonCharText('\\')), lit(jsonCharText('<')))...), `"`
 	} else {
 		excluded = append(excluded, runeRange{'"', '"'}, runeRange{'>', '>'}, runeRange{'\n', '\n'})
 	}

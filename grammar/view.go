@@ -1027,6 +1027,15 @@ func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext,
 		c.report(v.path+".additionalProperties", "additionalProperties")
 		return nil
 	}
+	if !args {
+		for _, name := range names {
+			if q := string(pyjson.AppendQuoted(nil, name)); strings.ContainsAny(q[1:len(q)-1], "\\<") {
+				c.loosen(v.path+".additionalProperties", "additionalProperties",
+					"the declared property "+strconv.Quote(name)+" holds a character written as an escape, so other members' keys can't be kept from naming it; set additionalProperties to false")
+				return nil
+			}
+		}
+	}
 	var member *expr
 	sep := ", "
 	if args {

@@ -44,7 +44,7 @@ func TestKeywordsApplyTogether(t *testing.T) {
 		// Under strict, an object that allows other members is open.
 		{"an open object under strict", `{"type": "object", "properties": {"a": {"type": "integer"}}}`, true,
 			[]string{`{"a": 1}`, `{"a": 1, "b": "x"}`, `{"b": [1]}`, `{}`, `{"ab": 1}`, `{"": 0}`},
-			[]string{`{"a": 1, "a": 2}`, `{"b": 1, "a": 2}`, `{"a": "x"}`}},
+			[]string{`{"a": 1, "a": 2}`, `{"b": 1, "a": 2}`, `{"a": "x"}`, `{"a": 1, "\u0061": "x"}`, `{"\u0061": "x"}`}},
 		{"other members of a schema", `{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "boolean"}}`, true,
 			[]string{`{"a": 1, "b": true}`, `{"c": false, "d": true}`}, []string{`{"b": 1}`}},
 		{"closed by default", `{"type": "object", "properties": {"a": {"type": "integer"}}}`, false,
@@ -278,5 +278,17 @@ func TestUnevaluatedProperties(t *testing.T) {
 		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "unevaluatedProperties") && !strings.Contains(err.Error(), "if") {
 			t.Errorf("%s: %v", s, err)
 		}
+	}
+}
+
+// Under strict, an open object whose declared names hold a character
+// written as an escape can't keep other keys from naming them: an error.
+func TestOpenObjectEscapedName(t *testing.T) {
+	_, err := compileFormat(`{"type": "object", "properties": {"a\nb": {"type": "number"}}}`, true)
+	if err == nil || !strings.Contains(err.Error(), "additionalProperties") {
+		t.Errorf("%v", err)
+	}
+	if _, err := compileFormat(`{"type": "object", "properties": {"a\nb": {"type": "number"}}, "additionalProperties": false}`, true); err != nil {
+		t.Errorf("closed: %v", err)
 	}
 }
