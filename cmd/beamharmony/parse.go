@@ -42,8 +42,9 @@ are written before the next read, so a generation piped in from a running
 model is followed live. Reading stops at the first parse error, and at the
 parser's limit of 4 MiB of generation, whatever the input's size.
 
-Warnings (a value that fits no type, text after the end marker) go to
-stderr. On a parse error the partial message (or the events so far) is
+Warnings (a value that fits no type, text after the end marker, a
+generation without an end marker: cut short, or from a server that strips
+stop tokens) go to stderr; they leave the exit code 0. On a parse error the partial message (or the events so far) is
 written as usual, then one line on stderr names the error and its byte
 offset in the generation, and the exit code is 1.
 
@@ -95,6 +96,14 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "beamharmony parse: warning: %s\n", strings.ReplaceAll(w.String(), "\n", " "))
+	}
+	if perr == nil && res.End == "" {
+		// Said, not an error: servers that strip stop tokens end so.
+		what := "the generation has no end marker (<|return|> or <|call|>): it may have been cut short, or the server strips stop tokens"
+		if res.Message.Content == "" && len(res.Message.ToolCalls) == 0 {
+			what = "the generation ended inside its reasoning, without an answer or a call, and without an end marker: it was probably cut short (max_tokens)"
+		}
+		fmt.Fprintf(stderr, "beamharmony parse: warning: %s\n", what)
 	}
 	if perr != nil {
 		return fail(stderr, "parse", perr)
