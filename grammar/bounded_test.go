@@ -96,16 +96,7 @@ func TestNumericBoundsAreBounded(t *testing.T) {
 		if len(g.text) > 32<<10 {
 			t.Errorf("%s: a grammar of %d bytes", c.name, len(g.text))
 		}
-		for _, s := range c.in {
-			if !g.Matches(analysisPrefix + finalHeader + s) {
-				t.Errorf("%s: %s is not in the grammar", c.name, s)
-			}
-		}
-		for _, s := range c.out {
-			if g.Matches(analysisPrefix + finalHeader + s) {
-				t.Errorf("%s: %s is in the grammar", c.name, s)
-			}
-		}
+		checkContents(t, c.name, g, c.in, c.out)
 		var got []string
 		for _, d := range g.Dropped {
 			got = append(got, d.Keyword)
@@ -123,6 +114,22 @@ func TestNumericBoundsAreBounded(t *testing.T) {
 }
 
 const analysisPrefix = "<|channel|>analysis<|message|>r<|end|>"
+
+// checkContents checks that the final message's contents in are in g's
+// language and those out are not.
+func checkContents(t *testing.T, name string, g *Grammar, in, out []string) {
+	t.Helper()
+	for _, s := range in {
+		if !g.Matches(analysisPrefix + finalHeader + s) {
+			t.Errorf("%s: %s is not in the grammar", name, s)
+		}
+	}
+	for _, s := range out {
+		if g.Matches(analysisPrefix + finalHeader + s) {
+			t.Errorf("%s: %s is in the grammar", name, s)
+		}
+	}
+}
 
 // parseBound reads any JSON number exactly or says why it can't.
 func TestParseBound(t *testing.T) {

@@ -102,6 +102,15 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	}
 }
 
+// addTo adds schema s, at path, to view w, whose path is the first
+// schema's.
+func (c *compiler) addTo(w *view, s int, path string) {
+	if w.path == "" {
+		w.path = path
+	}
+	c.expand(w, s, path, nil)
+}
+
 // key identifies v for the memo: its schemas and what was distributed.
 func (v *view) key(ctx textContext, xml bool) string {
 	if v.never {
@@ -748,19 +757,11 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 			ks := &n.ks
 			if ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i < int(d.Nodes[ks.PrefixItems].Len) {
 				e := elementAt(d, ks.PrefixItems, i)
-				p := n.path + ".prefixItems[" + strconv.Itoa(i) + "]"
-				if w.path == "" {
-					w.path = p
-				}
-				c.expand(w, e, p, nil)
+				c.addTo(w, e, n.path+".prefixItems["+strconv.Itoa(i)+"]")
 				continue
 			}
 			if ks.Items >= 0 && d.Kind(ks.Items) != pyjson.Array {
-				p := n.path + ".items"
-				if w.path == "" {
-					w.path = p
-				}
-				c.expand(w, ks.Items, p, nil)
+				c.addTo(w, ks.Items, n.path+".items")
 			}
 		}
 		if w.path == "" {
@@ -904,20 +905,12 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 			ks := &n.ks
 			if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
 				if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
-					p := n.path + ".properties." + name
-					if w.path == "" {
-						w.path = p
-					}
-					c.expand(w, s, p, nil)
+					c.addTo(w, s, n.path+".properties."+name)
 					continue
 				}
 			}
 			if ks.AdditionalProperties >= 0 {
-				p := n.path + ".additionalProperties"
-				if w.path == "" {
-					w.path = p
-				}
-				c.expand(w, ks.AdditionalProperties, p, nil)
+				c.addTo(w, ks.AdditionalProperties, n.path+".additionalProperties")
 			}
 		}
 		if w.path == "" {
@@ -980,17 +973,35 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	}
 	c.patternPropertiesBeside(v)
 	rest := c.extras(v, extra, names, ctx, false)
+	ms, ok := c.declaredMembers(v, names, values, required, rest != nil,
+		func(name string) bool { return !containsForbidden(string(pyjson.AppendQuoted(nil, name)), ctx) },
+		func(name string, value *view) *expr {
+			return seq(lit(string(pyjson.AppendQuoted(nil, name))+": "), c.value(value, ctx, false))
+		})
+	if !ok {
+		return nil
+	}
+	return seq(lit("{"), c.chainRules(ms, ", ", rest), lit("}"))
+}
+
+// declaredMembers is the members of an object's declared properties (an
+// argument list's too), in order: writable says whether a name can be
+// written, mk makes its member. A required name that can't be written is an
+// error; an optional property that can't be present is left out; a
+// required one that no schema declares and one forbids makes the object
+// impossible (ok false). minProperties and maxProperties are checked
+// against them (open: other members may follow).
+func (c *compiler) declaredMembers(v *view, names []string, values []*view, required []bool, open bool,
+	writable func(string) bool, mk func(name string, value *view) *expr) (ms []member, ok bool) {
 	nreq := 0
 	for _, r := range required {
 		if r {
 			nreq++
 		}
 	}
-	c.memberCounts(v, nreq, len(names), rest != nil)
-	var ms []member
+	c.memberCounts(v, nreq, len(names), open)
 	for i, name := range names {
-		key := string(pyjson.AppendQuoted(nil, name))
-		if containsForbidden(key, ctx) {
+		if !writable(name) {
 			if required[i] {
 				c.fail(values[i].path, "a required property whose name can't be written")
 			}
@@ -1002,12 +1013,12 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 			}
 			if !c.declares(v, name) {
 				c.fail(v.path+".required", "requires "+name+", which properties does not declare and additionalProperties forbids")
-				return nil
+				return nil, false
 			}
 		}
-		ms = append(ms, member{seq(lit(key+": "), c.value(values[i], ctx, false)), required[i]})
+		ms = append(ms, member{mk(name, values[i]), required[i]})
 	}
-	return seq(lit("{"), c.chainRules(ms, ", ", rest), lit("}"))
+	return ms, true
 }
 
 // extras is what may follow the declared members of an object whose

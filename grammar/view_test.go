@@ -55,16 +55,7 @@ func TestKeywordsApplyTogether(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		for _, s := range c.in {
-			if !g.Matches(analysisPrefix + finalHeader + s) {
-				t.Errorf("%s: %s is not in the grammar", c.name, s)
-			}
-		}
-		for _, s := range c.out {
-			if g.Matches(analysisPrefix + finalHeader + s) {
-				t.Errorf("%s: %s is in the grammar", c.name, s)
-			}
-		}
+		checkContents(t, c.name, g, c.in, c.out)
 	}
 }
 
@@ -136,16 +127,7 @@ func TestPatternAndFormat(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		for _, s := range c.in {
-			if !g.Matches(analysisPrefix + finalHeader + s) {
-				t.Errorf("%s: %s is not in the grammar", c.name, s)
-			}
-		}
-		for _, s := range c.out {
-			if g.Matches(analysisPrefix + finalHeader + s) {
-				t.Errorf("%s: %s is in the grammar", c.name, s)
-			}
-		}
+		checkContents(t, c.name, g, c.in, c.out)
 		var got []string
 		for _, d := range g.Dropped {
 			got = append(got, d.Keyword)

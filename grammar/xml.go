@@ -57,32 +57,13 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	if len(names) > 0 {
 		rest := c.extras(v, extra, names, inArgument, true)
-		nreq := 0
-		for _, r := range required {
-			if r {
-				nreq++
-			}
-		}
-		c.memberCounts(v, nreq, len(names), rest != nil)
-		var ms []member
-		for i, name := range names {
-			if !writableKey(name) {
-				if required[i] {
-					c.fail(values[i].path, "a required property whose name can't be written")
-				}
-				continue
-			}
-			if values[i].never {
-				if !required[i] {
-					continue
-				}
-				if !c.declares(v, name) {
-					c.fail(path+".required", "requires "+name+", which properties does not declare and additionalProperties forbids")
-					return nil
-				}
-			}
-			open := syntax.ParamOpen + name + syntax.ParamNameEnd + "\n"
-			ms = append(ms, member{seq(lit(open), c.value(values[i], inArgument, true), lit("\n"+syntax.ParamClose)), required[i]})
+		ms, ok := c.declaredMembers(v, names, values, required, rest != nil, writableKey,
+			func(name string, value *view) *expr {
+				open := syntax.ParamOpen + name + syntax.ParamNameEnd + "\n"
+				return seq(lit(open), c.value(value, inArgument, true), lit("\n"+syntax.ParamClose))
+			})
+		if !ok {
+			return nil
 		}
 		return ref(c.g.rule(c.prefix+"-args", c.chainRules(ms, syntax.ArgumentSeparator, rest)))
 	}
