@@ -421,7 +421,7 @@ func TestClientKeyRoutes(t *testing.T) {
 	for range 3 {
 		fes = append(fes, newFakeEngine(t, fixed(answer("r", "ok"))))
 	}
-	_, gw := newPool(t, fes, func(c *Config) { c.Model = "beam"; c.Routing.Hash = true })
+	_, gw := newPool(t, fes, func(c *Config) { c.Model = "beam"; c.Routing.NewConversations = RouteNewHash })
 	for i := range 8 {
 		body := `{"max_tokens":10,"metadata":{"user_id":"session-` + strings.Repeat("x", i) + `"},"messages":[{"role":"user","content":"Hi"}]}`
 		if resp, data := do(t, gw, "POST", "/v1/messages", body, nil); resp.StatusCode != 200 {

@@ -122,12 +122,34 @@ type Routing struct {
 	// ProbeInterval is how often Server.Probe checks each replica
 	// (DefaultProbeInterval).
 	ProbeInterval time.Duration
-	// Hash places a new conversation on the replica its key hashes to
-	// (rendezvous hashing), so that several gateways that share nothing
-	// agree on it; by default it goes to the replica holding the fewest
-	// recent conversations, which fills the engines' caches evenly but
-	// is each gateway's own choice.
-	Hash bool
+	// NewConversations says where a conversation goes when no prefix of
+	// its own is known: RouteNewHash (the default, also for "") to the
+	// replica its key hashes to (rendezvous hashing), so that several
+	// gateways that share nothing agree on it; RouteNewFewest to the
+	// replica holding the fewest recent conversations, which fills the
+	// engines' caches more evenly behind a single gateway but is each
+	// gateway's own choice (gap decision 135).
+	NewConversations string
+}
+
+// Where Routing.NewConversations places a conversation without a known
+// prefix; each is also the decision label of
+// beamharmony_route_decisions_total that counts it.
+const (
+	RouteNewHash   = "hash"
+	RouteNewFewest = "fewest"
+)
+
+// ParseRouteNew checks a Routing.NewConversations value (the serve
+// command's --route-new): hash or fewest.
+func ParseRouteNew(v string) (string, error) {
+	switch v {
+	case RouteNewHash, RouteNewFewest:
+		return v, nil
+	case "":
+		return RouteNewHash, nil
+	}
+	return "", fmt.Errorf("route placement %q: use hash or fewest", v)
 }
 
 // DefaultProbeInterval is how often each replica's health is checked.

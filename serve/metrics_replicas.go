@@ -17,7 +17,7 @@ type replicaMetrics struct {
 }
 
 // routeDecisions label beamharmony_route_decisions_total.
-var routeDecisions = [...]string{routePrefix, routeLoad, routeHash, routeFallback, routeRetry}
+var routeDecisions = [...]string{routePrefix, routeConversation, routeHash, routeFewest, routeLoad, routeFallback, routeRetry}
 
 // addReplicas registers the routing series for the router's replicas,
 // named by names.
@@ -33,7 +33,7 @@ func (m *metrics) addReplicas(rt *router, names []string) {
 	r.healthy = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "beamharmony_replica_healthy",
 		Help: "1 when the engine replica is in routing, 0 when probes or requests took it out."}, []string{"replica"})
 	r.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_route_decisions_total",
-		Help: "Routing decisions: prefix (the replica holding the longest prompt prefix), load (that replica was too busy), hash (no prefix known: the conversation's replica by rendezvous hashing), retry (the chosen replica failed before answering), fallback (no healthy replica)."}, []string{"decision"})
+		Help: "Routing decisions: prefix (the replica holding the longest prompt prefix), conversation (no prefix of its own known: the replica the conversation was placed on), hash (a new conversation: the replica its key hashes to), fewest (a new conversation, --route-new fewest: the replica holding the fewest recent ones), load (the chosen replica was too busy: the least busy one), retry (the chosen replica failed before answering), fallback (no healthy replica)."}, []string{"decision"})
 	m.reg.MustRegister(r.requests, r.promptTokens, r.cachedTokens, r.healthy, r.decisions)
 	for i, name := range names {
 		r.requests.WithLabelValues(name)

@@ -226,13 +226,15 @@ func (t *convTable) forget(replica int) {
 	}
 }
 
-// Routing decisions, as metrics and logs name them.
+// Routing decisions, as metrics and logs name them: one label per kind.
 const (
-	routePrefix   = "prefix"   // the replica holding the longest prefix
-	routeLoad     = "load"     // the prefix's replica was too busy: the least busy one
-	routeHash     = "hash"     // no prefix known: the conversation key's replica
-	routeFallback = "fallback" // no healthy replica: any replica
-	routeRetry    = "retry"    // the chosen replica failed before answering: another one
+	routePrefix       = "prefix"       // the replica holding the longest prefix
+	routeConversation = "conversation" // no prefix of its own known: the replica the conversation was placed on
+	routeLoad         = "load"         // the chosen replica was too busy: the least busy one
+	routeHash         = RouteNewHash   // a new conversation: the replica its key hashes to
+	routeFewest       = RouteNewFewest // a new conversation: the replica holding the fewest recent ones
+	routeFallback     = "fallback"     // no healthy replica: any replica
+	routeRetry        = "retry"        // the chosen replica failed before answering: another one
 )
 
 // router picks a replica for each request.
@@ -317,6 +319,7 @@ func (rt *router) pick(hashes []uint64, key uint64, minBlocks int, tried []int) 
 		decision = routeRetry
 	}
 	p, n := rt.table.longest(hashes)
+	found := routePrefix
 	if p < 0 || n <= minBlocks {
 		// No prefix of the conversation's own in the table (its blocks
 		// may have aged out, or the prompt was cut at another block
@@ -325,38 +328,36 @@ func (rt *router) pick(hashes []uint64, key uint64, minBlocks int, tried []int) 
 		if p, known = rt.convs.lookup(key); !known {
 			p = -1
 		}
+		found = routeConversation
 	}
-	if p >= 0 && ok(p) {
-		r := rt.replicas[p]
-		if int64(float64(r.open.Load())/r.weight) <= leastOpen+rt.margin {
-			return p, orDecision(decision, routePrefix)
-		}
-		return least, orDecision(decision, routeLoad)
-	}
-	// No prefix known here. With Routing.Hash, the replica the
-	// conversation key hashes to (rendezvous hashing, weighted), so that
-	// every gateway sends a new conversation to the same engine without
-	// sharing state. Otherwise the replica holding the fewest recent
-	// conversations per unit of weight (the key's hash breaks ties), so
-	// that conversations spread evenly over the engines' caches. Either
-	// way, if that replica is much busier than the least busy one, the
-	// least busy one.
-	h := rt.rendezvous(key, ok)
-	if !rt.cfg.Hash {
-		best := math.Inf(1)
-		h0 := h
-		for i, r := range rt.replicas {
-			if !ok(i) {
-				continue
+	if p < 0 || !ok(p) {
+		// A new conversation, as far as this gateway knows. By default
+		// (RouteNewHash) the replica the conversation key hashes to
+		// (rendezvous hashing, weighted), so that every gateway sends it
+		// to the same engine without sharing state. With RouteNewFewest
+		// the replica holding the fewest recent conversations per unit of
+		// weight (the key's hash breaks ties), so that conversations
+		// spread evenly over the engines' caches.
+		p, found = rt.rendezvous(key, ok), routeHash
+		if rt.cfg.NewConversations == RouteNewFewest {
+			best := math.Inf(1)
+			h0 := p
+			for i, r := range rt.replicas {
+				if !ok(i) {
+					continue
+				}
+				if l := float64(rt.convs.load(i)) / r.weight; l < best || l == best && i == h0 {
+					best, p = l, i
+				}
 			}
-			if l := float64(rt.convs.load(i)) / r.weight; l < best || l == best && i == h0 {
-				best, h = l, i
-			}
+			found = routeFewest
 		}
 	}
-	r := rt.replicas[h]
+	// Whichever it is, if that replica is much busier than the least busy
+	// one, the least busy one.
+	r := rt.replicas[p]
 	if int64(float64(r.open.Load())/r.weight) <= leastOpen+rt.margin {
-		return h, orDecision(decision, routeHash)
+		return p, orDecision(decision, found)
 	}
 	return least, orDecision(decision, routeLoad)
 }

@@ -78,13 +78,20 @@ func testRouter(n int) *router {
 	return rt
 }
 
-// New conversations go to the replica holding the fewest recent ones, so
-// that they fill the engines' caches evenly; with Hash, to the replica
-// their key hashes to, whatever the others hold.
+// With RouteNewFewest, new conversations go to the replica holding the
+// fewest recent ones, so that they fill the engines' caches evenly; by
+// default, to the replica their key hashes to, whatever the others hold.
+// Each is counted under its own decision label.
 func TestRouterSpreadsConversations(t *testing.T) {
-	rt := testRouter(3)
+	rt := newRouter(Routing{TableEntries: 1 << 10, NewConversations: RouteNewFewest})
+	for i := range 3 {
+		rt.add(fmt.Sprintf("http://r%d:8000", i), 1)
+	}
 	for k := range uint64(12) {
-		i, _ := rt.pick(nil, k*0x9E3779B97F4A7C15, 0, nil)
+		i, d := rt.pick(nil, k*0x9E3779B97F4A7C15, 0, nil)
+		if d != routeFewest {
+			t.Fatalf("fewest: decision %s, want %s", d, routeFewest)
+		}
 		rt.convs.place(k, i)
 	}
 	for i := range 3 {
@@ -92,15 +99,12 @@ func TestRouterSpreadsConversations(t *testing.T) {
 			t.Errorf("replica %d holds %d of 12 conversations, want 4", i, n)
 		}
 	}
-	h := newRouter(Routing{TableEntries: 1 << 10, Hash: true})
-	for i := range 3 {
-		h.add(fmt.Sprintf("http://r%d:8000", i), 1)
-	}
+	h := testRouter(3)
 	for k := range uint64(50) {
 		key := k * 0x9E3779B97F4A7C15
-		i, _ := h.pick(nil, key, 0, nil)
-		if j := h.rendezvous(key, func(int) bool { return true }); i != j {
-			t.Fatalf("hash mode: key %d went to %d, its hash says %d", k, i, j)
+		i, d := h.pick(nil, key, 0, nil)
+		if j := h.rendezvous(key, func(int) bool { return true }); i != j || d != routeHash {
+			t.Fatalf("default: key %d went to %d (%s), its hash says %d", k, i, d, j)
 		}
 		h.convs.place(key, i)
 	}
@@ -148,6 +152,12 @@ func TestRouterDecisions(t *testing.T) {
 	// decides.
 	if _, d := rt.pick(conv, 12345, 2, nil); d != routeHash {
 		t.Errorf("a match within the shared blocks decided: %s, want hash", d)
+	}
+	// A conversation this gateway placed, whose blocks are gone: its
+	// replica, counted apart from a prefix.
+	rt.convs.place(99, first)
+	if got, d := rt.pick(nil, 99, 0, nil); got != first || d != routeConversation {
+		t.Errorf("known conversation without blocks: replica %d (%s), want %d (conversation)", got, d, first)
 	}
 	// Busy beyond the margin: the least busy replica, recorded as load.
 	rt.replicas[first].open.Store(DefaultRouteLoadMargin + 1)

@@ -121,8 +121,8 @@ func TestRoutingLlamaCpp(t *testing.T) {
 		t.Skip("no llama-server replicas (-llama.replicas; templates/llamacpp/routing.sh)")
 	}
 	urls := strings.Split(*llamaReplicas, ",")
-	newGW := func(backends []string, hash bool) (*Server, *httptest.Server) {
-		cfg := Config{Engine: EngineLlamaCpp, Routing: Routing{Hash: hash}}
+	newGW := func(backends []string, placement string) (*Server, *httptest.Server) {
+		cfg := Config{Engine: EngineLlamaCpp, Routing: Routing{NewConversations: placement}}
 		for _, u := range backends {
 			cfg.Backends = append(cfg.Backends, Backend{URL: u})
 		}
@@ -140,20 +140,20 @@ func TestRoutingLlamaCpp(t *testing.T) {
 	var blindS []*Server
 	var blindGW []*httptest.Server
 	for _, u := range urls {
-		s, gw := newGW([]string{u}, false)
+		s, gw := newGW([]string{u}, RouteNewHash)
 		blindS, blindGW = append(blindS, s), append(blindGW, gw)
 	}
 	blind, blindLoad := runConversations(t, "blind", blindS, blindGW, func() int { return rng.IntN(len(blindGW)) })
 	t.Logf("prefix-blind (random replica per turn): cache hit share of turns 2-4: %.3f; requests %v", blind, blindLoad)
 
-	s, gw := newGW(urls, false)
+	s, gw := newGW(urls, RouteNewFewest)
 	aware, load := runConversations(t, "aware", []*Server{s}, []*httptest.Server{gw}, func() int { return 0 })
-	t.Logf("prefix-aware (one gateway): cache hit share of turns 2-4: %.3f; requests %v", aware, load)
+	t.Logf("prefix-aware (one gateway, --route-new fewest): cache hit share of turns 2-4: %.3f; requests %v", aware, load)
 
-	s1, gw1 := newGW(urls, true)
-	s2, gw2 := newGW(urls, true)
+	s1, gw1 := newGW(urls, RouteNewHash)
+	s2, gw2 := newGW(urls, RouteNewHash)
 	two, twoLoad := runConversations(t, "two", []*Server{s1, s2}, []*httptest.Server{gw1, gw2}, func() int { return rng.IntN(2) })
-	t.Logf("prefix-aware (two gateways with --route-hash, a random one per turn): cache hit share of turns 2-4: %.3f; requests %v", two, twoLoad)
+	t.Logf("prefix-aware (two gateways with --route-new hash, the default, a random one per turn): cache hit share of turns 2-4: %.3f; requests %v", two, twoLoad)
 
 	if aware < 0.75 || aware < blind+0.25 {
 		t.Errorf("prefix-aware share %.3f: want at least 0.75 and 0.25 above the prefix-blind %.3f", aware, blind)

@@ -111,7 +111,9 @@ func TestRouteFailoverBeforeFirstByte(t *testing.T) {
 			if name == "unreachable" {
 				bad.srv.Close()
 			}
-			s, gw := newPool(t, []*fakeEngine{bad, good})
+			// Fewest: each new conversation tries the failing replica
+			// first while it is in routing (hashing would send about half).
+			s, gw := newPool(t, []*fakeEngine{bad, good}, func(c *Config) { c.Routing.NewConversations = RouteNewFewest })
 			for c := range 6 {
 				resp, data := post(t, gw, conversation(c, 0))
 				if resp.StatusCode != 200 || !strings.Contains(string(data), "fine") {

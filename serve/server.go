@@ -93,6 +93,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PrepareConcurrency < 0 || cfg.MaxPromptBytes < 0 {
 		return nil, errors.New("prepare concurrency and max prompt bytes: must not be negative")
 	}
+	if cfg.Routing.NewConversations, err = ParseRouteNew(cfg.Routing.NewConversations); err != nil {
+		return nil, err
+	}
 	if cfg.Engine > EngineSGLang {
 		return nil, errors.New("engine: use EngineAuto, EngineLlamaCpp, EngineVLLM or EngineSGLang")
 	}

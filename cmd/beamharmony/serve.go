@@ -66,9 +66,10 @@ a replica may carry a weight, URL;weight=2). Each request goes to the
 replica that already holds the longest prefix of its prompt in its cache,
 unless it is much busier than the others (--route-load-margin); a new
 conversation goes to the replica its first question hashes to, so that
-several gateways agree. Replicas are probed every --probe-interval and
-left out while they fail; a request whose replica fails before answering
-is retried on another. See docs/routing.md.
+several gateways agree (--route-new hash, the default; --route-new fewest
+balances a single gateway instead). Replicas are probed every
+--probe-interval and left out while they fail; a request whose replica
+fails before answering is retried on another. See docs/routing.md.
 
 Constrained generation: tool_choice "required" or a named tool (Anthropic:
 "any", "tool"), strict tools and response formats (json_object,
@@ -133,7 +134,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	routeMargin := fs.Int("route-load-margin", 0, usage("route-load-margin", "with several backends: how many more open requests than the least busy replica the replica holding a prompt's prefix may have and still get it (default 4)"))
 	routeEntries := fs.Int("route-table-entries", 0, usage("route-table-entries", "with several backends: bound of the table of which replica holds which prompt blocks (default 524288, about 20 MB)"))
 	probeInterval := fs.Duration("probe-interval", serve.DefaultProbeInterval, usage("probe-interval", "with several backends: how often each replica's health is checked"))
-	routeHash := fs.Bool("route-hash", false, usage("route-hash", "with several backends: place a new conversation on the replica its first question hashes to, so that several gateways agree without sharing state (default: on the replica holding the fewest recent conversations)"))
+	routeNew := checkedFlag(fs, "route-new", serve.RouteNewHash, func(v string) error {
+		_, err := serve.ParseRouteNew(v)
+		return err
+	}, usage("route-new", "with several backends: where a conversation no replica holds a prefix of goes, the `placement`: hash, the replica its first question (or the client's conversation key) hashes to, so that several gateways agree without sharing state; or fewest, the replica holding the fewest recent conversations, which spreads them more evenly behind a single gateway"))
+	fs.Var(routeHashValue{routeNew}, "route-hash", usage("route-hash", "the former switch for --route-new hash, now the default; still accepted (false is --route-new fewest)"))
 	backendKey := fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
 	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
 	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
@@ -266,7 +271,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Tokenizer:              tok,
 		MaxModelLen:            *maxModelLen,
 		Backends:               backendList,
-		Routing:                serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval, Hash: *routeHash},
+		Routing:                serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval, NewConversations: *routeNew},
 		BackendAPIKey:          *backendKey,
 		Engine:                 kind,
 		Model:                  *model,
@@ -318,6 +323,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers), slog.String("engine", kind.String())}
 	if metricsLn != nil {
 		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
+	}
+	if len(backendList) > 1 {
+		attrs = append(attrs, slog.String("route_new", *routeNew))
 	}
 	logger.Info("listening", attrs...)
 	if len(keys) == 0 && !isLoopback(ln.Addr()) {
@@ -398,6 +406,28 @@ func reloadServe(logger *slog.Logger, srv *serve.Server, certs *serve.CertReload
 			logger.Info("tls certificate reloaded")
 		}
 	}
+}
+
+// routeHashValue is --route-hash, the former switch for --route-new hash
+// (now the default), still accepted: true is hash, false fewest.
+type routeHashValue struct{ placement *string }
+
+func (v routeHashValue) IsBoolFlag() bool { return true }
+
+func (v routeHashValue) String() string {
+	return strconv.FormatBool(v.placement != nil && *v.placement == serve.RouteNewHash)
+}
+
+func (v routeHashValue) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("use true or false")
+	}
+	*v.placement = serve.RouteNewFewest
+	if on {
+		*v.placement = serve.RouteNewHash
+	}
+	return nil
 }
 
 // isLoopback reports whether addr listens on a loopback address only.
