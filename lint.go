@@ -74,8 +74,12 @@ func Lint(messages []Message, opts *Options) []Warning {
 	return ws
 }
 
-// Lint returns the request's warnings; see the package function Lint.
-func (r *Request) Lint() []Warning { return Lint(r.Messages, &r.Options) }
+// Lint returns the request's warnings: one for each key ParseRequest did
+// not read (with the known key it was probably meant to be), then those of
+// the package function Lint.
+func (r *Request) Lint() []Warning {
+	return append(lintUnknownKeys(nil, r.unknown), Lint(r.Messages, &r.Options)...)
+}
 
 func lintInstructions(ws []Warning, messages []Message, place bool) []Warning {
 	for _, l := range LateInstructions(messages) {

@@ -106,7 +106,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		return errJSON("", err)
 	}
 	*m = Message{}
-	return decodeMessage(d, 0, m, nil)
+	return decodeMessage(d, 0, m, nil, nil, 0)
 }
 
 // UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
@@ -219,8 +219,10 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 }
 
 // decodeMessage reads the message object at node i of d. Arguments and
-// parameters keep sub-slices of d.Src, so d.Src must not be reused.
-func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall) error {
+// parameters keep sub-slices of d.Src, so d.Src must not be reused. Keys
+// it does not read are added to unknown, when it is not nil, as keys of
+// messages[pos].
+func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall, unknown *[]unknownKey, pos int) error {
 	if d.Kind(i) != pyjson.Object {
 		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
@@ -247,6 +249,10 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall) error {
 			m.ToolCallID, err = optString(d, v, "tool_call_id")
 		case "name":
 			m.Name, err = optString(d, v, "name")
+		default:
+			if unknown != nil {
+				*unknown = append(*unknown, newUnknownKey(messagePath(pos), string(d.KeyText(k, nil)), messageKeys))
+			}
 		}
 		return err == nil
 	})

@@ -38,7 +38,8 @@ type Options struct {
 	// Strict makes a system or developer message after a message of
 	// another role an error; by default it is dropped, as the template does.
 	// With PlaceLateInstructions no such message is dropped, and Strict has
-	// nothing to refuse.
+	// nothing to refuse there. A Request's render methods also refuse, in
+	// strict mode, a key ParseRequest did not read (a misspelt option).
 	Strict bool
 	// PlaceLateInstructions renders the system and developer messages that
 	// come after a message of another role (late instructions) instead of
@@ -151,10 +152,20 @@ func (r *renderer) release() {
 }
 
 // Render renders the request's messages with its options.
-func (r *Request) Render() (string, error) { return Render(r.Messages, &r.Options) }
+func (r *Request) Render() (string, error) {
+	if err := r.checkUnknownKeys(); err != nil {
+		return "", err
+	}
+	return Render(r.Messages, &r.Options)
+}
 
 // RenderPrompt renders the request with its assistant spans.
-func (r *Request) RenderPrompt() (*Prompt, error) { return RenderPrompt(r.Messages, &r.Options) }
+func (r *Request) RenderPrompt() (*Prompt, error) {
+	if err := r.checkUnknownKeys(); err != nil {
+		return nil, err
+	}
+	return RenderPrompt(r.Messages, &r.Options)
+}
 
 // renderer holds the state of one rendering: the output, the spans, and
 // scratch space reused across tools and arguments so that a render

@@ -24,9 +24,15 @@ import (
 // renderer (DECISIONS.md, Training data): a call's function.arguments given
 // as a JSON string holding an object (DecodeArguments), and tools given as
 // a JSON string holding the list (a blank string is no tools).
+//
+// Keys it does not read, of the request and of each message, are kept as
+// unknown keys: Lint warns about each one, suggesting the key it was
+// probably meant to be, and with Strict the render methods refuse them.
 type Request struct {
 	Messages []Message
 	Options
+
+	unknown []unknownKey // keys ParseRequest did not read, in order
 }
 
 // ParseRequest decodes a request. Every error is a *RenderError whose Path
@@ -93,7 +99,7 @@ func (r *Request) decode(d *pyjson.Doc) error {
 	var err error
 	var calls []ToolCall // room for the messages' tool calls
 	d.Elements(msgs, func(e, pos int) bool {
-		if err = decodeMessage(d, e, &messages[pos], &calls); err != nil {
+		if err = decodeMessage(d, e, &messages[pos], &calls, &r.unknown, pos); err != nil {
 			err = prefixPath(messagePath(pos), err)
 			return false
 		}
@@ -130,6 +136,9 @@ func (r *Request) decodeOption(d *pyjson.Doc, k, v int) error {
 		return err
 	case "builtin_tools":
 		return r.decodeBuiltins(d, v)
+	case "messages":
+	default:
+		r.unknown = append(r.unknown, newUnknownKey("", string(d.KeyText(k, nil)), requestKeys))
 	}
 	return nil
 }

@@ -92,12 +92,18 @@ func RenderTokensContext(ctx context.Context, messages []Message, opts *Options,
 
 // RenderTokens renders the request to token ids with assistant masks.
 func (r *Request) RenderTokens(enc TokenEncoder) (*Tokens, error) {
+	if err := r.checkUnknownKeys(); err != nil {
+		return nil, err
+	}
 	return RenderTokens(r.Messages, &r.Options, enc)
 }
 
 // RenderTokensContext is RenderTokens bounded by ctx, as the function
 // RenderTokensContext is.
 func (r *Request) RenderTokensContext(ctx context.Context, enc TokenEncoder) (*Tokens, error) {
+	if err := r.checkUnknownKeys(); err != nil {
+		return nil, err
+	}
 	return RenderTokensContext(ctx, r.Messages, &r.Options, enc)
 }
 

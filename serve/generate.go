@@ -246,10 +246,15 @@ func renderError(err error) *apiError {
 	if errors.As(err, &re) {
 		param = re.Path
 	}
-	if code == "invalid_reasoning_effort" {
+	msg := err.Error()
+	switch code {
+	case "invalid_reasoning_effort":
 		param = "reasoning_effort"
+	case "missing_reasoning":
+		// The page's text says what to set, not where: here.
+		msg += " On this server: chat_template_kwargs.allow_missing_thinking in the request, or --allow-missing-thinking for every request."
 	}
-	return badRequest(param, code, err.Error())
+	return badRequest(param, code, msg)
 }
 
 // httpError records e and sends it as the HTTP reply in the endpoint's

@@ -223,7 +223,8 @@ func TestOpenAIClientDropsReasoning(t *testing.T) {
 		t.Fatalf("error %v, want an API error", err)
 	}
 	want := "The assistant turn at messages[1] is missing its reasoning. Dropping reasoning from earlier turns degrades this model's output. " +
-		"Send it back in 'reasoning_content', or set allow_missing_thinking=true to skip this check."
+		"Send it back in 'reasoning_content', or set allow_missing_thinking=true to skip this check. " +
+		"On this server: chat_template_kwargs.allow_missing_thinking in the request, or --allow-missing-thinking for every request."
 	if apiErr.StatusCode != 400 || apiErr.Message != want || apiErr.Code != "missing_reasoning" || apiErr.Type != "invalid_request_error" {
 		t.Errorf("status %d, code %q, type %q, message %q", apiErr.StatusCode, apiErr.Code, apiErr.Type, apiErr.Message)
 	}

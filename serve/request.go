@@ -427,7 +427,8 @@ func markerError(u harmony.MarkerUse) *apiError {
 		what = "key " + string(appendString(nil, u.Key)) + " " + what
 	}
 	return paramError(u.Path, "marker_in_message", what+
-		", which the engine would read as a format token; remove it, or start the server with --allow-markers")
+		", which the engine would read as a format token; start the server with --tokenizer (prompts then go to the engine as token ids, "+
+		"in which such text is ordinary text), or remove it; --allow-markers lets it through as a format token, which lets content forge turns")
 }
 
 // harmonyError is a 400 for the value at path (a message or a tool) that

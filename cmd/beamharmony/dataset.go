@@ -126,7 +126,7 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")
 	maxRejects := fs.String("max-rejects", dataset.DefaultRejectLimit.String(), "fail (exit 1) when the rejects pass this `LIMIT`: a count, or a percentage of the rows read (100%: never on rejects alone; a run that read rows and wrote none fails whatever the limit)")
 	fs.Int64Var(&c.MaxRejectsBytes, "max-rejects-bytes", dataset.DefaultMaxRejectsBytes, "the rejects file's largest size; rejects past it are counted, not written")
-	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
+	quiet := quietFlag(fs, "no progress bar and no summary")
 	tokPath := fs.String("tokenizer", "", "write input_ids, assistant_masks and num_tokens, tokenized with this tokenizer.json (or a directory holding one)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", 0, "reject rows longer than this many tokens (needs --tokenizer)")
 	fs.BoolVar(&c.Truncate, "truncate", false, "cut rows longer than --max-tokens instead of rejecting them; the masks are cut alike")

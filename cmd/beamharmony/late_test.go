@@ -22,7 +22,7 @@ func TestLateInstructionsFlags(t *testing.T) {
 			[]string{"<|start|>developer<|message|># Instructions\n\nlate<|end|>", "<|start|>user<|message|># Instructions\n\nlater<|end|>"}, nil},
 		{"render drops", []string{"render", "--drop-late-instructions"}, 0, []string{"<|start|>user<|message|>a<|end|>"}, []string{"late"}},
 		{"render strict", []string{"render", "--strict"}, 1, nil, nil},
-		{"render both", []string{"render", "--strict", "--drop-late-instructions"}, 1, nil, nil},
+		{"render both", []string{"render", "--strict", "--drop-late-instructions"}, 2, nil, nil}, // a usage error
 		{"lint places", []string{"lint"}, 3, []string{"messages[1]: this system message comes after a message of another role and is joined to the instructions",
 			"messages[3]: this developer message comes after a message of another role and is rendered in its place as a user message"}, nil},
 		{"lint drops", []string{"lint", "--drop-late-instructions"}, 3, []string{"messages[1]: this system message comes after a message of another role and is not rendered"}, nil},

@@ -13,6 +13,9 @@ Usage: beamharmony lint [--strict | --drop-late-instructions] [FILE]
 Read one chat request (the render command's JSON, from FILE or stdin) and
 print one warning per line for what renders but misleads the model:
 
+  - a key of the request or of a message that render does not read (it
+    changes nothing, so a misspelt reasoning_effort or tools goes unseen),
+    with the known key it was probably meant to be
   - a system or developer message after another role, and where it is
     placed (render's rule: joined to the instructions before the first
     assistant turn, a user message in its place after one; with
@@ -22,10 +25,15 @@ print one warning per line for what renders but misleads the model:
   - a reasoning effort below 8 (Beam was not trained below 8)
   - built-in search or browse whose definition differs from the trained one
   - tool results missing, extra or out of order against the calls
-  - Harmony markers inside message content
+  - Harmony markers in any text the prompt carries as is: message content,
+    argument values, and the enums, defaults, examples and property names
+    of tool schemas
+
+--strict checks rendering in strict mode too: a late system or developer
+message, or an unknown key, is then an error.
 
 Exit status: 0 without warnings, 3 with warnings, 1 when the request does
-not render (the error is printed on stderr).
+not render (the error is printed on stderr), 2 for a usage error.
 
 Example:
 

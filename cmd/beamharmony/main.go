@@ -23,6 +23,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/beamharmony/harmony"
 )
 
 // command is one subcommand: its name, a one-line summary, and its entry
@@ -155,16 +157,49 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, int) {
 func readInput(args []string, stdin io.Reader) ([]byte, error) {
 	switch {
 	case len(args) > 1:
-		return nil, fmt.Errorf("expected at most one FILE, got %d arguments", len(args))
+		return nil, usagef("expected at most one FILE, got %d arguments", len(args))
 	case len(args) == 0 || args[0] == "-":
 		return io.ReadAll(stdin)
 	}
 	return os.ReadFile(args[0])
 }
 
-// fail writes a one-line error and returns exit code 1.
+// fail writes a one-line error and returns the exit code: 2 for a usage
+// error (how the command was called), 1 for any other.
 func fail(stderr io.Writer, cmd string, err error) int {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintf(stderr, "beamharmony %s: %s\n", cmd, msg)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
 	return 1
+}
+
+// quietFlag defines -q and --quiet, the same flag.
+func quietFlag(fs *flag.FlagSet, usage string) *bool {
+	q := fs.Bool("quiet", false, usage)
+	fs.BoolVar(q, "q", false, "the same as --quiet")
+	return q
+}
+
+// warn writes each warning on a line of stderr, after "beamharmony CMD:
+// warning:".
+func warn(stderr io.Writer, cmd string, ws []harmony.Warning) {
+	for _, w := range ws {
+		fmt.Fprintf(stderr, "beamharmony %s: warning: %s\n", cmd, strings.ReplaceAll(w.String(), "\n", " "))
+	}
+}
+
+// usageError is a mistake in how a command was called: too many
+// arguments, flags that can't be combined, a required flag missing. Every
+// command exits with 2 for one, as for a flag the flag package refuses,
+// and with 1 when the work itself fails.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a usageError; its text says how to call the command right.
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
 }

@@ -52,8 +52,13 @@ func TestRenderExamples(t *testing.T) {
 				}
 				return
 			}
-			if code != 0 || stderr != "" {
-				t.Fatalf("code %d, stderr %q", code, stderr)
+			// Warnings are lint's, one line each.
+			var wantStderr strings.Builder
+			for _, w := range req.Lint() {
+				wantStderr.WriteString("beamharmony render: warning: " + w.String() + "\n")
+			}
+			if code != 0 || stderr != wantStderr.String() {
+				t.Fatalf("code %d, stderr %q, want %q", code, stderr, wantStderr.String())
 			}
 			if stdout != want {
 				t.Errorf("CLI output differs from the library's:\n%q\n%q", stdout, want)

@@ -30,8 +30,14 @@ System and developer messages after a message of another role (late
 instructions) are placed as the gateway places them: before the first
 assistant turn they join the instructions, after one each becomes a user
 message headed "# Instructions" in its place (docs/gap-decisions.md 110).
---strict makes them an error; --drop-late-instructions leaves them out, as
-the checkpoint's template does.
+--strict makes them an error, and a key render does not read (such as
+reasoning_efort for reasoning_effort) too; --drop-late-instructions leaves
+them out, as the checkpoint's template does.
+
+What "beamharmony lint" would warn about is written to stderr as warnings
+(an unknown key, an assistant turn without reasoning, which serve and
+dataset refuse by default, ...); they leave the exit code 0, and -q
+silences them.
 
 With --tokenizer PATH (a tokenizer.json, or a directory holding one) the
 output is the prompt as token ids with the assistant mask, as
@@ -43,7 +49,8 @@ return_assistant_tokens_mask=True) gives them:
 The markers the template writes are marker tokens; every other character,
 message content included, is encoded as ordinary text.
 
-On an error the command prints one line to stderr and exits with 1.
+On an error the command prints one line to stderr and exits with 1 (2 for
+a usage error, such as two FILEs).
 
 Example:
 
@@ -53,9 +60,10 @@ Example:
 func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("render", renderHelp, stdout, stderr)
 	spans := fs.Bool("spans", false, `write {"prompt": ..., "assistant_spans": [[start, end], ...]} with offsets in characters, end exclusive`)
-	strict := fs.Bool("strict", false, "make a system or developer message after another role an error instead of placing it")
+	strict := fs.Bool("strict", false, "make a system or developer message after another role, and a key render does not read, an error")
 	drop := fs.Bool("drop-late-instructions", false, "leave out a system or developer message after another role, as the template does, instead of placing it")
 	tokenizerPath := fs.String("tokenizer", "", `write {"input_ids": [...], "assistant_masks": [...]}, encoded with this tokenizer.json (or directory holding one)`)
+	quiet := quietFlag(fs, "no warnings on stderr")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -71,16 +79,26 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := lateInstructionsFlags(req, *strict, *drop); err != nil {
 		return fail(stderr, "render", err)
 	}
-	if *tokenizerPath != "" {
-		if *spans {
-			return fail(stderr, "render", errors.New("--spans and --tokenizer can't be combined"))
-		}
-		return renderTokens(req, *tokenizerPath, stdout, stderr)
+	code = renderRequest(req, *spans, *tokenizerPath, stdout, stderr)
+	if code == 0 && !*quiet {
+		warn(stderr, "render", req.Lint())
 	}
-	if !*spans {
+	return code
+}
+
+// renderRequest writes req as the prompt, the prompt with its spans, or
+// token ids with their mask.
+func renderRequest(req *harmony.Request, spans bool, tokenizerPath string, stdout, stderr io.Writer) int {
+	if tokenizerPath != "" {
+		if spans {
+			return fail(stderr, "render", usagef("--spans and --tokenizer can't be combined"))
+		}
+		return renderTokens(req, tokenizerPath, stdout, stderr)
+	}
+	if !spans {
 		text, err := req.Render()
 		if err != nil {
-			return fail(stderr, "render", err)
+			return fail(stderr, "render", renderHint(err))
 		}
 		_, err = io.WriteString(stdout, text)
 		if err != nil {
@@ -90,7 +108,7 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	p, err := req.RenderPrompt()
 	if err != nil {
-		return fail(stderr, "render", err)
+		return fail(stderr, "render", renderHint(err))
 	}
 	out := []byte(`{"prompt": `)
 	out = pyjson.AppendQuoted(out, p.Text)
@@ -116,7 +134,7 @@ func renderTokens(req *harmony.Request, path string, stdout, stderr io.Writer) i
 	}
 	toks, err := req.RenderTokens(tk)
 	if err != nil {
-		return fail(stderr, "render", err)
+		return fail(stderr, "render", renderHint(err))
 	}
 	out := make([]byte, 0, 8*len(toks.InputIDs)+64)
 	out = append(out, `{"input_ids": `...)
@@ -128,6 +146,15 @@ func renderTokens(req *harmony.Request, path string, stdout, stderr io.Writer) i
 		return fail(stderr, "render", err)
 	}
 	return 0
+}
+
+// renderHint adds to the page's missing-reasoning error where its setting
+// lives in the request render reads.
+func renderHint(err error) error {
+	if errors.Is(err, harmony.ErrMissingReasoning) {
+		return fmt.Errorf(`%w (in the request: "allow_missing_thinking": true, at the top level)`, err)
+	}
+	return err
 }
 
 // appendInts appends a JSON array of ints, Python style (", " between).
@@ -147,7 +174,7 @@ func appendInts(out []byte, xs []int) []byte {
 // out as the template does (--drop-late-instructions).
 func lateInstructionsFlags(req *harmony.Request, strict, drop bool) error {
 	if strict && drop {
-		return errors.New("--strict and --drop-late-instructions can't be combined")
+		return usagef("--strict and --drop-late-instructions can't be combined")
 	}
 	req.Strict = strict
 	req.PlaceLateInstructions = !strict && !drop

@@ -65,7 +65,7 @@ func TestRenderTokenizer(t *testing.T) {
 	if _, stderr, code := runCLI(t, req, "render", "--tokenizer", t.TempDir()); code != 1 || stderr == "" {
 		t.Errorf("a directory without tokenizer.json: exit %d, stderr %q", code, stderr)
 	}
-	if _, _, code := runCLI(t, req, "render", "--tokenizer", dir, "--spans"); code != 1 {
-		t.Errorf("--spans with --tokenizer: exit %d, want 1", code)
+	if _, _, code := runCLI(t, req, "render", "--tokenizer", dir, "--spans"); code != 2 {
+		t.Errorf("--spans with --tokenizer (a usage error): exit %d, want 2", code)
 	}
 }

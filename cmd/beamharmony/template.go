@@ -31,8 +31,7 @@ func runTemplate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(rest) > 0 {
-		fs.Usage()
-		return 2
+		return fail(stderr, "template", usagef("unexpected argument %q; it takes none (beamharmony template --help)", rest[0]))
 	}
 	if _, err := io.WriteString(stdout, templates.ChatTemplate); err != nil {
 		return fail(stderr, "template", err)

@@ -213,7 +213,7 @@ func runDetokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
 	if path == "" {
-		return nil, errors.New("--tokenizer PATH is required (a tokenizer.json or a directory that holds one)")
+		return nil, usagef("--tokenizer PATH is required (a tokenizer.json or a directory that holds one)")
 	}
 	return tokenizer.Load(path)
 }

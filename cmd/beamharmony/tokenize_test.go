@@ -132,27 +132,31 @@ func TestTokenizeErrors(t *testing.T) {
 		name, stdin string
 		args        []string
 		want        string
+		code        int // 0 means 1; 2 for a usage error
 	}{
-		{"no tokenizer", "x", []string{"tokenize"}, "beamharmony tokenize: --tokenizer PATH is required"},
-		{"missing path", "x", []string{"tokenize", "--tokenizer", filepath.Join(t.TempDir(), "nope")}, "beamharmony tokenize: "},
-		{"not a tokenizer", "x", []string{"tokenize", "--tokenizer", "../../tokenizer/testdata/oracle/package.json"}, "beamharmony tokenize: "},
-		{"invalid UTF-8", "ab\xffc", []string{"tokenize", "--tokenizer", dir}, "beamharmony tokenize: input: invalid UTF-8 at byte 2"},
-		{"two files", "", []string{"tokenize", "--tokenizer", dir, "a", "b"}, "beamharmony tokenize: expected at most one FILE"},
-		{"detokenize no tokenizer", "[1]", []string{"detokenize"}, "beamharmony detokenize: --tokenizer PATH is required"},
-		{"not an array", `"x"`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: want a JSON array of token ids"},
-		{"negative id", "[1, -2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[1]: -2 is not a token id"},
-		{"fraction", "[1.5]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[0]: 1.5 is not a token id"},
-		{"id as a string", `["104"]`, []string{"detokenize", "--tokenizer", dir}, `beamharmony detokenize: input[0]: "104" is not a token id`},
-		{"null id", `[1, null]`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[1]: null is not a token id"},
-		{"null", `null`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: want a JSON array of token ids"},
-		{"null input_ids", `{"input_ids": null}`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input_ids: want a JSON array of token ids"},
-		{"trailing data", "[1] [2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: unexpected data after the array"},
-		{"object without ids", `{"ids": [1]}`, []string{"detokenize", "--tokenizer", dir}, `beamharmony detokenize: input: want a JSON array of token ids or an object with "input_ids"`},
+		{"no tokenizer", "x", []string{"tokenize"}, "beamharmony tokenize: --tokenizer PATH is required", 2},
+		{"missing path", "x", []string{"tokenize", "--tokenizer", filepath.Join(t.TempDir(), "nope")}, "beamharmony tokenize: ", 0},
+		{"not a tokenizer", "x", []string{"tokenize", "--tokenizer", "../../tokenizer/testdata/oracle/package.json"}, "beamharmony tokenize: ", 0},
+		{"invalid UTF-8", "ab\xffc", []string{"tokenize", "--tokenizer", dir}, "beamharmony tokenize: input: invalid UTF-8 at byte 2", 0},
+		{"two files", "", []string{"tokenize", "--tokenizer", dir, "a", "b"}, "beamharmony tokenize: expected at most one FILE", 2},
+		{"detokenize no tokenizer", "[1]", []string{"detokenize"}, "beamharmony detokenize: --tokenizer PATH is required", 2},
+		{"not an array", `"x"`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: want a JSON array of token ids", 0},
+		{"negative id", "[1, -2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[1]: -2 is not a token id", 0},
+		{"fraction", "[1.5]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[0]: 1.5 is not a token id", 0},
+		{"id as a string", `["104"]`, []string{"detokenize", "--tokenizer", dir}, `beamharmony detokenize: input[0]: "104" is not a token id`, 0},
+		{"null id", `[1, null]`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input[1]: null is not a token id", 0},
+		{"null", `null`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: want a JSON array of token ids", 0},
+		{"null input_ids", `{"input_ids": null}`, []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input_ids: want a JSON array of token ids", 0},
+		{"trailing data", "[1] [2]", []string{"detokenize", "--tokenizer", dir}, "beamharmony detokenize: input: unexpected data after the array", 0},
+		{"object without ids", `{"ids": [1]}`, []string{"detokenize", "--tokenizer", dir}, `beamharmony detokenize: input: want a JSON array of token ids or an object with "input_ids"`, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, c.stdin, c.args...)
-			if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, c.want) {
-				t.Errorf("code %d, stdout %q, stderr %q, want prefix %q", code, stdout, stderr, c.want)
+			if c.code == 0 {
+				c.code = 1
+			}
+			if code != c.code || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, c.want) {
+				t.Errorf("code %d (want %d), stdout %q, stderr %q, want prefix %q", code, c.code, stdout, stderr, c.want)
 			}
 		})
 	}

@@ -33,8 +33,7 @@ func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(rest) > 0 {
-		fail(stderr, "version", fmt.Errorf("unexpected argument %q", rest[0]))
-		return 2
+		return fail(stderr, "version", usagef("unexpected argument %q", rest[0]))
 	}
 	fmt.Fprintln(stdout, buildinfo.Read().String())
 	return 0

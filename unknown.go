@@ -1,0 +1,144 @@
+package harmony
+
+import (
+	"strconv"
+
+	"github.com/beamharmony/harmony/internal/jsonpath"
+)
+
+// The keys ParseRequest reads, of a request and of each message. Any other
+// key is kept in the Request as an unknown key: the renderer has no use
+// for it, and a misspelt key (reasoning_efort, tool) would otherwise change
+// the prompt without a word. Lint warns about each one with the known key
+// it is closest to; with Options.Strict, the Request's render methods
+// refuse the first one.
+var (
+	requestKeys = []string{"messages", "tools", "add_generation_prompt", "allow_missing_thinking",
+		"reasoning_effort", "model_identity", "builtin_tools"}
+	messageKeys = []string{"role", "content", "reasoning_content", "thinking", "reasoning",
+		"tool_calls", "tool_call_id", "name"}
+)
+
+// unknownKey is a key ParseRequest did not read: its JSON path and the
+// known key it was probably meant to be ("" when none is close).
+type unknownKey struct {
+	path, suggestion string
+}
+
+func (u unknownKey) message(strict bool) string {
+	msg := "unknown key, not rendered"
+	if strict {
+		msg = "unknown key (strict mode)"
+	}
+	if u.suggestion != "" {
+		msg += "; did you mean " + u.suggestion + "?"
+	} else {
+		msg += "; remove it"
+	}
+	return msg
+}
+
+// newUnknownKey names key, found in the object at prefix, among known.
+func newUnknownKey(prefix, key string, known []string) unknownKey {
+	return unknownKey{path: keyPath(prefix, key), suggestion: closestKey(key, known)}
+}
+
+// keyPath joins key to prefix: a key made of letters, digits and
+// underscores after a dot, any other quoted in brackets, so that the path
+// names it unambiguously.
+func keyPath(prefix, key string) string {
+	plain := key != ""
+	for _, c := range key {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return jsonpath.Join(prefix, key)
+	}
+	return prefix + "[" + quote(key) + "]"
+}
+
+// closestKey returns the known key at the smallest edit distance from key
+// (insertions, deletions, substitutions and swaps of two neighbours),
+// when that distance is small for the key's length: at most 1 for keys of
+// up to four characters, 2 up to eight, 3 beyond. Case is ignored.
+func closestKey(key string, known []string) string {
+	if len(key) > 64 {
+		return ""
+	}
+	limit := 3
+	switch {
+	case len(key) <= 4:
+		limit = 1
+	case len(key) <= 8:
+		limit = 2
+	}
+	best, bestDist := "", limit+1
+	for _, k := range known {
+		if d := editDistance(lower(key), k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// lower returns s with ASCII capitals made small.
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// editDistance is the optimal string alignment distance between a and b,
+// by bytes. Both are short: keys are checked only up to 64 bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// lintUnknownKeys appends a warning for each unknown key.
+func lintUnknownKeys(ws []Warning, unknown []unknownKey) []Warning {
+	for _, u := range unknown {
+		ws = append(ws, Warning{u.path, u.message(false)})
+	}
+	return ws
+}
+
+// checkUnknownKeys is the Request's strict check: the first unknown key
+// is an error.
+func (r *Request) checkUnknownKeys() error {
+	if !r.Strict || len(r.unknown) == 0 {
+		return nil
+	}
+	u := r.unknown[0]
+	msg := u.message(true)
+	if n := len(r.unknown) - 1; n > 0 {
+		msg += " (and " + strconv.Itoa(n) + " more unknown keys)"
+	}
+	return errAt(u.path, msg)
+}
