@@ -197,7 +197,7 @@ func decodeStopSequences(raw json.RawMessage) ([]string, *apiError) {
 }
 
 // thinkingBudgets maps a thinking budget to Beam's reasoning effort: the
-// first label whose bound is above the budget (README, Messages API).
+// first label whose bound is above the budget (docs/serve.md, Messages API).
 var thinkingBudgets = [...]struct {
 	below int64
 	label string

@@ -72,7 +72,7 @@ var itlBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0
 var tokenBuckets = prometheus.ExponentialBuckets(16, 4, 9) // 16 .. 1Mi
 
 // metrics are the gateway's Prometheus collectors, in a registry of the
-// server's own (README, Metrics). The series of the hand-written
+// server's own (docs/serve.md, Metrics). The series of the hand-written
 // exporter keep their names and labels.
 type metrics struct {
 	reg *prometheus.Registry

@@ -289,7 +289,7 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request, id string, rt *r
 func (s *Server) logRequest(r *http.Request, id string, rt *route, status int, e *apiError, start time.Time) {
 	level := slog.LevelDebug
 	if e != nil {
-		level = errorLevel(e.status, e.kind) // a 404 too, as the README says of failures
+		level = errorLevel(e.status, e.kind) // a 404 too, as docs/serve.md says of failures
 	}
 	if !s.log.Enabled(r.Context(), level) {
 		return

@@ -81,6 +81,17 @@ func (v positiveValue) Set(s string) error {
 	return nil
 }
 
+// cpusValue is a positiveValue whose unset value, 0, means one per CPU:
+// its default reads the same on every machine, in --help and docs/cli.md.
+type cpusValue struct{ positiveValue }
+
+func (v cpusValue) String() string {
+	if v.n != nil && *v.n == 0 {
+		return "the number of CPUs"
+	}
+	return v.positiveValue.String()
+}
+
 // checkedValue is a string that check accepts.
 type checkedValue struct {
 	s     *string

@@ -101,6 +101,9 @@ func usage(w io.Writer) {
 // synopsis) and where to find the rest.
 func newFlags(name, help string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if onNewFlags != nil {
+		onNewFlags(name, help, fs)
+	}
 	errOut := &flagErrors{w: stderr}
 	fs.SetOutput(errOut)
 	help = strings.TrimSpace(help)
@@ -119,6 +122,10 @@ func newFlags(name, help string, stdout, stderr io.Writer) *flag.FlagSet {
 	}
 	return fs
 }
+
+// onNewFlags, when set, is told of each command's flag set as it is made:
+// the test that writes docs/cli.md from the flag definitions sets it.
+var onNewFlags func(cmd, help string, fs *flag.FlagSet)
 
 // flagErrors is a flag set's output while it parses: the flag package
 // writes to it only to report an error, before it calls Usage, which

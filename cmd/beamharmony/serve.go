@@ -13,7 +13,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,7 +152,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	shutdown := durationFlag(fs, "shutdown-timeout", serve.DefaultShutdownTimeout, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
 	maxBody := positiveFlag(fs, "max-body-bytes", serve.DefaultMaxBodyBytes, math.MaxInt64, usage("max-body-bytes", "largest request body accepted, in `bytes` (413 beyond)"))
 	maxPrompt := positiveFlag(fs, "max-prompt-bytes", serve.DefaultMaxPromptBytes, math.MaxInt64, usage("max-prompt-bytes", "with --tokenizer, the largest rendered prompt tokenized, in `bytes` (413 beyond): tokenizing takes memory in proportion"))
-	prepare := positiveFlag(fs, "prepare-concurrency", int64(runtime.GOMAXPROCS(0)), math.MaxInt32, usage("prepare-concurrency", "most `requests` decoded, rendered and tokenized at once; the others wait their turn (503 past --timeout)"))
+	prepare := new(int64) // 0: one per CPU, serve.Config's default
+	fs.Var(cpusValue{positiveValue{prepare, math.MaxInt32}}, "prepare-concurrency", usage("prepare-concurrency", "most `requests` decoded, rendered and tokenized at once; the others wait their turn (503 past --timeout)"))
 	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
 	signingKey := fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
 	pingInterval := durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
