@@ -214,6 +214,10 @@ type Config struct {
 	// tool is left out of the prompt and reported (the X-Beam-Unenforced
 	// header, the log, beamharmony_unhonoured_total).
 	RefuseHostedTools bool
+	// WebSearch, with a Backend, runs the Responses web_search tool and
+	// the Messages web_search server tool in the gateway, with Beam's
+	// built-in search and browse tools (websearch.go).
+	WebSearch WebSearch
 	// ReasoningFields narrows the reasoning output to one field.
 	ReasoningFields ReasoningFields
 	// PingInterval is how long a stream may stay silent (the engine

@@ -175,12 +175,32 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 		c.stream(w, rep.stream(w, c))
 		return
 	}
-	p, end, aerr := c.complete()
+	p, end, aerr := c.completeRounds()
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
 	}
 	rep.complete(w, c, p, end)
+}
+
+// completeRounds runs a non-streamed generation and, for a request with a
+// hosted web search, the generations that follow its built-in calls
+// (websearch.go).
+func (c *exchange) completeRounds() (*harmony.Parsed, genEnd, *apiError) {
+	for {
+		p, end, aerr := c.complete()
+		if aerr != nil || c.req.search == nil {
+			return p, end, aerr
+		}
+		step, aerr := c.afterGeneration(&p.Message, &end, nil, nil)
+		if aerr != nil {
+			return nil, end, aerr
+		}
+		if step != searchAgain {
+			c.totalUsage()
+			return p, end, nil
+		}
+	}
 }
 
 // readBody reads the request body up to the server's limit (413 beyond)
@@ -406,19 +426,12 @@ func (c *exchange) noteParsed(p *harmony.Parsed) {
 // stream runs a streamed generation: engine events are parsed as they
 // arrive and the parser's events handed to out.
 func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
-	resp, aerr := c.s.send(c, c.completionRequest())
-	if aerr != nil {
-		c.httpError(w, aerr)
-		return
+	var held *heldCalls
+	if c.req.search != nil {
+		held = &heldCalls{streamSink: out}
+		out = held
 	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		c.httpError(w, engineError("engine_bad_reply", "engine answered a streamed request with Content-Type "+
-			quoteText(ct)+", not text/event-stream"))
-		return
-	}
-	g := &streamGen{c: c, w: w, out: out, parser: harmony.NewStreamParser(c.parseOptions()),
-		events: make([]harmony.Event, 0, 16), hold: stopHold{stops: c.req.stop},
+	g := &streamGen{c: c, w: w, out: out, events: make([]harmony.Event, 0, 16),
 		ttft: c.s.metrics.ttft.WithLabelValues(c.ep.path), itl: c.s.metrics.itl.batch(c.ep.path)}
 	if ka, ok := out.(keepAliver); ok {
 		if iv := c.s.cfg.keepAlive(); iv > 0 {
@@ -426,10 +439,62 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 			defer stop()
 		}
 	}
-	g.run(resp.Body)
+	for g.round() && held != nil {
+		step, aerr := held.after(g)
+		if aerr != nil {
+			g.fail(aerr)
+			break
+		}
+		if step != searchAgain {
+			c.totalUsage()
+			g.finishReply(held.final)
+			break
+		}
+	}
+	if held == nil && g.parsed != nil {
+		g.finishReply(g.end)
+	}
 	g.mu.Lock()
 	g.itl.add()
 	g.mu.Unlock()
+}
+
+// round runs one engine generation of a stream, and reports whether it
+// finished (g.parsed and g.end say how); a failure has been written.
+func (g *streamGen) round() bool {
+	c := g.c
+	g.parsed = nil
+	resp, aerr := c.s.send(c, c.completionRequest())
+	if aerr != nil {
+		g.fail(aerr)
+		return false
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		g.fail(engineError("engine_bad_reply", "engine answered a streamed request with Content-Type "+
+			quoteText(ct)+", not text/event-stream"))
+		return false
+	}
+	g.parser = harmony.NewStreamParser(c.parseOptions())
+	g.hold = stopHold{stops: c.req.stop}
+	g.tail = textTail{}
+	g.calls, g.cut = 0, false
+	if g.sent {
+		// A later round: the time the search took is no token's.
+		g.lastToken, g.lastRead = time.Since(c.start), ^uint64(0)
+	}
+	g.run(resp.Body)
+	return g.parsed != nil
+}
+
+// finishReply writes the close of the stream's reply.
+func (g *streamGen) finishReply(end genEnd) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.start()
+	g.out.end(end)
+	g.over = true
+	_ = g.flushLocked()
 }
 
 // streamGen is the state of one streamed generation.
@@ -460,6 +525,10 @@ type streamGen struct {
 	calls int
 	// cut is set when the call limit ended the generation early.
 	cut bool
+	// parsed and end are the finished generation's message and how it
+	// ended; parsed is nil while it runs and after a failure.
+	parsed *harmony.Parsed
+	end    genEnd
 
 	// mu serialises writes to out between the stream and the keep-alive
 	// timer; wrote is set whenever out sends something, and the timer
@@ -655,11 +724,13 @@ func (g *streamGen) run(body io.Reader) {
 		if g.cut {
 			end.finish, end.stop = "stop", ""
 		}
+		g.parsed = parsed
 	}
-	g.start()
-	g.out.end(end)
-	g.over = true
-	g.flushLocked()
+	if g.parsed == nil {
+		// Cut at the call limit: the events written are the message.
+		g.parsed = &harmony.Parsed{}
+	}
+	g.end = end
 }
 
 // start begins the reply and notes the time to its first byte.

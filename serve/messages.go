@@ -152,7 +152,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := m.decodeOutputFormat(mb.OutputConfig, mb.OutputFormat); err != nil {
 		return nil, err
 	}
-	if err := m.decodeTools(mb.Tools, mb.ToolChoice, cfg.RefuseHostedTools); err != nil {
+	if err := m.decodeTools(mb.Tools, mb.ToolChoice, cfg); err != nil {
 		return nil, err
 	}
 	if err := m.decodeSystem(mb.System); err != nil {
@@ -279,7 +279,8 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 // lets Beam choose; any, tool, strict tools and disable_parallel_tool_use
 // constrain the generation (constrain.go), and disable_parallel_tool_use
 // keeps the first call of an unconstrained one.
-func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage, refuseHosted bool) *apiError {
+func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage, cfg *Config) *apiError {
+	refuseHosted := cfg.RefuseHostedTools
 	r := m.req
 	off := false
 	if !isNull(rawChoice) {
@@ -332,6 +333,12 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage, refuseH
 			return paramJSONError(path, "invalid_tool", err)
 		}
 		if isAnthropicServerTool(t.Type) {
+			if took, err := r.takeWebSearch(cfg, path, t.Type, raw, true); err != nil || took {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if refuseHosted {
 				return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
 					" is a server tool (Anthropic runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
@@ -373,10 +380,12 @@ func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage, refuseH
 	if off {
 		r.toolsOff = true
 		r.constraint.strict, r.constraint.toolSchemas = nil, nil
+		r.search = nil
 		return nil
 	}
 	r.opts.Tools = tools
 	r.parseTools = tools
+	r.declareSearch()
 	return nil
 }
 
@@ -534,6 +543,13 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 			if lastAssistant < 0 {
 				m.add(path, harmony.Message{Role: harmony.RoleAssistant})
 				lastAssistant = len(m.req.messages) - 1
+			}
+			if hasSearchBlocks(blocks) {
+				// The hosted web search's blocks (websearch_history.go).
+				if err := m.assistantSearchMessage(path, blocks, &lastAssistant, s.signer, allow); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := m.assistantMessage(path, blocks, &m.req.messages[lastAssistant], s.signer, allow); err != nil {
 				return err

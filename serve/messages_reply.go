@@ -127,11 +127,12 @@ func newAnthropicUsage(u *usage) anthropicUsage {
 // than a reply that is not JSON.
 func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthropicReply, *apiError) {
 	content := make([]replyBlock, 0, 2+len(msg.ToolCalls))
+	content = append(content, c.searchBlocks()...)
 	if msg.Reasoning != "" {
 		sig := c.s.signer.sign(msg.Reasoning)
 		content = append(content, replyBlock{Type: "thinking", Thinking: &msg.Reasoning, Signature: &sig})
 	}
-	if msg.Content != "" || len(msg.ToolCalls) == 0 {
+	if msg.Content != "" || len(msg.ToolCalls) == 0 && !c.searchStopped() {
 		content = append(content, replyBlock{Type: "text", Text: &msg.Content})
 	}
 	for i := range msg.ToolCalls {
@@ -145,8 +146,10 @@ func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthrop
 		content = append(content, replyBlock{Type: "tool_use", ID: newID("toolu_"), Name: tc.Function.Name, Input: input})
 	}
 	stopReason := end.stopReason()
+	u := newAnthropicUsage(c.usage)
+	u.ServerToolUse = c.serverToolUse()
 	return &anthropicReply{ID: c.chatID, Type: "message", Role: "assistant", Model: c.model, Content: content,
-		StopReason: &stopReason, StopSequence: optString(end.stop), Usage: newAnthropicUsage(c.usage)}, nil
+		StopReason: &stopReason, StopSequence: optString(end.stop), Usage: u}, nil
 }
 
 // complete writes the message object.
@@ -319,6 +322,7 @@ func (s *messagesStream) end(e genEnd) {
 	s.buf = appendOptString(s.buf, e.stop)
 	s.buf = append(s.buf, `},"usage":`...)
 	u := newAnthropicUsage(s.c.usage)
+	u.ServerToolUse = s.c.serverToolUse()
 	s.buf = appendJSON(s.buf, &u)
 	s.buf = append(s.buf, '}')
 	s.close()

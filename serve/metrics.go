@@ -97,6 +97,7 @@ type metrics struct {
 	engineErrors     *prometheus.CounterVec   // kind
 	lateInstructions *prometheus.CounterVec   // endpoint, placement
 	unhonoured       *prometheus.CounterVec   // endpoint, kind
+	webTools         *prometheus.CounterVec   // tool, outcome
 
 	replicas replicaMetrics
 }
@@ -142,6 +143,13 @@ func newMetrics() *metrics {
 	m.unhonoured = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_unhonoured_total",
 		Help: "Request values left out or not applied, each listed in the X-Beam-Unenforced header: hosted tools, billing-header blocks, deferred tools declared in full, context_management edits, other fields."},
 		[]string{"endpoint", "kind"})
+	m.webTools = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_web_tool_calls_total",
+		Help: "Calls of the hosted web search's built-in tools (--search-backend), by tool (search, browse) and outcome: ok, or the error code the client sees (unavailable, url_not_allowed, ...)."},
+		[]string{"tool", "outcome"})
+	m.reg.MustRegister(m.webTools)
+	for _, t := range [...]string{toolSearch, toolBrowse} {
+		m.webTools.WithLabelValues(t, "ok")
+	}
 	m.reg.MustRegister(m.requests, m.errors, m.streamsOpen, m.prepareWaiting, m.promptTokens, m.completionTokens, m.duration,
 		m.endpointRequests, m.ttft, m.itl, m.e2e, m.reqPromptTokens, m.reqGenTokens, m.engineErrors, m.lateInstructions, m.unhonoured,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -85,6 +85,9 @@ type request struct {
 	// convKey is the conversation's routing key the client named
 	// (clientConversationKey); 0: the router keys by the prompt.
 	convKey uint64
+	// search is the hosted web search the gateway runs for the request
+	// (Config.WebSearch), nil when it runs none.
+	search *webSearch
 }
 
 // decodeRequest reads a chat request body. Every error is a 400 that names

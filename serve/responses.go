@@ -65,6 +65,8 @@ type inputItem struct {
 	Namespace        string          `json:"namespace"`
 	Arguments        json.RawMessage `json:"arguments"`
 	Output           json.RawMessage `json:"output"`
+	// Action is a web_search_call's action (websearch_history.go).
+	Action json.RawMessage `json:"action"`
 }
 
 // textPart is a part of a message's content, a reasoning item's content
@@ -187,7 +189,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 			r.report("reasoning.summary", unhonouredField, "no summary is written: the reasoning item carries the whole reasoning as reasoning_text content")
 		}
 	}
-	if err := rr.decodeTools(rb.Tools, rb.ToolChoice, cfg.RefuseHostedTools); err != nil {
+	if err := rr.decodeTools(rb.Tools, rb.ToolChoice, cfg); err != nil {
 		return nil, err
 	}
 	if err := rr.decodeText(rb.Text); err != nil {
@@ -223,7 +225,8 @@ func statelessError(param, msg string) *apiError {
 // tools, whose calls go out with the namespace (docs/gap-decisions.md
 // 113); a hosted tool is left out and reported unless the server refuses
 // it (112).
-func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage, refuseHosted bool) *apiError {
+func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage, cfg *Config) *apiError {
+	refuseHosted := cfg.RefuseHostedTools
 	r := rr.req
 	rr.tools, rr.toolChoice = rawTools, rawChoice
 	tc, aerr := decodeResponsesToolChoice(rawChoice)
@@ -316,6 +319,12 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage, refus
 				}
 			}
 		case isHostedResponsesTool(t.Type):
+			if took, err := r.takeWebSearch(cfg, path, t.Type, raw, false); err != nil || took {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if refuseHosted {
 				return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
 					" is a hosted tool (OpenAI runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
@@ -336,10 +345,12 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage, refus
 	if tc.off {
 		r.toolsOff = true
 		r.constraint.strict, r.constraint.toolSchemas = nil, nil
+		r.search = nil
 		return nil
 	}
 	r.opts.Tools = tools
 	r.parseTools = tools
+	r.declareSearch()
 	return nil
 }
 
@@ -496,6 +507,15 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 			}
 			turn = -1
 			rr.add(path, harmony.Message{Role: harmony.RoleTool, ToolCallID: it.CallID, Content: out})
+		case "web_search_call":
+			call, result, err := searchCallItem(path, &it)
+			if err != nil {
+				return err
+			}
+			t := openTurn(path)
+			t.ToolCalls = append(t.ToolCalls, call)
+			turn = -1
+			rr.add(path, result)
 		case "item_reference":
 			return statelessError(path, path+": item_reference needs stored items, and this gateway is stateless")
 		default:

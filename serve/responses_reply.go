@@ -100,10 +100,11 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmon
 	status, incomplete := end.responseStatus()
 	c.finish = status
 	out := make([]any, 0, 2+len(msg.ToolCalls))
+	out = append(out, rr.searchItems(c)...)
 	if msg.Reasoning != "" {
 		out = append(out, newReasoningItem(c.s.signer, newID("rs_"), msg.Reasoning, "completed"))
 	}
-	if msg.Content != "" || len(msg.ToolCalls) == 0 {
+	if msg.Content != "" || len(msg.ToolCalls) == 0 && !c.searchStopped() {
 		out = append(out, newMessageItem(newID("msg_"), &msg.Content, "completed"))
 	}
 	for i := range msg.ToolCalls {

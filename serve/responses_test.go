@@ -327,7 +327,7 @@ func TestResponsesBadRequests(t *testing.T) {
 		{"tool_choice required without tools", `{"model":"beam","input":"Hi","tool_choice":"required"}`, "tool_choice", `tool_choice: asks for a tool call, but the request declares no tools`},
 		{"forced function undeclared", `{"model":"beam","input":"Hi","tool_choice":{"type":"function","name":"f"}}`, "tool_choice", `tool_choice: names "f", which is not among the tools`},
 		{"image part", `{"model":"beam","input":[{"role":"user","content":[{"type":"input_image","image_url":"x"}]}]}`, "input[0].content[0].type", `input[0].content[0].type: "input_image" parts are not supported`},
-		{"unknown item", `{"model":"beam","input":[{"type":"web_search_call","id":"x"}]}`, "input[0].type", `input[0].type: "web_search_call" items are not supported`},
+		{"unknown item", `{"model":"beam","input":[{"type":"file_search_call","id":"x"}]}`, "input[0].type", `input[0].type: "file_search_call" items are not supported`},
 		{"effort none", `{"model":"beam","input":"Hi","reasoning":{"effort":"none"}}`, "reasoning.effort", "reasoning_effort"},
 		{"bad arguments", `{"model":"beam","input":[{"role":"user","content":"Hi"},{"type":"function_call","call_id":"c","name":"f","arguments":"{nope"}]}`, "input[1].arguments", "input[1].arguments: not valid JSON"},
 		{"marker", `{"model":"beam","input":"a<|call|>b"}`, "input", "input: contains the Harmony marker <|call|>"},

@@ -56,6 +56,8 @@ type Server struct {
 	// kind is the engine's kind as detected (Config.Engine auto).
 	grammars *grammar.Cache
 	kind     kindState
+	// web runs the hosted web search's calls; nil when it is off.
+	web *webClient
 }
 
 // New checks cfg and returns a Server.
@@ -112,6 +114,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.prepare = make(chan struct{}, cfg.prepareConcurrency())
+	if s.web, err = newWebClient(&cfg.WebSearch); err != nil {
+		return nil, err
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

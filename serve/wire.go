@@ -265,6 +265,10 @@ type replyBlock struct {
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
+	// ToolUseID and Content are a server tool's result block's
+	// (web_search_tool_result, web_fetch_tool_result: websearch_reply.go).
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"`
 }
 
 // anthropicUsage counts input tokens apart from those read from the
@@ -273,6 +277,9 @@ type anthropicUsage struct {
 	InputTokens          int64  `json:"input_tokens"`
 	CacheReadInputTokens *int64 `json:"cache_read_input_tokens,omitempty"`
 	OutputTokens         int64  `json:"output_tokens"`
+	// ServerToolUse counts the hosted web search's calls, when the
+	// request has one (websearch.go).
+	ServerToolUse *serverToolUsage `json:"server_tool_use,omitempty"`
 }
 
 // anthropicEvent is the data of a Messages stream event.

@@ -56,7 +56,8 @@ turn, and after one becomes a user message headed "# Instructions" in its
 place (--refuse-late-instructions refuses it instead). Hosted tools the
 gateway cannot run (web_search, code_interpreter, Anthropic's server tools)
 are left out and listed in the X-Beam-Unenforced header
-(--refuse-hosted-tools refuses them). Reasoning sent back must carry the signature this
+(--refuse-hosted-tools refuses them); with --search-backend the gateway runs
+web search itself, with Beam's built-in search and browse tools. Reasoning sent back must carry the signature this
 server gave it (HMAC under --signing-key; a random key per process when
 unset, so give every replica the same key).
 
@@ -162,6 +163,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
 	refuseLate := fs.Bool("refuse-late-instructions", false, usage("refuse-late-instructions", "refuse (400, in the words clients fall back on) a system or developer message after a message of another role, instead of placing it"))
 	refuseHosted := fs.Bool("refuse-hosted-tools", false, usage("refuse-hosted-tools", "refuse (400) a hosted tool the gateway cannot run (web_search, code_interpreter, Anthropic's server tools), instead of leaving it out and reporting it"))
+	searchBackend := fs.String("search-backend", "", usage("search-backend", "base `URL` of a SearXNG-compatible search API (GET URL/search?q=...&format=json): the gateway then runs the Responses web_search tool and the Messages web_search server tool itself, with Beam's built-in search and browse tools (docs/agents.md)"))
+	searchPrivate := fs.Bool("search-allow-private", false, usage("search-allow-private", "let browse fetch pages at loopback, private and link-local addresses, refused by default"))
+	searchRounds := positiveFlag(fs, "search-max-rounds", serve.DefaultSearchRounds, 1000, usage("search-max-rounds", "most `generations` of one request whose search and browse calls the gateway runs"))
+	searchTimeout := durationFlag(fs, "search-timeout", serve.DefaultSearchTimeout, false, usage("search-timeout", "most time (a `duration`) one request's searches and page fetches take, all together"))
 	reasoningField := checkedFlag(fs, "reasoning-field", "both", func(v string) error {
 		_, err := serve.ParseReasoningFields(v)
 		return err
@@ -285,6 +290,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		AllowMarkers:           *allowMarkers,
 		RefuseLateInstructions: *refuseLate,
 		RefuseHostedTools:      *refuseHosted,
+		WebSearch:              serve.WebSearch{Backend: *searchBackend, AllowPrivate: *searchPrivate, MaxRounds: int(*searchRounds), Timeout: *searchTimeout},
 		ReasoningFields:        fields,
 		SigningKey:             *signingKey,
 		PingInterval:           pingIntervalConfig(*pingInterval),
