@@ -384,13 +384,31 @@ func statusError(resp *http.Response) *apiError {
 		if len(msg) > maxPassedMessage {
 			msg = strings.ToValidUTF8(msg[:maxPassedMessage], "") + "..."
 		}
-		return &apiError{status: resp.StatusCode, kind: kindEngine4xx, msg: msg, typ: typ, code: code, detail: detail}
+		return &apiError{status: resp.StatusCode, kind: kindEngine4xx, msg: withoutEngineAddress(msg, resp.Request), typ: typ, code: code, detail: detail}
 	}
 	return engineError(code, "the engine answered HTTP "+strconv.Itoa(resp.StatusCode)).withDetail(detail)
 }
 
 // maxPassedMessage caps the engine message a passed-through 4xx carries.
 const maxPassedMessage = 1000
+
+// withoutEngineAddress returns an engine message passed to a client with
+// the engine's address (host:port, and the host alone) written as "the
+// engine": the client may read the engine's words about its request, not
+// where the engine is (SECURITY.md).
+func withoutEngineAddress(msg string, req *http.Request) string {
+	if req == nil || req.URL == nil {
+		return msg
+	}
+	if host := req.URL.Host; host != "" {
+		msg = strings.ReplaceAll(msg, req.URL.Scheme+"://"+host, "the engine")
+		msg = strings.ReplaceAll(msg, host, "the engine")
+	}
+	if name := req.URL.Hostname(); name != "" {
+		msg = strings.ReplaceAll(msg, name, "the engine")
+	}
+	return msg
+}
 
 // errorMessage finds the message in an engine's error body, whichever
 // shape it has: {"error": {"message", "type"}}, {"error": "text"},

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -357,12 +356,16 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	if !json.Valid(body) {
-		writeError(w, engineError("engine_bad_reply", "engine's /v1/models is not JSON"))
+	list, err := decodeModels(body)
+	if err != nil {
+		// What the engine wrote stays in the log.
+		aerr := engineError("engine_bad_reply", "the engine's /v1/models is not a model list").
+			withDetail(err.Error() + ": " + string(truncate(body, 200)))
+		s.logEngineCheck(r, aerr)
+		writeError(w, aerr)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
+	writeJSON(w, list)
 }
 
 // engineGet fetches path from the engine (the first replica) and returns

@@ -76,9 +76,12 @@ Constrained generation: tool_choice "required" or a named tool (Anthropic:
 json_schema) are compiled into a grammar that keeps Beam's reasoning and is
 sent in the engine's own field: llama.cpp's grammar, vLLM's
 structured_outputs.grammar, SGLang's ebnf. --engine names the engine's kind,
-or auto asks it at start-up; a constrained request to an engine of unknown
-kind is a 400. Schema keywords the grammar cannot enforce are a 400 under
-strict, otherwise left out and listed in the X-Beam-Unenforced header.
+or auto asks it at start-up. While the kind is unknown a constrained request
+asks again, and then is a 503 (engine_unavailable) when the engine does not
+answer (retry once it is up), or a 400 (engine_cannot_constrain) when it
+answers as no engine the gateway knows (set --engine). Schema keywords the
+grammar cannot enforce are a 400 under strict, otherwise left out and listed
+in the X-Beam-Unenforced header.
 
 Securing it: with --api-key or --api-key-file every endpoint but /health
 needs a key ("Authorization: Bearer KEY"; the Anthropic routes also take
