@@ -34,12 +34,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// cliCommand is beamharmony with the JSON array of arguments list, in a
+// child process not yet started.
+func cliCommand(list string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "BH_CLI_ARGS="+list)
+	return cmd
+}
+
 // startCLI starts beamharmony with args in a child process.
 func startCLI(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	list, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "BH_CLI_ARGS="+string(list))
+	cmd := cliCommand(string(list))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

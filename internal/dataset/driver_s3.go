@@ -26,7 +26,11 @@ func abortMultipartUpload(ctx context.Context, b *blob.Bucket, l location, err e
 	if !errors.As(err, &failed) || !b.As(&client) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	timeout := abortTimeout
+	if ctx.Err() != nil {
+		timeout = stoppedAbortTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	bucket, _, _ := strings.Cut(strings.TrimPrefix(l.bucket, "s3://"), "?")
 	id := failed.UploadID()

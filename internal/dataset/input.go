@@ -206,11 +206,17 @@ func sameFile(a, b string) bool {
 
 // countingReader counts the bytes read from the file, for progress.
 type countingReader struct {
-	r io.Reader
-	n int64
+	ctx context.Context // nil: never stops
+	r   io.Reader
+	n   int64
 }
 
+// Read reads from c.r unless the run has stopped: a line that never
+// ends, skipped read after read, stops with the run (issue 34 item 10).
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.ctx != nil && c.ctx.Err() != nil {
+		return 0, c.ctx.Err()
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
@@ -250,7 +256,7 @@ func openLines(ctx context.Context, c *Config, u unit, max int) (*lineSource, er
 		}
 		src = f
 	}
-	s := &lineSource{u: u, src: src, counter: &countingReader{r: src}, max: max}
+	s := &lineSource{u: u, src: src, counter: &countingReader{ctx: ctx, r: src}, max: max}
 	var r io.Reader = s.counter
 	if in.kind == kindGzip || in.kind == kindZstd {
 		// An empty input holds no stream, not a broken one.

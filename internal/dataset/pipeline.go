@@ -318,8 +318,8 @@ func checkPaths(c *Config) (string, error) {
 }
 
 // runPipeline reads, renders and writes every unit in order.
-func runPipeline(ctx context.Context, c *Config, units []unit, out sink, rej *atomicFile, st *Stats) error {
-	ctx, cancel := context.WithCancel(ctx)
+func runPipeline(parent context.Context, c *Config, units []unit, out sink, rej *atomicFile, st *Stats) error {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	workers := c.workers()
 	work := make(chan *batch, workers)
@@ -360,8 +360,27 @@ func runPipeline(ctx context.Context, c *Config, units []unit, out sink, rej *at
 	}
 
 	var writeErr error
-	for b := range ordered {
-		<-b.done
+	stopped := false // by the caller, or by a write error
+	for !stopped {
+		var b *batch
+		select {
+		case next, ok := <-ordered:
+			if !ok {
+				break
+			}
+			b = next
+		case <-ctx.Done():
+			// A read error cancels ctx too, but its reader has returned:
+			// the batches before it are drained below as usual.
+			stopped = parent.Err() != nil || writeErr != nil
+			if !stopped {
+				b = <-ordered
+			}
+		}
+		if b == nil {
+			break
+		}
+		<-b.done // prompt once stopped: a worker skips a batch then
 		if writeErr == nil && ctx.Err() == nil {
 			writeErr = writeBatch(c, b, out, rej, st)
 			if writeErr != nil {
@@ -371,6 +390,23 @@ func runPipeline(ctx context.Context, c *Config, units []unit, out sink, rej *at
 			}
 		}
 		releaseBatch(b)
+	}
+	if stopped {
+		// Stopped by a signal, the caller or a write error. The reader
+		// may be blocked in a read no context reaches (stdin that stays
+		// silent): the run returns without waiting for it, and what is
+		// left is released when that read returns.
+		go func() {
+			for b := range ordered {
+				<-b.done
+				releaseBatch(b)
+			}
+			wg.Wait()
+		}()
+		if writeErr != nil {
+			return writeErr
+		}
+		return ctx.Err()
 	}
 	wg.Wait()
 	switch {

@@ -111,7 +111,7 @@ func (s *stores) bucket(ctx context.Context, l location) (*blob.Bucket, error) {
 	}
 	b, err := blob.OpenBucket(ctx, l.bucket)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.raw, err)
+		return nil, objectError(l, err)
 	}
 	if s.buckets == nil {
 		s.buckets = map[string]*blob.Bucket{}
@@ -134,8 +134,40 @@ func objectError(l location, err error) error {
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return fmt.Errorf("%s: no such object", l.raw)
 	}
+	if hint := credentialsHint(err); hint != "" {
+		return &credentialsError{where: l.raw, hint: hint, err: err}
+	}
 	return fmt.Errorf("%s: %w", l.raw, err)
 }
+
+// credentialsHints are, for each cloud SDK, the words its error holds
+// when it found no credentials, and what to set instead: one short line
+// in place of the SDK's chain of attempts.
+var credentialsHints = []struct{ marker, hint string }{
+	{"get identity: get credentials", "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or run where an instance role provides them"},
+	{"azureblob: Options.AccountName is required", "no Azure storage account: set AZURE_STORAGE_ACCOUNT, with AZURE_STORAGE_KEY or a login DefaultAzureCredential finds (az login, a managed identity)"},
+	{"could not find default credentials", "no Google Cloud credentials found: set GOOGLE_APPLICATION_CREDENTIALS to a key file, or run gcloud auth application-default login"},
+}
+
+func credentialsHint(err error) string {
+	text := err.Error()
+	for _, h := range credentialsHints {
+		if strings.Contains(text, h.marker) {
+			return h.hint
+		}
+	}
+	return ""
+}
+
+// credentialsError is an object that could not be reached for want of
+// credentials: its message is the hint, the SDK's error stays wrapped.
+type credentialsError struct {
+	where, hint string
+	err         error
+}
+
+func (e *credentialsError) Error() string { return e.where + ": " + e.hint }
+func (e *credentialsError) Unwrap() error { return e.err }
 
 // blobReaderAt reads an object by ranges, through a small cache of
 // blocks: the Parquet checks and reader read each row group's pages in
@@ -300,9 +332,17 @@ func (d *objectDest) commit() error {
 		return fmt.Errorf("%s: the upload was dropped", d.l.raw)
 	}
 	d.closed = true
+	// A commit is not cut short by accident, but a stopped run (SIGTERM)
+	// cancels it: an endpoint whose answer never ends would hold the
+	// process (issue 34 item 10). An upload cut short creates no object.
+	stop := context.AfterFunc(d.ctx, d.cancel)
 	err := d.w.Close()
+	stop()
 	d.cancel()
 	if err != nil {
+		if d.ctx.Err() != nil {
+			return d.ctx.Err()
+		}
 		return objectError(d.l, err)
 	}
 	return nil
@@ -325,8 +365,14 @@ func (d *objectDest) abort() {
 // with the upload's own context, which abort cancelled.
 var abortUpload func(ctx context.Context, b *blob.Bucket, l location, err error)
 
-// abortTimeout bounds the abort of an upload.
-const abortTimeout = 30 * time.Second
+// abortTimeout bounds the abort of an upload; stoppedAbortTimeout when
+// the run was stopped (SIGTERM), which must end it within a second. An
+// abort that does not finish leaves the parts to the bucket's lifecycle
+// rules.
+const (
+	abortTimeout        = 30 * time.Second
+	stoppedAbortTimeout = 500 * time.Millisecond
+)
 
 func (d *objectDest) undo() { _ = deleteObject(d.ctx, d.b, d.l) }
 
