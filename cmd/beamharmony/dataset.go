@@ -159,6 +159,9 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *tokPath != "" {
+		if w := standInWarning(*tokPath); w != "" && !*quiet {
+			fmt.Fprintf(stderr, "beamharmony dataset: warning: %s\n", w)
+		}
 		tok, err := tokenizer.Load(*tokPath)
 		if err != nil {
 			return fail(stderr, "dataset", fmt.Errorf("--tokenizer: %w", err))

@@ -82,6 +82,9 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code = renderRequest(req, *spans, *tokenizerPath, stdout, stderr)
 	if code == 0 && !*quiet {
 		warn(stderr, "render", req.Lint())
+		if w := standInWarning(*tokenizerPath); *tokenizerPath != "" && w != "" {
+			fmt.Fprintf(stderr, "beamharmony render: warning: %s\n", w)
+		}
 	}
 	return code
 }

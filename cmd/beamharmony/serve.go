@@ -274,6 +274,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "serve", err)
 		}
 		tok = tk
+		if w := standInWarning(*tokenizerPath); w != "" {
+			fmt.Fprintf(stderr, "beamharmony serve: warning: %s\n", w)
+		}
 	}
 	srv, err := serve.New(serve.Config{
 		Tokenizer:              tok,

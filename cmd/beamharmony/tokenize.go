@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"unicode/utf8"
 
@@ -69,7 +71,7 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	tk, err := loadTokenizer(*path)
+	tk, err := loadTokenizer(*path, "tokenize", stderr)
 	if err != nil {
 		return fail(stderr, "tokenize", err)
 	}
@@ -193,7 +195,7 @@ func runDetokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if code >= 0 {
 		return code
 	}
-	tk, err := loadTokenizer(*path)
+	tk, err := loadTokenizer(*path, "detokenize", stderr)
 	if err != nil {
 		return fail(stderr, "detokenize", err)
 	}
@@ -211,11 +213,39 @@ func runDetokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	return 0
 }
 
-func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
+// standInWarning is the warning for a tokenizer written by
+// cmd/standin-tokenizer, "" for any other: a stand-in's ids are not the
+// checkpoint's, which matters as soon as they reach a model.
+func standInWarning(path string) string {
+	dir := path
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		dir = filepath.Dir(path)
+	}
+	cfg := filepath.Join(dir, "tokenizer_config.json")
+	st, err := os.Stat(cfg)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 1<<20 {
+		return ""
+	}
+	data, err := os.ReadFile(cfg)
+	if err != nil || !bytes.Contains(data, []byte(`"beamharmony_stand_in"`)) {
+		return ""
+	}
+	return path + " is a stand-in tokenizer (o200k_base with Beam's markers, from go run ./cmd/standin-tokenizer): its ids are not the checkpoint's; use the checkpoint's tokenizer.json for anything real"
+}
+
+// loadTokenizer loads --tokenizer, and warns on stderr when it is a
+// stand-in.
+func loadTokenizer(path, cmd string, stderr io.Writer) (*tokenizer.Tokenizer, error) {
 	if path == "" {
 		return nil, usagef("--tokenizer PATH is required (a tokenizer.json or a directory that holds one)")
 	}
-	return tokenizer.Load(path)
+	tk, err := tokenizer.Load(path)
+	if err == nil {
+		if w := standInWarning(path); w != "" {
+			fmt.Fprintf(stderr, "beamharmony %s: warning: %s\n", cmd, w)
+		}
+	}
+	return tk, err
 }
 
 // parseIDs reads a JSON array of token ids, or an object whose input_ids
