@@ -80,6 +80,12 @@ func TestAPIKeys(t *testing.T) {
 		{"chat: a key's prefix", "POST", "/v1/chat/completions", chatBody, bearer("key-on"), 401, false, "invalid_api_key"},
 		{"chat: a key and more", "POST", "/v1/chat/completions", chatBody, bearer("key-one1"), 401, false, "invalid_api_key"},
 		{"chat: not bearer", "POST", "/v1/chat/completions", chatBody, map[string]string{"Authorization": "Basic a2V5LW9uZQ=="}, 401, false, "invalid_api_key"},
+		// A valid key under another scheme is not a bearer token: accepting
+		// any scheme is a mutation these cases catch (issue 35 item 5).
+		{"chat: a valid key under another scheme", "POST", "/v1/chat/completions", chatBody, map[string]string{"Authorization": "Token key-one"}, 401, false, "invalid_api_key"},
+		{"chat: a valid key without a scheme", "POST", "/v1/chat/completions", chatBody, map[string]string{"Authorization": "key-one"}, 401, false, "invalid_api_key"},
+		{"messages: a valid key under another scheme", "POST", "/v1/messages", msgsBody, map[string]string{"Authorization": "Basic key-two"}, 401, true, ""},
+		{"models: a valid key under another scheme", "GET", "/v1/models", "", map[string]string{"Authorization": "Key key-one"}, 401, false, "invalid_api_key"},
 		{"chat: x-api-key is not read", "POST", "/v1/chat/completions", chatBody, xAPIKey("key-one"), 401, false, "missing_api_key"},
 		{"chat without /v1", "POST", "/chat/completions", chatBody, nil, 401, false, "missing_api_key"},
 		{"responses: bearer", "POST", "/v1/responses", respBody, bearer("key-two"), 200, false, ""},

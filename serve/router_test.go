@@ -70,6 +70,41 @@ func TestBlockTableBounds(t *testing.T) {
 	}
 }
 
+// The replica holding the longest prefix of a prompt wins over one
+// holding a shorter prefix of it, wherever the two were recorded in the
+// table and in which order: choosing the shortest is a mutation this test
+// catches (issue 35 item 5).
+func TestLongestPrefixWins(t *testing.T) {
+	chain := []uint64{11, 22, 33, 44}
+	for _, order := range []string{"short first", "long first"} {
+		tb := newBlockTable(1 << 10)
+		short, long := func() { tb.record(chain[:1], 0) }, func() { tb.record(chain[:3], 1) }
+		if order == "short first" {
+			short()
+			long()
+		} else {
+			long()
+			short()
+		}
+		// After "long first", block 11 is on replica 0 again: the long
+		// prefix still holds blocks 22 and 33 on replica 1.
+		r, n := tb.longest(chain)
+		if r != 1 || n != 3 {
+			t.Errorf("%s: replica %d with %d blocks; want replica 1 with 3", order, r, n)
+		}
+	}
+	// Through the router: a second turn goes where its first turn's
+	// longer prefix is, not where a shorter shared prefix was placed.
+	rt := testRouter(3)
+	conv := blockHashes(strings.Repeat("b", 64*4), 0, 64, nil)
+	rt.table.record(conv[:1], 0) // a short prefix, shared with another conversation
+	rt.table.record(conv[:3], 2) // this conversation's earlier turn
+	rt.table.record(conv[:1], 0)
+	if got, d := rt.pick(conv, 4242, 0, nil); got != 2 || d != routePrefix {
+		t.Errorf("router: replica %d (%s); want 2 (prefix)", got, d)
+	}
+}
+
 func testRouter(n int) *router {
 	rt := newRouter(Routing{TableEntries: 1 << 10})
 	for i := range n {
