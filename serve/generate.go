@@ -964,31 +964,41 @@ func (c *exchange) render() *apiError {
 }
 
 // fitMaxTokens checks the prompt of n tokens (-1: not counted) against the
-// model's context length, when the server knows it, and the tokens to
-// generate against what the context leaves: a client's max tokens above it
-// is a 400 that states both numbers; without one, the engine is asked for
-// all that is left (DECISIONS.md, Serving). Without a token count, only a
-// client's value above the whole context is refused, and the server's
-// default is capped at it.
+// model's context length, when the server knows it (--max-model-len, or
+// read from the engine), and the tokens to generate against what the
+// context leaves: a client's max tokens above it is a 400 that states both
+// numbers; without one, the engine is asked for all that is left
+// (DECISIONS.md, Serving). Without a token count, only a client's value
+// above the whole context is refused, and the server's default is capped at
+// it. Without a context length, a client's value above MaxTokensCeiling is
+// lowered to it and reported (gap decision 142).
 func (c *exchange) fitMaxTokens(n int) *apiError {
-	max := int64(c.s.cfg.MaxModelLen)
+	r := c.req
+	max, source := c.s.modelLen.get()
 	if max <= 0 {
+		if r.maxTokensParam != "" && r.maxTokens > MaxTokensCeiling {
+			r.report(r.maxTokensParam, unhonouredField, itoa(r.maxTokens)+" lowered to "+itoa(MaxTokensCeiling)+
+				", the most the gateway asks for while the model's context length is not known (--max-model-len)")
+			r.maxTokens = MaxTokensCeiling
+		}
 		return nil
 	}
-	r := c.req
+	whose := "the model's context length of " + itoa(max) + " tokens (--max-model-len)"
+	if source != "--max-model-len" {
+		whose = "the model's context length of " + itoa(max) + " tokens (as the engine reports it)"
+	}
 	if n < 0 {
 		switch {
 		case r.maxTokensParam == "":
 			r.maxTokens = min(r.maxTokens, max)
 		case r.maxTokens > max:
-			return paramError(r.maxTokensParam, "context_length_exceeded", itoa(r.maxTokens)+
-				" is more than the model's context length of "+itoa(max)+" tokens (--max-model-len)")
+			return paramError(r.maxTokensParam, "context_length_exceeded", itoa(r.maxTokens)+" is more than "+whose)
 		}
 		return nil
 	}
 	if int64(n) >= max {
-		return badRequest("messages", "context_length_exceeded", "the prompt is "+strconv.Itoa(n)+" tokens, which leaves no room to generate in the model's context length of "+
-			itoa(max)+" tokens (--max-model-len); shorten the conversation")
+		return badRequest("messages", "context_length_exceeded", "the prompt is "+strconv.Itoa(n)+" tokens, which leaves no room to generate in "+
+			whose+"; shorten the conversation")
 	}
 	room := max - int64(n)
 	switch {
@@ -996,7 +1006,7 @@ func (c *exchange) fitMaxTokens(n int) *apiError {
 		r.maxTokens = room
 	case r.maxTokens > room:
 		return paramError(r.maxTokensParam, "context_length_exceeded", itoa(r.maxTokens)+
-			" is more than the "+itoa(room)+" tokens the model's context length of "+itoa(max)+" tokens (--max-model-len) leaves after the "+
+			" is more than the "+itoa(room)+" tokens "+whose+" leaves after the "+
 			strconv.Itoa(n)+"-token prompt; ask for at most "+itoa(room))
 	}
 	return nil

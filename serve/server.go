@@ -55,6 +55,9 @@ type Server struct {
 	// kind is the engine's kind as detected (Config.Engine auto).
 	grammars *grammar.Cache
 	kind     kindState
+	// modelLen is the model's context length: Config.MaxModelLen, or
+	// what DetectContextLength read from the engines.
+	modelLen modelLength
 	// web runs the hosted web search's calls; nil when it is off.
 	web *webClient
 }
@@ -111,6 +114,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.corsPolicy, err = newCORSPolicy(cfg.CORSOrigins); err != nil {
 		return nil, err
+	}
+	if cfg.MaxModelLen > 0 {
+		s.modelLen.lower(int64(cfg.MaxModelLen), "--max-model-len")
 	}
 	s.prepare = make(chan struct{}, cfg.prepareConcurrency())
 	if s.web, err = newWebClient(&cfg.WebSearch); err != nil {

@@ -146,7 +146,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
 	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
 	maxTokens := positiveFlag(fs, "default-max-tokens", serve.DefaultMaxTokens, math.MaxInt32, usage("default-max-tokens",
-		"max_tokens, in `tokens`, for a request that sets none, when the context left is not known (--tokenizer and --max-model-len)"))
+		"max_tokens, in `tokens`, for a request that sets none, when the context left is not known (it is with --tokenizer and a context length, from --max-model-len or the engine); capped at the context length when only that is known"))
 	fs.Var(positiveValue{maxTokens, math.MaxInt32}, "max-tokens", usage("max-tokens", "the former name of --default-max-tokens, still accepted"))
 	timeout := durationFlag(fs, "timeout", serve.DefaultTimeout, false, usage("timeout", "longest `duration` one engine request may take (504 past it)"))
 	bodyTimeout := durationFlag(fs, "body-timeout", serve.DefaultBodyTimeout, false, usage("body-timeout", "longest `duration` a client may take to send a request body (408 past it, and the connection closes)"))
@@ -162,7 +162,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	signingKey := fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
 	pingInterval := durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
 	tokenizerPath := fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused"))
-	maxModelLen := fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`: with --tokenizer a longer prompt is a 400 and max_tokens is fitted to what the context leaves (0: unknown)"))
+	maxModelLen := fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`: with --tokenizer a longer prompt is a 400 and max_tokens is fitted to what the context leaves; 0: read from the engine at start-up (llama.cpp's GET /props, vLLM's and SGLang's GET /v1/models; the smallest of several replicas), and while none is known a client's max_tokens above "+strconv.Itoa(serve.MaxTokensCeiling)+" is lowered to it"))
 	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
 	refuseLate := fs.Bool("refuse-late-instructions", false, usage("refuse-late-instructions", "refuse (400, in the words clients fall back on) a system or developer message after a message of another role, instead of placing it"))
 	refuseHosted := fs.Bool("refuse-hosted-tools", false, usage("refuse-hosted-tools", "refuse (400) a hosted tool the gateway cannot run (web_search, code_interpreter, Anthropic's server tools), instead of leaving it out and reporting it"))
@@ -351,6 +351,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		// The result is logged; a constrained request that comes first
 		// waits for it. It takes at most serve.DetectTimeout.
 		go func() { _, _ = srv.DetectEngine(sig.ctx) }()
+	}
+	if *maxModelLen == 0 {
+		// Logged when found; requests until then are bounded by
+		// serve.MaxTokensCeiling.
+		go func() { _, _ = srv.DetectContextLength(sig.ctx) }()
 	}
 	if len(backendList) > 1 {
 		go srv.Probe(sig.ctx)

@@ -106,7 +106,9 @@ func TestServeEngine(t *testing.T) {
 	})
 	t.Run("flag", func(t *testing.T) {
 		e := newKindEngine(t, "/props", `{"build_info":"b1"}`)
-		rs := startServe(t, "--backend", e.srv.URL, "--listen", "127.0.0.1:0", "--engine", "vllm")
+		// --max-model-len: the context length is not asked for (at
+		// /props, which the probes count).
+		rs := startServe(t, "--backend", e.srv.URL, "--listen", "127.0.0.1:0", "--engine", "vllm", "--max-model-len", "100000")
 		if f := e.constrain(t, rs.addr(t)); strings.Join(f, ",") != "structured_outputs" || e.probeCount() != 0 {
 			t.Errorf("grammar fields %v, %d probes", f, e.probeCount())
 		}
@@ -117,7 +119,7 @@ func TestServeEngine(t *testing.T) {
 	t.Run("environment", func(t *testing.T) {
 		t.Setenv("BEAMHARMONY_ENGINE", "sglang")
 		e := newKindEngine(t, "", "")
-		rs := startServe(t, "--backend", e.srv.URL, "--listen", "127.0.0.1:0")
+		rs := startServe(t, "--backend", e.srv.URL, "--listen", "127.0.0.1:0", "--max-model-len", "100000")
 		if f := e.constrain(t, rs.addr(t)); strings.Join(f, ",") != "ebnf" || e.probeCount() != 0 {
 			t.Errorf("grammar fields %v, %d probes", f, e.probeCount())
 		}
