@@ -87,15 +87,6 @@ func prefixPath(prefix string, err error) error {
 	return &c
 }
 
-// JoinPath joins two parts of a JSON path as RenderError.Path writes them:
-// JoinPath("messages[1]", "content[0].type") is
-// "messages[1].content[0].type", an index part follows without a dot
-// ("tools" and "[2]" give "tools[2]"), and an empty part gives the other.
-//
-// Deprecated: it was exported for the gateway alone, which now shares the
-// rule through an internal package; a caller can join with a dot itself.
-func JoinPath(prefix, path string) string { return jsonpath.Join(prefix, path) }
-
 func errInvalidEffort() error {
 	return &RenderError{Msg: errEffortText, kind: ErrInvalidEffort}
 }

@@ -76,19 +76,6 @@ func MarkerUses(messages []Message, opts *Options) []MarkerUse {
 // MarkerUses returns the request's marker uses; see MarkerUses.
 func (r *Request) MarkerUses() []MarkerUse { return MarkerUses(r.Messages, &r.Options) }
 
-// FindMarkers is MarkerUses.
-//
-// Deprecated: FindMarkers and FindMarker differed by one letter and meant
-// different things; use MarkerUses. (Markers lists the format's markers,
-// FindMarker finds one in a string, MarkerUses finds them in a request.)
-func FindMarkers(messages []Message, opts *Options) []MarkerUse { return MarkerUses(messages, opts) }
-
-// Markers is MarkerUses.
-//
-// Deprecated: the package's Markers lists the format's markers; use
-// (*Request).MarkerUses.
-func (r *Request) Markers() []MarkerUse { return r.MarkerUses() }
-
 // mayHoldMarker reports whether some string of the JSON text raw may
 // decode to text holding a marker: only when raw holds "<|" or a \u
 // escape (which can spell < or |).

@@ -79,20 +79,6 @@ func TestDecodeErrorUnwrapsSyntaxError(t *testing.T) {
 	}
 }
 
-func TestJoinPath(t *testing.T) {
-	tests := []struct{ prefix, path, want string }{
-		{"messages[1]", "content[0].type", "messages[1].content[0].type"},
-		{"tools", "[2]", "tools[2]"},
-		{"messages[1]", "", "messages[1]"},
-		{"", "name", "name"},
-	}
-	for _, tt := range tests {
-		if got := harmony.JoinPath(tt.prefix, tt.path); got != tt.want {
-			t.Errorf("JoinPath(%q, %q) = %q, want %q", tt.prefix, tt.path, got, tt.want)
-		}
-	}
-}
-
 // Decoded values are plain data: a decoded request, message and tool equal
 // (reflect.DeepEqual) the literals written by hand, and rendering either
 // gives the same prompt. No parse or decoder bookkeeping hides in them.
