@@ -119,6 +119,9 @@ type Config struct {
 	// os.Stdout.
 	Stdin  io.Reader
 	Stdout io.Writer
+	// OpenBucket opens the buckets of s3://, gs:// and azblob:// paths;
+	// nil means OpenGoCloudBucket, the Go CDK with the drivers linked in.
+	OpenBucket BucketOpener
 
 	// Render is the per-row work; nil means RenderText.
 	Render RenderFunc

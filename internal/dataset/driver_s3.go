@@ -20,7 +20,7 @@ func init() { abortUpload = abortMultipartUpload }
 // abortMultipartUpload aborts the multipart upload a failed S3 upload
 // reports, with a fresh context: the upload's own was cancelled, and the
 // parts would stay (billed, invisible) until a lifecycle rule drops them.
-func abortMultipartUpload(ctx context.Context, b *blob.Bucket, l location, err error) {
+func abortMultipartUpload(ctx context.Context, b *blob.Bucket, url, key string, err error) {
 	var failed transfermanager.MultipartUploadError
 	var client *s3.Client
 	if !errors.As(err, &failed) || !b.As(&client) {
@@ -32,7 +32,7 @@ func abortMultipartUpload(ctx context.Context, b *blob.Bucket, l location, err e
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	bucket, _, _ := strings.Cut(strings.TrimPrefix(l.bucket, "s3://"), "?")
+	bucket, _, _ := strings.Cut(strings.TrimPrefix(url, "s3://"), "?")
 	id := failed.UploadID()
-	_, _ = client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: &l.key, UploadId: &id})
+	_, _ = client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: &id})
 }

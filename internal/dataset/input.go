@@ -14,7 +14,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
-	"gocloud.dev/blob"
 )
 
 // input is one input file.
@@ -24,7 +23,7 @@ type input struct {
 	loc     location
 	size    int64 // -1 for standard input
 	modTime int64 // Unix nanoseconds
-	bucket  *blob.Bucket
+	bucket  Bucket
 	// read counts the bytes read from standard input.
 	read atomic.Int64
 	// Parquet only: the file read by ranges, its checked footer and the
@@ -109,11 +108,11 @@ func openInput(ctx context.Context, c *Config, path, kind string, lim parquetLim
 		if err != nil {
 			return nil, err
 		}
-		attrs, err := b.Attributes(ctx, l.key)
+		size, modTime, err := b.Attributes(ctx, l.key)
 		if err != nil {
 			return nil, objectError(l, err)
 		}
-		in.bucket, in.size, in.modTime = b, attrs.Size, attrs.ModTime.UnixNano()
+		in.bucket, in.size, in.modTime = b, size, modTime.UnixNano()
 		if kind != kindParquet || in.size == 0 {
 			return in, nil
 		}
@@ -244,7 +243,7 @@ func openLines(ctx context.Context, c *Config, u unit, max int) (*lineSource, er
 		}
 		src = io.NopCloser(stdin)
 	case in.loc.isObject():
-		rd, err := in.bucket.NewReader(ctx, in.loc.key, nil)
+		rd, err := in.bucket.NewRangeReader(ctx, in.loc.key, 0, -1)
 		if err != nil {
 			return nil, objectError(in.loc, err)
 		}

@@ -106,7 +106,7 @@ func Run(ctx context.Context, c Config) (_ *Stats, err error) {
 	if c.Render == nil {
 		c.Render = RenderText
 	}
-	env := &runEnv{ctx: ctx, stores: new(stores), stdout: c.Stdout, wrap: c.wrapFile}
+	env := &runEnv{ctx: ctx, stores: &stores{open: c.OpenBucket}, stdout: c.Stdout, wrap: c.wrapFile}
 	if env.stdout == nil {
 		env.stdout = os.Stdout
 	}

@@ -8,24 +8,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"path"
 	"slices"
 	"strings"
 	"sync"
-	"time"
-
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 )
 
 // Where dataset files live. A path is a local file, "-" (standard input
 // for an input, standard output for the output), or an object in a bucket:
 // s3://BUCKET/KEY, gs://BUCKET/KEY or azblob://CONTAINER/KEY, optionally
 // with the query parameters of Go CDK's URL openers (region, endpoint,
-// use_path_style, ...), which belong to the bucket. Objects go through
-// gocloud.dev/blob, with only the three drivers linked in (driver_*.go;
-// each can be left out with a build tag), gap decision 90.
+// use_path_style, ...), which belong to the bucket. Objects go through a
+// Bucket (bucket.go): the Go CDK's by default (gocloud.go), with only the
+// three drivers linked in (driver_*.go; each can be left out with a build
+// tag), gap decision 90.
 
 // location is a parsed path.
 type location struct {
@@ -96,25 +94,30 @@ func (l location) name() string {
 	return l.raw
 }
 
-// stores opens the buckets of a run, once each, and closes them at its
-// end.
+// stores opens the buckets of a run, once each, with its opener, and
+// closes them at its end.
 type stores struct {
+	open    BucketOpener
 	mu      sync.Mutex
-	buckets map[string]*blob.Bucket
+	buckets map[string]Bucket
 }
 
-func (s *stores) bucket(ctx context.Context, l location) (*blob.Bucket, error) {
+func (s *stores) bucket(ctx context.Context, l location) (Bucket, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b := s.buckets[l.bucket]; b != nil {
 		return b, nil
 	}
-	b, err := blob.OpenBucket(ctx, l.bucket)
+	open := s.open
+	if open == nil {
+		open = OpenGoCloudBucket
+	}
+	b, err := open(ctx, l.bucket)
 	if err != nil {
 		return nil, objectError(l, err)
 	}
 	if s.buckets == nil {
-		s.buckets = map[string]*blob.Bucket{}
+		s.buckets = map[string]Bucket{}
 	}
 	s.buckets[l.bucket] = b
 	return b, nil
@@ -131,7 +134,7 @@ func (s *stores) close() {
 
 // objectError words a bucket error for the object at l.
 func objectError(l location, err error) error {
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: no such object", l.raw)
 	}
 	if hint := credentialsHint(err); hint != "" {
@@ -174,7 +177,7 @@ func (e *credentialsError) Unwrap() error { return e.err }
 // many small reads, one request each without it.
 type blobReaderAt struct {
 	ctx  context.Context
-	b    *blob.Bucket
+	b    Bucket
 	l    location
 	size int64
 
@@ -223,7 +226,7 @@ func (r *blobReaderAt) block(off int64) (cachedBlock, error) {
 		}
 	}
 	length := min(int64(blobBlockSize), r.size-off)
-	rd, err := r.b.NewRangeReader(r.ctx, r.l.key, off, length, nil)
+	rd, err := r.b.NewRangeReader(r.ctx, r.l.key, off, length)
 	if err != nil {
 		return cachedBlock{}, objectError(r.l, err)
 	}
@@ -241,8 +244,8 @@ func (r *blobReaderAt) block(off int64) (cachedBlock, error) {
 }
 
 // readObject reads an object of at most limit bytes.
-func readObject(ctx context.Context, b *blob.Bucket, l location, limit int64) ([]byte, error) {
-	rd, err := b.NewReader(ctx, l.key, nil)
+func readObject(ctx context.Context, b Bucket, l location, limit int64) ([]byte, error) {
+	rd, err := b.NewRangeReader(ctx, l.key, 0, -1)
 	if err != nil {
 		return nil, objectError(l, err)
 	}
@@ -262,8 +265,8 @@ func readObject(ctx context.Context, b *blob.Bucket, l location, limit int64) ([
 
 // objectMatches reports whether the object at l has size bytes and the
 // sha256 digest.
-func objectMatches(ctx context.Context, b *blob.Bucket, l location, size int64, digest string) bool {
-	rd, err := b.NewReader(ctx, l.key, nil)
+func objectMatches(ctx context.Context, b Bucket, l location, size int64, digest string) bool {
+	rd, err := b.NewRangeReader(ctx, l.key, 0, -1)
 	if err != nil {
 		return false
 	}
@@ -279,48 +282,30 @@ func objectMatches(ctx context.Context, b *blob.Bucket, l location, size int64, 
 }
 
 // deleteObject removes the object at l; a missing one is fine.
-func deleteObject(ctx context.Context, b *blob.Bucket, l location) error {
-	if err := b.Delete(ctx, l.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+func deleteObject(ctx context.Context, b Bucket, l location) error {
+	if err := b.Delete(ctx, l.key); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return objectError(l, err)
 	}
 	return nil
 }
 
-// objectDest writes an object by one upload that is completed only at
-// commit: the Go CDK writer's Close completes it (S3's multipart upload is
-// completed, GCS's resumable upload finalized, Azure's block list
-// committed), and until then no object is under the key. Abort cancels the
-// upload's context, which drops the upload (S3 aborts its multipart
-// upload; the others never commit), so a failed run leaves the key as it
-// was.
+// objectDest writes an object by one upload (Bucket.NewWriter) that is
+// completed only at commit; until then no object is under the key, and
+// an abort leaves the key as it was.
 type objectDest struct {
 	ctx    context.Context
-	b      *blob.Bucket
+	b      Bucket
 	l      location
-	w      *blob.Writer
-	cancel context.CancelFunc
-	closed bool // the writer was closed: committed or aborted
+	w      ObjectWriter
+	closed bool // committed or aborted
 }
 
-// Upload sizes: parts of objectPartSize, at most objectConcurrency in
-// flight, which bounds an upload's memory.
-const (
-	objectPartSize    = 8 << 20
-	objectConcurrency = 2
-)
-
-func newObjectDest(ctx context.Context, b *blob.Bucket, l location, contentType string) (*objectDest, error) {
-	// The upload lives until commit or abort, not with the run's context:
-	// it is cancelled by abort, and a commit must not be cut short.
-	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	w, err := b.NewWriter(wctx, l.key, &blob.WriterOptions{
-		ContentType: contentType, BufferSize: objectPartSize, MaxConcurrency: objectConcurrency,
-	})
+func newObjectDest(ctx context.Context, b Bucket, l location, contentType string) (*objectDest, error) {
+	w, err := b.NewWriter(ctx, l.key, contentType)
 	if err != nil {
-		cancel()
 		return nil, objectError(l, err)
 	}
-	return &objectDest{ctx: ctx, b: b, l: l, w: w, cancel: cancel}, nil
+	return &objectDest{ctx: ctx, b: b, l: l, w: w}, nil
 }
 
 func (d *objectDest) Write(p []byte) (int, error) { return d.w.Write(p) }
@@ -332,14 +317,7 @@ func (d *objectDest) commit() error {
 		return fmt.Errorf("%s: the upload was dropped", d.l.raw)
 	}
 	d.closed = true
-	// A commit is not cut short by accident, but a stopped run (SIGTERM)
-	// cancels it: an endpoint whose answer never ends would hold the
-	// process (issue 34 item 10). An upload cut short creates no object.
-	stop := context.AfterFunc(d.ctx, d.cancel)
-	err := d.w.Close()
-	stop()
-	d.cancel()
-	if err != nil {
+	if err := d.w.Commit(d.ctx); err != nil {
 		if d.ctx.Err() != nil {
 			return d.ctx.Err()
 		}
@@ -353,26 +331,8 @@ func (d *objectDest) abort() {
 		return
 	}
 	d.closed = true
-	d.cancel()
-	err := d.w.Close() // reaps the upload, which the cancel failed
-	if abortUpload != nil {
-		abortUpload(d.ctx, d.b, d.l, err)
-	}
+	d.w.Abort(d.ctx)
 }
-
-// abortUpload, when set (driver_s3.go), drops what a failed upload left
-// in the bucket: S3's transfer manager aborts a failed multipart upload
-// with the upload's own context, which abort cancelled.
-var abortUpload func(ctx context.Context, b *blob.Bucket, l location, err error)
-
-// abortTimeout bounds the abort of an upload; stoppedAbortTimeout when
-// the run was stopped (SIGTERM), which must end it within a second. An
-// abort that does not finish leaves the parts to the bucket's lifecycle
-// rules.
-const (
-	abortTimeout        = 30 * time.Second
-	stoppedAbortTimeout = 500 * time.Millisecond
-)
 
 func (d *objectDest) undo() { _ = deleteObject(d.ctx, d.b, d.l) }
 
@@ -404,18 +364,14 @@ func expandObjects(ctx context.Context, st *stores, inputs []string) ([]string, 
 			return nil, err
 		}
 		var keys []string
-		it := b.List(&blob.ListOptions{Prefix: l.key[:meta]})
-		for {
-			obj, err := it.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				break
+		err = b.List(ctx, l.key[:meta], func(key string) bool {
+			if ok, _ := path.Match(l.key, key); ok {
+				keys = append(keys, key)
 			}
-			if err != nil {
-				return nil, objectError(l, err)
-			}
-			if ok, _ := path.Match(l.key, obj.Key); ok && !obj.IsDir {
-				keys = append(keys, obj.Key)
-			}
+			return true
+		})
+		if err != nil {
+			return nil, objectError(l, err)
 		}
 		if len(keys) == 0 {
 			return nil, fmt.Errorf("%s: no object matches", p)
