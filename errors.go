@@ -64,13 +64,33 @@ func (e *RenderError) Unwrap() error { return e.kind }
 
 // SyntaxError is invalid JSON in a request, message or tool, with the byte
 // offset where it was found; a *RenderError wraps it (errors.As).
-type SyntaxError = pyjson.SyntaxError
+type SyntaxError struct {
+	// Offset is the byte offset in the JSON text where it went wrong.
+	Offset int
+	// Msg says what was found there.
+	Msg string
+}
+
+// Error returns "invalid JSON at byte N: what".
+func (e *SyntaxError) Error() string {
+	return "invalid JSON at byte " + strconv.Itoa(e.Offset) + ": " + e.Msg
+}
+
+// syntaxError is err as a *SyntaxError when the JSON parser found the
+// text invalid, and err itself otherwise.
+func syntaxError(err error) error {
+	var pe *pyjson.SyntaxError
+	if errors.As(err, &pe) {
+		return &SyntaxError{Offset: pe.Offset, Msg: pe.Msg}
+	}
+	return err
+}
 
 func errAt(path, msg string) error { return &RenderError{Path: path, Msg: msg} }
 
 // errJSON reports JSON that does not parse, at path.
 func errJSON(path string, err error) error {
-	return &RenderError{Path: path, Msg: err.Error(), kind: err}
+	return &RenderError{Path: path, Msg: err.Error(), kind: syntaxError(err)}
 }
 
 // prefixPath puts prefix in front of a decoding error's path:

@@ -24,17 +24,16 @@ func (w Warning) String() string {
 	return w.Path + ": " + w.Msg
 }
 
-// TrainedSearch and TrainedBrowse are the definitions of the built-in tools
-// Beam was trained with (page: Built-in tools). Declaring search or browse
-// as built in with another definition shows the model a tool it was not
-// trained on.
+// trainedSearch and trainedBrowse are the definitions of the built-in
+// tools Beam was trained with (page: Built-in tools); TrainedSearch and
+// TrainedBrowse hand out copies.
 var (
-	TrainedSearch = Tool{Type: "function", Function: Function{
+	trainedSearch = Tool{Type: "function", Function: Function{
 		Name:        "search",
 		Description: "Search for content on the internet using a search engine. The search results include the website title, address (URL), and description.",
 		Parameters:  json.RawMessage(`{"type": "object", "properties": {"query": {"type": "string", "description": "The search query."}}, "required": ["query"]}`),
 	}}
-	TrainedBrowse = Tool{Type: "function", Function: Function{
+	trainedBrowse = Tool{Type: "function", Function: Function{
 		Name:        "browse",
 		Description: "Visit a webpage and inspect its content. Pass only a URL to fetch/cache the page and return an approximately 8000-token preview; include a regex pattern to search the full cached page content without a sandbox. Search results are also capped around 8000 tokens.",
 		Parameters: json.RawMessage(`{"type": "object", "properties": {` +
@@ -49,6 +48,21 @@ var (
 			`}, "required": ["url"]}`),
 	}}
 )
+
+// TrainedSearch returns the definition of the built-in search tool Beam was
+// trained with (page: Built-in tools), a copy of its own each call.
+// Declaring search as built in with another definition shows the model a
+// tool it was not trained on.
+func TrainedSearch() Tool { return copyTool(trainedSearch) }
+
+// TrainedBrowse returns the definition of the built-in browse tool Beam was
+// trained with, a copy of its own each call.
+func TrainedBrowse() Tool { return copyTool(trainedBrowse) }
+
+func copyTool(t Tool) Tool {
+	t.Function.Parameters = append(json.RawMessage(nil), t.Function.Parameters...)
+	return t
+}
 
 // Lint returns the warnings for a request that renders: system or
 // developer messages after a message of another role (dropped, or with
@@ -132,8 +146,8 @@ func lintEffort(ws []Warning, e ReasoningEffort) []Warning {
 
 // The declarations of the trained built-ins, rendered once.
 var (
-	trainedSearchDecl = sync.OnceValue(func() string { s, _ := DeclareTool(TrainedSearch); return s })
-	trainedBrowseDecl = sync.OnceValue(func() string { s, _ := DeclareTool(TrainedBrowse); return s })
+	trainedSearchDecl = sync.OnceValue(func() string { s, _ := DeclareTool(trainedSearch); return s })
+	trainedBrowseDecl = sync.OnceValue(func() string { s, _ := DeclareTool(trainedBrowse); return s })
 )
 
 func lintBuiltins(ws []Warning, opts *Options) []Warning {

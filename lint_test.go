@@ -83,7 +83,7 @@ func TestLint(t *testing.T) {
 // The trained definitions must declare exactly as the page shows; the
 // page's example of built-in search and browse covers them byte for byte.
 func TestTrainedBuiltinsMatchPage(t *testing.T) {
-	for _, pair := range [][2]harmony.Tool{{harmony.TrainedSearch, search}, {harmony.TrainedBrowse, browse}} {
+	for _, pair := range [][2]harmony.Tool{{harmony.TrainedSearch(), search}, {harmony.TrainedBrowse(), browse}} {
 		got, err := harmony.DeclareTool(pair[0])
 		if err != nil {
 			t.Fatal(err)

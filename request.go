@@ -50,7 +50,7 @@ func ParseRequest(data []byte) (*Request, error) {
 	// word that error for a whole request.
 	if err := d.Parse(data); err != nil {
 		if !utf8.Valid(data) {
-			return nil, &RenderError{Path: "request", Msg: "not valid UTF-8", kind: err}
+			return nil, &RenderError{Path: "request", Msg: "not valid UTF-8", kind: syntaxError(err)}
 		}
 		return nil, errJSON("request", err)
 	}

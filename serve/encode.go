@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/beamharmony/harmony"
-	"github.com/beamharmony/harmony/internal/split"
+	"github.com/beamharmony/harmony/tokenizer"
 )
 
 // renderTokens renders the request with the server's tokenizer, bounded by
@@ -29,7 +29,7 @@ func (c *exchange) renderTokens(req *request) (*harmony.Tokens, *apiError) {
 		return nil, shutdownError()
 	case c.clientCtx.Err() != nil:
 		return nil, &apiError{status: statusClientClosed, kind: kindClientClosed, code: "client_closed", msg: "client closed the request"}
-	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, split.ErrMatchTimeout):
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, tokenizer.ErrTimeout):
 		return nil, paramError("messages", "tokenize_timeout", "the server's tokenizer could not encode the prompt within its time limit "+
 			"(its split pattern backtracks too long on this text); change or shorten the text")
 	}

@@ -224,9 +224,9 @@ func (r *request) declareSearch() {
 	for len(k.toolSchemas) < len(r.opts.Tools) {
 		k.toolSchemas = append(k.toolSchemas, "")
 	}
-	r.opts.Tools = append(r.opts.Tools, harmony.TrainedSearch, harmony.TrainedBrowse)
+	r.opts.Tools = append(r.opts.Tools, harmony.TrainedSearch(), harmony.TrainedBrowse())
 	r.opts.BuiltinTools = append(r.opts.BuiltinTools, toolSearch, toolBrowse)
-	r.parseTools = append(r.parseTools[:len(r.parseTools):len(r.parseTools)], harmony.TrainedSearch, harmony.TrainedBrowse)
+	r.parseTools = append(r.parseTools[:len(r.parseTools):len(r.parseTools)], harmony.TrainedSearch(), harmony.TrainedBrowse())
 	k.strict = append(k.strict, false, false)
 	k.toolSchemas = append(k.toolSchemas, ws.path, ws.path)
 }

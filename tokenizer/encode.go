@@ -4,6 +4,8 @@ import (
 	"context"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/beamharmony/harmony/internal/split"
 )
 
 // An Encoding is the result of Encode: the token ids with, for each token,
@@ -49,9 +51,15 @@ func (t *Tokenizer) Encode(text string) *Encoding {
 	return e
 }
 
+// ErrTimeout is wrapped by the error of an encode bounded in time
+// (EncodeContext and the other ...Context methods, and through them
+// harmony.RenderTokensContext) when one search of a Split pattern takes
+// longer than a second: a backtracking pattern on hostile text.
+var ErrTimeout = split.ErrMatchTimeout
+
 // EncodeContext is Encode bounded in time: it stops with ctx's error when
-// ctx is done, and with an error wrapping split.ErrMatchTimeout when one
-// search of a Split pattern takes longer than split.MaxMatchTime.
+// ctx is done, and with an error wrapping ErrTimeout when one search of a
+// Split pattern takes longer than a second.
 func (t *Tokenizer) EncodeContext(ctx context.Context, text string) (*Encoding, error) {
 	return t.encodeOffsets(ctx, true, text, false)
 }

@@ -86,15 +86,15 @@ func TestEncodeContextBounded(t *testing.T) {
 		got, err = tk.AppendEncodeOrdinaryContext(context.Background(), []int{7}, slowText)
 		return err
 	})
-	if !errors.Is(err, split.ErrMatchTimeout) || !slices.Equal(got, []int{7}) {
-		t.Errorf("AppendEncodeOrdinaryContext past MaxMatchTime = %v, %v; want [7] and split.ErrMatchTimeout", got, err)
+	if !errors.Is(err, tokenizer.ErrTimeout) || !slices.Equal(got, []int{7}) {
+		t.Errorf("AppendEncodeOrdinaryContext past MaxMatchTime = %v, %v; want [7] and ErrTimeout", got, err)
 	}
 
 	// RenderTokens goes through the tokenizer's bounded encoding.
 	msgs := []harmony.Message{{Role: "user", Content: slowText}}
 	err = encodeBounded(t, func() error { _, err := harmony.RenderTokens(msgs, &harmony.Options{}, tk); return err })
-	if !errors.Is(err, split.ErrMatchTimeout) {
-		t.Errorf("RenderTokens: error = %v, want split.ErrMatchTimeout", err)
+	if !errors.Is(err, tokenizer.ErrTimeout) {
+		t.Errorf("RenderTokens: error = %v, want ErrTimeout", err)
 	}
 	canceled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
