@@ -451,8 +451,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		name string
 		node int
 	}{{"not", ks.Not}, {"contains", ks.Contains},
-		{"propertyNames", ks.PropertyNames},
-		{"dependentRequired", ks.DependentRequired}, {"multipleOf", ks.Mult}} {
+		{"propertyNames", ks.PropertyNames}, {"multipleOf", ks.Mult}} {
 		if kw.node >= 0 {
 			c.drop(path+"."+kw.name, kw.name)
 		}

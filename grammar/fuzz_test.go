@@ -22,6 +22,7 @@ func FuzzCompile(f *testing.F) {
 		`{"allOf": [false]}`, `false`, `{"anyOf": []}`,
 		`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1024}, "b": {"type": "array", "items": {"type": "string", "minLength": 1000}, "minItems": 1000}}, "required": ["a", "b"]}`,
 		ladder(6, true), ladder(6, false),
+		`{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "required": ["c"], "dependentRequired": {"a": ["b"], "b": ["a", "z"], "c": ["b"]}}`,
 		string(propertyTools[1].Parameters), string(propertyTools[2].Parameters),
 	} {
 		f.Add([]byte(seed), false)

@@ -32,6 +32,7 @@ func TestReadmeCaps(t *testing.T) {
 		"up to " + strconv.Itoa(maxRangeDigits) + " digits",
 		commas(maxExpanded) + " elements",
 		commas(maxLeftmostWalk) + " rules visited",
+		"up to " + strconv.Itoa(maxDependentTriggers) + " such properties (" + strconv.Itoa(1<<maxDependentTriggers) + " cases)",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("docs/serve.md does not say %q", want)

@@ -367,7 +367,7 @@ func constrainsType(ks *schema.Keys) bool {
 	for _, n := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.Items, ks.PrefixItems,
 		ks.MinItems, ks.MaxItems, ks.MinLength, ks.MaxLength, ks.Minimum, ks.Maximum,
 		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format, ks.PatternProperties,
-		ks.MinProperties, ks.MaxProperties} {
+		ks.MinProperties, ks.MaxProperties, ks.DependentRequired} {
 		if n >= 0 {
 			return true
 		}
@@ -443,7 +443,8 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			name string
 		}{{ks.Properties, "properties"}, {ks.Required, "required"}, {ks.AdditionalProperties, "additionalProperties"},
 			{ks.Items, "items"}, {ks.PrefixItems, "prefixItems"}, {ks.MinItems, "minItems"}, {ks.MaxItems, "maxItems"},
-			{ks.Pattern, "pattern"}, {ks.Format, "format"}, {ks.PatternProperties, "patternProperties"}} {
+			{ks.Pattern, "pattern"}, {ks.Format, "format"}, {ks.PatternProperties, "patternProperties"},
+			{ks.DependentRequired, "dependentRequired"}} {
 			if kw.node >= 0 {
 				c.drop(n.path+"."+kw.name, kw.name)
 			}
@@ -862,7 +863,12 @@ func seqOrNil(a, b *expr) *expr {
 // schema of v that declares it, else that schema's additionalProperties),
 // whether it is required, the required names no schema declares, and the
 // view of any other member (never when some schema forbids them).
-func (c *compiler) objectMembers(v *view) (names []string, values []*view, required []bool, extra *view) {
+//
+// dependentRequired adds the names it relates: a trigger the object may hold
+// (declared, required, or any key of an open object) and the names it
+// requires; deps are its entries, as indexes of names, each dependent
+// before its trigger's name.
+func (c *compiler) objectMembers(v *view) (names []string, values []*view, required []bool, extra *view, deps []dependency) {
 	d := c.d
 	index := map[string]int{}
 	req := map[string]bool{}
@@ -898,6 +904,15 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 			names = append(names, name)
 		}
 	}
+	extra = &view{path: v.path + ".additionalProperties"}
+	for _, n := range v.nodes {
+		if n.ks.AdditionalProperties >= 0 {
+			c.expand(extra, n.ks.AdditionalProperties, n.path+".additionalProperties", nil)
+		}
+	}
+	if c.has(v, func(ks *schema.Keys) bool { return ks.DependentRequired >= 0 }) {
+		names, deps = c.dependentNames(v, extra, names, index)
+	}
 	// valueOf is the view of member name's value.
 	valueOf := func(name string) *view {
 		w := &view{}
@@ -922,13 +937,7 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 		values = append(values, valueOf(name))
 		required = append(required, req[name])
 	}
-	extra = &view{path: v.path + ".additionalProperties"}
-	for _, n := range v.nodes {
-		if n.ks.AdditionalProperties >= 0 {
-			c.expand(extra, n.ks.AdditionalProperties, n.path+".additionalProperties", nil)
-		}
-	}
-	return names, values, required, extra
+	return names, values, required, extra, deps
 }
 
 // declares reports whether a schema of v declares property name.
@@ -949,9 +958,12 @@ func (c *compiler) declares(v *view, name string) bool {
 // schema allows unless additionalProperties is false, so that is reported
 // (under strict, an error).
 func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
-	names, values, required, extra := c.objectMembers(v)
+	names, values, required, extra, deps := c.objectMembers(v)
 	if len(names) == 0 {
 		member := c.freeMember(v, extra, ctx)
+		if member != nil {
+			c.dropDependentRequired(v)
+		}
 		lo, hi := c.viewLengths(v, "Properties")
 		lo, hi, _ = c.budget(v, lo, hi, "Properties")
 		if member == nil || hi == 0 {
@@ -973,26 +985,28 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	}
 	c.patternPropertiesBeside(v)
 	rest := c.extras(v, extra, names, ctx, false)
-	ms, ok := c.declaredMembers(v, names, values, required, rest != nil,
+	body, ok := c.declaredMembers(v, names, values, required, deps, rest != nil,
 		func(name string) bool { return !containsForbidden(string(pyjson.AppendQuoted(nil, name)), ctx) },
 		func(name string, value *view) *expr {
 			return seq(lit(string(pyjson.AppendQuoted(nil, name))+": "), c.value(value, ctx, false))
-		})
+		}, ", ", rest)
 	if !ok {
 		return nil
 	}
-	return seq(lit("{"), c.chainRules(ms, ", ", rest), lit("}"))
+	return seq(lit("{"), body, lit("}"))
 }
 
 // declaredMembers is the members of an object's declared properties (an
-// argument list's too), in order: writable says whether a name can be
-// written, mk makes its member. A required name that can't be written is an
-// error; an optional property that can't be present is left out; a
-// required one that no schema declares and one forbids makes the object
-// impossible (ok false). minProperties and maxProperties are checked
-// against them (open: other members may follow).
-func (c *compiler) declaredMembers(v *view, names []string, values []*view, required []bool, open bool,
-	writable func(string) bool, mk func(name string, value *view) *expr) (ms []member, ok bool) {
+// argument list's too), in order, separated by sep and followed by rest
+// (chainRules), in the cases dependentRequired (deps) asks for (one
+// without it), any one of them: writable says whether a name can be
+// written, mk makes its member. A required name that can't be written is an error;
+// an optional property that can't be present is left out; a required one
+// that no schema declares and one forbids makes the object impossible (ok
+// false). minProperties and maxProperties are checked against them (open:
+// other members may follow).
+func (c *compiler) declaredMembers(v *view, names []string, values []*view, required []bool, deps []dependency, open bool,
+	writable func(string) bool, mk func(name string, value *view) *expr, sep string, rest func(after bool) *expr) (body *expr, ok bool) {
 	nreq := 0
 	for _, r := range required {
 		if r {
@@ -1000,6 +1014,12 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 		}
 	}
 	c.memberCounts(v, nreq, len(names), open)
+	var exprs []*expr // with deps, each member's (nil: it can't be present)
+	var can []bool
+	var ms []member // without deps, the one case
+	if len(deps) > 0 {
+		exprs, can = make([]*expr, len(names)), make([]bool, len(names))
+	}
 	for i, name := range names {
 		if !writable(name) {
 			if required[i] {
@@ -1016,9 +1036,26 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 				return nil, false
 			}
 		}
-		ms = append(ms, member{mk(name, values[i]), required[i]})
+		if len(deps) == 0 {
+			ms = append(ms, member{mk(name, values[i]), required[i]})
+			continue
+		}
+		exprs[i], can[i] = mk(name, values[i]), true
 	}
-	return ms, true
+	if len(deps) == 0 {
+		return c.chainRules(ms, sep, rest), true
+	}
+	var cases []*expr
+	for _, st := range c.memberCases(v, required, can, deps) {
+		ms = ms[:0]
+		for i, s := range st {
+			if s != absent && exprs[i] != nil {
+				ms = append(ms, member{exprs[i], s == mustBe})
+			}
+		}
+		cases = append(cases, c.chainRules(ms, sep, rest))
+	}
+	return alt(cases...), true
 }
 
 // extras is what may follow the declared members of an object whose

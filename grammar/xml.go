@@ -49,7 +49,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 			}
 		}
 	}
-	names, values, required, extra := c.objectMembers(v)
+	names, values, required, extra, deps := c.objectMembers(v)
 	for _, n := range v.nodes {
 		if n.ks.PatternProperties >= 0 {
 			c.loosen(n.path+".patternProperties", "patternProperties", "arguments are not checked against the patterns of their names")
@@ -57,19 +57,20 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	if len(names) > 0 {
 		rest := c.extras(v, extra, names, inArgument, true)
-		ms, ok := c.declaredMembers(v, names, values, required, rest != nil, writableKey,
+		body, ok := c.declaredMembers(v, names, values, required, deps, rest != nil, writableKey,
 			func(name string, value *view) *expr {
 				open := syntax.ParamOpen + name + syntax.ParamNameEnd + "\n"
 				return seq(lit(open), c.value(value, inArgument, true), lit("\n"+syntax.ParamClose))
-			})
+			}, syntax.ArgumentSeparator, rest)
 		if !ok {
 			return nil
 		}
-		return ref(c.g.rule(c.prefix+"-args", c.chainRules(ms, syntax.ArgumentSeparator, rest)))
+		return ref(c.g.rule(c.prefix+"-args", body))
 	}
 	if extra.never {
 		return empty() // none allowed
 	}
+	c.dropDependentRequired(v)
 	// Free arguments: keys without ", <, > or a newline, values for
 	// additionalProperties.
 	key := plus(class(true, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'>', '>'}, runeRange{'\n', '\n'}))

@@ -1,0 +1,219 @@
+package grammar
+
+import "github.com/beamharmony/harmony/internal/pyjson"
+
+// dependentRequired ({"a": ["b", "c"]}: an object with a has b and c too)
+// is enforced where the grammar writes an object's members by name (its
+// declared properties): the members are written in cases, one for each
+// choice of which optional trigger properties are present, each case with
+// the names those triggers require made required and the triggers left out
+// absent. The cases double with each optional trigger, so past
+// maxDependentTriggers the dependencies of the optional triggers are not
+// enforced (reported; an error under strict).
+
+// maxDependentTriggers caps the optional properties whose dependentRequired
+// an object's grammar follows: 4 is 16 cases of its members.
+const maxDependentTriggers = 4
+
+// dependency is one entry of a dependentRequired, as indexes of an
+// object's member names: when trigger is present, so is each of
+// dependents.
+type dependency struct {
+	trigger    int
+	dependents []int
+}
+
+// eachDependency calls f with each entry of the dependentRequired of v's
+// schemas: a trigger name and the names it requires. A dependentRequired
+// that is not an object of arrays of strings is left out (reported).
+func (c *compiler) eachDependency(v *view, f func(trigger string, dependents []string)) {
+	d := c.d
+	for _, n := range v.nodes {
+		dr := n.ks.DependentRequired
+		if dr < 0 {
+			continue
+		}
+		if d.Kind(dr) != pyjson.Object {
+			c.drop(n.path+".dependentRequired", "dependentRequired")
+			continue
+		}
+		d.Members(dr, func(k, deps int) bool {
+			if d.Kind(deps) != pyjson.Array {
+				c.drop(n.path+".dependentRequired", "dependentRequired")
+				return true
+			}
+			var names []string
+			d.Elements(deps, func(e, _ int) bool {
+				if d.Kind(e) == pyjson.String {
+					names = append(names, d.Str(e))
+				}
+				return true
+			})
+			if !c.spend(n.path, 64+16*len(names)) {
+				return false
+			}
+			f(d.Str(k), names)
+			return true
+		})
+	}
+}
+
+// dropDependentRequired reports the dependentRequired of v's schemas,
+// where the grammar writes an object's members without their names in view
+// (free members, an enum's objects).
+func (c *compiler) dropDependentRequired(v *view) {
+	for _, n := range v.nodes {
+		if n.ks.DependentRequired >= 0 {
+			c.drop(n.path+".dependentRequired", "dependentRequired")
+		}
+	}
+}
+
+// The presence of a declared member in one case of an object's members.
+const (
+	mayBe  uint8 = iota // optional
+	mustBe              // required
+	absent              // left out
+)
+
+// memberCases returns the cases an object's members are written in: for
+// each case, the presence of each member. required says which are required
+// by the schemas, can which can be present at all (a member that can't is
+// absent in every case where it is not required), deps the
+// dependentRequired entries. Without dependencies it is one case, the
+// required members required and the others optional.
+func (c *compiler) memberCases(v *view, required, can []bool, deps []dependency) [][]uint8 {
+	n := len(required)
+	base := make([]uint8, n)
+	for i, r := range required {
+		switch {
+		case r:
+			base[i] = mustBe
+		case !can[i]:
+			base[i] = absent
+		}
+	}
+	if len(deps) == 0 {
+		return [][]uint8{base}
+	}
+	// byTrigger lists, for each member, the entries it triggers.
+	byTrigger := make([][]int, n)
+	for j, dp := range deps {
+		byTrigger[dp.trigger] = append(byTrigger[dp.trigger], j)
+	}
+	// closure makes required what the required members require, each
+	// entry followed once; false when that would be a member left out.
+	var work []int
+	closure := func(st []uint8) bool {
+		work = work[:0]
+		for i, s := range st {
+			if s == mustBe {
+				work = append(work, i)
+			}
+		}
+		for len(work) > 0 {
+			t := work[len(work)-1]
+			work = work[:len(work)-1]
+			for _, j := range byTrigger[t] {
+				for _, x := range deps[j].dependents {
+					switch st[x] {
+					case absent:
+						return false
+					case mayBe:
+						st[x] = mustBe
+						work = append(work, x)
+					}
+				}
+			}
+		}
+		return true
+	}
+	if !closure(base) {
+		return nil // a required member requires one that can't be present
+	}
+	// The optional triggers that require something not yet required.
+	var triggers []int
+	for i, st := range base {
+		if st != mayBe {
+			continue
+		}
+		for _, j := range byTrigger[i] {
+			if requiresMore(base, deps[j].dependents) {
+				triggers = append(triggers, i)
+				break
+			}
+		}
+	}
+	if len(triggers) == 0 {
+		return [][]uint8{base}
+	}
+	if len(triggers) > maxDependentTriggers {
+		for _, nd := range v.nodes {
+			if nd.ks.DependentRequired >= 0 {
+				c.loosen(nd.path+".dependentRequired", "dependentRequired",
+					"more than "+itoa(maxDependentTriggers)+" optional properties require others, and each doubles the object's grammar")
+			}
+		}
+		return [][]uint8{base}
+	}
+	if !c.spend(v.path, n<<len(triggers)) {
+		return nil
+	}
+	var cases [][]uint8
+	for mask := range 1 << len(triggers) {
+		st := append([]uint8(nil), base...)
+		for b, t := range triggers {
+			st[t] = absent
+			if mask&(1<<b) != 0 {
+				st[t] = mustBe
+			}
+		}
+		// A case whose present triggers require a trigger it leaves
+		// out is another case's.
+		if closure(st) {
+			cases = append(cases, st)
+		}
+	}
+	return cases
+}
+
+// requiresMore reports whether some of dependents is not required in st.
+func requiresMore(st []uint8, dependents []int) bool {
+	for _, x := range dependents {
+		if st[x] != mustBe {
+			return true
+		}
+	}
+	return false
+}
+
+// dependentNames adds to an object's member names (index: their
+// positions) the names dependentRequired relates, and returns its entries:
+// a trigger the object may hold (one of names, or any key of an object
+// open under strict, extra being its other members' view) with the names it
+// requires, each added before the trigger.
+func (c *compiler) dependentNames(v *view, extra *view, names []string, index map[string]int) ([]string, []dependency) {
+	open := c.strict && !extra.never && !c.unevaluatedClosed(v)
+	add := func(name string) int {
+		i, ok := index[name]
+		if !ok {
+			i = len(names)
+			index[name] = i
+			names = append(names, name)
+		}
+		return i
+	}
+	var deps []dependency
+	c.eachDependency(v, func(trigger string, dependents []string) {
+		if _, ok := index[trigger]; !ok && !open {
+			return // the object can't hold it
+		}
+		dp := dependency{dependents: make([]int, len(dependents))}
+		for j, name := range dependents {
+			dp.dependents[j] = add(name)
+		}
+		dp.trigger = add(trigger)
+		deps = append(deps, dp)
+	})
+	return names, deps
+}
