@@ -177,6 +177,9 @@ func newWebClient(cfg *WebSearch) (*webClient, error) {
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 				return fmt.Errorf("a redirect to a %s URL", req.URL.Scheme)
 			}
+			if !domainRulesFrom(req.Context()).allows(req.URL) {
+				return errDomainNotAllowed
+			}
 			return nil
 		}},
 	}, nil
@@ -340,6 +343,9 @@ func (wc *webClient) fetchPage(ctx context.Context, raw string) (*webPage, *tool
 func fetchError(u *url.URL, err error) *toolError {
 	var blocked *blockedAddrError
 	switch {
+	case errors.Is(err, errDomainNotAllowed):
+		return &toolError{code: "url_not_allowed", model: u.Host + " redirected to a page the request's domain rules do not allow",
+			detail: "redirect excluded by allowed_domains/blocked_domains"}
 	case errors.As(err, &blocked):
 		return &toolError{code: "url_not_allowed", model: u.Hostname() + " is a private, loopback or link-local address, which this gateway does not fetch",
 			detail: blocked.Error()}

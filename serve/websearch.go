@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -84,6 +85,8 @@ type webSearch struct {
 	maxUses int
 	// anthropic is set on the Messages API.
 	anthropic bool
+	// rules are the tool's domain lists, or nil.
+	rules *domainRules
 	// searches and fetches count the calls run, for usage.
 	searches, fetches int
 	// rounds are the generations that ended in built-in calls.
@@ -177,6 +180,43 @@ func (r *request) takeWebSearch(cfg *Config, path, typ string, raw json.RawMessa
 				return false, paramError(path+".max_uses", "invalid_value", "must not be negative")
 			}
 			ws.maxUses = int(min(n, 1<<20))
+		case "allowed_domains", "blocked_domains":
+			list, err := parseDomainList(v, path+"."+k)
+			if err != nil {
+				return false, err
+			}
+			if ws.rules == nil {
+				ws.rules = &domainRules{}
+			}
+			if k == "allowed_domains" {
+				ws.rules.allowed = list
+			} else {
+				ws.rules.blocked = list
+			}
+		case "filters":
+			var f map[string]json.RawMessage
+			if !isNull(v) {
+				if json.Unmarshal(v, &f) != nil {
+					return false, paramError(path+".filters", "invalid_value", "must be an object")
+				}
+			}
+			for _, fk := range slices.Sorted(maps.Keys(f)) {
+				fv := f[fk]
+				if fk != "allowed_domains" {
+					if !isNull(fv) {
+						r.report(path+".filters."+fk, unhonouredField, "not applied by the gateway's web search (--search-backend)")
+					}
+					continue
+				}
+				list, err := parseDomainList(fv, path+".filters.allowed_domains")
+				if err != nil {
+					return false, err
+				}
+				if ws.rules == nil {
+					ws.rules = &domainRules{}
+				}
+				ws.rules.allowed = list
+			}
 		case "external_web_access":
 			if on, set, err := rawBool(v, path+"."+k); err != nil {
 				return false, err
@@ -188,6 +228,9 @@ func (r *request) takeWebSearch(cfg *Config, path, typ string, raw json.RawMessa
 				r.report(path+"."+k, unhonouredField, "not applied by the gateway's web search (--search-backend), which runs every search as it is written")
 			}
 		}
+	}
+	if ws.rules != nil && len(ws.rules.allowed) > 0 && len(ws.rules.blocked) > 0 {
+		return false, paramError(path, "invalid_tool", "allowed_domains and blocked_domains can't be used together; give one")
 	}
 	r.search = ws
 	return true, nil
@@ -440,6 +483,7 @@ func (c *exchange) runTool(t *toolRun, refuse bool) {
 		if t.name == toolSearch {
 			ws.searches++
 			t.hits, t.err = c.s.web.searchWeb(ctx, t.query)
+			t.hits = ws.rules.filter(t.hits)
 		} else {
 			t.page, t.err = c.browsePage(ctx, t.url)
 		}
@@ -478,8 +522,11 @@ func (c *exchange) browsePage(ctx context.Context, raw string) (*webPage, *toolE
 	if _, terr := checkPageURL(raw); terr != nil {
 		return nil, terr
 	}
+	if !ws.rules.allowsURL(raw) {
+		return nil, notAllowedError(raw)
+	}
 	ws.fetches++
-	p, terr := c.s.web.fetchPage(ctx, raw)
+	p, terr := c.s.web.fetchPage(withDomainRules(ctx, ws.rules), raw)
 	if terr != nil {
 		return nil, terr
 	}

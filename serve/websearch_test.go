@@ -350,7 +350,7 @@ func TestWebSearchMessages(t *testing.T) {
 	script := searchScript(f.site.URL + "/page")
 	fe := newFakeEngine(t, script)
 	gw := webGateway(t, fe, f)
-	resp := postMessages(t, gw, `{"max_tokens":100,"messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":3,"allowed_domains":["example.org"]}]}`)
+	resp := postMessages(t, gw, `{"max_tokens":100,"messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":3,"user_location":{"type":"approximate","country":"US"}}]}`)
 	var m struct {
 		Content    []map[string]any `json:"content"`
 		StopReason string           `json:"stop_reason"`
@@ -359,7 +359,7 @@ func TestWebSearchMessages(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("%d %v", resp.StatusCode, err)
 	}
-	if h := resp.Header.Get(UnenforcedHeader); h != "tools[0].allowed_domains" {
+	if h := resp.Header.Get(UnenforcedHeader); h != "tools[0].user_location" {
 		t.Errorf("%s: %q, want the option not applied", UnenforcedHeader, h)
 	}
 	var kinds []string
@@ -392,7 +392,7 @@ func TestWebSearchMessages(t *testing.T) {
 	last := fe.lastRequest(t)
 	content, _ := json.Marshal(m.Content)
 	resp = postMessages(t, gw, `{"max_tokens":100,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":`+string(content)+
-		`},{"role":"user","content":"Thanks"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":3,"allowed_domains":["example.org"]}]}`)
+		`},{"role":"user","content":"Thanks"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":3,"user_location":{"type":"approximate","country":"US"}}]}`)
 	if resp.StatusCode != 200 {
 		var b bytes.Buffer
 		b.ReadFrom(resp.Body)
