@@ -15,7 +15,7 @@ import (
 // example.com and its subdomains (docs.example.com), example.com/blog the
 // paths under /blog of those hosts. The search's results are filtered by
 // them, and browse does not fetch, or follow a redirect to, a page they
-// exclude (gap decision 145).
+// exclude (gap decision 151).
 type domainRules struct {
 	allowed, blocked []domainRule
 }
