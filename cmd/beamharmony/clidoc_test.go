@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -155,4 +157,53 @@ func firstDiff(got, want []byte) string {
 	line := bytes.Count(want[:n], []byte("\n")) + 1
 	end := min(len(want), n+80)
 	return fmt.Sprintf(" (first at line %d: want %q)", line, want[n:end])
+}
+
+// otherProgramsFlags are flags the docs name of other programs: the
+// engines (llama-server, vLLM, SGLang), go, npm and the agents.
+var otherProgramsFlags = map[string]bool{
+	"special": true, "reasoning-parser": true, "slot-prompt-similarity": true, "served-model-name": true,
+	"port": true, "host": true, "ctx-size": true, "jinja": true, "tool-call-parser": true, "enable-auto-tool-choice": true,
+	"chat-template": true, "max-model-len": true, "allowedTools": true, "skip-git-repo-check": true,
+	"dangerously-bypass-approvals-and-sandbox": true, "served-model": true, "help": true, "version": true,
+	"update-docs": true, "update-suite": true, "update": true, "record": true, "race": true, "tags": true,
+	"no-audit": true, "no-fund": true, "count": true, "bench": true, "benchmem": true, "benchtime": true,
+	"run": true, "fuzz": true, "fuzztime": true, "quick": true, "dataset": true, "print": true,
+	"chat-template-file": true, "no-prefill-assistant": true, // llama-server
+	"end-bias": true, "high-byte-bias": true, "gguf-py": true, "seed": true, // templates/llamacpp/make_beam_gguf.py
+}
+
+// Every --flag the README and docs/ name is a flag of some beamharmony
+// command (or of another program they show, listed above): a flag renamed
+// or removed fails here until the docs follow.
+func TestDocsNameRealFlags(t *testing.T) {
+	var sets []*flag.FlagSet
+	onNewFlags = func(_, _ string, fs *flag.FlagSet) { sets = append(sets, fs) }
+	defer func() { onNewFlags = nil }()
+	for _, c := range allCommands() {
+		runCLI(t, "", c.name, "--help")
+	}
+	known := map[string]bool{}
+	for _, fs := range sets { // defined by now
+		fs.VisitAll(func(f *flag.Flag) { known[f.Name] = true })
+	}
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md", "../../SECURITY.md")
+	for _, f := range files {
+		switch filepath.Base(f) {
+		case "gap-decisions.md", "benchmark-history.md":
+			continue // records of their day, flags of then included
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, code := range regexp.MustCompile("`[^`\n]+`").FindAllString(string(data), -1) {
+			for _, m := range regexp.MustCompile(`(?:^|[\s\[(\x60|])--([a-zA-Z][a-zA-Z0-9-]*)`).FindAllStringSubmatch(code, -1) {
+				if !known[m[1]] && !otherProgramsFlags[m[1]] {
+					t.Errorf("%s names --%s, which no command has", filepath.Base(f), m[1])
+				}
+			}
+		}
+	}
 }
