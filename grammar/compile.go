@@ -450,8 +450,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 	for _, kw := range [...]struct {
 		name string
 		node int
-	}{{"not", ks.Not}, {"contains", ks.Contains},
-		{"propertyNames", ks.PropertyNames}, {"multipleOf", ks.Mult}} {
+	}{{"not", ks.Not}, {"contains", ks.Contains}, {"multipleOf", ks.Mult}} {
 		if kw.node >= 0 {
 			c.drop(path+"."+kw.name, kw.name)
 		}

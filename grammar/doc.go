@@ -33,7 +33,8 @@
 // hostname, ipv4, ipv6, uri, uri-reference, json-pointer,
 // relative-json-pointer), minimum, maximum, exclusiveMinimum and
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
-// object's members are written by name), anyOf, oneOf (exactly when its
+// object's members are written by name), propertyNames (a string schema,
+// for free keys and declared names), anyOf, oneOf (exactly when its
 // variants' types are disjoint, else as anyOf, reported), allOf, and
 // $ref/$defs, recursive ones included. An object that declares properties
 // is closed unless the spec is strict (then it is open as its schema

@@ -23,6 +23,8 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1024}, "b": {"type": "array", "items": {"type": "string", "minLength": 1000}, "minItems": 1000}}, "required": ["a", "b"]}`,
 		ladder(6, true), ladder(6, false),
 		`{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "required": ["c"], "dependentRequired": {"a": ["b"], "b": ["a", "z"], "c": ["b"]}}`,
+		`{"type": "object", "properties": {"ab": {}}, "propertyNames": {"pattern": "^[a-z]{1,3}$", "maxLength": 2}, "additionalProperties": {"type": "integer"}}`,
+		`{"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": false, "propertyNames": {"enum": ["x1", "y", 2]}}`,
 		string(propertyTools[1].Parameters), string(propertyTools[2].Parameters),
 	} {
 		f.Add([]byte(seed), false)

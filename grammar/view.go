@@ -367,7 +367,7 @@ func constrainsType(ks *schema.Keys) bool {
 	for _, n := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.Items, ks.PrefixItems,
 		ks.MinItems, ks.MaxItems, ks.MinLength, ks.MaxLength, ks.Minimum, ks.Maximum,
 		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format, ks.PatternProperties,
-		ks.MinProperties, ks.MaxProperties, ks.DependentRequired} {
+		ks.MinProperties, ks.MaxProperties, ks.DependentRequired, ks.PropertyNames} {
 		if n >= 0 {
 			return true
 		}
@@ -444,7 +444,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 		}{{ks.Properties, "properties"}, {ks.Required, "required"}, {ks.AdditionalProperties, "additionalProperties"},
 			{ks.Items, "items"}, {ks.PrefixItems, "prefixItems"}, {ks.MinItems, "minItems"}, {ks.MaxItems, "maxItems"},
 			{ks.Pattern, "pattern"}, {ks.Format, "format"}, {ks.PatternProperties, "patternProperties"},
-			{ks.DependentRequired, "dependentRequired"}} {
+			{ks.DependentRequired, "dependentRequired"}, {ks.PropertyNames, "propertyNames"}} {
 			if kw.node >= 0 {
 				c.drop(n.path+"."+kw.name, kw.name)
 			}
@@ -984,8 +984,9 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 		return seq(lit("{"), members, lit("}"))
 	}
 	c.patternPropertiesBeside(v)
-	rest := c.extras(v, extra, names, ctx, false)
-	body, ok := c.declaredMembers(v, names, values, required, deps, rest != nil,
+	keys := c.keyNames(v)
+	rest := c.extras(v, extra, names, keys, ctx, false)
+	body, ok := c.declaredMembers(v, names, values, required, deps, keys, rest != nil,
 		func(name string) bool { return !containsForbidden(string(pyjson.AppendQuoted(nil, name)), ctx) },
 		func(name string, value *view) *expr {
 			return seq(lit(string(pyjson.AppendQuoted(nil, name))+": "), c.value(value, ctx, false))
@@ -1000,12 +1001,13 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 // argument list's too), in order, separated by sep and followed by rest
 // (chainRules), in the cases dependentRequired (deps) asks for (one
 // without it), any one of them: writable says whether a name can be
-// written, mk makes its member. A required name that can't be written is an error;
+// written, mk makes its member; keys is the view of propertyNames (nil:
+// none), which a name must pass. A required name that can't be written is an error;
 // an optional property that can't be present is left out; a required one
 // that no schema declares and one forbids makes the object impossible (ok
 // false). minProperties and maxProperties are checked against them (open:
 // other members may follow).
-func (c *compiler) declaredMembers(v *view, names []string, values []*view, required []bool, deps []dependency, open bool,
+func (c *compiler) declaredMembers(v *view, names []string, values []*view, required []bool, deps []dependency, keys *view, open bool,
 	writable func(string) bool, mk func(name string, value *view) *expr, sep string, rest func(after bool) *expr) (body *expr, ok bool) {
 	nreq := 0
 	for _, r := range required {
@@ -1024,6 +1026,13 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 		if !writable(name) {
 			if required[i] {
 				c.fail(values[i].path, "a required property whose name can't be written")
+			}
+			continue
+		}
+		if !c.keyIn(keys, name) {
+			if required[i] {
+				c.fail(keys.path, "rules out "+strconv.Quote(name)+", which the object requires")
+				return nil, false
 			}
 			continue
 		}
@@ -1067,7 +1076,7 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 // meaning instead): under strict, members whose keys are none of the
 // declared names, each valid for extra. An argument list (args) is an
 // object too, its members arguments.
-func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext, args bool) func(after bool) *expr {
+func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx textContext, args bool) func(after bool) *expr {
 	if extra.never || c.unevaluatedClosed(v) {
 		return nil
 	}
@@ -1084,14 +1093,38 @@ func (c *compiler) extras(v *view, extra *view, names []string, ctx textContext,
 			}
 		}
 	}
+	declared := func(k string) bool { return slices.Contains(names, k) }
+	var key *expr
+	switch finite, ok := c.finiteKeys(keys); {
+	case keys == nil && args:
+		key = c.keyExcept(names, false)
+	case keys == nil:
+		key = c.keyExcept(names, true)
+	case !ok:
+		c.dropPropertyNames(v, "other members' keys can't be kept both from the declared names and to propertyNames, unless an enum or const lists them")
+		key = c.keyExcept(names, !args)
+	case args:
+		var alts []*expr
+		for _, k := range finite {
+			if writableKey(k) && !declared(k) {
+				alts = append(alts, lit(k))
+			}
+		}
+		key = alt(alts...)
+	default:
+		key = c.keyLiterals(finite, declared, ctx)
+	}
+	if key == nil {
+		return nil // no other key
+	}
 	var member *expr
 	sep := ", "
 	if args {
 		sep = syntax.ArgumentSeparator
-		member = seq(lit(syntax.ParamOpen), c.keyExcept(names, false), lit(syntax.ParamNameEnd+"\n"),
+		member = seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"),
 			c.value(extra, inArgument, true), lit("\n"+syntax.ParamClose))
 	} else {
-		member = seq(c.keyExcept(names, true), lit(": "), c.value(extra, ctx, false))
+		member = seq(key, lit(": "), c.value(extra, ctx, false))
 	}
 	more := ref(c.g.rule("more", star(seq(lit(sep), member))))
 	return func(after bool) *expr {
@@ -1155,7 +1188,8 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext) *expr {
 			return true
 		})
 	}
-	anyKey := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+	keys := c.keyNames(v)
+	anyKey := c.keyOf(keys, ctx)
 	if len(pats) == 0 {
 		if extra.never || c.unevaluatedClosed(v) {
 			return nil
@@ -1172,9 +1206,16 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext) *expr {
 	}
 	if exact {
 		if value, err := patternExpr(p.text); err == nil {
-			key := seq(lit(`"`), jsonChars(value), lit(`"`))
-			keyRule := c.g.rule("key", key)
-			return seq(ref(keyRule), lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false))
+			var key *expr
+			if names, finite := c.finiteKeys(keys); keys == nil || !finite {
+				if keys != nil {
+					c.dropPropertyNames(v, "the keys of a map keyed by a pattern are the pattern's, and only names listed by an enum or const are checked against it")
+				}
+				key = ref(c.g.rule("key", seq(lit(`"`), jsonChars(value), lit(`"`))))
+			} else {
+				key = c.keyLiterals(names, func(k string) bool { return !exprMatches(value, k) }, ctx)
+			}
+			return seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false))
 		}
 	}
 	c.loosen(v.nodes[p.owner].path+".patternProperties", "patternProperties",

@@ -55,9 +55,10 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 			c.loosen(n.path+".patternProperties", "patternProperties", "arguments are not checked against the patterns of their names")
 		}
 	}
+	keys := c.keyNames(v)
 	if len(names) > 0 {
-		rest := c.extras(v, extra, names, inArgument, true)
-		body, ok := c.declaredMembers(v, names, values, required, deps, rest != nil, writableKey,
+		rest := c.extras(v, extra, names, keys, inArgument, true)
+		body, ok := c.declaredMembers(v, names, values, required, deps, keys, rest != nil, writableKey,
 			func(name string, value *view) *expr {
 				open := syntax.ParamOpen + name + syntax.ParamNameEnd + "\n"
 				return seq(lit(open), c.value(value, inArgument, true), lit("\n"+syntax.ParamClose))
@@ -74,6 +75,19 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	// Free arguments: keys without ", <, > or a newline, values for
 	// additionalProperties.
 	key := plus(class(true, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'>', '>'}, runeRange{'\n', '\n'}))
+	if finite, ok := c.finiteKeys(keys); ok {
+		var alts []*expr
+		for _, k := range finite {
+			if writableKey(k) {
+				alts = append(alts, lit(k))
+			}
+		}
+		if key = alt(alts...); key == nil {
+			return empty() // no argument can be named
+		}
+	} else if keys != nil {
+		c.dropPropertyNames(v, "free arguments' names are checked against propertyNames only when an enum or const lists them")
+	}
 	value := c.value(extra, inArgument, true)
 	arg := seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"), value, lit("\n"+syntax.ParamClose))
 	return opt(seq(arg, star(seq(lit(syntax.ArgumentSeparator), arg))))

@@ -239,8 +239,8 @@ func TestUnenforcedHeader(t *testing.T) {
 		{"responses filtered tool", "responses", `{"model":"beam","tools":[{"type":"function","name":"a","parameters":{}},{"type":"function","name":"get_weather","parameters":` + patterned +
 			`}],"tool_choice":{"type":"allowed_tools","mode":"required","tools":[{"type":"function","name":"get_weather"}]},"input":"Hi"}`,
 			"tools[1].parameters.properties.city.pattern, tools[1].parameters.properties.city.format"},
-		{"responses format", "responses", constrainedBody("responses", weatherParams, `"text":{"format":{"type":"json_schema","name":"a","schema":{"type":"object","propertyNames":{"maxLength":3}}}},`),
-			"tools[0].parameters.additionalProperties, text.format.schema.propertyNames"},
+		{"responses format", "responses", constrainedBody("responses", weatherParams, `"text":{"format":{"type":"json_schema","name":"a","schema":{"type":"array","uniqueItems":true}}},`),
+			"tools[0].parameters.additionalProperties, text.format.schema.uniqueItems"},
 		{"an enforced schema", "chat", constrainedBody("chat", closedWeather, `"tool_choice":"required",`), ""},
 	} {
 		for _, stream := range []bool{false, true} {
