@@ -142,6 +142,9 @@ type exchange struct {
 	// lateInstructions counts the system and developer messages placed
 	// after a message of another role (agents.go).
 	lateInstructions int
+
+	// insp is the request inspector's record (inspect.go); nil when off.
+	insp *inspectRec
 }
 
 // generate serves a POST to a generating endpoint.
@@ -150,16 +153,20 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	c.created = c.start.Unix()
 	c.chatID = newID(ep.idPrefix)
 	defer c.finishLog()
+	c.inspectStart(r)
+	defer c.inspectFinish()
 	body, aerr := s.readBody(w, r)
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
 	}
+	c.inspectBody(body)
 	rep, aerr := c.prepare(body)
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return
 	}
+	c.inspectPrepared()
 	if aerr := c.checkEngine(w); aerr != nil {
 		c.httpError(w, aerr)
 		return
@@ -363,6 +370,7 @@ func (c *exchange) complete() (*harmony.Parsed, genEnd, *apiError) {
 		return nil, end, engineError("engine_bad_reply", "engine answered a completion without a choice of index 0")
 	}
 	c.noteUsage(&comp)
+	c.inspectGenerated(ch.Text)
 	end.finish = ch.FinishReason
 	if end.finish == "" {
 		end.finish = "stop"
@@ -412,6 +420,7 @@ func (c *exchange) noteUsage(comp *completion) {
 // noteParsed keeps the parser's warnings and any text after the end
 // marker for the log.
 func (c *exchange) noteParsed(p *harmony.Parsed) {
+	c.inspectParsed(p)
 	if p == nil {
 		return
 	}
@@ -664,6 +673,7 @@ func (g *streamGen) run(body io.Reader) {
 			g.start()
 			if ch.Text != "" {
 				g.token(sse.reads())
+				c.inspectGenerated(ch.Text)
 			}
 			if aerr := g.feed(g.hold.push(ch.Text)); aerr != nil {
 				g.failLocked(aerr)
@@ -889,6 +899,7 @@ func (c *exchange) prepare(body []byte) (reply, *apiError) {
 		return nil, aerr
 	}
 	defer release()
+	c.inspectQueued()
 	rep, aerr := c.ep.decode(c.s, body)
 	if aerr != nil {
 		if aerr.code == lateInstructionsCode {

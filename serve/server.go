@@ -60,6 +60,11 @@ type Server struct {
 	modelLen modelLength
 	// web runs the hosted web search's calls; nil when it is off.
 	web *webClient
+	// inspect keeps the last requests for the console (Inspect; nil: off);
+	// console serves /console/ (inspect.go).
+	inspect     *inspectState
+	consoleOnce sync.Once
+	console     http.Handler
 }
 
 // New checks cfg and returns a Server.
@@ -212,7 +217,7 @@ const endpointList = "/v1/chat/completions, /v1/responses, /v1/messages, /v1/mes
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := requestID(r.Header.Get("X-Request-Id"))
 	w.Header().Set("X-Request-Id", id)
-	rt := routes[r.URL.Path]
+	rt := s.route(r.URL.Path)
 	handled, e := s.cors(w, r, rt)
 	switch {
 	case handled:

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/beamharmony/harmony/console"
 	"github.com/beamharmony/harmony/internal/buildinfo"
 	"github.com/beamharmony/harmony/serve"
 )
@@ -45,6 +46,7 @@ Endpoints (each also without its /v1 prefix):
   GET  /v1/models                 --model, or the engine's list
   GET  /health                    200 when the engine answers, 503 when not
   GET  /metrics                   Prometheus metrics (on --metrics-listen when set)
+  GET  /console/                  the web console (beamharmony console's, with the inspector)
 
 A history whose assistant turns lack their reasoning is refused (400) unless
 --allow-missing-thinking is set or the request sends
@@ -90,6 +92,16 @@ Without a key anyone who can reach --listen can use the engine. --tls-cert
 and --tls-key serve HTTPS; --cors-origins lets browser pages of those
 origins call the gateway. SIGHUP reloads the key file and the certificate
 (which is also picked up when its files change). See SECURITY.md.
+
+The console at /console/ is the playground and dataset preview of
+"beamharmony console", with the gateway's --tokenizer; its page needs no
+key, its calls (/console/api/) need one, which the page asks for. With
+--inspect N it also shows the last N requests the gateway served, kept in
+memory within --inspect-bytes (the oldest evicted first): each with the
+client's API and body, the rendered prompt, the grammar, the engine
+request, the raw generation, the parsed reply, timings, the replica and
+any error. --inspect-redact keeps their shape with the message text
+replaced. Off by default: the text of every request stays in memory.
 
 Every flag can also be set with the environment variable named in brackets;
 a flag given on the command line wins. The server stops on SIGINT or
@@ -187,6 +199,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		_, err := serve.ParseEngineKind(v)
 		return err
 	}, usage("engine", "the engine's `kind`, which decides how constrained requests send their grammar: llama.cpp, vllm, sglang, or auto to ask the engine (GET /props, /version, /get_server_info) at start-up"))
+	inspect := fs.Int("inspect", 0, usage("inspect", "keep the last `N` requests in memory for the console's inspector at /console/ (0: off)"))
+	inspectBytes := positiveFlag(fs, "inspect-bytes", console.DefaultInspectBytes, math.MaxInt64, usage("inspect-bytes", "most `bytes` the inspector keeps; the oldest requests are evicted past it"))
+	inspectRedact := fs.Bool("inspect-redact", false, usage("inspect-redact", "keep the inspected requests with their message text replaced"))
 	logFormat := checkedFlag(fs, "log-format", "json", checkLogFormat, usage("log-format", "log `format`: json or text"))
 	logLevel := checkedFlag(fs, "log-level", "info", checkLogLevel, usage("log-level", "log `level`: debug, info, warn or error"))
 
@@ -308,6 +323,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
+	if *inspect < 0 {
+		fail(stderr, "serve", fmt.Errorf("--inspect %d: must be 0 (off) or more", *inspect))
+		return 2
+	}
+	srv.Inspect(*inspect, *inspectBytes, *inspectRedact)
 	var certs *serve.CertReloader
 	if *tlsCert != "" {
 		certs, err = serve.NewCertReloader(*tlsCert, *tlsKey, func(err error) {
