@@ -25,10 +25,17 @@ func FuzzRender(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "$defs": {"n": {"anyOf": [{"$ref": "#/$defs/n"}, {"type": "array", "items": {"$ref": "#"}}]}}, "properties": {"a": {"$ref": "#/$defs/n"}}}}}]}`))
+	f.Add([]byte(`{"messages": [{"role": "user", "content": "x", "contnet": 1, "a\"b": 2}], "reasoning_efort": "low", "tool": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		req, err := harmony.ParseRequest(data)
 		if err != nil {
 			return
+		}
+		// Unknown keys are warnings with a path, never a panic.
+		for _, w := range req.Lint() {
+			if w.Msg == "" {
+				t.Fatalf("empty warning at %q", w.Path)
+			}
 		}
 		first, err := req.Render()
 		// The same values in fresh bytes (parsed by Render rather than
