@@ -31,24 +31,10 @@ func TestObjectEndlessBodyStops(t *testing.T) {
 					w.Header().Set("ETag", `"endless"`)
 					return
 				}
-				w.Header().Set("Content-Type", "application/xml")
-				w.WriteHeader(status)
-				chunk := []byte(strings.Repeat("x", 32<<10))
-				for {
-					if _, err := w.Write(chunk); err != nil {
-						return
-					}
-					sent.Add(int64(len(chunk)))
-				}
+				endlessBody(w, status, &sent)
 			}))
 			defer srv.Close()
-			t.Setenv("AWS_ACCESS_KEY_ID", "test")
-			t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-			t.Setenv("AWS_SESSION_TOKEN", "")
-			t.Setenv("AWS_PROFILE", "")
-			t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-			t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+			fakeAWSEnv(t)
 			in := "s3://data/in.jsonl?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&region=us-east-1&response_checksum_validation=when_required"
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -95,24 +81,10 @@ func TestObjectCommitStops(t *testing.T) {
 			w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>none</Message></Error>`))
 			return
 		}
-		w.Header().Set("Content-Type", "application/xml")
-		w.WriteHeader(http.StatusInternalServerError)
-		chunk := []byte(strings.Repeat("x", 32<<10))
-		for {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-			sent.Add(int64(len(chunk)))
-		}
+		endlessBody(w, http.StatusInternalServerError, &sent)
 	}))
 	defer srv.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	fakeAWSEnv(t)
 	out := "s3://data/out.jsonl?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&region=us-east-1&response_checksum_validation=when_required"
 	in := filepath.Join(t.TempDir(), "in.jsonl")
 	if err := os.WriteFile(in, []byte(`{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "reasoning_content": "r", "content": "Hello"}]}`+"\n"), 0o644); err != nil {
@@ -144,5 +116,19 @@ func TestObjectCommitStops(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the run did not stop")
+	}
+}
+
+// endlessBody answers with status and a body that never ends, counting
+// what it sent, until the client goes.
+func endlessBody(w http.ResponseWriter, status int, sent *atomic.Int64) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(status)
+	chunk := []byte(strings.Repeat("x", 32<<10))
+	for {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+		sent.Add(int64(len(chunk)))
 	}
 }

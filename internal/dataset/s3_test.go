@@ -71,7 +71,13 @@ func newFakeS3(t *testing.T) *fakeS3 {
 		s3h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(f.srv.Close)
-	// Credentials of the fake, and nothing from the machine's AWS setup.
+	fakeAWSEnv(t)
+	return f
+}
+
+// fakeAWSEnv gives the test the credentials of a fake endpoint, and
+// nothing from the machine's AWS setup.
+func fakeAWSEnv(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	t.Setenv("AWS_SESSION_TOKEN", "")
@@ -79,7 +85,6 @@ func newFakeS3(t *testing.T) *fakeS3 {
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	return f
 }
 
 // url is the s3:// path of key in the fake's bucket.
