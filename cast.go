@@ -240,7 +240,7 @@ func (ts *toolSchema) argType(name string) (argType, bool) {
 //
 // A target whose resolution met no $ref recurring above it admits the same
 // types wherever it is reached at the same depth, and is resolved once
-// (as tsWriter.ref reuses expansions); past MaxRefWork steps, which only a
+// (as tsWriter.ref reuses expansions); past maxRefWork steps, which only a
 // schema that cannot be rendered needs, a schema admits every type.
 type typeResolver struct {
 	d     *pyjson.Doc
@@ -252,7 +252,7 @@ type typeResolver struct {
 func (r *typeResolver) add(t *argType, s, depth int) {
 	d := r.d
 	r.steps++
-	if depth > MaxSchemaDepth || r.steps > MaxRefWork {
+	if depth > maxSchemaDepth || r.steps > maxRefWork {
 		t.addAny()
 		return
 	}
@@ -307,7 +307,7 @@ func (r *typeResolver) addRef(t *argType, ref, depth int) {
 	frame := r.refs.Push(int(target))
 	var sub argType
 	r.add(&sub, int(target), depth+1)
-	if r.refs.Pop(frame) && r.steps <= MaxRefWork {
+	if r.refs.Pop(frame) && r.steps <= maxRefWork {
 		if ts.refTypes == nil {
 			ts.refTypes = make(map[[2]int32]argType)
 		}

@@ -114,7 +114,7 @@ func TestRefChainDeclaration(t *testing.T) {
 }
 
 // Issue 12, finding 1: 18 levels wrote 59 MB of prompt, 30 levels more
-// than 10 GB. Past MaxDeclarationBytes the tool is an error naming it.
+// than 10 GB. Past maxDeclarationBytes the tool is an error naming it.
 func TestRefExpansionIsCapped(t *testing.T) {
 	const wantPrefix = "tools[1].function.parameters: declaring the tools takes more than 4 MiB of TypeScript"
 	for _, levels := range []int{18, 20, 30} {
@@ -135,7 +135,7 @@ func TestRefExpansionIsCapped(t *testing.T) {
 func TestDeclarationCapCountsEveryTool(t *testing.T) {
 	tool := toolWith(refChain(11)) // 340 KB of declaration
 	one, err := harmony.DeclareTool(tool)
-	if err != nil || len(one) < harmony.MaxDeclarationBytes/16 || len(one) > harmony.MaxDeclarationBytes/8 {
+	if err != nil || len(one) < harmony.MaxDeclarationBytesForTest/16 || len(one) > harmony.MaxDeclarationBytesForTest/8 {
 		t.Fatalf("one tool: %d bytes, %v", len(one), err)
 	}
 	tools := make([]harmony.Tool, 16)
@@ -155,7 +155,7 @@ func TestDeclarationCapCountsEveryTool(t *testing.T) {
 // A target in a cycle depends on the path that reaches it and is walked
 // at each use. Here every level refers to the next twice and back to the
 // first, inside one union, so the declaration stays small while the walk
-// doubles per level: MaxRefWork ends it.
+// doubles per level: maxRefWork ends it.
 func TestRefWorkIsCapped(t *testing.T) {
 	const levels = 30
 	var b strings.Builder
@@ -245,7 +245,7 @@ func anyOfChain(levels int, back bool) harmony.Tool {
 
 // Casting a parsed argument resolves its property's types through $ref
 // as rendering does: a shared target once per depth, not once per path
-// (2^30 paths here), and a target in a cycle within MaxRefWork steps.
+// (2^30 paths here), and a target in a cycle within maxRefWork steps.
 func TestCastResolvesSharedRefsOnce(t *testing.T) {
 	const generated = "<|channel|>analysis<|message|>r<|end|><|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>" +
 		"<rfl:parameter name=\"p\">\n3\n</rfl:parameter><|call|>"

@@ -10,9 +10,9 @@ import (
 	"github.com/beamharmony/harmony/internal/schema"
 )
 
-// MaxSchemaDepth is how deep below a tool's parameters a schema may nest;
+// maxSchemaDepth is how deep below a tool's parameters a schema may nest;
 // each property, items, variant and $ref is one level (DECISIONS.md).
-const MaxSchemaDepth = 64
+const maxSchemaDepth = 64
 
 // trainedBash is the declaration the template writes for a bash tool whose
 // only parameter is a command string (page: Built-in tools).
@@ -246,7 +246,7 @@ type tsWriter struct {
 	scratch []byte // decoded comment text
 	c       *tsCache
 
-	// What declaring costs, against MaxDeclarationBytes and MaxRefWork:
+	// What declaring costs, against maxDeclarationBytes and maxRefWork:
 	// start is where this tool's declaration starts in buf, spentBefore
 	// what the request's earlier tools spent, dropped the bytes written
 	// and taken back (repeated union members), work the schema values
@@ -280,7 +280,7 @@ var reuseExpansions = true
 // a new member.
 var comparisons *int
 
-// MaxDeclarationBytes bounds the TypeScript that declaring the tools of
+// maxDeclarationBytes bounds the TypeScript that declaring the tools of
 // one request takes: the declarations, plus repeated union members that
 // are written and then left out, plus the copies kept of $ref expansions
 // for reuse. Every $ref is written out in full where it is used, so a
@@ -288,13 +288,13 @@ var comparisons *int
 // would otherwise declare gigabytes (docs/gap-decisions.md). 4 MiB, about
 // a million tokens, is beyond any model's context, and writing it takes
 // tens of milliseconds (docs/benchmark-history.md).
-const MaxDeclarationBytes = 4 << 20
+const maxDeclarationBytes = 4 << 20
 
-// MaxRefWork bounds how many schema values the $ref expansions of one
+// maxRefWork bounds how many schema values the $ref expansions of one
 // request walk: each expansion of a target counts every value under the
 // target. An expansion that does not depend on the path it is reached by
 // is walked once per indent and then reused, which costs no work.
-const MaxRefWork = 1 << 18
+const maxRefWork = 1 << 18
 
 // tsCache is the TypeScript writer's memory that outlives one union: the
 // index of large unions, $ref resolutions and reusable expansions. It
@@ -340,15 +340,15 @@ func (c *tsCache) reset() {
 }
 
 // spent returns what declaring the request's tools has cost so far,
-// counted against MaxDeclarationBytes, with buf the output so far.
+// counted against maxDeclarationBytes, with buf the output so far.
 func (w *tsWriter) spent(buf []byte) int {
 	return w.spentBefore + len(buf) - w.start + w.dropped + len(w.c.arena)
 }
 
 // checkSize returns an error once declaring has cost more than
-// MaxDeclarationBytes.
+// maxDeclarationBytes.
 func (w *tsWriter) checkSize(buf []byte) error {
-	if w.spent(buf) <= MaxDeclarationBytes {
+	if w.spent(buf) <= maxDeclarationBytes {
 		return nil
 	}
 	return w.sizeError()
@@ -358,7 +358,7 @@ func (w *tsWriter) checkSize(buf []byte) error {
 // itself on the hot path.
 func (w *tsWriter) sizeError() error {
 	return errAt(toolPath(w.tool)+".function.parameters", "declaring the tools takes more than "+
-		strconv.Itoa(MaxDeclarationBytes>>20)+" MiB of TypeScript (each $ref is written out in full wherever it is used); "+
+		strconv.Itoa(maxDeclarationBytes>>20)+" MiB of TypeScript (each $ref is written out in full wherever it is used); "+
 		"simplify the schema or share fewer definitions")
 }
 
@@ -407,8 +407,8 @@ func (w *tsWriter) errAt(field, msg string) error {
 func (w *tsWriter) push(kind stepKind, node int) error {
 	w.path = append(w.path, pathStep{kind, node})
 	w.maxDepth = max(w.maxDepth, len(w.path))
-	if len(w.path) > MaxSchemaDepth {
-		return w.errAt("", "schema nested deeper than "+strconv.Itoa(MaxSchemaDepth)+" levels")
+	if len(w.path) > maxSchemaDepth {
+		return w.errAt("", "schema nested deeper than "+strconv.Itoa(maxSchemaDepth)+" levels")
 	}
 	return nil
 }
@@ -829,7 +829,7 @@ func (w *tsWriter) typ(buf []byte, s int, indent string) ([]byte, error) {
 
 // typeOf is typ for a schema whose keywords ks were read already.
 func (w *tsWriter) typeOf(buf []byte, ks *schema.Keys, indent string) ([]byte, error) {
-	if w.spent(buf) > MaxDeclarationBytes {
+	if w.spent(buf) > maxDeclarationBytes {
 		return buf, w.sizeError()
 	}
 	d := w.d
@@ -981,7 +981,7 @@ func (w *tsWriter) variants(buf []byte, v int, kind stepKind, indent string) ([]
 // depend on the path that reached it (a $ref below would recur above only
 // if the target were in a cycle, which the expansion would have met), and
 // the next use of the target at the same indent adds the recorded members
-// again instead of walking the schema. MaxDeclarationBytes and MaxRefWork
+// again instead of walking the schema. maxDeclarationBytes and maxRefWork
 // bound what remains: the output itself, and the expansions of targets in
 // cycles.
 func (w *tsWriter) ref(buf []byte, ref int, indent string) ([]byte, error) {
@@ -995,7 +995,7 @@ func (w *tsWriter) ref(buf []byte, ref int, indent string) ([]byte, error) {
 	key := expansionKey{int32(target), int32(len(indent))}
 	if e, ok := w.c.expanded[key]; ok && reuseExpansions {
 		x := w.c.entries[e]
-		if deepest := len(w.path) + int(x.depth); deepest <= MaxSchemaDepth {
+		if deepest := len(w.path) + int(x.depth); deepest <= maxSchemaDepth {
 			// Reuse; a path that would now go too deep is walked again
 			// instead, to report the error where it occurs.
 			w.maxDepth = max(w.maxDepth, deepest)
@@ -1013,9 +1013,9 @@ func (w *tsWriter) ref(buf []byte, ref int, indent string) ([]byte, error) {
 		}
 	}
 	w.work += w.d.Next(target) - target
-	if w.work > MaxRefWork {
+	if w.work > maxRefWork {
 		return buf, errAt(toolPath(w.tool)+".function.parameters", "expanding $ref walks more than "+
-			strconv.Itoa(MaxRefWork)+" schema values (each $ref is written out in full wherever it is used); "+
+			strconv.Itoa(maxRefWork)+" schema values (each $ref is written out in full wherever it is used); "+
 			"simplify the schema or share fewer definitions")
 	}
 	above := len(w.path)

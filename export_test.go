@@ -1,0 +1,5 @@
+package harmony
+
+// MaxDeclarationBytesForTest is maxDeclarationBytes, for the external
+// tests of the limits.
+const MaxDeclarationBytesForTest = maxDeclarationBytes
