@@ -440,8 +440,30 @@ func (c *compiler) nameFor(path string) string {
 // unenforced are the keywords the grammar can't enforce, besides those
 // Keys holds and the checks below handle.
 var unenforced = [...]string{"if", "then", "else", "dependentSchemas", "unevaluatedProperties",
-	"unevaluatedItems", "minContains", "maxContains", "dependencies", "contentEncoding",
+	"unevaluatedItems", "dependencies", "contentEncoding",
 	"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"}
+
+// reportsOther reports whether schema s holds a keyword of unenforced.
+func (c *compiler) reportsOther(s int) bool {
+	found := false
+	c.d.Members(s, func(k, _ int) bool {
+		raw := c.d.Raw(k)
+		found = len(raw) >= 2 && isUnenforced(raw[1:len(raw)-1])
+		return !found
+	})
+	return found
+}
+
+// isUnenforced reports whether name is one of unenforced.
+func isUnenforced(name []byte) bool {
+	switch string(name) {
+	case "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
+		"unevaluatedItems", "dependencies", "contentEncoding",
+		"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef":
+		return true
+	}
+	return false
+}
 
 // dropUnenforced drops the keywords of schema s that the grammar can't
 // enforce.
@@ -450,7 +472,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 	for _, kw := range [...]struct {
 		name string
 		node int
-	}{{"not", ks.Not}, {"contains", ks.Contains}, {"multipleOf", ks.Mult}} {
+	}{{"not", ks.Not}, {"multipleOf", ks.Mult}} {
 		if kw.node >= 0 {
 			c.drop(path+"."+kw.name, kw.name)
 		}
@@ -472,33 +494,36 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 // minItems/maxItems) of one schema at path: lo, and hi (-1: none). A count
 // that is not a whole number from 0 to MaxCount is left out (reported).
 func (c *compiler) counts(minNode, maxNode int, path, what string) (lo, hi int) {
-	d := c.d
 	hi = -1
-	read := func(n int, kw string) (int, bool) {
-		if n < 0 {
-			return 0, false
-		}
-		if d.Kind(n) != pyjson.Number || !isIntegral(string(d.Raw(n))) {
-			c.drop(path+"."+kw, kw)
-			return 0, false
-		}
-		v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(string(d.Raw(n)), ".0"), "."))
-		if err != nil || v < 0 || v > MaxCount {
-			c.drop(path+"."+kw, kw)
-			return 0, false
-		}
-		return v, true
-	}
-	if v, ok := read(minNode, "min"+what); ok {
+	if v, ok := c.readCount(minNode, path, "min"+what); ok {
 		lo = v
 	}
-	if v, ok := read(maxNode, "max"+what); ok {
+	if v, ok := c.readCount(maxNode, path, "max"+what); ok {
 		hi = v
 	}
 	if hi >= 0 && lo > hi {
 		c.fail(path, "min"+what+" is greater than max"+what)
 	}
 	return lo, hi
+}
+
+// readCount reads count keyword kw of the schema at path, at node n (-1:
+// absent): a whole number from 0 to MaxCount, else left out (reported).
+func (c *compiler) readCount(n int, path, kw string) (int, bool) {
+	d := c.d
+	if n < 0 {
+		return 0, false
+	}
+	if d.Kind(n) != pyjson.Number || !isIntegral(string(d.Raw(n))) {
+		c.drop(path+"."+kw, kw)
+		return 0, false
+	}
+	v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(string(d.Raw(n)), ".0"), "."))
+	if err != nil || v < 0 || v > MaxCount {
+		c.drop(path+"."+kw, kw)
+		return 0, false
+	}
+	return v, true
 }
 
 // isIntegral reports whether a JSON number literal is an integer value

@@ -187,19 +187,26 @@ func requiresMore(st []uint8, dependents []int) bool {
 	return false
 }
 
-// dependentNames adds to an object's member names (index: their
-// positions) the names dependentRequired relates, and returns its entries:
-// a trigger the object may hold (one of names, or any key of an object
-// open under strict, extra being its other members' view) with the names it
-// requires, each added before the trigger.
-func (c *compiler) dependentNames(v *view, extra *view, names []string, index map[string]int) ([]string, []dependency) {
+// dependentMembers adds to an object's members (names, the views of their
+// values, whether each is required) those dependentRequired relates, and
+// returns its entries, as indexes of the names: a trigger the object may
+// hold (one of names, or any key of an object open under strict, extra
+// being its other members' view) with the names it requires, each added
+// before the trigger, optional.
+func (c *compiler) dependentMembers(v *view, names []string, values []*view, required []bool, extra *view) ([]string, []*view, []bool, []dependency) {
 	open := c.strict && !extra.never && !c.unevaluatedClosed(v)
+	index := make(map[string]int, len(names))
+	for i, name := range names {
+		index[name] = i
+	}
 	add := func(name string) int {
 		i, ok := index[name]
 		if !ok {
 			i = len(names)
 			index[name] = i
 			names = append(names, name)
+			values = append(values, c.memberValue(v, name))
+			required = append(required, false)
 		}
 		return i
 	}
@@ -215,5 +222,5 @@ func (c *compiler) dependentNames(v *view, extra *view, names []string, index ma
 		dp.trigger = add(trigger)
 		deps = append(deps, dp)
 	})
-	return names, deps
+	return names, values, required, deps
 }

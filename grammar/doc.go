@@ -34,12 +34,14 @@
 // relative-json-pointer), minimum, maximum, exclusiveMinimum and
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
 // object's members are written by name), propertyNames (a string schema,
-// for free keys and declared names), anyOf, oneOf (exactly when its
+// for free keys and declared names), contains and minContains (as a
+// count from below, or the length where every element counts), anyOf,
+// oneOf (exactly when its
 // variants' types are disjoint, else as anyOf, reported), allOf, and
 // $ref/$defs, recursive ones included. An object that declares properties
 // is closed unless the spec is strict (then it is open as its schema
 // says); closing it is reported. What a grammar can't enforce (not,
-// uniqueItems, multipleOf, contains, patternProperties, ...) is never
+// uniqueItems, multipleOf, maxContains, other patternProperties, ...) is never
 // dropped in silence: under Strict, Compile fails with an *Error naming the
 // keyword's path; otherwise the keyword is left out and listed in
 // Grammar.Dropped.

@@ -25,6 +25,8 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "required": ["c"], "dependentRequired": {"a": ["b"], "b": ["a", "z"], "c": ["b"]}}`,
 		`{"type": "object", "properties": {"ab": {}}, "propertyNames": {"pattern": "^[a-z]{1,3}$", "maxLength": 2}, "additionalProperties": {"type": "integer"}}`,
 		`{"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": false, "propertyNames": {"enum": ["x1", "y", 2]}}`,
+		`{"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 3}, "minContains": 1000}`,
+		`{"contains": {"items": {"contains": {"const": 1}, "minContains": 2}}, "minContains": 3, "maxContains": 2}`,
 		string(propertyTools[1].Parameters), string(propertyTools[2].Parameters),
 	} {
 		f.Add([]byte(seed), false)

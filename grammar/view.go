@@ -31,6 +31,10 @@ type vnode struct {
 	path string
 	ks   schema.Keys
 	done uint8 // the combinators already distributed (doneAnyOf, doneOneOf)
+	// other: it holds a keyword Keys does not read that the compiler
+	// reports (unenforced), so that it is compiled, and reported, even
+	// when it constrains nothing else.
+	other bool
 }
 
 const (
@@ -75,7 +79,7 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	}
 	ks := schema.KeysOf(d, s)
 	at := len(v.nodes)
-	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks})
+	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks, other: c.reportsOther(s)})
 	// The schemas it leads to come first (post-order), so that an object
 	// built on a $ref or allOf lists their properties before its own.
 	defer func() {
@@ -118,7 +122,7 @@ func (v *view) key(ctx textContext, xml bool) string {
 	}
 	ids := make([]int, 0, len(v.nodes))
 	for _, n := range v.nodes {
-		if constrains(&n.ks, n.done) {
+		if constrains(&n.ks, n.done) || n.other {
 			ids = append(ids, n.node<<2|int(n.done))
 		}
 	}
@@ -148,7 +152,7 @@ func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 		if j == i {
 			n.done |= done
 		}
-		if constrains(&n.ks, n.done) {
+		if constrains(&n.ks, n.done) || n.other {
 			w.nodes = append(w.nodes, n)
 		}
 	}
@@ -367,7 +371,7 @@ func constrainsType(ks *schema.Keys) bool {
 	for _, n := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.Items, ks.PrefixItems,
 		ks.MinItems, ks.MaxItems, ks.MinLength, ks.MaxLength, ks.Minimum, ks.Maximum,
 		ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Pattern, ks.Format, ks.PatternProperties,
-		ks.MinProperties, ks.MaxProperties, ks.DependentRequired, ks.PropertyNames} {
+		ks.MinProperties, ks.MaxProperties, ks.DependentRequired, ks.PropertyNames, ks.Contains} {
 		if n >= 0 {
 			return true
 		}
@@ -448,6 +452,9 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			if kw.node >= 0 {
 				c.drop(n.path+"."+kw.name, kw.name)
 			}
+		}
+		if ks.Contains >= 0 {
+			c.dropContains(n.node, n.path, "the members of an enum or const are not checked against it")
 		}
 	}
 	lo, hi := c.viewLengths(v, "Length")
@@ -775,8 +782,16 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 		prefix = append(prefix, c.value(at(i), ctx, false))
 	}
 	var item *expr // nil: no element past the prefix
-	if rest := at(prefixLen); !rest.never {
+	rest := at(prefixLen)
+	if !rest.never {
 		item = c.value(rest, ctx, false)
+	}
+	if cn, ok := c.containsOf(v); ok {
+		array, done, l, h := c.containsArray(v, cn, prefixLen, rest, item, lo, hi, ctx)
+		if done {
+			return array
+		}
+		lo, hi = l, h
 	}
 	lo, hi, _ = c.budget(v, lo, hi, "Items")
 	return c.arrayOf(prefix, item, lo, hi, v.path)
@@ -859,16 +874,10 @@ func seqOrNil(a, b *expr) *expr {
 }
 
 // objectMembers reads the object keywords of v: its declared properties in
-// order, each with the view of its value (the property's schema in each
-// schema of v that declares it, else that schema's additionalProperties),
-// whether it is required, the required names no schema declares, and the
-// view of any other member (never when some schema forbids them).
-//
-// dependentRequired adds the names it relates: a trigger the object may hold
-// (declared, required, or any key of an open object) and the names it
-// requires; deps are its entries, as indexes of names, each dependent
-// before its trigger's name.
-func (c *compiler) objectMembers(v *view) (names []string, values []*view, required []bool, extra *view, deps []dependency) {
+// order, each with the view of its value (memberValue), whether it is
+// required, the required names no schema declares, and the view of any
+// other member (never when some schema forbids them).
+func (c *compiler) objectMembers(v *view) (names []string, values []*view, required []bool, extra *view) {
 	d := c.d
 	index := map[string]int{}
 	req := map[string]bool{}
@@ -904,40 +913,57 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 			names = append(names, name)
 		}
 	}
-	extra = &view{path: v.path + ".additionalProperties"}
+	for _, name := range names {
+		values = append(values, c.memberValue(v, name))
+		required = append(required, req[name])
+	}
+	return names, values, required, c.otherMembers(v)
+}
+
+// memberValue is the view of member name's value in an object of v: the
+// property's schema in each schema that declares it, else that schema's
+// additionalProperties.
+func (c *compiler) memberValue(v *view, name string) *view {
+	d := c.d
+	w := &view{}
+	for _, n := range v.nodes {
+		ks := &n.ks
+		if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
+			if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
+				c.addTo(w, s, n.path+".properties."+name)
+				continue
+			}
+		}
+		if ks.AdditionalProperties >= 0 {
+			c.addTo(w, ks.AdditionalProperties, n.path+".additionalProperties")
+		}
+	}
+	if w.path == "" {
+		w.path = v.path + ".required"
+	}
+	return w
+}
+
+// otherMembers is the view of the values of an object's members its
+// schemas don't declare: their additionalProperties.
+func (c *compiler) otherMembers(v *view) *view {
+	extra := &view{path: v.path + ".additionalProperties"}
 	for _, n := range v.nodes {
 		if n.ks.AdditionalProperties >= 0 {
 			c.expand(extra, n.ks.AdditionalProperties, n.path+".additionalProperties", nil)
 		}
 	}
-	if c.has(v, func(ks *schema.Keys) bool { return ks.DependentRequired >= 0 }) {
-		names, deps = c.dependentNames(v, extra, names, index)
-	}
-	// valueOf is the view of member name's value.
-	valueOf := func(name string) *view {
-		w := &view{}
-		for _, n := range v.nodes {
-			ks := &n.ks
-			if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
-				if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
-					c.addTo(w, s, n.path+".properties."+name)
-					continue
-				}
-			}
-			if ks.AdditionalProperties >= 0 {
-				c.addTo(w, ks.AdditionalProperties, n.path+".additionalProperties")
-			}
+	return extra
+}
+
+// hasDependencies reports whether a schema of v has dependentRequired.
+func hasDependencies(v *view) bool {
+	for i := range v.nodes {
+		if v.nodes[i].ks.DependentRequired >= 0 {
+			return true
 		}
-		if w.path == "" {
-			w.path = v.path + ".required"
-		}
-		return w
 	}
-	for _, name := range names {
-		values = append(values, valueOf(name))
-		required = append(required, req[name])
-	}
-	return names, values, required, extra, deps
+	return false
 }
 
 // declares reports whether a schema of v declares property name.
@@ -958,7 +984,11 @@ func (c *compiler) declares(v *view, name string) bool {
 // schema allows unless additionalProperties is false, so that is reported
 // (under strict, an error).
 func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
-	names, values, required, extra, deps := c.objectMembers(v)
+	names, values, required, extra := c.objectMembers(v)
+	var deps []dependency
+	if hasDependencies(v) {
+		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
+	}
 	if len(names) == 0 {
 		member := c.freeMember(v, extra, ctx)
 		if member != nil {

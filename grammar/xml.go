@@ -49,7 +49,11 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 			}
 		}
 	}
-	names, values, required, extra, deps := c.objectMembers(v)
+	names, values, required, extra := c.objectMembers(v)
+	var deps []dependency
+	if hasDependencies(v) {
+		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
+	}
 	for _, n := range v.nodes {
 		if n.ks.PatternProperties >= 0 {
 			c.loosen(n.path+".patternProperties", "patternProperties", "arguments are not checked against the patterns of their names")
