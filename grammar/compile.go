@@ -167,6 +167,10 @@ type compiler struct {
 	// trie (raw, JSON), and keyEscape a JSON escape in a key.
 	keyRest   [2]int
 	keyEscape int
+	// anyOfOf indexes the anyOfs of the schema being compiled: the anyOf
+	// array of each of their elements (siblingMembers), built when first
+	// needed.
+	anyOfOf map[int]int
 	// tops are the tools' arguments and the response format's value,
 	// each of which must be able to match something.
 	tops []top
@@ -370,6 +374,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.strict, c.prefix = strict, prefix
 	c.ptr.Reset()
 	c.memo = map[string]int{}
+	c.anyOfOf = nil
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}

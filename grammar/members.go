@@ -1,6 +1,12 @@
 package grammar
 
-import "github.com/beamharmony/harmony/internal/pyjson"
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
 
 // member is one property of an object being written: its expression and
 // whether it must be present.
@@ -164,4 +170,94 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 		return seq(lit(`"`), ref(rules[0]))
 	}
 	return ref(rules[0])
+}
+
+// An object closed by default (not strict: its declared members only)
+// that is one variant of an anyOf would rule out the values that hold
+// another variant's properties too, though any variant matching is
+// enough: {"anyOf": [{"required": ["a"]}, {"required": ["b"]}]} admits
+// {"a": 1, "b": 2}. So such an object may also hold the properties the
+// other variants declare or require, optional, after its own, each valid
+// for the object's schemas (their additionalProperties, which allow it)
+// and for the other variant's property schema (which the value was meant
+// for). The variants are found from the view's schemas (an anyOf element
+// among them), not kept in the view, so that views alike stay one rule.
+// Bounded: anyOfs of at most maxSiblingVariants variants, at most
+// maxSiblingNames names added.
+const (
+	maxSiblingVariants = 8
+	maxSiblingNames    = 32
+)
+
+// anyOfSiblings returns the other elements of the anyOf whose element s
+// is (nil: none, or an anyOf of more than maxSiblingVariants), from an
+// index of the document's anyOfs built at the first call.
+func (c *compiler) anyOfSiblings(s int) (anyOf int, ok bool) {
+	if c.anyOfOf == nil {
+		c.anyOfOf = map[int]int{}
+		d := c.d
+		for i := range d.Nodes {
+			if d.Kind(i) != pyjson.Object {
+				continue
+			}
+			a := d.Lookup(i, "anyOf")
+			if a < 0 || d.Kind(a) != pyjson.Array || d.Nodes[a].Len > maxSiblingVariants {
+				continue
+			}
+			d.Elements(a, func(e, _ int) bool {
+				c.anyOfOf[e] = a
+				return true
+			})
+		}
+	}
+	anyOf, ok = c.anyOfOf[s]
+	return anyOf, ok
+}
+
+// siblingMembers adds to an object's members (names, their values' views,
+// whether each is required) the properties the other variants of the
+// anyOfs whose variants v holds declare or require.
+func (c *compiler) siblingMembers(v *view, names []string, values []*view, required []bool) ([]string, []*view, []bool) {
+	d := c.d
+	added := 0
+	add := func(name string, schema int, path string) bool {
+		if slices.Contains(names, name) {
+			return true
+		}
+		if added++; added > maxSiblingNames || !c.spend(v.path, len(name)+64) {
+			return false
+		}
+		value := c.memberValue(v, name)
+		if schema >= 0 {
+			c.addTo(value, schema, path)
+		}
+		names, values, required = append(names, name), append(values, value), append(required, false)
+		return true
+	}
+	for _, vn := range v.nodes {
+		anyOf, ok := c.anyOfSiblings(vn.node)
+		if !ok {
+			continue
+		}
+		d.Elements(anyOf, func(o, pos int) bool {
+			if o == vn.node {
+				return true
+			}
+			path := vn.path
+			if i := strings.LastIndex(path, ".anyOf["); i >= 0 && strings.HasSuffix(path, "]") {
+				path = path[:i] + ".anyOf[" + strconv.Itoa(pos) + "]"
+			}
+			w := c.viewOf(o, path)
+			for _, n := range w.nodes {
+				if ps := n.ks.Properties; ps >= 0 && d.Kind(ps) == pyjson.Object {
+					d.Members(ps, func(k, val int) bool { return add(d.Str(k), val, n.path+".properties."+d.Str(k)) })
+				}
+				if rs := n.ks.Required; rs >= 0 && d.Kind(rs) == pyjson.Array {
+					d.Elements(rs, func(e, _ int) bool { return d.Kind(e) != pyjson.String || add(d.Str(e), -1, "") })
+				}
+			}
+			return added <= maxSiblingNames
+		})
+	}
+	return names, values, required
 }

@@ -989,6 +989,9 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	if hasDependencies(v) {
 		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
 	}
+	if len(names) > 0 && !c.strict && !extra.never && !c.unevaluatedClosed(v) && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
+		names, values, required = c.siblingMembers(v, names, values, required)
+	}
 	if len(names) == 0 {
 		member := c.freeMember(v, extra, ctx)
 		if member != nil {

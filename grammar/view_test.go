@@ -274,3 +274,60 @@ func TestOpenObjectEscapedName(t *testing.T) {
 		t.Errorf("closed: %v", err)
 	}
 }
+
+// Not strict, an object closed by default that is an anyOf variant may
+// also hold the properties the other variants declare or require, valid
+// for both; under strict, open objects hold them anyway; oneOf, whose
+// variants must not both match, and objects closed by their schema don't.
+func TestAnyOfSiblingProperties(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		in, out      []string
+	}{
+		{"declared", `{"anyOf": [{"properties": {"bar": {"type": "integer"}}, "required": ["bar"]}, {"properties": {"foo": {"type": "string"}}, "required": ["foo"]}]}`,
+			[]string{`{"bar": 2}`, `{"foo": "baz"}`, `{"bar": 2, "foo": "baz"}`, `{"foo": "baz", "bar": 2}`},
+			[]string{`{"bar": "quux", "foo": 2}`, `{"bar": 2, "foo": 2}`, `{}`}},
+		{"required", `{"type": "object", "properties": {"m": {"type": "boolean"}}, "anyOf": [{"required": ["x"]}, {"required": ["y"]}]}`,
+			[]string{`{"m": true, "x": 1}`, `{"x": 1, "y": 2}`}, []string{`{"m": true}`, `{"z": 1}`}},
+		{"oneOf", `{"oneOf": [{"properties": {"bar": {"type": "integer"}}, "required": ["bar"]}, {"properties": {"foo": {"type": "string"}}, "required": ["foo"]}]}`,
+			[]string{`{"bar": 2}`}, []string{`{"bar": 2, "foo": "baz"}`}},
+		{"closed by its schema", `{"anyOf": [{"properties": {"bar": {}}, "required": ["bar"], "additionalProperties": false}, {"properties": {"foo": {}}, "required": ["foo"]}]}`,
+			[]string{`{"bar": 2}`, `{"foo": 1, "bar": 2}`}, []string{`{"bar": 2, "foo": 1}`}},
+	} {
+		g, err := compileFormat(c.schema, false)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkContents(t, c.name, g, c.in, c.out)
+	}
+}
+
+// A ladder of anyOfs whose levels declare properties: the sibling
+// properties of one level's variants don't reach the next level's, so the
+// views below stay alike and the grammar stays small.
+func TestAnyOfSiblingsLadder(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"$defs": {`)
+	const n = 30
+	for i := 0; i < n; i++ {
+		next := `{"required": ["z"]}, {}`
+		if i+1 < n {
+			next = `{"$ref": "#/$defs/L` + itoa(i+1) + `"}, {"$ref": "#/$defs/L` + itoa(i+1) + `", "description": "the same"}`
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`"L` + itoa(i) + `": {"type": "object", "properties": {"p` + itoa(i) + `": {"type": "integer"}}, "anyOf": [` + next + `]}`)
+	}
+	b.WriteString(`}, "$ref": "#/$defs/L0"}`)
+	var g *Grammar
+	var err error
+	used := allocated(func() { g, err = compileFormat(b.String(), false) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.text) > 256<<10 || used > maxCompileBytes {
+		t.Errorf("%d bytes of grammar, %d allocated", len(g.text), used)
+	}
+}
