@@ -18,6 +18,7 @@ import (
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/console"
 	"github.com/beamharmony/harmony/internal/browsertest"
+	"github.com/beamharmony/harmony/internal/dataset"
 	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
 )
@@ -302,11 +303,13 @@ func waitUntil(t *testing.T, ctx context.Context, after int, ok func(pageState) 
 }
 
 // The dataset preview: a rejects file shows each reason beside its row, a
-// dataset's rows show their trained part and the plots are drawn.
+// dataset's rows show their trained part and the plots are drawn, and a
+// Parquet input reads as the dataset command reads it.
 func TestBrowserDatasetPreview(t *testing.T) {
-	srv := httptest.NewServer(console.New(console.Config{}))
-	defer srv.Close()
 	dir := t.TempDir()
+	input, output, _ := parquetFiles(t)
+	srv := httptest.NewServer(console.New(console.Config{ReadParquet: dataset.ParquetRows, LocalFiles: []string{output}}))
+	defer srv.Close()
 	rejects := filepath.Join(dir, "train.rejects.jsonl")
 	writeFile(t, rejects, `{"source": "data.jsonl", "line": 3, "error": "messages[1]: an assistant turn without reasoning", "row": {"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}}
 {"source": "data.jsonl", "line": 7, "error": "request: invalid JSON at byte 2: unexpected end of input", "row": "{\""}
@@ -344,6 +347,41 @@ func TestBrowserDatasetPreview(t *testing.T) {
 		t.Errorf("%d histogram bars drawn, want 20 in each plot", bars)
 	}
 	browsertest.Screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "dataset.png"))
+
+	// A Parquet input of the dataset command: its rows rendered, the one
+	// it rejects shown with its reason, numbered as rows.
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS("#dataset-file"), []string{input})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("dataset-summary").textContent.includes("Parquet")`, chromedp.WithPollingTimeout(browsertest.Guard))); err != nil {
+		t.Fatalf("the Parquet file is not shown: %v", err)
+	}
+	pq := browsertest.Eval[struct {
+		Summary string
+		Marked  []string
+		Reasons []string
+		Metas   []string
+	}](t, ctx, `({summary: document.getElementById("dataset-summary").textContent,
+		marked: Array.from(document.querySelectorAll("#dataset-rows mark.trained")).map((e) => e.textContent),
+		reasons: Array.from(document.querySelectorAll("#dataset-rows .reason")).map((e) => e.textContent),
+		metas: Array.from(document.querySelectorAll("#dataset-rows .meta")).map((e) => e.textContent)})`)
+	if !strings.Contains(pq.Summary, "requests Parquet file, 3 rows read, 1 rejected") || len(pq.Marked) != 2 || !strings.Contains(pq.Marked[1], "Hello again!") ||
+		len(pq.Reasons) != 1 || !strings.Contains(pq.Reasons[0], "wizard") || len(pq.Metas) != 3 || !strings.HasPrefix(pq.Metas[1], "row 2") {
+		t.Errorf("Parquet preview: %+v", pq)
+	}
+	browsertest.Screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "dataset-parquet.png"))
+
+	// A local file named at start (--dataset), opened by keyboard: the
+	// dataset command's Parquet output with its spans.
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#local-open")), chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("dataset-summary").textContent.startsWith("out.parquet: text Parquet file, 2 rows read, 0 rejected")`, chromedp.WithPollingTimeout(browsertest.Guard))); err != nil {
+		t.Fatalf("the local file is not shown: %v (summary %q)", err, browsertest.Eval[string](t, ctx, `document.getElementById("dataset-summary").textContent`))
+	}
+	if n := browsertest.Eval[int](t, ctx, `document.querySelectorAll("#dataset-rows mark.trained").length`); n != 2 {
+		t.Errorf("local file: %d trained parts marked, want 2", n)
+	}
 }
 
 func writeFile(t *testing.T, path, s string) {

@@ -3,8 +3,9 @@
 // request (the render command's JSON) to its prompt with the trained spans,
 // its tokens with the assistant mask, lint's warnings, the grammar its
 // constraints compile to, and parses a pasted generation; the dataset
-// preview reads an uploaded JSONL dataset or rejects file; the inspector,
-// when the gateway keeps one, shows the last requests it served.
+// preview reads an uploaded dataset (JSONL, or Parquet given a reader) or
+// rejects file; the inspector, when the gateway keeps one, shows the last
+// requests it served.
 //
 // The page is plain HTML, CSS and JavaScript, with nothing fetched from the
 // network. `beamharmony console` serves the handler alone on localhost;
@@ -20,6 +21,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -55,6 +57,12 @@ type Config struct {
 	TokenizerName string
 	// Inspector, when set, is shown in the inspector tab.
 	Inspector *Inspector
+	// ReadParquet, when set, lets the dataset preview read Parquet.
+	ReadParquet ParquetReader
+	// LocalFiles are dataset files on this machine that the page may
+	// open by their index (beamharmony console --dataset); the gateway
+	// sets none.
+	LocalFiles []string
 	// MaxBodyBytes, MaxUploadBytes, MaxPromptBytes and Timeout replace the
 	// defaults above when not zero.
 	MaxBodyBytes   int64
@@ -98,6 +106,7 @@ func New(cfg Config) *Handler {
 		"parse":    h.parse,
 		"grammar":  h.grammar,
 		"dataset":  h.dataset,
+		"open":     h.open,
 		"requests": h.requests,
 	}
 	return h
@@ -157,6 +166,8 @@ type infoReply struct {
 	Inspector      bool   `json:"inspector"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
+	// LocalFiles are the base names of Config.LocalFiles, by index.
+	LocalFiles []string `json:"local_files,omitempty"`
 }
 
 func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
@@ -164,6 +175,9 @@ func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := infoReply{Inspector: h.cfg.Inspector != nil, MaxBodyBytes: h.cfg.MaxBodyBytes, MaxUploadBytes: h.cfg.MaxUploadBytes}
+	for _, f := range h.cfg.LocalFiles {
+		rep.LocalFiles = append(rep.LocalFiles, filepath.Base(f))
+	}
 	if h.cfg.Tokenizer != nil {
 		rep.Tokenizer = h.cfg.TokenizerName
 		if rep.Tokenizer == "" {

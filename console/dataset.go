@@ -40,6 +40,9 @@ const maxPreviewRowBytes = 256 << 10
 // DatasetReply is the dataset call's reply.
 type DatasetReply struct {
 	Kind string `json:"kind"`
+	// Format is the file's: jsonl (compressed or not) or parquet, whose
+	// rows' Line is their number from 1.
+	Format string `json:"format"`
 	// Unit is what Lengths count: tokens, or characters for text rows
 	// without a tokenizer.
 	Unit     string       `json:"unit"`
@@ -108,13 +111,15 @@ func (h *Handler) Preview(ctx context.Context, data []byte) (*DatasetReply, erro
 		defer zr.Close()
 		rd = zr
 	case bytes.HasPrefix(data, []byte("PAR1")):
-		return nil, errors.New("a Parquet file: the preview reads JSONL (the dataset command's output with -o FILE.jsonl, its rejects, or its input); write JSONL to preview it")
+		if h.cfg.ReadParquet == nil {
+			return nil, errors.New("a Parquet file: this console reads JSONL only (beamharmony console reads Parquet too); write JSONL to preview it here")
+		}
+		return h.previewParquet(ctx, data)
 	}
 	limit := h.cfg.MaxUploadBytes
 	sc := bufio.NewScanner(io.LimitReader(rd, limit+1))
 	sc.Buffer(make([]byte, 0, 64<<10), int(min(limit+1, 1<<30)))
-	rep := &DatasetReply{Rows: []PreviewRow{}, Lengths: []int{}, Trained: []float64{}}
-	var units, trained int
+	p := h.newPreview()
 	read := 0
 	for line := 1; sc.Scan(); line++ {
 		read += len(sc.Bytes()) + 1
@@ -122,61 +127,134 @@ func (h *Handler) Preview(ctx context.Context, data []byte) (*DatasetReply, erro
 			return nil, errors.New("the decompressed file is larger than the console's limit of " + byteSize(limit))
 		}
 		if err := ctx.Err(); err != nil {
-			rep.Truncated = true
+			p.rep.Truncated = true
 			break
 		}
 		text := bytes.TrimSpace(sc.Bytes())
 		if len(text) == 0 {
 			continue
 		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(text, &obj); err != nil {
-			if rep.Kind == "" {
-				return nil, fmt.Errorf("line %d: not a JSON object: %v (the preview reads JSONL)", line, err)
-			}
-			rep.RowsRead++
-			rep.Rejected++
-			if len(rep.Rows) < maxPreviewRows {
-				rep.Rows = append(rep.Rows, PreviewRow{Line: line, Error: "not a JSON object: " + err.Error(), Row: cut(string(text))})
-			}
-			continue
-		}
-		if rep.Kind == "" {
-			rep.Kind = kindOf(obj)
-			rep.Unit = "tokens"
-			if rep.Kind == kindText || rep.Kind == kindRequests && h.cfg.Tokenizer == nil {
-				rep.Unit = "characters"
-			}
-		}
-		rep.RowsRead++
-		row := h.previewRow(ctx, rep.Kind, obj, text)
-		row.Line = line
-		if row.Error != "" {
-			rep.Rejected++
-		} else {
-			rep.Lengths = append(rep.Lengths, row.Length)
-			share := 0.0
-			if row.Length > 0 {
-				share = float64(row.Trained) / float64(row.Length)
-			}
-			rep.Trained = append(rep.Trained, share)
-			units += row.Length
-			trained += row.Trained
-		}
-		if len(rep.Rows) < maxPreviewRows {
-			rep.Rows = append(rep.Rows, row)
+		if err := p.add(ctx, line, text, nil); err != nil {
+			return nil, fmt.Errorf("line %d: %v (the preview reads JSONL)", line, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading the file: %v", err)
 	}
+	return p.done()
+}
+
+// previewParquet reads a Parquet file, as the dataset command reads one
+// (package dataset checks its footer and pages first): the dataset
+// command's input, one request per row from its messages column (and
+// tools and request keys), or its Parquet output. A row's Line is its
+// number from 1.
+func (h *Handler) previewParquet(ctx context.Context, data []byte) (*DatasetReply, error) {
+	p := h.newPreview()
+	p.rep.Format = "parquet"
+	n := 0
+	var ferr error
+	err := h.cfg.ReadParquet(ctx, bytes.NewReader(data), int64(len(data)), maxParquetRowBytes, func(row []byte, err error) bool {
+		n++
+		if ferr = p.add(ctx, n, row, err); ferr != nil {
+			ferr = fmt.Errorf("row %d: %v", n, ferr)
+			return false
+		}
+		return true
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("a Parquet file: %v", err)
+	}
+	if ctx.Err() != nil {
+		p.rep.Truncated = true
+	}
+	return p.done()
+}
+
+// ParquetReader reads the rows of a Parquet file of size bytes as JSON
+// objects, each at most maxRowBytes, calling each with every row until it
+// returns false. The beamharmony command gives the dataset command's
+// reader (dataset.ParquetRows), so that this package, and the gateway that
+// serves it, do not import the dataset pipeline and its storage drivers.
+type ParquetReader func(ctx context.Context, ra io.ReaderAt, size int64, maxRowBytes int, each func(row []byte, err error) bool) error
+
+// maxParquetRowBytes caps one Parquet row as JSON, and with it (as in the
+// dataset command) what the checks let a page and a row group hold.
+const maxParquetRowBytes = 8 << 20
+
+// preview gathers a preview's rows and counts.
+type preview struct {
+	h              *Handler
+	rep            *DatasetReply
+	units, trained int
+}
+
+func (h *Handler) newPreview() *preview {
+	return &preview{h: h, rep: &DatasetReply{Format: "jsonl", Rows: []PreviewRow{}, Lengths: []int{}, Trained: []float64{}}}
+}
+
+// add reads one row, numbered line, whose JSON is text or which could not
+// be read (rowErr). A first row that is not a JSON object is the error of
+// the whole file.
+func (p *preview) add(ctx context.Context, line int, text []byte, rowErr error) error {
+	rep := p.rep
+	var obj map[string]json.RawMessage
+	err := rowErr
+	if err == nil {
+		if err = json.Unmarshal(text, &obj); err != nil {
+			err = errors.New("not a JSON object: " + err.Error())
+		}
+	}
+	if err != nil {
+		if rep.Kind == "" && rowErr == nil {
+			return err
+		}
+		rep.RowsRead++
+		rep.Rejected++
+		if len(rep.Rows) < maxPreviewRows {
+			rep.Rows = append(rep.Rows, PreviewRow{Line: line, Error: err.Error(), Row: cut(string(text))})
+		}
+		return nil
+	}
 	if rep.Kind == "" {
+		rep.Kind = kindOf(obj)
+		rep.Unit = "tokens"
+		if rep.Kind == kindText || rep.Kind == kindRequests && p.h.cfg.Tokenizer == nil {
+			rep.Unit = "characters"
+		}
+	}
+	rep.RowsRead++
+	row := p.h.previewRow(ctx, rep.Kind, obj, text)
+	row.Line = line
+	if row.Error != "" {
+		rep.Rejected++
+	} else {
+		rep.Lengths = append(rep.Lengths, row.Length)
+		share := 0.0
+		if row.Length > 0 {
+			share = float64(row.Trained) / float64(row.Length)
+		}
+		rep.Trained = append(rep.Trained, share)
+		p.units += row.Length
+		p.trained += row.Trained
+	}
+	if len(rep.Rows) < maxPreviewRows {
+		rep.Rows = append(rep.Rows, row)
+	}
+	return nil
+}
+
+func (p *preview) done() (*DatasetReply, error) {
+	if p.rep.Kind == "" && p.rep.RowsRead == 0 {
 		return nil, errors.New("the file has no rows")
 	}
-	if units > 0 {
-		rep.TrainedTotal = float64(trained) / float64(units)
+	if p.units > 0 {
+		p.rep.TrainedTotal = float64(p.trained) / float64(p.units)
 	}
-	return rep, nil
+	return p.rep, nil
 }
 
 // kindOf tells a file's kind by its first row's keys.

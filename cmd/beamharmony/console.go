@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/beamharmony/harmony/console"
+	"github.com/beamharmony/harmony/internal/dataset"
 	"github.com/beamharmony/harmony/serve"
 	"github.com/beamharmony/harmony/tokenizer"
 )
@@ -19,7 +20,7 @@ func init() {
 }
 
 const consoleHelp = `
-Usage: beamharmony console [--listen 127.0.0.1:8090] [--tokenizer PATH]
+Usage: beamharmony console [--listen 127.0.0.1:8090] [--tokenizer PATH] [--dataset FILE]...
 
 Serve the web console alone, without an engine, and print its URL. Open
 it in a browser:
@@ -32,10 +33,15 @@ it in a browser:
     the error at its position); with --tokenizer, the prompt's tokens with
     their ids, the assistant mask per token and the counts. Errors have
     the render command's text.
-  - the dataset preview: upload a JSONL file (the dataset command's input,
-    its output or its rejects file; .gz and .zst too) and see its rows with
+  - the dataset preview: upload a dataset file (the dataset command's
+    input or output, JSONL, .gz, .zst or Parquet, read as the dataset
+    command reads it; or its rejects file) and see its rows with
     the trained part highlighted, rejects with their reasons beside the
     row, and plots of the length and the trained share of each row.
+    Files named with --dataset are offered to open from this machine:
+    only those (the page can't name another path), regular files only
+    (a FIFO or device is refused before it is opened), each at most
+    --max-upload-bytes, checked at start and again when opened.
 
 The page is embedded in the binary and fetches nothing from the network.
 The console has no keys of its own: it listens on localhost by default,
@@ -59,6 +65,7 @@ func runConsole(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:8090", "loopback `address` to listen on (a port of 0 picks a free one)")
 	tokenizerPath := fs.String("tokenizer", "", "tokenizer.json, or a directory holding one, for the token view and counts")
 	maxUpload := positiveFlag(fs, "max-upload-bytes", console.DefaultMaxUploadBytes, 1<<30, "largest dataset file the preview reads, in `bytes` (after decompression too)")
+	datasets := listFlag(fs, "dataset", "a local dataset `file` the page may open (JSONL, .gz, .zst, Parquet or a rejects file; repeatable)")
 	rest, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -66,7 +73,12 @@ func runConsole(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(rest) > 0 {
 		return fail(stderr, "console", usagef("unexpected argument %q; see beamharmony console --help", rest[0]))
 	}
-	cfg := console.Config{MaxUploadBytes: *maxUpload}
+	for _, f := range *datasets.vals {
+		if err := console.CheckLocalFile(f, *maxUpload); err != nil {
+			return fail(stderr, "console", usagef("--dataset %v", err))
+		}
+	}
+	cfg := console.Config{MaxUploadBytes: *maxUpload, ReadParquet: dataset.ParquetRows, LocalFiles: *datasets.vals}
 	if *tokenizerPath != "" {
 		tk, err := tokenizer.Load(*tokenizerPath)
 		if err != nil {

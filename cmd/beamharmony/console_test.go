@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,5 +78,32 @@ func TestConsoleLoopbackOnly(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
 		}
+	}
+}
+
+// --dataset names local files the page may open: each is checked at
+// start, a missing file, a directory or one over --max-upload-bytes
+// refused with a usage error.
+func TestConsoleDatasetFlag(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.jsonl")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("{}\n"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing", []string{"--dataset", filepath.Join(dir, "missing.jsonl")}, "no such file"},
+		{"a directory", []string{"--dataset", dir}, "not a regular file"},
+		{"over the cap", []string{"--dataset", big, "--max-upload-bytes", "1024"}, "larger than the console's limit of 1 KiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", append([]string{"console", "--listen", "127.0.0.1:0"}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, "--dataset ") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
 	}
 }

@@ -369,7 +369,7 @@ async function uploadDataset(file) {
 }
 
 function showDataset(d, name) {
-  $("dataset-summary").textContent = name + ": " + d.kind + " file, " + d.rows_read + " rows read, " + d.rejected + " rejected" +
+  $("dataset-summary").textContent = name + ": " + d.kind + (d.format === "parquet" ? " Parquet" : "") + " file, " + d.rows_read + " rows read, " + d.rejected + " rejected" +
     (d.lengths.length ? ", " + (100 * d.trained_total).toFixed(1) + "% of " + d.unit + " trained" : "") +
     (d.rows.length < d.rows_read ? "; the first " + d.rows.length + " rows shown" : "") + (d.truncated ? "; stopped at the time limit" : "");
   if (d.lengths.length) {
@@ -381,7 +381,7 @@ function showDataset(d, name) {
     $("dataset-plots").hidden = true;
   }
   const rows = d.rows.map((row) => {
-    const meta = el("div", { class: "meta", text: "line " + row.line + (row.source ? " · " + row.source : "") + (row.id !== undefined ? " · id " + JSON.stringify(row.id) : "") +
+    const meta = el("div", { class: "meta", text: (d.format === "parquet" ? "row " : "line ") + row.line + (row.source ? " · " + row.source : "") + (row.id !== undefined ? " · id " + JSON.stringify(row.id) : "") +
       (row.error ? "" : " · " + row.length + " " + d.unit + ", " + row.trained + " trained") });
     if (row.error) {
       let shown = row.row || "";
@@ -399,7 +399,22 @@ function showDataset(d, name) {
   $("dataset-rows").replaceChildren(...rows);
 }
 
+async function openLocal() {
+  const sel = $("local-file");
+  const name = sel.options[sel.selectedIndex] ? sel.options[sel.selectedIndex].text : "";
+  showError("dataset-error", "");
+  $("dataset-summary").textContent = "Reading " + name + "…";
+  const r = await post("open", { file: Number(sel.value) });
+  if (!r.ok) {
+    showError("dataset-error", r.data.error);
+    $("dataset-summary").textContent = "";
+    return;
+  }
+  showDataset(r.data, name);
+}
+
 function setupDataset() {
+  $("local-open").addEventListener("click", openLocal);
   $("dataset-file").addEventListener("change", () => {
     const f = $("dataset-file").files[0];
     if (f) uploadDataset(f);
@@ -492,6 +507,9 @@ async function start2() {
   $("tokens-panel").hidden = !info.data.tokenizer;
   $("tokenizer-name").textContent = info.data.tokenizer ? "tokenizer: " + info.data.tokenizer : "no tokenizer (start with --tokenizer PATH for the token view)";
   $("tab-inspector").hidden = !info.data.inspector;
+  const files = info.data.local_files || [];
+  $("local-row").hidden = !files.length;
+  $("local-file").replaceChildren(...files.map((f, i) => el("option", { value: i, text: f })));
   const ex = await api("examples");
   if (ex.ok) {
     state.examples = ex.data;

@@ -122,16 +122,7 @@ func newConverter(c *Config, schema *parquet.Schema) (*pqConverter, error) {
 
 // appendRow appends the request JSON of row to out.
 func (pc *pqConverter) appendRow(out []byte, row parquet.Row) ([]byte, error) {
-	for i := range pc.cols {
-		pc.cols[i] = pc.cols[i][:0]
-		pc.cur[i] = 0
-	}
-	for _, v := range row {
-		if c := v.Column(); c >= 0 && c < len(pc.cols) {
-			pc.cols[c] = append(pc.cols[c], v)
-		}
-	}
-	pc.err = nil
+	pc.load(row)
 	out = append(out, '{')
 	first := true
 	for _, col := range pc.columns {
@@ -171,6 +162,20 @@ func (pc *pqConverter) appendRow(out []byte, row parquet.Row) ([]byte, error) {
 		return out, pc.err
 	}
 	return append(out, '}'), nil
+}
+
+// load sorts row's values by leaf column, for reading from the start.
+func (pc *pqConverter) load(row parquet.Row) {
+	for i := range pc.cols {
+		pc.cols[i] = pc.cols[i][:0]
+		pc.cur[i] = 0
+	}
+	for _, v := range row {
+		if c := v.Column(); c >= 0 && c < len(pc.cols) {
+			pc.cols[c] = append(pc.cols[c], v)
+		}
+	}
+	pc.err = nil
 }
 
 // logical returns a node's logical type annotation, or nil.
