@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/examples"
 	"github.com/beamharmony/harmony/tokenizer"
 )
@@ -166,6 +167,10 @@ type infoReply struct {
 	Inspector      bool   `json:"inspector"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
+	// BuiltinTools are the definitions Beam was trained with of its
+	// built-in tools, as JSON text by name: the playground's controls add
+	// them to a request's tools.
+	BuiltinTools map[string]string `json:"builtin_tools"`
 	// LocalFiles are the base names of Config.LocalFiles, by index.
 	LocalFiles []string `json:"local_files,omitempty"`
 }
@@ -175,6 +180,12 @@ func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := infoReply{Inspector: h.cfg.Inspector != nil, MaxBodyBytes: h.cfg.MaxBodyBytes, MaxUploadBytes: h.cfg.MaxUploadBytes}
+	rep.BuiltinTools = map[string]string{}
+	for _, tool := range []harmony.Tool{harmony.TrainedSearch(), harmony.TrainedBrowse()} {
+		if b, err := json.Marshal(tool); err == nil {
+			rep.BuiltinTools[tool.Function.Name] = string(b)
+		}
+	}
 	for _, f := range h.cfg.LocalFiles {
 		rep.LocalFiles = append(rep.LocalFiles, filepath.Base(f))
 	}

@@ -136,6 +136,200 @@ function showPrompt(target, prompt, spans) {
   target.replaceChildren(frag);
 }
 
+// ---- The request's JSON, located and edited in place ----
+
+// jsonScan finds the value that starts at or after i in text (valid JSON)
+// and returns {start, end, members} where members, for an object, are
+// [{key, keyStart, start, end}] and, for an array, [{start, end}].
+function jsonScan(text, i) {
+  const ws = (j) => { while (j < text.length && " \t\r\n".includes(text[j])) j++; return j; };
+  const str = (j) => { j++; while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1; return j + 1; };
+  i = ws(i);
+  const start = i;
+  const c = text[i];
+  if (c === '"') return { start, end: str(i) };
+  if (c !== "{" && c !== "[") {
+    while (i < text.length && !",]} \t\r\n".includes(text[i])) i++;
+    return { start, end: i };
+  }
+  const members = [];
+  i = ws(i + 1);
+  const close = c === "{" ? "}" : "]";
+  while (text[i] !== close) {
+    let key, keyStart;
+    if (c === "{") {
+      keyStart = i;
+      const ke = str(i);
+      key = JSON.parse(text.slice(i, ke));
+      i = ws(ke) + 1; // past the colon
+    }
+    const v = jsonScan(text, i);
+    members.push(Object.assign(v, { key, keyStart: keyStart === undefined ? v.start : keyStart }));
+    i = ws(v.end);
+    if (text[i] === ",") i = ws(i + 1);
+  }
+  return { start, end: i + 1, members };
+}
+
+// jsonPathSpan returns the [start, end) of the value at path (as the
+// renderer writes it: messages[1].content) in text, or null.
+function jsonPathSpan(text, path) {
+  let v;
+  try { JSON.parse(text); v = jsonScan(text, 0); } catch (_) { return null; }
+  for (const seg of path.match(/[^.[\]]+|\[\d+\]/g) || []) {
+    if (!v.members) return null;
+    const idx = seg.startsWith("[") ? Number(seg.slice(1, -1)) : -1;
+    const next = idx >= 0 ? (v.members[idx] && v.members[idx].key === undefined ? v.members[idx] : null) : v.members.find((m) => m.key === seg);
+    if (!next) return null;
+    v = next;
+  }
+  return [v.start, v.end];
+}
+
+// setKey returns text with the top-level key set to the JSON text value, or
+// removed when value is null; the rest of the text is kept byte for byte.
+function setKey(text, key, value) {
+  const top = jsonScan(text, 0);
+  const ms = top.members;
+  const at = ms.findIndex((m) => m.key === key);
+  if (at >= 0 && value !== null) return text.slice(0, ms[at].start) + value + text.slice(ms[at].end);
+  if (at >= 0) {
+    if (at > 0) return text.slice(0, ms[at - 1].end) + text.slice(ms[at].end);
+    if (ms.length > 1) return text.slice(0, ms[0].keyStart) + text.slice(ms[1].keyStart);
+    return text.slice(0, top.start + 1) + text.slice(top.end - 1);
+  }
+  if (value === null) return text;
+  const entry = JSON.stringify(key) + ": " + value;
+  if (!ms.length) return text.slice(0, top.start + 1) + entry + text.slice(top.end - 1);
+  const last = ms[ms.length - 1];
+  // As the members before it are indented.
+  const lead = text.slice(0, last.keyStart).match(/(\n[ \t]*)$/);
+  return text.slice(0, last.end) + "," + (lead ? lead[1] : " ") + entry + text.slice(last.end);
+}
+
+// editArray returns text with the array value arr (as jsonScan gives it)
+// given one more element (add, JSON text) or one fewer (drop, an
+// index), the rest of the text kept.
+function editArray(text, arr, add, drop) {
+  const ms = arr.members;
+  if (add !== undefined) {
+    if (!ms.length) return text.slice(0, arr.start + 1) + add + text.slice(arr.end - 1);
+    return text.slice(0, ms[ms.length - 1].end) + ", " + add + text.slice(ms[ms.length - 1].end);
+  }
+  if (drop > 0) return text.slice(0, ms[drop - 1].end) + text.slice(ms[drop].end);
+  if (ms.length > 1) return text.slice(0, ms[0].start) + text.slice(ms[1].start);
+  return text.slice(0, arr.start + 1) + text.slice(arr.end - 1);
+}
+
+// setBuiltin adds the trained definition of built-in tool name to the
+// request's tools (unless a tool of that name is declared) or removes it
+// (only when it is that definition, as the control added it).
+function setBuiltin(text, name, on) {
+  const def = state.builtins[name];
+  if (!def) return text;
+  const req = JSON.parse(text);
+  const tools = Array.isArray(req.tools) ? req.tools : null;
+  const declared = (tools || []).findIndex((t) => t && t.function && t.function.name === name);
+  if (on && declared >= 0) return text;
+  if (on && !tools) return setKey(text, "tools", "[" + def + "]");
+  const top = jsonScan(text, 0);
+  const arr = top.members.find((m) => m.key === "tools");
+  if (on) return editArray(text, arr, def);
+  if (declared < 0 || JSON.stringify(tools[declared]) !== JSON.stringify(JSON.parse(def))) return text;
+  if (tools.length === 1) return setKey(text, "tools", null);
+  return editArray(text, arr, undefined, declared);
+}
+
+const efforts = ["minimal", "low", "medium", "high", "xhigh", "max"];
+
+// syncControls shows the request's reasoning_effort, builtin_tools and
+// add_generation_prompt in their controls; a request that is not a JSON
+// object disables them.
+function syncControls() {
+  let req = null;
+  try { req = JSON.parse($("request").value); } catch (_) { /* not JSON */ }
+  const ok = req !== null && typeof req === "object" && !Array.isArray(req);
+  $("request-controls").disabled = !ok;
+  $("request-controls").title = ok ? "" : "the request is not a JSON object: fix it to use these";
+  if (!ok) return;
+  const sel = $("effort");
+  const e = req.reasoning_effort;
+  for (const o of Array.from(sel.options)) if (o.dataset.asWritten) o.remove();
+  if (e === undefined || e === null) sel.value = "";
+  else if (efforts.includes(e)) sel.value = e;
+  else {
+    const text = JSON.stringify(e);
+    sel.append(el("option", { value: "=" + text, "data-as-written": "true", text: text + " (as written)" }));
+    sel.value = "=" + text;
+  }
+  const tools = Array.isArray(req.builtin_tools) ? req.builtin_tools : [];
+  $("builtin-search").checked = tools.includes("search");
+  $("builtin-browse").checked = tools.includes("browse");
+  $("gen-prompt").checked = req.add_generation_prompt !== false;
+}
+
+// editRequest applies a control's change to the request's JSON text and
+// renders it.
+function editRequest(key) {
+  const ta = $("request");
+  let req;
+  try { req = JSON.parse(ta.value); } catch (_) { syncControls(); return; }
+  let value = null;
+  if (key === "reasoning_effort") {
+    const v = $("effort").value;
+    if (v.startsWith("=")) return;
+    value = v ? JSON.stringify(v) : null;
+  } else if (key === "builtin_tools") {
+    let tools = Array.isArray(req.builtin_tools) ? req.builtin_tools.slice() : [];
+    for (const name of ["search", "browse"]) {
+      const on = $("builtin-" + name).checked;
+      if (on && !tools.includes(name)) tools.push(name);
+      if (!on) tools = tools.filter((t) => t !== name);
+    }
+    value = tools.length ? "[" + tools.map((t) => JSON.stringify(t)).join(", ") + "]" : null;
+    let text = setKey(ta.value, key, value);
+    for (const name of ["search", "browse"]) text = setBuiltin(text, name, $("builtin-" + name).checked);
+    ta.value = text;
+    refresh();
+    return;
+  } else if (key === "add_generation_prompt") {
+    const on = $("gen-prompt").checked;
+    value = on ? null : "false"; // checked is the default, true
+
+  }
+  ta.value = setKey(ta.value, key, value);
+  refresh();
+}
+
+// gotoRequestError selects, in the request, where the last render error is:
+// the character at its byte offset, or the value at its path.
+function gotoRequestError() {
+  const ta = $("request");
+  const where = state.errorAt;
+  if (!where) return;
+  ta.focus();
+  ta.setSelectionRange(where[0], where[1]);
+}
+
+// errorSpan finds the UTF-16 range of a render error in the request text.
+function errorSpan(text, err) {
+  if (err.offset !== undefined) {
+    const bytes = new TextEncoder().encode(text);
+    const off = Math.min(err.offset, bytes.length);
+    const s = new TextDecoder().decode(bytes.slice(0, off)).length;
+    const e = s < text.length ? s + (text.codePointAt(s) > 0xffff ? 2 : 1) : s;
+    return [s, e];
+  }
+  if (err.path) return jsonPathSpan(text, err.path);
+  return null;
+}
+
+// lineColumn says where UTF-16 index i is in text, from 1.
+function lineColumn(text, i) {
+  const before = text.slice(0, i).split("\n");
+  return "line " + before.length + ", column " + (Array.from(before[before.length - 1]).length + 1);
+}
+
 // ---- Playground ----
 
 const state = { examples: [], timer: 0, parseTimer: 0, tokens: null, chars: [], sel: -1, seq: 0 };
@@ -153,11 +347,18 @@ async function refresh() {
   const body = call();
   const r = await post("render", body);
   if (seq !== state.seq) return;
+  syncControls();
   if (!r.ok) {
     showError("render-error", r.data.error + (r.data.path ? "\n(at " + r.data.path + ")" : r.data.offset !== undefined ? "\n(at byte " + r.data.offset + " of the request)" : ""));
     $("prompt").classList.add("stale");
+    state.errorAt = errorSpan(body.request, r.data);
+    const go = $("request-goto");
+    go.hidden = !state.errorAt;
+    if (state.errorAt) go.textContent = "Select the error in the request (" + lineColumn(body.request, state.errorAt[0]) + ")";
   } else {
     showError("render-error", "");
+    state.errorAt = null;
+    $("request-goto").hidden = true;
     const p = r.data;
     state.prompt = p.prompt;
     showPrompt($("prompt"), p.prompt, p.assistant_spans);
@@ -297,6 +498,10 @@ function schedule() {
 function setupPlayground() {
   for (const id of ["request", "constraints"]) $(id).addEventListener("input", schedule);
   for (const id of ["strict", "drop-late"]) $(id).addEventListener("change", schedule);
+  $("effort").addEventListener("change", () => editRequest("reasoning_effort"));
+  for (const id of ["builtin-search", "builtin-browse"]) $(id).addEventListener("change", () => editRequest("builtin_tools"));
+  $("gen-prompt").addEventListener("change", () => editRequest("add_generation_prompt"));
+  $("request-goto").addEventListener("click", gotoRequestError);
   $("generation").addEventListener("input", () => { clearTimeout(state.parseTimer); state.parseTimer = setTimeout(refreshParse, 250); });
   $("example").addEventListener("change", () => {
     const ex = state.examples.find((x) => x.name === $("example").value);
@@ -507,6 +712,7 @@ async function start2() {
   $("tokens-panel").hidden = !info.data.tokenizer;
   $("tokenizer-name").textContent = info.data.tokenizer ? "tokenizer: " + info.data.tokenizer : "no tokenizer (start with --tokenizer PATH for the token view)";
   $("tab-inspector").hidden = !info.data.inspector;
+  state.builtins = info.data.builtin_tools || {};
   const files = info.data.local_files || [];
   $("local-row").hidden = !files.length;
   $("local-file").replaceChildren(...files.map((f, i) => el("option", { value: i, text: f })));
