@@ -171,6 +171,14 @@ type compiler struct {
 	// array of each of their elements (siblingMembers), built when first
 	// needed.
 	anyOfOf map[int]int
+	// res indexes the schema's resources ($id), built at its first $ref.
+	res *resourceIndex
+	// patterns are the propertyNames patterns translated, by node;
+	// regexps the regular expressions names are matched with, and
+	// matchWork the work of matching (maxMatchWork).
+	patterns  map[int]*expr
+	regexps   map[*expr]nameMatcher
+	matchWork int
 	// tops are the tools' arguments and the response format's value,
 	// each of which must be able to match something.
 	tops []top
@@ -374,7 +382,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.strict, c.prefix = strict, prefix
 	c.ptr.Reset()
 	c.memo = map[string]int{}
-	c.anyOfOf = nil
+	c.anyOfOf, c.res, c.patterns = nil, nil, nil
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
@@ -489,6 +497,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		if n := d.Lookup(s, kw); n >= 0 {
 			if kw == "unevaluatedProperties" && d.Kind(n) == pyjson.False && c.rootOf == s {
 				continue // enforced: the object it is the root of is closed
+			}
+			if kw == "$dynamicRef" && c.resolveDynamic(s, n) >= 0 {
+				continue // followed, as the view holds its target
 			}
 			c.drop(path+"."+kw, kw)
 		}

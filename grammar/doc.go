@@ -25,8 +25,8 @@
 // JSON Schema keywords apply as JSON Schema 2020-12 applies them: a
 // schema, its $ref's target and its allOf's members together, anyOf and
 // oneOf variants each with their siblings, keywords of an untyped schema to
-// the values of their type only. Enforced: type (names and lists),
-// enum and const (of any JSON value), properties, required,
+// the values of their type only. Enforced: type (names and lists), enum
+// and const (of any JSON value), properties, required,
 // additionalProperties (false, true or a schema), items, prefixItems,
 // minItems, maxItems, minLength, maxLength, pattern (ECMA-262, translated
 // to the grammar), format (date, time, date-time, duration, uuid, email,
@@ -34,17 +34,17 @@
 // relative-json-pointer), minimum, maximum, exclusiveMinimum and
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
 // object's members are written by name), propertyNames (a string schema,
-// for free keys and declared names), contains and minContains (as a
-// count from below, or the length where every element counts), anyOf,
-// oneOf (exactly when its
-// variants' types are disjoint, else as anyOf, reported), allOf, and
-// $ref/$defs, recursive ones included. An object that declares properties
-// is closed unless the spec is strict (then it is open as its schema
-// says); closing it is reported. What a grammar can't enforce (not,
-// uniqueItems, multipleOf, maxContains, other patternProperties, ...) is never
-// dropped in silence: under Strict, Compile fails with an *Error naming the
-// keyword's path; otherwise the keyword is left out and listed in
-// Grammar.Dropped.
+// for free keys and declared names), contains and minContains (as a count
+// from below, or the length where every element counts), anyOf, oneOf
+// (exactly when its variants' types are disjoint, else as anyOf,
+// reported), allOf, and $ref/$defs, recursive ones included ($id-relative
+// and $anchor refs too, and $dynamicRef where its target can't depend on
+// the path taken). An object that declares properties is closed unless the
+// spec is strict (then it is open as its schema says); closing it is
+// reported. What a grammar can't enforce (not, uniqueItems, multipleOf,
+// maxContains, other patternProperties, ...) is never dropped in silence:
+// under Strict, Compile fails with an *Error naming the keyword's path;
+// otherwise the keyword is left out and listed in Grammar.Dropped.
 //
 // Compiling is bounded, so that no request can exhaust the gateway or
 // stall an engine: the work is linear in the schemas, stops when its

@@ -27,6 +27,7 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": false, "propertyNames": {"enum": ["x1", "y", 2]}}`,
 		`{"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 3}, "minContains": 1000}`,
 		`{"contains": {"items": {"contains": {"const": 1}, "minContains": 2}}, "minContains": 3, "maxContains": 2}`,
+		`{"$id": "http://e.com/r", "$dynamicAnchor": "n", "$ref": "s.json#/$defs/x", "$defs": {"s": {"$id": "s.json", "$defs": {"x": {"$anchor": "a", "properties": {"c": {"$dynamicRef": "#n"}, "d": {"$ref": "#a"}}}}}}}`,
 		string(propertyTools[1].Parameters), string(propertyTools[2].Parameters),
 	} {
 		f.Add([]byte(seed), false)

@@ -1,6 +1,9 @@
 package grammar
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -56,7 +59,8 @@ func (c *compiler) keyNames(v *view) *view {
 
 // keyIn reports whether name is a key w allows (w nil: any). A pattern or
 // format the grammar can't translate is reported where the keys' language
-// is written, and counts as matching here.
+// is written, and counts as matching here; so does one that has no
+// regular expression to check the name with (reported).
 func (c *compiler) keyIn(w *view, name string) bool {
 	if w == nil {
 		return true
@@ -86,16 +90,23 @@ func (c *compiler) keyIn(w *view, name string) bool {
 			if k.node < 0 || d.Kind(k.node) != pyjson.String {
 				continue
 			}
-			if !c.spend(w.path, len(name)*(len(name)+len(d.Raw(k.node)))/4) {
-				return false
-			}
 			var e *expr
 			if k.pattern {
-				e, _ = patternExpr(d.Str(k.node))
+				e = c.namePattern(k.node)
 			} else {
 				e = formatExpr(d.Str(k.node))
 			}
-			if e != nil && !exprMatches(e, name) {
+			if e == nil {
+				continue
+			}
+			match, decided := c.exprMatches(e, name)
+			if !decided {
+				kw := "format"
+				if k.pattern {
+					kw = "pattern"
+				}
+				c.loosen(n.path+"."+kw, kw, "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
+			} else if !match {
 				return false
 			}
 		}
@@ -103,6 +114,20 @@ func (c *compiler) keyIn(w *view, name string) bool {
 	lo, hi := c.viewLengths(w, "Length")
 	runes := utf8.RuneCountInString(name)
 	return runes >= lo && (hi < 0 || runes <= hi)
+}
+
+// namePattern is the expression of the pattern at node p (nil when the
+// translator refuses it), translated once per schema.
+func (c *compiler) namePattern(p int) *expr {
+	if e, ok := c.patterns[p]; ok {
+		return e
+	}
+	e, _ := patternExpr(c.d.Str(p))
+	if c.patterns == nil {
+		c.patterns = map[int]*expr{}
+	}
+	c.patterns[p] = e
+	return e
 }
 
 // finiteKeys returns the keys w allows when they are finite: the string
@@ -175,92 +200,100 @@ func (c *compiler) dropPropertyNames(v *view, why string) {
 	}
 }
 
+// A name is matched against a pattern's or a format's expression by Go's
+// regexp (linear in the name): the expression is written as an RE2
+// regular expression, anchored, once per expression and grammar. An
+// expression RE2 can't hold (a count past 1000) leaves the names
+// undecided, and so does matching past maxMatchWork.
+
+// maxMatchWork caps the work of matching names in one grammar: the sum
+// of each name's length times its expression's size (expandedCost), about
+// the steps of the regular expressions' simulation. Past it the names
+// left are undecided.
+const maxMatchWork = 1 << 20
+
 // exprMatches reports whether s is in the language of e, an expression
-// without rule references (a pattern's or a format's value).
-func exprMatches(e *expr, s string) bool {
-	for _, end := range exprEnds(e, s, 0) {
-		if end == len(s) {
-			return true
+// without rule references; decided is false when e has no regular
+// expression, or the grammar's matching work is spent.
+func (c *compiler) exprMatches(e *expr, s string) (match, decided bool) {
+	m, ok := c.regexps[e]
+	if !ok {
+		var b strings.Builder
+		b.WriteString(`^(?s:`)
+		if writeRegexp(&b, e) {
+			b.WriteString(`)$`)
+			m.re, _ = regexp.Compile(b.String())
+			m.cost = expandedCost(e)
 		}
+		if c.regexps == nil {
+			c.regexps = map[*expr]nameMatcher{}
+		}
+		c.regexps[e] = m
 	}
-	return false
+	if m.re == nil {
+		return false, false
+	}
+	if c.matchWork += (len(s) + 1) * m.cost; c.matchWork > maxMatchWork {
+		return false, false
+	}
+	return m.re.MatchString(s), true
 }
 
-// exprEnds returns the positions where a match of e in s from pos can
-// end, each once.
-func exprEnds(e *expr, s string, pos int) []int {
+// nameMatcher is the regular expression of an expression, and its size.
+type nameMatcher struct {
+	re   *regexp.Regexp
+	cost int
+}
+
+// writeRegexp writes e as an RE2 regular expression; false when it can't.
+func writeRegexp(b *strings.Builder, e *expr) bool {
 	switch e.kind {
 	case kLit:
-		if strings.HasPrefix(s[pos:], e.text) {
-			return []int{pos + len(e.text)}
-		}
+		b.WriteString(regexp.QuoteMeta(e.text))
 	case kClass:
-		if pos < len(s) {
-			r, n := utf8.DecodeRuneInString(s[pos:])
-			if e.has(r) {
-				return []int{pos + n}
+		if len(e.rs) == 0 {
+			if e.neg {
+				b.WriteString(`.`) // any character, (?s) on
+			} else {
+				b.WriteString(`[^\x00-\x{10FFFF}]`)
+			}
+			return true
+		}
+		b.WriteByte('[')
+		if e.neg {
+			b.WriteByte('^')
+		}
+		for _, r := range e.rs {
+			fmt.Fprintf(b, `\x{%x}-\x{%x}`, r.lo, r.hi)
+		}
+		b.WriteByte(']')
+	case kSeq, kAlt:
+		b.WriteString("(?:")
+		for i, it := range e.items {
+			if i > 0 && e.kind == kAlt {
+				b.WriteByte('|')
+			}
+			if !writeRegexp(b, it) {
+				return false
 			}
 		}
-	case kSeq:
-		cur := []int{pos}
-		for _, it := range e.items {
-			var next []int
-			for _, p := range cur {
-				next = addEnds(next, exprEnds(it, s, p))
-			}
-			if len(next) == 0 {
-				return nil
-			}
-			cur = next
-		}
-		return cur
-	case kAlt:
-		var out []int
-		for _, it := range e.items {
-			out = addEnds(out, exprEnds(it, s, pos))
-		}
-		return out
+		b.WriteByte(')')
 	case kRep:
-		var out []int
-		cur := []int{pos}
-		if e.min == 0 {
-			out = append(out, pos)
+		if e.min > 1000 || e.max > 1000 {
+			return false
 		}
-		for n := 1; (e.max < 0 || n <= e.max) && len(cur) > 0; n++ {
-			var next []int
-			for _, p := range cur {
-				for _, q := range exprEnds(e.items[0], s, p) {
-					if q > p || n <= e.min {
-						next = addEnds(next, []int{q})
-					}
-				}
-			}
-			cur = next
-			if n >= e.min {
-				out = addEnds(out, cur)
-			}
-			if n > len(s)+e.min {
-				break
-			}
+		b.WriteString("(?:")
+		if !writeRegexp(b, e.items[0]) {
+			return false
 		}
-		return out
+		switch {
+		case e.max < 0:
+			fmt.Fprintf(b, "){%d,}", e.min)
+		default:
+			fmt.Fprintf(b, "){%d,%d}", e.min, e.max)
+		}
+	default:
+		return false
 	}
-	return nil
-}
-
-// addEnds adds the positions of b not in a to a.
-func addEnds(a, b []int) []int {
-	for _, x := range b {
-		found := false
-		for _, y := range a {
-			if x == y {
-				found = true
-				break
-			}
-		}
-		if !found {
-			a = append(a, x)
-		}
-	}
-	return a
+	return true
 }

@@ -35,6 +35,8 @@ func TestPropertyNames(t *testing.T) {
 			[]string{`{"id": 1}`, `{}`}, []string{`{"identifier": 1}`, `{"id": 1, "identifier": 2}`}, ""},
 		{"declared names by pattern", `{"type": "object", "properties": {"abc": {}, "Abc": {}}, "propertyNames": {"pattern": "^[a-z]+$"}}`, false,
 			[]string{`{"abc": 1}`}, []string{`{"Abc": 1}`}, "additionalProperties"},
+		{"declared names by format", `{"type": "object", "properties": {"2024-01-31": {}, "x": {}, "2024-13-01": {}}, "propertyNames": {"format": "date"}, "additionalProperties": false}`, true,
+			[]string{`{"2024-01-31": 1}`}, []string{`{"x": 1}`, `{"2024-13-01": 1}`}, ""},
 		{"other members of an enum", `{"type": "object", "properties": {"a": {"type": "integer"}}, "propertyNames": {"enum": ["a", "b", "c"]}}`, true,
 			[]string{`{"a": 1, "b": 2}`, `{"c": 3}`, `{"a": 1, "c": true, "b": null}`}, []string{`{"d": 1}`, `{"a": 1, "a": 2}`, `{"a": "x"}`}, ""},
 		{"other members of a pattern", `{"type": "object", "properties": {"a": {}}, "propertyNames": {"pattern": "^[a-z]$"}}`, false,
@@ -103,5 +105,35 @@ func TestPropertyNamesArguments(t *testing.T) {
 	tools[0].Parameters = json.RawMessage(`{"type": "object", "propertyNames": {"maxLength": 2}}`)
 	if _, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required}); err == nil || !strings.Contains(err.Error(), "propertyNames") {
 		t.Errorf("free arguments named by length under strict: %v", err)
+	}
+}
+
+// Declared names are checked against a pattern within a bounded work:
+// past it the names left are not checked, and the pattern is reported (an
+// error under strict).
+func TestPropertyNamesMatchWork(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {`)
+	for i := 0; i < 100; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`"` + strings.Repeat("a", 100) + itoa(i) + `": {}`)
+	}
+	b.WriteString(`}, "propertyNames": {"pattern": "^((a?){30}){30}[0-9]*$"}, "additionalProperties": false}`)
+	var g *Grammar
+	var err error
+	used := allocated(func() { g, err = compileFormat(b.String(), false) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used > maxCompileBytes {
+		t.Errorf("%d bytes allocated", used)
+	}
+	if len(g.Dropped) != 1 || g.Dropped[0].Path != "response_format.json_schema.schema.propertyNames.pattern" {
+		t.Errorf("reported %v", g.Dropped)
+	}
+	if _, err := compileFormat(b.String(), true); err == nil || !strings.Contains(err.Error(), "propertyNames.pattern") {
+		t.Errorf("under strict: %v", err)
 	}
 }

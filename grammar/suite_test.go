@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
-	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // This file checks the grammars of the official JSON Schema Test Suite
@@ -135,7 +134,8 @@ func suiteContents(data []byte, rank map[string]int) (contents, ordered []string
 }
 
 // declaredOrder ranks the property names of a schema in the order the
-// grammar writes them: an object schema's $ref target and allOf members
+// grammar writes them: an object schema's $ref and $dynamicRef targets
+// (resolved as the compiler resolves them) and allOf members
 // first, then its own properties, then its anyOf and oneOf variants' (the
 // order the compiler's views merge them in), then the schemas nested
 // inside; and the keys of the objects inside every "const" and "enum", in
@@ -146,7 +146,8 @@ func declaredOrder(schemaJSON []byte) map[string]int {
 	if err != nil {
 		return rank
 	}
-	var ptr schema.Pointers
+	// $refs resolve as the compiler resolves them ($id included).
+	c := &compiler{d: d}
 	declare := func(k int) {
 		if _, ok := rank[d.Str(k)]; !ok {
 			rank[d.Str(k)] = len(rank)
@@ -162,7 +163,12 @@ func declaredOrder(schemaJSON []byte) map[string]int {
 			}
 			seen[i] = true
 			if r := d.Lookup(i, "$ref"); r >= 0 {
-				if t := ptr.Resolve(d, 0, r); t >= 0 {
+				if t := c.resolveRef(i, r); t >= 0 {
+					walk(t)
+				}
+			}
+			if r := d.Lookup(i, "$dynamicRef"); r >= 0 {
+				if t := c.resolveDynamic(i, r); t >= 0 {
 					walk(t)
 				}
 			}

@@ -88,11 +88,16 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	}()
 	stack = append(stack, s)
 	if ks.Ref >= 0 {
-		if target := c.ptr.Resolve(d, c.root, ks.Ref); target >= 0 {
+		if target := c.resolveRef(s, ks.Ref); target >= 0 {
 			c.expand(v, target, path+".$ref", stack)
 		} else {
 			c.drop(path+".$ref", "$ref")
 		}
+	}
+	if dr := d.Lookup(s, "$dynamicRef"); dr >= 0 {
+		if target := c.resolveDynamic(s, dr); target >= 0 {
+			c.expand(v, target, path+".$dynamicRef", stack)
+		} // else reported by dropUnenforced
 	}
 	if ks.AllOf >= 0 {
 		if d.Kind(ks.AllOf) == pyjson.Array {
@@ -1180,7 +1185,7 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 			return false // they evaluate the other members
 		}
 		for _, kw := range [...]string{"if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef"} {
-			if c.d.Lookup(n.node, kw) >= 0 {
+			if k := c.d.Lookup(n.node, kw); k >= 0 && (kw != "$dynamicRef" || c.resolveDynamic(n.node, k) < 0) {
 				return false // they may evaluate members the grammar does not see
 			}
 		}
@@ -1246,7 +1251,13 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext) *expr {
 				}
 				key = ref(c.g.rule("key", seq(lit(`"`), jsonChars(value), lit(`"`))))
 			} else {
-				key = c.keyLiterals(names, func(k string) bool { return !exprMatches(value, k) }, ctx)
+				key = c.keyLiterals(names, func(k string) bool {
+					match, decided := c.exprMatches(value, k)
+					if !decided {
+						c.dropPropertyNames(v, "the name "+strconv.Quote(k)+" can't be checked against the pattern (a count past 1000, or the grammar's matching work spent)")
+					}
+					return !match || !decided
+				}, ctx)
 			}
 			return seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false))
 		}

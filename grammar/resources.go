@@ -1,0 +1,177 @@
+package grammar
+
+import (
+	"bytes"
+	"net/url"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
+)
+
+// A schema with $id holds schema resources of their own, each with a base
+// URI that the $refs inside it resolve against (JSON Schema 2020-12, 8.2):
+// "#/$defs/inner" inside {"$id": "b.json", ...} names b.json's $defs, not
+// the document root's, and "b.json" elsewhere names that subschema. A
+// document without "$id" or anchors resolves its refs as local JSON
+// pointers from the root, as before; one with them is indexed once: the
+// resources by absolute URI, their $anchor and $dynamicAnchor names, and
+// the base URI of each schema that holds a $ref or $dynamicRef. Refs to
+// other documents resolve to nothing (reported as an unresolved $ref).
+
+// rootBase is the base URI of a document whose root has no $id.
+const rootBase = "https://schema.invalid/root.json"
+
+// resourceIndex is the index of a document's schema resources.
+type resourceIndex struct {
+	ids  map[string]int   // absolute URI, without fragment: the resource's node
+	base map[int]*url.URL // the base URI of each schema holding a $ref or $dynamicRef
+	// anchors are the $anchor and $dynamicAnchor names, by resource URI
+	// and name ("URI#name"); dynamic the schemas of each $dynamicAnchor
+	// name, and rootDynamic those of the root's resource.
+	anchors     map[string]int
+	dynamic     map[string][]int
+	rootDynamic map[string]int
+}
+
+// resolveRef returns the schema the $ref (node ref) of schema s names, -1
+// when none.
+func (c *compiler) resolveRef(s, ref int) int {
+	node, _ := c.resolve(s, ref)
+	return node
+}
+
+// resolve returns the schema the reference at node ref of schema s names
+// (-1: none), and the URI of its resource with the fragment, when the
+// fragment is a plain name (an anchor).
+func (c *compiler) resolve(s, ref int) (node int, anchor string) {
+	d := c.d
+	if c.res == nil {
+		c.res = &resourceIndex{}
+		if bytes.Contains(d.Src, []byte(`"$id"`)) || bytes.Contains(d.Src, []byte(`nchor"`)) {
+			c.res.build(d, c.root)
+		}
+	}
+	if c.res.ids == nil || d.Kind(ref) != pyjson.String {
+		return c.ptr.Resolve(d, c.root, ref), ""
+	}
+	base, ok := c.res.base[s]
+	if !ok {
+		return c.ptr.Resolve(d, c.root, ref), ""
+	}
+	r, err := url.Parse(d.Str(ref))
+	if err != nil {
+		return -1, ""
+	}
+	abs := base.ResolveReference(r)
+	frag := abs.Fragment
+	abs.Fragment, abs.RawFragment = "", ""
+	node, ok = c.res.ids[abs.String()]
+	if !ok {
+		return -1, ""
+	}
+	if frag == "" {
+		return node, ""
+	}
+	if !strings.HasPrefix(frag, "/") {
+		if n, ok := c.res.anchors[abs.String()+"#"+frag]; ok {
+			return n, frag
+		}
+		return -1, ""
+	}
+	if !schema.Tokens("#"+frag, func(tok string) bool {
+		node = c.ptr.Child(d, node, tok)
+		return node >= 0
+	}) {
+		return -1, ""
+	}
+	return node, ""
+}
+
+// resolveDynamic returns the schema the $dynamicRef (node ref) of schema s
+// names, -1 when the grammar can't tell. It resolves as $ref does; when
+// that lands on a $dynamicAnchor of the fragment's name, the first schema
+// of that name in the dynamic scope wins, which is the root's resource's
+// when it has one (evaluation starts there), or the target itself when no
+// other schema has the name; otherwise it depends on the path taken, and
+// is -1.
+func (c *compiler) resolveDynamic(s, ref int) int {
+	node, name := c.resolve(s, ref)
+	if node < 0 || name == "" {
+		return node
+	}
+	if da := c.d.Lookup(node, "$dynamicAnchor"); da < 0 || c.d.Kind(da) != pyjson.String || c.d.Str(da) != name {
+		return node // a plain $anchor: a static reference
+	}
+	if n, ok := c.res.rootDynamic[name]; ok {
+		return n
+	}
+	if len(c.res.dynamic[name]) == 1 {
+		return node
+	}
+	return -1
+}
+
+// build indexes the resources under root, walking the schemas (not the
+// values of const, enum, default and examples).
+func (x *resourceIndex) build(d *pyjson.Doc, root int) {
+	x.ids = map[string]int{}
+	x.base = map[int]*url.URL{}
+	x.anchors = map[string]int{}
+	x.dynamic = map[string][]int{}
+	x.rootDynamic = map[string]int{}
+	start, _ := url.Parse(rootBase)
+	var rootURI string
+	var walk func(n int, base *url.URL)
+	walk = func(n int, base *url.URL) {
+		switch d.Kind(n) {
+		case pyjson.Array:
+			d.Elements(n, func(e, _ int) bool { walk(e, base); return true })
+			return
+		case pyjson.Object:
+		default:
+			return
+		}
+		if id := d.Lookup(n, "$id"); id >= 0 && d.Kind(id) == pyjson.String {
+			if u, err := url.Parse(d.Str(id)); err == nil {
+				base = base.ResolveReference(u)
+				base.Fragment, base.RawFragment = "", ""
+				if _, dup := x.ids[base.String()]; !dup {
+					x.ids[base.String()] = n
+				}
+			}
+		}
+		if n == root {
+			x.ids[rootBase] = n
+			rootURI = base.String()
+		}
+		if d.Lookup(n, "$ref") >= 0 || d.Lookup(n, "$dynamicRef") >= 0 {
+			x.base[n] = base
+		}
+		for _, kw := range [...]string{"$anchor", "$dynamicAnchor"} {
+			a := d.Lookup(n, kw)
+			if a < 0 || d.Kind(a) != pyjson.String {
+				continue
+			}
+			name := d.Str(a)
+			if _, dup := x.anchors[base.String()+"#"+name]; !dup {
+				x.anchors[base.String()+"#"+name] = n
+			}
+			if kw == "$dynamicAnchor" {
+				x.dynamic[name] = append(x.dynamic[name], n)
+				if _, dup := x.rootDynamic[name]; base.String() == rootURI && !dup {
+					x.rootDynamic[name] = n
+				}
+			}
+		}
+		d.Members(n, func(k, v int) bool {
+			switch d.Str(k) {
+			case "const", "enum", "default", "examples":
+			default:
+				walk(v, base)
+			}
+			return true
+		})
+	}
+	walk(root, start)
+}
