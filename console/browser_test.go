@@ -382,6 +382,24 @@ func TestBrowserDatasetPreview(t *testing.T) {
 	if n := browsertest.Eval[int](t, ctx, `document.querySelectorAll("#dataset-rows mark.trained").length`); n != 2 {
 		t.Errorf("local file: %d trained parts marked, want 2", n)
 	}
+
+	// Phone width: the rows, plots and rejects fit the window.
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS("#dataset-file"), []string{rejects})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#dataset-rows .reason").length === 2`, chromedp.WithPollingTimeout(browsertest.Guard))); err != nil {
+		t.Fatalf("the rejects are not shown again: %v", err)
+	}
+	phoneFits(t, ctx, "dataset rejects")
+	browsertest.Screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "rejects-390.png"))
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS("#dataset-file"), []string{rows})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("dataset-summary").textContent.startsWith("train.jsonl")`, chromedp.WithPollingTimeout(browsertest.Guard))); err != nil {
+		t.Fatalf("the rows are not shown again: %v", err)
+	}
+	phoneFits(t, ctx, "dataset rows and plots")
+	browsertest.Screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "dataset-390.png"))
 }
 
 func writeFile(t *testing.T, path, s string) {

@@ -637,20 +637,49 @@ async function loadRequests() {
   const d = r.data;
   $("inspector-summary").textContent = d.requests.length + " kept (at most " + d.max + ", " + d.bytes + " of " + d.max_bytes + " bytes)" + (d.redacted ? "; message text redacted" : "");
   const rows = d.requests.map((s) => {
-    const open = el("button", { "data-seq": s.seq, "aria-label": "Show request " + s.seq, text: String(s.seq) });
+    const open = el("button", { "data-seq": s.seq, "aria-label": "Show request " + s.seq, text: String(s.seq), tabindex: -1 });
     open.addEventListener("click", () => showRequest(s.seq));
     return el("tr", { class: s.error ? "failed" : "", "data-seq": s.seq },
       el("td", {}, open), el("td", { text: new Date(s.time).toLocaleTimeString() }), el("td", { text: s.api + (s.stream ? " (stream)" : "") }),
       el("td", { text: String(s.status) }), el("td", { text: s.total.toFixed(3) }),
       el("td", { text: (s.prompt_tokens || 0) + " + " + (s.completion_tokens || 0) }), el("td", { text: s.replica || "" }), el("td", { text: s.error || "" }));
   });
-  $("inspector-list").tBodies[0].replaceChildren(...rows);
+  const body = $("inspector-list").tBodies[0];
+  const had = document.activeElement && body.contains(document.activeElement) ? document.activeElement.dataset.seq : null;
+  body.replaceChildren(...rows);
+  // One stop in the tab order: the focused, the current or the first
+  // request; the arrow keys move between them (setupInspector).
+  const buttons = Array.from(body.querySelectorAll("button"));
+  const keep = buttons.find((b) => b.dataset.seq === had) || buttons.find((b) => b.dataset.seq === String(state.current)) || buttons[0];
+  if (keep) {
+    keep.tabIndex = 0;
+    if (had) keep.focus();
+  }
+}
+
+// moveInList moves the focus in the inspector's list by the arrow keys,
+// Home and End; Enter (or Space) on a request opens it, as a button does.
+function moveInList(ev) {
+  const buttons = Array.from($("inspector-list").tBodies[0].querySelectorAll("button"));
+  const i = buttons.indexOf(document.activeElement);
+  if (i < 0) return;
+  let j = -1;
+  if (ev.key === "ArrowDown") j = Math.min(buttons.length - 1, i + 1);
+  if (ev.key === "ArrowUp") j = Math.max(0, i - 1);
+  if (ev.key === "Home") j = 0;
+  if (ev.key === "End") j = buttons.length - 1;
+  if (j < 0) return;
+  ev.preventDefault();
+  buttons[i].tabIndex = -1;
+  buttons[j].tabIndex = 0;
+  buttons[j].focus();
 }
 
 async function showRequest(seq) {
   const r = await api("requests/" + seq);
   if (!r.ok) { showError("inspector-error", r.data.error); return; }
   const d = r.data;
+  state.current = seq;
   for (const tr of $("inspector-list").tBodies[0].rows) tr.classList.toggle("current", tr.dataset.seq === String(seq));
   $("inspector-detail").hidden = false;
   $("detail-title").textContent = "Request " + d.seq + ": " + d.api + " " + d.id;
@@ -688,6 +717,7 @@ function setupInspector() {
     if ($("inspector-auto").checked) autoTimer = setInterval(loadRequests, 2000);
   });
   $("detail-title").tabIndex = -1;
+  $("inspector-list").addEventListener("keydown", moveInList);
 }
 
 // ---- Start ----
