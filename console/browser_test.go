@@ -184,9 +184,10 @@ func TestBrowserPlaygroundExamples(t *testing.T) {
 // Editing the request updates the prompt; a malformed request shows
 // render's error where the prompt's errors go and the page keeps working;
 // a malformed generation shows the parser's error at its position; the
-// token view is keyboard-usable; and the page fits a phone-width window.
-// Screenshots are written to the test's artifact directory, and with
-// -update the wide one to docs/console.png.
+// token view is keyboard-usable; a constraint shows its grammar; and the
+// page fits a phone-width window. Screenshots are written to the test's
+// artifact directory, and with -update the wide one (a constrained
+// example, the grammar panel filled) to docs/console.png.
 func TestBrowserPlaygroundEditAndErrors(t *testing.T) {
 	tk := beamTokenizer(t)
 	srv := httptest.NewServer(console.New(console.Config{Tokenizer: tk, TokenizerName: "Beam (test tokenizer)"}))
@@ -270,6 +271,15 @@ func TestBrowserPlaygroundEditAndErrors(t *testing.T) {
 	info := browsertest.Eval[string](t, ctx, `document.getElementById("token-info").textContent`)
 	if !strings.HasPrefix(info, "token 2 of ") || !strings.Contains(info, " id ") {
 		t.Errorf("after two right arrows the token info says %q, want token 2", info)
+	}
+
+	// A constraint: the grammar panel shows what the gateway would send.
+	if err := chromedp.Do(ctx, clear("#constraints"), chromedp.SendKeys(chromedp.CSS("#constraints"), `{"tool_choice": "required"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("grammar-error").hidden && document.getElementById("grammar").textContent.includes("get_weather")`,
+		chromedp.WithPollingTimeout(browsertest.Guard))); err != nil {
+		t.Fatalf("the grammar of tool_choice required is not shown: %v (error %q)", err, browsertest.Eval[string](t, ctx, `document.getElementById("grammar-error").textContent`))
 	}
 
 	dir := t.ArtifactDir()

@@ -59,21 +59,36 @@ func New(t testing.TB, width, height int) context.Context {
 		// sandbox; the pages it opens are the tests' own.
 		chromedp.NoSandbox,
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
 	)
 	ctx, cancelGuard := context.WithTimeout(context.Background(), Guard)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
+	t.Cleanup(cancelGuard)
+	// On a loaded machine Chromium now and then crashes while it starts
+	// (seen as "chrome failed to start" with crashpad's dump), before any
+	// page is opened: a start is tried again, at most startAttempts
+	// times, each in a fresh profile; what a test then checks is never
+	// retried.
+	var err error
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(opts,
+			chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")))...)
+		bctx, cancelBrowser := chromedp.NewContext(allocCtx)
+		if err = chromedp.Do(bctx); err == nil {
+			t.Cleanup(func() {
+				cancelBrowser()
+				cancelAlloc()
+			})
+			return bctx
+		}
 		cancelBrowser()
 		cancelAlloc()
-		cancelGuard()
-	})
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting %s: %v", path, err)
+		t.Logf("starting %s (attempt %d of %d): %v", path, attempt, startAttempts, err)
 	}
-	return bctx
+	t.Fatalf("starting %s: %v", path, err)
+	return nil
 }
+
+// startAttempts is how many times New starts Chromium before it fails.
+const startAttempts = 3
 
 // Eval evaluates a JavaScript expression in the page, awaiting it when it
 // is a promise, and decodes its value (JSON) into a T. A failure ends the
