@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/console"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -239,6 +240,10 @@ type Config struct {
 	// than refused. It also makes /v1/messages/count_tokens exact (501
 	// without it) and MaxModelLen enforceable.
 	Tokenizer harmony.TokenEncoder
+	// ConsoleParquet, when set, lets the console's dataset preview (at
+	// /console/) read Parquet uploads; the command line passes the dataset
+	// command's reader, which this package does not link.
+	ConsoleParquet console.ParquetReader
 	// MaxModelLen, when positive and with a Tokenizer, is the engine's
 	// context length in tokens: a prompt longer than that is a 400 that
 	// states both numbers, before the engine is asked.

@@ -43,7 +43,7 @@ type inspectState struct {
 // consoleHandler is the server's console, made at its first use.
 func (s *Server) consoleHandler() http.Handler {
 	s.consoleOnce.Do(func() {
-		cfg := console.Config{MaxBodyBytes: min(s.cfg.maxBodyBytes(), console.DefaultMaxBodyBytes)}
+		cfg := console.Config{MaxBodyBytes: min(s.cfg.maxBodyBytes(), console.DefaultMaxBodyBytes), ReadParquet: s.cfg.ConsoleParquet}
 		if tk, ok := s.cfg.Tokenizer.(*tokenizer.Tokenizer); ok {
 			cfg.Tokenizer, cfg.TokenizerName = tk, "the gateway's (--tokenizer)"
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/beamharmony/harmony/console"
 	"github.com/beamharmony/harmony/internal/buildinfo"
+	"github.com/beamharmony/harmony/internal/dataset"
 	"github.com/beamharmony/harmony/serve"
 )
 
@@ -295,6 +296,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	srv, err := serve.New(serve.Config{
 		Tokenizer:              tok,
+		ConsoleParquet:         dataset.ParquetRows,
 		MaxModelLen:            *maxModelLen,
 		Backends:               backendList,
 		Routing:                serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval, NewConversations: *routeNew},
