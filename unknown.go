@@ -76,8 +76,9 @@ func closestKey(key string, known []string) string {
 		limit = 2
 	}
 	best, bestDist := "", limit+1
+	key = lower(key)
 	for _, k := range known {
-		if d := editDistance(lower(key), k); d < bestDist {
+		if d := editDistance(key, k); d < bestDist {
 			best, bestDist = k, d
 		}
 	}

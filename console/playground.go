@@ -36,6 +36,21 @@ type playgroundCall struct {
 
 // request decodes the call's request and sets render's flags, as the
 // render command does.
+// readCall reads a playground call and decodes its request, answering
+// the client itself when either fails.
+func (h *Handler) readCall(w http.ResponseWriter, r *http.Request) (*playgroundCall, *harmony.Request, bool) {
+	c := new(playgroundCall)
+	if !readJSON(w, r, h.cfg.MaxBodyBytes, c) {
+		return nil, nil, false
+	}
+	req, err := c.request()
+	if err != nil {
+		renderFailure(w, err)
+		return nil, nil, false
+	}
+	return c, req, true
+}
+
 func (c *playgroundCall) request() (*harmony.Request, error) {
 	req, err := harmony.ParseRequest([]byte(c.Request))
 	if err != nil {
@@ -123,13 +138,8 @@ func Render(req *harmony.Request) (*RenderReply, error) {
 }
 
 func (h *Handler) render(w http.ResponseWriter, r *http.Request) {
-	var c playgroundCall
-	if !readJSON(w, r, h.cfg.MaxBodyBytes, &c) {
-		return
-	}
-	req, err := c.request()
-	if err != nil {
-		renderFailure(w, err)
+	_, req, ok := h.readCall(w, r)
+	if !ok {
 		return
 	}
 	rep, err := Render(req)
@@ -147,13 +157,8 @@ type lintReply struct {
 }
 
 func (h *Handler) lint(w http.ResponseWriter, r *http.Request) {
-	var c playgroundCall
-	if !readJSON(w, r, h.cfg.MaxBodyBytes, &c) {
-		return
-	}
-	req, err := c.request()
-	if err != nil {
-		renderFailure(w, err)
+	_, req, ok := h.readCall(w, r)
+	if !ok {
 		return
 	}
 	if _, err := req.Render(); err != nil {
@@ -379,13 +384,8 @@ type GrammarReply struct {
 }
 
 func (h *Handler) grammar(w http.ResponseWriter, r *http.Request) {
-	var c playgroundCall
-	if !readJSON(w, r, h.cfg.MaxBodyBytes, &c) {
-		return
-	}
-	req, err := c.request()
-	if err != nil {
-		renderFailure(w, err)
+	c, req, ok := h.readCall(w, r)
+	if !ok {
 		return
 	}
 	spec, err := Spec(req, []byte(c.Request), c.Constraints)

@@ -80,19 +80,10 @@ func TestDependentRequiredArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>"
-	arg := func(k, v string) string { return `<rfl:parameter name="` + k + `">` + "\n" + v + "\n</rfl:parameter>" }
-	for _, c := range []struct {
-		args string
-		in   bool
-	}{
+	checkArgs(t, g, []argCase{
 		{"", true},
-		{arg("cvc", "123"), true},
-		{arg("card", "4111") + "\n" + arg("cvc", "123"), true},
-		{arg("card", "4111"), false},
-	} {
-		if g.Matches(call+c.args) != c.in {
-			t.Errorf("%q in the grammar: %v, want %v", c.args, !c.in, c.in)
-		}
-	}
+		{xmlArg("cvc", "123"), true},
+		{xmlArg("card", "4111") + "\n" + xmlArg("cvc", "123"), true},
+		{xmlArg("card", "4111"), false},
+	})
 }

@@ -87,21 +87,12 @@ func TestPropertyNamesArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>"
-	arg := func(k, v string) string { return `<rfl:parameter name="` + k + `">` + "\n" + v + "\n</rfl:parameter>" }
-	for _, c := range []struct {
-		args string
-		in   bool
-	}{
+	checkArgs(t, g, []argCase{
 		{"", true},
-		{arg("x", "1"), true},
-		{arg("x", "1") + "\n" + arg("y", "2"), true},
-		{arg("z", "1"), false},
-	} {
-		if g.Matches(call+c.args) != c.in {
-			t.Errorf("%q in the grammar: %v, want %v", c.args, !c.in, c.in)
-		}
-	}
+		{xmlArg("x", "1"), true},
+		{xmlArg("x", "1") + "\n" + xmlArg("y", "2"), true},
+		{xmlArg("z", "1"), false},
+	})
 	tools[0].Parameters = json.RawMessage(`{"type": "object", "propertyNames": {"maxLength": 2}}`)
 	if _, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required}); err == nil || !strings.Contains(err.Error(), "propertyNames") {
 		t.Errorf("free arguments named by length under strict: %v", err)

@@ -67,28 +67,19 @@ func TestOpenArgumentsUnderStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>"
-	arg := func(k, v string) string { return `<rfl:parameter name="` + k + `">` + "\n" + v + "\n</rfl:parameter>" }
-	for _, c := range []struct {
-		args string
-		in   bool
-	}{
-		{arg("city", "Paris"), true},
-		{arg("city", "Paris") + "\n" + arg("units", "metric"), true},
-		{arg("city", "Paris") + "\n" + arg("city", "Lyon"), false},
-		{arg("units", "metric"), false},
-	} {
-		if g.Matches(call+c.args) != c.in {
-			t.Errorf("%q in the grammar: %v, want %v", c.args, !c.in, c.in)
-		}
-	}
+	checkArgs(t, g, []argCase{
+		{xmlArg("city", "Paris"), true},
+		{xmlArg("city", "Paris") + "\n" + xmlArg("units", "metric"), true},
+		{xmlArg("city", "Paris") + "\n" + xmlArg("city", "Lyon"), false},
+		{xmlArg("units", "metric"), false},
+	})
 	// Not strict: closed, and reported.
 	tools[0].Strict = false
 	g, err = Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
 	if err != nil || len(g.Dropped) != 1 || !strings.HasSuffix(g.Dropped[0].Path, ".additionalProperties") {
 		t.Fatalf("%v %v", g, err)
 	}
-	if g.Matches(call + arg("city", "Paris") + "\n" + arg("units", "metric")) {
+	if g.Matches(argCall + xmlArg("city", "Paris") + "\n" + xmlArg("units", "metric")) {
 		t.Error("a closed tool takes another argument")
 	}
 }
@@ -329,5 +320,29 @@ func TestAnyOfSiblingsLadder(t *testing.T) {
 	}
 	if len(g.text) > 256<<10 || used > maxCompileBytes {
 		t.Errorf("%d bytes of grammar, %d allocated", len(g.text), used)
+	}
+}
+
+// argCall is what comes before a call of the tool f's arguments.
+const argCall = analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>"
+
+// xmlArg is one argument as the format writes it.
+func xmlArg(k, v string) string {
+	return `<rfl:parameter name="` + k + `">` + "\n" + v + "\n</rfl:parameter>"
+}
+
+// argCase is a call's arguments and whether the grammar holds them.
+type argCase struct {
+	args string
+	in   bool
+}
+
+// checkArgs checks that g holds each case's call of f as the case says.
+func checkArgs(t *testing.T, g *Grammar, cases []argCase) {
+	t.Helper()
+	for _, c := range cases {
+		if g.Matches(argCall+c.args) != c.in {
+			t.Errorf("%q in the grammar: %v, want %v", c.args, !c.in, c.in)
+		}
 	}
 }
