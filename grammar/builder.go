@@ -15,15 +15,29 @@ type builder struct {
 	names map[string]int
 	next  map[string]int // per base name, the next suffix to try
 	bases map[*proto]int // where each shared set of rules starts in rules
-	// protoBases are the name prefixes of the protos instantiated.
+	// protoBases are the name prefixes of the protos instantiated, and
+	// protoAt the protos in the order they were.
 	protoBases []string
+	protoAt    []protoBase
 
-	// lines holds each defined rule's text ("name ::= body\n"); a proto's
-	// rules are all at its first rule.
-	lines    []string
-	bytes    int // the text written so far
-	expanded int // the engine's elements for it (expandedCost)
+	// buf holds the text of the rules defined ("name ::= body\n"), one
+	// after the other, and spans each rule's text in buf (none for a
+	// proto's rules, whose text the proto holds).
+	buf      []byte
+	spans    []span
+	nameFn   func(*expr) string // nameOf, as a value made once
+	bytes    int                // the text written so far
+	expanded int                // the engine's elements for it (expandedCost)
 	over     string
+}
+
+// span is a rule's text in builder.buf.
+type span struct{ start, end int32 }
+
+// protoBase is a proto and the index of its first rule in a grammar.
+type protoBase struct {
+	p    *proto
+	base int
 }
 
 // A proto is a set of rules shared by every grammar that uses it (the
@@ -40,17 +54,28 @@ type proto struct {
 	once     sync.Once
 	text     string
 	expanded int
+	rules    []rule // names and bodies as a grammar's rules
+}
+
+// ruleList returns p's rules as a grammar holds them.
+func (p *proto) ruleList() []rule {
+	p.written()
+	return p.rules
 }
 
 // written returns p's rules written out and their expanded cost.
 func (p *proto) written() (string, int) {
 	p.once.Do(func() {
-		var b strings.Builder
+		var b []byte
 		for i, body := range p.bodies {
-			writeRule(&b, p.names[i], body, func(e *expr) string { return p.names[e.rule] })
+			b = appendRule(b, p.names[i], body, func(e *expr) string { return p.names[e.rule] })
 			p.expanded += expandedCost(body) + ruleCost
 		}
-		p.text = b.String()
+		p.text = string(b)
+		p.rules = make([]rule, len(p.names))
+		for i, name := range p.names {
+			p.rules[i] = rule{name: name, body: p.bodies[i]}
+		}
 	})
 	return p.text, p.expanded
 }
@@ -70,12 +95,10 @@ func (g *builder) instantiate(p *proto) int {
 	base := len(g.rules)
 	g.bases[p] = base
 	g.protoBases = append(g.protoBases, p.base+"-")
-	for i, name := range p.names {
-		g.rules = append(g.rules, rule{name: name, body: p.bodies[i]})
-	}
-	g.lines = append(g.lines, make([]string, len(p.names))...)
+	g.protoAt = append(g.protoAt, protoBase{p, base})
+	g.rules = append(g.rules, p.ruleList()...)
+	g.spans = append(g.spans, make([]span, len(p.names))...)
 	text, cost := p.written()
-	g.lines[base] = text
 	g.account(len(text), cost)
 	return base
 }
@@ -114,7 +137,7 @@ func (g *builder) declare(name string) int {
 	}
 	g.names[name] = len(g.rules)
 	g.rules = append(g.rules, rule{name: name})
-	g.lines = append(g.lines, "")
+	g.spans = append(g.spans, span{})
 	if len(g.rules) > MaxRules && g.over == "" {
 		g.over = "the grammar takes more than " + itoa(MaxRules) + " rules; simplify the schemas"
 	}
@@ -140,10 +163,13 @@ func (g *builder) define(i int, body *expr) {
 		body = nothing()
 	}
 	g.rules[i].body = body
-	var b strings.Builder
-	writeRule(&b, g.rules[i].name, body, g.nameOf)
-	g.lines[i] = b.String()
-	g.account(b.Len(), expandedCost(body)+ruleCost)
+	if g.nameFn == nil {
+		g.nameFn = g.nameOf
+	}
+	start := len(g.buf)
+	g.buf = appendRule(g.buf, g.rules[i].name, body, g.nameFn)
+	g.spans[i] = span{int32(start), int32(len(g.buf))}
+	g.account(len(g.buf)-start, expandedCost(body)+ruleCost)
 }
 
 // rule adds a rule with its body and returns its index.
@@ -179,24 +205,37 @@ func (g *builder) nameOf(e *expr) string {
 // in the order they were declared (a shared set of rules is written whole
 // when any of them is reachable).
 func (g *builder) text(root int, reachable []bool) string {
-	protoAt := make(map[int]*proto, len(g.bases))
-	for p, base := range g.bases {
-		protoAt[base] = p
+	line := func(i int) []byte { return g.buf[g.spans[i].start:g.spans[i].end] }
+	// Each proto written, or not, as a whole.
+	written := make([]bool, len(g.protoAt))
+	n := len(line(root))
+	for k, pb := range g.protoAt {
+		if slices.Contains(reachable[pb.base:pb.base+len(pb.p.names)], true) {
+			written[k] = true
+			n += len(pb.p.text)
+		}
+	}
+	for i, r := range reachable {
+		if r && i != root {
+			n += len(line(i))
+		}
 	}
 	var b strings.Builder
-	b.Grow(g.bytes)
-	b.WriteString(g.lines[root])
-	for i := 0; i < len(g.lines); i++ {
-		if p, ok := protoAt[i]; ok {
-			n := len(p.names)
-			if slices.Contains(reachable[i:i+n], true) {
-				b.WriteString(g.lines[i])
+	b.Grow(n)
+	b.Write(line(root))
+	k := 0
+	for i := 0; i < len(g.rules); i++ {
+		if k < len(g.protoAt) && g.protoAt[k].base == i {
+			pb := g.protoAt[k]
+			if written[k] {
+				b.WriteString(pb.p.text)
 			}
-			i += n - 1
+			i += len(pb.p.names) - 1
+			k++
 			continue
 		}
 		if i != root && reachable[i] {
-			b.WriteString(g.lines[i])
+			b.Write(line(i))
 		}
 	}
 	return b.String()

@@ -203,7 +203,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	c := &compiler{ctx: ctx, paths: map[int]string{}}
 	// The shared text languages alone take about 200 rules.
 	c.g.rules = make([]rule, 0, 256)
-	c.g.lines = make([]string, 0, 256)
+	c.g.spans = make([]span, 0, 256)
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -371,7 +371,7 @@ func (c *compiler) freeFinal() *expr {
 
 // freeMembers is an object's members, any keys and values, in ctx.
 func (c *compiler) freeMembers(ctx textContext) *expr {
-	key := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+	key := seq(lit(`"`), ref(c.stringText(ctx).state(0)), lit(`"`))
 	member := seq(key, lit(": "), c.anyJSON(ctx))
 	return opt(seq(member, star(seq(lit(", "), member))))
 }

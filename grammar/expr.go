@@ -2,7 +2,6 @@ package grammar
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -42,49 +41,100 @@ type rule struct {
 	body *expr
 }
 
-func lit(s string) *expr { return &expr{kind: kLit, text: s} }
+func lit(s string) *expr {
+	// The most frequent literals are shared (expressions are never
+	// changed once built).
+	switch s {
+	case "":
+		return litEmpty
+	case `"`:
+		return litQuote
+	case ", ":
+		return litComma
+	case ": ":
+		return litColon
+	}
+	return &expr{kind: kLit, text: s}
+}
+
+var (
+	litEmpty = &expr{kind: kLit}
+	litQuote = &expr{kind: kLit, text: `"`}
+	litComma = &expr{kind: kLit, text: ", "}
+	litColon = &expr{kind: kLit, text: ": "}
+)
 
 // empty matches the empty text.
-func empty() *expr { return lit("") }
+func empty() *expr { return litEmpty }
 
 // seq matches its items in order; a nil item (nothing) makes the whole
 // sequence match nothing.
 func seq(items ...*expr) *expr {
-	var flat []*expr
+	n := 0
+	var one *expr
 	for _, it := range items {
 		switch {
 		case it == nil:
 			return nil
 		case it.kind == kLit && it.text == "":
 		case it.kind == kSeq:
-			flat = append(flat, it.items...)
+			n += len(it.items)
+			one = it.items[0]
 		default:
-			flat = append(flat, it)
+			n++
+			one = it
 		}
 	}
-	// Adjacent literals join.
-	var out []*expr
-	for _, it := range flat {
-		if n := len(out); n > 0 && it.kind == kLit && out[n-1].kind == kLit {
-			out[n-1] = lit(out[n-1].text + it.text)
-			continue
-		}
-		out = append(out, it)
-	}
-	switch len(out) {
+	switch n {
 	case 0:
 		return empty()
 	case 1:
+		return one
+	}
+	// Sequences flattened, adjacent literals joined.
+	out := make([]*expr, 0, n)
+	for _, it := range items {
+		switch {
+		case it.kind == kLit && it.text == "":
+		case it.kind == kSeq:
+			for _, in := range it.items {
+				out = appendSeqItem(out, in)
+			}
+		default:
+			out = appendSeqItem(out, it)
+		}
+	}
+	if len(out) == 1 {
 		return out[0]
 	}
 	return &expr{kind: kSeq, items: out}
+}
+
+// appendSeqItem appends it to a sequence's items, joined to a literal
+// before it.
+func appendSeqItem(out []*expr, it *expr) []*expr {
+	if n := len(out); n > 0 && it.kind == kLit && out[n-1].kind == kLit {
+		out[n-1] = lit(out[n-1].text + it.text)
+		return out
+	}
+	return append(out, it)
 }
 
 // alt matches any of its items. Items that match nothing (nil) are left
 // out, and so are repeated references to one rule and repeated literals
 // (an engine that walks every alternative would walk each twice).
 func alt(items ...*expr) *expr {
-	var out []*expr
+	n := 0
+	for _, it := range items {
+		switch {
+		case it == nil:
+		case it.kind == kAlt:
+			n += len(it.items)
+		default:
+			n++
+		}
+	}
+	out := make([]*expr, 0, n)
 	hasEmpty := false
 	var seen map[altKey]bool // past a few items
 	add := func(it *expr) {
@@ -164,7 +214,14 @@ func rep(e *expr, min, max int) *expr {
 	if max == 1 && min == 1 {
 		return e
 	}
-	return &expr{kind: kRep, items: []*expr{e}, min: min, max: max}
+	// The expression and its one item in one allocation.
+	r := &struct {
+		e    expr
+		item [1]*expr
+	}{}
+	r.item[0] = e
+	r.e = expr{kind: kRep, items: r.item[:], min: min, max: max}
+	return &r.e
 }
 
 func opt(e *expr) *expr  { return rep(e, 0, 1) }
@@ -223,67 +280,69 @@ func (e *expr) has(c rune) bool {
 	return in != e.neg
 }
 
-// writeRule writes one rule, "name ::= body" and a newline; nameOf names
-// the rule a reference refers to.
-func writeRule(b *strings.Builder, name string, body *expr, nameOf func(*expr) string) {
-	b.WriteString(name)
-	b.WriteString(" ::= ")
-	writeExpr(b, nameOf, body, false)
-	b.WriteByte('\n')
+// appendRule appends one rule, "name ::= body" and a newline, to b; nameOf
+// names the rule a reference refers to.
+func appendRule(b []byte, name string, body *expr, nameOf func(*expr) string) []byte {
+	b = append(b, name...)
+	b = append(b, " ::= "...)
+	b = appendExpr(b, nameOf, body, false)
+	return append(b, '\n')
 }
 
-// writeExpr writes e in the GBNF/EBNF notation both dialects share.
-func writeExpr(b *strings.Builder, nameOf func(*expr) string, e *expr, nested bool) {
+// appendExpr appends e in the GBNF/EBNF notation both dialects share.
+func appendExpr(b []byte, nameOf func(*expr) string, e *expr, nested bool) []byte {
 	switch e.kind {
 	case kLit:
-		writeLit(b, e.text)
+		b = appendLit(b, e.text)
 	case kClass:
-		writeClass(b, e)
+		b = appendClass(b, e)
 	case kRef:
-		b.WriteString(nameOf(e))
+		b = append(b, nameOf(e)...)
 	case kSeq, kAlt:
 		sep := " "
 		if e.kind == kAlt {
 			sep = " | "
 		}
 		if nested {
-			b.WriteByte('(')
+			b = append(b, '(')
 		}
 		for i, it := range e.items {
 			if i > 0 {
-				b.WriteString(sep)
+				b = append(b, sep...)
 			}
-			writeExpr(b, nameOf, it, it.kind == kAlt)
+			b = appendExpr(b, nameOf, it, it.kind == kAlt)
 		}
 		if nested {
-			b.WriteByte(')')
+			b = append(b, ')')
 		}
 	case kRep:
 		// A repetition of a repetition is written in parentheses: x{1,4}?
 		// is one quantifier too many for xgrammar.
 		if nested {
-			b.WriteByte('(')
+			b = append(b, '(')
 		}
 		inner := e.items[0]
-		writeExpr(b, nameOf, inner, grouped(inner))
+		b = appendExpr(b, nameOf, inner, grouped(inner))
 		switch {
 		case e.min == 0 && e.max == 1:
-			b.WriteByte('?')
+			b = append(b, '?')
 		case e.min == 0 && e.max < 0:
-			b.WriteByte('*')
+			b = append(b, '*')
 		case e.min == 1 && e.max < 0:
-			b.WriteByte('+')
+			b = append(b, '+')
 		case e.max < 0:
-			b.WriteString("{" + strconv.Itoa(e.min) + ",}")
+			b = append(strconv.AppendInt(append(b, '{'), int64(e.min), 10), ",}"...)
 		case e.min == e.max:
-			b.WriteString("{" + strconv.Itoa(e.min) + "}")
+			b = append(strconv.AppendInt(append(b, '{'), int64(e.min), 10), '}')
 		default:
-			b.WriteString("{" + strconv.Itoa(e.min) + "," + strconv.Itoa(e.max) + "}")
+			b = strconv.AppendInt(append(b, '{'), int64(e.min), 10)
+			b = append(strconv.AppendInt(append(b, ','), int64(e.max), 10), '}')
 		}
 		if nested {
-			b.WriteByte(')')
+			b = append(b, ')')
 		}
 	}
+	return b
 }
 
 // grouped reports whether e is written in parentheses when a repetition
@@ -344,12 +403,12 @@ func expandedCost(e *expr) int {
 	return 0
 }
 
-// writeLit writes a string literal. Printable ASCII and non-ASCII
+// appendLit appends a string literal. Printable ASCII and non-ASCII
 // characters stand for themselves; the quote and the backslash are
 // escaped, and control characters written as \uXXXX (xgrammar reads \x
 // greedily, so \x is never used).
-func writeLit(b *strings.Builder, s string) {
-	b.WriteByte('"')
+func appendLit(b []byte, s string) []byte {
+	b = append(b, '"')
 	// Runs of characters that stand for themselves are written at once.
 	plain := 0
 	for i := 0; i < len(s); i++ {
@@ -358,63 +417,68 @@ func writeLit(b *strings.Builder, s string) {
 		}
 		plain = i + 1
 	}
-	b.WriteString(s[:plain])
+	b = append(b, s[:plain]...)
 	for _, c := range s[plain:] {
 		switch {
 		case c == '"':
-			b.WriteString(`\"`)
+			b = append(b, `\"`...)
 		case c == '\\':
-			b.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case c == '\n':
-			b.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case c == '\r':
-			b.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case c == '\t':
-			b.WriteString(`\t`)
+			b = append(b, `\t`...)
 		case c < 0x20 || c == 0x7f:
-			writeHex(b, c)
+			b = appendHex(b, c)
 		default:
-			b.WriteRune(c)
+			b = utf8.AppendRune(b, c)
 		}
 	}
-	b.WriteByte('"')
+	return append(b, '"')
 }
 
-// writeClass writes a character class. Only letters, digits and non-ASCII
+// appendClass appends a character class. Only letters, digits and non-ASCII
 // characters stand for themselves; every other character is written as
 // \uXXXX, so that no dialect's class metacharacters (] - ^ \ [) matter.
-func writeClass(b *strings.Builder, e *expr) {
-	b.WriteByte('[')
+func appendClass(b []byte, e *expr) []byte {
+	b = append(b, '[')
 	if e.neg {
-		b.WriteByte('^')
+		b = append(b, '^')
 	}
 	for _, r := range e.rs {
-		writeClassChar(b, r.lo)
+		b = appendClassChar(b, r.lo)
 		if r.hi > r.lo {
-			b.WriteByte('-')
-			writeClassChar(b, r.hi)
+			b = append(b, '-')
+			b = appendClassChar(b, r.hi)
 		}
 	}
-	b.WriteByte(']')
+	return append(b, ']')
 }
 
-func writeClassChar(b *strings.Builder, c rune) {
+func appendClassChar(b []byte, c rune) []byte {
 	switch {
 	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		b.WriteRune(c)
+		return append(b, byte(c))
 	case c >= 0x80 && c != utf8.RuneError && (c < 0xD800 || c > 0xDFFF) && c <= 0xFFFF:
-		b.WriteRune(c)
-	default:
-		writeHex(b, c)
+		return utf8.AppendRune(b, c)
 	}
+	return appendHex(b, c)
 }
 
-func writeHex(b *strings.Builder, c rune) {
+// appendHex appends c as \uXXXX, or \UXXXXXXXX past the BMP, in lowercase
+// hex digits.
+func appendHex(b []byte, c rune) []byte {
+	const digits = "0123456789abcdef"
+	n := 4
 	if c > 0xFFFF {
-		h := strconv.FormatInt(int64(c), 16)
-		b.WriteString(`\U` + strings.Repeat("0", 8-len(h)) + h)
-		return
+		b, n = append(b, `\U`...), 8
+	} else {
+		b = append(b, `\u`...)
 	}
-	h := strconv.FormatInt(int64(c), 16)
-	b.WriteString(`\u` + strings.Repeat("0", 4-len(h)) + h)
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, digits[(c>>(4*i))&0xf])
+	}
+	return b
 }

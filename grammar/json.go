@@ -15,12 +15,11 @@ const (
 )
 
 // forbidden returns the strings no text written in ctx may contain.
-func forbidden(ctx textContext) []string {
-	fs := append([]string(nil), syntax.Markers[:]...)
-	if ctx == inArgument {
-		fs = append(fs, syntax.ParamClose)
-	}
-	return fs
+func forbidden(ctx textContext) []string { return forbiddenIn[ctx] }
+
+var forbiddenIn = [2][]string{
+	inContent:  syntax.Markers[:],
+	inArgument: append(append([]string(nil), syntax.Markers[:]...), syntax.ParamClose),
 }
 
 // containsForbidden reports whether s holds one of the strings of ctx.
@@ -43,22 +42,24 @@ func indexOf(s, sub string) int {
 }
 
 // jsonControl is the characters a JSON string holds only escaped.
-func jsonControl() *expr {
-	return class(false, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'\\', '\\'})
-}
+func jsonControl() *expr { return jsonControlExpr }
+
+var jsonControlExpr = class(false, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'\\', '\\'})
 
 // jsonEscape is one escape sequence after the backslash's absence: \" \\
 // \/ \b \f \n \r \t, or \u and four hex digits that are not a surrogate
 // (so that each escape is exactly one character, for minLength and
 // maxLength).
-func jsonEscape() *expr {
+func jsonEscape() *expr { return jsonEscapeExpr }
+
+var jsonEscapeExpr = func() *expr {
 	hex := class(false, runeRange{'0', '9'}, runeRange{'a', 'f'}, runeRange{'A', 'F'})
 	nonSurrogateStart := alt(
 		seq(class(false, runeRange{'0', '9'}, runeRange{'a', 'c'}, runeRange{'A', 'C'}, runeRange{'e', 'f'}, runeRange{'E', 'F'}), hex, hex, hex),
 		seq(chars(false, "dD"), class(false, runeRange{'0', '7'}), hex, hex),
 	)
 	return seq(lit(`\`), alt(chars(false, `"\/bfnrt`), seq(lit("u"), nonSurrogateStart)))
-}
+}()
 
 // strings returns the rule of a JSON string's contents in ctx: any text
 // without the forbidden strings, escapes included.
@@ -86,7 +87,7 @@ func (c *compiler) anyJSON(ctx textContext) *expr {
 	}
 	value := c.g.declare(name)
 	c.any[ctx] = value
-	str := seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+	str := seq(lit(`"`), ref(c.stringText(ctx).state(0)), lit(`"`))
 	strRule := ref(c.g.rule(name+"-string", str))
 	member := seq(strRule, lit(": "), ref(value))
 	obj := seq(lit("{"), opt(seq(member, star(seq(lit(", "), member)))), lit("}"))
@@ -104,20 +105,26 @@ func (c *compiler) anyJSON(ctx textContext) *expr {
 // numberRule is any JSON number.
 func (c *compiler) numberRule() *expr {
 	if c.numRule == 0 {
-		digits := plus(class(false, runeRange{'0', '9'}))
-		c.numRule = c.g.rule("number", seq(
-			c.integerExpr(),
-			opt(seq(lit("."), digits)),
-			opt(seq(chars(false, "eE"), opt(chars(false, "+-")), digits)),
-		))
+		c.numRule = c.g.rule("number", numberExpr)
 	}
 	return ref(c.numRule)
 }
 
+// numberExpr is any JSON number, built once (expressions are never
+// changed once built, so grammars share them).
+var numberExpr = func() *expr {
+	digits := plus(class(false, runeRange{'0', '9'}))
+	return seq(
+		integerExpr,
+		opt(seq(lit("."), digits)),
+		opt(seq(chars(false, "eE"), opt(chars(false, "+-")), digits)),
+	)
+}()
+
 // integerExpr is any integer as JSON writes it: no leading zeros, no "-0".
-func (c *compiler) integerExpr() *expr {
-	return alt(lit("0"), seq(opt(lit("-")), class(false, runeRange{'1', '9'}), star(class(false, runeRange{'0', '9'}))))
-}
+var integerExpr = alt(lit("0"), seq(opt(lit("-")), class(false, runeRange{'1', '9'}), star(class(false, runeRange{'0', '9'}))))
+
+func (c *compiler) integerExpr() *expr { return integerExpr }
 
 // jsonValue returns the expression of a JSON value valid for schema node s
 // in ctx; path names s for errors and dropped keywords.

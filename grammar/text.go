@@ -24,9 +24,12 @@ type textLang struct {
 	excluded *expr
 	escape   *expr
 
-	rules []int // the rule of each state: text from that state on, maybe empty
-	first int   // the rule of non-empty text from the start
+	base  int // the rule of each state i (base+i): text from that state on, maybe empty
+	first int // the rule of non-empty text from the start
 }
+
+// state is the rule of text from state i on.
+func (t *textLang) state(i int) int { return t.base + i }
 
 // automaton is the automaton of a set of forbidden strings: its states
 // (the prefixes read so far), the characters of the strings, and the next
@@ -91,13 +94,8 @@ func (t *textLang) build(g *builder, name string) {
 		p, _ = protos.LoadOrStore(name, t.proto(name))
 	}
 	pr := p.(*proto)
-	base := g.instantiate(pr)
-	n := len(pr.names) - 1
-	t.rules = make([]int, n)
-	for i := range n {
-		t.rules[i] = base + i
-	}
-	t.first = base + n
+	t.base = g.instantiate(pr)
+	t.first = t.base + len(pr.names) - 1
 }
 
 // proto builds the language's rules: one per state, then the non-empty

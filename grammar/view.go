@@ -629,7 +629,7 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 		return rep(class(true, runeRange{'<', '<'}), lo, hi)
 	}
 	if !bounded {
-		return seq(lit(`"`), ref(c.stringText(ctx).rules[0]), lit(`"`))
+		return seq(lit(`"`), ref(c.stringText(ctx).state(0)), lit(`"`))
 	}
 	char := alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
 	return seq(lit(`"`), rep(ref(c.g.rule("char", char)), lo, hi), lit(`"`))

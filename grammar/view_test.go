@@ -210,9 +210,7 @@ func TestPropertyCounts(t *testing.T) {
 // quantifier after an element.
 func TestNoStackedQuantifiers(t *testing.T) {
 	e := opt(rep(class(false, runeRange{'a', 'z'}), 1, 4))
-	var b strings.Builder
-	writeExpr(&b, func(*expr) string { return "" }, e, false)
-	if got := b.String(); got != "([a-z]{1,4})?" {
+	if got := string(appendExpr(nil, func(*expr) string { return "" }, e, false)); got != "([a-z]{1,4})?" {
 		t.Errorf("written %s", got)
 	}
 	for name := range map[string]bool{"keywords_strict": true, "realistic_required": true} {

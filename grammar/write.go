@@ -1,7 +1,5 @@
 package grammar
 
-import "strings"
-
 // GBNF returns the grammar in llama.cpp's GBNF, for the grammar field of
 // its /v1/completions. Markers are written as literal strings, never as
 // token references.
@@ -25,13 +23,12 @@ func (g *Grammar) target(e *expr) int {
 // write writes every rule of g out, root first, for grammars put together
 // by hand in tests; Compile writes its grammars as it builds them.
 func (g *Grammar) write() string {
-	var b strings.Builder
 	nameOf := func(e *expr) string { return g.rules[g.target(e)].name }
-	writeRule(&b, g.rules[g.root].name, g.rules[g.root].body, nameOf)
+	b := appendRule(nil, g.rules[g.root].name, g.rules[g.root].body, nameOf)
 	for i, r := range g.rules {
 		if i != g.root {
-			writeRule(&b, r.name, r.body, nameOf)
+			b = appendRule(b, r.name, r.body, nameOf)
 		}
 	}
-	return b.String()
+	return string(b)
 }

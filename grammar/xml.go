@@ -111,5 +111,5 @@ func (c *compiler) rawText() *expr {
 		c.raw = &textLang{forbidden: forbidden(inArgument)}
 		c.raw.build(&c.g, "raw")
 	}
-	return ref(c.raw.rules[0])
+	return ref(c.raw.state(0))
 }
