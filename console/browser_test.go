@@ -18,7 +18,7 @@ import (
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/console"
 	"github.com/beamharmony/harmony/internal/browsertest"
-	"github.com/beamharmony/harmony/internal/dataset"
+	"github.com/beamharmony/harmony/dataset"
 	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/console"
-	"github.com/beamharmony/harmony/internal/dataset"
+	"github.com/beamharmony/harmony/dataset"
 )
 
 // parquetMessage and parquetRequest are a dataset command input row as

@@ -1,6 +1,0 @@
-//go:build !beamharmony_noazure
-
-package dataset
-
-// The azblob:// driver; build with -tags beamharmony_noazure to leave it out.
-import _ "gocloud.dev/blob/azureblob"

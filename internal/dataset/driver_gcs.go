@@ -1,6 +1,0 @@
-//go:build !beamharmony_nogcs
-
-package dataset
-
-// The gs:// driver; build with -tags beamharmony_nogcs to leave it out.
-import _ "gocloud.dev/blob/gcsblob"
