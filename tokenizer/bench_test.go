@@ -9,67 +9,22 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	tiktoken "github.com/tiktoken-go/tokenizer"
-
-	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/cputime"
 	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
 )
 
-// benchTexts are the benchmark inputs: English prose (the README), Go code
-// (the renderer's sources), the realistic prompt (the rendered
-// testdata/bench/realistic_request.json) and a multilingual text (32 KiB).
-func benchTexts(b *testing.B) map[string]string {
-	b.Helper()
-	read := func(paths ...string) string {
-		var sb strings.Builder
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sb.Write(data)
-		}
-		return sb.String()
-	}
-	var prose []string
-	for _, para := range strings.Split(read("../README.md"), "\n\n") {
-		// Paragraphs of prose: no tables, code blocks or headings.
-		if p := strings.TrimSpace(para); p != "" && !strings.ContainsAny(p[:1], "|`#-<") && !strings.Contains(p, "```") {
-			prose = append(prose, p)
-		}
-	}
-	req, err := harmony.ParseRequest([]byte(read("../testdata/bench/realistic_request.json")))
-	if err != nil {
-		b.Fatal(err)
-	}
-	prompt, err := req.Render()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return map[string]string{
-		"prose":        strings.Join(prose, "\n\n"),
-		"code":         read("../render.go", "../parse.go", "../typescript.go"),
-		"prompt":       prompt,
-		"multilingual": strings.Repeat(multilingual, 1+(32<<10)/len(multilingual)),
-	}
-}
-
 // BenchmarkEncode compares, on the same texts, this package (ids only, as
-// a server or a dataset pipeline asks), github.com/tiktoken-go/tokenizer's
-// o200k_base and npm tiktoken (Rust compiled to WASM, under node; its
-// time is the metric node-ns/op, measured by node itself). Marker text is
-// encoded as ordinary text by all three.
+// a server or a dataset pipeline asks) and npm tiktoken (Rust compiled to
+// WASM, under node; its time is the metric node-ns/op, measured by node
+// itself); the conformance module's BenchmarkEncode adds
+// github.com/tiktoken-go/tokenizer's o200k_base on the same texts
+// (conformance/tiktoken). Marker text is encoded as ordinary text by all.
 func BenchmarkEncode(b *testing.B) {
 	tk := beam(b)
-	codec, err := tiktoken.Get(tiktoken.O200kBase)
-	if err != nil {
-		b.Fatal(err)
-	}
 	texts := benchTexts(b)
 	for _, name := range []string{"prose", "code", "prompt", "multilingual"} {
 		text := texts[name]
@@ -77,22 +32,11 @@ func BenchmarkEncode(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
 			var ids []int
-			cpu := startCPU()
+			cpu := cputime.Start()
 			for b.Loop() {
 				ids = tk.AppendEncodeOrdinary(ids[:0], text)
 			}
-			cpu.report(b, len(text))
-			b.ReportMetric(float64(len(ids)), "tokens")
-		})
-		b.Run(name+"/tiktoken-go", func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			b.ReportAllocs()
-			var ids []uint
-			cpu := startCPU()
-			for b.Loop() {
-				ids, _, _ = codec.Encode(text)
-			}
-			cpu.report(b, len(text))
+			cpu.Report(b, len(text))
 			b.ReportMetric(float64(len(ids)), "tokens")
 		})
 		b.Run(name+"/npm-tiktoken-wasm", func(b *testing.B) {
@@ -139,8 +83,8 @@ func BenchmarkEncodeParallel(b *testing.B) {
 	texts := benchTexts(b)
 	all := texts["prose"] + texts["code"] + texts["prompt"]
 	b.SetBytes(int64(len(all)))
-	cpu := startCPU()
-	defer func() { cpu.report(b, len(all)) }()
+	cpu := cputime.Start()
+	defer func() { cpu.Report(b, len(all)) }()
 	b.RunParallel(func(pb *testing.PB) {
 		var ids []int
 		for pb.Next() {
@@ -150,15 +94,6 @@ func BenchmarkEncodeParallel(b *testing.B) {
 		}
 	})
 }
-
-// multilingual is a text of Japanese, Chinese, Korean, Russian, Arabic,
-// accented Latin, numbers and emoji, written for the benchmarks.
-const multilingual = "東京の天気は晴れ、気温は２３度です。午後から雨が降るかもしれません。\n" +
-	"我们下周三在上海开会，请提前准备好报告和数据。会议大约持续两个小时。\n" +
-	"서울의 날씨는 맑고 기온은 23도입니다. 내일은 비가 올 예정입니다.\n" +
-	"Погода в Москве сегодня солнечная, около 23 градусов. Завтра обещают дождь.\n" +
-	"الطقس في القاهرة مشمس اليوم ودرجة الحرارة ٣٢ درجة.\n" +
-	"Le café était très bon, mais l'addition (12,50 €) était élevée. Über 40 % der Gäste waren zufrieden! 😀👍🏽\n"
 
 // BenchmarkEncodeDeepSeek encodes, ids only, with Beam's vocabulary under
 // o200k's pre-tokenizer (one hand-written scanner) and under DeepSeek V3's
@@ -178,11 +113,11 @@ func BenchmarkEncodeDeepSeek(b *testing.B) {
 			b.Run(name+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(len(text)))
 				var ids []int
-				cpu := startCPU()
+				cpu := cputime.Start()
 				for b.Loop() {
 					ids = c.tk.AppendEncodeOrdinary(ids[:0], text)
 				}
-				cpu.report(b, len(text))
+				cpu.Report(b, len(text))
 				b.ReportMetric(float64(len(ids)), "tokens")
 			})
 		}
@@ -210,11 +145,11 @@ func BenchmarkEncodeBatch(b *testing.B) {
 		b.Run(fmt.Sprintf("goroutines=%d", procs), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			b.SetBytes(int64(n))
-			cpu := startCPU()
+			cpu := cputime.Start()
 			for b.Loop() {
 				tk.EncodeOrdinaryBatch(pieces)
 			}
-			cpu.report(b, n)
+			cpu.Report(b, n)
 		})
 	}
 }
@@ -230,11 +165,11 @@ func BenchmarkEncodeBatchOne(b *testing.B) {
 		b.Run(fmt.Sprintf("goroutines=%d", procs), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			b.SetBytes(int64(len(one[0])))
-			cpu := startCPU()
+			cpu := cputime.Start()
 			for b.Loop() {
 				tk.EncodeOrdinaryBatch(one)
 			}
-			cpu.report(b, len(one[0]))
+			cpu.Report(b, len(one[0]))
 		})
 	}
 }
@@ -245,11 +180,11 @@ func BenchmarkEncodeOffsets(b *testing.B) {
 	text := benchTexts(b)["prompt"]
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
-	cpu := startCPU()
+	cpu := cputime.Start()
 	for b.Loop() {
 		tk.Encode(text)
 	}
-	cpu.report(b, len(text))
+	cpu.Report(b, len(text))
 }
 
 // BenchmarkLongWord encodes one word with no split point (the heap merge);
@@ -260,11 +195,11 @@ func BenchmarkLongWord(b *testing.B) {
 		text := strings.Repeat("ab", n/2)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
-			cpu := startCPU()
+			cpu := cputime.Start()
 			for b.Loop() {
 				tk.AppendEncodeOrdinary(nil, text)
 			}
-			cpu.report(b, n)
+			cpu.Report(b, n)
 		})
 	}
 }
@@ -283,9 +218,9 @@ func BenchmarkLoad(b *testing.B) {
 		keep = nil
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		c := processCPU()
+		c := cputime.Process()
 		keep, err = tokenizer.Load(dir)
-		cpu += processCPU() - c
+		cpu += cputime.Process() - c
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -297,24 +232,12 @@ func BenchmarkLoad(b *testing.B) {
 	runtime.KeepAlive(keep)
 }
 
-// cpuClock measures the process's CPU time (user and system, all threads,
-// the garbage collector's included): on a shared machine it counts only the
-// work done, where wall time also counts the waits for a core.
-type cpuClock struct{ start time.Duration }
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+// benchTexts returns the benchmark inputs (tokgen.BenchTexts).
+func benchTexts(b *testing.B) map[string]string {
+	b.Helper()
+	texts, err := tokgen.BenchTexts("..")
+	if err != nil {
+		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func startCPU() cpuClock { return cpuClock{processCPU()} }
-
-// report adds cpu-ns/op and cpu-MB/s for an operation on n bytes.
-func (c cpuClock) report(b *testing.B, n int) {
-	per := float64(processCPU()-c.start) / float64(b.N)
-	b.ReportMetric(per, "cpu-ns/op")
-	b.ReportMetric(float64(n)/per*1e3, "cpu-MB/s")
+	return texts
 }

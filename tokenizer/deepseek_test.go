@@ -89,7 +89,7 @@ func deepseekLike(t testing.TB) (fast, slow *tokenizer.Tokenizer) {
 // of tricky characters.
 func TestDeepSeekPreTokenizer(t *testing.T) {
 	fast, slow := deepseekLike(t)
-	texts := append(oracleCorpus(), randomTexts(2000, 7)...)
+	texts := append(tokgen.Texts(), tokgen.RandomTexts(2000, 7)...)
 	texts = append(texts, strings.Repeat("日本語のテキスト123456 αβγ 🙂 ", 50))
 	diffs := 0
 	for _, s := range texts {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
 )
 
@@ -84,7 +85,7 @@ func TestGoldenEncodings(t *testing.T) {
 // committed encodings stay small.
 func goldenCorpus() []string {
 	var texts []string
-	for _, s := range oracleCorpus() {
+	for _, s := range tokgen.Texts() {
 		if len(s) <= 2048 {
 			texts = append(texts, s)
 		}

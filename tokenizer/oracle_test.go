@@ -146,7 +146,7 @@ func decodeCases(tk *tokenizer.Tokenizer, texts []string, unknownIDs bool) [][]i
 func TestOracle(t *testing.T) {
 	node := requireOracle(t)
 	var texts []string
-	for _, s := range oracleCorpus() {
+	for _, s := range tokgen.Texts() {
 		if !strings.ContainsAny(s, jsDifferent) {
 			texts = append(texts, s)
 		}

@@ -290,7 +290,7 @@ func TestLongWord(t *testing.T) {
 // same result (run with -race).
 func TestConcurrent(t *testing.T) {
 	tk := beam(t)
-	texts := oracleCorpus()[:200]
+	texts := tokgen.Texts()[:200]
 	want := make([][]int, len(texts))
 	for i, s := range texts {
 		want[i] = tk.Encode(s).IDs
@@ -322,7 +322,7 @@ func TestConcurrent(t *testing.T) {
 // goroutine and on several (run with -race).
 func TestEncodeBatch(t *testing.T) {
 	tk := beam(t)
-	texts := oracleCorpus()
+	texts := tokgen.Texts()
 	for _, procs := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -357,7 +357,7 @@ func TestEncodeBatchConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	corpus := oracleCorpus()
+	corpus := tokgen.Texts()
 	long := strings.Join(corpus, "\n")[:24<<10]
 	texts := []string{long, long[len(long)/3:], "short", long[:len(long)/2]}
 	toks := []*tokenizer.Tokenizer{beamTok, gpt2}

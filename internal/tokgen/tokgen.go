@@ -7,17 +7,20 @@ package tokgen
 
 import (
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/beamharmony/harmony/internal/split"
-	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Markers are Beam's markers in the order of their ids, which follow the
@@ -28,14 +31,53 @@ var Markers = []string{"<|start|>", "<|channel|>", "<|constrain|>", "<|message|>
 // O200kVocabSize is the number of tokens of o200k_base.
 const O200kVocabSize = 199998
 
-// ranks reads o200k_base's ranks from the module that embeds them.
-func ranks() (map[string]int, error) {
-	r, err := loader.NewOfflineLoader().LoadTiktokenBpe("o200k_base.tiktoken")
+// O200kBase is o200k_base's vocabulary, in rank order: for each token, its
+// length in one byte, then its bytes; gzip-compressed. It is OpenAI's
+// tiktoken vocabulary as github.com/pkoukk/tiktoken-go-loader v0.0.2
+// distributes it (O200K_LICENSE), re-encoded so that no module is needed
+// to read it; the conformance module checks that the two hold the same
+// tokens and ranks (conformance/tiktoken).
+//
+//go:embed o200k_base.gz
+var O200kBase []byte
+
+// O200kTokens decodes O200kBase: the tokens, by rank.
+func O200kTokens() ([]string, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(O200kBase))
 	if err != nil {
-		return nil, fmt.Errorf("o200k_base.tiktoken: %w", err)
+		return nil, fmt.Errorf("o200k_base.gz: %w", err)
 	}
-	if len(r) != O200kVocabSize {
-		return nil, fmt.Errorf("o200k_base.tiktoken: %d tokens, want %d", len(r), O200kVocabSize)
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("o200k_base.gz: %w", err)
+	}
+	tokens := make([]string, 0, O200kVocabSize)
+	for len(data) > 0 {
+		n := int(data[0])
+		if n == 0 || 1+n > len(data) {
+			return nil, fmt.Errorf("o200k_base.gz: token %d is cut short", len(tokens))
+		}
+		tokens = append(tokens, string(data[1:1+n]))
+		data = data[1+n:]
+	}
+	if len(tokens) != O200kVocabSize {
+		return nil, fmt.Errorf("o200k_base.gz: %d tokens, want %d", len(tokens), O200kVocabSize)
+	}
+	return tokens, nil
+}
+
+// ranks returns o200k_base's rank of each token.
+func ranks() (map[string]int, error) {
+	tokens, err := O200kTokens()
+	if err != nil {
+		return nil, err
+	}
+	r := make(map[string]int, len(tokens))
+	for rank, tok := range tokens {
+		if _, dup := r[tok]; dup {
+			return nil, fmt.Errorf("o200k_base.gz: token %q twice", tok)
+		}
+		r[tok] = rank
 	}
 	return r, nil
 }
@@ -108,7 +150,7 @@ const generatorVersion = "beam-1"
 // test process of a go test run and by later runs: the first process that
 // needs it generates it (about a second of CPU) into the cache
 // (os.TempDir()/beamharmony-test-cache/, keyed by the generator's version
-// and the o200k module's), then renames it into place, so that no process
+// and the vocabulary's digest), then renames it into place, so that no process
 // reads a half-written one and no temporary copies are left behind.
 func BeamDir() (string, error) {
 	beamOnce.Do(func() { beamOnce.dir, beamOnce.err = cachedBeam() })
@@ -117,7 +159,8 @@ func BeamDir() (string, error) {
 
 func cachedBeam() (string, error) {
 	root := filepath.Join(os.TempDir(), "beamharmony-test-cache")
-	dir := filepath.Join(root, generatorVersion+"-"+loaderVersion())
+	sum := sha256.Sum256(O200kBase)
+	dir := filepath.Join(root, generatorVersion+"-"+hex.EncodeToString(sum[:6]))
 	if st, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err == nil && st.Mode().IsRegular() {
 		return dir, nil
 	}
@@ -144,19 +187,6 @@ func cachedBeam() (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// loaderVersion is the version of the module that embeds o200k's ranks, as
-// the build recorded it ("dev" when unknown).
-func loaderVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range info.Deps {
-			if m.Path == "github.com/pkoukk/tiktoken-go-loader" {
-				return m.Version
-			}
-		}
-	}
-	return "dev"
 }
 
 // WriteDir writes tokenizer.json and, when not nil, tokenizer_config.json.

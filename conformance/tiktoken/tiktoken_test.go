@@ -1,10 +1,17 @@
-package tokenizer_test
+// Package tiktoken checks Beam's tokenizer against
+// github.com/tiktoken-go/tokenizer's o200k_base, an independent encoder of
+// the same vocabulary in Go, and against the o200k_base vocabulary as
+// github.com/pkoukk/tiktoken-go-loader distributes it; its benchmark adds
+// tiktoken-go beside the tokenizer package's BenchmarkEncode.
+package tiktoken
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/beamharmony/harmony/internal/tokgen"
+	"github.com/beamharmony/harmony/tokenizer"
 	tiktoken "github.com/tiktoken-go/tokenizer"
 )
 
@@ -25,7 +32,7 @@ func TestTiktokenGo(t *testing.T) {
 			texts = append(texts, strings.Repeat(c, n))
 		}
 	}
-	for _, s := range oracleCorpus() {
+	for _, s := range tokgen.Texts() {
 		// tiktoken-go's Encode gives <|endoftext|> its special id.
 		if !strings.Contains(s, "<|endoftext|>") && !strings.Contains(s, "<|endofprompt|>") {
 			texts = append(texts, s)
@@ -62,3 +69,29 @@ func TestTiktokenGo(t *testing.T) {
 // and Hugging Face give [20198] (TestGoldenEncodings and TestOracle check
 // that).
 var tiktokenGoDiffers = map[string]bool{"    \n    \n": true}
+
+// beam loads Beam's tokenizer, generated from the vocabulary the
+// repository holds (tokgen).
+func beam(t testing.TB) *tokenizer.Tokenizer {
+	t.Helper()
+	dir, err := tokgen.BeamDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := tokenizer.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+func clipIDs(ids []int) []int {
+	return ids[:min(len(ids), 40)]
+}

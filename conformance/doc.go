@@ -1,0 +1,13 @@
+// Package conformance is the root of the conformance module: the tests
+// that check this repository against independent implementations and
+// real clients, kept apart so that the main module's go.mod carries none
+// of their dependencies (the OpenAI and Anthropic SDKs, tiktoken-go, a
+// JSON Schema validator, a browser driver). It holds no code of its own;
+// each directory is a package of tests:
+//
+//   - tiktoken: Beam's tokenizer against tiktoken-go's o200k_base, and the
+//     repository's copy of the vocabulary against the one tiktoken-go's
+//     loader distributes.
+//
+// Run them with go test ./... in this directory (.ci/run does).
+package conformance
