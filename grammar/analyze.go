@@ -47,11 +47,32 @@ type ruleSet struct {
 	known  func(r int) (nullable bool, visits int, ok bool)
 }
 
+// graph is the reference graph of the rules reachable from some roots:
+// the rules in post-order, the rules each refers to and the rules that
+// refer to each (both as ranges of one list per direction).
+type graph struct {
+	order              []int
+	refStart, refEnd   []int32 // refs[refStart[r]:refEnd[r]]: the rules r refers to
+	refs               []int32
+	userStart, userEnd []int32 // users[userStart[r]:userEnd[r]]: the rules that refer to r
+	users              []int32
+}
+
+// usersOf returns the rules that refer to r.
+func (g *graph) usersOf(r int) []int32 { return g.users[g.userStart[r]:g.userEnd[r]] }
+
+// refsOf returns the rules r refers to (none for a rule not reached).
+func (g *graph) refsOf(r int) []int32 { return g.refs[g.refStart[r]:g.refEnd[r]] }
+
 // analyzeRules computes the facts of the rules of set reachable from
 // roots (order: in post-order, as refGraph gives them).
-func analyzeRules(set *ruleSet, order []int, users [][]int) *facts {
+func analyzeRules(set *ruleSet, gr *graph) *facts {
+	order := gr.order
 	n := len(set.bodies)
-	f := &facts{nullable: make([]bool, n), productive: make([]bool, n), visits: make([]int, n)}
+	bools := make([]bool, 3*n)
+	f := &facts{nullable: bools[:n:n], productive: bools[n : 2*n : 2*n], visits: make([]int, n)}
+	queued := bools[2*n:]
+	queue := make([]int, 0, len(order))
 	for r := range n {
 		if nl, v, ok := set.known(r); ok {
 			f.nullable[r], f.productive[r], f.visits[r] = nl, true, v
@@ -61,8 +82,7 @@ func analyzeRules(set *ruleSet, order []int, users [][]int) *facts {
 	// rules below first (post-order), then again each rule that uses one
 	// that turned true.
 	fixpoint := func(val []bool, eval func(e *expr, val []bool) bool) {
-		queued := make([]bool, n)
-		queue := append([]int(nil), order...)
+		queue = append(queue[:0], order...)
 		for _, r := range queue {
 			queued[r] = true
 		}
@@ -74,10 +94,10 @@ func analyzeRules(set *ruleSet, order []int, users [][]int) *facts {
 				continue
 			}
 			val[r] = true
-			for _, u := range users[r] {
+			for _, u := range gr.usersOf(r) {
 				if !val[u] && !queued[u] {
 					queued[u] = true
-					queue = append(queue, u)
+					queue = append(queue, int(u))
 				}
 			}
 		}
@@ -212,56 +232,84 @@ func (set *ruleSet) productiveExpr(e *expr, val []bool) bool {
 	return false
 }
 
-// refGraph returns the rules of set reachable from root in post-order (a
-// rule after the rules it refers to, but where a cycle closes) and, for
-// each rule, the rules that refer to it. Known rules are not walked into.
-func refGraph(set *ruleSet, root int) (order []int, users [][]int) {
+// refGraph returns the graph of the rules of set reachable from roots, in
+// post-order (a rule after the rules it refers to, but where a cycle
+// closes). Known rules are not walked into: they are among the rules
+// referred to, but have no users.
+func refGraph(set *ruleSet, roots ...int) *graph {
 	n := len(set.bodies)
-	users = make([][]int, n)
-	seen := make([]bool, n)
-	type frame struct {
-		r    int
-		refs []int
-		next int
-	}
-	var buf []int
-	refsOf := func(r int) []int {
-		start := len(buf)
-		var walk func(e *expr)
-		walk = func(e *expr) {
-			if e.kind == kRef {
-				buf = append(buf, set.target(e))
-			}
-			for _, it := range e.items {
-				walk(it)
-			}
+	idx := make([]int32, 5*n)
+	g := &graph{refStart: idx[:n:n], refEnd: idx[n : 2*n : 2*n], userStart: idx[2*n : 3*n : 3*n], userEnd: idx[3*n : 4*n : 4*n]}
+	state := idx[4*n:] // 0: not seen, 1: seen
+	g.refs = make([]int32, 0, 2*n)
+	g.order = make([]int, 0, n)
+	var walk func(e *expr)
+	walk = func(e *expr) {
+		if e.kind == kRef {
+			g.refs = append(g.refs, int32(set.target(e)))
 		}
+		for _, it := range e.items {
+			walk(it)
+		}
+	}
+	refsOf := func(r int) {
+		g.refStart[r] = int32(len(g.refs))
 		walk(set.bodies[r])
-		return buf[start:len(buf):len(buf)]
+		g.refEnd[r] = int32(len(g.refs))
 	}
-	seen[root] = true
-	stack := []frame{{root, refsOf(root), 0}}
-	for len(stack) > 0 {
-		f := &stack[len(stack)-1]
-		if f.next == len(f.refs) {
-			order = append(order, f.r)
-			stack = stack[:len(stack)-1]
+	type frame struct{ r, next int }
+	stack := make([]frame, 0, 32)
+	edges := 0
+	for _, root := range roots {
+		if state[root] != 0 {
 			continue
 		}
-		t := f.refs[f.next]
-		f.next++
-		if _, _, ok := set.known(t); ok {
-			continue
-		}
-		if k := len(users[t]); k == 0 || users[t][k-1] != f.r {
-			users[t] = append(users[t], f.r)
-		}
-		if !seen[t] {
-			seen[t] = true
-			stack = append(stack, frame{t, refsOf(t), 0})
+		state[root] = 1
+		refsOf(root)
+		stack = append(stack[:0], frame{root, int(g.refStart[root])})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next == int(g.refEnd[f.r]) {
+				g.order = append(g.order, f.r)
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			t := int(g.refs[f.next])
+			f.next++
+			if _, _, ok := set.known(t); ok {
+				continue
+			}
+			g.userEnd[t]++ // counted here, placed below
+			edges++
+			if state[t] == 0 {
+				state[t] = 1
+				refsOf(t)
+				stack = append(stack, frame{t, int(g.refStart[t])})
+			}
 		}
 	}
-	return order, users
+	// The users of each rule, in one list: a rule's users are the rules
+	// whose references to it were counted, once per user.
+	g.users = make([]int32, 0, edges)
+	at := int32(0)
+	for r := range n {
+		g.userStart[r] = at
+		at += g.userEnd[r]
+		g.userEnd[r] = g.userStart[r]
+	}
+	g.users = g.users[:edges]
+	for _, r := range g.order {
+		for _, t := range g.refsOf(r) {
+			if _, _, ok := set.known(int(t)); ok {
+				continue
+			}
+			if e := g.userEnd[t]; e == g.userStart[t] || g.users[e-1] != int32(r) {
+				g.users[e] = int32(r)
+				g.userEnd[t]++
+			}
+		}
+	}
+	return g
 }
 
 // protoFacts are a proto's facts, computed once.
@@ -275,24 +323,11 @@ func (p *proto) facts() *facts {
 	p.analysis.once.Do(func() {
 		set := &ruleSet{bodies: p.bodies, target: func(e *expr) int { return e.rule },
 			known: func(int) (bool, int, bool) { return false, 0, false }}
-		order := make([]int, 0, len(p.bodies))
-		users := make([][]int, len(p.bodies))
-		seen := make([]bool, len(p.bodies))
-		for r := range p.bodies {
-			if !seen[r] {
-				o, u := refGraph(set, r)
-				for _, x := range o {
-					if !seen[x] {
-						seen[x] = true
-						order = append(order, x)
-					}
-				}
-				for x := range u {
-					users[x] = append(users[x], u[x]...)
-				}
-			}
+		roots := make([]int, len(p.bodies))
+		for r := range roots {
+			roots[r] = r
 		}
-		p.analysis.f = analyzeRules(set, order, users)
+		p.analysis.f = analyzeRules(set, refGraph(set, roots...))
 	})
 	return p.analysis.f
 }
@@ -305,34 +340,27 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 	for i, r := range rules {
 		bodies[i] = r.body
 	}
-	// The rules of each proto, and its facts.
-	type protoRule struct {
-		f     *facts
-		local int
-	}
-	inProto := make([]protoRule, len(rules))
-	for p, base := range c.g.bases {
-		f := p.facts()
-		for i := range p.names {
-			inProto[base+i] = protoRule{f, i}
-		}
-	}
+	// A proto's rules are known: their facts are the proto's.
 	set := &ruleSet{
 		bodies: bodies,
 		target: func(e *expr) int {
 			if e.proto != nil {
-				return c.g.bases[e.proto] + e.rule
+				base, _ := baseOf(c.g.protoAt, e.proto)
+				return base + e.rule
 			}
 			return e.rule
 		},
 		known: func(r int) (bool, int, bool) {
-			if pr := inProto[r]; pr.f != nil {
-				return pr.f.nullable[pr.local], pr.f.visits[pr.local], true
+			if p := rules[r].proto; p != nil {
+				f := p.facts()
+				base, _ := baseOf(c.g.protoAt, p)
+				return f.nullable[r-base], f.visits[r-base], true
 			}
 			return false, 0, false
 		},
 	}
-	order, users := refGraph(set, root)
+	gr := refGraph(set, root)
+	order := gr.order
 	reachable = make([]bool, len(rules))
 	for _, r := range order {
 		reachable[r] = true
@@ -340,22 +368,18 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 	// A proto is written, and walked by the engine, when a reachable rule
 	// refers to it.
 	total := 0
-	for p, base := range c.g.bases {
-		used := false
-		for _, r := range order {
-			if refersTo(bodies[r], p, base, len(p.names)) {
-				used = true
-				break
+	for _, r := range order {
+		for _, t := range gr.refsOf(r) {
+			if p := rules[t].proto; p != nil && !reachable[t] {
+				base, _ := baseOf(c.g.protoAt, p)
+				for i := range p.names {
+					reachable[base+i] = true
+				}
+				total += p.facts().total
 			}
-		}
-		if used {
-			for i := range p.names {
-				reachable[base+i] = true
-			}
-			total += p.facts().total
 		}
 	}
-	f := analyzeRules(set, order, users)
+	f := analyzeRules(set, gr)
 	if f.cycle != nil {
 		// The first rule of the cycle that compiles a schema names it.
 		for _, x := range f.cycle {
@@ -387,20 +411,6 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 			itoa(maxLeftmostWalk) + " rules to check the grammar; mark more properties required, or merge or flatten the alternatives"}
 	}
 	return reachable, nil
-}
-
-// refersTo reports whether e refers to a rule of proto p, whose rules are
-// at base to base+n in the grammar.
-func refersTo(e *expr, p *proto, base, n int) bool {
-	if e.kind == kRef && (e.proto == p || e.proto == nil && e.rule >= base && e.rule < base+n) {
-		return true
-	}
-	for _, it := range e.items {
-		if refersTo(it, p, base, n) {
-			return true
-		}
-	}
-	return false
 }
 
 // unsatisfiable names the schema at fault when t matches nothing: down

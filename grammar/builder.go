@@ -14,11 +14,13 @@ type builder struct {
 	rules []rule
 	names map[string]int
 	next  map[string]int // per base name, the next suffix to try
-	bases map[*proto]int // where each shared set of rules starts in rules
 	// protoBases are the name prefixes of the protos instantiated, and
 	// protoAt the protos in the order they were.
 	protoBases []string
 	protoAt    []protoBase
+	// room for the first few of each, without allocating
+	protoBasesBuf [4]string
+	protoAtBuf    [4]protoBase
 
 	// buf holds the text of the rules defined ("name ::= body\n"), one
 	// after the other, and spans each rule's text in buf (none for a
@@ -38,6 +40,17 @@ type span struct{ start, end int32 }
 type protoBase struct {
 	p    *proto
 	base int
+}
+
+// baseOf returns the index of p's first rule among protos (a grammar
+// holds a few).
+func baseOf(protos []protoBase, p *proto) (int, bool) {
+	for _, pb := range protos {
+		if pb.p == p {
+			return pb.base, true
+		}
+	}
+	return 0, false
 }
 
 // A proto is a set of rules shared by every grammar that uses it (the
@@ -74,7 +87,7 @@ func (p *proto) written() (string, int) {
 		p.text = string(b)
 		p.rules = make([]rule, len(p.names))
 		for i, name := range p.names {
-			p.rules[i] = rule{name: name, body: p.bodies[i]}
+			p.rules[i] = rule{name: name, body: p.bodies[i], proto: p}
 		}
 	})
 	return p.text, p.expanded
@@ -83,17 +96,16 @@ func (p *proto) written() (string, int) {
 // instantiate adds p's rules to the grammar, once, and returns the index
 // of the first.
 func (g *builder) instantiate(p *proto) int {
-	if base, ok := g.bases[p]; ok {
+	if base, ok := baseOf(g.protoAt, p); ok {
 		return base
-	}
-	if g.bases == nil {
-		g.bases = map[*proto]int{}
 	}
 	if g.names == nil {
 		g.names = map[string]int{}
 	}
+	if g.protoAt == nil {
+		g.protoAt, g.protoBases = g.protoAtBuf[:0], g.protoBasesBuf[:0]
+	}
 	base := len(g.rules)
-	g.bases[p] = base
 	g.protoBases = append(g.protoBases, p.base+"-")
 	g.protoAt = append(g.protoAt, protoBase{p, base})
 	g.rules = append(g.rules, p.ruleList()...)
@@ -196,7 +208,8 @@ func (g *builder) account(bytes, cost int) {
 // nameOf is the name of the rule reference e names.
 func (g *builder) nameOf(e *expr) string {
 	if e.proto != nil {
-		return g.rules[g.bases[e.proto]+e.rule].name
+		base, _ := baseOf(g.protoAt, e.proto)
+		return g.rules[base+e.rule].name
 	}
 	return g.rules[e.rule].name
 }
@@ -254,6 +267,9 @@ func isNothing(e *expr) bool {
 // ruleName keeps what both dialects allow in a rule name: lowercase
 // letters, digits and hyphens, starting with a letter.
 func ruleName(s string) string {
+	if validRuleName(s) {
+		return s
+	}
 	var b strings.Builder
 	for _, c := range strings.ToLower(s) {
 		switch {
@@ -274,6 +290,24 @@ func ruleName(s string) string {
 		name = strings.TrimRight(name[:48], "-")
 	}
 	return name
+}
+
+// validRuleName reports whether ruleName keeps s as it is: lowercase
+// letters, digits and single hyphens, starting with a letter, not ending
+// with a hyphen, at most 48 bytes.
+func validRuleName(s string) bool {
+	if s == "" || len(s) > 48 || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && s[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func itoa(n int) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,10 +78,10 @@ func (s *Spec) strictTools() bool {
 // generation prompt: a reasoning message, then the calls or the final
 // message the spec asks for.
 type Grammar struct {
-	rules []rule
-	root  int
-	text  string // the grammar written out, the same in both dialects
-	bases map[*proto]int
+	rules  []rule
+	root   int
+	text   string      // the grammar written out, the same in both dialects
+	protos []protoBase // where each shared set of rules starts in rules
 	// Dropped lists the keywords of non-strict schemas the grammar could
 	// not enforce and left out.
 	Dropped []Dropped
@@ -201,9 +202,11 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 		return nil, nil
 	}
 	c := &compiler{ctx: ctx, paths: map[int]string{}}
-	// The shared text languages alone take about 200 rules.
-	c.g.rules = make([]rule, 0, 256)
-	c.g.spans = make([]span, 0, 256)
+	// The reasoning's and a JSON string's languages take about 100
+	// rules.
+	c.g.rules = make([]rule, 0, 128)
+	c.g.spans = make([]span, 0, 128)
+	c.g.buf = make([]byte, 0, 1024)
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -253,7 +256,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, bases: c.g.bases, text: c.g.text(root, reachable)}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(root, reachable)}
 	return g, nil
 }
 
@@ -386,7 +389,9 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
-	d, err := pyjson.ParseBytes(raw)
+	// A node takes at least a few bytes of schema.
+	d := &pyjson.Doc{Nodes: make([]pyjson.Node, 0, len(raw)/6+8)}
+	err := d.Parse(raw)
 	if err != nil {
 		c.fail(path, "not valid JSON: "+err.Error())
 		return false

@@ -125,23 +125,23 @@ func (v *view) key(ctx textContext, xml bool) string {
 	if v.never {
 		return "never"
 	}
-	ids := make([]int, 0, len(v.nodes))
+	var idBuf [8]int
+	ids := idBuf[:0]
 	for _, n := range v.nodes {
 		if constrains(&n.ks, n.done) || n.other {
 			ids = append(ids, n.node<<2|int(n.done))
 		}
 	}
 	slices.Sort(ids)
-	var b strings.Builder
-	b.WriteByte(byte('0' + ctx))
+	var buf [64]byte
+	b := append(buf[:0], byte('0'+ctx))
 	if xml {
-		b.WriteByte('x')
+		b = append(b, 'x')
 	}
 	for _, id := range ids {
-		b.WriteByte(',')
-		b.WriteString(strconv.Itoa(id))
+		b = strconv.AppendInt(append(b, ','), int64(id), 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 // with returns the view of variant s (at path) of node i's combinator
@@ -543,6 +543,9 @@ func (c *compiler) viewLengths(v *view, what string) (lo, hi int) {
 	hi = -1
 	for _, n := range v.nodes {
 		minNode, maxNode := countNodes(&n.ks, what)
+		if minNode < 0 && maxNode < 0 {
+			continue
+		}
 		l, h := c.counts(minNode, maxNode, n.path, what)
 		lo = max(lo, l)
 		if h >= 0 && (hi < 0 || h < hi) {

@@ -15,7 +15,8 @@ func (g *Grammar) EBNF() string { return g.text }
 // target is the index in g.rules of the rule reference e names.
 func (g *Grammar) target(e *expr) int {
 	if e.proto != nil {
-		return g.bases[e.proto] + e.rule
+		base, _ := baseOf(g.protos, e.proto)
+		return base + e.rule
 	}
 	return e.rule
 }
