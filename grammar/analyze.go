@@ -119,6 +119,9 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 	var walkRule func(r int) int
 	var walkExpr func(e *expr) int
 	walkExpr = func(e *expr) int {
+		if e.lib != nil {
+			return e.lib.walk
+		}
 		switch e.kind {
 		case kRef:
 			return walkRule(set.target(e))
@@ -178,7 +181,33 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 	return f
 }
 
+// refFreeWalk is what analyzeRules's leftmost walk counts in e, an
+// expression without rule references.
+func refFreeWalk(set *ruleSet, e *expr) int {
+	v := 0
+	switch e.kind {
+	case kSeq:
+		for _, it := range e.items {
+			v = min(v+refFreeWalk(set, it), maxLeftmostWalk+1)
+			if !set.nullableExpr(it, nil) {
+				break
+			}
+		}
+	case kAlt:
+		for _, it := range e.items {
+			v = min(v+refFreeWalk(set, it), maxLeftmostWalk+1)
+		}
+	case kRep:
+		// A repetition is a rule of its own in the engine.
+		v = min(1+refFreeWalk(set, e.items[0]), maxLeftmostWalk+1)
+	}
+	return v
+}
+
 func (set *ruleSet) nullableExpr(e *expr, val []bool) bool {
+	if e.lib != nil {
+		return e.lib.nullable
+	}
 	switch e.kind {
 	case kLit:
 		return e.text == ""
@@ -205,6 +234,9 @@ func (set *ruleSet) nullableExpr(e *expr, val []bool) bool {
 }
 
 func (set *ruleSet) productiveExpr(e *expr, val []bool) bool {
+	if e.lib != nil {
+		return e.lib.productive
+	}
 	switch e.kind {
 	case kLit:
 		return true
@@ -245,6 +277,9 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 	g.order = make([]int, 0, n)
 	var walk func(e *expr)
 	walk = func(e *expr) {
+		if e.lib != nil {
+			return // no reference
+		}
 		if e.kind == kRef {
 			g.refs = append(g.refs, int32(set.target(e)))
 		}

@@ -11,14 +11,61 @@ import (
 // dialect (GBNF, xgrammar's EBNF), and the tests match text against it.
 type expr struct {
 	kind  exprKind
-	text  string      // lit
 	neg   bool        // class: every character but ranges
+	text  string      // lit
 	rs    []runeRange // class, sorted, not overlapping
 	rule  int         // ref: index in Grammar.rules, or in proto's rules
 	proto *proto      // ref: the shared rules rule indexes, or nil
 	items []*expr     // seq, alt
 	min   int         // rep
 	max   int         // rep; -1 for no bound
+	// lib, when set, holds what every grammar would compute of the
+	// expression again: it is built once per process and shared
+	// (frozen), without rule references.
+	lib *libFacts
+}
+
+// libFacts are the facts of a frozen expression: its text, as written
+// not nested, its expanded cost, whether it matches the empty text and
+// some text, and the rules an engine's leftmost walk visits in it.
+type libFacts struct {
+	text                 string
+	cost                 int
+	nullable, productive bool
+	walk                 int
+}
+
+// freeze computes e's facts once, for the grammars that share e (an
+// expression built once per process). An expression with a rule reference
+// is left as it is: its facts depend on the grammar. Expressions are never
+// changed once built; a copy of a frozen one that changes it must not keep
+// lib.
+func freeze(e *expr) *expr {
+	if e == nil || e.lib != nil || hasRef(e) {
+		return e
+	}
+	set := &ruleSet{}
+	e.lib = &libFacts{
+		text:       string(appendExpr(nil, nil, e, false)),
+		cost:       expandedCost(e),
+		nullable:   set.nullableExpr(e, nil),
+		productive: set.productiveExpr(e, nil),
+		walk:       refFreeWalk(set, e),
+	}
+	return e
+}
+
+// hasRef reports whether e refers to a rule.
+func hasRef(e *expr) bool {
+	if e.kind == kRef {
+		return true
+	}
+	for _, it := range e.items {
+		if hasRef(it) {
+			return true
+		}
+	}
+	return false
 }
 
 type exprKind uint8
@@ -79,7 +126,7 @@ func seq(items ...*expr) *expr {
 		case it == nil:
 			return nil
 		case it.kind == kLit && it.text == "":
-		case it.kind == kSeq:
+		case it.kind == kSeq && !frozenUnit(it):
 			n += len(it.items)
 			one = it.items[0]
 		default:
@@ -98,7 +145,7 @@ func seq(items ...*expr) *expr {
 	for _, it := range items {
 		switch {
 		case it.kind == kLit && it.text == "":
-		case it.kind == kSeq:
+		case it.kind == kSeq && !frozenUnit(it):
 			for _, in := range it.items {
 				out = appendSeqItem(out, in)
 			}
@@ -110,6 +157,14 @@ func seq(items ...*expr) *expr {
 		return out[0]
 	}
 	return &expr{kind: kSeq, items: out}
+}
+
+// frozenUnit reports whether seq keeps e, a sequence, as one item instead
+// of taking in its items: e is frozen, and no literal of it would join
+// one around it. The text, cost and language are the same either way,
+// but e keeps its facts.
+func frozenUnit(e *expr) bool {
+	return e.lib != nil && len(e.items) > 1 && e.items[0].kind != kLit && e.items[len(e.items)-1].kind != kLit
 }
 
 // appendSeqItem appends it to a sequence's items, joined to a literal
@@ -293,6 +348,12 @@ func appendRule(b []byte, name string, body *expr, nameOf func(*expr) string) []
 
 // appendExpr appends e in the GBNF/EBNF notation both dialects share.
 func appendExpr(b []byte, nameOf func(*expr) string, e *expr, nested bool) []byte {
+	if e.lib != nil {
+		if nested && grouped(e) {
+			return append(append(append(b, '('), e.lib.text...), ')')
+		}
+		return append(b, e.lib.text...)
+	}
 	switch e.kind {
 	case kLit:
 		b = appendLit(b, e.text)
@@ -368,6 +429,9 @@ const ruleCost = 10
 // repetition S{m,n} is the item m times plus n-m rules of it. The writers
 // emit nothing whose engine form is larger.
 func expandedCost(e *expr) int {
+	if e.lib != nil {
+		return e.lib.cost
+	}
 	switch e.kind {
 	case kLit:
 		return utf8.RuneCountInString(e.text)

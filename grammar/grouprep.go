@@ -31,7 +31,7 @@ func groupRepsMemo(e *expr, memo map[*expr]*expr) *expr {
 	out := e
 	if !same {
 		c := *e
-		c.items = items
+		c.items, c.lib = items, nil
 		out = &c
 	}
 	if out.kind == kRep && items[0].kind == kRep {
@@ -56,6 +56,6 @@ func mergeReps(outer, inner *expr) *expr {
 		}
 	}
 	g := *outer
-	g.items = []*expr{{kind: kSeq, items: []*expr{inner}}}
+	g.items, g.lib = []*expr{{kind: kSeq, items: []*expr{inner}}}, nil
 	return &g
 }

@@ -52,14 +52,14 @@ var jsonControlExpr = class(false, runeRange{0, 0x1f}, runeRange{'"', '"'}, rune
 // maxLength).
 func jsonEscape() *expr { return jsonEscapeExpr }
 
-var jsonEscapeExpr = func() *expr {
+var jsonEscapeExpr = freeze(func() *expr {
 	hex := class(false, runeRange{'0', '9'}, runeRange{'a', 'f'}, runeRange{'A', 'F'})
 	nonSurrogateStart := alt(
 		seq(class(false, runeRange{'0', '9'}, runeRange{'a', 'c'}, runeRange{'A', 'C'}, runeRange{'e', 'f'}, runeRange{'E', 'F'}), hex, hex, hex),
 		seq(chars(false, "dD"), class(false, runeRange{'0', '7'}), hex, hex),
 	)
 	return seq(lit(`\`), alt(chars(false, `"\/bfnrt`), seq(lit("u"), nonSurrogateStart)))
-}()
+}())
 
 // strings returns the rule of a JSON string's contents in ctx: any text
 // without the forbidden strings, escapes included.
@@ -112,17 +112,17 @@ func (c *compiler) numberRule() *expr {
 
 // numberExpr is any JSON number, built once (expressions are never
 // changed once built, so grammars share them).
-var numberExpr = func() *expr {
+var numberExpr = freeze(func() *expr {
 	digits := plus(class(false, runeRange{'0', '9'}))
 	return seq(
 		integerExpr,
 		opt(seq(lit("."), digits)),
 		opt(seq(chars(false, "eE"), opt(chars(false, "+-")), digits)),
 	)
-}()
+}())
 
 // integerExpr is any integer as JSON writes it: no leading zeros, no "-0".
-var integerExpr = alt(lit("0"), seq(opt(lit("-")), class(false, runeRange{'1', '9'}), star(class(false, runeRange{'0', '9'}))))
+var integerExpr = freeze(alt(lit("0"), seq(opt(lit("-")), class(false, runeRange{'1', '9'}), star(class(false, runeRange{'0', '9'})))))
 
 func (c *compiler) integerExpr() *expr { return integerExpr }
 

@@ -40,7 +40,7 @@ func cachedFormat(name string, form int) *expr {
 	if e == nil {
 		return nil
 	}
-	c := &[3]*expr{e, jsonChars(e), rawChars(e)}
+	c := &[3]*expr{freeze(e), freeze(jsonChars(e)), freeze(rawChars(e))}
 	if formatCache.exprs == nil {
 		formatCache.exprs = map[string]*[3]*expr{}
 	}
