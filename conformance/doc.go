@@ -8,6 +8,10 @@
 //   - tiktoken: Beam's tokenizer against tiktoken-go's o200k_base, and the
 //     repository's copy of the vocabulary against the one tiktoken-go's
 //     loader distributes.
+//   - console: the web console's page in a real browser (Chromium, driven
+//     by chromedp).
+//   - gateway: the gateway through its HTTP API, with a browser (the
+//     console's inspector), in front of a scripted engine.
 //
 // Run them with go test ./... in this directory (.ci/run does).
 package conformance

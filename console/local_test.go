@@ -64,3 +64,10 @@ func TestOpenLocalFile(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

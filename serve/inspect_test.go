@@ -5,15 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/console"
-	"github.com/beamharmony/harmony/internal/browsertest"
 )
 
 // inspectGateway is a gateway with an API key and an inspector of n
@@ -141,44 +137,4 @@ func TestInspectRedact(t *testing.T) {
 		!strings.Contains(rec.Generation, "<|channel|>final<|message|>[redacted: 14 bytes]<|return|>") || !strings.Contains(rec.Body, `"role":"user"`) {
 		t.Errorf("redacted record: prompt %q generation %q body %q", rec.Prompt, rec.Generation, rec.Body)
 	}
-}
-
-// A request made through the gateway appears in the console's inspector,
-// in a real browser: the page asks for the key, lists the request, and its
-// detail view shows the prompt the engine got, its trained span marked as
-// the playground marks it, and the raw generation.
-func TestBrowserInspector(t *testing.T) {
-	fe := newFakeEngine(t, fixed(answer("Add them.", "6")))
-	gw := inspectGateway(t, fe, 10, false)
-	chat(t, gw, inspectChat)
-	ctx := browsertest.New(t, 1280, 1000)
-	err := chromedp.Do(ctx,
-		chromedp.Navigate(gw.URL+"/console/#inspector"),
-		chromedp.WaitVisible(chromedp.CSS("#key-panel")),
-		chromedp.SendKeys(chromedp.CSS("#api-key"), "sk-test"),
-		chromedp.Click(chromedp.CSS(`#key-form button[type="submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
-		chromedp.Click(chromedp.CSS("#tab-inspector")),
-		chromedp.WaitVisible(chromedp.CSS(`#inspector-list button[data-seq="1"]`)),
-		chromedp.Click(chromedp.CSS(`#inspector-list button[data-seq="1"]`)),
-		chromedp.WaitVisible(chromedp.CSS("#inspector-detail")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("detail-prompt").textContent.length > 0`, chromedp.WithPollingTimeout(browsertest.Guard))); err != nil {
-		t.Fatal(err)
-	}
-	shown := browsertest.Eval[string](t, ctx, `document.getElementById("detail-prompt").textContent`)
-	if shown != fe.lastRequest(t).Prompt {
-		t.Errorf("the detail view shows the prompt %q\nthe engine got %q", shown, fe.lastRequest(t).Prompt)
-	}
-	marked := browsertest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#detail-prompt mark.trained")).map((m) => m.textContent)`)
-	if len(marked) != 1 || !strings.HasPrefix(marked[0], "<|channel|>analysis<|message|>Simple arithmetic.") {
-		t.Errorf("trained spans shown: %q", marked)
-	}
-	if g := browsertest.Eval[string](t, ctx, `document.getElementById("detail-generation").textContent`); g != answerText("Add them.", "6") {
-		t.Errorf("raw generation shown: %q", g)
-	}
-	browsertest.Screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "inspector.png"))
 }

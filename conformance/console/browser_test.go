@@ -16,8 +16,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/conformance/internal/browsertest"
 	"github.com/beamharmony/harmony/console"
-	"github.com/beamharmony/harmony/internal/browsertest"
 	"github.com/beamharmony/harmony/dataset"
 	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
@@ -285,7 +285,7 @@ func TestBrowserPlaygroundEditAndErrors(t *testing.T) {
 	dir := t.ArtifactDir()
 	browsertest.Screenshot(t, ctx, filepath.Join(dir, "playground-1280.png"))
 	if *update {
-		browsertest.Screenshot(t, ctx, filepath.Join("..", "docs", "console.png"))
+		browsertest.Screenshot(t, ctx, filepath.Join("..", "..", "docs", "console.png"))
 	}
 
 	// Phone width: nothing wider than the window.
@@ -317,7 +317,7 @@ func waitUntil(t *testing.T, ctx context.Context, after int, ok func(pageState) 
 // Parquet input reads as the dataset command reads it.
 func TestBrowserDatasetPreview(t *testing.T) {
 	dir := t.TempDir()
-	input, output, _ := parquetFiles(t)
+	input, output := parquetFiles(t)
 	srv := httptest.NewServer(console.New(console.Config{ReadParquet: dataset.ParquetRows, LocalFiles: []string{output}}))
 	defer srv.Close()
 	rejects := filepath.Join(dir, "train.rejects.jsonl")

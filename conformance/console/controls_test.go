@@ -14,8 +14,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/conformance/internal/browsertest"
 	"github.com/beamharmony/harmony/console"
-	"github.com/beamharmony/harmony/internal/browsertest"
 )
 
 // The playground's controls for reasoning_effort, the built-in tools and

@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/beamharmony/harmony/conformance/internal/browsertest"
 	"github.com/beamharmony/harmony/console"
-	"github.com/beamharmony/harmony/internal/browsertest"
 )
 
 // The inspector's list is keyboard-usable: one tab stop, the arrow keys
