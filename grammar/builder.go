@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -270,19 +271,20 @@ func ruleName(s string) string {
 	if validRuleName(s) {
 		return s
 	}
-	var b strings.Builder
+	var buf [64]byte
+	b := buf[:0]
 	for _, c := range strings.ToLower(s) {
 		switch {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			b.WriteRune(c)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
-			b.WriteByte('-')
+			b = append(b, byte(c))
+		case len(b) > 0 && b[len(b)-1] != '-':
+			b = append(b, '-')
 		}
-		if b.Len() > 48 {
+		if len(b) > 48 {
 			break
 		}
 	}
-	name := strings.Trim(b.String(), "-")
+	name := strings.Trim(string(b), "-")
 	if name == "" || name[0] < 'a' || name[0] > 'z' {
 		name = "r-" + name
 	}
@@ -310,12 +312,4 @@ func validRuleName(s string) bool {
 	return true
 }
 
-func itoa(n int) string {
-	if n < 0 {
-		return "-" + itoa(-n)
-	}
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
-}
+func itoa(n int) string { return strconv.Itoa(n) }

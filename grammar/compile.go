@@ -206,7 +206,15 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	// rules.
 	c.g.rules = make([]rule, 0, 128)
 	c.g.spans = make([]span, 0, 128)
-	c.g.buf = make([]byte, 0, 1024)
+	// The rules' text grows with the schemas, about twice their size.
+	size := 1024
+	for _, t := range spec.Tools {
+		size += 2 * len(t.Parameters)
+	}
+	if spec.Format != nil {
+		size += 2 * len(spec.Format.Schema)
+	}
+	c.g.buf = make([]byte, 0, min(size, MaxBytes))
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -396,6 +404,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 		c.fail(path, "not valid JSON: "+err.Error())
 		return false
 	}
+	d.Text = string(raw) // names and keywords read as substrings of one copy
 	c.d, c.root = d, 0
 	return true
 }
