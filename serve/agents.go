@@ -63,7 +63,7 @@ func (c *exchange) reportUnhonoured(w http.ResponseWriter) {
 	paths := slices.Clone(c.unenforced)
 	for _, u := range c.req.unhonoured {
 		paths = append(paths, u.path)
-		c.s.metrics.unhonoured.WithLabelValues(c.ep.path, u.kind).Inc()
+		c.s.metrics.unhonoured.With(c.ep.path, u.kind).Inc()
 	}
 	w.Header().Set(UnenforcedHeader, headerList(paths))
 }
@@ -89,7 +89,7 @@ func (c *exchange) noteLateInstructions() {
 		if l.Joined {
 			placement = "instructions"
 		}
-		c.s.metrics.lateInstructions.WithLabelValues(c.ep.path, placement).Inc()
+		c.s.metrics.lateInstructions.With(c.ep.path, placement).Inc()
 		c.lateInstructions++
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamharmony/harmony/internal/metrics"
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
@@ -210,9 +211,10 @@ func TestTokenIntervals(t *testing.T) {
 		pw.Close()
 	}()
 	sse := newSSEReader(pr)
-	h := newBatchHistogram("itl", "test", itlBuckets, "endpoint")
-	var ttft recordObserver
-	g := &streamGen{c: &exchange{start: time.Now()}, ttft: &ttft, itl: h.batch("/x")}
+	reg := metrics.NewRegistry()
+	itl := reg.Histogram("itl", "test", itlBuckets)
+	ttft := reg.Histogram("ttft", "test", ttftBuckets)
+	g := &streamGen{c: &exchange{start: time.Now()}, ttft: ttft, itl: itl.Batch()}
 	for i := range 3 {
 		if _, err := sse.next(); err != nil {
 			t.Fatal(err)
@@ -221,26 +223,22 @@ func TestTokenIntervals(t *testing.T) {
 		// is not part of the interval, since "b" arrived with "a".
 		time.Sleep(pause)
 		g.token(sse.reads())
+		g.itl.Flush()
 		switch i {
 		case 1:
-			if g.itl.n != 1 || g.itl.sum != 0 {
-				t.Errorf("after a, b: %d intervals, sum %v; want 1, 0 (one read)", g.itl.n, g.itl.sum)
+			if itl.Count() != 1 || itl.Sum() != 0 {
+				t.Errorf("after a, b: %d intervals, sum %v; want 1, 0 (one read)", itl.Count(), itl.Sum())
 			}
 		case 2:
-			if g.itl.n != 2 || g.itl.sum < pause.Seconds() {
-				t.Errorf("after c: %d intervals, sum %v; want 2, at least %v", g.itl.n, g.itl.sum, pause.Seconds())
+			if itl.Count() != 2 || itl.Sum() < pause.Seconds() {
+				t.Errorf("after c: %d intervals, sum %v; want 2, at least %v", itl.Count(), itl.Sum(), pause.Seconds())
 			}
 		}
 	}
-	if len(ttft.values) != 1 {
-		t.Fatalf("ttft %v, want one value", ttft.values)
+	if n := ttft.Count(); n != 1 {
+		t.Fatalf("ttft observed %d times, want once", n)
 	}
 }
-
-// recordObserver keeps the values a metric observes.
-type recordObserver struct{ values []float64 }
-
-func (o *recordObserver) Observe(v float64) { o.values = append(o.values, v) }
 
 // TestEventDecoderStrings checks the strings read from events: each keeps
 // its value when the buffer it was read from is overwritten and after

@@ -15,8 +15,8 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/grammar"
+	"github.com/beamharmony/harmony/internal/metrics"
 	"github.com/beamharmony/harmony/internal/pyjson"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The pipeline every generating endpoint shares: read and decode the body,
@@ -441,7 +441,7 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 		out = held
 	}
 	g := &streamGen{c: c, w: w, out: out, events: make([]harmony.Event, 0, 16),
-		ttft: c.s.metrics.ttft.WithLabelValues(c.ep.path), itl: c.s.metrics.itl.batch(c.ep.path)}
+		ttft: c.s.metrics.ttft.With(c.ep.path), itl: c.s.metrics.itl.With(c.ep.path).Batch()}
 	if ka, ok := out.(keepAliver); ok {
 		if iv := c.s.cfg.keepAlive(); iv > 0 {
 			stop := g.keepAlive(iv, ka)
@@ -464,7 +464,7 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 		g.finishReply(g.end)
 	}
 	g.mu.Lock()
-	g.itl.add()
+	g.itl.Flush()
 	g.mu.Unlock()
 }
 
@@ -517,10 +517,10 @@ type streamGen struct {
 	lastToken time.Duration
 	lastRead  uint64
 	sent      bool
-	ttft      prometheus.Observer
+	ttft      *metrics.Histogram
 	// itl collects the inter-token intervals, added to the histogram
 	// with each write (and at the end).
-	itl *histBatch
+	itl *metrics.Batch
 
 	c      *exchange
 	w      http.ResponseWriter
@@ -689,7 +689,7 @@ func (g *streamGen) run(body io.Reader) {
 		// together, up to maxBatch of them.
 		if batched++; batched >= maxBatch || !sse.ready() {
 			err, batched = g.flushLocked(), 0
-			g.itl.add()
+			g.itl.Flush()
 		}
 		g.mu.Unlock()
 		if err != nil {
@@ -903,7 +903,7 @@ func (c *exchange) prepare(body []byte) (reply, *apiError) {
 	rep, aerr := c.ep.decode(c.s, body)
 	if aerr != nil {
 		if aerr.code == lateInstructionsCode {
-			c.s.metrics.lateInstructions.WithLabelValues(c.ep.path, "refused").Inc()
+			c.s.metrics.lateInstructions.With(c.ep.path, "refused").Inc()
 		}
 		return nil, aerr
 	}

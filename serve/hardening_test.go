@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // runGateway serves s with Run on a local port until the test ends (or
@@ -395,10 +393,10 @@ func TestShutdownDeadlineEndsStreams(t *testing.T) {
 			t.Errorf("stream %d: done %v, error %+v; rest %q", i, res.done, res.errEvent, rest)
 		}
 	}
-	if got := testutil.ToFloat64(s.metrics.errors.WithLabelValues("server_shutdown")); got != float64(n) {
+	if got := s.metrics.errors.With("server_shutdown").Value(); got != float64(n) {
 		t.Errorf("server_shutdown errors counted: %v, want %d", got, n)
 	}
-	if got := testutil.ToFloat64(s.metrics.errors.WithLabelValues("client_closed")); got != 0 {
+	if got := s.metrics.errors.With("client_closed").Value(); got != 0 {
 		t.Errorf("client_closed errors counted: %v, want 0", got)
 	}
 }
@@ -500,8 +498,8 @@ func TestEngineUsageChecked(t *testing.T) {
 				}
 			}
 			if tt.want == nil {
-				if testutil.ToFloat64(s.metrics.promptTokens) != 0 || testutil.ToFloat64(s.metrics.completionTokens) != 0 {
-					t.Errorf("tokens counted: %v, %v", testutil.ToFloat64(s.metrics.promptTokens), testutil.ToFloat64(s.metrics.completionTokens))
+				if s.metrics.promptTokens.Value() != 0 || s.metrics.completionTokens.Value() != 0 {
+					t.Errorf("tokens counted: %v, %v", s.metrics.promptTokens.Value(), s.metrics.completionTokens.Value())
 				}
 				if strings.Count(logs.String(), "dropped the engine's usage") != 2 {
 					t.Errorf("no warning in the log: %s", logs.String())

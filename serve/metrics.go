@@ -5,9 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/beamharmony/harmony/internal/metrics"
 )
 
 // errorKind labels a failed request in the metrics and logs.
@@ -68,36 +66,35 @@ var ttftBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
 // itlBuckets bound the time between two tokens of a stream.
 var itlBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 1, 2.5}
 
-// tokenBuckets bound a request's prompt or generated tokens.
-var tokenBuckets = prometheus.ExponentialBuckets(16, 4, 9) // 16 .. 1Mi
+// tokenBuckets bound a request's prompt or generated tokens: 16 to 1Mi by
+// powers of 4.
+var tokenBuckets = []float64{16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1 << 20}
 
-// metrics are the gateway's Prometheus collectors, in a registry of the
-// server's own (docs/serve.md, Metrics). The series of the hand-written
-// exporter keep their names and labels.
-type metrics struct {
-	reg *prometheus.Registry
-	h   http.Handler
+// gatewayMetrics are the gateway's series, in a registry of the server's
+// own (docs/serve.md, Metrics), with the Go runtime's and the process's.
+type gatewayMetrics struct {
+	reg *metrics.Registry
 
 	// The first series, counted over every generating endpoint.
-	requests         *prometheus.CounterVec // stream
-	errors           *prometheus.CounterVec // kind
-	streamsOpen      prometheus.Gauge
-	prepareWaiting   prometheus.Gauge
-	promptTokens     prometheus.Counter
-	completionTokens prometheus.Counter
-	duration         prometheus.Histogram
+	requests         *metrics.CounterVec // stream
+	errors           *metrics.CounterVec // kind
+	streamsOpen      *metrics.Gauge
+	prepareWaiting   *metrics.Gauge
+	promptTokens     *metrics.Counter
+	completionTokens *metrics.Counter
+	duration         *metrics.Histogram
 
 	// By endpoint.
-	endpointRequests *prometheus.CounterVec   // endpoint, code
-	ttft             *prometheus.HistogramVec // endpoint
-	itl              *batchHistogram          // endpoint
-	e2e              *prometheus.HistogramVec // endpoint
-	reqPromptTokens  *prometheus.HistogramVec // endpoint
-	reqGenTokens     *prometheus.HistogramVec // endpoint
-	engineErrors     *prometheus.CounterVec   // kind
-	lateInstructions *prometheus.CounterVec   // endpoint, placement
-	unhonoured       *prometheus.CounterVec   // endpoint, kind
-	webTools         *prometheus.CounterVec   // tool, outcome
+	endpointRequests *metrics.CounterVec   // endpoint, code
+	ttft             *metrics.HistogramVec // endpoint
+	itl              *metrics.HistogramVec // endpoint; observed in batches
+	e2e              *metrics.HistogramVec // endpoint
+	reqPromptTokens  *metrics.HistogramVec // endpoint
+	reqGenTokens     *metrics.HistogramVec // endpoint
+	engineErrors     *metrics.CounterVec   // kind
+	lateInstructions *metrics.CounterVec   // endpoint, placement
+	unhonoured       *metrics.CounterVec   // endpoint, kind
+	webTools         *metrics.CounterVec   // tool, outcome
 
 	replicas replicaMetrics
 }
@@ -105,73 +102,70 @@ type metrics struct {
 // engineErrorKinds label beamharmony_engine_errors_total.
 var engineErrorKinds = [...]string{"unreachable", "timeout", "status_4xx", "status_5xx", "bad_reply", "stream_cut", "error_event", "finish_reason", "invalid_output", "other"}
 
-// newMetrics returns the collectors, registered with a new registry
-// alongside the Go runtime and process collectors.
-func newMetrics() *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_requests_total",
-		Help: "Generating requests (every API), by whether they streamed."}, []string{"stream"})
-	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_errors_total",
-		Help: "Failed generating requests, and requests for no endpoint (not_found), by kind of failure."}, []string{"kind"})
-	m.streamsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Name: "beamharmony_streams_open",
-		Help: "Streamed replies in progress."})
-	m.prepareWaiting = prometheus.NewGauge(prometheus.GaugeOpts{Name: "beamharmony_prepare_waiting",
-		Help: "Requests waiting for their turn to be decoded, rendered and tokenized (--prepare-concurrency)."})
-	m.promptTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "beamharmony_prompt_tokens_total",
-		Help: "Prompt tokens, as counted by the engine."})
-	m.completionTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "beamharmony_completion_tokens_total",
-		Help: "Generated tokens, as counted by the engine."})
-	m.duration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "beamharmony_request_duration_seconds",
-		Help: "Generating request duration, to the last byte.", Buckets: latencyBuckets})
-	m.endpointRequests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_http_requests_total",
-		Help: "Requests to the generating endpoints, by endpoint and HTTP status (499: the client went away)."}, []string{"endpoint", "code"})
-	m.ttft = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_time_to_first_token_seconds",
-		Help: "Time from a streamed request's arrival to the engine's first generated text.", Buckets: ttftBuckets}, []string{"endpoint"})
-	m.itl = newBatchHistogram("beamharmony_inter_token_latency_seconds",
+// newMetrics returns the series, registered with a new registry alongside
+// the Go runtime's and the process's.
+func newMetrics() *gatewayMetrics {
+	r := metrics.NewRegistry()
+	m := &gatewayMetrics{reg: r}
+	m.requests = r.CounterVec("beamharmony_requests_total",
+		"Generating requests (every API), by whether they streamed.", "stream")
+	m.errors = r.CounterVec("beamharmony_errors_total",
+		"Failed generating requests, and requests for no endpoint (not_found), by kind of failure.", "kind")
+	m.streamsOpen = r.Gauge("beamharmony_streams_open",
+		"Streamed replies in progress.")
+	m.prepareWaiting = r.Gauge("beamharmony_prepare_waiting",
+		"Requests waiting for their turn to be decoded, rendered and tokenized (--prepare-concurrency).")
+	m.promptTokens = r.Counter("beamharmony_prompt_tokens_total",
+		"Prompt tokens, as counted by the engine.")
+	m.completionTokens = r.Counter("beamharmony_completion_tokens_total",
+		"Generated tokens, as counted by the engine.")
+	m.duration = r.Histogram("beamharmony_request_duration_seconds",
+		"Generating request duration, to the last byte.", latencyBuckets)
+	m.endpointRequests = r.CounterVec("beamharmony_http_requests_total",
+		"Requests to the generating endpoints, by endpoint and HTTP status (499: the client went away).", "endpoint", "code")
+	m.ttft = r.HistogramVec("beamharmony_time_to_first_token_seconds",
+		"Time from a streamed request's arrival to the engine's first generated text.", ttftBuckets, "endpoint")
+	m.itl = r.HistogramVec("beamharmony_inter_token_latency_seconds",
 		"Time between two stream events of the engine that carry generated text (one token each on vLLM).", itlBuckets, "endpoint")
-	m.e2e = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_e2e_request_latency_seconds",
-		Help: "Time from a request's arrival to the last byte of its reply.", Buckets: latencyBuckets}, []string{"endpoint"})
-	m.reqPromptTokens = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_request_prompt_tokens",
-		Help: "Prompt tokens of a request, as counted by the engine.", Buckets: tokenBuckets}, []string{"endpoint"})
-	m.reqGenTokens = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "beamharmony_request_generation_tokens",
-		Help: "Generated tokens of a request, as counted by the engine.", Buckets: tokenBuckets}, []string{"endpoint"})
-	m.engineErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_engine_errors_total",
-		Help: "Failures of the engine, by kind."}, []string{"kind"})
-	m.lateInstructions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_late_instructions_total",
-		Help: "System and developer messages after a message of another role, by where they went: joined to the instructions (before the first assistant turn), a user message in place (after one), or refused (--refuse-late-instructions)."},
-		[]string{"endpoint", "placement"})
-	m.unhonoured = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_unhonoured_total",
-		Help: "Request values left out or not applied, each listed in the X-Beam-Unenforced header: hosted tools, billing-header blocks, deferred tools declared in full, context_management edits, other fields."},
-		[]string{"endpoint", "kind"})
-	m.webTools = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "beamharmony_web_tool_calls_total",
-		Help: "Calls of the hosted web search's built-in tools (--search-backend), by tool (search, browse) and outcome: ok, or the error code the client sees (unavailable, url_not_allowed, ...)."},
-		[]string{"tool", "outcome"})
-	m.reg.MustRegister(m.webTools)
-	for _, t := range [...]string{toolSearch, toolBrowse} {
-		m.webTools.WithLabelValues(t, "ok")
-	}
-	m.reg.MustRegister(m.requests, m.errors, m.streamsOpen, m.prepareWaiting, m.promptTokens, m.completionTokens, m.duration,
-		m.endpointRequests, m.ttft, m.itl, m.e2e, m.reqPromptTokens, m.reqGenTokens, m.engineErrors, m.lateInstructions, m.unhonoured,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.e2e = r.HistogramVec("beamharmony_e2e_request_latency_seconds",
+		"Time from a request's arrival to the last byte of its reply.", latencyBuckets, "endpoint")
+	m.reqPromptTokens = r.HistogramVec("beamharmony_request_prompt_tokens",
+		"Prompt tokens of a request, as counted by the engine.", tokenBuckets, "endpoint")
+	m.reqGenTokens = r.HistogramVec("beamharmony_request_generation_tokens",
+		"Generated tokens of a request, as counted by the engine.", tokenBuckets, "endpoint")
+	m.engineErrors = r.CounterVec("beamharmony_engine_errors_total",
+		"Failures of the engine, by kind.", "kind")
+	m.lateInstructions = r.CounterVec("beamharmony_late_instructions_total",
+		"System and developer messages after a message of another role, by where they went: joined to the instructions (before the first assistant turn), a user message in place (after one), or refused (--refuse-late-instructions).",
+		"endpoint", "placement")
+	m.unhonoured = r.CounterVec("beamharmony_unhonoured_total",
+		"Request values left out or not applied, each listed in the X-Beam-Unenforced header: hosted tools, billing-header blocks, deferred tools declared in full, context_management edits, other fields.",
+		"endpoint", "kind")
+	m.webTools = r.CounterVec("beamharmony_web_tool_calls_total",
+		"Calls of the hosted web search's built-in tools (--search-backend), by tool (search, browse) and outcome: ok, or the error code the client sees (unavailable, url_not_allowed, ...).",
+		"tool", "outcome")
+	r.AddRuntime()
 	// Every fixed label value is exported from the start, at 0.
+	for _, t := range [...]string{toolSearch, toolBrowse} {
+		m.webTools.With(t, "ok")
+	}
 	for _, v := range [...]string{"false", "true"} {
-		m.requests.WithLabelValues(v)
+		m.requests.With(v)
 	}
 	for k := kindBadRequest; k < numKinds; k++ {
-		m.errors.WithLabelValues(k.String())
+		m.errors.With(k.String())
 	}
 	for _, k := range engineErrorKinds {
-		m.engineErrors.WithLabelValues(k)
+		m.engineErrors.With(k)
 	}
 	for _, ep := range [...]*endpoint{chatEndpoint, messagesEndpoint, responsesEndpoint} {
 		for _, p := range lateInstructionsPlacements {
-			m.lateInstructions.WithLabelValues(ep.path, p)
+			m.lateInstructions.With(ep.path, p)
 		}
 		for _, k := range unhonouredKinds {
-			m.unhonoured.WithLabelValues(ep.path, k)
+			m.unhonoured.With(ep.path, k)
 		}
 	}
-	m.h = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m
 }
 
@@ -208,24 +202,24 @@ func engineErrorKind(kind errorKind, code string) string {
 }
 
 // observe records one finished generating request.
-func (m *metrics) observe(endpoint string, stream bool, status int, kind errorKind, code string, d time.Duration, u *usage) {
-	m.requests.WithLabelValues(strconv.FormatBool(stream)).Inc()
+func (m *gatewayMetrics) observe(endpoint string, stream bool, status int, kind errorKind, code string, d time.Duration, u *usage) {
+	m.requests.With(strconv.FormatBool(stream)).Inc()
 	if kind != kindNone {
-		m.errors.WithLabelValues(kind.String()).Inc()
+		m.errors.With(kind.String()).Inc()
 		if ek := engineErrorKind(kind, code); ek != "" {
-			m.engineErrors.WithLabelValues(ek).Inc()
+			m.engineErrors.With(ek).Inc()
 		}
 	}
-	m.endpointRequests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
+	m.endpointRequests.With(endpoint, strconv.Itoa(status)).Inc()
 	if u != nil {
 		m.promptTokens.Add(float64(u.PromptTokens))
 		m.completionTokens.Add(float64(u.CompletionTokens))
-		m.reqPromptTokens.WithLabelValues(endpoint).Observe(float64(u.PromptTokens))
-		m.reqGenTokens.WithLabelValues(endpoint).Observe(float64(u.CompletionTokens))
+		m.reqPromptTokens.With(endpoint).Observe(float64(u.PromptTokens))
+		m.reqGenTokens.With(endpoint).Observe(float64(u.CompletionTokens))
 	}
 	m.duration.Observe(d.Seconds())
-	m.e2e.WithLabelValues(endpoint).Observe(d.Seconds())
+	m.e2e.With(endpoint).Observe(d.Seconds())
 }
 
-// serveHTTP serves the metrics in the Prometheus exposition formats.
-func (m *metrics) serveHTTP(w http.ResponseWriter, r *http.Request) { m.h.ServeHTTP(w, r) }
+// serveHTTP serves the metrics in the Prometheus text exposition format.
+func (m *gatewayMetrics) serveHTTP(w http.ResponseWriter, r *http.Request) { m.reg.ServeHTTP(w, r) }

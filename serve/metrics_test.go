@@ -3,20 +3,15 @@ package serve
 import (
 	"encoding/json"
 	"io"
-	"math"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// TestMetricsByEndpoint checks the series added with client_golang after
-// requests to each API: latency histograms and requests by endpoint, token
+// TestMetricsByEndpoint checks the series by endpoint after requests to
+// each API: latency histograms and requests by endpoint, token
 // histograms, engine errors by kind, and the Go and process collectors.
 func TestMetricsByEndpoint(t *testing.T) {
 	fe := newFakeEngine(t, func(r *engineReq) gen {
@@ -82,48 +77,6 @@ func TestMetricsByEndpoint(t *testing.T) {
 
 func eq(want float64) func(float64) bool { return func(v float64) bool { return v == want } }
 func gt(min float64) func(float64) bool  { return func(v float64) bool { return v > min } }
-
-// TestBatchHistogram checks that a batchHistogram, observed in batches,
-// is exported as a prometheus.HistogramVec given the same observations
-// one by one: buckets (a value equal to a bound is in it), count, sum,
-// and a series with no observations.
-func TestBatchHistogram(t *testing.T) {
-	ref := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "h", Help: "help", Buckets: itlBuckets}, []string{"endpoint"})
-	bh := newBatchHistogram("h", "help", itlBuckets, "endpoint")
-	// Sums of these values are exact whatever their grouping, so the
-	// batches' sums match the reference's to the bit; "/b" is observed
-	// in one batch, in order, as the reference adds them.
-	batches := map[string][][]float64{
-		"/a": {{0, 0.25, 0.5}, {0.75, 1, 2.5, 3}, {}, {100, 0.125, 0}},
-		"/b": {{0.001, math.Nextafter(0.001, 1), 0.0025, 0.06, 0.0999, 1e-9}},
-		"/c": nil,
-	}
-	for _, endpoint := range []string{"/a", "/b", "/c"} {
-		ref.WithLabelValues(endpoint)
-		b := bh.batch(endpoint)
-		for _, vs := range batches[endpoint] {
-			for _, v := range vs {
-				ref.WithLabelValues(endpoint).Observe(v)
-				b.Observe(v)
-			}
-			b.add()
-		}
-	}
-	expose := func(c prometheus.Collector) string {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(c)
-		rec := httptest.NewRecorder()
-		promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-		return rec.Body.String()
-	}
-	want, got := expose(ref), expose(bh)
-	if got != want {
-		t.Errorf("batch histogram exported\n%s\nwant (prometheus.HistogramVec)\n%s", got, want)
-	}
-	if !strings.Contains(want, `h_bucket{endpoint="/b",le="0.001"} 2`) || !strings.Contains(want, `h_count{endpoint="/a"} 10`) {
-		t.Errorf("reference exposition not as expected:\n%s", want)
-	}
-}
 
 // TestInterTokenCountOneWrite checks that every interval is counted when
 // the engine's whole stream arrives in one write, so that no write of the

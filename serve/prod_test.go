@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/beamharmony/harmony"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // Sampling values that are not finite numbers in range are a 400 naming
@@ -304,13 +303,13 @@ func TestPrepareWaitEndsWithClient(t *testing.T) {
 		errc <- err
 	}()
 	// Wait for the server to have the second request before leaving.
-	waitFor(t, func() bool { return testutil.ToFloat64(s.metrics.prepareWaiting) == 1 })
+	waitFor(t, func() bool { return s.metrics.prepareWaiting.Value() == 1 })
 	cancel()
 	if err := <-errc; err == nil {
 		t.Fatal("the cancelled request succeeded")
 	}
 	waitFor(t, func() bool { return strings.Contains(buf.String(), `"status":499`) })
-	if testutil.ToFloat64(s.metrics.prepareWaiting) != 0 {
+	if s.metrics.prepareWaiting.Value() != 0 {
 		t.Error("the request still waits")
 	}
 	if p := enc.peak.Load(); p != 1 {

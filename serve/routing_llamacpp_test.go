@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 var (
@@ -56,8 +54,8 @@ func routingTurn(tag string, c, n int) string {
 func cacheCounts(servers []*Server) (prompt, cached float64) {
 	for _, s := range servers {
 		for _, name := range s.metrics.replicas.names {
-			prompt += testutil.ToFloat64(s.metrics.replicas.promptTokens.WithLabelValues(name))
-			cached += testutil.ToFloat64(s.metrics.replicas.cachedTokens.WithLabelValues(name))
+			prompt += s.metrics.replicas.promptTokens.With(name).Value()
+			cached += s.metrics.replicas.cachedTokens.With(name).Value()
 		}
 	}
 	return prompt, cached
@@ -103,7 +101,7 @@ func runConversations(t *testing.T, tag string, servers []*Server, gws []*httpte
 	load := map[string]int{}
 	for _, s := range servers {
 		for _, name := range s.metrics.replicas.names {
-			load[name] += int(testutil.ToFloat64(s.metrics.replicas.requests.WithLabelValues(name)))
+			load[name] += int(s.metrics.replicas.requests.With(name).Value())
 		}
 	}
 	return (c1 - c0) / (p1 - p0), load
@@ -204,7 +202,7 @@ func TestRoutingLlamaCpp(t *testing.T) {
 			t.Errorf("after the kill, conversation %d: %d %.300s", c, resp.StatusCode, data)
 		}
 	}
-	retries := testutil.ToFloat64(s.metrics.replicas.decisions.WithLabelValues(routeRetry))
+	retries := s.metrics.replicas.decisions.With(routeRetry).Value()
 	var h struct {
 		Engines []map[string]any `json:"engines"`
 	}

@@ -42,7 +42,7 @@ type Server struct {
 	engines []engine
 	router  *router
 	log     *slog.Logger
-	metrics *metrics
+	metrics *gatewayMetrics
 	// signer signs the reasoning handed out and checks it coming back.
 	signer *signer
 	// keys are the accepted API keys; nil when the server takes none.
@@ -274,7 +274,7 @@ func (s *Server) MetricsHandler() http.Handler {
 // notFound answers a request for no endpoint with a 404, logged.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, id, msg string) {
 	e := &apiError{status: http.StatusNotFound, kind: kindNotFound, code: "not_found", msg: msg}
-	s.metrics.errors.WithLabelValues(kindNotFound.String()).Inc()
+	s.metrics.errors.With(kindNotFound.String()).Inc()
 	s.logRequest(r, id, nil, e.status, e, time.Now())
 	errorWriterFor(familyEither, r)(w, e)
 }

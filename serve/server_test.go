@@ -15,8 +15,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // streamCheck reads a streamed reply without a testing.T (for use from
@@ -118,10 +116,10 @@ func TestConcurrentStreams(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if got := testutil.ToFloat64(s.metrics.streamsOpen); got != 0 {
+	if got := s.metrics.streamsOpen.Value(); got != 0 {
 		t.Errorf("streams open after the test: %v", got)
 	}
-	if got := testutil.ToFloat64(s.metrics.requests.WithLabelValues("true")); got != float64(n) {
+	if got := s.metrics.requests.With("true").Value(); got != float64(n) {
 		t.Errorf("streamed requests counted: %v", got)
 	}
 	client.CloseIdleConnections()
@@ -180,9 +178,9 @@ func TestClientDisconnect(t *testing.T) {
 	resp.Body.Close()
 	waitCancelled(t, fe, 1)
 	deadline := time.Now().Add(5 * time.Second)
-	for testutil.ToFloat64(s.metrics.errors.WithLabelValues("client_closed")) != 1 || testutil.ToFloat64(s.metrics.streamsOpen) != 0 {
+	for s.metrics.errors.With("client_closed").Value() != 1 || s.metrics.streamsOpen.Value() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("client_closed %v, streams open %v", testutil.ToFloat64(s.metrics.errors.WithLabelValues("client_closed")), testutil.ToFloat64(s.metrics.streamsOpen))
+			t.Fatalf("client_closed %v, streams open %v", s.metrics.errors.With("client_closed").Value(), s.metrics.streamsOpen.Value())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -495,7 +495,7 @@ func (c *exchange) runTool(t *toolRun, refuse bool) {
 		outcome = t.err.code
 		c.warnings = append(c.warnings, t.name+" failed: "+t.err.Error())
 	}
-	c.s.metrics.webTools.WithLabelValues(t.name, outcome).Inc()
+	c.s.metrics.webTools.With(t.name, outcome).Inc()
 	t.render()
 	if t.err == nil && t.name == toolBrowse && t.pattern != "" {
 		var o browseOptions
