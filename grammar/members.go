@@ -261,3 +261,124 @@ func (c *compiler) siblingMembers(v *view, names []string, values []*view, requi
 	}
 	return names, values, required
 }
+
+// An object closed by unevaluatedProperties: false that is one variant of
+// an anyOf (the view holds the variant): JSON Schema counts as evaluated
+// the properties of every variant the value matches, not only the one
+// being written, so {"properties": {"a": ...}, "anyOf": [{"required":
+// ["b"], ...}, {"required": ["c"], ...}], "unevaluatedProperties": false}
+// admits b and c together when both variants match. Where another
+// variant's match is the presence of one property valid for its schema (a
+// variant of only properties with one name, required, and optionally type
+// object), that property is added, optional, valid for the object's
+// schemas and the variant's property schema: present, the variant matches
+// and so it is evaluated, which is exact. Where another variant could
+// evaluate properties otherwise, the grammar would rule out values the
+// schema admits: reported (an error under strict). Bounded like
+// siblingMembers: anyOfs of at most maxSiblingVariants. Beside
+// dependentRequired (add false), whose cases are built from the names
+// before, none is added: each is reported instead.
+func (c *compiler) evaluatedSiblings(v *view, names []string, values []*view, required []bool, add bool) ([]string, []*view, []bool) {
+	d := c.d
+	var closing vnode
+	for _, n := range v.nodes {
+		if n.node == v.root {
+			closing = n
+		}
+	}
+	inView := func(s int) bool {
+		for _, n := range v.nodes {
+			if n.node == s {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range v.nodes {
+		if n.ks.AnyOf < 0 || n.done&doneAnyOf == 0 || d.Kind(n.ks.AnyOf) != pyjson.Array {
+			continue
+		}
+		if d.Nodes[n.ks.AnyOf].Len > maxSiblingVariants {
+			c.loosen(closing.path+".unevaluatedProperties", "unevaluatedProperties",
+				"beside an anyOf of more than "+itoa(maxSiblingVariants)+" variants the grammar can't tell which properties the matching variants evaluate")
+			continue
+		}
+		d.Elements(n.ks.AnyOf, func(o, pos int) bool {
+			if inView(o) {
+				return true
+			}
+			path := n.path + ".anyOf[" + strconv.Itoa(pos) + "]"
+			w := c.viewOf(o, path)
+			if w.never || !evaluatesProperties(d, w) {
+				return c.err == nil
+			}
+			name, schema, ok := singlePropertyVariant(d, w)
+			if !ok || !add {
+				c.loosen(closing.path+".unevaluatedProperties", "unevaluatedProperties",
+					"the properties the variant at "+path+" evaluates when it matches too are left out")
+				return c.err == nil
+			}
+			if slices.Contains(names, name) || !c.spend(v.path, len(name)+64) {
+				return c.err == nil
+			}
+			value := c.memberValue(v, name)
+			c.addTo(value, schema, path+".properties."+name)
+			names, values, required = append(names, name), append(values, value), append(required, false)
+			return c.err == nil
+		})
+	}
+	return names, values, required
+}
+
+// evaluatesProperties reports whether a value valid for view w may have
+// properties w evaluates: a schema of it declares or matches properties,
+// or holds a keyword that can (variants, conditions, dynamic references).
+func evaluatesProperties(d *pyjson.Doc, w *view) bool {
+	for _, n := range w.nodes {
+		ks := &n.ks
+		if ks.Properties >= 0 || ks.PatternProperties >= 0 || ks.AdditionalProperties >= 0 || ks.AnyOf >= 0 || ks.OneOf >= 0 {
+			return true
+		}
+		for _, kw := range [...]string{"unevaluatedProperties", "dependentSchemas", "if", "then", "else", "$dynamicRef", "$recursiveRef"} {
+			if d.Lookup(n.node, kw) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// singlePropertyVariant reports whether view w, an anyOf variant, matches
+// an object exactly when one property is present and valid for its
+// schema: one schema of only properties with one name, that name
+// required, and optionally type "object" (and annotations).
+func singlePropertyVariant(d *pyjson.Doc, w *view) (name string, schema int, ok bool) {
+	if len(w.nodes) != 1 {
+		return "", -1, false
+	}
+	s := w.nodes[0].node
+	ks := &w.nodes[0].ks
+	if ks.Properties < 0 || d.Kind(ks.Properties) != pyjson.Object || d.Nodes[ks.Properties].Len != 1 ||
+		ks.Required < 0 || d.Kind(ks.Required) != pyjson.Array || d.Nodes[ks.Required].Len != 1 {
+		return "", -1, false
+	}
+	d.Members(ks.Properties, func(k, val int) bool {
+		name, schema = d.Str(k), val
+		return false
+	})
+	d.Elements(ks.Required, func(e, _ int) bool {
+		ok = d.Kind(e) == pyjson.String && d.Str(e) == name
+		return false
+	})
+	d.Members(s, func(k, val int) bool {
+		switch d.Str(k) {
+		case "properties", "required", "title", "description", "$comment", "examples", "default", "$schema":
+		case "type":
+			ok = ok && d.Kind(val) == pyjson.String && d.Str(val) == "object"
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return name, schema, ok
+}

@@ -1000,6 +1000,9 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	if len(names) > 0 && !c.strict && !extra.never && !c.unevaluatedClosed(v) && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
 		names, values, required = c.siblingMembers(v, names, values, required)
 	}
+	if c.unevaluatedClosed(v) {
+		names, values, required = c.evaluatedSiblings(v, names, values, required, len(deps) == 0)
+	}
 	if len(names) == 0 {
 		member := c.freeMember(v, extra, ctx)
 		if member != nil {
