@@ -10,7 +10,9 @@
 //     loader distributes.
 //   - console: the web console's page in a real browser (Chromium, driven
 //     by chromedp).
-//   - gateway: the gateway through its HTTP API, with a browser (the
+//   - gateway: the gateway through its HTTP API with the official OpenAI
+//     and Anthropic Go SDKs (Chat Completions, Responses, Messages: tool
+//     loops, streams, signatures, keys, TLS and CORS) and a browser (the
 //     console's inspector), in front of a scripted engine.
 //
 // Run them with go test ./... in this directory (.ci/run does).

@@ -3,13 +3,16 @@ package serve
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -126,4 +129,67 @@ func TestNodeSDKsKeyTLS(t *testing.T) {
 	if len(paths) != 2 {
 		t.Errorf("recorded the headers of %d SDKs, want 2", len(paths))
 	}
+}
+
+// toolLoopScript calls get_weather on the first turn and answers once the
+// prompt carries the tool's result.
+func toolLoopScript(r *engineReq) gen {
+	if strings.Contains(r.Prompt, "14 C, cloudy") {
+		return answer("The tool says 14 C and cloudy.", "It is 14 C and cloudy in London.")
+	}
+	return callGen("I should check the weather tool.", scriptCall{"get_weather", [][2]string{{"city", "London"}}})
+}
+
+// headerRecorder passes requests to the gateway and keeps their headers.
+type headerRecorder struct {
+	h       http.Handler
+	mu      sync.Mutex
+	headers []http.Header
+}
+
+func (hr *headerRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hr.mu.Lock()
+	hr.headers = append(hr.headers, r.Header.Clone())
+	hr.mu.Unlock()
+	hr.h.ServeHTTP(w, r)
+}
+
+// securedGateway runs a gateway with an API key, CORS for one origin and
+// TLS under a self-signed certificate, and returns its base URL, an HTTP
+// client that trusts the certificate, and the recorder of request headers.
+func securedGateway(t *testing.T, key, origin string) (base string, client *http.Client, rec *headerRecorder, cert *testCert) {
+	t.Helper()
+	cert = newTestCert(t, 7)
+	certFile, keyFile := cert.write(t, t.TempDir())
+	cr, err := NewCertReloader(certFile, keyFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := newFakeEngine(t, nodeLoopScript)
+	s, err := New(Config{Backend: fe.srv.URL, APIKeys: []string{key}, CORSOrigins: []string{origin}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = &headerRecorder{h: s}
+	base = "https://" + runTLS(t, rec, cr.TLSConfig())
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: cert.pool()}, ForceAttemptHTTP2: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return base, &http.Client{Transport: tr}, rec, cert
+}
+
+// sdkHeaders are the request headers a browser page using the SDK would
+// have to clear in a preflight: all but those the browser sets itself and
+// the CORS-safelisted ones.
+func sdkHeaders(h http.Header) string {
+	var names []string
+	for name := range h {
+		switch n := strings.ToLower(name); {
+		case n == "accept", n == "accept-encoding", n == "accept-language", n == "user-agent", n == "content-length", n == "connection", n == "host",
+			strings.HasPrefix(n, "sec-"):
+		default:
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
 }

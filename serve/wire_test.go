@@ -68,19 +68,6 @@ func sameJSON(t *testing.T, what string, got, want []byte) {
 	}
 }
 
-// jsonEq reports whether got and want are the same JSON text but for
-// whitespace outside strings: the same value, members in the same order,
-// numbers written alike. The non-streamed Messages reply writes a
-// tool_use input compacted and its stream as the parser wrote it (gap
-// decision 94), so tests compare inputs with it.
-func jsonEq(got []byte, want string) bool {
-	var g, w bytes.Buffer
-	if json.Compact(&g, got) != nil || json.Compact(&w, []byte(want)) != nil {
-		return false
-	}
-	return bytes.Equal(g.Bytes(), w.Bytes())
-}
-
 // sseData returns the data of each event in a stream.
 func sseData(t *testing.T, stream []byte) [][]byte {
 	t.Helper()

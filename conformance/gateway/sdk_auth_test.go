@@ -1,8 +1,7 @@
-package serve
+package gateway_test
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"net/http"
 	"slices"
@@ -38,29 +37,6 @@ func (hr *headerRecorder) last() http.Header {
 	return hr.headers[len(hr.headers)-1]
 }
 
-// securedGateway runs a gateway with an API key, CORS for one origin and
-// TLS under a self-signed certificate, and returns its base URL, an HTTP
-// client that trusts the certificate, and the recorder of request headers.
-func securedGateway(t *testing.T, key, origin string) (base string, client *http.Client, rec *headerRecorder, cert *testCert) {
-	t.Helper()
-	cert = newTestCert(t, 7)
-	certFile, keyFile := cert.write(t, t.TempDir())
-	cr, err := NewCertReloader(certFile, keyFile, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fe := newFakeEngine(t, nodeLoopScript)
-	s, err := New(Config{Backend: fe.srv.URL, APIKeys: []string{key}, CORSOrigins: []string{origin}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec = &headerRecorder{h: s}
-	base = "https://" + runTLS(t, rec, cr.TLSConfig())
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: cert.pool()}, ForceAttemptHTTP2: true}
-	t.Cleanup(tr.CloseIdleConnections)
-	return base, &http.Client{Transport: tr}, rec, cert
-}
-
 // sdkHeaders are the request headers a browser page using the SDK would
 // have to clear in a preflight: all but those the browser sets itself and
 // the CORS-safelisted ones.
@@ -84,7 +60,7 @@ func sdkHeaders(h http.Header) string {
 // browser preflight for exactly the headers each SDK sends is answered.
 func TestGoSDKsKeyTLSCORS(t *testing.T) {
 	const key, origin = "sk-beam-test-key", "https://app.example.com"
-	base, httpClient, rec, _ := securedGateway(t, key, origin)
+	base, httpClient, rec := securedGateway(t, key, origin)
 	ctx := context.Background()
 
 	// OpenAI: Chat Completions and Responses, the key as a bearer token.

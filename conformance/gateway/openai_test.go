@@ -1,4 +1,4 @@
-package serve
+package gateway_test
 
 import (
 	"context"
@@ -12,8 +12,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/respjson"
 )
-
-// End to end with the official Go client: what an OpenAI application sees.
 
 func newOpenAIClient(gw *httptest.Server) openai.Client {
 	return openai.NewClient(option.WithBaseURL(gw.URL+"/v1/"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
@@ -118,7 +116,7 @@ func toolLoopScript(r *engineReq) gen {
 	if strings.Contains(r.Prompt, "14 C, cloudy") {
 		return answer("The tool says 14 C and cloudy.", "It is 14 C and cloudy in London.")
 	}
-	return callGen("I should check the weather tool.", scriptCall{"get_weather", [][2]string{{"city", "London"}}})
+	return callGen("I should check the weather tool.", scriptCall{Name: "get_weather", Params: [][2]string{{"city", "London"}}})
 }
 
 // wantSecondPrompt is the end of the second turn's prompt: the first
@@ -193,7 +191,7 @@ func TestOpenAIClientToolLoop(t *testing.T) {
 			if got := resp.Choices[0].Message.Content; got != "It is 14 C and cloudy in London." {
 				t.Errorf("second answer %q", got)
 			}
-			if p := fe.lastRequest(t).Prompt; !strings.HasSuffix(p, wantSecondPrompt) {
+			if p := fe.LastRequest(t).Prompt; !strings.HasSuffix(p, wantSecondPrompt) {
 				t.Errorf("second prompt ends\n%q\nwant\n%q", p[max(0, len(p)-len(wantSecondPrompt)):], wantSecondPrompt)
 			}
 		})
@@ -228,7 +226,7 @@ func TestOpenAIClientDropsReasoning(t *testing.T) {
 	if apiErr.StatusCode != 400 || apiErr.Message != want || apiErr.Code != "missing_reasoning" || apiErr.Type != "invalid_request_error" {
 		t.Errorf("status %d, code %q, type %q, message %q", apiErr.StatusCode, apiErr.Code, apiErr.Type, apiErr.Message)
 	}
-	if n := len(fe.requests()); n != 1 {
+	if n := len(fe.Requests()); n != 1 {
 		t.Errorf("the engine got %d requests, want 1", n)
 	}
 }
