@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/beamharmony/harmony/internal/corpus"
-	"github.com/beamharmony/harmony/internal/interop"
+	"github.com/beamharmony/harmony/templates/interop"
 	"github.com/beamharmony/harmony/templates"
 )
 

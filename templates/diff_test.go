@@ -14,7 +14,7 @@ import (
 	"unicode"
 
 	"github.com/beamharmony/harmony/internal/corpus"
-	"github.com/beamharmony/harmony/internal/interop"
+	"github.com/beamharmony/harmony/templates/interop"
 	"github.com/beamharmony/harmony/templates"
 )
 
@@ -26,7 +26,7 @@ var (
 // The engines the template is compared in: Python Jinja2 as Hugging Face
 // runs it, and @huggingface/jinja under node (its package is installed in
 // hfjs/ by `npm ci`, which CI runs).
-func jinja2() interop.Engine { return &interop.Python{Helper: "../internal/interop/render_jinja.py"} }
+func jinja2() interop.Engine { return &interop.Python{Helper: "../templates/interop/render_jinja.py"} }
 
 func hfjs() *interop.HFJS { return &interop.HFJS{Modules: "hfjs"} }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/internal/corpus"
-	"github.com/beamharmony/harmony/internal/interop"
+	"github.com/beamharmony/harmony/templates/interop"
 )
 
 // lateConversations have system and developer messages after a message of

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/beamharmony/harmony/internal/interop"
+	"github.com/beamharmony/harmony/templates/interop"
 )
 
 var llamaURL = flag.String("llama.url", os.Getenv("BEAMHARMONY_LLAMA_URL"),

@@ -12,7 +12,7 @@ last columns compare each with the first.
 
 Usage (from the repository root):
 
-    python3 internal/interop/time_template.py [--rounds N] TEMPLATE [TEMPLATE ...]
+    python3 templates/interop/time_template.py [--rounds N] TEMPLATE [TEMPLATE ...]
 
 The requests are testdata/bench/realistic_request.json ("realistic") and the
 page's examples, examples/*.json ("page examples", the sum of their medians;
