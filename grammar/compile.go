@@ -515,6 +515,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 			if kw == "$dynamicRef" && c.resolveDynamic(s, n) >= 0 {
 				continue // followed, as the view holds its target
 			}
+			if kw == "dependentSchemas" {
+				continue // objects apply it (dependentObjects), other values aren't constrained
+			}
 			c.drop(path+"."+kw, kw)
 		}
 	}

@@ -33,7 +33,10 @@
 // hostname, ipv4, ipv6, uri, uri-reference, json-pointer,
 // relative-json-pointer), minimum, maximum, exclusiveMinimum and
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
-// object's members are written by name), propertyNames (a string schema,
+// object's members are written by name), dependentSchemas (one case of
+// the object per choice of up to 4 triggers present),
+// unevaluatedProperties: false on an object's own schema (with the other
+// anyOf variants that match), propertyNames (a string schema,
 // for free keys and declared names), contains and minContains (as a count
 // from below, or the length where every element counts), anyOf, oneOf
 // (exactly when its variants' types are disjoint, else as anyOf,

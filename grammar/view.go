@@ -323,7 +323,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) {
+	if set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) {
 		return c.anyJSON(ctx)
 	}
 	var alts []*expr
@@ -992,7 +992,33 @@ func (c *compiler) declares(v *view, name string) bool {
 // schema allows unless additionalProperties is false, so that is reported
 // (under strict, an error).
 func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
+	return c.dependentObjects(v, ctx, xml)
+}
+
+// objectBody is viewObject for one case of dependentSchemas: the names of
+// present must be there, those of absent must not.
+func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absent []string) *expr {
 	names, values, required, extra := c.objectMembers(v)
+	for _, name := range present {
+		i := slices.Index(names, name)
+		if i < 0 {
+			i = len(names)
+			names, values, required = append(names, name), append(values, c.memberValue(v, name)), append(required, false)
+		}
+		if values[i].never {
+			return nil // a trigger that can't be there: no object of this case
+		}
+		required[i] = true
+	}
+	hadNames := len(names) > 0
+	for _, name := range absent {
+		if i := slices.Index(names, name); i >= 0 {
+			if required[i] {
+				return nil // required and absent: no object of this case
+			}
+			names, values, required = slices.Delete(names, i, i+1), slices.Delete(values, i, i+1), slices.Delete(required, i, i+1)
+		}
+	}
 	var deps []dependency
 	if hasDependencies(v) {
 		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
@@ -1003,8 +1029,8 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	if c.unevaluatedClosed(v) {
 		names, values, required = c.evaluatedSiblings(v, names, values, required, len(deps) == 0)
 	}
-	if len(names) == 0 {
-		member := c.freeMember(v, extra, ctx)
+	if len(names) == 0 && !hadNames {
+		member := c.freeMember(v, extra, ctx, absent)
 		if member != nil {
 			c.dropDependentRequired(v)
 		}
@@ -1029,7 +1055,7 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	}
 	c.patternPropertiesBeside(v)
 	keys := c.keyNames(v)
-	rest := c.extras(v, extra, names, keys, ctx, false)
+	rest := c.extras(v, extra, append(slices.Clip(names), absent...), keys, ctx, false)
 	body, ok := c.declaredMembers(v, names, values, required, deps, keys, rest != nil,
 		func(name string) bool { return !containsForbidden(string(pyjson.AppendQuoted(nil, name)), ctx) },
 		func(name string, value *view) *expr {
@@ -1209,7 +1235,7 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 // its schema says additionalProperties: false beside it (the keys are the
 // pattern's, the values its schema's: a map keyed by a pattern); otherwise
 // a key the patterns match may have any value, and they are reported.
-func (c *compiler) freeMember(v *view, extra *view, ctx textContext) *expr {
+func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []string) *expr {
 	d := c.d
 	type pat struct {
 		text   string
@@ -1234,6 +1260,15 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext) *expr {
 	}
 	keys := c.keyNames(v)
 	anyKey := c.keyOf(keys, ctx)
+	if len(except) > 0 {
+		// Keys that must not be there (dependentSchemas' triggers
+		// absent).
+		if keys != nil || len(pats) > 0 {
+			c.loosenDependentSchemas(v, "the keys of an object of free members are kept from its triggers only without propertyNames and patternProperties")
+		} else {
+			anyKey = c.keyExcept(except, true)
+		}
+	}
 	if len(pats) == 0 {
 		if extra.never || c.unevaluatedClosed(v) {
 			return nil

@@ -38,6 +38,9 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, &n.ks, n.path)
+		if c.d.Lookup(n.node, "dependentSchemas") >= 0 {
+			c.drop(n.path+".dependentSchemas", "dependentSchemas")
+		}
 		for _, kw := range [...]struct {
 			node int
 			name string

@@ -1,0 +1,124 @@
+package grammar
+
+import (
+	"slices"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// dependentSchemas: where an object holds a trigger property, it must be
+// valid for the trigger's schema too. An object is written as one case per
+// choice of the triggers present, at most maxDependentTriggers of them (16
+// cases): in each, the present triggers are required and their schemas
+// join the object's (members, their values, additionalProperties, counts),
+// and the absent ones are left out of the declared members and of the
+// other members' keys. Where a trigger's schema holds what a case can't
+// apply (variants, enum, const, conditions, another dependentSchemas), or
+// there are more triggers, or the keys of free members can't be kept from
+// a trigger (beside propertyNames or patternProperties), dependentSchemas
+// is reported (an error under strict) and the object written as without
+// it.
+
+// depTrigger is a trigger property and the schemas it brings, with their
+// paths.
+type depTrigger struct {
+	name    string
+	schemas []int
+	paths   []string
+}
+
+// dependentObjects is viewObject: the object's cases, or the object alone
+// when its schemas have no dependentSchemas.
+func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
+	d := c.d
+	var triggers []depTrigger
+	for _, n := range v.nodes {
+		ds := d.Lookup(n.node, "dependentSchemas")
+		if ds < 0 {
+			continue
+		}
+		if d.Kind(ds) != pyjson.Object {
+			c.drop(n.path+".dependentSchemas", "dependentSchemas")
+			continue
+		}
+		d.Members(ds, func(k, val int) bool {
+			name := d.Str(k)
+			i := slices.IndexFunc(triggers, func(t depTrigger) bool { return t.name == name })
+			if i < 0 {
+				i = len(triggers)
+				triggers = append(triggers, depTrigger{name: name})
+			}
+			triggers[i].schemas = append(triggers[i].schemas, val)
+			triggers[i].paths = append(triggers[i].paths, n.path+".dependentSchemas."+name)
+			return true
+		})
+	}
+	if len(triggers) == 0 {
+		return c.objectBody(v, ctx, xml, nil, nil)
+	}
+	if len(triggers) > maxDependentTriggers {
+		c.loosenDependentSchemas(v, "more than "+itoa(maxDependentTriggers)+" trigger properties")
+		return c.objectBody(v, ctx, xml, nil, nil)
+	}
+	var cases []*expr
+	var present, absent []string
+	for mask := range 1 << len(triggers) {
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root}
+		present, absent = present[:0], absent[:0]
+		for i, t := range triggers {
+			if mask&(1<<i) == 0 {
+				absent = append(absent, t.name)
+				continue
+			}
+			present = append(present, t.name)
+			for j, s := range t.schemas {
+				c.expand(w, s, t.paths[j], nil)
+			}
+		}
+		if c.err != nil {
+			return nil
+		}
+		if w.never || c.types(w)&tObj == 0 {
+			continue // no object holds these triggers
+		}
+		for _, n := range w.nodes[len(v.nodes):] {
+			if !c.appliesInCase(&n) {
+				c.loosenDependentSchemas(v, "the schema at "+n.path+" holds keywords a case of the object can't apply (anyOf, oneOf, enum, const, not, conditions or dependentSchemas)")
+				return c.objectBody(v, ctx, xml, nil, nil)
+			}
+		}
+		cases = append(cases, c.objectBody(w, ctx, xml, present, absent))
+	}
+	return alt(cases...)
+}
+
+// appliesInCase reports whether the schema of vnode n, joined to an
+// object's schemas for a case of dependentSchemas, constrains the object
+// only through what objectBody reads.
+func (c *compiler) appliesInCase(n *vnode) bool {
+	ks := &n.ks
+	if ks.AnyOf >= 0 || ks.OneOf >= 0 || ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || n.other {
+		return false
+	}
+	return c.d.Lookup(n.node, "dependentSchemas") < 0
+}
+
+// loosenDependentSchemas reports the dependentSchemas of v's schemas (an
+// error under strict): the grammar writes the object as without them.
+func (c *compiler) loosenDependentSchemas(v *view, why string) {
+	for _, n := range v.nodes {
+		if c.d.Lookup(n.node, "dependentSchemas") >= 0 {
+			c.loosen(n.path+".dependentSchemas", "dependentSchemas", why)
+		}
+	}
+}
+
+// hasDependentSchemas reports whether a schema of v has dependentSchemas.
+func (c *compiler) hasDependentSchemas(v *view) bool {
+	for _, n := range v.nodes {
+		if c.d.Lookup(n.node, "dependentSchemas") >= 0 {
+			return true
+		}
+	}
+	return false
+}
