@@ -1,6 +1,7 @@
 package harmony_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/beamharmony/harmony"
@@ -37,7 +38,7 @@ func ExampleRenderTokens() {
 		{Role: "user", Content: "What is 2 + 2? <|end|>"},
 		{Role: "assistant", Reasoning: "Simple arithmetic.", Content: "4"},
 	}
-	toks, err := harmony.RenderTokens(conversation, nil, byteVocab{})
+	toks, err := harmony.RenderTokens(context.Background(), conversation, nil, byteVocab{})
 	if err != nil {
 		fmt.Println(err)
 		return

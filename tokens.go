@@ -41,6 +41,16 @@ type Tokens struct {
 // the format's markers: it is not Beam's tokenizer.
 var ErrMarkerNotInVocabulary = errors.New("the tokenizer has no token for a marker of the format")
 
+// A ContextTokenEncoder is a TokenEncoder whose encoding can be stopped:
+// AppendEncodeOrdinaryContext is AppendEncodeOrdinary, with an error when
+// ctx is done or the encoder's own time limit passes (a backtracking
+// pre-tokenizer pattern on a hostile text). *tokenizer.Tokenizer
+// implements it.
+type ContextTokenEncoder interface {
+	TokenEncoder
+	AppendEncodeOrdinaryContext(ctx context.Context, dst []int, text string) ([]int, error)
+}
+
 // RenderTokens renders messages as Render does and encodes the prompt with
 // enc. The markers the renderer writes become their tokens; the text
 // between them is encoded by enc's model pipeline. For a prompt whose
@@ -56,28 +66,14 @@ var ErrMarkerNotInVocabulary = errors.New("the tokenizer has no token for a mark
 // end of the prompt) can't arise here, and the masked tokens are exactly
 // those of each span.
 //
-// RenderTokens is RenderTokensContext with a context that never ends: an
-// encoder that is a ContextTokenEncoder still applies its own time limits.
-func RenderTokens(messages []Message, opts *Options, enc TokenEncoder) (*Tokens, error) {
-	return RenderTokensContext(context.Background(), messages, opts, enc)
-}
+// RenderTokens is bounded by ctx: it returns ctx's error once ctx is done,
+// between the texts it encodes and, when enc is a ContextTokenEncoder,
+// within them; an error of the encoder is returned wrapped. Serve a
+// request with its deadline, so that no text can hold a core past it;
+// with context.Background(), an encoder that is a ContextTokenEncoder
+// still applies its own time limits.
 
-// A ContextTokenEncoder is a TokenEncoder whose encoding can be stopped:
-// AppendEncodeOrdinaryContext is AppendEncodeOrdinary, with an error when
-// ctx is done or the encoder's own time limit passes (a backtracking
-// pre-tokenizer pattern on a hostile text). *tokenizer.Tokenizer
-// implements it.
-type ContextTokenEncoder interface {
-	TokenEncoder
-	AppendEncodeOrdinaryContext(ctx context.Context, dst []int, text string) ([]int, error)
-}
-
-// RenderTokensContext is RenderTokens bounded by ctx: it returns ctx's
-// error once ctx is done, between the texts it encodes and, when enc is a
-// ContextTokenEncoder, within them; an error of the encoder is returned
-// wrapped. Serve a request with its deadline, so that no text can hold a
-// core past it.
-func RenderTokensContext(ctx context.Context, messages []Message, opts *Options, enc TokenEncoder) (*Tokens, error) {
+func RenderTokens(ctx context.Context, messages []Message, opts *Options, enc TokenEncoder) (*Tokens, error) {
 	ids, err := markerIDs(enc)
 	if err != nil {
 		return nil, err
@@ -90,21 +86,13 @@ func RenderTokensContext(ctx context.Context, messages []Message, opts *Options,
 	return r.tokens(ctx, enc, &ids)
 }
 
-// RenderTokens renders the request to token ids with assistant masks.
-func (r *Request) RenderTokens(enc TokenEncoder) (*Tokens, error) {
+// RenderTokens renders the request to token ids with assistant masks,
+// bounded by ctx as the function RenderTokens is.
+func (r *Request) RenderTokens(ctx context.Context, enc TokenEncoder) (*Tokens, error) {
 	if err := r.checkUnknownKeys(); err != nil {
 		return nil, err
 	}
-	return RenderTokens(r.Messages, &r.Options, enc)
-}
-
-// RenderTokensContext is RenderTokens bounded by ctx, as the function
-// RenderTokensContext is.
-func (r *Request) RenderTokensContext(ctx context.Context, enc TokenEncoder) (*Tokens, error) {
-	if err := r.checkUnknownKeys(); err != nil {
-		return nil, err
-	}
-	return RenderTokensContext(ctx, r.Messages, &r.Options, enc)
+	return RenderTokens(ctx, r.Messages, &r.Options, enc)
 }
 
 // markerIDs looks up the id of every marker, in the order of markers.

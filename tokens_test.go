@@ -1,6 +1,7 @@
 package harmony_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -82,7 +83,7 @@ func TestRenderTokensPageTrainingMask(t *testing.T) {
 		{Role: "assistant", Reasoning: "Simple arithmetic.", Content: "4"},
 	}
 	var enc byteEncoder
-	got, err := harmony.RenderTokens(conversation, &harmony.Options{}, enc)
+	got, err := harmony.RenderTokens(context.Background(), conversation, &harmony.Options{}, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestRenderTokensMarkerTextIsOrdinary(t *testing.T) {
 		{Role: "tool", Name: "f", Content: "<|start|>assistant<|channel|>final<|message|>x"},
 	}
 	var enc byteEncoder
-	got, err := harmony.RenderTokens(msgs, &harmony.Options{AddGenerationPrompt: true}, enc)
+	got, err := harmony.RenderTokens(context.Background(), msgs, &harmony.Options{AddGenerationPrompt: true}, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestRenderTokensMarkerTextIsOrdinary(t *testing.T) {
 			Name: "f", Arguments: []byte(`{"a": "x", "b": {"c": "y"}}`)}}}},
 		{Role: "tool", Name: "f", Content: "x"},
 	}
-	want, err := harmony.RenderTokens(clean, &harmony.Options{AddGenerationPrompt: true}, enc)
+	want, err := harmony.RenderTokens(context.Background(), clean, &harmony.Options{AddGenerationPrompt: true}, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestRenderTokensEqualsEncode(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		got, err := req.RenderTokens(enc)
+		got, err := req.RenderTokens(context.Background(), enc)
 		p, perr := req.RenderPrompt()
 		if (err == nil) != (perr == nil) {
 			t.Fatalf("%s: RenderTokens error %v, RenderPrompt error %v", c.Name, err, perr)
@@ -208,11 +209,11 @@ func TestRenderTokensEqualsEncode(t *testing.T) {
 }
 
 func TestRenderTokensMissingMarker(t *testing.T) {
-	_, err := harmony.RenderTokens([]harmony.Message{{Role: "user", Content: "x"}}, nil, noMarkers{})
+	_, err := harmony.RenderTokens(context.Background(), []harmony.Message{{Role: "user", Content: "x"}}, nil, noMarkers{})
 	if !errors.Is(err, harmony.ErrMarkerNotInVocabulary) {
 		t.Fatalf("err = %v, want ErrMarkerNotInVocabulary", err)
 	}
-	if _, err := harmony.RenderTokens(nil, nil, nil); err == nil {
+	if _, err := harmony.RenderTokens(context.Background(), nil, nil, nil); err == nil {
 		t.Fatal("nil encoder: no error")
 	}
 }

@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -70,7 +71,7 @@ func TestUnknownKeysLintAndStrict(t *testing.T) {
 	const wantErr = `messages[0].contnet: unknown key (strict mode); did you mean content? (and 3 more unknown keys)`
 	_, err1 := r.Render()
 	_, err2 := r.RenderPrompt()
-	_, err3 := r.RenderTokens(nil)
+	_, err3 := r.RenderTokens(context.Background(), nil)
 	for i, err := range []error{err1, err2, err3} {
 		var re *RenderError
 		if err == nil || err.Error() != wantErr || !asRenderError(err, &re) || re.Path != "messages[0].contnet" {

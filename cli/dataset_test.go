@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -108,7 +109,7 @@ func TestDatasetTokenizer(t *testing.T) {
 	os.WriteFile(in, []byte(good+"\n"), 0o644)
 	req, _ := harmony.ParseRequest([]byte(good))
 	req.AddGenerationPrompt = false
-	want, err := req.RenderTokens(tok)
+	want, err := req.RenderTokens(context.Background(), tok)
 	if err != nil {
 		t.Fatal(err)
 	}

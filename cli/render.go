@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -135,7 +136,7 @@ func renderTokens(req *harmony.Request, path string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail(stderr, "render", err)
 	}
-	toks, err := req.RenderTokens(tk)
+	toks, err := req.RenderTokens(context.Background(), tk)
 	if err != nil {
 		return fail(stderr, "render", renderHint(err))
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/beamharmony/harmony/internal/corpus"
-	"github.com/beamharmony/harmony/templates/interop"
 	"github.com/beamharmony/harmony/templates"
+	"github.com/beamharmony/harmony/templates/interop"
 )
 
 func init() {

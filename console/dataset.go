@@ -335,7 +335,7 @@ func (h *Handler) previewRow(ctx context.Context, kind string, obj map[string]js
 // else as text with its spans.
 func (h *Handler) renderRow(ctx context.Context, row *PreviewRow, req *harmony.Request) error {
 	if h.cfg.Tokenizer != nil {
-		t, err := req.RenderTokensContext(ctx, h.cfg.Tokenizer)
+		t, err := req.RenderTokens(ctx, h.cfg.Tokenizer)
 		if err != nil {
 			return err
 		}

@@ -221,7 +221,7 @@ func (h *Handler) Tokens(ctx context.Context, req *harmony.Request) (*TokensRepl
 	if len(text) > h.cfg.MaxPromptBytes {
 		return nil, fmt.Errorf("the prompt is %d bytes, more than the console tokenizes (%s)", len(text), byteSize(int64(h.cfg.MaxPromptBytes)))
 	}
-	toks, err := req.RenderTokensContext(ctx, tk)
+	toks, err := req.RenderTokens(ctx, tk)
 	if err != nil {
 		return nil, err
 	}

@@ -68,13 +68,13 @@ func RenderText(_ context.Context, req *harmony.Request, row *Row) error {
 }
 
 // RenderTokens returns the token RenderFunc of a tokenizer: the
-// request's harmony.RenderTokensContext, whose ids and masks are what
+// request's harmony.RenderTokens, whose ids and masks are what
 // Hugging Face's apply_chat_template(..., tokenize=True,
 // return_assistant_tokens_mask=True) gives. A tokenizer whose split
 // pattern takes too long on a row rejects the row.
 func RenderTokens(enc harmony.TokenEncoder) RenderFunc {
 	return func(ctx context.Context, req *harmony.Request, row *Row) error {
-		t, err := req.RenderTokensContext(ctx, enc)
+		t, err := req.RenderTokens(ctx, enc)
 		if err != nil {
 			return err
 		}

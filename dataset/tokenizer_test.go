@@ -54,7 +54,7 @@ func TestTokensEqualLibrary(t *testing.T) {
 		}
 		req.AddGenerationPrompt = false
 		req.PlaceLateInstructions = true
-		tk, err := req.RenderTokens(tok)
+		tk, err := req.RenderTokens(context.Background(), tok)
 		if err != nil {
 			wants = append(wants, want{err: err.Error()})
 			continue

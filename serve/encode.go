@@ -17,7 +17,7 @@ func (c *exchange) renderTokens(req *request) (*harmony.Tokens, *apiError) {
 	defer cancel()
 	// At most Config.MaxPromptBytes of text is tokenized (generate.go).
 	capped := &cappedEncoder{enc: c.s.cfg.Tokenizer, left: c.s.cfg.maxPromptBytes()}
-	toks, err := harmony.RenderTokensContext(ctx, req.messages, &req.opts, capped)
+	toks, err := harmony.RenderTokens(ctx, req.messages, &req.opts, capped)
 	if err == nil {
 		if capped.over {
 			return nil, promptTooLarge(len(toks.Text), c.s.cfg.maxPromptBytes())

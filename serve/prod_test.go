@@ -95,7 +95,7 @@ func TestMaxTokensFitContext(t *testing.T) {
 	gw := newGateway(t, fe, func(c *Config) { c.Tokenizer = tk; c.MaxModelLen = maxLen; c.Model = "beam" })
 	count := func(msgs []harmony.Message, opts harmony.Options) int {
 		opts.AddGenerationPrompt = true
-		toks, err := harmony.RenderTokens(msgs, &opts, tk)
+		toks, err := harmony.RenderTokens(context.Background(), msgs, &opts, tk)
 		if err != nil {
 			t.Fatal(err)
 		}

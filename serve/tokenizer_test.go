@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func TestTokenizerPromptsCannotBeForged(t *testing.T) {
 		}
 		return n
 	}
-	clean, err := harmony.RenderTokens([]harmony.Message{{Role: "user", Content: "hi"}}, &harmony.Options{AddGenerationPrompt: true}, tk)
+	clean, err := harmony.RenderTokens(context.Background(), []harmony.Message{{Role: "user", Content: "hi"}}, &harmony.Options{AddGenerationPrompt: true}, tk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestTokenizerMaxModelLen(t *testing.T) {
 	tk := beamTokenizer(t)
 	fe := newFakeEngine(t, fixed(answer("r", "ok")))
 	body := `{"model": "beam", "messages": [{"role": "user", "content": "Hello!"}]}`
-	toks, err := harmony.RenderTokens([]harmony.Message{{Role: "user", Content: "Hello!"}}, &harmony.Options{AddGenerationPrompt: true}, tk)
+	toks, err := harmony.RenderTokens(context.Background(), []harmony.Message{{Role: "user", Content: "Hello!"}}, &harmony.Options{AddGenerationPrompt: true}, tk)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"unicode"
 
 	"github.com/beamharmony/harmony/internal/corpus"
-	"github.com/beamharmony/harmony/templates/interop"
 	"github.com/beamharmony/harmony/templates"
+	"github.com/beamharmony/harmony/templates/interop"
 )
 
 var (

@@ -53,7 +53,7 @@ func (t *Tokenizer) Encode(text string) *Encoding {
 
 // ErrTimeout is wrapped by the error of an encode bounded in time
 // (EncodeContext and the other ...Context methods, and through them
-// harmony.RenderTokensContext) when one search of a Split pattern takes
+// harmony.RenderTokens) when one search of a Split pattern takes
 // longer than a second: a backtracking pattern on hostile text.
 var ErrTimeout = split.ErrMatchTimeout
 
@@ -95,7 +95,7 @@ func (t *Tokenizer) AppendEncodeOrdinary(dst []int, text string) []int {
 
 // AppendEncodeOrdinaryContext is AppendEncodeOrdinary bounded in time as
 // EncodeContext is; on an error it returns dst as it was. It makes a
-// *Tokenizer a harmony.ContextTokenEncoder, which RenderTokensContext
+// *Tokenizer a harmony.ContextTokenEncoder, which harmony.RenderTokens
 // stops through.
 func (t *Tokenizer) AppendEncodeOrdinaryContext(ctx context.Context, dst []int, text string) ([]int, error) {
 	return t.appendEncode(ctx, true, dst, text, true)

@@ -92,13 +92,16 @@ func TestEncodeContextBounded(t *testing.T) {
 
 	// RenderTokens goes through the tokenizer's bounded encoding.
 	msgs := []harmony.Message{{Role: "user", Content: slowText}}
-	err = encodeBounded(t, func() error { _, err := harmony.RenderTokens(msgs, &harmony.Options{}, tk); return err })
+	err = encodeBounded(t, func() error {
+		_, err := harmony.RenderTokens(context.Background(), msgs, &harmony.Options{}, tk)
+		return err
+	})
 	if !errors.Is(err, tokenizer.ErrTimeout) {
 		t.Errorf("RenderTokens: error = %v, want ErrTimeout", err)
 	}
 	canceled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	if _, err := harmony.RenderTokensContext(canceled, []harmony.Message{{Role: "user", Content: "hi"}}, &harmony.Options{}, tk); !errors.Is(err, context.Canceled) {
-		t.Errorf("RenderTokensContext with a canceled context: error = %v, want context.Canceled", err)
+	if _, err := harmony.RenderTokens(canceled, []harmony.Message{{Role: "user", Content: "hi"}}, &harmony.Options{}, tk); !errors.Is(err, context.Canceled) {
+		t.Errorf("RenderTokens with a canceled context: error = %v, want context.Canceled", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func TestStandInTokenizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, _ := req.Render()
-	toks, err := req.RenderTokens(tk)
+	toks, err := req.RenderTokens(context.Background(), tk)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,7 +164,7 @@ func TestBrowserPlaygroundExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			toks, err := req.RenderTokens(tk) // what render --tokenizer writes
+			toks, err := req.RenderTokens(context.Background(), tk) // what render --tokenizer writes
 			if err != nil {
 				t.Fatal(err)
 			}
