@@ -53,7 +53,6 @@ var (
 	newFakeEngine = enginetest.New
 	fixed         = enginetest.Fixed
 	answer        = enginetest.Answer
-	answerText    = enginetest.AnswerText
 	callGen       = enginetest.CallGen
 )
 
