@@ -148,6 +148,7 @@ type compiler struct {
 	text    [2]*textLang // JSON string contents by context
 	raw     *textLang    // raw argument values
 	any     [2]int       // rules of any JSON value by context
+	anyRef  [2]*expr     // references to them
 	numRule int          // rule of any number
 	prefix  string       // rule name prefix of the schema being compiled
 

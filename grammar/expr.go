@@ -102,15 +102,24 @@ func lit(s string) *expr {
 		return litComma
 	case ": ":
 		return litColon
+	case "null", "true", "false", "{", "}", "[", "]", "{}", "[]", "0", "-", ".":
+		return litCommon[s]
 	}
 	return &expr{kind: kLit, text: s}
 }
 
 var (
-	litEmpty = &expr{kind: kLit}
-	litQuote = &expr{kind: kLit, text: `"`}
-	litComma = &expr{kind: kLit, text: ", "}
-	litColon = &expr{kind: kLit, text: ": "}
+	litEmpty  = &expr{kind: kLit}
+	litQuote  = &expr{kind: kLit, text: `"`}
+	litComma  = &expr{kind: kLit, text: ", "}
+	litColon  = &expr{kind: kLit, text: ": "}
+	litCommon = func() map[string]*expr {
+		m := map[string]*expr{}
+		for _, s := range []string{"null", "true", "false", "{", "}", "[", "]", "{}", "[]", "0", "-", "."} {
+			m[s] = &expr{kind: kLit, text: s}
+		}
+		return m
+	}()
 )
 
 // empty matches the empty text.

@@ -76,30 +76,63 @@ func (c *compiler) stringText(ctx textContext) *textLang {
 	return c.text[ctx]
 }
 
-// anyJSON returns a reference to the rule of any JSON value in ctx.
+// anyJSON returns a reference to the rule of any JSON value in ctx:
+//
+//	json ::= json-object | json-array | json-string | number | "true" | "false" | "null"
+//	json-string ::= "\"" str-0 "\""
+//	json-object ::= "{" (json-string ": " json (", " json-string ": " json)*)? "}"
+//	json-array ::= "[" (json (", " json)*)? "]"
+//
+// (argjson-... and argstr-0 in an argument). Most grammars hold these
+// rules, so their expressions are laid out by hand in one allocation, as
+// seq and alt would build them.
 func (c *compiler) anyJSON(ctx textContext) *expr {
 	if c.any[ctx] > 0 {
-		return ref(c.any[ctx])
+		return c.anyRef[ctx]
 	}
 	name := "json"
 	if ctx == inArgument {
 		name = "argjson"
 	}
+	n := &anyJSONNodes{}
+	e, it := n.e[:0], n.it[:0]
+	node := func(x expr) *expr {
+		e = append(e, x)
+		return &e[len(e)-1]
+	}
+	items := func(xs ...*expr) []*expr {
+		at := len(it)
+		it = append(it, xs...)
+		return it[at:len(it):len(it)]
+	}
+	refTo := func(r int) *expr { return node(expr{kind: kRef, rule: r}) }
 	value := c.g.declare(name)
 	c.any[ctx] = value
-	str := seq(lit(`"`), ref(c.stringText(ctx).state(0)), lit(`"`))
-	strRule := ref(c.g.rule(name+"-string", str))
-	member := seq(strRule, lit(": "), ref(value))
-	obj := seq(lit("{"), opt(seq(member, star(seq(lit(", "), member)))), lit("}"))
-	arr := seq(lit("["), opt(seq(ref(value), star(seq(lit(", "), ref(value))))), lit("]"))
-	c.g.define(value, alt(
-		ref(c.g.rule(name+"-object", obj)),
-		ref(c.g.rule(name+"-array", arr)),
-		strRule,
-		c.numberRule(),
-		lit("true"), lit("false"), lit("null"),
-	))
-	return ref(value)
+	v := refTo(value)
+	c.anyRef[ctx] = v
+	text := refTo(c.stringText(ctx).state(0))
+	strRule := c.g.declare(name + "-string")
+	c.g.define(strRule, node(expr{kind: kSeq, items: items(litQuote, text, litQuote)}))
+	s := refTo(strRule)
+	rep := func(x *expr, max int) *expr { return node(expr{kind: kRep, items: items(x), max: max}) }
+	seqOf := func(xs ...*expr) *expr { return node(expr{kind: kSeq, items: items(xs...)}) }
+	obj := seqOf(lit("{"), rep(seqOf(s, litColon, v, rep(seqOf(litComma, s, litColon, v), -1)), 1), lit("}"))
+	arr := seqOf(lit("["), rep(seqOf(v, rep(seqOf(litComma, v), -1)), 1), lit("]"))
+	objRule := c.g.declare(name + "-object")
+	c.g.define(objRule, obj)
+	arrRule := c.g.declare(name + "-array")
+	c.g.define(arrRule, arr)
+	c.numberRule()
+	c.g.define(value, node(expr{kind: kAlt, items: items(refTo(objRule), refTo(arrRule), s, refTo(c.numRule),
+		lit("true"), lit("false"), lit("null"))}))
+	return v
+}
+
+// anyJSONNodes holds the expressions of anyJSON's rules (18 and their 32
+// items; past them append would allocate apart, still correct).
+type anyJSONNodes struct {
+	e  [18]expr
+	it [32]*expr
 }
 
 // numberRule is any JSON number.
