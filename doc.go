@@ -45,4 +45,38 @@
 //
 // The rules come from the format page and the project's DECISIONS.md; the
 // few choices neither makes are listed in docs/gap-decisions.md.
+//
+// # API
+//
+// The whole of the package, one entry per task (TestAPILists keeps this
+// list and the package's exported names the same):
+//
+//   - Messages and tools: [Message], [ToolCall], [FunctionCall], [Tool],
+//     [Function], with the roles ([RoleSystem] ...) and the built-in tools
+//     Beam was trained with, [TrainedSearch] and [TrainedBrowse].
+//   - Requests: [ParseRequest] decodes the command line's JSON into a
+//     [Request], whose methods render it; [Options] holds what a request
+//     sets besides its messages: tools, [ReasoningEffort] (made by
+//     [Effort] or [EffortLabel]; [DefaultEffort], [MinTrainedEffort]), the
+//     model identity ([DefaultModelIdentity]), the generation prompt.
+//   - Rendering: [Render] (the prompt), [RenderPrompt] (a [Prompt]: the
+//     prompt with its assistant [Span]s, the training masks), [RenderTokens]
+//     (a [Tokens]: token ids and masks, through a [TokenEncoder] such as
+//     package tokenizer's, bounded by a context, within each text when it
+//     is a [ContextTokenEncoder]; [ErrMarkerNotInVocabulary]).
+//   - Parsing generations: [Parse] (a [Parsed]) and [StreamParser] (from
+//     [NewStreamParser]: [Event]s of an [EventType] as text becomes
+//     certain, with the same result), both with [ParseOptions]
+//     ([DefaultMaxBufferedBytes]); a [ParseError] says where the text left
+//     the format.
+//   - Checks: [Lint] ([Warning]s, each naming a [Field]), [MissingReasoning]
+//     and [ErrMissingReasoning]; [DecodeArguments] (a call's arguments as
+//     OpenAI sends them, [ErrArgumentsString]).
+//   - The format's parts: the markers ([MarkerStart] ..., [Markers],
+//     [FindMarker], [MarkerUses] and [MarkerUse]), [DeclareTool] (a tool
+//     as the prompt declares it), late instructions ([PlaceInstructions],
+//     [LateInstructions], [LateInstruction], [LateInstructionsHeading]).
+//   - Errors: a [RenderError] names the JSON path of what is wrong; a
+//     [SyntaxError] is invalid JSON with its byte offset;
+//     [ErrInvalidEffort].
 package harmony

@@ -3,6 +3,12 @@
 // main, so that another build of the command can add to it:
 // cmd/beamharmony runs [Main]; the cloud module's beamharmony-cloud runs
 // [Program.Run] with object storage for the dataset command.
+//
+// # API
+//
+//   - [Main] runs the command as cmd/beamharmony ships it.
+//   - A [Program] is a build of the command: [Program.Run] with
+//     Program.OpenBucket set adds object storage to the dataset command.
 package cli
 
 import (

@@ -10,6 +10,23 @@
 // The page is plain HTML, CSS and JavaScript, with nothing fetched from the
 // network. `beamharmony console` serves the handler alone on localhost;
 // `beamharmony serve` serves it at /console/, behind its API keys.
+//
+// # API
+//
+//   - [New] makes the console's [Handler] from a [Config]: the page and
+//     its JSON API. [Examples] lists the page's example requests
+//     ([Example]).
+//   - The calls' work, for the command line and tests: [Render]
+//     ([RenderReply]), [Parse] ([ParseReply]), [Spec] (the grammar spec a
+//     request's constraints give; [GrammarReply]), [TokensReply],
+//     [DatasetReply] with its [PreviewRow]s, [Summary] and [Timings]; a
+//     Parquet file is read by a [ParquetReader] the caller supplies.
+//   - The inspector the gateway feeds: [NewInspector] makes an
+//     [Inspector] of [Record]s ([DefaultInspectBytes]).
+//   - Local files and errors: [ReadLocalFile] and [CheckLocalFile] read
+//     what the page asks for, bounded ([DefaultMaxBodyBytes] and its
+//     group); [RenderHint] and [OneLine] word errors as the command line
+//     does.
 package console
 
 import (

@@ -13,6 +13,24 @@
 //
 // The per-row work is a RenderFunc: the text renderer (the prompt and its
 // assistant spans in characters) or a token renderer supplied by the caller.
+//
+// # API
+//
+//   - [Run] runs a [Config] and returns its [Stats]; [ErrUpToDate] when a
+//     rerun finds the output complete. Each row is a [Row] made by a
+//     [RenderFunc]: [RenderText] or [RenderTokens] (with a tokenizer); a
+//     [RowError] is a row rejected. [Progress] receives the run's progress.
+//   - Limits and paths: [RejectLimit] ([ParseRejectLimit],
+//     [DefaultRejectLimit]), [DefaultMaxRowBytes], [DefaultMaxRejectsBytes],
+//     [RejectRowBytes]; [DefaultRejectsPath] and [ManifestPath] name the
+//     files beside an output.
+//   - The manifest: [Manifest], [ManifestInput], [ManifestOptions],
+//     [ManifestTool], [FileDigest].
+//   - Object storage: a [Bucket] (with its [ObjectReader] and
+//     [ObjectWriter]) opened by Config.OpenBucket, a [BucketOpener]; none
+//     in this module ([ErrNoObjectStorage]): the cloud module has one.
+//   - Parquet: [ParquetRows] reads a Parquet input's rows as the run does
+//     (the console's preview uses it).
 package dataset
 
 import (

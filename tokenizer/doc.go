@@ -32,4 +32,26 @@
 // A Tokenizer is safe for concurrent use. Encoding keeps a bounded cache of
 // merged words per pooled state, so goroutines share no lock. EncodeBatch
 // encodes many texts, or a few long ones, on all cores.
+//
+// # API
+//
+//   - Loading: [Load] (a checkpoint directory or a tokenizer.json, with
+//     [FileName] and its tokenizer_config.json, bounded by [MaxFileBytes]
+//     and the other limits of its group) or [New] (the two files' bytes)
+//     gives a [Tokenizer]; [Fingerprint] identifies the files, for caches.
+//   - Encoding: [Tokenizer.Encode] (an [Encoding]: ids with offsets in
+//     characters, markers recognised) and [Tokenizer.EncodeOrdinary]
+//     (marker text stays text); [Tokenizer.EncodeContext] and
+//     [Tokenizer.EncodeOrdinaryContext] are the same bounded by a context,
+//     failing with [ErrTimeout] when one match of a pre-tokenizer pattern
+//     runs too long; [Tokenizer.AppendEncode],
+//     [Tokenizer.AppendEncodeOrdinary] and
+//     [Tokenizer.AppendEncodeOrdinaryContext] append ids only, without
+//     allocating (what a server or a dataset pipeline asks);
+//     [Tokenizer.EncodeBatch] and [Tokenizer.EncodeOrdinaryBatch] encode
+//     many texts on all cores.
+//   - Decoding and the vocabulary: [Tokenizer.Decode], [Tokenizer.TokenToID],
+//     [Tokenizer.IDToToken], [Tokenizer.IsSpecial], [Tokenizer.EOS],
+//     [Tokenizer.VocabSize], [Tokenizer.AddedTokens] ([AddedToken]), and
+//     [Tokenizer.Warnings] (what loading accepted but noted).
 package tokenizer

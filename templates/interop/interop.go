@@ -7,6 +7,17 @@
 // @huggingface/jinja under node (render_hfjs.mjs, embedded). The two agree
 // on a request when they give the same prompt and the same assistant spans
 // in characters (where the engine knows spans), or the same error message.
+//
+// # API
+//
+//   - [Compare] renders cases with an [Engine] and the Go renderer
+//     ([RenderGo], a [Result] each) and returns the [Mismatch]es, each
+//     described by [Diff]; [RequestFiles] reads requests from files and
+//     directories.
+//   - Engines: [Python] (Jinja2, [ErrNoPython]), [HFJS]
+//     (@huggingface/jinja under node, [ErrNoNode]) and [LlamaServer] (a
+//     running llama-server), with [LlamaPrompt] and [LlamaReshapes] for
+//     what llama.cpp's template engine changes in a request.
 package interop
 
 import (
