@@ -45,7 +45,47 @@ type ruleSet struct {
 	bodies []*expr
 	target func(*expr) int
 	known  func(r int) (nullable bool, visits int, ok bool)
+	// scratch, when set, lends the analysis its memory (a grammar's,
+	// whose facts are not kept); nil: allocated (a proto's, kept).
+	scratch *scratch
 }
+
+// scratch is memory the analysis of one grammar borrows and gives back
+// (scratchPool), so that the next grammar's analysis allocates nothing it
+// needs no longer than the compile.
+type scratch struct {
+	idx, refs, users []int32
+	order, ints      []int
+	queue            []int
+	bools, reachable []bool
+	state            []uint8
+	bodies           []*expr
+	stack            []graphFrame
+	spans            []span // builder.spans
+	buf              []byte // builder.buf
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// release gives s back, keeping no expression alive.
+func (s *scratch) release() {
+	clear(s.bodies)
+	scratchPool.Put(s)
+}
+
+// zeroed returns buf with length n, all zero: buf's memory when it holds
+// n, else new memory.
+func zeroed[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, n+n/4)
+	}
+	*buf = (*buf)[:n]
+	clear(*buf)
+	return *buf
+}
+
+// graphFrame is refGraph's walk: a rule and the next of its references.
+type graphFrame struct{ r, next int }
 
 // graph is the reference graph of the rules reachable from some roots:
 // the rules in post-order, the rules each refers to and the rules that
@@ -69,10 +109,14 @@ func (g *graph) refsOf(r int) []int32 { return g.refs[g.refStart[r]:g.refEnd[r]]
 func analyzeRules(set *ruleSet, gr *graph) *facts {
 	order := gr.order
 	n := len(set.bodies)
-	bools := make([]bool, 3*n)
-	f := &facts{nullable: bools[:n:n], productive: bools[n : 2*n : 2*n], visits: make([]int, n)}
+	sc := set.scratch
+	if sc == nil {
+		sc = new(scratch)
+	}
+	bools := zeroed(&sc.bools, 3*n)
+	f := &facts{nullable: bools[:n:n], productive: bools[n : 2*n : 2*n], visits: zeroed(&sc.ints, n)}
 	queued := bools[2*n:]
-	queue := make([]int, 0, len(order))
+	queue := zeroed(&sc.queue, len(order))[:0]
 	for r := range n {
 		if nl, v, ok := set.known(r); ok {
 			f.nullable[r], f.productive[r], f.visits[r] = nl, true, v
@@ -115,7 +159,7 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		walking
 		done
 	)
-	state := make([]uint8, n)
+	state := zeroed(&sc.state, n)
 	var walkRule func(r int) int
 	var walkExpr func(e *expr) int
 	walkExpr = func(e *expr) int {
@@ -270,11 +314,15 @@ func (set *ruleSet) productiveExpr(e *expr, val []bool) bool {
 // referred to, but have no users.
 func refGraph(set *ruleSet, roots ...int) *graph {
 	n := len(set.bodies)
-	idx := make([]int32, 5*n)
+	sc := set.scratch
+	if sc == nil {
+		sc = new(scratch)
+	}
+	idx := zeroed(&sc.idx, 5*n)
 	g := &graph{refStart: idx[:n:n], refEnd: idx[n : 2*n : 2*n], userStart: idx[2*n : 3*n : 3*n], userEnd: idx[3*n : 4*n : 4*n]}
 	state := idx[4*n:] // 0: not seen, 1: seen
-	g.refs = make([]int32, 0, 2*n)
-	g.order = make([]int, 0, n)
+	g.refs = zeroed(&sc.refs, 2*n)[:0]
+	g.order = zeroed(&sc.order, n)[:0]
 	var walk func(e *expr)
 	walk = func(e *expr) {
 		if e.lib != nil {
@@ -292,8 +340,8 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 		walk(set.bodies[r])
 		g.refEnd[r] = int32(len(g.refs))
 	}
-	type frame struct{ r, next int }
-	stack := make([]frame, 0, 32)
+	type frame = graphFrame
+	stack := zeroed(&sc.stack, 32)[:0]
 	edges := 0
 	for _, root := range roots {
 		if state[root] != 0 {
@@ -325,7 +373,7 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 	}
 	// The users of each rule, in one list: a rule's users are the rules
 	// whose references to it were counted, once per user.
-	g.users = make([]int32, 0, edges)
+	g.users = zeroed(&sc.users, edges)[:0]
 	at := int32(0)
 	for r := range n {
 		g.userStart[r] = at
@@ -333,6 +381,7 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 		g.userEnd[r] = g.userStart[r]
 	}
 	g.users = g.users[:edges]
+	sc.refs, sc.order, sc.stack = g.refs, g.order, stack // grown, for the next grammar
 	for _, r := range g.order {
 		for _, t := range g.refsOf(r) {
 			if _, _, ok := set.known(int(t)); ok {
@@ -369,15 +418,16 @@ func (p *proto) facts() *facts {
 
 // analyze runs the checks on the grammar rooted at root and returns the
 // rules reachable from it, the ones written out.
-func (c *compiler) analyze(root int) (reachable []bool, err error) {
+func (c *compiler) analyze(root int, sc *scratch) (reachable []bool, err error) {
 	rules := c.g.rules
-	bodies := make([]*expr, len(rules))
+	bodies := zeroed(&sc.bodies, len(rules))
 	for i, r := range rules {
 		bodies[i] = r.body
 	}
 	// A proto's rules are known: their facts are the proto's.
 	set := &ruleSet{
-		bodies: bodies,
+		bodies:  bodies,
+		scratch: sc,
 		target: func(e *expr) int {
 			if e.proto != nil {
 				base, _ := baseOf(c.g.protoAt, e.proto)
@@ -396,7 +446,7 @@ func (c *compiler) analyze(root int) (reachable []bool, err error) {
 	}
 	gr := refGraph(set, root)
 	order := gr.order
-	reachable = make([]bool, len(rules))
+	reachable = zeroed(&sc.reachable, len(rules))
 	for _, r := range order {
 		reachable[r] = true
 	}

@@ -206,16 +206,14 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	// The reasoning's and a JSON string's languages take about 100
 	// rules.
 	c.g.rules = make([]rule, 0, 128)
-	c.g.spans = make([]span, 0, 128)
-	// The rules' text grows with the schemas, about twice their size.
-	size := 1024
-	for _, t := range spec.Tools {
-		size += 2 * len(t.Parameters)
-	}
-	if spec.Format != nil {
-		size += 2 * len(spec.Format.Schema)
-	}
-	c.g.buf = make([]byte, 0, min(size, MaxBytes))
+	// The rules' text and where each is in it are needed only until the
+	// grammar is written out: their memory is borrowed.
+	sc := scratchPool.Get().(*scratch)
+	c.g.spans, c.g.buf = sc.spans[:0], sc.buf[:0]
+	defer func() {
+		sc.spans, sc.buf = c.g.spans[:0], c.g.buf[:0]
+		sc.release()
+	}()
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -261,7 +259,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if c.g.over != "" {
 		return nil, &Error{c.what(spec), c.g.over}
 	}
-	reachable, err := c.analyze(root)
+	reachable, err := c.analyze(root, sc)
 	if err != nil {
 		return nil, err
 	}
