@@ -46,7 +46,7 @@ type chatStream struct {
 }
 
 func (s *chatStream) start()                      { s.out.start() }
-func (s *chatStream) started() bool               { return s.out.started }
+func (s *chatStream) started() bool               { return s.out.begun }
 func (s *chatStream) emit(events []harmony.Event) { s.st.emit(events) }
 func (s *chatStream) fail(e *apiError)            { s.out.errorEvent(e) }
 func (s *chatStream) flush() error                { return s.out.flush() }

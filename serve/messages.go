@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
-	"github.com/beamharmony/harmony/grammar"
 )
 
 // The Anthropic Messages API (POST /v1/messages): requests decoded into a
@@ -280,112 +279,66 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 // constrain the generation (constrain.go), and disable_parallel_tool_use
 // keeps the first call of an unconstrained one.
 func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage, cfg *Config) *apiError {
-	refuseHosted := cfg.RefuseHostedTools
+	tc, err := decodeAnthropicToolChoice(rawChoice)
+	if err != nil {
+		return err
+	}
+	return m.req.decodeToolList(rawTools, tc, func(ts *toolSet, path string, raw json.RawMessage) *apiError {
+		return m.tool(ts, path, raw, cfg)
+	})
+}
+
+// tool reads one entry of tools: a custom tool with its input_schema, or
+// a server tool, which is run (web search), left out and reported, or
+// refused.
+func (m *messagesReply) tool(ts *toolSet, path string, raw json.RawMessage, cfg *Config) *apiError {
 	r := m.req
-	off := false
-	if !isNull(rawChoice) {
-		var tc struct {
-			Type                   string          `json:"type"`
-			Name                   string          `json:"name"`
-			DisableParallelToolUse json.RawMessage `json:"disable_parallel_tool_use"`
-		}
-		if rawChoice[0] != '{' || json.Unmarshal(rawChoice, &tc) != nil {
-			return paramError("tool_choice", "invalid_type", "must be an object such as {\"type\": \"auto\"}, got "+kindOf(rawChoice))
-		}
-		switch tc.Type {
-		case "auto":
-		case "none":
-			off = true
-			r.constraint.choice = grammar.None
-		case "any":
-			r.constraint.choice = grammar.Required
-		case "tool":
-			if tc.Name == "" {
-				return paramError("tool_choice.name", "invalid_value", "required with type tool, the tool to call")
-			}
-			r.constraint.choice, r.constraint.name = grammar.Named, tc.Name
-			r.constraint.choiceParam = "tool_choice.name"
-		default:
-			return paramError("tool_choice.type", "invalid_value", "must be auto, any, tool or none, got "+quoteText(tc.Type))
-		}
-		if v, _, err := rawBool(tc.DisableParallelToolUse, "tool_choice.disable_parallel_tool_use"); err != nil {
+	var t anthropicTool
+	if len(raw) == 0 || raw[0] != '{' {
+		return paramError(path, "invalid_tool", "must be an object, got "+kindOf(raw))
+	}
+	if err := decodeBody(raw, &t); err != nil {
+		return paramJSONError(path, "invalid_tool", err)
+	}
+	if isAnthropicServerTool(t.Type) {
+		if took, err := r.takeWebSearch(cfg, path, t.Type, raw, true); err != nil || took {
 			return err
-		} else if v {
-			r.maxCalls = 1
-			r.constraint.parallel = false
 		}
-	}
-	if isNull(rawTools) {
-		return nil
-	}
-	raws, ok := rawElements(rawTools)
-	if !ok {
-		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
-	}
-	tools := make([]harmony.Tool, 0, len(raws))
-	for i, raw := range raws {
-		path := "tools[" + strconv.Itoa(i) + "]"
-		var t anthropicTool
-		if len(raw) == 0 || raw[0] != '{' {
-			return paramError(path, "invalid_tool", "must be an object, got "+kindOf(raw))
-		}
-		if err := decodeBody(raw, &t); err != nil {
-			return paramJSONError(path, "invalid_tool", err)
-		}
-		if isAnthropicServerTool(t.Type) {
-			if took, err := r.takeWebSearch(cfg, path, t.Type, raw, true); err != nil || took {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			if refuseHosted {
-				return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
-					" is a server tool (Anthropic runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
-			}
-			if strings.HasPrefix(t.Type, "tool_search_tool_") {
-				m.serverToolSearch = true
-			}
-			r.report(path, unhonouredHostedTool, hostedToolWhy(t.Type))
-			continue
-		}
-		if t.Type != "" && t.Type != "custom" {
+		if cfg.RefuseHostedTools {
 			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
-				" is an Anthropic-defined client tool, whose schema only Anthropic's API knows; declare it as a custom tool with an input_schema")
+				" is a server tool (Anthropic runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
 		}
-		if t.Name == "" {
-			return paramError(path+".name", "invalid_tool", "required")
+		if strings.HasPrefix(t.Type, "tool_search_tool_") {
+			m.serverToolSearch = true
 		}
-		schema := bytes.TrimSpace(t.InputSchema)
-		if len(schema) == 0 || schema[0] != '{' {
-			return paramError(path+".input_schema", "invalid_tool", "required, a JSON Schema object")
-		}
-		strict, _, err := rawBool(t.Strict, path+".strict")
-		if err != nil {
-			return err
-		}
-		deferred, _, err := rawBool(t.DeferLoading, path+".defer_loading")
-		if err != nil {
-			return err
-		}
-		tool := harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: schema}}
-		if deferred {
-			m.deferred = append(m.deferred, deferredTool{tool: tool, path: path, strict: strict})
-			continue
-		}
-		tools = append(tools, tool)
-		r.constraint.strict = append(r.constraint.strict, strict)
-		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".input_schema")
-	}
-	if off {
-		r.toolsOff = true
-		r.constraint.strict, r.constraint.toolSchemas = nil, nil
-		r.search = nil
+		r.report(path, unhonouredHostedTool, hostedToolWhy(t.Type))
 		return nil
 	}
-	r.opts.Tools = tools
-	r.parseTools = tools
-	r.declareSearch()
+	if t.Type != "" && t.Type != "custom" {
+		return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
+			" is an Anthropic-defined client tool, whose schema only Anthropic's API knows; declare it as a custom tool with an input_schema")
+	}
+	if t.Name == "" {
+		return paramError(path+".name", "invalid_tool", "required")
+	}
+	schema := bytes.TrimSpace(t.InputSchema)
+	if len(schema) == 0 || schema[0] != '{' {
+		return paramError(path+".input_schema", "invalid_tool", "required, a JSON Schema object")
+	}
+	strict, _, err := rawBool(t.Strict, path+".strict")
+	if err != nil {
+		return err
+	}
+	deferred, _, err := rawBool(t.DeferLoading, path+".defer_loading")
+	if err != nil {
+		return err
+	}
+	tool := harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: schema}}
+	if deferred {
+		m.deferred = append(m.deferred, deferredTool{tool: tool, path: path, strict: strict})
+		return nil
+	}
+	ts.add(tool, strict, path+".input_schema")
 	return nil
 }
 

@@ -164,58 +164,7 @@ func (m *messagesReply) complete(w http.ResponseWriter, c *exchange, p *harmony.
 }
 
 func (m *messagesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
-	return &messagesStream{sseOut: newSSEOut(w), c: c, regionBlocks: regionBlocks{index: -1}}
-}
-
-// sseOut collects server-sent events in a buffer sent at each flush.
-type sseOut struct {
-	w      http.ResponseWriter
-	rc     *http.ResponseController
-	buf    []byte
-	begun  bool
-	err    error
-	events int // events written, for sequence numbers
-}
-
-func newSSEOut(w http.ResponseWriter) sseOut {
-	return sseOut{w: w, rc: http.NewResponseController(w), buf: make([]byte, 0, 4096)}
-}
-
-// begin sends the headers of an event stream.
-func (o *sseOut) begin() {
-	o.begun = true
-	h := o.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	o.w.WriteHeader(http.StatusOK)
-}
-
-// open starts an event named name; the caller appends its JSON data and
-// calls close.
-func (o *sseOut) open(name string) {
-	o.buf = append(o.buf, "event: "...)
-	o.buf = append(o.buf, name...)
-	o.buf = append(o.buf, "\ndata: "...)
-	o.events++
-}
-
-func (o *sseOut) close() { o.buf = append(o.buf, "\n\n"...) }
-
-// flush sends what is buffered and returns the first write error.
-func (o *sseOut) flush() error {
-	if o.err != nil || len(o.buf) == 0 {
-		return o.err
-	}
-	if _, err := o.w.Write(o.buf); err != nil {
-		o.err = err
-		return err
-	}
-	o.buf = o.buf[:0]
-	if err := o.rc.Flush(); err != nil {
-		o.err = err
-	}
-	return o.err
+	return &messagesStream{sseWriter: newSSEWriter(w), c: c, regionBlocks: regionBlocks{index: -1}}
 }
 
 // messagesStream writes the Messages API's events: message_start, each
@@ -224,7 +173,7 @@ func (o *sseOut) flush() error {
 // follow each other share a block, joined by "\n\n" as the parsed message
 // joins them; a thinking block ends with its signature_delta.
 type messagesStream struct {
-	sseOut
+	sseWriter
 	regionBlocks
 	c     *exchange
 	calls int

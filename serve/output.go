@@ -68,18 +68,14 @@ func appendUsage(dst []byte, u *usage) []byte {
 // chunkWriter writes a streamed reply: chat.completion.chunk events in
 // server-sent events, collected in a buffer and sent at each flush.
 type chunkWriter struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	c       *exchange
-	buf     []byte
-	head    []byte // `data: {"id":...,"choices":[{"index":0,"delta":`
-	tail    []byte // `,"logprobs":null,"finish_reason":null}]...}` and the blank line
-	started bool
-	err     error // the first write error: the client is gone
+	sseWriter
+	c    *exchange
+	head []byte // `data: {"id":...,"choices":[{"index":0,"delta":`
+	tail []byte // `,"logprobs":null,"finish_reason":null}]...}` and the blank line
 }
 
 func newChunkWriter(w http.ResponseWriter, c *exchange) *chunkWriter {
-	o := &chunkWriter{w: w, rc: http.NewResponseController(w), c: c, buf: make([]byte, 0, 4096)}
+	o := &chunkWriter{sseWriter: newSSEWriter(w), c: c}
 	o.head = o.appendEnvelope(nil)
 	o.head = append(o.head, `"choices":[{"index":0,"delta":`...)
 	o.tail = append(o.tail, `,"logprobs":null,"finish_reason":null}]`...)
@@ -103,15 +99,10 @@ func (o *chunkWriter) appendEnvelope(dst []byte) []byte {
 
 // start sends the headers and the first chunk, which carries the role.
 func (o *chunkWriter) start() {
-	if o.started {
+	if o.begun {
 		return
 	}
-	o.started = true
-	h := o.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	o.w.WriteHeader(http.StatusOK)
+	o.begin()
 	o.buf = append(o.buf, o.head...)
 	o.buf = append(o.buf, `{"role":"assistant","content":""}`...)
 	o.buf = append(o.buf, o.tail...)
@@ -197,29 +188,6 @@ func (o *chunkWriter) errorEvent(e *apiError) {
 	o.buf = append(o.buf, "data: "...)
 	o.buf = e.appendJSON(o.buf)
 	o.buf = append(o.buf, "\n\n"...)
-}
-
-// comment writes an SSE comment line, which clients skip: a keep-alive.
-func (o *chunkWriter) comment(text string) {
-	o.buf = append(o.buf, ": "...)
-	o.buf = append(o.buf, text...)
-	o.buf = append(o.buf, "\n\n"...)
-}
-
-// flush sends what is buffered. It returns the first write error.
-func (o *chunkWriter) flush() error {
-	if o.err != nil || len(o.buf) == 0 {
-		return o.err
-	}
-	if _, err := o.w.Write(o.buf); err != nil {
-		o.err = err
-		return err
-	}
-	o.buf = o.buf[:0]
-	if err := o.rc.Flush(); err != nil {
-		o.err = err
-	}
-	return o.err
 }
 
 // streamer turns parser events into deltas. Chunks of one region that

@@ -479,50 +479,26 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 	if aerr != nil {
 		return aerr
 	}
-	r.constraint.choice, r.constraint.name = tc.choice, tc.name
 	if v, set, err := rawBool(cr.ParallelToolCalls, "parallel_tool_calls"); err != nil {
 		return err
 	} else if set && !v {
-		r.constraint.parallel = false
-		r.maxCalls = 1
+		tc.serial = true
 	}
-	if isNull(cr.Tools) {
-		return tc.checkAllowed(nil)
+	return r.decodeToolList(cr.Tools, tc, chatTool)
+}
+
+// chatTool reads one entry of a chat request's tools: a function tool in
+// the OpenAI shape.
+func chatTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
+	var t harmony.Tool
+	if err := t.UnmarshalJSON(raw); err != nil {
+		return harmonyError(path, "invalid_tool", err)
 	}
-	raws, ok := rawElements(cr.Tools)
-	if !ok {
-		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(cr.Tools))
-	}
-	tools := make([]harmony.Tool, 0, len(raws))
-	names := make([]string, len(raws))
-	for i, raw := range raws {
-		path := "tools[" + strconv.Itoa(i) + "]"
-		var t harmony.Tool
-		if err := t.UnmarshalJSON(raw); err != nil {
-			return harmonyError(path, "invalid_tool", err)
-		}
-		strict, _, err := rawBool(functionStrict(raw), path+".function.strict")
-		if err != nil {
-			return err
-		}
-		names[i] = t.Function.Name
-		if !tc.allows(t.Function.Name) {
-			continue
-		}
-		tools = append(tools, t)
-		r.constraint.strict = append(r.constraint.strict, strict)
-		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".function.parameters")
-	}
-	if err := tc.checkAllowed(names); err != nil {
+	strict, _, err := rawBool(functionStrict(raw), path+".function.strict")
+	if err != nil {
 		return err
 	}
-	if tc.off {
-		r.toolsOff = true
-		r.constraint.strict, r.constraint.toolSchemas = nil, nil
-		return nil
-	}
-	r.opts.Tools = tools
-	r.parseTools = tools
+	ts.add(t, strict, path+".function.parameters")
 	return nil
 }
 

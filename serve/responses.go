@@ -226,131 +226,105 @@ func statelessError(param, msg string) *apiError {
 // 113); a hosted tool is left out and reported unless the server refuses
 // it (112).
 func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage, cfg *Config) *apiError {
-	refuseHosted := cfg.RefuseHostedTools
-	r := rr.req
 	rr.tools, rr.toolChoice = rawTools, rawChoice
 	tc, aerr := decodeResponsesToolChoice(rawChoice)
 	if aerr != nil {
 		return aerr
 	}
-	r.constraint.choice, r.constraint.name = tc.choice, tc.name
-	if isNull(rawTools) {
-		return tc.checkAllowed(nil)
-	}
-	raws, ok := rawElements(rawTools)
-	if !ok {
-		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(rawTools))
-	}
-	tools := make([]harmony.Tool, 0, len(raws))
-	var names []string
 	declared := map[string]string{} // tool name -> its path
-	add := func(path, namespace string, t *responsesTool) *apiError {
-		if t.Name == "" {
-			return paramError(path+".name", "invalid_tool", "required")
-		}
-		strict, _, err := rawBool(t.Strict, path+".strict")
-		if err != nil {
-			return err
-		}
-		params := t.Parameters
-		if isNull(params) {
-			params = json.RawMessage(`{"type": "object", "properties": {}}`)
-		} else if params[0] != '{' {
-			return paramError(path+".parameters", "invalid_tool", "must be a JSON Schema object, got "+kindOf(params))
-		}
-		if other, dup := declared[t.Name]; dup && (namespace != "" || rr.namespaces[t.Name] != "") {
-			// Beam calls tools by their bare names (page: Tools), so a
-			// namespaced tool's name must be unique among the tools.
-			return paramError(path+".name", "invalid_tool", quoteText(t.Name)+" is also the name of "+other+
-				"; Beam calls tools by their bare names, so a tool in a namespace needs a name no other tool has")
-		}
-		declared[t.Name] = path
-		if namespace != "" {
-			if rr.namespaces == nil {
-				rr.namespaces = map[string]string{}
-			}
-			rr.namespaces[t.Name] = namespace
-		}
-		names = append(names, t.Name)
-		if !tc.allows(t.Name) {
-			return nil
-		}
-		tools = append(tools, harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: params}})
-		r.constraint.strict = append(r.constraint.strict, strict)
-		r.constraint.toolSchemas = append(r.constraint.toolSchemas, path+".parameters")
-		return nil
+	return rr.req.decodeToolList(rawTools, tc, func(ts *toolSet, path string, raw json.RawMessage) *apiError {
+		return rr.tool(ts, path, raw, declared, cfg)
+	})
+}
+
+// tool reads one entry of tools: a function, a namespace of functions, or
+// a hosted tool, which is run (web search), left out and reported, or
+// refused. declared maps each function tool's name to its path.
+func (rr *responsesReply) tool(ts *toolSet, path string, raw json.RawMessage, declared map[string]string, cfg *Config) *apiError {
+	r := rr.req
+	var t responsesTool
+	if len(raw) == 0 || raw[0] != '{' || decodeBody(raw, &t) != nil {
+		return paramError(path, "invalid_tool", "must be a tool object")
 	}
-	for i, raw := range raws {
-		path := "tools[" + strconv.Itoa(i) + "]"
-		var t responsesTool
-		if len(raw) == 0 || raw[0] != '{' || decodeBody(raw, &t) != nil {
-			return paramError(path, "invalid_tool", "must be a tool object")
+	switch {
+	case t.Type == "function":
+		return rr.function(ts, path, "", &t, declared)
+	case t.Type == "namespace":
+		if t.Name == "" {
+			return paramError(path+".name", "invalid_tool", "required, the namespace's name")
 		}
-		switch {
-		case t.Type == "function":
-			if err := add(path, "", &t); err != nil {
+		inner, ok := rawElements(t.Tools)
+		if !ok || len(inner) == 0 {
+			return paramError(path+".tools", "invalid_tool", "must be a non-empty list of the namespace's function tools, got "+kindOf(t.Tools))
+		}
+		for j, ri := range inner {
+			ip := path + ".tools[" + strconv.Itoa(j) + "]"
+			var it responsesTool
+			if len(ri) == 0 || ri[0] != '{' || decodeBody(ri, &it) != nil {
+				return paramError(ip, "invalid_tool", "must be a function tool object")
+			}
+			if it.Type != "function" {
+				return paramError(ip+".type", "unsupported_tool", quoteText(it.Type)+
+					" tools are not supported in a namespace by this gateway; a namespace's tools must be function tools")
+			}
+			if j == 0 && t.Description != "" {
+				// The namespace's description reaches the model
+				// once, before its first tool's own.
+				it.Description = namespaceDescription(t.Name, t.Description, it.Description)
+			}
+			if err := rr.function(ts, ip, t.Name, &it, declared); err != nil {
 				return err
 			}
-		case t.Type == "namespace":
-			if t.Name == "" {
-				return paramError(path+".name", "invalid_tool", "required, the namespace's name")
-			}
-			inner, ok := rawElements(t.Tools)
-			if !ok || len(inner) == 0 {
-				return paramError(path+".tools", "invalid_tool", "must be a non-empty list of the namespace's function tools, got "+kindOf(t.Tools))
-			}
-			for j, ri := range inner {
-				ip := path + ".tools[" + strconv.Itoa(j) + "]"
-				var it responsesTool
-				if len(ri) == 0 || ri[0] != '{' || decodeBody(ri, &it) != nil {
-					return paramError(ip, "invalid_tool", "must be a function tool object")
-				}
-				if it.Type != "function" {
-					return paramError(ip+".type", "unsupported_tool", quoteText(it.Type)+
-						" tools are not supported in a namespace by this gateway; a namespace's tools must be function tools")
-				}
-				if j == 0 && t.Description != "" {
-					// The namespace's description reaches the model
-					// once, before its first tool's own.
-					it.Description = namespaceDescription(t.Name, t.Description, it.Description)
-				}
-				if err := add(ip, t.Name, &it); err != nil {
-					return err
-				}
-			}
-		case isHostedResponsesTool(t.Type):
-			if took, err := r.takeWebSearch(cfg, path, t.Type, raw, false); err != nil || took {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			if refuseHosted {
-				return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
-					" is a hosted tool (OpenAI runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
-			}
-			r.report(path, unhonouredHostedTool, hostedToolWhy(t.Type))
-		default:
-			what := "an unknown tool type"
-			if t.Type == "custom" {
-				what = "a custom (free-form) tool, which this gateway does not support"
-			}
-			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+" is "+what+
-				"; this gateway takes function tools and namespaces of function tools, and leaves out the hosted tools it cannot run")
 		}
+	case isHostedResponsesTool(t.Type):
+		if took, err := r.takeWebSearch(cfg, path, t.Type, raw, false); err != nil || took {
+			return err
+		}
+		if cfg.RefuseHostedTools {
+			return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+
+				" is a hosted tool (OpenAI runs it), which this gateway cannot run; leave it out, or start the server without --refuse-hosted-tools to have it left out and reported")
+		}
+		r.report(path, unhonouredHostedTool, hostedToolWhy(t.Type))
+	default:
+		what := "an unknown tool type"
+		if t.Type == "custom" {
+			what = "a custom (free-form) tool, which this gateway does not support"
+		}
+		return paramError(path+".type", "unsupported_tool", quoteText(t.Type)+" is "+what+
+			"; this gateway takes function tools and namespaces of function tools, and leaves out the hosted tools it cannot run")
 	}
-	if err := tc.checkAllowed(names); err != nil {
+	return nil
+}
+
+// function reads a function tool at path, in namespace or none.
+func (rr *responsesReply) function(ts *toolSet, path, namespace string, t *responsesTool, declared map[string]string) *apiError {
+	if t.Name == "" {
+		return paramError(path+".name", "invalid_tool", "required")
+	}
+	strict, _, err := rawBool(t.Strict, path+".strict")
+	if err != nil {
 		return err
 	}
-	if tc.off {
-		r.toolsOff = true
-		r.constraint.strict, r.constraint.toolSchemas = nil, nil
-		r.search = nil
-		return nil
+	params := t.Parameters
+	if isNull(params) {
+		params = json.RawMessage(`{"type": "object", "properties": {}}`)
+	} else if params[0] != '{' {
+		return paramError(path+".parameters", "invalid_tool", "must be a JSON Schema object, got "+kindOf(params))
 	}
-	r.opts.Tools = tools
-	r.parseTools = tools
-	r.declareSearch()
+	if other, dup := declared[t.Name]; dup && (namespace != "" || rr.namespaces[t.Name] != "") {
+		// Beam calls tools by their bare names (page: Tools), so a
+		// namespaced tool's name must be unique among the tools.
+		return paramError(path+".name", "invalid_tool", quoteText(t.Name)+" is also the name of "+other+
+			"; Beam calls tools by their bare names, so a tool in a namespace needs a name no other tool has")
+	}
+	declared[t.Name] = path
+	if namespace != "" {
+		if rr.namespaces == nil {
+			rr.namespaces = map[string]string{}
+		}
+		rr.namespaces[t.Name] = namespace
+	}
+	ts.add(harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: params}}, strict, path+".parameters")
 	return nil
 }
 

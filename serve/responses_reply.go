@@ -119,7 +119,7 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmon
 }
 
 func (rr *responsesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
-	return &responsesStream{sseOut: newSSEOut(w), c: c, rr: rr, regionBlocks: regionBlocks{index: -1}}
+	return &responsesStream{sseWriter: newSSEWriter(w), c: c, rr: rr, regionBlocks: regionBlocks{index: -1}}
 }
 
 // responsesStream writes the Responses API's events: response.created
@@ -128,7 +128,7 @@ func (rr *responsesReply) stream(w http.ResponseWriter, c *exchange) streamSink 
 // last response.completed (or .incomplete, or .failed). Parser regions of
 // one kind that follow each other share an item, joined by "\n\n".
 type responsesStream struct {
-	sseOut
+	sseWriter
 	regionBlocks
 	c  *exchange
 	rr *responsesReply
@@ -169,7 +169,7 @@ func (s *responsesStream) start() {
 
 // keepAlive writes an SSE comment, which clients skip: the Responses API
 // has no ping event.
-func (s *responsesStream) keepAlive() { s.buf = append(s.buf, ": keep-alive\n\n"...) }
+func (s *responsesStream) keepAlive() { s.comment("keep-alive") }
 
 func (s *responsesStream) emit(events []harmony.Event) { s.regionBlocks.emit(s, events) }
 

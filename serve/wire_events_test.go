@@ -23,7 +23,7 @@ const wireText = "a \"quoted\"\n<|call|>\b\x01\u2028 <&> é"
 
 // eventOut returns the one event a write appended to buf (emptied
 // after), failing t unless there is exactly one, with its name.
-func eventOut(t *testing.T, o *sseOut, kind string) (name string, data []byte) {
+func eventOut(t *testing.T, o *sseWriter, kind string) (name string, data []byte) {
 	t.Helper()
 	evs := bytes.Split(bytes.TrimSuffix(o.buf, []byte("\n\n")), []byte("\n\n"))
 	if len(evs) != 1 || !bytes.HasSuffix(o.buf, []byte("\n\n")) {
@@ -71,7 +71,7 @@ func wireExchange() *exchange {
 
 func TestMessagesEventsAreTyped(t *testing.T) {
 	c := wireExchange()
-	s := &messagesStream{sseOut: newSSEOut(httptest.NewRecorder()), c: c, regionBlocks: regionBlocks{index: -1}}
+	s := &messagesStream{sseWriter: newSSEWriter(httptest.NewRecorder()), c: c, regionBlocks: regionBlocks{index: -1}}
 	s.begun = true // no headers: the writer is not used
 	text, empty, two := wireText, "", 2
 	sig := c.s.signer.sign(text)
@@ -90,7 +90,7 @@ func TestMessagesEventsAreTyped(t *testing.T) {
 		{"start tool_use", harmony.FieldToolCalls, replyBlock{Type: "tool_use", Name: "get_weather <&>", Input: json.RawMessage("{}")}},
 	} {
 		s.startBlock(&harmony.Event{Type: harmony.EventRegionOpen, Field: tt.field, Name: "get_weather <&>"})
-		name, data := eventOut(t, &s.sseOut, tt.kind)
+		name, data := eventOut(t, &s.sseWriter, tt.kind)
 		if tt.field == harmony.FieldToolCalls {
 			tt.want.ID = idOf(t, data, "content_block", "id")
 			if !strings.HasPrefix(tt.want.ID, "toolu_") {
@@ -111,7 +111,7 @@ func TestMessagesEventsAreTyped(t *testing.T) {
 		s.kind = tt.field
 		s.pending.WriteString(text)
 		s.writePending()
-		name, data := eventOut(t, &s.sseOut, tt.kind)
+		name, data := eventOut(t, &s.sseWriter, tt.kind)
 		sameEvent(t, tt.kind, name, data, "content_block_delta", tt.want)
 	}
 	// A thinking block ends with its signature, then content_block_stop.
@@ -124,10 +124,10 @@ func TestMessagesEventsAreTyped(t *testing.T) {
 		t.Fatalf("end of a thinking block: %q", s.buf)
 	}
 	s.buf = evs[0]
-	name, data := eventOut(t, &s.sseOut, "signature_delta")
+	name, data := eventOut(t, &s.sseWriter, "signature_delta")
 	sameEvent(t, "signature_delta", name, data, "content_block_delta", block("signature_delta", &anthropicBlockDelta{Signature: &sig}))
 	s.buf = evs[1]
-	name, data = eventOut(t, &s.sseOut, "content_block_stop")
+	name, data = eventOut(t, &s.sseWriter, "content_block_stop")
 	sameEvent(t, "content_block_stop", name, data, "content_block_stop", &anthropicEvent{Type: "content_block_stop", Index: &two})
 
 	stop := "STOP <&>"
@@ -154,25 +154,25 @@ func TestMessagesEventsAreTyped(t *testing.T) {
 			t.Fatalf("%s: %q", tt.kind, s.buf)
 		}
 		s.buf = evs[0]
-		name, data := eventOut(t, &s.sseOut, tt.kind)
+		name, data := eventOut(t, &s.sseWriter, tt.kind)
 		tt.want.Type = "message_delta"
 		sameEvent(t, tt.kind, name, data, "message_delta", &tt.want)
 		s.buf = evs[1]
-		name, data = eventOut(t, &s.sseOut, "message_stop")
+		name, data = eventOut(t, &s.sseWriter, "message_stop")
 		sameEvent(t, "message_stop", name, data, "message_stop", &anthropicEvent{Type: "message_stop"})
 	}
 	c.usage = nil
 	s.start()
 	s.begun = false
 	s.start()
-	name, data = eventOut(t, &s.sseOut, "message_start")
+	name, data = eventOut(t, &s.sseWriter, "message_start")
 	sameEvent(t, "message_start", name, data, "message_start", &anthropicEvent{Type: "message_start",
 		Message: &anthropicReply{ID: c.chatID, Type: "message", Role: "assistant", Model: c.model, Content: []replyBlock{}}})
 	s.keepAlive()
-	name, data = eventOut(t, &s.sseOut, "ping")
+	name, data = eventOut(t, &s.sseWriter, "ping")
 	sameEvent(t, "ping", name, data, "ping", &anthropicEvent{Type: "ping"})
 	s.fail(engineError("", text))
-	name, data = eventOut(t, &s.sseOut, "error")
+	name, data = eventOut(t, &s.sseWriter, "error")
 	sameEvent(t, "error", name, data, "error", &anthropicError{Type: "error", Error: anthropicErrorBody{Type: "api_error", Message: text}})
 }
 
@@ -182,7 +182,7 @@ func TestResponsesEventsAreTyped(t *testing.T) {
 	temp := json.RawMessage("0.5")
 	rr := &responsesReply{req: &request{temperature: temp}, instructions: "Be <brief>.", effort: "low", parallel: true,
 		tools: json.RawMessage(`[{"type":"function","name":"f"}]`), maxOutputTokens: json.RawMessage("100")}
-	s := &responsesStream{sseOut: newSSEOut(httptest.NewRecorder()), c: c, rr: rr, regionBlocks: regionBlocks{index: -1}}
+	s := &responsesStream{sseWriter: newSSEWriter(httptest.NewRecorder()), c: c, rr: rr, regionBlocks: regionBlocks{index: -1}}
 	text, zero, three := wireText, 0, 3
 	noLogprobs := &[]json.RawMessage{}
 	// next returns the events a write appended, checking their number.
@@ -197,7 +197,7 @@ func TestResponsesEventsAreTyped(t *testing.T) {
 	}
 	check := func(kind string, ev []byte, want *responseEvent) {
 		t.Helper()
-		o := sseOut{buf: ev}
+		o := sseWriter{buf: ev}
 		name, data := eventOut(t, &o, kind)
 		sameEvent(t, kind, name, data, want.Type, want)
 	}

@@ -90,7 +90,7 @@ func TestChatChunksAreTyped(t *testing.T) {
 			c := &exchange{s: &Server{cfg: Config{ReasoningFields: fields}}, req: &request{wantUsage: wantUsage},
 				chatID: "chatcmpl-1", created: 1700000000, model: "beam <&>"}
 			o := newChunkWriter(nil, c)
-			o.started = true // no headers: the writer is not used
+			o.begun = true // no headers: the writer is not used
 			chunk := func(d *chatDelta, finish *string) chatChunk {
 				ch := chatChunk{ID: c.chatID, Object: "chat.completion.chunk", Created: c.created, Model: c.model,
 					Choices: []chatChoice{{Delta: d, FinishReason: finish}}}
@@ -308,7 +308,7 @@ func TestMessagesWireTyped(t *testing.T) {
 		}
 	}
 	// The Messages stream's keep-alive.
-	s := &messagesStream{sseOut: newSSEOut(httptest.NewRecorder())}
+	s := &messagesStream{sseWriter: newSSEWriter(httptest.NewRecorder())}
 	s.keepAlive()
 	for _, ev := range sseData(t, s.buf) {
 		seen[typeOf(t, ev)] = true
