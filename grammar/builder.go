@@ -62,6 +62,7 @@ type proto struct {
 	base   string // every name is base-SOMETHING
 	names  []string
 	bodies []*expr
+	first  int // a text language's rule of non-empty text (textLang.first)
 
 	analysis protoFacts
 

@@ -95,7 +95,7 @@ func (t *textLang) build(g *builder, name string) {
 	}
 	pr := p.(*proto)
 	t.base = g.instantiate(pr)
-	t.first = t.base + len(pr.names) - 1
+	t.first = t.base + pr.first
 }
 
 // proto builds the language's rules: one per state, then the non-empty
@@ -104,6 +104,10 @@ func (t *textLang) proto(name string) *proto {
 	a := newAutomaton(t.forbidden)
 	p := &proto{base: name}
 	state := func(i int) *expr { return &expr{kind: kRef, rule: i, proto: p} }
+	// The escape is a rule of its own, after the states and the first
+	// character, which every state refers to (written once, not once a
+	// state).
+	escape := state(len(a.states) + 1)
 	allowed := func(c rune) bool { return t.excluded == nil || !t.excluded.has(c) }
 	moves := func(s int) *expr {
 		// Characters that stay in or return to the start go in one
@@ -131,7 +135,7 @@ func (t *textLang) proto(name string) *proto {
 		}
 		alts := []*expr{seq(class(true, not...), state(0))}
 		if t.escape != nil {
-			alts = append(alts, seq(t.escape, state(0)))
+			alts = append(alts, seq(escape, state(0)))
 		}
 		for _, n := range targets {
 			alts = append(alts, seq(chars(false, string(byTarget[n])), state(n)))
@@ -142,7 +146,12 @@ func (t *textLang) proto(name string) *proto {
 		p.names = append(p.names, name+"-"+strconv.Itoa(i))
 		p.bodies = append(p.bodies, alt(empty(), moves(i)))
 	}
+	p.first = len(p.names)
 	p.names = append(p.names, name+"-1st")
 	p.bodies = append(p.bodies, moves(0))
+	if t.escape != nil {
+		p.names = append(p.names, name+"-esc")
+		p.bodies = append(p.bodies, t.escape)
+	}
 	return p
 }
