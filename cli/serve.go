@@ -192,7 +192,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tlsCert := fs.String("tls-cert", "", usage("tls-cert", "PEM certificate `file` (chain first) to serve HTTPS with; reloaded on SIGHUP and when it changes"))
 	tlsKey := fs.String("tls-key", "", usage("tls-key", "PEM private key `file` of --tls-cert"))
 	corsOrigins := checkedFlag(fs, "cors-origins", "", func(v string) error {
-		_, err := serve.ParseCORSOrigins(v)
+		_, err := parseCORSOrigins(v)
 		return err
 	}, usage("cors-origins", "comma-separated `origins` (https://app.example.com, or * for any) whose browser pages may call the gateway; none by default"))
 	metricsListen := fs.String("metrics-listen", "", usage("metrics-listen", "`address` to serve /metrics on, without a key, instead of the API's port"))
@@ -264,14 +264,14 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
-	origins, err := serve.ParseCORSOrigins(*corsOrigins)
+	origins, err := parseCORSOrigins(*corsOrigins)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
 	loadKeys := func() ([]string, error) {
 		keys := slices.Clone(*apiKeys.vals)
 		if *apiKeyFile != "" {
-			fileKeys, err := serve.ReadKeyFile(*apiKeyFile)
+			fileKeys, err := readKeyFile(*apiKeyFile)
 			if err != nil {
 				return nil, err
 			}
@@ -330,9 +330,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	srv.Inspect(*inspect, *inspectBytes, *inspectRedact)
-	var certs *serve.CertReloader
+	var certs *certReloader
 	if *tlsCert != "" {
-		certs, err = serve.NewCertReloader(*tlsCert, *tlsKey, func(err error) {
+		certs, err = newCertReloader(*tlsCert, *tlsKey, func(err error) {
 			logger.Error("tls certificate reload failed; serving the previous one", slog.String("error", err.Error()))
 		})
 		if err != nil {
@@ -428,7 +428,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // reloadServe rereads the key file and the certificate (SIGHUP). What
 // fails to load is logged and the current keys or certificate stay.
-func reloadServe(logger *slog.Logger, srv *serve.Server, certs *serve.CertReloader, keyFile string, loadKeys func() ([]string, error)) {
+func reloadServe(logger *slog.Logger, srv *serve.Server, certs *certReloader, keyFile string, loadKeys func() ([]string, error)) {
 	if keyFile != "" {
 		if keys, err := loadKeys(); err != nil {
 			logger.Error("api key reload failed; the previous keys stay", slog.String("error", err.Error()))

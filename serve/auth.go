@@ -1,14 +1,14 @@
 package serve
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/beamharmony/harmony/internal/access"
 )
 
 // API keys. With keys configured, every endpoint but /health needs one:
@@ -30,7 +30,7 @@ const (
 )
 
 // maxKeyLen bounds one API key, in bytes.
-const maxKeyLen = 4096
+const maxKeyLen = access.MaxKeyLen
 
 // keySet is the accepted API keys, kept as SHA-256 digests: comparing
 // digests of equal length in constant time tells nothing about a key's
@@ -48,27 +48,12 @@ func newKeySet(keys []string) (*keySet, error) {
 	}
 	ks := &keySet{digests: make([][sha256.Size]byte, 0, len(keys))}
 	for i, k := range keys {
-		if err := checkKey(k); err != nil {
+		if err := access.CheckKey(k); err != nil {
 			return nil, fmt.Errorf("api key %d of %d: %w", i+1, len(keys), err)
 		}
 		ks.digests = append(ks.digests, sha256.Sum256([]byte(k)))
 	}
 	return ks, nil
-}
-
-func checkKey(k string) error {
-	switch {
-	case k == "":
-		return errors.New("empty")
-	case len(k) > maxKeyLen:
-		return fmt.Errorf("longer than %d bytes", maxKeyLen)
-	}
-	for i := 0; i < len(k); i++ {
-		if c := k[i]; c < 0x21 || c > 0x7e {
-			return fmt.Errorf("byte %d is not visible ASCII (a header cannot carry it intact)", i+1)
-		}
-	}
-	return nil
 }
 
 // match reports whether key is one of the set's, comparing it with every
@@ -83,38 +68,6 @@ func (ks *keySet) match(key string) bool {
 		ok |= subtle.ConstantTimeCompare(d[:], ks.digests[i][:])
 	}
 	return ok == 1
-}
-
-// ReadKeyFile reads API keys from a file of one key a line. Spaces around a
-// key, blank lines and lines starting with # are ignored. It reads at most
-// 1 MiB, and refuses a file with no key and any key that SetAPIKeys would
-// refuse, naming its line.
-func ReadKeyFile(path string) ([]string, error) {
-	const maxKeyFile = 1 << 20
-	data, err := readSmallFile(path, maxKeyFile) // a FIFO is refused, not waited on
-	if err != nil {
-		return nil, err
-	}
-	var keys []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, maxKeyFile+1)
-	for line := 1; sc.Scan(); line++ {
-		k := strings.TrimSpace(sc.Text())
-		if k == "" || strings.HasPrefix(k, "#") {
-			continue
-		}
-		if err := checkKey(k); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		keys = append(keys, k)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(keys) == 0 {
-		return nil, fmt.Errorf("%s: no API key (one key a line)", path)
-	}
-	return keys, nil
 }
 
 // SetAPIKeys replaces the accepted API keys, for requests that start after

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 )
@@ -237,34 +236,6 @@ func TestSetAPIKeys(t *testing.T) {
 	}
 }
 
-func TestReadKeyFile(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := dir + "/" + name
-		if err := writeFile(p, text); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	keys, err := ReadKeyFile(write("keys", "# comment\n\n  first  \nsecond\r\n#third\n"))
-	if err != nil || len(keys) != 2 || keys[0] != "first" || keys[1] != "second" {
-		t.Errorf("ReadKeyFile = %q, %v", keys, err)
-	}
-	for name, text := range map[string]string{"empty": "", "comments": "# only\n", "bad": "good\nba d\n"} {
-		if _, err := ReadKeyFile(write(name, text)); err == nil {
-			t.Errorf("%s: no error", name)
-		} else if name == "bad" && !strings.Contains(err.Error(), ":2:") {
-			t.Errorf("%s: %v, want the line named", name, err)
-		}
-	}
-	if _, err := ReadKeyFile(dir); err == nil || !strings.Contains(err.Error(), "regular") {
-		t.Errorf("a directory: %v", err)
-	}
-	if _, err := ReadKeyFile(write("big", strings.Repeat("k", 1<<20+1))); err == nil {
-		t.Error("a file over 1 MiB was read")
-	}
-}
-
 // The key comparison: every key of the set matches, nothing else does,
 // prefixes and extensions included.
 func TestKeySetMatch(t *testing.T) {
@@ -307,5 +278,3 @@ func TestSeparateMetrics(t *testing.T) {
 		t.Errorf("POST /metrics: %d", resp.StatusCode)
 	}
 }
-
-func writeFile(path, text string) error { return os.WriteFile(path, []byte(text), 0o600) }

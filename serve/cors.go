@@ -2,11 +2,11 @@ package serve
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/beamharmony/harmony/internal/access"
 )
 
 // Cross-origin requests (CORS), for browser clients. With no allowed
@@ -38,47 +38,13 @@ type corsPolicy struct {
 	origins map[string]bool
 }
 
-// ParseCORSOrigins reads a comma-separated list of origins
-// (https://app.example.com, http://localhost:3000) or "*" for any origin.
-// An empty list allows none.
-func ParseCORSOrigins(list string) ([]string, error) {
-	var out []string
-	for _, o := range strings.Split(list, ",") {
-		o = strings.TrimSpace(o)
-		if o == "" {
-			continue
-		}
-		if err := checkOrigin(o); err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
-}
-
-// checkOrigin accepts "*" and scheme://host[:port], as a browser sends it
-// in Origin.
-func checkOrigin(o string) error {
-	if o == "*" {
-		return nil
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Scheme == "" || u.Host == "" || u.Opaque != "" {
-		return fmt.Errorf("cors origin %q: want scheme://host[:port], such as https://app.example.com, or *", o)
-	}
-	if u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("cors origin %q: an origin has no path, query, fragment or user name", o)
-	}
-	return nil
-}
-
 func newCORSPolicy(origins []string) (*corsPolicy, error) {
 	if len(origins) == 0 {
 		return nil, nil
 	}
 	p := &corsPolicy{origins: make(map[string]bool, len(origins))}
 	for _, o := range origins {
-		if err := checkOrigin(o); err != nil {
+		if err := access.CheckOrigin(o); err != nil {
 			return nil, err
 		}
 		if o == "*" {

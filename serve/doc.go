@@ -29,9 +29,36 @@
 // Securing it: [Config].APIKeys requires a key on every endpoint but
 // /health (constant-time checks, 401s in each API's shape),
 // [Config].CORSOrigins admits browser pages of chosen origins,
-// [RunOptions].TLSConfig with a [CertReloader] serves HTTPS whose
-// certificate is renewed without a restart, and [Config].SeparateMetrics
-// with [Server.MetricsHandler] moves /metrics to a listener of its own.
+// [RunOptions].TLSConfig serves HTTPS, and [Config].SeparateMetrics with
+// [Server.MetricsHandler] moves /metrics to a listener of its own.
 // SECURITY.md says what the gateway guarantees and what it leaves to the
 // network.
+//
+// # The API
+//
+// What a program that runs the gateway uses, and all that is exported:
+//
+//   - [Config] (with [Backend], [Routing], [WebSearch], [EngineKind],
+//     [ReasoningFields]) and [New], which checks it and returns the
+//     [Server], an [http.Handler].
+//   - [Run] serves a handler on a listener until its context ends, then
+//     shuts down gracefully; [RunOptions] are its limits, timeouts and
+//     TLS configuration.
+//   - Server methods the command line calls after New: [Server.DetectEngine],
+//     [Server.DetectContextLength], [Server.Probe] (started in the
+//     background), [Server.SetAPIKeys] and [Server.AuthEnabled] (a key
+//     file reloaded on SIGHUP), [Server.MetricsHandler],
+//     [Server.Inspect], [Server.Backend] and [Server.Backends] (for the
+//     log).
+//   - The parsers of the command line's values that name the server's
+//     own choices: [ParseEngineKind], [ParseReasoningFields],
+//     [ParseRouteNew].
+//   - Defaults and limits, as constants: DefaultMaxTokens and the other
+//     Default* values, [MaxTokensCeiling], [DetectTimeout], and the names
+//     a client sees: [UnenforcedHeader], [ConsolePath], [RouteNewHash] and
+//     [RouteNewFewest].
+//
+// Reading files (API keys, certificates) and comma-separated lists is the
+// command line's (package cli); the rules they are checked by are the
+// server's, in internal/access.
 package serve

@@ -160,18 +160,13 @@ func (hr *headerRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func securedGateway(t *testing.T, key, origin string) (base string, client *http.Client, rec *headerRecorder, cert *testCert) {
 	t.Helper()
 	cert = newTestCert(t, 7)
-	certFile, keyFile := cert.write(t, t.TempDir())
-	cr, err := NewCertReloader(certFile, keyFile, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fe := newFakeEngine(t, nodeLoopScript)
 	s, err := New(Config{Backend: fe.srv.URL, APIKeys: []string{key}, CORSOrigins: []string{origin}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec = &headerRecorder{h: s}
-	base = "https://" + runTLS(t, rec, cr.TLSConfig())
+	base = "https://" + runTLS(t, rec, cert.tlsConfig(t))
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: cert.pool()}, ForceAttemptHTTP2: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	return base, &http.Client{Transport: tr}, rec, cert

@@ -12,8 +12,6 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -60,24 +58,14 @@ func newTestCert(t testing.TB, serial int64) *testCert {
 		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})}
 }
 
-// write writes the certificate and key files in dir, replacing them as a
-// certificate manager does (write aside, rename over).
-func (c *testCert) write(t testing.TB, dir string) (certFile, keyFile string) {
+// tlsConfig is a server configuration serving the certificate.
+func (c *testCert) tlsConfig(t testing.TB) *tls.Config {
 	t.Helper()
-	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{certFile, c.certPEM}, {keyFile, c.keyPEM}} {
-		tmp := f.path + ".new"
-		if err := os.WriteFile(tmp, f.data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, f.path); err != nil {
-			t.Fatal(err)
-		}
+	pair, err := tls.X509KeyPair(c.certPEM, c.keyPEM)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return certFile, keyFile
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pair}}
 }
 
 func (c *testCert) pool(more ...*testCert) *x509.CertPool {
@@ -109,48 +97,18 @@ func runTLS(t testing.TB, h http.Handler, cfg *tls.Config) string {
 	return ln.Addr().String()
 }
 
-// servedSerial connects and returns the serial number of the certificate
-// the server presents.
-func servedSerial(t testing.TB, addr string, roots *x509.CertPool) int64 {
-	t.Helper()
-	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	return conn.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
-}
-
-// Run serves HTTPS with a CertReloader, which picks up a renewed
-// certificate on Reload (SIGHUP) and, when the files change, on a later
-// handshake, without a restart; a broken pair keeps the current one.
-func TestTLSReload(t *testing.T) {
-	dir := t.TempDir()
-	one, two, three := newTestCert(t, 1), newTestCert(t, 2), newTestCert(t, 3)
-	certFile, keyFile := one.write(t, dir)
-	var reloadErrs []error
-	cr, err := NewCertReloader(certFile, keyFile, func(err error) { reloadErrs = append(reloadErrs, err) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	// No reload but Reload's until the last step, however slow the
-	// machine: the handshakes must not look at the files early.
-	cr.mu.Lock()
-	cr.checkEvery = time.Hour
-	cr.mu.Unlock()
+// Run serves HTTPS with RunOptions.TLSConfig: HTTP/2 as a Go client
+// negotiates it, and a plain HTTP request to the port is refused. (The
+// command line's certificate reloading is tested in package cli.)
+func TestRunTLS(t *testing.T) {
+	cert := newTestCert(t, 1)
 	fe := newFakeEngine(t, fixed(answer("r", "ok")))
 	s, err := New(Config{Backend: fe.srv.URL, Model: "beam"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := runTLS(t, s, cr.TLSConfig())
-	roots := one.pool(two, three)
-
-	if got := servedSerial(t, addr, roots); got != 1 {
-		t.Fatalf("serial %d, want 1", got)
-	}
-	// A request over HTTPS, HTTP/2 as a Go client negotiates it.
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: true}}
+	addr := runTLS(t, s, cert.tlsConfig(t))
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: cert.pool()}, ForceAttemptHTTP2: true}}
 	defer client.CloseIdleConnections()
 	resp, err := client.Post("https://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(chatBody))
 	if err != nil {
@@ -160,66 +118,10 @@ func TestTLSReload(t *testing.T) {
 	if resp.StatusCode != 200 || resp.TLS == nil || resp.ProtoMajor != 2 {
 		t.Fatalf("over TLS: %d, TLS %v, %s", resp.StatusCode, resp.TLS != nil, resp.Proto)
 	}
-	// A plain HTTP request to the TLS port is refused.
 	if resp, err := http.Get("http://" + addr + "/health"); err == nil {
 		resp.Body.Close()
 		if resp.StatusCode != 400 {
 			t.Errorf("plain HTTP to the TLS port: %d", resp.StatusCode)
 		}
-	}
-
-	// Renewed, then Reload (what SIGHUP does).
-	two.write(t, dir)
-	if err := cr.Reload(); err != nil {
-		t.Fatal(err)
-	}
-	if got := servedSerial(t, addr, roots); got != 2 {
-		t.Errorf("after Reload: serial %d, want 2", got)
-	}
-
-	// A key that does not match the certificate: Reload fails, and the
-	// current certificate stays.
-	if err := os.WriteFile(keyFile, one.keyPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := cr.Reload(); err == nil {
-		t.Error("Reload accepted a key of another certificate")
-	}
-	if got := servedSerial(t, addr, roots); got != 2 {
-		t.Errorf("after a failed reload: serial %d, want 2", got)
-	}
-
-	// Renewed, with no Reload: the handshake sees the files changed.
-	cr.mu.Lock()
-	cr.checkEvery = 0
-	cr.mu.Unlock()
-	three.write(t, dir)
-	if got := servedSerial(t, addr, roots); got != 3 {
-		t.Errorf("after the files changed: serial %d, want 3", got)
-	}
-	cr.mu.Lock() // onError runs under it
-	defer cr.mu.Unlock()
-	if len(reloadErrs) != 0 {
-		t.Errorf("reload errors: %v", reloadErrs)
-	}
-}
-
-func TestCertReloaderErrors(t *testing.T) {
-	dir := t.TempDir()
-	c := newTestCert(t, 1)
-	certFile, keyFile := c.write(t, dir)
-	for name, files := range map[string][2]string{
-		"missing cert":  {filepath.Join(dir, "nope"), keyFile},
-		"missing key":   {certFile, filepath.Join(dir, "nope")},
-		"key as cert":   {keyFile, keyFile},
-		"a directory":   {dir, keyFile},
-		"swapped files": {keyFile, certFile},
-	} {
-		if _, err := NewCertReloader(files[0], files[1], nil); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-	if _, err := NewCertReloader(certFile, keyFile, nil); err != nil {
-		t.Fatal(err)
 	}
 }

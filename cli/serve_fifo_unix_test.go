@@ -1,6 +1,6 @@
 //go:build unix
 
-package serve
+package cli
 
 import (
 	"os"
@@ -41,16 +41,16 @@ func TestFIFOFiles(t *testing.T) {
 	fifo := filepath.Join(dir, "fifo")
 	mkfifo(t, fifo)
 	within(t, "a key file that is a FIFO", func() {
-		if _, err := ReadKeyFile(fifo); err == nil {
+		if _, err := readKeyFile(fifo); err == nil {
 			t.Error("a FIFO was read as a key file")
 		}
 	})
 	within(t, "a certificate that is a FIFO at start-up", func() {
-		if _, err := NewCertReloader(fifo, keyFile, nil); err == nil {
+		if _, err := newCertReloader(fifo, keyFile, nil); err == nil {
 			t.Error("a FIFO was loaded as a certificate")
 		}
 	})
-	r, err := NewCertReloader(certFile, keyFile, nil)
+	r, err := newCertReloader(certFile, keyFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

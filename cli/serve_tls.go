@@ -1,4 +1,4 @@
-package serve
+package cli
 
 import (
 	"bytes"
@@ -11,14 +11,14 @@ import (
 	"time"
 )
 
-// CertReloader serves a TLS certificate and key from two PEM files and
-// picks up new ones without a restart: on Reload (the command line calls
-// it on SIGHUP), and on a handshake at least a second after the files
+// certReloader serves a TLS certificate and key from two PEM files and
+// picks up new ones without a restart: on Reload (serve calls it on
+// SIGHUP), and on a handshake at least a second after the files
 // were last looked at, when their size or modification time changed.
 // A pair that fails to load (a certificate renewed before its key, say)
 // leaves the current one in use: Reload reports the error, a handshake
 // logs it and retries a second later.
-type CertReloader struct {
+type certReloader struct {
 	certFile, keyFile string
 	// checkEvery is how often a handshake looks at the files; 0 looks on
 	// every handshake.
@@ -40,11 +40,11 @@ type fileStamp struct {
 	certMod, keyMod   time.Time
 }
 
-// NewCertReloader loads the certificate and key and returns the reloader;
+// newCertReloader loads the certificate and key and returns the reloader;
 // onError (nil: ignored) receives the error of a reload a handshake
 // triggered, for the log.
-func NewCertReloader(certFile, keyFile string, onError func(error)) (*CertReloader, error) {
-	c := &CertReloader{certFile: certFile, keyFile: keyFile, checkEvery: time.Second, onError: onError}
+func newCertReloader(certFile, keyFile string, onError func(error)) (*certReloader, error) {
+	c := &certReloader{certFile: certFile, keyFile: keyFile, checkEvery: time.Second, onError: onError}
 	if err := c.Reload(); err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func NewCertReloader(certFile, keyFile string, onError func(error)) (*CertReload
 // Reload reads the files again. On an error the certificate in use stays.
 // The files are read without holding the lock handshakes take, so a file
 // that is slow to read never stalls a handshake.
-func (c *CertReloader) Reload() error {
+func (c *certReloader) Reload() error {
 	cert, st, err := c.load()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -67,16 +67,16 @@ func (c *CertReloader) Reload() error {
 }
 
 // load reads and parses the two files and the stamp they had.
-func (c *CertReloader) load() (*tls.Certificate, fileStamp, error) {
+func (c *certReloader) load() (*tls.Certificate, fileStamp, error) {
 	st, err := c.stat()
 	if err != nil {
 		return nil, st, err
 	}
-	certPEM, err := readSmallFile(c.certFile, maxPEMFile)
+	certPEM, err := readSmallFile(c.certFile)
 	if err != nil {
 		return nil, st, err
 	}
-	keyPEM, err := readSmallFile(c.keyFile, maxPEMFile)
+	keyPEM, err := readSmallFile(c.keyFile)
 	if err != nil {
 		return nil, st, err
 	}
@@ -87,7 +87,7 @@ func (c *CertReloader) load() (*tls.Certificate, fileStamp, error) {
 	return &cert, st, nil
 }
 
-func (c *CertReloader) stat() (fileStamp, error) {
+func (c *certReloader) stat() (fileStamp, error) {
 	var st fileStamp
 	ci, err := os.Stat(c.certFile)
 	if err != nil {
@@ -100,14 +100,14 @@ func (c *CertReloader) stat() (fileStamp, error) {
 	return fileStamp{certSize: ci.Size(), keySize: ki.Size(), certMod: ci.ModTime(), keyMod: ki.ModTime()}, nil
 }
 
-// maxPEMFile bounds a certificate or key file.
-const maxPEMFile = 1 << 20
+// maxSmallFile bounds a certificate, key or API key file.
+const maxSmallFile = 1 << 20
 
-// readSmallFile reads a regular file of at most max bytes. It looks at the
+// readSmallFile reads a regular file of at most maxSmallFile bytes. It looks at the
 // file's type before opening it, and opens it without blocking, so that a
 // FIFO or a device put in its place is refused at once instead of waiting
 // for a writer for good; the type is checked again on what was opened.
-func readSmallFile(path string, max int64) ([]byte, error) {
+func readSmallFile(path string) ([]byte, error) {
 	if st, err := os.Stat(path); err != nil {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
@@ -122,15 +122,15 @@ func readSmallFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
-	} else if st.Size() > max {
-		return nil, fmt.Errorf("%s: larger than %s", path, byteSize(max))
+	} else if st.Size() > maxSmallFile {
+		return nil, fmt.Errorf("%s: larger than 1 MiB", path)
 	}
 	var b bytes.Buffer
-	if _, err := b.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+	if _, err := b.ReadFrom(io.LimitReader(f, maxSmallFile+1)); err != nil {
 		return nil, err
 	}
-	if int64(b.Len()) > max {
-		return nil, fmt.Errorf("%s: larger than %s", path, byteSize(max))
+	if b.Len() > maxSmallFile {
+		return nil, fmt.Errorf("%s: larger than 1 MiB", path)
 	}
 	return b.Bytes(), nil
 }
@@ -138,7 +138,7 @@ func readSmallFile(path string, max int64) ([]byte, error) {
 // GetCertificate is tls.Config's GetCertificate: the current certificate,
 // reloaded first when the files changed. Only one handshake at a time
 // reloads, outside the lock: the others go on with the certificate in use.
-func (c *CertReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+func (c *certReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	c.mu.Lock()
 	cert := c.cert
 	due := !c.reloading && time.Since(c.checked) >= c.checkEvery
@@ -173,6 +173,6 @@ func (c *CertReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, e
 
 // TLSConfig returns a server TLS configuration (TLS 1.2 at least) that
 // takes its certificate from c.
-func (c *CertReloader) TLSConfig() *tls.Config {
+func (c *certReloader) TLSConfig() *tls.Config {
 	return &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: c.GetCertificate}
 }
