@@ -78,7 +78,7 @@ func TestVerifyReportsAlteredTemplate(t *testing.T) {
 // CI, where it fails.
 func needNodeJinja(t *testing.T) string {
 	t.Helper()
-	modules := filepath.Join("..", "..", "templates", "hfjs")
+	modules := filepath.Join("..", "templates", "hfjs")
 	_, err := os.Stat(filepath.Join(modules, "node_modules", "@huggingface", "jinja", "package.json"))
 	if err == nil {
 		_, err = exec.LookPath("node")
