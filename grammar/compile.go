@@ -155,8 +155,11 @@ type compiler struct {
 	dropped []Dropped
 	// rootOf is the schema whose unevaluatedProperties: false the view
 	// being compiled enforces (-1: none).
-	rootOf   int
-	reported map[string]bool // the paths in dropped
+	rootOf int
+	// itemsRoot is the schema whose unevaluatedItems the view being
+	// compiled enforces (-1: none).
+	itemsRoot int
+	reported  map[string]bool // the paths in dropped
 
 	ctx   context.Context
 	work  int // maxWork's count
@@ -510,6 +513,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		if n := d.Lookup(s, kw); n >= 0 {
 			if kw == "unevaluatedProperties" && d.Kind(n) == pyjson.False && c.rootOf == s {
 				continue // enforced: the object it is the root of is closed
+			}
+			if kw == "unevaluatedItems" && c.itemsRoot == s {
+				continue // enforced: the array's unevaluated elements take it (viewArray)
 			}
 			if kw == "$dynamicRef" && c.resolveDynamic(s, n) >= 0 {
 				continue // followed, as the view holds its target

@@ -36,7 +36,9 @@
 // object's members are written by name), dependentSchemas (one case of
 // the object per choice of up to 4 triggers present),
 // unevaluatedProperties: false on an object's own schema (with the other
-// anyOf variants that match), propertyNames (a string schema,
+// anyOf variants that match), unevaluatedItems on an array's own schema
+// (for the elements past every prefixItems when no schema has items),
+// propertyNames (a string schema,
 // for free keys and declared names), contains and minContains (as a count
 // from below, or the length where every element counts), anyOf, oneOf
 // (exactly when its variants' types are disjoint, else as anyOf,

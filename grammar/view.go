@@ -274,6 +274,10 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if c.unevaluatedClosed(v) {
 		c.rootOf = v.root
 	}
+	c.itemsRoot = -1
+	if _, ok := c.unevaluatedItemsOf(v); ok {
+		c.itemsRoot = v.root
+	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, &n.ks, n.path)
 	}
@@ -323,7 +327,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) {
+	if set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root {
 		return c.anyJSON(ctx)
 	}
 	var alts []*expr
@@ -791,6 +795,10 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	}
 	var item *expr // nil: no element past the prefix
 	rest := at(prefixLen)
+	if u, ok := c.unevaluatedItemsOf(v); ok && u >= 0 && !c.has(v, func(ks *schema.Keys) bool { return ks.Items >= 0 }) {
+		// The elements past the prefixes are unevaluated.
+		c.addTo(rest, u, c.rootPath(v)+".unevaluatedItems")
+	}
 	if !rest.never {
 		item = c.value(rest, ctx, false)
 	}
