@@ -125,7 +125,7 @@ func (p Program) runDataset(args []string, stdin io.Reader, stdout, stderr io.Wr
 	fs.BoolVar(&c.AllowMissingThinking, "allow-missing-thinking", false, "render assistant turns without reasoning as the template does (an empty analysis message) instead of rejecting their rows")
 	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", dataset.DefaultMaxRowBytes, "reject JSONL lines longer than this many bytes")
 	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")
-	maxRejects := fs.String("max-rejects", dataset.DefaultRejectLimit.String(), "fail (exit 1) when the rejects pass this `LIMIT`: a count, or a percentage of the rows read (100%: never on rejects alone; a run that read rows and wrote none fails whatever the limit)")
+	maxRejects := fs.String("max-rejects", dataset.RejectLimit{}.String(), "fail (exit 1) when the rejects pass this `LIMIT`: a count, or a percentage of the rows read (100%: never on rejects alone; a run that read rows and wrote none fails whatever the limit)")
 	fs.Int64Var(&c.MaxRejectsBytes, "max-rejects-bytes", dataset.DefaultMaxRejectsBytes, "the rejects file's largest size; rejects past it are counted, not written")
 	quiet := quietFlag(fs, "no progress bar and no summary")
 	tokPath := fs.String("tokenizer", "", "write input_ids, assistant_masks and num_tokens, tokenized with this tokenizer.json (or a directory holding one)")

@@ -20,8 +20,8 @@
 //     rerun finds the output complete. Each row is a [Row] made by a
 //     [RenderFunc]: [RenderText] or [RenderTokens] (with a tokenizer); a
 //     [RowError] is a row rejected. [Progress] receives the run's progress.
-//   - Limits and paths: [RejectLimit] ([ParseRejectLimit],
-//     [DefaultRejectLimit]), [DefaultMaxRowBytes], [DefaultMaxRejectsBytes],
+//   - Limits and paths: [RejectLimit] ([ParseRejectLimit]; the zero
+//     value is 1%), [DefaultMaxRowBytes], [DefaultMaxRejectsBytes],
 //     [RejectRowBytes]; [DefaultRejectsPath] and [ManifestPath] name the
 //     files beside an output.
 //   - The manifest: [Manifest], [ManifestInput], [ManifestOptions],
@@ -179,7 +179,7 @@ type Config struct {
 	// Strict stops the run at the first bad row.
 	Strict bool
 	// MaxRejects is how many rejects the run may have and succeed; the
-	// zero value is DefaultRejectLimit (1%).
+	// zero value is the default, 1%.
 	MaxRejects RejectLimit
 	// MaxRejectsBytes bounds the rejects file; rejects past it are counted
 	// but not written. 0 means DefaultMaxRejectsBytes.

@@ -20,8 +20,9 @@ type RejectLimit struct {
 	value   float64 // a count, or a percentage in [0, 100]
 }
 
-// DefaultRejectLimit is the limit of a run that sets none: 1%.
-var DefaultRejectLimit = RejectLimit{set: true, percent: true, value: 1}
+// defaultRejectLimit is the limit of a run that sets none, the zero
+// RejectLimit: 1%.
+var defaultRejectLimit = RejectLimit{set: true, percent: true, value: 1}
 
 // ParseRejectLimit reads a limit: a count ("0", "250") or a percentage
 // ("1%", "0.5%", "100%").
@@ -43,7 +44,7 @@ func ParseRejectLimit(s string) (RejectLimit, error) {
 
 func (l RejectLimit) orDefault() RejectLimit {
 	if !l.set {
-		return DefaultRejectLimit
+		return defaultRejectLimit
 	}
 	return l
 }
