@@ -15,7 +15,7 @@ import (
 
 // apiPackages are the public packages whose doc comment lists their API
 // under the heading "API": the short list a newcomer reads first.
-var apiPackages = []string{".", "tokenizer", "dataset", "console", "cli", "templates/interop"}
+var apiPackages = []string{".", "tokenizer", "dataset", "console", "cli", "templates/interop", "serve"}
 
 // docLink is a doc comment link to a name of the package: [Name] or
 // [Type.Method].

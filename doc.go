@@ -55,7 +55,9 @@
 //     [Function], with the roles ([RoleSystem] ...) and the built-in tools
 //     Beam was trained with, [TrainedSearch] and [TrainedBrowse].
 //   - Requests: [ParseRequest] decodes the command line's JSON into a
-//     [Request], whose methods render it; [Options] holds what a request
+//     [Request], whose methods render it ([ParseMessages] decodes a list
+//     of messages alone, as a gateway reads a body's messages); [Options]
+//     holds what a request
 //     sets besides its messages: tools, [ReasoningEffort] (made by
 //     [Effort] or [EffortLabel]; [DefaultEffort], [MinTrainedEffort]), the
 //     model identity ([DefaultModelIdentity]), the generation prompt.

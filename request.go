@@ -63,6 +63,165 @@ func ParseRequest(data []byte) (*Request, error) {
 	return r, nil
 }
 
+// ParseMessages decodes a JSON list of messages, each as ParseRequest
+// decodes the messages of a request. Every error is a *RenderError whose
+// Path names the offending value, such as "messages[2].content[0].type",
+// or "messages" for the list as a whole (invalid JSON or UTF-8, not a
+// list). Keys a message has that the format does not read are left out
+// (Lint reads them from a Request). data is retained, as by ParseRequest.
+//
+// The list is read one message at a time, so that its parse holds one
+// message, not the whole list: a list of a million numbers fails at the
+// first without a tape of them all.
+func ParseMessages(data []byte) ([]Message, error) {
+	d := docPool.Get().(*pyjson.Doc)
+	defer releaseDoc(d)
+	if messages, err, ok := decodeEach(d, data); ok {
+		return messages, err
+	}
+	// Not a well-formed list: the errors ParseRequest gives.
+	if err := d.Parse(data); err != nil {
+		if !utf8.Valid(data) {
+			return nil, &RenderError{Path: "messages", Msg: "not valid UTF-8", kind: syntaxError(err)}
+		}
+		return nil, errJSON("messages", err)
+	}
+	if d.Kind(0) != pyjson.Array {
+		return nil, errAt("messages", "must be a list of messages, got "+kindName(d.Kind(0)))
+	}
+	d.Text = string(data)
+	return decodeMessageList(d, 0, nil)
+}
+
+// decodeEach is ParseMessages for a well-formed list: each element is
+// parsed on its own onto d's tape and decoded there. The first message
+// that does not decode is the error, once the rest of the list is seen to
+// be well formed (a syntax error anywhere wins, as in a parse of the
+// whole). ok is false when data is not a well-formed list of at most
+// pyjson.MaxDepth levels.
+func decodeEach(d *pyjson.Doc, data []byte) (messages []Message, err error, ok bool) {
+	if !utf8.Valid(data) { // ParseValue reads valid UTF-8 only
+		return nil, nil, false
+	}
+	pos := pyjson.SkipSpace(data, 0)
+	if pos == len(data) || data[pos] != '[' {
+		return nil, nil, false
+	}
+	if pos = pyjson.SkipSpace(data, pos+1); pos < len(data) && data[pos] == ']' {
+		return []Message{}, nil, pyjson.SkipSpace(data, pos+1) == len(data)
+	}
+	text := string(data) // one copy, shared by every unescaped string
+	var calls []ToolCall // room for the messages' tool calls
+	messages = make([]Message, 0, leadingObjects(data, pos))
+	for k := 0; pos < len(data); k++ {
+		size, perr := d.ParseValue(data[pos:])
+		if perr != nil || len(d.Nodes) >= pyjson.MaxDepth-1 && tapeDepth(d) >= pyjson.MaxDepth {
+			return nil, nil, false // in a list, one level less than a document
+		}
+		if err == nil {
+			d.Text = text[pos:]
+			messages = append(messages, Message{})
+			if e := decodeMessage(d, 0, &messages[k], &calls, nil, k); e != nil {
+				messages, err = nil, prefixPath(messagePath(k), e)
+			}
+		}
+		if pos = pyjson.SkipSpace(data, pos+size); pos == len(data) {
+			break
+		}
+		switch data[pos] {
+		case ']':
+			return messages, err, pyjson.SkipSpace(data, pos+1) == len(data)
+		case ',':
+			pos = pyjson.SkipSpace(data, pos+1)
+		default:
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
+}
+
+// leadingObjects counts the objects that the list whose first element is
+// at data[pos] starts with, up to its end or its first element of another
+// kind: the room decodeEach makes for its messages, so that they are
+// decoded in place rather than copied as the slice grows. It skips
+// strings with pyjson.ScanString and reads no more of the list than it
+// must; on malformed text the count is only a guess, and the decoding
+// reports the error.
+func leadingObjects(data []byte, pos int) int {
+	n, depth := 0, 0
+	for i := pos; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			if depth == 0 {
+				return n // a string element
+			}
+			for i = pyjson.ScanString(data, i+1); i < len(data) && data[i] != '"'; i = pyjson.ScanString(data, i+1) {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '{':
+			if depth == 0 {
+				n++
+			}
+			depth++
+		case '[':
+			if depth == 0 {
+				return n // a list element
+			}
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return n // the list's end
+			}
+			depth--
+		case ' ', '\t', '\n', '\r', ',', ':':
+		default:
+			if depth == 0 {
+				return n // a number, true, false or null
+			}
+		}
+	}
+	return n
+}
+
+// tapeDepth returns the deepest nesting of arrays and objects on d's tape.
+func tapeDepth(d *pyjson.Doc) int {
+	var ends []int32 // where each open container ends
+	deepest := 0
+	for i := range d.Nodes {
+		for len(ends) > 0 && int32(i) >= ends[len(ends)-1] {
+			ends = ends[:len(ends)-1]
+		}
+		if k := d.Nodes[i].Kind; k == pyjson.Array || k == pyjson.Object {
+			ends = append(ends, d.Nodes[i].Next)
+			deepest = max(deepest, len(ends))
+		}
+	}
+	return deepest
+}
+
+// decodeMessageList decodes the list of messages at node list of d,
+// recording the keys it does not read in unknown when that is not nil.
+func decodeMessageList(d *pyjson.Doc, list int, unknown *[]unknownKey) ([]Message, error) {
+	// Decoded in place, into the new slice's zero values: a copy would
+	// cost a barrier per pointer.
+	messages := make([]Message, d.Nodes[list].Len)
+	var err error
+	var calls []ToolCall // room for the messages' tool calls
+	d.Elements(list, func(e, pos int) bool {
+		if err = decodeMessage(d, e, &messages[pos], &calls, unknown, pos); err != nil {
+			err = prefixPath(messagePath(pos), err)
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return messages, nil
+}
+
 // docPool keeps the growing tapes of ParseRequest's and the decoders'
 // parses.
 var docPool = sync.Pool{New: func() any { return new(pyjson.Doc) }}
@@ -92,19 +251,7 @@ func (r *Request) decode(d *pyjson.Doc) error {
 	if msgs < 0 || d.Kind(msgs) != pyjson.Array {
 		return errAt("messages", "required, a list of messages")
 	}
-	// Decoded in place, into the new slice's zero values: a copy would
-	// cost a barrier per pointer. The slice is stored in r once, at the
-	// end, not once per message.
-	messages := make([]Message, d.Nodes[msgs].Len)
-	var err error
-	var calls []ToolCall // room for the messages' tool calls
-	d.Elements(msgs, func(e, pos int) bool {
-		if err = decodeMessage(d, e, &messages[pos], &calls, &r.unknown, pos); err != nil {
-			err = prefixPath(messagePath(pos), err)
-			return false
-		}
-		return true
-	})
+	messages, err := decodeMessageList(d, msgs, &r.unknown)
 	if err != nil {
 		return err
 	}

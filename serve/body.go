@@ -11,8 +11,7 @@ import (
 )
 
 // decodeBody reads a request body, or a piece of one, into dst: a pointer
-// to a struct whose fields are all json.RawMessage, []json.RawMessage,
-// string or *string (chatRequest, messagesBody, anthropicMessage, ...), or
+// to a struct whose fields are all json.RawMessage, string or *string (chatRequest, messagesBody, anthropicMessage, ...), or
 // to a slice of such structs. It is the first pass over a body, which
 // splits it into the fields each API then reads on its own, and the pass
 // over each message and content block.
@@ -23,9 +22,9 @@ import (
 // copy. A body that is not the plain case goes to json.Unmarshal, whose
 // rules and error messages then decide: invalid JSON, a key written with
 // an escape, a key that matches a field only in encoding/json's
-// case-insensitive way, a key twice, a list field holding something other
-// than a list, a string field holding an escape or another kind of value,
-// a list of structs holding something other than objects. encoding/json
+// case-insensitive way, a key twice, a string field holding an escape or
+// another kind of value, a list of structs holding something other than
+// objects. encoding/json
 // scans a body twice (a validity check, then the decode) and copies every
 // raw value, which for a long conversation was most of the gateway's time
 // before rendering.
@@ -105,7 +104,6 @@ type fieldKind uint8
 
 const (
 	rawField       fieldKind = iota // json.RawMessage
-	rawListField                    // []json.RawMessage
 	stringField                     // string
 	stringPtrField                  // *string
 )
@@ -114,7 +112,6 @@ var bodyFieldCache sync.Map // reflect.Type -> *bodyFields (nil: not a body stru
 
 var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	rawListType    = reflect.TypeFor[[]json.RawMessage]()
 	stringType     = reflect.TypeFor[string]()
 	stringPtrType  = reflect.TypeFor[*string]()
 )
@@ -140,8 +137,6 @@ func bodyFieldsOf(t reflect.Type) *bodyFields {
 			fs = nil
 		case f.Type == rawMessageType:
 			fs.byName[tag] = bodyField{f.Index, rawField}
-		case f.Type == rawListType:
-			fs.byName[tag] = bodyField{f.Index, rawListField}
 		case f.Type == stringType:
 			fs.byName[tag] = bodyField{f.Index, stringField}
 		case f.Type == stringPtrType:
@@ -254,15 +249,12 @@ func setMember(d *pyjson.Doc, fs *bodyFields, key []byte, v reflect.Value) bool 
 }
 
 // setField stores the value at node val in v's field f, as json.Unmarshal
-// would, and reports false when only json.Unmarshal can: a list field
-// holding something else than a list or null, a string field holding
-// something else than a string or null, or a string with an escape
-// (encoding/json's unquoting decides those).
+// would, and reports false when only json.Unmarshal can: a string field
+// holding something else than a string or null, or a string with an
+// escape (encoding/json's unquoting decides those).
 func setField(d *pyjson.Doc, val int, f bodyField, v reflect.Value) bool {
 	fv := v.FieldByIndex(f.index)
 	switch f.kind {
-	case rawListField:
-		return setRawList(d, val, fv)
 	case stringField, stringPtrField:
 		switch d.Kind(val) {
 		case pyjson.Null:
@@ -340,21 +332,6 @@ func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields) bool 
 	return ok
 }
 
-// setRawList sets field, a []json.RawMessage, to the elements of the list
-// at node val, or to nil for null. It reports false for any other value,
-// which json.Unmarshal refuses with its own message.
-func setRawList(d *pyjson.Doc, val int, field reflect.Value) bool {
-	switch d.Kind(val) {
-	case pyjson.Null:
-		field.SetZero()
-		return true
-	case pyjson.Array:
-		field.Set(reflect.ValueOf(elementsOf(d, val)))
-		return true
-	}
-	return false
-}
-
 // elementsOf returns the raw text of each element of the list at node
 // val, each a piece of d.Src that cannot grow into the next.
 func elementsOf(d *pyjson.Doc, val int) []json.RawMessage {
@@ -365,6 +342,29 @@ func elementsOf(d *pyjson.Doc, val int) []json.RawMessage {
 		return true
 	})
 	return list
+}
+
+// eachElement calls fn with each element of raw, a well-formed JSON list
+// of valid UTF-8 (a value decodeBody split), until fn returns false. The
+// elements are parsed one at a time, so that a long list is never on a
+// tape whole.
+func eachElement(raw []byte, fn func(i int, elem []byte) bool) {
+	d := bodyDocs.Get().(*pyjson.Doc)
+	defer releaseBodyDoc(d)
+	pos := pyjson.SkipSpace(raw, 0)
+	if pos == len(raw) || raw[pos] != '[' {
+		return
+	}
+	pos = pyjson.SkipSpace(raw, pos+1)
+	for i := 0; pos < len(raw) && raw[pos] != ']'; i++ {
+		size, err := d.ParseValue(raw[pos:])
+		if err != nil || !fn(i, raw[pos:pos+size:pos+size]) {
+			return
+		}
+		if pos = pyjson.SkipSpace(raw, pos+size); pos < len(raw) && raw[pos] == ',' {
+			pos = pyjson.SkipSpace(raw, pos+1)
+		}
+	}
 }
 
 // rawElements is json.Unmarshal(raw, &list) for a list of

@@ -34,29 +34,34 @@
 // SECURITY.md says what the gateway guarantees and what it leaves to the
 // network.
 //
-// # The API
+// # API
 //
-// What a program that runs the gateway uses, and all that is exported:
+// What a program that runs the gateway uses, and all that is exported
+// (TestAPILists keeps this list and the exported names the same):
 //
 //   - [Config] (with [Backend], [Routing], [WebSearch], [EngineKind],
 //     [ReasoningFields]) and [New], which checks it and returns the
 //     [Server], an [http.Handler].
 //   - [Run] serves a handler on a listener until its context ends, then
 //     shuts down gracefully; [RunOptions] are its limits, timeouts and
-//     TLS configuration.
-//   - Server methods the command line calls after New: [Server.DetectEngine],
-//     [Server.DetectContextLength], [Server.Probe] (started in the
-//     background), [Server.SetAPIKeys] and [Server.AuthEnabled] (a key
-//     file reloaded on SIGHUP), [Server.MetricsHandler],
-//     [Server.Inspect], [Server.Backend] and [Server.Backends] (for the
+//     TLS configuration ([DefaultReadHeaderTimeout] and the other
+//     defaults of a field left zero).
+//   - Server methods the command line calls after New: [Server.DetectEngine]
+//     (bounded by [DetectTimeout]), [Server.DetectContextLength] (until
+//     it answers, max_tokens is capped at [MaxTokensCeiling]),
+//     [Server.Probe] (started in the background), [Server.SetAPIKeys] and
+//     [Server.AuthEnabled] (a key file reloaded on SIGHUP),
+//     [Server.MetricsHandler], [Server.Inspect] (the console at
+//     [ConsolePath]), [Server.Backend] and [Server.Backends] (for the
 //     log).
 //   - The parsers of the command line's values that name the server's
 //     own choices: [ParseEngineKind], [ParseReasoningFields],
-//     [ParseRouteNew].
-//   - Defaults and limits, as constants: DefaultMaxTokens and the other
-//     Default* values, [MaxTokensCeiling], [DetectTimeout], and the names
-//     a client sees: [UnenforcedHeader], [ConsolePath], [RouteNewHash] and
-//     [RouteNewFewest].
+//     [ParseRouteNew] ([RouteNewHash] or [RouteNewFewest]).
+//   - The defaults of Config's fields: [DefaultMaxTokens] and the other
+//     request limits, [DefaultRouteBlockTokens] and the routing table's,
+//     [DefaultProbeInterval], [DefaultSearchRounds] and the web search's.
+//   - [UnenforcedHeader], the response header that lists what a
+//     constrained request asked for and the grammar could not enforce.
 //
 // Reading files (API keys, certificates) and comma-separated lists is the
 // command line's (package cli); the rules they are checked by are the

@@ -88,6 +88,7 @@ type anthropicTool struct {
 // messagesReply is a decoded Messages request with what its reply needs.
 type messagesReply struct {
 	req *request
+	cfg *Config
 	// origin maps each rendered message to the request path it came from,
 	// for render errors.
 	origin []string
@@ -116,7 +117,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: newOptions(), constraint: newConstraint()}
-	m := &messagesReply{req: r}
+	m := &messagesReply{req: r, cfg: cfg}
 	var err *apiError
 	if r.model, err = rawString(mb.Model, "model"); err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := m.decodeOutputFormat(mb.OutputConfig, mb.OutputFormat); err != nil {
 		return nil, err
 	}
-	if err := m.decodeTools(mb.Tools, mb.ToolChoice, cfg); err != nil {
+	if err := m.decodeTools(mb.Tools, mb.ToolChoice); err != nil {
 		return nil, err
 	}
 	if err := m.decodeSystem(mb.System); err != nil {
@@ -278,21 +279,19 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 // lets Beam choose; any, tool, strict tools and disable_parallel_tool_use
 // constrain the generation (constrain.go), and disable_parallel_tool_use
 // keeps the first call of an unconstrained one.
-func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage, cfg *Config) *apiError {
+func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
 	tc, err := decodeAnthropicToolChoice(rawChoice)
 	if err != nil {
 		return err
 	}
-	return m.req.decodeToolList(rawTools, tc, func(ts *toolSet, path string, raw json.RawMessage) *apiError {
-		return m.tool(ts, path, raw, cfg)
-	})
+	return m.req.decodeToolList(rawTools, tc, m)
 }
 
-// tool reads one entry of tools: a custom tool with its input_schema, or
-// a server tool, which is run (web search), left out and reported, or
+// readTool reads one entry of tools: a custom tool with its input_schema,
+// or a server tool, which is run (web search), left out and reported, or
 // refused.
-func (m *messagesReply) tool(ts *toolSet, path string, raw json.RawMessage, cfg *Config) *apiError {
-	r := m.req
+func (m *messagesReply) readTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
+	r, cfg := m.req, m.cfg
 	var t anthropicTool
 	if len(raw) == 0 || raw[0] != '{' {
 		return paramError(path, "invalid_tool", "must be an object, got "+kindOf(raw))

@@ -18,14 +18,14 @@ import (
 // reads. Values are kept raw so that each can be checked with an error
 // naming it.
 type chatRequest struct {
-	Model               json.RawMessage   `json:"model"`
-	Messages            []json.RawMessage `json:"messages"`
-	Tools               json.RawMessage   `json:"tools"`
-	ToolChoice          json.RawMessage   `json:"tool_choice"`
-	ReasoningEffort     json.RawMessage   `json:"reasoning_effort"`
-	ChatTemplateKwargs  json.RawMessage   `json:"chat_template_kwargs"`
-	MaxTokens           json.RawMessage   `json:"max_tokens"`
-	MaxCompletionTokens json.RawMessage   `json:"max_completion_tokens"`
+	Model               json.RawMessage `json:"model"`
+	Messages            json.RawMessage `json:"messages"`
+	Tools               json.RawMessage `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	ReasoningEffort     json.RawMessage `json:"reasoning_effort"`
+	ChatTemplateKwargs  json.RawMessage `json:"chat_template_kwargs"`
+	MaxTokens           json.RawMessage `json:"max_tokens"`
+	MaxCompletionTokens json.RawMessage `json:"max_completion_tokens"`
 	samplingBody
 	Seed              json.RawMessage `json:"seed"`
 	Stop              json.RawMessage `json:"stop"`
@@ -88,6 +88,8 @@ type request struct {
 	// search is the hosted web search the gateway runs for the request
 	// (Config.WebSearch), nil when it runs none.
 	search *webSearch
+	// toolSet collects the tools as they are decoded (decodeToolList).
+	toolSet toolSet
 }
 
 // decodeRequest reads a chat request body. Every error is a 400 that names
@@ -99,6 +101,14 @@ func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
 	var cr chatRequest
 	if err := decodeBody(body, &cr); err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
+	}
+	if !isNull(cr.Messages) && cr.Messages[0] != '[' {
+		// Worded as json.Unmarshal words a list field holding another
+		// kind of value.
+		var list struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		return nil, bodyError("invalid_json", jsonErrorText(json.Unmarshal(body, &list)))
 	}
 	r := &request{opts: newOptions(), constraint: newConstraint()}
 	steps := [...]func(*chatRequest, *Config) *apiError{
@@ -320,51 +330,32 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 // those in content and the other strings the prompt carries by
 // checkMarkers, unless the server allows them (DECISIONS.md, Serving).
 func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
-	if len(cr.Messages) == 0 {
-		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
-	}
 	var err *apiError
 	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed()); err != nil {
 		return err
 	}
+	if len(r.messages) == 0 {
+		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
+	}
 	return refuseLateInstructions(cfg, r.messages, nil, false)
 }
 
-// decodeMessageList decodes the messages of a chat request, each as
-// Message.UnmarshalJSON does, and with checkNames refuses a marker in a
-// message's name. The list is decoded in one parse, as
-// harmony.ParseRequest reads {"messages": [...]}, with the same decoder
-// per message; when that fails, each message is decoded on its own, so
-// that the first error (a message that does not decode, or a name with a
-// marker in an earlier one) names the message and the field as it always
-// has.
-func decodeMessageList(raws []json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
-	if messages, ok := decodeMessagesAtOnce(raws); ok {
-		for i := range messages {
-			if err := nameMarker(&messages[i], i, checkNames); err != nil {
-				return nil, err
-			}
-		}
-		return messages, nil
+// decodeMessageList decodes raw, the messages of a chat request (a list,
+// null or nothing), each as Message.UnmarshalJSON does, and with
+// checkNames refuses a marker in a message's name. The list is decoded in
+// one harmony.ParseMessages; when that fails, each message is decoded on
+// its own, so that the first error (a message that does not decode, or a
+// name with a marker in an earlier one) names the message and the field
+// as it always has.
+func decodeMessageList(raw json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
+	if isNull(raw) {
+		return nil, nil
 	}
-	return decodeMessagesOneByOne(raws, checkNames)
-}
-
-// decodeMessagesOneByOne decodes each message on its own, the first error
-// or marker in a name ending the list. The slice grows as the messages
-// decode, so that a list that fails early allocates little.
-func decodeMessagesOneByOne(raws []json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
-	var messages []harmony.Message
-	for i, raw := range raws {
-		messages = append(messages, harmony.Message{})
-		// The path is built only for an error: a long conversation would
-		// otherwise pay an allocation per message.
-		if err := messages[i].UnmarshalJSON(raw); err != nil {
-			if errors.Is(err, harmony.ErrArgumentsString) {
-				return nil, argumentsError(messagePath(i), err)
-			}
-			return nil, harmonyError(messagePath(i), "invalid_message", err)
-		}
+	messages, err := harmony.ParseMessages(raw)
+	if err != nil {
+		return decodeMessagesOneByOne(raw, checkNames)
+	}
+	for i := range messages {
 		if err := nameMarker(&messages[i], i, checkNames); err != nil {
 			return nil, err
 		}
@@ -372,32 +363,31 @@ func decodeMessagesOneByOne(raws []json.RawMessage, checkNames bool) ([]harmony.
 	return messages, nil
 }
 
-// decodeMessagesAtOnce decodes a list of messages in one
-// harmony.ParseRequest, or reports false. A list with an element that is
-// not an object is not tried: it fails one by one at that element, and
-// costs no slice of messages for the whole list first.
-func decodeMessagesAtOnce(raws []json.RawMessage) ([]harmony.Message, bool) {
-	n := len(`{"messages":[]}`)
-	for _, raw := range raws {
-		if len(raw) == 0 || raw[0] != '{' {
-			return nil, false
+// decodeMessagesOneByOne decodes each message of the list raw on its own,
+// the first error or marker in a name ending the list. The slice grows as
+// the messages decode, so that a list that fails early allocates little.
+func decodeMessagesOneByOne(raw json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
+	var messages []harmony.Message
+	var aerr *apiError
+	eachElement(raw, func(i int, elem []byte) bool {
+		messages = append(messages, harmony.Message{})
+		// The path is built only for an error: a long conversation would
+		// otherwise pay an allocation per message.
+		if err := messages[i].UnmarshalJSON(elem); err != nil {
+			if errors.Is(err, harmony.ErrArgumentsString) {
+				aerr = argumentsError(messagePath(i), err)
+			} else {
+				aerr = harmonyError(messagePath(i), "invalid_message", err)
+			}
+			return false
 		}
-		n += len(raw) + 1
+		aerr = nameMarker(&messages[i], i, checkNames)
+		return aerr == nil
+	})
+	if aerr != nil {
+		return nil, aerr
 	}
-	list := make([]byte, 0, n)
-	list = append(list, `{"messages":[`...)
-	for i, raw := range raws {
-		if i > 0 {
-			list = append(list, ',')
-		}
-		list = append(list, raw...)
-	}
-	list = append(list, "]}"...)
-	req, err := harmony.ParseRequest(list)
-	if err != nil {
-		return nil, false
-	}
-	return req.Messages, true
+	return messages, nil
 }
 
 // nameMarker refuses a marker in the name of message i when check is set.
@@ -484,12 +474,14 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 	} else if set && !v {
 		tc.serial = true
 	}
-	return r.decodeToolList(cr.Tools, tc, chatTool)
+	return r.decodeToolList(cr.Tools, tc, chatTools{})
 }
 
-// chatTool reads one entry of a chat request's tools: a function tool in
-// the OpenAI shape.
-func chatTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
+// chatTools reads the entries of a chat request's tools.
+type chatTools struct{}
+
+// readTool reads a function tool in the OpenAI shape.
+func (chatTools) readTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
 	var t harmony.Tool
 	if err := t.UnmarshalJSON(raw); err != nil {
 		return harmonyError(path, "invalid_tool", err)

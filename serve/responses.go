@@ -80,6 +80,7 @@ type textPart struct {
 // echoes.
 type responsesReply struct {
 	req    *request
+	cfg    *Config
 	origin []string
 	// Echoed in the response object, as sent (null when absent).
 	instructions    string
@@ -93,6 +94,9 @@ type responsesReply struct {
 	// namespaces maps the name of each tool declared from a namespace
 	// tool to its namespace, which its calls carry.
 	namespaces map[string]string
+	// declared maps each function tool's name to its path, while the
+	// tools are decoded.
+	declared map[string]string
 }
 
 func (rr *responsesReply) request() *request { return rr.req }
@@ -118,7 +122,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	r := &request{opts: newOptions(), constraint: newConstraint()}
-	rr := &responsesReply{req: r, parallel: true}
+	rr := &responsesReply{req: r, cfg: cfg, parallel: true}
 	var err *apiError
 	if r.model, err = rawString(rb.Model, "model"); err != nil {
 		return nil, err
@@ -189,7 +193,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 			r.report("reasoning.summary", unhonouredField, "no summary is written: the reasoning item carries the whole reasoning as reasoning_text content")
 		}
 	}
-	if err := rr.decodeTools(rb.Tools, rb.ToolChoice, cfg); err != nil {
+	if err := rr.decodeTools(rb.Tools, rb.ToolChoice); err != nil {
 		return nil, err
 	}
 	if err := rr.decodeText(rb.Text); err != nil {
@@ -225,30 +229,27 @@ func statelessError(param, msg string) *apiError {
 // tools, whose calls go out with the namespace (docs/gap-decisions.md
 // 113); a hosted tool is left out and reported unless the server refuses
 // it (112).
-func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage, cfg *Config) *apiError {
+func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
 	rr.tools, rr.toolChoice = rawTools, rawChoice
 	tc, aerr := decodeResponsesToolChoice(rawChoice)
 	if aerr != nil {
 		return aerr
 	}
-	declared := map[string]string{} // tool name -> its path
-	return rr.req.decodeToolList(rawTools, tc, func(ts *toolSet, path string, raw json.RawMessage) *apiError {
-		return rr.tool(ts, path, raw, declared, cfg)
-	})
+	return rr.req.decodeToolList(rawTools, tc, rr)
 }
 
-// tool reads one entry of tools: a function, a namespace of functions, or
-// a hosted tool, which is run (web search), left out and reported, or
-// refused. declared maps each function tool's name to its path.
-func (rr *responsesReply) tool(ts *toolSet, path string, raw json.RawMessage, declared map[string]string, cfg *Config) *apiError {
-	r := rr.req
+// readTool reads one entry of tools: a function, a namespace of
+// functions, or a hosted tool, which is run (web search), left out and
+// reported, or refused.
+func (rr *responsesReply) readTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
+	r, cfg := rr.req, rr.cfg
 	var t responsesTool
 	if len(raw) == 0 || raw[0] != '{' || decodeBody(raw, &t) != nil {
 		return paramError(path, "invalid_tool", "must be a tool object")
 	}
 	switch {
 	case t.Type == "function":
-		return rr.function(ts, path, "", &t, declared)
+		return rr.function(ts, path, "", &t)
 	case t.Type == "namespace":
 		if t.Name == "" {
 			return paramError(path+".name", "invalid_tool", "required, the namespace's name")
@@ -272,7 +273,7 @@ func (rr *responsesReply) tool(ts *toolSet, path string, raw json.RawMessage, de
 				// once, before its first tool's own.
 				it.Description = namespaceDescription(t.Name, t.Description, it.Description)
 			}
-			if err := rr.function(ts, ip, t.Name, &it, declared); err != nil {
+			if err := rr.function(ts, ip, t.Name, &it); err != nil {
 				return err
 			}
 		}
@@ -297,7 +298,7 @@ func (rr *responsesReply) tool(ts *toolSet, path string, raw json.RawMessage, de
 }
 
 // function reads a function tool at path, in namespace or none.
-func (rr *responsesReply) function(ts *toolSet, path, namespace string, t *responsesTool, declared map[string]string) *apiError {
+func (rr *responsesReply) function(ts *toolSet, path, namespace string, t *responsesTool) *apiError {
 	if t.Name == "" {
 		return paramError(path+".name", "invalid_tool", "required")
 	}
@@ -311,13 +312,16 @@ func (rr *responsesReply) function(ts *toolSet, path, namespace string, t *respo
 	} else if params[0] != '{' {
 		return paramError(path+".parameters", "invalid_tool", "must be a JSON Schema object, got "+kindOf(params))
 	}
-	if other, dup := declared[t.Name]; dup && (namespace != "" || rr.namespaces[t.Name] != "") {
+	if other, dup := rr.declared[t.Name]; dup && (namespace != "" || rr.namespaces[t.Name] != "") {
 		// Beam calls tools by their bare names (page: Tools), so a
 		// namespaced tool's name must be unique among the tools.
 		return paramError(path+".name", "invalid_tool", quoteText(t.Name)+" is also the name of "+other+
 			"; Beam calls tools by their bare names, so a tool in a namespace needs a name no other tool has")
 	}
-	declared[t.Name] = path
+	if rr.declared == nil {
+		rr.declared = map[string]string{}
+	}
+	rr.declared[t.Name] = path
 	if namespace != "" {
 		if rr.namespaces == nil {
 			rr.namespaces = map[string]string{}

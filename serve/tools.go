@@ -19,10 +19,10 @@ import (
 // declared under tool_choice none, the gateway's web search added).
 
 // decodeToolList reads the tools list raw with tc, the request's tool
-// choice: each entry is read by entry, given its path (tools[2]), which
-// adds the tools it declares to the set. A request without tools
-// declares none and changes nothing else.
-func (r *request) decodeToolList(raw json.RawMessage, tc toolChoice, entry func(ts *toolSet, path string, raw json.RawMessage) *apiError) *apiError {
+// choice: each entry is read by its API's toolReader, given its path
+// (tools[2]), which adds the tools it declares to the set. A request
+// without tools declares none and changes nothing else.
+func (r *request) decodeToolList(raw json.RawMessage, tc toolChoice, api toolReader) *apiError {
 	k := &r.constraint
 	k.choice, k.name = tc.choice, tc.name
 	if tc.nameParam != "" {
@@ -39,28 +39,40 @@ func (r *request) decodeToolList(raw json.RawMessage, tc toolChoice, entry func(
 	if !ok {
 		return paramError("tools", "invalid_type", "must be a list of tools, got "+kindOf(raw))
 	}
-	ts := toolSet{r: r, choice: &tc, tools: make([]harmony.Tool, 0, len(raws))}
+	// The set lives in the request, which is on the heap already.
+	ts := &r.toolSet
+	*ts = toolSet{r: r, choice: tc, tools: make([]harmony.Tool, 0, len(raws))}
 	for i, raw := range raws {
-		if err := entry(&ts, "tools["+strconv.Itoa(i)+"]", raw); err != nil {
+		if err := api.readTool(ts, "tools["+strconv.Itoa(i)+"]", raw); err != nil {
 			return err
 		}
 	}
 	return ts.declare()
 }
 
+// toolReader reads one entry of an API's tools list, adding the function
+// tools it declares to ts (chatTools, *messagesReply, *responsesReply).
+type toolReader interface {
+	readTool(ts *toolSet, path string, raw json.RawMessage) *apiError
+}
+
 // toolSet collects the function tools of a request as its API's decoder
 // reads them.
 type toolSet struct {
 	r      *request
-	choice *toolChoice
+	choice toolChoice
 	tools  []harmony.Tool // the declared tools
-	names  []string       // every function tool's name, declared or not
+	// names are every function tool's name, declared or not, kept when
+	// allowed_tools needs them.
+	names []string
 }
 
 // add declares t, whose schema is at schemaPath (tools[0].input_schema),
 // unless allowed_tools leaves it out; strict is the client's strict flag.
 func (ts *toolSet) add(t harmony.Tool, strict bool, schemaPath string) {
-	ts.names = append(ts.names, t.Function.Name)
+	if ts.choice.allowed != nil {
+		ts.names = append(ts.names, t.Function.Name)
+	}
 	if !ts.choice.allows(t.Function.Name) {
 		return
 	}
