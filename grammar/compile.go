@@ -157,9 +157,10 @@ type compiler struct {
 	// being compiled enforces (-1: none).
 	rootOf int
 	// itemsRoot is the schema whose unevaluatedItems the view being
-	// compiled enforces (-1: none).
-	itemsRoot int
-	reported  map[string]bool // the paths in dropped
+	// compiled enforces (-1: none), and propsRoot the schema whose
+	// unevaluatedProperties beyond false it does (unevaluatedPropertiesOf).
+	itemsRoot, propsRoot int
+	reported             map[string]bool // the paths in dropped
 
 	ctx   context.Context
 	work  int // maxWork's count
@@ -516,6 +517,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 			}
 			if kw == "unevaluatedItems" && c.itemsRoot == s {
 				continue // enforced: the array's unevaluated elements take it (viewArray)
+			}
+			if kw == "unevaluatedProperties" && (c.propsRoot == s || anySchema(d, n)) {
+				continue // enforced, or it constrains nothing (unevaluatedPropertiesOf)
 			}
 			if kw == "$dynamicRef" && c.resolveDynamic(s, n) >= 0 {
 				continue // followed, as the view holds its target

@@ -35,8 +35,10 @@
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
 // object's members are written by name), dependentSchemas (one case of
 // the object per choice of up to 4 triggers present),
-// unevaluatedProperties: false on an object's own schema (with the other
-// anyOf variants that match), unevaluatedItems on an array's own schema
+// unevaluatedProperties on an object's own schema (false: with the other
+// anyOf variants that match; a schema: for the members no schema
+// declares; nothing where everything is evaluated), unevaluatedItems on
+// an array's own schema
 // (for the elements past every prefixItems when no schema has items),
 // propertyNames (a string schema,
 // for free keys and declared names), contains and minContains (as a count

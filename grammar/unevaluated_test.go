@@ -60,3 +60,48 @@ func TestUnevaluatedAnyOfSiblings(t *testing.T) {
 		checkContents(t, c.name, g, c.in, c.out)
 	}
 }
+
+// unevaluatedProperties beyond false on the root: true (or annotations
+// only) constrains nothing; additionalProperties anywhere, or
+// unevaluatedProperties true below, evaluates every member so that the
+// root's constrains nothing; a schema is the schema of the members no
+// schema declares; beside what may evaluate members unseen it is reported.
+func TestUnevaluatedPropertiesSchema(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		strict       bool
+		err          string
+		in, out      []string
+	}{
+		{"true", `{"unevaluatedProperties": true}`, true, "", []string{`{"a": 1}`, `3`}, nil},
+		{"a schema", `{"type": "object", "unevaluatedProperties": {"type": "string", "minLength": 3}}`, true, "",
+			[]string{`{"a": "abc"}`, `{}`}, []string{`{"a": "ab"}`, `{"a": 1}`}},
+		{"a schema beside declared and required names", `{"type": "object", "properties": {"a": {}}, "required": ["b"], "unevaluatedProperties": {"type": "integer"}}`, true, "",
+			[]string{`{"a": "x", "b": 1}`, `{"b": 2, "c": 3}`}, []string{`{"a": "x", "b": "s"}`, `{"b": 1, "c": "s"}`}},
+		{"beside additionalProperties", `{"type": "object", "properties": {"foo": {"type": "string"}}, "additionalProperties": true, "unevaluatedProperties": false}`, true, "",
+			[]string{`{"foo": "x", "bar": 1}`}, []string{`{"foo": 1}`}},
+		{"true below", `{"properties": {"foo": {"type": "string"}}, "allOf": [{"unevaluatedProperties": true}], "unevaluatedProperties": false}`, true, "",
+			[]string{`{"foo": "x", "bar": 1}`}, nil},
+		{"beside patternProperties", `{"type": "object", "patternProperties": {"^a": {}}, "unevaluatedProperties": {"type": "integer"}}`, true, "unevaluatedProperties", nil, nil},
+		{"not strict, closed by default", `{"type": "object", "properties": {"a": {}}, "unevaluatedProperties": {"type": "integer"}}`, false, "",
+			[]string{`{"a": 1}`}, []string{`{"a": 1, "b": 2}`}},
+	} {
+		g, err := compileFormat(c.schema, c.strict)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want an error about %s", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		for _, d := range g.Dropped {
+			if d.Keyword == "unevaluatedProperties" {
+				t.Errorf("%s: reported %v", c.name, g.Dropped)
+			}
+		}
+		checkContents(t, c.name, g, c.in, c.out)
+	}
+}

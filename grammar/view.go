@@ -274,9 +274,12 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if c.unevaluatedClosed(v) {
 		c.rootOf = v.root
 	}
-	c.itemsRoot = -1
+	c.itemsRoot, c.propsRoot = -1, -1
 	if _, ok := c.unevaluatedItemsOf(v); ok {
 		c.itemsRoot = v.root
+	}
+	if noop, u := c.unevaluatedPropertiesOf(v); noop || u >= 0 {
+		c.propsRoot = v.root
 	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, &n.ks, n.path)
@@ -327,7 +330,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root {
+	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 {
 		return c.anyJSON(ctx)
 	}
 	var alts []*expr
@@ -1007,6 +1010,17 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 // present must be there, those of absent must not.
 func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absent []string) *expr {
 	names, values, required, extra := c.objectMembers(v)
+	if _, u := c.unevaluatedPropertiesOf(v); u >= 0 {
+		// The members no schema declares are unevaluated: they take
+		// unevaluatedProperties.
+		path := c.rootPath(v) + ".unevaluatedProperties"
+		c.addTo(extra, u, path)
+		for i, name := range names {
+			if !c.declares(v, name) {
+				c.addTo(values[i], u, path)
+			}
+		}
+	}
 	for _, name := range present {
 		i := slices.Index(names, name)
 		if i < 0 {
@@ -1232,6 +1246,8 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 		if n.node == v.root {
 			u := c.d.Lookup(n.node, "unevaluatedProperties")
 			closed = u >= 0 && c.d.Kind(u) == pyjson.False
+		} else if u := c.d.Lookup(n.node, "unevaluatedProperties"); u >= 0 && anySchema(c.d, u) {
+			return false // it evaluates every member
 		}
 	}
 	return closed
