@@ -334,3 +334,73 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) 
 // countTokensEndpoint labels /v1/messages/count_tokens in logs and
 // metrics; its errors have Anthropic's shape.
 var countTokensEndpoint = &endpoint{name: "count_tokens", path: "/v1/messages/count_tokens", writeError: writeAnthropicError}
+
+// Anthropic Messages. The message object (newAnthropicReply), the
+// message_start event and the usage are encoded with encoding/json; the
+// other events are appended by hand, and wire_events_test.go checks each kind
+// against these structs.
+
+// anthropicReply is the Messages API's message object.
+type anthropicReply struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	Role         string         `json:"role"`
+	Model        string         `json:"model"`
+	Content      []replyBlock   `json:"content"`
+	StopReason   *string        `json:"stop_reason"`
+	StopSequence *string        `json:"stop_sequence"`
+	Usage        anthropicUsage `json:"usage"`
+}
+
+// replyBlock is a content block of a reply: thinking (Thinking, Signature), text
+// (Text) or tool_use (ID, Name, Input).
+type replyBlock struct {
+	Type      string          `json:"type"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
+	Text      *string         `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	// ToolUseID and Content are a server tool's result block's
+	// (web_search_tool_result, web_fetch_tool_result: websearch_reply.go).
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"`
+}
+
+// anthropicUsage counts input tokens apart from those read from the
+// engine's prefix cache.
+type anthropicUsage struct {
+	InputTokens          int64  `json:"input_tokens"`
+	CacheReadInputTokens *int64 `json:"cache_read_input_tokens,omitempty"`
+	OutputTokens         int64  `json:"output_tokens"`
+	// ServerToolUse counts the hosted web search's calls, when the
+	// request has one (websearch.go).
+	ServerToolUse *serverToolUsage `json:"server_tool_use,omitempty"`
+}
+
+// anthropicEvent is the data of a Messages stream event.
+type anthropicEvent struct {
+	Type         string          `json:"type"`
+	Message      *anthropicReply `json:"message,omitempty"`
+	Index        *int            `json:"index,omitempty"`
+	ContentBlock *replyBlock     `json:"content_block,omitempty"`
+	// Delta is an anthropicBlockDelta or an anthropicMessageDelta.
+	Delta any             `json:"delta,omitempty"`
+	Usage *anthropicUsage `json:"usage,omitempty"`
+}
+
+// anthropicBlockDelta is a content_block_delta's delta.
+type anthropicBlockDelta struct {
+	Type        string  `json:"type"`
+	Thinking    *string `json:"thinking,omitempty"`
+	Text        *string `json:"text,omitempty"`
+	PartialJSON *string `json:"partial_json,omitempty"`
+	Signature   *string `json:"signature,omitempty"`
+}
+
+// anthropicMessageDelta is a message_delta's delta.
+type anthropicMessageDelta struct {
+	StopReason   string  `json:"stop_reason"`
+	StopSequence *string `json:"stop_sequence"`
+}

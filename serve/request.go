@@ -1,10 +1,8 @@
 package serve
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,40 +12,12 @@ import (
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
-// chatRequest is the part of an OpenAI Chat Completions body the gateway
-// reads. Values are kept raw so that each can be checked with an error
-// naming it.
-type chatRequest struct {
-	Model               json.RawMessage `json:"model"`
-	Messages            json.RawMessage `json:"messages"`
-	Tools               json.RawMessage `json:"tools"`
-	ToolChoice          json.RawMessage `json:"tool_choice"`
-	ReasoningEffort     json.RawMessage `json:"reasoning_effort"`
-	ChatTemplateKwargs  json.RawMessage `json:"chat_template_kwargs"`
-	MaxTokens           json.RawMessage `json:"max_tokens"`
-	MaxCompletionTokens json.RawMessage `json:"max_completion_tokens"`
-	samplingBody
-	Seed              json.RawMessage `json:"seed"`
-	Stop              json.RawMessage `json:"stop"`
-	Stream            json.RawMessage `json:"stream"`
-	StreamOptions     json.RawMessage `json:"stream_options"`
-	N                 json.RawMessage `json:"n"`
-	Logprobs          json.RawMessage `json:"logprobs"`
-	ResponseFormat    json.RawMessage `json:"response_format"`
-	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
-}
+// What the three APIs' decoders share: the decoded request, the readers
+// of raw JSON values with errors naming the field, and the marker rule.
 
-// chatTemplateKwargs are the template arguments a request may pass in
-// chat_template_kwargs (page: Template arguments). Other keys are ignored.
-type chatTemplateKwargs struct {
-	ReasoningEffort      json.RawMessage `json:"reasoning_effort"`
-	ModelIdentity        json.RawMessage `json:"model_identity"`
-	BuiltinTools         json.RawMessage `json:"builtin_tools"`
-	AllowMissingThinking json.RawMessage `json:"allow_missing_thinking"`
-}
-
-// request is a decoded chat request: the conversation and template
-// arguments to render, and what the engine request needs.
+// request is a decoded request of any of the three APIs: the
+// conversation and template arguments to render, and what the engine
+// request needs.
 type request struct {
 	messages []harmony.Message
 	opts     harmony.Options
@@ -90,36 +60,6 @@ type request struct {
 	search *webSearch
 	// toolSet collects the tools as they are decoded (decodeToolList).
 	toolSet toolSet
-}
-
-// decodeRequest reads a chat request body. Every error is a 400 that names
-// the offending field.
-func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
-	if !utf8.Valid(body) {
-		return nil, bodyError("invalid_utf8", "not valid UTF-8")
-	}
-	var cr chatRequest
-	if err := decodeBody(body, &cr); err != nil {
-		return nil, bodyError("invalid_json", jsonErrorText(err))
-	}
-	if !isNull(cr.Messages) && cr.Messages[0] != '[' {
-		// Worded as json.Unmarshal words a list field holding another
-		// kind of value.
-		var list struct {
-			Messages []json.RawMessage `json:"messages"`
-		}
-		return nil, bodyError("invalid_json", jsonErrorText(json.Unmarshal(body, &list)))
-	}
-	r := &request{opts: newOptions(), constraint: newConstraint()}
-	steps := [...]func(*chatRequest, *Config) *apiError{
-		r.decodeScalars, r.decodeMessages, r.decodeTools, r.decodeTemplateArgs, r.checkMarkers,
-	}
-	for _, step := range steps {
-		if err := step(&cr, cfg); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
 }
 
 // jsonErrorText words an encoding/json error with the field it concerns.
@@ -222,197 +162,8 @@ func truncate(b []byte, n int) []byte {
 	return append(append([]byte(nil), b[:n]...), "..."...)
 }
 
-// decodeScalars reads everything but messages, tools and template
-// arguments: the sampling parameters, stop, stream, n, and the fields the
-// gateway refuses rather than ignores.
-func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
-	var err *apiError
-	if r.model, err = rawString(cr.Model, "model"); err != nil {
-		return err
-	}
-	if r.model == "" && cfg.Model == "" {
-		return paramError("model", "missing_model", "required (or start the server with --model)")
-	}
-	if n, set, err := rawInt(cr.N, "n"); err != nil {
-		return err
-	} else if set && n != 1 {
-		return paramError("n", "unsupported_n", "only 1 is supported, got "+strconv.FormatInt(n, 10))
-	}
-	r.maxTokens = cfg.maxTokens()
-	for _, f := range [...]struct {
-		raw  json.RawMessage
-		name string
-	}{{cr.MaxCompletionTokens, "max_completion_tokens"}, {cr.MaxTokens, "max_tokens"}} {
-		n, set, err := rawInt(f.raw, f.name)
-		if err != nil {
-			return err
-		}
-		if set {
-			if n < 1 {
-				return paramError(f.name, "invalid_value", "must be at least 1, got "+strconv.FormatInt(n, 10))
-			}
-			r.maxTokens, r.maxTokensParam = n, f.name
-			break
-		}
-	}
-	if err := r.decodeSampling(&cr.samplingBody, chatSampling); err != nil {
-		return err
-	}
-	if _, set, err := rawInt(cr.Seed, "seed"); err != nil {
-		return err
-	} else if set {
-		r.seed = bytes.TrimSpace(cr.Seed)
-	}
-	if r.stop, err = decodeStop(cr.Stop); err != nil {
-		return err
-	}
-	if r.stream, _, err = rawBool(cr.Stream, "stream"); err != nil {
-		return err
-	}
-	if !isNull(cr.StreamOptions) {
-		var so struct {
-			IncludeUsage json.RawMessage `json:"include_usage"`
-		}
-		if cr.StreamOptions[0] != '{' || json.Unmarshal(cr.StreamOptions, &so) != nil {
-			return paramError("stream_options", "invalid_type", "must be an object, got "+kindOf(cr.StreamOptions))
-		}
-		if r.wantUsage, _, err = rawBool(so.IncludeUsage, "stream_options.include_usage"); err != nil {
-			return err
-		}
-	}
-	if logprobs, _, err := rawBool(cr.Logprobs, "logprobs"); err != nil {
-		return err
-	} else if logprobs {
-		return paramError("logprobs", "unsupported_parameter", "not supported by this gateway")
-	}
-	format, schemaPath, err := decodeFormat(cr.ResponseFormat, "response_format", true)
-	if err != nil {
-		return err
-	}
-	r.constraint.format, r.constraint.formatParam, r.constraint.formatSchema = format, "response_format", schemaPath
-	return nil
-}
-
-// decodeStop reads stop: a string, a list of strings, or null. Empty
-// strings are dropped, as they would stop nothing, and so are <|call|> and
-// <|return|>, which the engine gets anyway and which end the turn rather
-// than being cut from it.
-func decodeStop(raw json.RawMessage) ([]string, *apiError) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	var list []string
-	switch raw[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			list = []string{s}
-		}
-	case '[':
-		if json.Unmarshal(raw, &list) != nil {
-			return nil, paramError("stop", "invalid_type", "must be a string or a list of strings")
-		}
-	default:
-		return nil, paramError("stop", "invalid_type", "must be a string or a list of strings, got "+kindOf(raw))
-	}
-	out := list[:0]
-	for _, s := range list {
-		if s != "" && !slices.Contains(engineStops[:], s) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-// decodeMessages reads the conversation. Tool-call arguments arrive as JSON
-// strings (OpenAI's wire form) and are parsed into objects here; the
-// renderer checks everything else. Markers in names are refused here,
-// those in content and the other strings the prompt carries by
-// checkMarkers, unless the server allows them (DECISIONS.md, Serving).
-func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
-	var err *apiError
-	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed()); err != nil {
-		return err
-	}
-	if len(r.messages) == 0 {
-		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
-	}
-	return refuseLateInstructions(cfg, r.messages, nil, false)
-}
-
-// decodeMessageList decodes raw, the messages of a chat request (a list,
-// null or nothing), each as Message.UnmarshalJSON does, and with
-// checkNames refuses a marker in a message's name. The list is decoded in
-// one harmony.ParseMessages; when that fails, each message is decoded on
-// its own, so that the first error (a message that does not decode, or a
-// name with a marker in an earlier one) names the message and the field
-// as it always has.
-func decodeMessageList(raw json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	messages, err := harmony.ParseMessages(raw)
-	if err != nil {
-		return decodeMessagesOneByOne(raw, checkNames)
-	}
-	for i := range messages {
-		if err := nameMarker(&messages[i], i, checkNames); err != nil {
-			return nil, err
-		}
-	}
-	return messages, nil
-}
-
-// decodeMessagesOneByOne decodes each message of the list raw on its own,
-// the first error or marker in a name ending the list. The slice grows as
-// the messages decode, so that a list that fails early allocates little.
-func decodeMessagesOneByOne(raw json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
-	var messages []harmony.Message
-	var aerr *apiError
-	eachElement(raw, func(i int, elem []byte) bool {
-		messages = append(messages, harmony.Message{})
-		// The path is built only for an error: a long conversation would
-		// otherwise pay an allocation per message.
-		if err := messages[i].UnmarshalJSON(elem); err != nil {
-			if errors.Is(err, harmony.ErrArgumentsString) {
-				aerr = argumentsError(messagePath(i), err)
-			} else {
-				aerr = harmonyError(messagePath(i), "invalid_message", err)
-			}
-			return false
-		}
-		aerr = nameMarker(&messages[i], i, checkNames)
-		return aerr == nil
-	})
-	if aerr != nil {
-		return nil, aerr
-	}
-	return messages, nil
-}
-
-// nameMarker refuses a marker in the name of message i when check is set.
-func nameMarker(m *harmony.Message, i int, check bool) *apiError {
-	if mk := harmony.FindMarker(m.Name); check && mk != "" {
-		return markerError(harmony.MarkerUse{Path: messagePath(i) + ".name", Marker: mk})
-	}
-	return nil
-}
-
 // messagePath is the request path of message i.
 func messagePath(i int) string { return "messages[" + strconv.Itoa(i) + "]" }
-
-// checkMarkers refuses a marker in any string the prompt would carry as
-// is: content, argument values, schema fields (harmony.MarkerUses), unless
-// the server allows them (DECISIONS.md, Names and markers).
-func (r *request) checkMarkers(_ *chatRequest, cfg *Config) *apiError {
-	if cfg.markersAllowed() {
-		return nil
-	}
-	if uses := harmony.MarkerUses(r.messages, &r.opts); len(uses) > 0 {
-		return markerError(uses[0])
-	}
-	return nil
-}
 
 func markerError(u harmony.MarkerUse) *apiError {
 	what := "contains the Harmony marker " + u.Marker
@@ -457,127 +208,6 @@ func argumentsError(path string, err error) *apiError {
 	}
 	p := jsonpath.Join(path, re.Path)
 	return paramError(p, "invalid_arguments", re.Msg)
-}
-
-// decodeTools reads tools, tool_choice and parallel_tool_calls. "none"
-// declares no tool (DECISIONS.md, Serving); "auto" lets Beam choose;
-// "required", a named function, allowed_tools in required mode, strict
-// tools and parallel_tool_calls false constrain the generation
-// (constrain.go).
-func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
-	tc, aerr := decodeChatToolChoice(cr.ToolChoice)
-	if aerr != nil {
-		return aerr
-	}
-	if v, set, err := rawBool(cr.ParallelToolCalls, "parallel_tool_calls"); err != nil {
-		return err
-	} else if set && !v {
-		tc.serial = true
-	}
-	return r.decodeToolList(cr.Tools, tc, chatTools{})
-}
-
-// chatTools reads the entries of a chat request's tools.
-type chatTools struct{}
-
-// readTool reads a function tool in the OpenAI shape.
-func (chatTools) readTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
-	var t harmony.Tool
-	if err := t.UnmarshalJSON(raw); err != nil {
-		return harmonyError(path, "invalid_tool", err)
-	}
-	strict, _, err := rawBool(functionStrict(raw), path+".function.strict")
-	if err != nil {
-		return err
-	}
-	ts.add(t, strict, path+".function.parameters")
-	return nil
-}
-
-// functionStrict returns the raw value of a tool's function.strict, as
-// json.Unmarshal into nested structs finds it, or nil. The plain case is
-// split without encoding/json; any other tool (a key written with an
-// escape or in another case, a key twice, a function that is not an
-// object) is read by json.Unmarshal, whose rules decide.
-func functionStrict(tool json.RawMessage) json.RawMessage {
-	var t struct {
-		Function json.RawMessage `json:"function"`
-	}
-	var f struct {
-		Strict json.RawMessage `json:"strict"`
-	}
-	d := bodyDocs.Get().(*pyjson.Doc)
-	defer releaseBodyDoc(d)
-	if d.Parse(tool) == nil && splitNode(d, 0, &t) {
-		// Plain: "function" is there once at most, as written.
-		fn := d.Lookup(0, "function")
-		if fn < 0 || d.Kind(fn) == pyjson.Null {
-			return nil
-		}
-		if splitNode(d, fn, &f) {
-			return f.Strict
-		}
-	}
-	return nestedStrict(tool)
-}
-
-// nestedStrict is function.strict as json.Unmarshal into nested structs
-// finds it: functionStrict's rule, and its way for any tool it does not
-// split itself.
-func nestedStrict(tool []byte) json.RawMessage {
-	var nested struct {
-		Function struct {
-			Strict json.RawMessage `json:"strict"`
-		} `json:"function"`
-	}
-	_ = json.Unmarshal(tool, &nested)
-	return nested.Function.Strict
-}
-
-// decodeTemplateArgs reads reasoning_effort and chat_template_kwargs,
-// whose reasoning_effort wins over the top-level one.
-func (r *request) decodeTemplateArgs(cr *chatRequest, cfg *Config) *apiError {
-	effort := cr.ReasoningEffort
-	allowMissing := cfg.AllowMissingThinking
-	if !isNull(cr.ChatTemplateKwargs) {
-		var kw chatTemplateKwargs
-		if cr.ChatTemplateKwargs[0] != '{' {
-			return paramError("chat_template_kwargs", "invalid_type", "must be an object, got "+kindOf(cr.ChatTemplateKwargs))
-		}
-		if err := json.Unmarshal(cr.ChatTemplateKwargs, &kw); err != nil {
-			return paramJSONError("chat_template_kwargs", "invalid_type", err)
-		}
-		if !isNull(kw.ReasoningEffort) {
-			effort = kw.ReasoningEffort
-		}
-		var err *apiError
-		if r.opts.ModelIdentity, err = rawString(kw.ModelIdentity, "chat_template_kwargs.model_identity"); err != nil {
-			return err
-		}
-		if !isNull(kw.BuiltinTools) {
-			if kw.BuiltinTools[0] != '[' || json.Unmarshal(kw.BuiltinTools, &r.opts.BuiltinTools) != nil {
-				return paramError("chat_template_kwargs.builtin_tools", "invalid_type", "must be a list of tool names")
-			}
-		}
-		if v, set, err := rawBool(kw.AllowMissingThinking, "chat_template_kwargs.allow_missing_thinking"); err != nil {
-			return err
-		} else if set {
-			allowMissing = v
-		}
-	}
-	if r.toolsOff {
-		// tool_choice "none": nothing is declared, built in or not.
-		r.opts.BuiltinTools = nil
-	}
-	r.opts.RequireReasoning = !allowMissing
-	if !isNull(effort) {
-		// Any JSON value is kept; the renderer reports one that is not an
-		// integer or a label with the page's text.
-		if err := r.opts.ReasoningEffort.UnmarshalJSON(effort); err != nil {
-			return paramError("reasoning_effort", "invalid_reasoning_effort", err.Error())
-		}
-	}
-	return nil
 }
 
 // checkRequestMarkers is the marker rule for the APIs whose requests are

@@ -329,3 +329,131 @@ func (s *responsesStream) fail(e *apiError) {
 	s.buf = append(s.buf, '}')
 	s.close()
 }
+
+// OpenAI Responses. The response object (newResponse), its output
+// items and content parts are encoded with encoding/json, in the
+// non-streamed reply and in the stream's events alike; the events
+// themselves are appended by hand, and wire_events_test.go checks each kind
+// against these structs.
+
+// responseReply is a response object.
+type responseReply struct {
+	ID                string              `json:"id"`
+	Object            string              `json:"object"`
+	CreatedAt         int64               `json:"created_at"`
+	Status            string              `json:"status"`
+	Error             *responseError      `json:"error"`
+	IncompleteDetails *responseIncomplete `json:"incomplete_details"`
+	Instructions      *string             `json:"instructions"`
+	MaxOutputTokens   json.RawMessage     `json:"max_output_tokens"`
+	Model             string              `json:"model"`
+	// Output holds responseReasoningItem, responseMessageItem and
+	// responseCallItem values.
+	Output             []any              `json:"output"`
+	ParallelToolCalls  bool               `json:"parallel_tool_calls"`
+	PreviousResponseID *string            `json:"previous_response_id"`
+	Reasoning          responseReasoning  `json:"reasoning"`
+	Store              bool               `json:"store"`
+	Temperature        json.RawMessage    `json:"temperature"`
+	Text               responseTextConfig `json:"text"`
+	ToolChoice         json.RawMessage    `json:"tool_choice"`
+	Tools              json.RawMessage    `json:"tools"`
+	TopP               json.RawMessage    `json:"top_p"`
+	Truncation         string             `json:"truncation"`
+	Usage              *responseUsage     `json:"usage"`
+	Metadata           struct{}           `json:"metadata"`
+}
+
+type responseError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type responseIncomplete struct {
+	Reason string `json:"reason"`
+}
+
+type responseReasoning struct {
+	Effort  *string `json:"effort"`
+	Summary *string `json:"summary"`
+}
+
+type responseTextConfig struct {
+	Format json.RawMessage `json:"format"`
+}
+
+type responseUsage struct {
+	InputTokens        int64                 `json:"input_tokens"`
+	InputTokensDetails *responseInputDetails `json:"input_tokens_details,omitempty"`
+	OutputTokens       int64                 `json:"output_tokens"`
+	TotalTokens        int64                 `json:"total_tokens"`
+}
+
+type responseInputDetails struct {
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+// responseReasoningItem is a reasoning output item; EncryptedContent is
+// absent while it is in progress.
+type responseReasoningItem struct {
+	ID               string         `json:"id"`
+	Type             string         `json:"type"`
+	Summary          []responseText `json:"summary"`
+	Content          []responseText `json:"content"`
+	EncryptedContent *string        `json:"encrypted_content,omitempty"`
+	Status           string         `json:"status"`
+}
+
+// responseText is a reasoning_text part.
+type responseText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// responseMessageItem is an assistant message output item.
+type responseMessageItem struct {
+	ID      string               `json:"id"`
+	Type    string               `json:"type"`
+	Status  string               `json:"status"`
+	Role    string               `json:"role"`
+	Content []responseOutputText `json:"content"`
+}
+
+// responseOutputText is an output_text part.
+type responseOutputText struct {
+	Type        string            `json:"type"`
+	Text        string            `json:"text"`
+	Annotations []json.RawMessage `json:"annotations"`
+	Logprobs    []json.RawMessage `json:"logprobs"`
+}
+
+// responseCallItem is a function_call output item.
+type responseCallItem struct {
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// Namespace names the namespace tool the function belongs to, as
+	// OpenAI's Responses API writes a call to a namespaced function.
+	Namespace string `json:"namespace,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// responseEvent is the data of a Responses stream event.
+type responseEvent struct {
+	Type           string         `json:"type"`
+	SequenceNumber int            `json:"sequence_number"`
+	Response       *responseReply `json:"response,omitempty"`
+	ItemID         string         `json:"item_id,omitempty"`
+	OutputIndex    *int           `json:"output_index,omitempty"`
+	ContentIndex   *int           `json:"content_index,omitempty"`
+	// Item is an output item; Part a responseText or responseOutputText.
+	Item      any                `json:"item,omitempty"`
+	Part      any                `json:"part,omitempty"`
+	Delta     *string            `json:"delta,omitempty"`
+	Text      *string            `json:"text,omitempty"`
+	Name      string             `json:"name,omitempty"`
+	Arguments *string            `json:"arguments,omitempty"`
+	Logprobs  *[]json.RawMessage `json:"logprobs,omitempty"`
+}

@@ -1,19 +1,57 @@
 package serve
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/beamharmony/harmony"
 )
 
-// newID returns prefix followed by 24 random hex digits (crypto/rand).
-func newID(prefix string) string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand documents it)
-	return prefix + hex.EncodeToString(b[:])
+// Chat Completions replies: the chat.completion object (newChatCompletion,
+// encoded with encoding/json) and the stream of chat.completion.chunk
+// events, appended by hand on the per-token path (chunkWriter, fed by
+// streamer) and checked against the structs by wire_test.go.
+
+// chatReply writes chat.completion objects and chunks.
+type chatReply struct{ req *request }
+
+func (r chatReply) request() *request { return r.req }
+
+func (r chatReply) complete(w http.ResponseWriter, c *exchange, p *harmony.Parsed, end genEnd) {
+	c.finish = finishReason(end.finish, end.calls)
+	writeJSON(w, c.newChatCompletion(&p.Message, c.finish))
+}
+
+func (r chatReply) stream(w http.ResponseWriter, c *exchange) streamSink {
+	out := newChunkWriter(w, c)
+	return &chatStream{c: c, out: out, st: streamer{out: out}}
+}
+
+// chatStream writes a streamed chat completion: a chunk per delta, the
+// finish chunk, the usage chunk when asked for, and [DONE].
+type chatStream struct {
+	c   *exchange
+	out *chunkWriter
+	st  streamer
+}
+
+func (s *chatStream) start()                      { s.out.start() }
+func (s *chatStream) started() bool               { return s.out.begun }
+func (s *chatStream) emit(events []harmony.Event) { s.st.emit(events) }
+func (s *chatStream) fail(e *apiError)            { s.out.errorEvent(e) }
+func (s *chatStream) flush() error                { return s.out.flush() }
+
+// keepAlive writes an SSE comment, which OpenAI clients skip.
+func (s *chatStream) keepAlive() { s.out.comment("keep-alive") }
+
+func (s *chatStream) end(e genEnd) {
+	s.c.finish = finishReason(e.finish, e.calls)
+	s.out.final(s.c.finish)
+	if s.c.req.wantUsage && s.c.usage != nil {
+		s.out.usage(s.c.usage)
+	}
+	s.out.done()
 }
 
 // finishReason maps the engine's finish reason and what was parsed to the
@@ -257,4 +295,131 @@ func (s *streamer) flushPending() {
 		s.out.callArguments(s.pendIdx, s.pendText)
 	}
 	s.pendKind, s.pendText = "", ""
+}
+
+// chatCompletion is a chat.completion object, or a chat.completion.chunk
+// (chatChunk).
+type chatCompletion struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []chatChoice `json:"choices"`
+	Usage   *chatUsage   `json:"usage,omitempty"`
+}
+
+// chatChoice is a choice of a completion (Message) or of a chunk (Delta).
+type chatChoice struct {
+	Index   int          `json:"index"`
+	Message *chatMessage `json:"message,omitempty"`
+	Delta   *chatDelta   `json:"delta,omitempty"`
+	// Logprobs is always null.
+	Logprobs     json.RawMessage `json:"logprobs"`
+	FinishReason *string         `json:"finish_reason"`
+}
+
+// chatMessage is the assistant message of a completion. Content is null
+// when the message only makes tool calls.
+type chatMessage struct {
+	Role             string         `json:"role"`
+	Content          *string        `json:"content"`
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	Reasoning        *string        `json:"reasoning,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+}
+
+// chatDelta is what a chunk adds to the message.
+type chatDelta struct {
+	Role             string         `json:"role,omitempty"`
+	Content          *string        `json:"content,omitempty"`
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	Reasoning        *string        `json:"reasoning,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+}
+
+// chatToolCall is a tool call of a message, or a piece of one in a delta
+// (Index set; ID, Type and Name only in its first piece).
+type chatToolCall struct {
+	Index    *int         `json:"index,omitempty"`
+	ID       string       `json:"id,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name      *string `json:"name,omitempty"`
+	Arguments string  `json:"arguments"`
+}
+
+// chatUsage is a reply's token counts.
+type chatUsage struct {
+	PromptTokens        int64              `json:"prompt_tokens"`
+	CompletionTokens    int64              `json:"completion_tokens"`
+	TotalTokens         int64              `json:"total_tokens"`
+	PromptTokensDetails *chatPromptDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+type chatPromptDetails struct {
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+// chatChunk is a chat.completion.chunk. Usage is null in every chunk of
+// a stream that asked for usage but its last, and absent when it did not
+// ask.
+type chatChunk struct {
+	ID      string          `json:"id"`
+	Object  string          `json:"object"`
+	Created int64           `json:"created"`
+	Model   string          `json:"model"`
+	Choices []chatChoice    `json:"choices"`
+	Usage   json.RawMessage `json:"usage,omitempty"`
+}
+
+// newChatUsage is the usage object of u.
+func newChatUsage(u *usage) *chatUsage {
+	cu := &chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	if cu.TotalTokens == 0 {
+		cu.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	if u.CachedKnown {
+		cu.PromptTokensDetails = &chatPromptDetails{CachedTokens: u.CachedTokens}
+	}
+	return cu
+}
+
+// reasoningText returns the reasoning fields the server writes for text.
+func reasoningText(f ReasoningFields, text string) (reasoningContent, reasoning *string) {
+	if f != ReasoningOnly {
+		reasoningContent = &text
+	}
+	if f != ReasoningContentOnly {
+		reasoning = &text
+	}
+	return reasoningContent, reasoning
+}
+
+// newChatCompletion is the chat.completion object for the parsed message.
+func (c *exchange) newChatCompletion(m *harmony.Message, finish string) *chatCompletion {
+	msg := &chatMessage{Role: "assistant", Content: &m.Content}
+	if m.Content == "" && len(m.ToolCalls) > 0 {
+		msg.Content = nil
+	}
+	if m.Reasoning != "" {
+		msg.ReasoningContent, msg.Reasoning = reasoningText(c.s.cfg.ReasoningFields, m.Reasoning)
+	}
+	for i := range m.ToolCalls {
+		tc := &m.ToolCalls[i]
+		args := string(tc.Function.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: newID("call_"), Type: "function",
+			Function: chatFunction{Name: &tc.Function.Name, Arguments: args}})
+	}
+	cc := &chatCompletion{ID: c.chatID, Object: "chat.completion", Created: c.created, Model: c.model,
+		Choices: []chatChoice{{Message: msg, FinishReason: &finish}}}
+	if c.usage != nil {
+		cc.Usage = newChatUsage(c.usage)
+	}
+	return cc
 }
