@@ -206,7 +206,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
-	c := &compiler{ctx: ctx, paths: map[int]string{}}
+	c := &compiler{ctx: ctx, paths: map[int]string{}, rootOf: -1, itemsRoot: -1, propsRoot: -1}
 	// The reasoning's and a JSON string's languages take about 100
 	// rules.
 	c.g.rules = make([]rule, 0, 128)

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,32 @@ func TestUnevaluatedPropertiesSchema(t *testing.T) {
 			}
 		}
 		checkContents(t, c.name, g, c.in, c.out)
+	}
+}
+
+// A tool's arguments don't apply unevaluatedProperties as a schema: it is
+// reported (an error under strict), the arguments' root being the
+// document's first node or not.
+func TestUnevaluatedPropertiesArguments(t *testing.T) {
+	for _, params := range []string{
+		`{"type": "object", "properties": {"y": {}}, "unevaluatedProperties": {"type": "integer"}}`,
+		`{"$defs": {"p": {"type": "object", "properties": {"y": {}}, "unevaluatedProperties": {"type": "integer"}}}, "$ref": "#/$defs/p"}`,
+	} {
+		tool := Tool{Name: "b", Parameters: []byte(params)}
+		g, err := Compile(context.Background(), &Spec{Tools: []Tool{tool}, Choice: Required})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, d := range g.Dropped {
+			found = found || d.Keyword == "unevaluatedProperties"
+		}
+		if !found {
+			t.Errorf("%s: unevaluatedProperties not reported: %v", params, g.Dropped)
+		}
+		tool.Strict = true
+		if _, err := Compile(context.Background(), &Spec{Tools: []Tool{tool}, Choice: Required}); err == nil || !strings.Contains(err.Error(), "unevaluatedProperties") {
+			t.Errorf("%s, strict: %v", params, err)
+		}
 	}
 }
