@@ -469,18 +469,18 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable []bool, err error) 
 		// The first rule of the cycle that compiles a schema names it.
 		for _, x := range f.cycle {
 			if p, ok := c.paths[x]; ok {
-				return nil, &Error{p, "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
+				return nil, &Error{Path: p, Msg: "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
 			}
 		}
-		return nil, &Error{"tools", "the grammar refers to itself before anything is written"}
+		return nil, &Error{Path: "tools", Msg: "the grammar refers to itself before anything is written"}
 	}
 	for _, t := range c.tops {
 		if t.e == nil || !set.productiveExpr(t.e, f.productive) {
-			return nil, &Error{c.unsatisfiable(t, f.productive, set), "no value satisfies this schema, so no generation could complete; remove it or relax it"}
+			return nil, &Error{Path: c.unsatisfiable(t, f.productive, set), Msg: "no value satisfies this schema, so no generation could complete; remove it or relax it"}
 		}
 	}
 	if !f.productive[root] {
-		return nil, &Error{"tools", "no output satisfies the constraints"}
+		return nil, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
 	}
 	if total += f.total; total > maxLeftmostWalk {
 		p, worst := "tools", -1
@@ -492,7 +492,7 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable []bool, err error) 
 		if worst >= 0 {
 			p = c.paths[worst]
 		}
-		return nil, &Error{p, "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
+		return nil, &Error{Path: p, Msg: "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
 			itoa(maxLeftmostWalk) + " rules to check the grammar; mark more properties required, or merge or flatten the alternatives"}
 	}
 	return reachable, nil

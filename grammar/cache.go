@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"sync"
 )
 
@@ -45,7 +46,7 @@ func (c *Cache) Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if e, ok := c.items[key]; ok {
 		e.used = c.clock
 		c.mu.Unlock()
-		return e.g, e.err
+		return e.result()
 	}
 	c.mu.Unlock()
 	g, err := Compile(ctx, spec)
@@ -70,7 +71,7 @@ func (c *Cache) Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if old, ok := c.items[key]; ok {
 		// Compiled meanwhile by another caller.
 		old.used = c.clock
-		return old.g, old.err
+		return old.result()
 	}
 	for len(c.items) > 0 && c.bytes+e.bytes > c.maxBytes {
 		var oldest [32]byte
@@ -87,7 +88,17 @@ func (c *Cache) Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	e.used = c.clock
 	c.items[key] = e
 	c.bytes += e.bytes
-	return e.g, e.err
+	return e.result()
+}
+
+// result is the entry's grammar and error. The grammar is the caller's
+// own copy (its text is shared: a string can't change), so that no caller
+// can change what the cache hands the next one.
+func (e *cacheEntry) result() (*Grammar, error) {
+	if e.g == nil {
+		return nil, e.err
+	}
+	return &Grammar{text: e.g.text, Dropped: slices.Clone(e.g.Dropped)}, e.err
 }
 
 // Bytes is the size of the grammars held, as the budget counts it.

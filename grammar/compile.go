@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/beamharmony/harmony"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,13 +98,11 @@ func (d Dropped) String() string { return d.Path }
 
 // Error is a constraint that can't be honoured: a keyword of a strict
 // schema the grammar can't enforce, a schema no value satisfies, a size
-// cap. Path names where, as a request's JSON path.
-type Error struct {
-	Path string
-	Msg  string
-}
-
-func (e *Error) Error() string { return e.Path + ": " + e.Msg }
+// cap. Path names where, as a request's JSON path. It is the root
+// package's error type, harmony.RenderError: one type carries the JSON path
+// of what is wrong in a request, whether decoding, rendering or compiling
+// its constraints found it, so that errors.As with either name finds it.
+type Error = harmony.RenderError
 
 // Limits on a compiled grammar. Each holds while the grammar is built:
 // compiling stops at the first one passed, with an error naming the schema
@@ -231,13 +230,13 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 			}
 		}
 		if callable == nil {
-			return nil, &Error{"tool_choice", fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
+			return nil, &Error{Path: "tool_choice", Msg: fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
 		}
 	case Required, Auto:
 		callable = spec.Tools
 	}
 	if (spec.Choice == Required || spec.Choice == Named) && len(callable) == 0 {
-		return nil, &Error{"tool_choice", "asks for a tool call, but the request declares no tools"}
+		return nil, &Error{Path: "tool_choice", Msg: "asks for a tool call, but the request declares no tools"}
 	}
 	var calls *expr
 	if len(callable) > 0 {
@@ -257,11 +256,11 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	}
 	tail = alt(calls, final)
 	if tail == nil {
-		return nil, &Error{c.what(spec), "no output satisfies the constraints"}
+		return nil, &Error{Path: c.what(spec), Msg: "no output satisfies the constraints"}
 	}
 	c.g.define(root, seq(reasoning, tail))
 	if c.g.over != "" {
-		return nil, &Error{c.what(spec), c.g.over}
+		return nil, &Error{Path: c.what(spec), Msg: c.g.over}
 	}
 	reachable, err := c.analyze(root, sc)
 	if err != nil {
@@ -415,7 +414,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 // fail records the first error.
 func (c *compiler) fail(path, msg string) {
 	if c.err == nil {
-		c.err = &Error{path, msg}
+		c.err = &Error{Path: path, Msg: msg}
 	}
 }
 

@@ -72,4 +72,16 @@
 // the format come from the same definitions the renderer and the parser
 // use (internal/syntax), and the schema walk is the renderer's
 // (internal/schema).
+//
+// # API
+//
+//   - [Compile] turns a [Spec] (the request's [Tool]s, its [Choice] of
+//     [Auto], [Required] and the rest, a tool's name, parallel calls, a
+//     response [Format]) into a [Grammar]: [Grammar.GBNF] for llama.cpp,
+//     [Grammar.EBNF] for vLLM and SGLang, and the keywords it left out,
+//     each a [Dropped].
+//   - A [Cache] ([NewCache]) compiles each distinct spec once, within a
+//     budget of bytes; each caller gets its own copy of the grammar.
+//   - An [Error] (the root package's RenderError) names the JSON path of
+//     what can't be honoured; the caps are [MaxRules] and its group.
 package grammar

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/beamharmony/harmony"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -123,17 +124,23 @@ func TestCache(t *testing.T) {
 		sizes[s] = one.Bytes()
 	}
 	c := NewCache(sizes[a] + sizes[b] + sizes[d] - 1)
+	// A grammar from the cache is the caller's own copy of the one
+	// compiled: its text is the same memory.
+	sameCompile := func(g, h *Grammar) bool { return unsafe.StringData(g.text) == unsafe.StringData(h.text) }
 	g1, _ := c.Compile(ctx, a)
 	g2, _ := c.Compile(ctx, a)
-	if g1 != g2 {
+	if !sameCompile(g1, g2) {
 		t.Error("the same spec compiled twice")
+	}
+	if g1 == g2 {
+		t.Error("two callers got the same *Grammar")
 	}
 	c.Compile(ctx, b)
 	c.Compile(ctx, d) // evicts a, the least recently used
 	if c.Len() != 2 || c.Bytes() != sizes[b]+sizes[d] {
 		t.Errorf("%d grammars held in %d bytes, want 2 in %d", c.Len(), c.Bytes(), sizes[b]+sizes[d])
 	}
-	if g3, _ := c.Compile(ctx, a); g3 == g1 {
+	if g3, _ := c.Compile(ctx, a); sameCompile(g3, g1) {
 		t.Error("an evicted grammar came back")
 	}
 	if g, err := c.Compile(ctx, &Spec{}); g != nil || err != nil {
@@ -161,6 +168,26 @@ func TestCache(t *testing.T) {
 // Under Auto, a strict tool makes a grammar of calls or a free answer;
 // without one, auto stays unconstrained. Samples parse to valid calls or
 // to a non-empty answer, and both come up.
+// A caller that changes the grammar it got changes nothing for the next
+// caller of the cache (issue 35 item 3: cached grammars are immutable to
+// callers).
+func TestCacheHandsOutCopies(t *testing.T) {
+	ctx := context.Background()
+	spec := &Spec{Format: &Format{Schema: json.RawMessage(`{"type": "array", "items": {"type": "integer"}, "uniqueItems": true}`)}}
+	c := NewCache(1 << 20)
+	g1, err := c.Compile(ctx, spec)
+	if err != nil || len(g1.Dropped) == 0 {
+		t.Fatalf("want a grammar that reports uniqueItems: %v, %v", g1, err)
+	}
+	want := g1.Dropped[0]
+	g1.Dropped[0] = Dropped{Path: "changed", Keyword: "changed"}
+	g1.Dropped = append(g1.Dropped, Dropped{Path: "added"})
+	g2, _ := c.Compile(ctx, spec)
+	if len(g2.Dropped) != 1 || g2.Dropped[0] != want {
+		t.Errorf("the cache's grammar was changed by a caller: %v, want [%v]", g2.Dropped, want)
+	}
+}
+
 func TestAutoStrict(t *testing.T) {
 	// A strict tool says additionalProperties: false, as strict schemas
 	// must for an object that declares properties.
