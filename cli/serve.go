@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/beamharmony/harmony"
-	"github.com/beamharmony/harmony/tokenizer"
 	"io"
 	"log/slog"
 	"math"
@@ -19,10 +17,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/console"
 	"github.com/beamharmony/harmony/dataset"
 	"github.com/beamharmony/harmony/internal/buildinfo"
 	"github.com/beamharmony/harmony/serve"
+	"github.com/beamharmony/harmony/tokenizer"
 )
 
 func init() {
@@ -145,92 +145,13 @@ var newServeSignals = func() serveSignals {
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveHelp, stdout, stderr)
-	usage := func(name, text string) string { return text + " [" + envName(name) + "]" }
-	backends := listFlag(fs, "backend", usage("backend", "the engine's base `URL`, such as http://localhost:8000 (required); repeat the flag, or give a comma-separated list, for several replicas, each optionally with a weight: http://a:8000;weight=2"))
-	routeMargin := fs.Int("route-load-margin", 0, usage("route-load-margin", "with several backends: how many more open requests than the least busy replica the replica holding a prompt's prefix may have and still get it (default 4)"))
-	routeEntries := fs.Int("route-table-entries", 0, usage("route-table-entries", "with several backends: bound of the table of which replica holds which prompt blocks (default 524288, about 20 MB)"))
-	probeInterval := fs.Duration("probe-interval", serve.DefaultProbeInterval, usage("probe-interval", "with several backends: how often each replica's health is checked"))
-	routeNew := checkedFlag(fs, "route-new", serve.RouteNewHash, func(v string) error {
-		_, err := serve.ParseRouteNew(v)
-		return err
-	}, usage("route-new", "with several backends: where a conversation no replica holds a prefix of goes, the `placement`: hash, the replica its first question (or the client's conversation key) hashes to, so that several gateways agree without sharing state; or fewest, the replica holding the fewest recent conversations, which spreads them more evenly behind a single gateway"))
-	fs.Var(routeHashValue{routeNew}, "route-hash", usage("route-hash", "the former switch for --route-new hash, now the default; still accepted (false is --route-new fewest)"))
-	backendKey := fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
-	listen := fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
-	model := fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
-	maxTokens := positiveFlag(fs, "default-max-tokens", serve.DefaultMaxTokens, math.MaxInt32, usage("default-max-tokens",
-		"max_tokens, in `tokens`, for a request that sets none, when the context left is not known (it is with --tokenizer and a context length, from --max-model-len or the engine); capped at the context length when only that is known"))
-	fs.Var(positiveValue{maxTokens, math.MaxInt32}, "max-tokens", usage("max-tokens", "the former name of --default-max-tokens, still accepted"))
-	timeout := durationFlag(fs, "timeout", serve.DefaultTimeout, false, usage("timeout", "longest `duration` one engine request may take (504 past it)"))
-	bodyTimeout := durationFlag(fs, "body-timeout", serve.DefaultBodyTimeout, false, usage("body-timeout", "longest `duration` a client may take to send a request body (408 past it, and the connection closes)"))
-	headerTimeout := durationFlag(fs, "read-header-timeout", serve.DefaultReadHeaderTimeout, false, usage("read-header-timeout", "longest `duration` a client may take to send a request's headers"))
-	idleTimeout := durationFlag(fs, "idle-timeout", serve.DefaultIdleTimeout, false, usage("idle-timeout", "close a kept-alive connection idle for this `duration`"))
-	maxConns := positiveFlag(fs, "max-conns", serve.DefaultMaxConns, math.MaxInt32, usage("max-conns", "most `connections` open at once; further ones wait to be accepted"))
-	shutdown := durationFlag(fs, "shutdown-timeout", serve.DefaultShutdownTimeout, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
-	maxBody := positiveFlag(fs, "max-body-bytes", serve.DefaultMaxBodyBytes, math.MaxInt64, usage("max-body-bytes", "largest request body accepted, in `bytes` (413 beyond)"))
-	maxPrompt := positiveFlag(fs, "max-prompt-bytes", serve.DefaultMaxPromptBytes, math.MaxInt64, usage("max-prompt-bytes", "with --tokenizer, the largest rendered prompt tokenized, in `bytes` (413 beyond): tokenizing takes memory in proportion"))
-	prepare := new(int64) // 0: one per CPU, serve.Config's default
-	fs.Var(cpusValue{positiveValue{prepare, math.MaxInt32}}, "prepare-concurrency", usage("prepare-concurrency", "most `requests` decoded, rendered and tokenized at once; the others wait their turn (503 past --timeout)"))
-	allowMissing := fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
-	signingKey := fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
-	pingInterval := durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
-	tokenizerPath := fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused"))
-	maxModelLen := fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`: with --tokenizer a longer prompt is a 400 and max_tokens is fitted to what the context leaves; 0: read from the engine at start-up (llama.cpp's GET /props, vLLM's and SGLang's GET /v1/models; the smallest of several replicas), and while none is known a client's max_tokens above "+strconv.Itoa(serve.MaxTokensCeiling)+" is lowered to it"))
-	allowMarkers := fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
-	refuseLate := fs.Bool("refuse-late-instructions", false, usage("refuse-late-instructions", "refuse (400, in the words clients fall back on) a system or developer message after a message of another role, instead of placing it"))
-	refuseHosted := fs.Bool("refuse-hosted-tools", false, usage("refuse-hosted-tools", "refuse (400) a hosted tool the gateway cannot run (web_search, code_interpreter, Anthropic's server tools), instead of leaving it out and reporting it"))
-	searchBackend := fs.String("search-backend", "", usage("search-backend", "base `URL` of a SearXNG-compatible search API (GET URL/search?q=...&format=json): the gateway then runs the Responses web_search tool and the Messages web_search server tool itself, with Beam's built-in search and browse tools (docs/agents.md)"))
-	searchPrivate := fs.Bool("search-allow-private", false, usage("search-allow-private", "let browse fetch pages at loopback, private and link-local addresses, refused by default"))
-	searchRounds := positiveFlag(fs, "search-max-rounds", serve.DefaultSearchRounds, 1000, usage("search-max-rounds", "most `generations` of one request whose search and browse calls the gateway runs"))
-	searchTimeout := durationFlag(fs, "search-timeout", serve.DefaultSearchTimeout, false, usage("search-timeout", "most time (a `duration`) one request's searches and page fetches take, all together"))
-	reasoningField := checkedFlag(fs, "reasoning-field", "both", func(v string) error {
-		_, err := serve.ParseReasoningFields(v)
-		return err
-	}, usage("reasoning-field", "where reasoning goes out, the `field`: both, reasoning_content or reasoning"))
-	apiKeys := listFlag(fs, "api-key", usage("api-key", "a `key` clients must send (repeat the flag for several); prefer --api-key-file, as a command line is visible to other users"))
-	apiKeyFile := fs.String("api-key-file", "", usage("api-key-file", "`file` of API keys, one a line (# comments), reloaded on SIGHUP"))
-	tlsCert := fs.String("tls-cert", "", usage("tls-cert", "PEM certificate `file` (chain first) to serve HTTPS with; reloaded on SIGHUP and when it changes"))
-	tlsKey := fs.String("tls-key", "", usage("tls-key", "PEM private key `file` of --tls-cert"))
-	corsOrigins := checkedFlag(fs, "cors-origins", "", func(v string) error {
-		_, err := parseCORSOrigins(v)
-		return err
-	}, usage("cors-origins", "comma-separated `origins` (https://app.example.com, or * for any) whose browser pages may call the gateway; none by default"))
-	metricsListen := fs.String("metrics-listen", "", usage("metrics-listen", "`address` to serve /metrics on, without a key, instead of the API's port"))
-	engineKind := checkedFlag(fs, "engine", "auto", func(v string) error {
-		_, err := serve.ParseEngineKind(v)
-		return err
-	}, usage("engine", "the engine's `kind`, which decides how constrained requests send their grammar: llama.cpp, vllm, sglang, or auto to ask the engine (GET /props, /version, /get_server_info) at start-up"))
-	inspect := fs.Int("inspect", 0, usage("inspect", "keep the last `N` requests in memory for the console's inspector at /console/ (0: off)"))
-	inspectBytes := positiveFlag(fs, "inspect-bytes", console.DefaultInspectBytes, math.MaxInt64, usage("inspect-bytes", "most `bytes` the inspector keeps; the oldest requests are evicted past it"))
-	inspectRedact := fs.Bool("inspect-redact", false, usage("inspect-redact", "keep the inspected requests with their message text replaced"))
-	logFormat := checkedFlag(fs, "log-format", "json", checkLogFormat, usage("log-format", "log `format`: json or text"))
-	logLevel := checkedFlag(fs, "log-level", "info", checkLogLevel, usage("log-level", "log `level`: debug, info, warn or error"))
-
-	var envErr error
-	_, newName := os.LookupEnv(envName("default-max-tokens"))
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name == "max-tokens" && newName {
-			return // the new name wins
-		}
-		if v, ok := os.LookupEnv(envName(f.Name)); ok && envErr == nil {
-			if v == "" && emptyMeansOff[f.Name] {
-				// Set but empty would silently serve without keys or TLS.
-				envErr = fmt.Errorf("%s is set but empty: unset it, or name a file", envName(f.Name))
-				return
-			}
-			if err := fs.Set(f.Name, v); err != nil {
-				envErr = fmt.Errorf("%s=%q: %w", envName(f.Name), v, err)
-			}
-		}
-	})
-	if envErr != nil {
+	f := newServeFlags(fs)
+	if err := f.fromEnv(fs); err != nil {
 		// Reported as the flag package reports a bad value.
-		fmt.Fprintln(fs.Output(), envErr)
+		fmt.Fprintln(fs.Output(), err)
 		fs.Usage()
 		return 2
 	}
-	apiKeys.fromEnv = len(*apiKeys.vals) > 0
-	backends.fromEnv = len(*backends.vals) > 0
 	rest, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -239,39 +160,187 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fail(stderr, "serve", fmt.Errorf("unexpected argument %q; see beamharmony serve --help", rest[0]))
 		return 2
 	}
-	if (*tlsCert == "") != (*tlsKey == "") {
-		fail(stderr, "serve", errors.New("--tls-cert and --tls-key go together"))
-		return 2
+	g, code := f.start(stderr)
+	if code >= 0 {
+		return code
 	}
-	backendList, err := parseBackends(*backends.vals)
+	return g.run(f, stderr)
+}
+
+// serveFlags are serve's flags, defined on the command's FlagSet by
+// newServeFlags in the order --help lists them.
+type serveFlags struct {
+	backends                                 *listValue
+	routeMargin, routeEntries                *int
+	probeInterval                            *time.Duration
+	routeNew                                 *string
+	backendKey, listen, model                *string
+	maxTokens                                *int64
+	timeout, bodyTimeout, headerTimeout      *time.Duration
+	idleTimeout                              *time.Duration
+	maxConns                                 *int64
+	shutdown                                 *time.Duration
+	maxBody, maxPrompt, prepare              *int64
+	allowMissing                             *bool
+	signingKey                               *string
+	pingInterval                             *time.Duration
+	tokenizerPath                            *string
+	maxModelLen                              *int
+	allowMarkers, refuseLate, refuseHosted   *bool
+	searchBackend                            *string
+	searchPrivate                            *bool
+	searchRounds                             *int64
+	searchTimeout                            *time.Duration
+	reasoningField                           *string
+	apiKeys                                  *listValue
+	apiKeyFile, tlsCert, tlsKey, corsOrigins *string
+	metricsListen, engineKind                *string
+	inspect                                  *int
+	inspectBytes                             *int64
+	inspectRedact                            *bool
+	logFormat, logLevel                      *string
+}
+
+func newServeFlags(fs *flag.FlagSet) *serveFlags {
+	usage := func(name, text string) string { return text + " [" + envName(name) + "]" }
+	f := &serveFlags{}
+	f.backends = listFlag(fs, "backend", usage("backend", "the engine's base `URL`, such as http://localhost:8000 (required); repeat the flag, or give a comma-separated list, for several replicas, each optionally with a weight: http://a:8000;weight=2"))
+	f.routeMargin = fs.Int("route-load-margin", 0, usage("route-load-margin", "with several backends: how many more open requests than the least busy replica the replica holding a prompt's prefix may have and still get it (default 4)"))
+	f.routeEntries = fs.Int("route-table-entries", 0, usage("route-table-entries", "with several backends: bound of the table of which replica holds which prompt blocks (default 524288, about 20 MB)"))
+	f.probeInterval = fs.Duration("probe-interval", serve.DefaultProbeInterval, usage("probe-interval", "with several backends: how often each replica's health is checked"))
+	f.routeNew = checkedFlag(fs, "route-new", serve.RouteNewHash, func(v string) error {
+		_, err := serve.ParseRouteNew(v)
+		return err
+	}, usage("route-new", "with several backends: where a conversation no replica holds a prefix of goes, the `placement`: hash, the replica its first question (or the client's conversation key) hashes to, so that several gateways agree without sharing state; or fewest, the replica holding the fewest recent conversations, which spreads them more evenly behind a single gateway"))
+	fs.Var(routeHashValue{f.routeNew}, "route-hash", usage("route-hash", "the former switch for --route-new hash, now the default; still accepted (false is --route-new fewest)"))
+	f.backendKey = fs.String("backend-api-key", "", usage("backend-api-key", "bearer token to send to the engine"))
+	f.listen = fs.String("listen", "127.0.0.1:8080", usage("listen", "address to listen on; :8080 for every interface"))
+	f.model = fs.String("model", "", usage("model", "model name to send to the engine in place of the request's; the one /v1/models lists"))
+	f.maxTokens = positiveFlag(fs, "default-max-tokens", serve.DefaultMaxTokens, math.MaxInt32, usage("default-max-tokens",
+		"max_tokens, in `tokens`, for a request that sets none, when the context left is not known (it is with --tokenizer and a context length, from --max-model-len or the engine); capped at the context length when only that is known"))
+	fs.Var(positiveValue{f.maxTokens, math.MaxInt32}, "max-tokens", usage("max-tokens", "the former name of --default-max-tokens, still accepted"))
+	f.timeout = durationFlag(fs, "timeout", serve.DefaultTimeout, false, usage("timeout", "longest `duration` one engine request may take (504 past it)"))
+	f.bodyTimeout = durationFlag(fs, "body-timeout", serve.DefaultBodyTimeout, false, usage("body-timeout", "longest `duration` a client may take to send a request body (408 past it, and the connection closes)"))
+	f.headerTimeout = durationFlag(fs, "read-header-timeout", serve.DefaultReadHeaderTimeout, false, usage("read-header-timeout", "longest `duration` a client may take to send a request's headers"))
+	f.idleTimeout = durationFlag(fs, "idle-timeout", serve.DefaultIdleTimeout, false, usage("idle-timeout", "close a kept-alive connection idle for this `duration`"))
+	f.maxConns = positiveFlag(fs, "max-conns", serve.DefaultMaxConns, math.MaxInt32, usage("max-conns", "most `connections` open at once; further ones wait to be accepted"))
+	f.shutdown = durationFlag(fs, "shutdown-timeout", serve.DefaultShutdownTimeout, true, usage("shutdown-timeout", "how long (a `duration`, 0 for none) open requests may run on after SIGINT or SIGTERM"))
+	f.maxBody = positiveFlag(fs, "max-body-bytes", serve.DefaultMaxBodyBytes, math.MaxInt64, usage("max-body-bytes", "largest request body accepted, in `bytes` (413 beyond)"))
+	f.maxPrompt = positiveFlag(fs, "max-prompt-bytes", serve.DefaultMaxPromptBytes, math.MaxInt64, usage("max-prompt-bytes", "with --tokenizer, the largest rendered prompt tokenized, in `bytes` (413 beyond): tokenizing takes memory in proportion"))
+	f.prepare = new(int64) // 0: one per CPU, serve.Config's default
+	fs.Var(cpusValue{positiveValue{f.prepare, math.MaxInt32}}, "prepare-concurrency", usage("prepare-concurrency", "most `requests` decoded, rendered and tokenized at once; the others wait their turn (503 past --timeout)"))
+	f.allowMissing = fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
+	f.signingKey = fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
+	f.pingInterval = durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
+	f.tokenizerPath = fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused"))
+	f.maxModelLen = fs.Int("max-model-len", 0, usage("max-model-len", "the engine's context length in `tokens`: with --tokenizer a longer prompt is a 400 and max_tokens is fitted to what the context leaves; 0: read from the engine at start-up (llama.cpp's GET /props, vLLM's and SGLang's GET /v1/models; the smallest of several replicas), and while none is known a client's max_tokens above "+strconv.Itoa(serve.MaxTokensCeiling)+" is lowered to it"))
+	f.allowMarkers = fs.Bool("allow-markers", false, usage("allow-markers", "let message content and names carry Harmony markers, which the engine reads as format tokens"))
+	f.refuseLate = fs.Bool("refuse-late-instructions", false, usage("refuse-late-instructions", "refuse (400, in the words clients fall back on) a system or developer message after a message of another role, instead of placing it"))
+	f.refuseHosted = fs.Bool("refuse-hosted-tools", false, usage("refuse-hosted-tools", "refuse (400) a hosted tool the gateway cannot run (web_search, code_interpreter, Anthropic's server tools), instead of leaving it out and reporting it"))
+	f.searchBackend = fs.String("search-backend", "", usage("search-backend", "base `URL` of a SearXNG-compatible search API (GET URL/search?q=...&format=json): the gateway then runs the Responses web_search tool and the Messages web_search server tool itself, with Beam's built-in search and browse tools (docs/agents.md)"))
+	f.searchPrivate = fs.Bool("search-allow-private", false, usage("search-allow-private", "let browse fetch pages at loopback, private and link-local addresses, refused by default"))
+	f.searchRounds = positiveFlag(fs, "search-max-rounds", serve.DefaultSearchRounds, 1000, usage("search-max-rounds", "most `generations` of one request whose search and browse calls the gateway runs"))
+	f.searchTimeout = durationFlag(fs, "search-timeout", serve.DefaultSearchTimeout, false, usage("search-timeout", "most time (a `duration`) one request's searches and page fetches take, all together"))
+	f.reasoningField = checkedFlag(fs, "reasoning-field", "both", func(v string) error {
+		_, err := serve.ParseReasoningFields(v)
+		return err
+	}, usage("reasoning-field", "where reasoning goes out, the `field`: both, reasoning_content or reasoning"))
+	f.apiKeys = listFlag(fs, "api-key", usage("api-key", "a `key` clients must send (repeat the flag for several); prefer --api-key-file, as a command line is visible to other users"))
+	f.apiKeyFile = fs.String("api-key-file", "", usage("api-key-file", "`file` of API keys, one a line (# comments), reloaded on SIGHUP"))
+	f.tlsCert = fs.String("tls-cert", "", usage("tls-cert", "PEM certificate `file` (chain first) to serve HTTPS with; reloaded on SIGHUP and when it changes"))
+	f.tlsKey = fs.String("tls-key", "", usage("tls-key", "PEM private key `file` of --tls-cert"))
+	f.corsOrigins = checkedFlag(fs, "cors-origins", "", func(v string) error {
+		_, err := parseCORSOrigins(v)
+		return err
+	}, usage("cors-origins", "comma-separated `origins` (https://app.example.com, or * for any) whose browser pages may call the gateway; none by default"))
+	f.metricsListen = fs.String("metrics-listen", "", usage("metrics-listen", "`address` to serve /metrics on, without a key, instead of the API's port"))
+	f.engineKind = checkedFlag(fs, "engine", "auto", func(v string) error {
+		_, err := serve.ParseEngineKind(v)
+		return err
+	}, usage("engine", "the engine's `kind`, which decides how constrained requests send their grammar: llama.cpp, vllm, sglang, or auto to ask the engine (GET /props, /version, /get_server_info) at start-up"))
+	f.inspect = fs.Int("inspect", 0, usage("inspect", "keep the last `N` requests in memory for the console's inspector at /console/ (0: off)"))
+	f.inspectBytes = positiveFlag(fs, "inspect-bytes", console.DefaultInspectBytes, math.MaxInt64, usage("inspect-bytes", "most `bytes` the inspector keeps; the oldest requests are evicted past it"))
+	f.inspectRedact = fs.Bool("inspect-redact", false, usage("inspect-redact", "keep the inspected requests with their message text replaced"))
+	f.logFormat = checkedFlag(fs, "log-format", "json", checkLogFormat, usage("log-format", "log `format`: json or text"))
+	f.logLevel = checkedFlag(fs, "log-level", "info", checkLogLevel, usage("log-level", "log `level`: debug, info, warn or error"))
+	return f
+}
+
+// fromEnv sets each flag from its environment variable; the command line,
+// parsed after, wins. An error is worded as the flag package words a bad
+// value.
+func (f *serveFlags) fromEnv(fs *flag.FlagSet) error {
+	var envErr error
+	_, newName := os.LookupEnv(envName("default-max-tokens"))
+	fs.VisitAll(func(fl *flag.Flag) {
+		if fl.Name == "max-tokens" && newName {
+			return // the new name wins
+		}
+		if v, ok := os.LookupEnv(envName(fl.Name)); ok && envErr == nil {
+			if v == "" && emptyMeansOff[fl.Name] {
+				// Set but empty would silently serve without keys or TLS.
+				envErr = fmt.Errorf("%s is set but empty: unset it, or name a file", envName(fl.Name))
+				return
+			}
+			if err := fs.Set(fl.Name, v); err != nil {
+				envErr = fmt.Errorf("%s=%q: %w", envName(fl.Name), v, err)
+			}
+		}
+	})
+	f.apiKeys.fromEnv = len(*f.apiKeys.vals) > 0
+	f.backends.fromEnv = len(*f.backends.vals) > 0
+	return envErr
+}
+
+// gateway is a started gateway: its server and listeners, before it serves.
+type gateway struct {
+	logger    *slog.Logger
+	srv       *serve.Server
+	certs     *certReloader // nil without TLS
+	ln        net.Listener
+	metricsLn net.Listener // nil unless --metrics-listen
+	loadKeys  func() ([]string, error)
+	kind      serve.EngineKind
+	replicas  int
+}
+
+// start checks the flags, makes the server (reading the key file, the
+// tokenizer and the certificate) and opens the listeners. code is the exit
+// code when it fails, -1 when it does not.
+func (f *serveFlags) start(stderr io.Writer) (g *gateway, code int) {
+	if (*f.tlsCert == "") != (*f.tlsKey == "") {
+		fail(stderr, "serve", errors.New("--tls-cert and --tls-key go together"))
+		return nil, 2
+	}
+	backendList, err := parseBackends(*f.backends.vals)
 	if err != nil {
 		fail(stderr, "serve", err)
-		return 2
+		return nil, 2
 	}
-	fields, err := serve.ParseReasoningFields(*reasoningField)
+	fields, err := serve.ParseReasoningFields(*f.reasoningField)
 	if err != nil {
-		return fail(stderr, "serve", err)
+		return nil, fail(stderr, "serve", err)
 	}
-	logger, err := newLogger(stderr, *logFormat, *logLevel)
+	logger, err := newLogger(stderr, *f.logFormat, *f.logLevel)
 	if err != nil {
-		return fail(stderr, "serve", err)
+		return nil, fail(stderr, "serve", err)
 	}
-	if *maxModelLen < 0 {
-		fail(stderr, "serve", fmt.Errorf("--max-model-len %d: must be 0 or more", *maxModelLen))
-		return 2
+	if *f.maxModelLen < 0 {
+		fail(stderr, "serve", fmt.Errorf("--max-model-len %d: must be 0 or more", *f.maxModelLen))
+		return nil, 2
 	}
-	kind, err := serve.ParseEngineKind(*engineKind)
+	kind, err := serve.ParseEngineKind(*f.engineKind)
 	if err != nil {
-		return fail(stderr, "serve", err)
+		return nil, fail(stderr, "serve", err)
 	}
-	origins, err := parseCORSOrigins(*corsOrigins)
+	origins, err := parseCORSOrigins(*f.corsOrigins)
 	if err != nil {
-		return fail(stderr, "serve", err)
+		return nil, fail(stderr, "serve", err)
 	}
 	loadKeys := func() ([]string, error) {
-		keys := slices.Clone(*apiKeys.vals)
-		if *apiKeyFile != "" {
-			fileKeys, err := readKeyFile(*apiKeyFile)
+		keys := slices.Clone(*f.apiKeys.vals)
+		if *f.apiKeyFile != "" {
+			fileKeys, err := readKeyFile(*f.apiKeyFile)
 			if err != nil {
 				return nil, err
 			}
@@ -281,105 +350,116 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	keys, err := loadKeys()
 	if err != nil {
-		return fail(stderr, "serve", err)
+		return nil, fail(stderr, "serve", err)
 	}
 	var tok harmony.TokenEncoder
-	if *tokenizerPath != "" {
-		tk, err := tokenizer.Load(*tokenizerPath)
+	if *f.tokenizerPath != "" {
+		tk, err := tokenizer.Load(*f.tokenizerPath)
 		if err != nil {
-			return fail(stderr, "serve", err)
+			return nil, fail(stderr, "serve", err)
 		}
 		tok = tk
-		if w := standInWarning(*tokenizerPath); w != "" {
+		if w := standInWarning(*f.tokenizerPath); w != "" {
 			fmt.Fprintf(stderr, "beamharmony serve: warning: %s\n", w)
 		}
 	}
 	srv, err := serve.New(serve.Config{
 		Tokenizer:              tok,
 		ConsoleParquet:         dataset.ParquetRows,
-		MaxModelLen:            *maxModelLen,
+		MaxModelLen:            *f.maxModelLen,
 		Backends:               backendList,
-		Routing:                serve.Routing{LoadMargin: *routeMargin, TableEntries: *routeEntries, ProbeInterval: *probeInterval, NewConversations: *routeNew},
-		BackendAPIKey:          *backendKey,
+		Routing:                serve.Routing{LoadMargin: *f.routeMargin, TableEntries: *f.routeEntries, ProbeInterval: *f.probeInterval, NewConversations: *f.routeNew},
+		BackendAPIKey:          *f.backendKey,
 		Engine:                 kind,
-		Model:                  *model,
-		MaxTokens:              int(*maxTokens),
-		Timeout:                *timeout,
-		MaxBodyBytes:           *maxBody,
-		MaxPromptBytes:         *maxPrompt,
-		PrepareConcurrency:     int(*prepare),
-		BodyTimeout:            *bodyTimeout,
-		AllowMissingThinking:   *allowMissing,
-		AllowMarkers:           *allowMarkers,
-		RefuseLateInstructions: *refuseLate,
-		RefuseHostedTools:      *refuseHosted,
-		WebSearch:              serve.WebSearch{Backend: *searchBackend, AllowPrivate: *searchPrivate, MaxRounds: int(*searchRounds), Timeout: *searchTimeout},
+		Model:                  *f.model,
+		MaxTokens:              int(*f.maxTokens),
+		Timeout:                *f.timeout,
+		MaxBodyBytes:           *f.maxBody,
+		MaxPromptBytes:         *f.maxPrompt,
+		PrepareConcurrency:     int(*f.prepare),
+		BodyTimeout:            *f.bodyTimeout,
+		AllowMissingThinking:   *f.allowMissing,
+		AllowMarkers:           *f.allowMarkers,
+		RefuseLateInstructions: *f.refuseLate,
+		RefuseHostedTools:      *f.refuseHosted,
+		WebSearch:              serve.WebSearch{Backend: *f.searchBackend, AllowPrivate: *f.searchPrivate, MaxRounds: int(*f.searchRounds), Timeout: *f.searchTimeout},
 		ReasoningFields:        fields,
-		SigningKey:             *signingKey,
-		PingInterval:           pingIntervalConfig(*pingInterval),
+		SigningKey:             *f.signingKey,
+		PingInterval:           pingIntervalConfig(*f.pingInterval),
 		APIKeys:                keys,
 		CORSOrigins:            origins,
-		SeparateMetrics:        *metricsListen != "",
+		SeparateMetrics:        *f.metricsListen != "",
 		Logger:                 logger,
 	})
 	if err != nil {
-		return fail(stderr, "serve", err)
+		return nil, fail(stderr, "serve", err)
 	}
-	if *inspect < 0 {
-		fail(stderr, "serve", fmt.Errorf("--inspect %d: must be 0 (off) or more", *inspect))
-		return 2
+	if *f.inspect < 0 {
+		fail(stderr, "serve", fmt.Errorf("--inspect %d: must be 0 (off) or more", *f.inspect))
+		return nil, 2
 	}
-	srv.Inspect(*inspect, *inspectBytes, *inspectRedact)
-	var certs *certReloader
-	if *tlsCert != "" {
-		certs, err = newCertReloader(*tlsCert, *tlsKey, func(err error) {
+	srv.Inspect(*f.inspect, *f.inspectBytes, *f.inspectRedact)
+	g = &gateway{logger: logger, srv: srv, loadKeys: loadKeys, kind: kind, replicas: len(backendList)}
+	if *f.tlsCert != "" {
+		g.certs, err = newCertReloader(*f.tlsCert, *f.tlsKey, func(err error) {
 			logger.Error("tls certificate reload failed; serving the previous one", slog.String("error", err.Error()))
 		})
 		if err != nil {
-			return fail(stderr, "serve", err)
+			return nil, fail(stderr, "serve", err)
 		}
 	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return fail(stderr, "serve", err)
+	if g.ln, err = net.Listen("tcp", *f.listen); err != nil {
+		return nil, fail(stderr, "serve", err)
 	}
-	var metricsLn net.Listener
-	if *metricsListen != "" {
-		if metricsLn, err = net.Listen("tcp", *metricsListen); err != nil {
-			ln.Close()
-			return fail(stderr, "serve", err)
+	if *f.metricsListen != "" {
+		if g.metricsLn, err = net.Listen("tcp", *f.metricsListen); err != nil {
+			g.ln.Close()
+			return nil, fail(stderr, "serve", err)
 		}
 	}
-	bi := buildinfo.Read()
-	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Any("backend", srv.Backends()),
-		slog.String("version", bi.Version), slog.String("commit", bi.Commit), slog.String("go_version", bi.GoVersion),
-		slog.Bool("tls", certs != nil), slog.Int("api_keys", len(keys)), slog.Any("cors_origins", origins),
-		slog.Bool("allow_missing_thinking", *allowMissing), slog.Bool("allow_markers", *allowMarkers), slog.String("engine", kind.String())}
-	if metricsLn != nil {
-		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
-	}
-	if len(backendList) > 1 {
-		attrs = append(attrs, slog.String("route_new", *routeNew))
-	}
-	logger.Info("listening", attrs...)
-	if len(keys) == 0 && !isLoopback(ln.Addr()) {
-		logger.Warn("no API key: anyone who can reach this address can use the engine; set --api-key-file (or --api-key), or listen on a loopback address",
-			slog.String("addr", ln.Addr().String()))
-	}
+	g.logStart(f, len(keys), origins)
+	return g, -1
+}
 
+// logStart logs the listening record, and warns when no key guards an
+// address beyond the loopback.
+func (g *gateway) logStart(f *serveFlags, keys int, origins []string) {
+	bi := buildinfo.Read()
+	attrs := []any{slog.String("addr", g.ln.Addr().String()), slog.Any("backend", g.srv.Backends()),
+		slog.String("version", bi.Version), slog.String("commit", bi.Commit), slog.String("go_version", bi.GoVersion),
+		slog.Bool("tls", g.certs != nil), slog.Int("api_keys", keys), slog.Any("cors_origins", origins),
+		slog.Bool("allow_missing_thinking", *f.allowMissing), slog.Bool("allow_markers", *f.allowMarkers), slog.String("engine", g.kind.String())}
+	if g.metricsLn != nil {
+		attrs = append(attrs, slog.String("metrics_addr", g.metricsLn.Addr().String()))
+	}
+	if g.replicas > 1 {
+		attrs = append(attrs, slog.String("route_new", *f.routeNew))
+	}
+	g.logger.Info("listening", attrs...)
+	if keys == 0 && !isLoopback(g.ln.Addr()) {
+		g.logger.Warn("no API key: anyone who can reach this address can use the engine; set --api-key-file (or --api-key), or listen on a loopback address",
+			slog.String("addr", g.ln.Addr().String()))
+	}
+}
+
+// run serves until SIGINT or SIGTERM, with the start-up detections and
+// the replicas' probes in the background and SIGHUP reloading the key
+// file and the certificate, then shuts down; it returns the exit code.
+func (g *gateway) run(f *serveFlags, stderr io.Writer) int {
+	logger, srv := g.logger, g.srv
 	sig := newServeSignals()
 	defer sig.stop()
-	if kind == serve.EngineAuto {
+	if g.kind == serve.EngineAuto {
 		// The result is logged; a constrained request that comes first
 		// waits for it. It takes at most serve.DetectTimeout.
 		go func() { _, _ = srv.DetectEngine(sig.ctx) }()
 	}
-	if *maxModelLen == 0 {
+	if *f.maxModelLen == 0 {
 		// Logged when found; requests until then are bounded by
 		// serve.MaxTokensCeiling.
 		go func() { _, _ = srv.DetectContextLength(sig.ctx) }()
 	}
-	if len(backendList) > 1 {
+	if g.replicas > 1 {
 		go srv.Probe(sig.ctx)
 	}
 	go func() {
@@ -388,29 +468,29 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			case <-sig.ctx.Done():
 				return
 			case <-sig.reload:
-				reloadServe(logger, srv, certs, *apiKeyFile, loadKeys)
+				reloadServe(logger, srv, g.certs, *f.apiKeyFile, g.loadKeys)
 			}
 		}
 	}()
-	grace := *shutdown
+	grace := *f.shutdown
 	if grace == 0 {
 		grace = -1 // --shutdown-timeout 0: no time to finish (RunOptions reads 0 as the default)
 	}
-	opts := serve.RunOptions{ShutdownTimeout: grace, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
-		MaxConns: int(*maxConns), Logger: logger}
-	if certs != nil {
-		opts.TLSConfig = certs.TLSConfig()
+	opts := serve.RunOptions{ShutdownTimeout: grace, ReadHeaderTimeout: *f.headerTimeout, IdleTimeout: *f.idleTimeout,
+		MaxConns: int(*f.maxConns), Logger: logger}
+	if g.certs != nil {
+		opts.TLSConfig = g.certs.TLSConfig()
 	}
 	metricsDone := make(chan error, 1)
-	if metricsLn != nil {
+	if g.metricsLn != nil {
 		go func() {
-			metricsDone <- serve.Run(sig.ctx, metricsLn, srv.MetricsHandler(), serve.RunOptions{ReadHeaderTimeout: *headerTimeout,
-				IdleTimeout: *idleTimeout, MaxConns: 64, Logger: logger})
+			metricsDone <- serve.Run(sig.ctx, g.metricsLn, srv.MetricsHandler(), serve.RunOptions{ReadHeaderTimeout: *f.headerTimeout,
+				IdleTimeout: *f.idleTimeout, MaxConns: 64, Logger: logger})
 		}()
 	} else {
 		metricsDone <- nil
 	}
-	err = serve.Run(sig.ctx, ln, srv, opts)
+	err := serve.Run(sig.ctx, g.ln, srv, opts)
 	sig.stop()
 	if merr := <-metricsDone; merr != nil && err == nil && !errors.Is(merr, context.DeadlineExceeded) {
 		err = fmt.Errorf("metrics listener: %w", merr)
