@@ -523,6 +523,11 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 			if kw == "$dynamicRef" && c.resolveDynamic(s, n) >= 0 {
 				continue // followed, as the view holds its target
 			}
+			if kw == "if" || kw == "then" || kw == "else" {
+				if _, known := conditionKnown(d, s); known {
+					continue // applied by the view (expand), or nothing to apply
+				}
+			}
 			if kw == "dependentSchemas" {
 				continue // objects apply it (dependentObjects), other values aren't constrained
 			}

@@ -42,7 +42,9 @@
 // (for the elements past every prefixItems when no schema has items),
 // propertyNames (a string schema,
 // for free keys and declared names), contains and minContains (as a count
-// from below, or the length where every element counts), anyOf, oneOf
+// from below, or the length where every element counts), if/then/else
+// where the condition is known without the value (no if, if true or
+// false, branches admitting anything), anyOf, oneOf
 // (exactly when its variants' types are disjoint, else as anyOf,
 // reported), allOf, and $ref/$defs, recursive ones included ($id-relative
 // and $anchor refs too, and $dynamicRef where its target can't depend on
