@@ -503,6 +503,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		node int
 	}{{"not", ks.Not}, {"multipleOf", ks.Mult}} {
 		if kw.node >= 0 {
+			if _, exact := notTypes(d, s); kw.name == "not" && exact {
+				continue // applied to the view's types (types)
+			}
 			c.drop(path+"."+kw.name, kw.name)
 		}
 	}

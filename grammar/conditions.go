@@ -31,3 +31,67 @@ func conditionKnown(d *pyjson.Doc, s int) (branch int, known bool) {
 	}
 	return -1, false
 }
+
+// not, where the grammar can apply it: a schema that matches nothing
+// (false, or not of one that admits anything) excludes nothing; one that
+// admits anything excludes every value; one of only type (and
+// annotations) excludes those types, except integer without number, whose
+// complement among numbers (the numbers that are not whole) the grammar
+// does not write. Other not schemas stay reported (an error under
+// strict).
+
+// notTypes returns the types schema s's not excludes, and whether that is
+// all it does.
+func notTypes(d *pyjson.Doc, s int) (excluded typeSet, exact bool) {
+	n := d.Lookup(s, "not")
+	switch {
+	case n < 0, neverSchema(d, n):
+		return 0, true
+	case anySchema(d, n):
+		return tAll, true
+	case d.Kind(n) != pyjson.Object:
+		return 0, false
+	}
+	t, exact := -1, true
+	d.Members(n, func(k, val int) bool {
+		switch d.Str(k) {
+		case "type":
+			t = val
+		case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
+		default:
+			exact = false
+		}
+		return exact
+	})
+	if !exact || t < 0 {
+		return 0, false
+	}
+	excluded = typesOf(d, t)
+	if excluded&tInt != 0 && excluded&tFrac == 0 {
+		return 0, false
+	}
+	return excluded, true
+}
+
+// neverSchema reports whether schema s matches nothing: false, or only
+// not of a schema that admits anything.
+func neverSchema(d *pyjson.Doc, s int) bool {
+	switch d.Kind(s) {
+	case pyjson.False:
+		return true
+	case pyjson.Object:
+		n, only := -1, true
+		d.Members(s, func(k, val int) bool {
+			switch d.Str(k) {
+			case "not":
+				n = val
+			case "title", "description", "$comment", "examples", "default":
+			default:
+				only = false
+			}
+			return only
+		})
+		return only && n >= 0 && anySchema(d, n)
+	}
+	return false
+}

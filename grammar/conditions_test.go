@@ -37,3 +37,36 @@ func TestKnownConditions(t *testing.T) {
 		checkContents(t, c.name, g, c.in, c.out)
 	}
 }
+
+// not is applied where it excludes types, everything or nothing; other
+// not schemas are reported (an error under strict).
+func TestNotTypes(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		err          string
+		in, out      []string
+	}{
+		{"not a type", `{"not": {"type": "string"}}`, "", []string{`1`, `null`, `[]`}, []string{`"a"`}},
+		{"not types", `{"not": {"type": ["object", "array", "null"]}}`, "", []string{`1.5`, `"a"`, `true`}, []string{`{}`, `[]`, `null`}},
+		{"not number, beside type", `{"type": ["number", "string"], "not": {"type": "number"}}`, "", []string{`"a"`}, []string{`1`}},
+		{"not false", `{"type": "integer", "not": false}`, "", []string{`1`}, []string{`"a"`}},
+		{"not not anything", `{"not": {"not": {}}}`, "", []string{`1`, `"a"`}, nil},
+		{"a property that can't be there", `{"type": "object", "properties": {"foo": {"not": {}}, "bar": {}}}`, "", []string{`{"bar": 1}`}, []string{`{"foo": 1}`}},
+		{"not anything", `{"not": true}`, "no value satisfies", nil, nil},
+		{"not integer (its complement among numbers is not written)", `{"not": {"type": "integer"}}`, "not", nil, nil},
+		{"not a schema with more than type", `{"not": {"type": "string", "minLength": 2}}`, "not", nil, nil},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want an error about %s", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkContents(t, c.name, g, c.in, c.out)
+	}
+}

@@ -267,6 +267,11 @@ func (c *compiler) types(v *view) typeSet {
 		if n.ks.Type >= 0 {
 			set &= typesOf(c.d, n.ks.Type)
 		}
+		if n.ks.Not >= 0 {
+			if excluded, exact := notTypes(c.d, n.node); exact {
+				set &^= excluded
+			}
+		}
 	}
 	return set
 }
