@@ -231,7 +231,7 @@ func BenchmarkChatRequestDecode(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, aerr := decodeRequest(body, &cfg); aerr != nil {
+		if _, aerr := decodeChatRequest(body, &cfg); aerr != nil {
 			b.Fatal(aerr.msg)
 		}
 	}

@@ -334,7 +334,7 @@ func TestDecodeBodyHostileMemory(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		body string
-		max  uint64 // bytes allocated by decodeRequest
+		max  uint64 // bytes allocated by decodeChatRequest
 	}{
 		{"many keys", keys.String(), 1 << 20},
 		{"scalars for messages", zeros, 40 << 20},
@@ -343,7 +343,7 @@ func TestDecodeBodyHostileMemory(t *testing.T) {
 		var before, after runtime.MemStats
 		body := []byte(c.body)
 		runtime.ReadMemStats(&before)
-		_, aerr := decodeRequest(body, &cfg)
+		_, aerr := decodeChatRequest(body, &cfg)
 		runtime.ReadMemStats(&after)
 		if got := after.TotalAlloc - before.TotalAlloc; got > c.max {
 			t.Errorf("%s: %d bytes allocated for a body of %d, want at most %d", c.name, got, len(c.body), c.max)

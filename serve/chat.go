@@ -13,7 +13,7 @@ import (
 )
 
 // The OpenAI Chat Completions API (POST /v1/chat/completions): the body
-// decoded into a Beam conversation (chatRequest, then decodeRequest's
+// decoded into a Beam conversation (chatRequest, then decodeChatRequest's
 // steps). Replies are written by chat_reply.go.
 
 // chatEndpoint is POST /v1/chat/completions, the OpenAI Chat Completions
@@ -23,7 +23,7 @@ var chatEndpoint = &endpoint{
 	path:     "/v1/chat/completions",
 	idPrefix: "chatcmpl-",
 	decode: func(s *Server, body []byte) (reply, *apiError) {
-		req, err := decodeRequest(body, &s.cfg)
+		req, err := decodeChatRequest(body, &s.cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -64,9 +64,10 @@ type chatTemplateKwargs struct {
 	AllowMissingThinking json.RawMessage `json:"allow_missing_thinking"`
 }
 
-// decodeRequest reads a chat request body. Every error is a 400 that names
-// the offending field.
-func decodeRequest(body []byte, cfg *Config) (*request, *apiError) {
+// decodeChatRequest reads a chat request body: the API's one conversion
+// into the request, as decodeMessagesRequest and decodeResponsesRequest
+// are the others'. Every error is a 400 that names the offending field.
+func decodeChatRequest(body []byte, cfg *Config) (*request, *apiError) {
 	if !utf8.Valid(body) {
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}

@@ -19,7 +19,7 @@ func TestChatMessagesNotAList(t *testing.T) {
 		{`{"model":"beam","messages":[]}`, "missing_messages", "messages: required, a non-empty list of messages"},
 		{`{"model":"beam"}`, "missing_messages", "messages: required, a non-empty list of messages"},
 	} {
-		_, aerr := decodeRequest([]byte(tt.body), &Config{})
+		_, aerr := decodeChatRequest([]byte(tt.body), &Config{})
 		if aerr == nil || aerr.status != 400 || aerr.code != tt.code || aerr.msg != tt.msg {
 			t.Errorf("%s: %+v, want %s %q", tt.body, aerr, tt.code, tt.msg)
 		}

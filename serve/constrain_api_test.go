@@ -17,7 +17,7 @@ func decodeFor(t *testing.T, api, body string) (*request, *apiError) {
 	}
 	switch api {
 	case "chat":
-		return decodeRequest([]byte(body), &s.cfg)
+		return decodeChatRequest([]byte(body), &s.cfg)
 	case "messages":
 		m, aerr := decodeMessagesRequest([]byte(body), s, false)
 		if aerr != nil {

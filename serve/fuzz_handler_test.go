@@ -84,7 +84,7 @@ func checkMarkers(t *testing.T, body []byte, prompt string, cfg *Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, aerr := decodeRequest(clean, cfg)
+	req, aerr := decodeChatRequest(clean, cfg)
 	if aerr != nil {
 		return // defusing made it invalid (a name, say): nothing to compare
 	}

@@ -21,7 +21,7 @@ func FuzzDecodeRequest(f *testing.F) {
 	}
 	cfg := &Config{}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, aerr := decodeRequest(body, cfg)
+		req, aerr := decodeChatRequest(body, cfg)
 		if aerr != nil {
 			if aerr.status != 400 || aerr.msg == "" {
 				t.Fatalf("status %d, message %q", aerr.status, aerr.msg)
