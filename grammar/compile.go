@@ -159,7 +159,10 @@ type compiler struct {
 	// compiled enforces (-1: none), and propsRoot the schema whose
 	// unevaluatedProperties beyond false it does (unevaluatedPropertiesOf).
 	itemsRoot, propsRoot int
-	reported             map[string]bool // the paths in dropped
+	// multipleDone: the view being compiled enforces its multipleOf
+	// (multipleOf), or has no number for it to constrain.
+	multipleDone bool
+	reported     map[string]bool // the paths in dropped
 
 	ctx   context.Context
 	work  int // maxWork's count
@@ -505,6 +508,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		if kw.node >= 0 {
 			if _, exact := notTypes(d, s); kw.name == "not" && exact {
 				continue // applied to the view's types (types)
+			}
+			if kw.name == "multipleOf" && c.multipleDone {
+				continue // applied to the view's numbers (viewNumber)
 			}
 			c.drop(path+"."+kw.name, kw.name)
 		}

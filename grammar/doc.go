@@ -45,13 +45,15 @@
 // from below, or the length where every element counts), if/then/else
 // where the condition is known without the value (no if, if true or
 // false, branches admitting anything), not (of types, of anything or of
-// nothing), anyOf, oneOf
+// nothing), multipleOf (whole numbers up to 64, without bounds beside;
+// any, on enum and const members), anyOf, oneOf
 // (exactly when its variants' types are disjoint, else as anyOf,
 // reported), allOf, and $ref/$defs, recursive ones included ($id-relative
 // and $anchor refs too, and $dynamicRef where its target can't depend on
 // the path taken). An object that declares properties is closed unless the
 // spec is strict (then it is open as its schema says); closing it is
-// reported. What a grammar can't enforce (other not, uniqueItems, multipleOf,
+// reported. What a grammar can't enforce (other not, uniqueItems, other
+// multipleOf,
 // maxContains, other patternProperties, ...) is never dropped in silence:
 // under Strict, Compile fails with an *Error naming the keyword's path;
 // otherwise the keyword is left out and listed in Grammar.Dropped.

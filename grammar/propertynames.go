@@ -45,7 +45,7 @@ func (c *compiler) keyNames(v *view) *view {
 	if w == nil {
 		return nil
 	}
-	c.rootOf, c.itemsRoot, c.propsRoot = -1, -1, -1 // the key's schemas are not the view's root
+	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false // the key's schemas are not the view's root
 	for _, n := range w.nodes {
 		c.dropUnenforced(n.node, &n.ks, n.path)
 		if n.ks.AnyOf >= 0 {

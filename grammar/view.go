@@ -287,6 +287,12 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		c.rootOf = v.root
 	}
 	c.itemsRoot, c.propsRoot = -1, -1
+	c.multipleDone = false
+	if set := c.types(v); set&tNum == 0 {
+		c.multipleDone = true // no number: nothing it constrains
+	} else if _, ok := c.multipleOf(v, set&tFrac == 0); ok {
+		c.multipleDone = true
+	}
 	if _, ok := c.unevaluatedItemsOf(v); ok {
 		c.itemsRoot = v.root
 	}
@@ -342,7 +348,8 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 {
+	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
+		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
 		return c.anyJSON(ctx)
 	}
 	var alts []*expr
@@ -494,7 +501,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 				continue
 			}
 		case pyjson.Number:
-			if !within(string(d.Raw(m)), nlo, nhi) {
+			if !within(string(d.Raw(m)), nlo, nhi) || !c.multiples(v, string(d.Raw(m))) {
 				continue
 			}
 		}
@@ -617,6 +624,9 @@ func (c *compiler) viewBounds(v *view) (lo, hi *bound) {
 
 // viewNumber is a number, or with integers an integer, within v's bounds.
 func (c *compiler) viewNumber(v *view, integers bool) *expr {
+	if k, ok := c.multipleOf(v, integers); ok && k > 0 {
+		return c.multiplesOf(k)
+	}
 	lo, hi := c.viewBounds(v)
 	if integers {
 		return c.integer(lo, hi, v.path)

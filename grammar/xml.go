@@ -32,7 +32,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	if v.never {
 		return nil
 	}
-	c.rootOf, c.itemsRoot, c.propsRoot = -1, -1, -1
+	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false
 	if c.unevaluatedClosed(v) {
 		c.rootOf = v.root
 	}

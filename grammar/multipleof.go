@@ -1,0 +1,138 @@
+package grammar
+
+import (
+	"math/big"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// multipleOf where the grammar can write its language: every number a
+// multiple of k is a whole number when k is (and the grammar writes whole
+// numbers as integers, gap decision 107), and the whole numbers whose
+// decimal digits, read left to right, leave remainder 0 mod k are a
+// regular language: one rule per remainder. So a view whose multipleOf
+// values are all whole, at most maxMultiple together (their least common
+// multiple), without minimum or maximum beside (whose ranges the grammar
+// does not intersect with it), is written as those integers. For whole
+// numbers only (type integer), a multipleOf that divides 1 (0.5, 1e-8)
+// admits them all. Elsewhere multipleOf stays reported (an error under
+// strict); where the value can't be a number it constrains nothing.
+
+// maxMultiple bounds the remainders, and so the rules, of multipleOf.
+const maxMultiple = 64
+
+// multipleOf returns the multiple the view's numbers must be of (1: any
+// whole number; 0: no multipleOf) and whether the grammar enforces it
+// exactly for a view of numbers (integers: whole numbers only).
+func (c *compiler) multipleOf(v *view, integers bool) (k int64, ok bool) {
+	d := c.d
+	k = 0
+	for _, n := range v.nodes {
+		m := n.ks.Mult
+		if m < 0 {
+			continue
+		}
+		if d.Kind(m) != pyjson.Number {
+			return 0, false
+		}
+		r, good := new(big.Rat).SetString(string(d.Raw(m)))
+		if !good || r.Sign() <= 0 {
+			return 0, false
+		}
+		var whole int64
+		switch inv := new(big.Rat).Inv(r); {
+		case r.IsInt() && r.Num().IsInt64() && r.Num().Int64() <= maxMultiple:
+			whole = r.Num().Int64()
+		case integers && inv.IsInt():
+			whole = 1 // it divides every whole number
+		default:
+			return 0, false
+		}
+		if k == 0 {
+			k = whole
+		} else {
+			k = lcm(k, whole)
+		}
+		if k > maxMultiple {
+			return 0, false
+		}
+	}
+	if k == 0 {
+		return 0, true
+	}
+	if lo, hi := c.viewBounds(v); lo != nil || hi != nil {
+		return 0, false
+	}
+	return k, true
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
+
+// multiplesOf is the whole numbers that are multiples of k, as JSON writes
+// integers: one rule per remainder of the digits read so far.
+func (c *compiler) multiplesOf(k int64) *expr {
+	key := "multiples:" + itoa(int(k))
+	if r, ok := c.memo[key]; ok {
+		return ref(r)
+	}
+	rules := make([]int, k)
+	for s := range rules {
+		rules[s] = c.g.declare("multiple")
+	}
+	// digits returns the alternatives that read one digit from remainder
+	// s (digits from first on), grouped by the remainder they lead to.
+	digits := func(s int64, first byte) []*expr {
+		var order []int64
+		by := map[int64][]rune{}
+		for dgt := first; dgt <= 9; dgt++ {
+			t := (10*s + int64(dgt)) % k
+			if _, seen := by[t]; !seen {
+				order = append(order, t)
+			}
+			by[t] = append(by[t], rune('0'+dgt))
+		}
+		var alts []*expr
+		for _, t := range order {
+			alts = append(alts, seq(chars(false, string(by[t])), ref(rules[t])))
+		}
+		return alts
+	}
+	for s := range k {
+		body := alt(digits(s, 0)...)
+		if s == 0 {
+			body = alt(empty(), body)
+		}
+		c.g.define(rules[s], body)
+	}
+	e := alt(lit("0"), seq(opt(lit("-")), alt(digits(0, 1)...)))
+	r := c.g.rule("multiples", e)
+	c.memo[key] = r
+	return ref(r)
+}
+
+// multiples reports whether the number literal x is a multiple of every
+// positive multipleOf of v (one that isn't a positive number is left to
+// the report of multipleOf).
+func (c *compiler) multiples(v *view, x string) bool {
+	d := c.d
+	val, ok := new(big.Rat).SetString(x)
+	if !ok {
+		return true
+	}
+	for _, n := range v.nodes {
+		if m := n.ks.Mult; m >= 0 && d.Kind(m) == pyjson.Number {
+			k, ok := new(big.Rat).SetString(string(d.Raw(m)))
+			if ok && k.Sign() > 0 && !new(big.Rat).Quo(val, k).IsInt() {
+				return false
+			}
+		}
+	}
+	return true
+}
