@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"github.com/beamharmony/harmony/internal/testcert"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -37,7 +38,7 @@ func within(t *testing.T, what string, f func()) {
 // certificate in use stays.
 func TestFIFOFiles(t *testing.T) {
 	dir := t.TempDir()
-	certFile, keyFile := newTestCert(t, 1).write(t, dir)
+	certFile, keyFile := testcert.New(t, 1).Write(t, dir)
 	fifo := filepath.Join(dir, "fifo")
 	mkfifo(t, fifo)
 	within(t, "a key file that is a FIFO", func() {

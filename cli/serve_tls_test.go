@@ -2,14 +2,9 @@ package cli
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
+	"github.com/beamharmony/harmony/internal/testcert"
 	"net"
 	"net/http"
 	"os"
@@ -19,76 +14,6 @@ import (
 
 	"github.com/beamharmony/harmony/serve"
 )
-
-// testCert is a self-signed certificate for 127.0.0.1 and localhost.
-type testCert struct {
-	cert            *x509.Certificate
-	certPEM, keyPEM []byte
-}
-
-func newTestCert(t testing.TB, serial int64) *testCert {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(serial),
-		Subject:               pkix.Name{CommonName: "beamharmony test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:              []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCert{cert: cert,
-		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})}
-}
-
-// write writes the certificate and key files in dir, replacing them as a
-// certificate manager does (write aside, rename over).
-func (c *testCert) write(t testing.TB, dir string) (certFile, keyFile string) {
-	t.Helper()
-	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{certFile, c.certPEM}, {keyFile, c.keyPEM}} {
-		tmp := f.path + ".new"
-		if err := os.WriteFile(tmp, f.data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, f.path); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return certFile, keyFile
-}
-
-func (c *testCert) pool(more ...*testCert) *x509.CertPool {
-	p := x509.NewCertPool()
-	p.AddCert(c.cert)
-	for _, m := range more {
-		p.AddCert(m.cert)
-	}
-	return p
-}
 
 // runTLS serves h with serve.Run over TLS and returns its address; the
 // server stops at the end of the test.
@@ -129,8 +54,8 @@ func servedSerial(t testing.TB, addr string, roots *x509.CertPool) int64 {
 // broken pair keeps the current one.
 func TestTLSReload(t *testing.T) {
 	dir := t.TempDir()
-	one, two, three := newTestCert(t, 1), newTestCert(t, 2), newTestCert(t, 3)
-	certFile, keyFile := one.write(t, dir)
+	one, two, three := testcert.New(t, 1), testcert.New(t, 2), testcert.New(t, 3)
+	certFile, keyFile := one.Write(t, dir)
 	var reloadErrs []error
 	cr, err := newCertReloader(certFile, keyFile, func(err error) { reloadErrs = append(reloadErrs, err) })
 	if err != nil {
@@ -143,14 +68,14 @@ func TestTLSReload(t *testing.T) {
 	cr.mu.Unlock()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) })
 	addr := runTLS(t, ok, cr.TLSConfig())
-	roots := one.pool(two, three)
+	roots := one.Pool(two, three)
 
 	if got := servedSerial(t, addr, roots); got != 1 {
 		t.Fatalf("serial %d, want 1", got)
 	}
 
 	// Renewed, then Reload (what SIGHUP does).
-	two.write(t, dir)
+	two.Write(t, dir)
 	if err := cr.Reload(); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +85,7 @@ func TestTLSReload(t *testing.T) {
 
 	// A key that does not match the certificate: Reload fails, and the
 	// current certificate stays.
-	if err := os.WriteFile(keyFile, one.keyPEM, 0o600); err != nil {
+	if err := os.WriteFile(keyFile, one.KeyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := cr.Reload(); err == nil {
@@ -174,7 +99,7 @@ func TestTLSReload(t *testing.T) {
 	cr.mu.Lock()
 	cr.checkEvery = 0
 	cr.mu.Unlock()
-	three.write(t, dir)
+	three.Write(t, dir)
 	if got := servedSerial(t, addr, roots); got != 3 {
 		t.Errorf("after the files changed: serial %d, want 3", got)
 	}
@@ -187,8 +112,8 @@ func TestTLSReload(t *testing.T) {
 
 func TestCertReloaderErrors(t *testing.T) {
 	dir := t.TempDir()
-	c := newTestCert(t, 1)
-	certFile, keyFile := c.write(t, dir)
+	c := testcert.New(t, 1)
+	certFile, keyFile := c.Write(t, dir)
 	for name, files := range map[string][2]string{
 		"missing cert":  {filepath.Join(dir, "nope"), keyFile},
 		"missing key":   {certFile, filepath.Join(dir, "nope")},

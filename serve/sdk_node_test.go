@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"github.com/beamharmony/harmony/internal/testcert"
 	"net/http"
 	"os"
 	"os/exec"
@@ -91,7 +92,7 @@ func TestNodeSDKsKeyTLS(t *testing.T) {
 	const key, origin = "sk-node-test-key", "https://app.example.com"
 	base, httpClient, rec, cert := securedGateway(t, key, origin)
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, cert.certPEM, 0o600); err != nil {
+	if err := os.WriteFile(caFile, cert.CertPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	runNode(t, []string{"NODE_EXTRA_CA_CERTS=" + caFile}, 12, "auth.mjs", base, key)
@@ -157,17 +158,17 @@ func (hr *headerRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // securedGateway runs a gateway with an API key, CORS for one origin and
 // TLS under a self-signed certificate, and returns its base URL, an HTTP
 // client that trusts the certificate, and the recorder of request headers.
-func securedGateway(t *testing.T, key, origin string) (base string, client *http.Client, rec *headerRecorder, cert *testCert) {
+func securedGateway(t *testing.T, key, origin string) (base string, client *http.Client, rec *headerRecorder, cert *testcert.Cert) {
 	t.Helper()
-	cert = newTestCert(t, 7)
+	cert = testcert.New(t, 7)
 	fe := newFakeEngine(t, nodeLoopScript)
 	s, err := New(Config{Backend: fe.srv.URL, APIKeys: []string{key}, CORSOrigins: []string{origin}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec = &headerRecorder{h: s}
-	base = "https://" + runTLS(t, rec, cert.tlsConfig(t))
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: cert.pool()}, ForceAttemptHTTP2: true}
+	base = "https://" + runTLS(t, rec, cert.TLSConfig(t))
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: cert.Pool()}, ForceAttemptHTTP2: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	return base, &http.Client{Transport: tr}, rec, cert
 }
