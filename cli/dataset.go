@@ -18,8 +18,6 @@ import (
 	"github.com/beamharmony/harmony/dataset"
 	"github.com/beamharmony/harmony/internal/syntax"
 	"github.com/beamharmony/harmony/tokenizer"
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 func init() {
@@ -201,7 +199,7 @@ func (p Program) runDataset(args []string, stdin io.Reader, stdout, stderr io.Wr
 			return 2
 		}
 	}
-	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
+	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 		c.Progress = &progress{w: stderr}
 	}
 
@@ -286,35 +284,105 @@ func tokenizerID(path string) (string, error) {
 	return tokenizer.Fingerprint(path)
 }
 
-// progress draws a progress bar of the input bytes, with rows/s.
+// progress draws one line on a terminal: a bar of the input bytes done,
+// the bytes, the rows and their rate, and the time left at that rate. It
+// redraws at most every progressInterval and clears the line at the end.
 type progress struct {
-	w     io.Writer
-	bar   *progressbar.ProgressBar
-	start time.Time
+	w      io.Writer
+	total  int64
+	start  time.Time
+	drawn  time.Time // when the line was last drawn
+	width  int       // the length of the line last drawn, to clear it
+	now    func() time.Time
+	buffer []byte
+}
+
+// progressInterval is how often the line is redrawn at most.
+const progressInterval = 200 * time.Millisecond
+
+func (p *progress) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 func (p *progress) Start(total int64) {
-	p.start = time.Now()
-	p.bar = progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(p.w),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetDescription("rendering"),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetWidth(30),
-	)
+	p.total, p.start = total, p.clock()
 }
 
 func (p *progress) Advance(done, rows int64) {
-	secs := time.Since(p.start).Seconds()
-	if secs > 0 {
-		p.bar.Describe(fmt.Sprintf("%d rows, %.0f rows/s", rows, float64(rows)/secs))
+	now := p.clock()
+	if !p.drawn.IsZero() && now.Sub(p.drawn) < progressInterval {
+		return
 	}
-	p.bar.Set64(done)
+	p.drawn = now
+	line := progressLine(done, p.total, rows, now.Sub(p.start))
+	b := append(p.buffer[:0], '\r')
+	b = append(b, line...)
+	if pad := p.width - len(line); pad > 0 {
+		b = append(b, strings.Repeat(" ", pad)...)
+	}
+	p.width = len(line)
+	p.buffer = b
+	p.w.Write(b)
 }
 
-func (p *progress) Finish() { p.bar.Clear() }
+func (p *progress) Finish() {
+	if p.width > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
+	}
+}
+
+// progressLine is the progress line's text: "rendering  42% [=====>     ]
+// 1.2 MB / 2.9 MB, 1200 rows, 3000 rows/s, 1s left". An unknown total (0,
+// a pipe) leaves out the bar, the percentage and the time left.
+func progressLine(done, total, rows int64, elapsed time.Duration) string {
+	const barWidth = 30
+	var b strings.Builder
+	b.WriteString("rendering ")
+	if total > 0 {
+		frac := min(max(float64(done)/float64(total), 0), 1)
+		fill := int(frac * barWidth)
+		fmt.Fprintf(&b, "%3.0f%% [", frac*100)
+		b.WriteString(strings.Repeat("=", fill))
+		if fill < barWidth {
+			b.WriteString(">")
+			b.WriteString(strings.Repeat(" ", barWidth-fill-1))
+		}
+		b.WriteString("] ")
+		fmt.Fprintf(&b, "%s / %s", byteSize(done), byteSize(total))
+	} else {
+		b.WriteString(byteSize(done))
+	}
+	fmt.Fprintf(&b, ", %d rows", rows)
+	if secs := elapsed.Seconds(); secs > 0 {
+		fmt.Fprintf(&b, ", %.0f rows/s", float64(rows)/secs)
+		if total > 0 && done > 0 && done < total {
+			left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+			fmt.Fprintf(&b, ", %s left", left.Round(time.Second))
+		}
+	}
+	return b.String()
+}
+
+// byteSize writes n bytes in decimal units: 512 B, 1.5 kB, 12 MB, 3.4 GB.
+func byteSize(n int64) string {
+	const units = "kMGTPE"
+	if n < 1000 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n)/1000, 0
+	for v >= 1000 && u < len(units)-1 {
+		v /= 1000
+		u++
+	}
+	if v < 10 {
+		return fmt.Sprintf("%.1f %cB", v, units[u])
+	}
+	return fmt.Sprintf("%.0f %cB", v, units[u])
+}
 
 // errNoObjectStorage is what beamharmony answers to an object path: object
 // storage is the cloud module's, so that this command links no cloud SDK
@@ -324,4 +392,11 @@ var errNoObjectStorage = errors.New("object storage is not in this build; beamha
 // noObjectStorage is the bucket opener of a Program without one.
 func noObjectStorage(context.Context, string) (dataset.Bucket, error) {
 	return nil, errNoObjectStorage
+}
+
+// isTerminal reports whether f is a character device, as a terminal is;
+// the progress line is drawn only there.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
