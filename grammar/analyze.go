@@ -1,6 +1,9 @@
 package grammar
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // The analysis of a finished grammar, before it is sent: a grammar an
 // engine would refuse, or that would cost it much at every step, is an
@@ -38,13 +41,13 @@ type facts struct {
 	cycle                []int // a left recursion's rules, when one was found
 }
 
-// ruleSet is the rules an analysis runs over: their bodies, what each
-// reference refers to, and the rules whose facts are known already (a
-// proto's, in a grammar), which are not walked.
+// ruleSet is the rules an analysis runs over: their bodies, which a
+// reference names by index when it names self (a proto, or nil for a
+// grammar's own rules). A reference to another proto's rule is to a rule
+// whose facts are known already (the proto's), which is not walked.
 type ruleSet struct {
 	bodies []*expr
-	target func(*expr) int
-	known  func(r int) (nullable bool, visits int, ok bool)
+	self   *proto
 	// scratch, when set, lends the analysis its memory (a grammar's,
 	// whose facts are not kept); nil: allocated (a proto's, kept).
 	scratch *scratch
@@ -96,6 +99,7 @@ type graph struct {
 	refs               []int32
 	userStart, userEnd []int32 // users[userStart[r]:userEnd[r]]: the rules that refer to r
 	users              []int32
+	protos             []*proto // the other protos referred to
 }
 
 // usersOf returns the rules that refer to r.
@@ -117,11 +121,6 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 	f := &facts{nullable: bools[:n:n], productive: bools[n : 2*n : 2*n], visits: zeroed(&sc.ints, n)}
 	queued := bools[2*n:]
 	queue := zeroed(&sc.queue, len(order))[:0]
-	for r := range n {
-		if nl, v, ok := set.known(r); ok {
-			f.nullable[r], f.productive[r], f.visits[r] = nl, true, v
-		}
-	}
 	// Both properties are least fixpoints over the rules: evaluate the
 	// rules below first (post-order), then again each rule that uses one
 	// that turned true.
@@ -168,7 +167,10 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		}
 		switch e.kind {
 		case kRef:
-			return walkRule(set.target(e))
+			if e.proto != set.self {
+				return e.proto.facts().visits[e.rule]
+			}
+			return walkRule(e.rule)
 		case kSeq:
 			v := 0
 			for _, it := range e.items {
@@ -194,9 +196,6 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		return 0
 	}
 	walkRule = func(r int) int {
-		if _, v, ok := set.known(r); ok {
-			return v
-		}
 		switch state[r] {
 		case done:
 			return f.visits[r]
@@ -256,7 +255,10 @@ func (set *ruleSet) nullableExpr(e *expr, val []bool) bool {
 	case kLit:
 		return e.text == ""
 	case kRef:
-		return val[set.target(e)]
+		if e.proto != set.self {
+			return e.proto.facts().nullable[e.rule]
+		}
+		return val[e.rule]
 	case kSeq:
 		for _, it := range e.items {
 			if !set.nullableExpr(it, val) {
@@ -287,7 +289,10 @@ func (set *ruleSet) productiveExpr(e *expr, val []bool) bool {
 	case kClass:
 		return !isNothing(e)
 	case kRef:
-		return val[set.target(e)]
+		if e.proto != set.self {
+			return e.proto.facts().productive[e.rule]
+		}
+		return val[e.rule]
 	case kSeq:
 		for _, it := range e.items {
 			if !set.productiveExpr(it, val) {
@@ -310,8 +315,7 @@ func (set *ruleSet) productiveExpr(e *expr, val []bool) bool {
 
 // refGraph returns the graph of the rules of set reachable from roots, in
 // post-order (a rule after the rules it refers to, but where a cycle
-// closes). Known rules are not walked into: they are among the rules
-// referred to, but have no users.
+// closes), and the other protos they refer to.
 func refGraph(set *ruleSet, roots ...int) *graph {
 	n := len(set.bodies)
 	sc := set.scratch
@@ -329,7 +333,13 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 			return // no reference
 		}
 		if e.kind == kRef {
-			g.refs = append(g.refs, int32(set.target(e)))
+			if e.proto != set.self {
+				if !slices.Contains(g.protos, e.proto) {
+					g.protos = append(g.protos, e.proto)
+				}
+				return
+			}
+			g.refs = append(g.refs, int32(e.rule))
 		}
 		for _, it := range e.items {
 			walk(it)
@@ -359,9 +369,6 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 			}
 			t := int(g.refs[f.next])
 			f.next++
-			if _, _, ok := set.known(t); ok {
-				continue
-			}
 			g.userEnd[t]++ // counted here, placed below
 			edges++
 			if state[t] == 0 {
@@ -384,9 +391,6 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 	sc.refs, sc.order, sc.stack = g.refs, g.order, stack // grown, for the next grammar
 	for _, r := range g.order {
 		for _, t := range g.refsOf(r) {
-			if _, _, ok := set.known(int(t)); ok {
-				continue
-			}
 			if e := g.userEnd[t]; e == g.userStart[t] || g.users[e-1] != int32(r) {
 				g.users[e] = int32(r)
 				g.userEnd[t]++
@@ -405,8 +409,7 @@ type protoFacts struct {
 // facts returns the facts of p's rules, all of them walked.
 func (p *proto) facts() *facts {
 	p.analysis.once.Do(func() {
-		set := &ruleSet{bodies: p.bodies, target: func(e *expr) int { return e.rule },
-			known: func(int) (bool, int, bool) { return false, 0, false }}
+		set := &ruleSet{bodies: p.bodies, self: p}
 		roots := make([]int, len(p.bodies))
 		for r := range roots {
 			roots[r] = r
@@ -417,70 +420,51 @@ func (p *proto) facts() *facts {
 }
 
 // analyze runs the checks on the grammar rooted at root and returns the
-// rules reachable from it, the ones written out.
-func (c *compiler) analyze(root int, sc *scratch) (reachable []bool, err error) {
+// rules reachable from it and the protos they refer to (by their place in
+// the builder's protoAt), the ones written out.
+func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, err error) {
 	rules := c.g.rules
 	bodies := zeroed(&sc.bodies, len(rules))
 	for i, r := range rules {
 		bodies[i] = r.body
 	}
-	// A proto's rules are known: their facts are the proto's.
-	set := &ruleSet{
-		bodies:  bodies,
-		scratch: sc,
-		target: func(e *expr) int {
-			if e.proto != nil {
-				base, _ := baseOf(c.g.protoAt, e.proto)
-				return base + e.rule
-			}
-			return e.rule
-		},
-		known: func(r int) (bool, int, bool) {
-			if p := rules[r].proto; p != nil {
-				f := p.facts()
-				base, _ := baseOf(c.g.protoAt, p)
-				return f.nullable[r-base], f.visits[r-base], true
-			}
-			return false, 0, false
-		},
-	}
+	set := &ruleSet{bodies: bodies, scratch: sc}
 	gr := refGraph(set, root)
 	order := gr.order
-	reachable = zeroed(&sc.reachable, len(rules))
+	reachable = zeroed(&sc.reachable, len(rules)+len(c.g.protoAt))
+	written = reachable[len(rules):]
+	reachable = reachable[:len(rules)]
 	for _, r := range order {
 		reachable[r] = true
 	}
 	// A proto is written, and walked by the engine, when a reachable rule
 	// refers to it.
 	total := 0
-	for _, r := range order {
-		for _, t := range gr.refsOf(r) {
-			if p := rules[t].proto; p != nil && !reachable[t] {
-				base, _ := baseOf(c.g.protoAt, p)
-				for i := range p.names {
-					reachable[base+i] = true
-				}
-				total += p.facts().total
+	for _, p := range gr.protos {
+		for k, pa := range c.g.protoAt {
+			if pa.p == p {
+				written[k] = true
 			}
 		}
+		total += p.facts().total
 	}
 	f := analyzeRules(set, gr)
 	if f.cycle != nil {
 		// The first rule of the cycle that compiles a schema names it.
 		for _, x := range f.cycle {
 			if p, ok := c.paths[x]; ok {
-				return nil, &Error{Path: p, Msg: "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
+				return nil, nil, &Error{Path: p, Msg: "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
 			}
 		}
-		return nil, &Error{Path: "tools", Msg: "the grammar refers to itself before anything is written"}
+		return nil, nil, &Error{Path: "tools", Msg: "the grammar refers to itself before anything is written"}
 	}
 	for _, t := range c.tops {
 		if t.e == nil || !set.productiveExpr(t.e, f.productive) {
-			return nil, &Error{Path: c.unsatisfiable(t, f.productive, set), Msg: "no value satisfies this schema, so no generation could complete; remove it or relax it"}
+			return nil, nil, &Error{Path: c.unsatisfiable(t, f.productive, set), Msg: "no value satisfies this schema, so no generation could complete; remove it or relax it"}
 		}
 	}
 	if !f.productive[root] {
-		return nil, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
+		return nil, nil, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
 	}
 	if total += f.total; total > maxLeftmostWalk {
 		p, worst := "tools", -1
@@ -492,10 +476,10 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable []bool, err error) 
 		if worst >= 0 {
 			p = c.paths[worst]
 		}
-		return nil, &Error{Path: p, Msg: "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
+		return nil, nil, &Error{Path: p, Msg: "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
 			itoa(maxLeftmostWalk) + " rules to check the grammar; mark more properties required, or merge or flatten the alternatives"}
 	}
-	return reachable, nil
+	return reachable, written, nil
 }
 
 // unsatisfiable names the schema at fault when t matches nothing: down
@@ -528,7 +512,10 @@ func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) string 
 		if !find(e) {
 			break
 		}
-		r := set.target(next)
+		if next.proto != nil {
+			break // a proto's rules all match some text
+		}
+		r := next.rule
 		if visited[r] {
 			break
 		}

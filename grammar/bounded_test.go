@@ -45,8 +45,8 @@ func allocated(f func()) uint64 {
 // grammarCost is a grammar's cost to an engine, as the caps count it.
 func grammarCost(g *Grammar) int {
 	n := 0
-	for _, r := range g.rules {
-		n += expandedCost(r.body) + ruleCost
+	for i := range g.numRules() {
+		n += expandedCost(g.ruleAt(i).body) + ruleCost
 	}
 	return n
 }

@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,25 +10,29 @@ import (
 // soon as it is defined, so that the size caps (rules, bytes, the engines'
 // expansion of repetitions) hold while the grammar is built, not after: the
 // first cap passed sets over, and the compiler stops there.
+//
+// The shared sets of rules (protos) are not copied in: a reference to one
+// of their rules names the proto (expr.proto), and the grammar records
+// where among its own rules each proto's text goes.
 type builder struct {
-	rules []rule
+	rules []rule // the grammar's own rules
 	names map[string]int
 	next  map[string]int // per base name, the next suffix to try
 	// protoBases are the name prefixes of the protos instantiated, and
 	// protoAt the protos in the order they were.
 	protoBases []string
-	protoAt    []protoBase
+	protoAt    []protoAt
 	// room for the first few of each, without allocating
 	protoBasesBuf [4]string
-	protoAtBuf    [4]protoBase
+	protoAtBuf    [4]protoAt
 
 	// buf holds the text of the rules defined ("name ::= body\n"), one
-	// after the other, and spans each rule's text in buf (none for a
-	// proto's rules, whose text the proto holds).
+	// after the other, and spans each rule's text in buf.
 	buf      []byte
 	spans    []span
 	nameFn   func(*expr) string // nameOf, as a value made once
 	bytes    int                // the text written so far
+	protoRules int              // the rules of the protos instantiated
 	expanded int                // the engine's elements for it (expandedCost)
 	over     string
 }
@@ -37,45 +40,29 @@ type builder struct {
 // span is a rule's text in builder.buf.
 type span struct{ start, end int32 }
 
-// protoBase is a proto and the index of its first rule in a grammar.
-type protoBase struct {
-	p    *proto
-	base int
-}
-
-// baseOf returns the index of p's first rule among protos (a grammar
-// holds a few).
-func baseOf(protos []protoBase, p *proto) (int, bool) {
-	for _, pb := range protos {
-		if pb.p == p {
-			return pb.base, true
-		}
-	}
-	return 0, false
+// protoAt is a proto of a grammar and where its rules are written: before
+// the grammar's own rule at (the number of own rules declared before it).
+type protoAt struct {
+	p  *proto
+	at int
 }
 
 // A proto is a set of rules shared by every grammar that uses it (the
 // text languages), built once: its rules refer to each other by their
-// index in the proto, and a grammar adds them once, in a row. Its text and
-// cost are computed once too.
+// index in the proto (a reference holds the proto), and a grammar writes
+// them once, in a row. Its text, cost and facts are computed once too.
 type proto struct {
 	base   string // every name is base-SOMETHING
 	names  []string
 	bodies []*expr
 	first  int // a text language's rule of non-empty text (textLang.first)
+	refs   []expr // a reference to each rule, shared by the grammars
 
 	analysis protoFacts
 
 	once     sync.Once
 	text     string
 	expanded int
-	rules    []rule // names and bodies as a grammar's rules
-}
-
-// ruleList returns p's rules as a grammar holds them.
-func (p *proto) ruleList() []rule {
-	p.written()
-	return p.rules
 }
 
 // written returns p's rules written out and their expanded cost.
@@ -87,34 +74,31 @@ func (p *proto) written() (string, int) {
 			p.expanded += expandedCost(body) + ruleCost
 		}
 		p.text = string(b)
-		p.rules = make([]rule, len(p.names))
-		for i, name := range p.names {
-			p.rules[i] = rule{name: name, body: p.bodies[i], proto: p}
-		}
 	})
 	return p.text, p.expanded
 }
 
-// instantiate adds p's rules to the grammar, once, and returns the index
-// of the first.
-func (g *builder) instantiate(p *proto) int {
-	if base, ok := baseOf(g.protoAt, p); ok {
-		return base
-	}
-	if g.names == nil {
-		g.names = map[string]int{}
+// ref is a reference to p's rule i.
+func (p *proto) ref(i int) *expr { return &p.refs[i] }
+
+// instantiate adds p's rules to the grammar, once.
+func (g *builder) instantiate(p *proto) {
+	for _, pa := range g.protoAt {
+		if pa.p == p {
+			return
+		}
 	}
 	if g.protoAt == nil {
 		g.protoAt, g.protoBases = g.protoAtBuf[:0], g.protoBasesBuf[:0]
 	}
-	base := len(g.rules)
 	g.protoBases = append(g.protoBases, p.base+"-")
-	g.protoAt = append(g.protoAt, protoBase{p, base})
-	g.rules = append(g.rules, p.ruleList()...)
-	g.spans = append(g.spans, make([]span, len(p.names))...)
+	g.protoAt = append(g.protoAt, protoAt{p, len(g.rules)})
 	text, cost := p.written()
 	g.account(len(text), cost)
-	return base
+	g.protoRules += len(p.names)
+	if len(g.rules)+g.protoRules > MaxRules && g.over == "" {
+		g.over = "the grammar takes more than " + itoa(MaxRules) + " rules; simplify the schemas"
+	}
 }
 
 func ref(i int) *expr { return &expr{kind: kRef, rule: i} }
@@ -152,7 +136,7 @@ func (g *builder) declare(name string) int {
 	g.names[name] = len(g.rules)
 	g.rules = append(g.rules, rule{name: name})
 	g.spans = append(g.spans, span{})
-	if len(g.rules) > MaxRules && g.over == "" {
+	if len(g.rules)+g.protoRules > MaxRules && g.over == "" {
 		g.over = "the grammar takes more than " + itoa(MaxRules) + " rules; simplify the schemas"
 	}
 	return len(g.rules) - 1
@@ -210,24 +194,21 @@ func (g *builder) account(bytes, cost int) {
 // nameOf is the name of the rule reference e names.
 func (g *builder) nameOf(e *expr) string {
 	if e.proto != nil {
-		base, _ := baseOf(g.protoAt, e.proto)
-		return g.rules[base+e.rule].name
+		return e.proto.names[e.rule]
 	}
 	return g.rules[e.rule].name
 }
 
 // text is the grammar written out, root first, then the reachable rules
-// in the order they were declared (a shared set of rules is written whole
-// when any of them is reachable).
-func (g *builder) text(root int, reachable []bool) string {
+// in the order they were declared (a shared set of rules is written whole,
+// where it was instantiated, when any of its rules is reachable: written
+// says which).
+func (g *builder) text(root int, reachable, written []bool) string {
 	line := func(i int) []byte { return g.buf[g.spans[i].start:g.spans[i].end] }
-	// Each proto written, or not, as a whole.
-	written := make([]bool, len(g.protoAt))
 	n := len(line(root))
-	for k, pb := range g.protoAt {
-		if slices.Contains(reachable[pb.base:pb.base+len(pb.p.names)], true) {
-			written[k] = true
-			n += len(pb.p.text)
+	for k, pa := range g.protoAt {
+		if written[k] {
+			n += len(pa.p.text)
 		}
 	}
 	for i, r := range reachable {
@@ -239,17 +220,13 @@ func (g *builder) text(root int, reachable []bool) string {
 	b.Grow(n)
 	b.Write(line(root))
 	k := 0
-	for i := 0; i < len(g.rules); i++ {
-		if k < len(g.protoAt) && g.protoAt[k].base == i {
-			pb := g.protoAt[k]
+	for i := 0; i <= len(g.rules); i++ {
+		for ; k < len(g.protoAt) && g.protoAt[k].at == i; k++ {
 			if written[k] {
-				b.WriteString(pb.p.text)
+				b.WriteString(g.protoAt[k].p.text)
 			}
-			i += len(pb.p.names) - 1
-			k++
-			continue
 		}
-		if i != root && reachable[i] {
+		if i < len(g.rules) && i != root && reachable[i] {
 			b.Write(line(i))
 		}
 	}

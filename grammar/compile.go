@@ -79,10 +79,10 @@ func (s *Spec) strictTools() bool {
 // generation prompt: a reasoning message, then the calls or the final
 // message the spec asks for.
 type Grammar struct {
-	rules  []rule
+	rules  []rule // its own rules
 	root   int
-	text   string      // the grammar written out, the same in both dialects
-	protos []protoBase // where each shared set of rules starts in rules
+	text   string    // the grammar written out, the same in both dialects
+	protos []protoAt // the shared sets of rules, and where each is written
 	// Dropped lists the keywords of non-strict schemas the grammar could
 	// not enforce and left out.
 	Dropped []Dropped
@@ -140,7 +140,7 @@ type compiler struct {
 	root   int
 	ptr    schema.Pointers
 	strict bool
-	memo   map[string]int // rules by view (view.key)
+	memo   map[string]*expr // references to rules, by view (view.key)
 	depth  int
 	err    error
 
@@ -265,11 +265,11 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if c.g.over != "" {
 		return nil, &Error{Path: c.what(spec), Msg: c.g.over}
 	}
-	reachable, err := c.analyze(root, sc)
+	reachable, written, err := c.analyze(root, sc)
 	if err != nil {
 		return nil, err
 	}
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(root, reachable)}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(root, reachable, written)}
 	return g, nil
 }
 
@@ -321,7 +321,7 @@ func (c *compiler) spend(path string, n int) bool {
 func (c *compiler) reasoning() *expr {
 	t := &textLang{forbidden: syntax.Markers[:]}
 	t.build(&c.g, "reasoning")
-	return seq(lit(syntax.Channel+syntax.ChannelAnalysis+syntax.Message), ref(t.first), lit(syntax.End))
+	return seq(lit(syntax.Channel+syntax.ChannelAnalysis+syntax.Message), t.first(), lit(syntax.End))
 }
 
 // calls is one tool call, or with Parallel one or more, each a message of
@@ -382,12 +382,12 @@ func (c *compiler) final(f *Format) *expr {
 func (c *compiler) freeFinal() *expr {
 	t := &textLang{forbidden: syntax.Markers[:]}
 	t.build(&c.g, "reasoning")
-	return seq(lit(syntax.Start+syntax.Assistant+syntax.Channel+syntax.ChannelFinal+syntax.Message), ref(t.first))
+	return seq(lit(syntax.Start+syntax.Assistant+syntax.Channel+syntax.ChannelFinal+syntax.Message), t.first())
 }
 
 // freeMembers is an object's members, any keys and values, in ctx.
 func (c *compiler) freeMembers(ctx textContext) *expr {
-	key := seq(lit(`"`), ref(c.stringText(ctx).state(0)), lit(`"`))
+	key := seq(lit(`"`), c.stringText(ctx).state(0), lit(`"`))
 	member := seq(key, lit(": "), c.anyJSON(ctx))
 	return opt(seq(member, star(seq(lit(", "), member))))
 }
@@ -397,7 +397,7 @@ func (c *compiler) freeMembers(ctx textContext) *expr {
 func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix string) bool {
 	c.strict, c.prefix = strict, prefix
 	c.ptr.Reset()
-	c.memo = map[string]int{}
+	c.memo = map[string]*expr{}
 	c.anyOfOf, c.res, c.patterns = nil, nil, nil
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)

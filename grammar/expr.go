@@ -86,8 +86,6 @@ type runeRange struct{ lo, hi rune }
 type rule struct {
 	name string
 	body *expr
-	// proto is the shared set of rules the rule is one of (nil: none).
-	proto *proto
 }
 
 func lit(s string) *expr {

@@ -110,7 +110,7 @@ func (c *compiler) anyJSON(ctx textContext) *expr {
 	c.any[ctx] = value
 	v := refTo(value)
 	c.anyRef[ctx] = v
-	text := refTo(c.stringText(ctx).state(0))
+	text := c.stringText(ctx).state(0)
 	strRule := c.g.declare(name + "-string")
 	c.g.define(strRule, node(expr{kind: kSeq, items: items(litQuote, text, litQuote)}))
 	s := refTo(strRule)

@@ -42,7 +42,7 @@ func (m *matcher) rule(r, pos int) []int {
 		return nil // left recursion: none in compiled grammars
 	}
 	m.busy[key] = true
-	ends := m.expr(m.g.rules[r].body, pos)
+	ends := m.expr(m.g.ruleAt(r).body, pos)
 	delete(m.busy, key)
 	m.memo[key] = ends
 	return ends
@@ -147,14 +147,14 @@ type sampler struct {
 func newSampler(g *Grammar, rng *rand.Rand) *sampler {
 	s := &sampler{g: g, rng: rng}
 	s.pool = []rune("abcxyz ABC019.,-_:;!?'\"\\/<>|=&{}[]()\n\téü日本🙂\u00a0\u2028")
-	s.short = make([]int, len(g.rules))
+	s.short = make([]int, g.numRules())
 	for i := range s.short {
 		s.short[i] = 1 << 30
 	}
 	for changed := true; changed; {
 		changed = false
-		for i, r := range g.rules {
-			if n := s.minLen(r.body); n < s.short[i] {
+		for i := range s.short {
+			if n := s.minLen(g.ruleAt(i).body); n < s.short[i] {
 				s.short[i], changed = n, true
 			}
 		}
@@ -206,7 +206,7 @@ func (s *sampler) expr(e *expr) {
 	case kClass:
 		s.b.WriteRune(s.char(e))
 	case kRef:
-		s.expr(s.g.rules[s.g.target(e)].body)
+		s.expr(s.g.ruleAt(s.g.target(e)).body)
 	case kSeq:
 		for _, it := range e.items {
 			s.expr(it)

@@ -80,7 +80,7 @@ func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
 func (c *compiler) multiplesOf(k int64) *expr {
 	key := "multiples:" + itoa(int(k))
 	if r, ok := c.memo[key]; ok {
-		return ref(r)
+		return r
 	}
 	rules := make([]int, k)
 	for s := range rules {
@@ -112,9 +112,9 @@ func (c *compiler) multiplesOf(k int64) *expr {
 		c.g.define(rules[s], body)
 	}
 	e := alt(lit("0"), seq(opt(lit("-")), alt(digits(0, 1)...)))
-	r := c.g.rule("multiples", e)
+	r := ref(c.g.rule("multiples", e))
 	c.memo[key] = r
-	return ref(r)
+	return r
 }
 
 // multiples reports whether the number literal x is a multiple of every

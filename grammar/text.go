@@ -24,12 +24,14 @@ type textLang struct {
 	excluded *expr
 	escape   *expr
 
-	base  int // the rule of each state i (base+i): text from that state on, maybe empty
-	first int // the rule of non-empty text from the start
+	p *proto // its rules, once built
 }
 
-// state is the rule of text from state i on.
-func (t *textLang) state(i int) int { return t.base + i }
+// state is a reference to the rule of text from state i on.
+func (t *textLang) state(i int) *expr { return t.p.ref(i) }
+
+// first is a reference to the rule of non-empty text from the start.
+func (t *textLang) first() *expr { return t.p.ref(t.p.first) }
 
 // automaton is the automaton of a set of forbidden strings: its states
 // (the prefixes read so far), the characters of the strings, and the next
@@ -93,9 +95,8 @@ func (t *textLang) build(g *builder, name string) {
 	if !ok {
 		p, _ = protos.LoadOrStore(name, t.proto(name))
 	}
-	pr := p.(*proto)
-	t.base = g.instantiate(pr)
-	t.first = t.base + pr.first
+	t.p = p.(*proto)
+	g.instantiate(t.p)
 }
 
 // proto builds the language's rules: one per state, then the non-empty
@@ -152,6 +153,10 @@ func (t *textLang) proto(name string) *proto {
 	if t.escape != nil {
 		p.names = append(p.names, name+"-esc")
 		p.bodies = append(p.bodies, t.escape)
+	}
+	p.refs = make([]expr, len(p.names))
+	for i := range p.refs {
+		p.refs[i] = expr{kind: kRef, rule: i, proto: p}
 	}
 	return p
 }

@@ -196,25 +196,26 @@ func constrains(ks *schema.Keys, done uint8) bool {
 func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
 	key := v.key(ctx, xml)
 	if r, ok := c.memo[key]; ok {
-		return ref(r)
+		return r
 	}
 	if c.stop(v.path) || c.check(v.path) != nil {
 		return nothing()
 	}
 	r := c.g.declare(c.nameFor(v.path))
-	c.memo[key] = r
+	self := ref(r)
+	c.memo[key] = self
 	c.paths[r] = v.path
 	c.depth++
 	body := c.viewBody(v, ctx, xml)
 	c.depth--
 	c.g.define(r, body)
-	if body != nil && body.kind == kRef && body.proto == nil && body.rule != r {
+	if body != nil && body.kind == kRef && (body.proto != nil || body.rule != r) {
 		// An alias: callers refer to its target, so that alternatives
 		// that alias one rule are merged as one.
-		c.memo[key] = body.rule
+		c.memo[key] = body
 		return body
 	}
-	return ref(r)
+	return self
 }
 
 // The types of JSON values, as a set.
@@ -661,7 +662,7 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 		return rep(class(true, runeRange{'<', '<'}), lo, hi)
 	}
 	if !bounded {
-		return seq(lit(`"`), ref(c.stringText(ctx).state(0)), lit(`"`))
+		return seq(lit(`"`), c.stringText(ctx).state(0), lit(`"`))
 	}
 	char := alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
 	return seq(lit(`"`), rep(ref(c.g.rule("char", char)), lo, hi), lit(`"`))
@@ -728,7 +729,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 	}
 	memoKey := "shape" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + key
 	if r, ok := c.memo[memoKey]; ok {
-		return ref(r), counted
+		return r, counted
 	}
 	var e *expr
 	switch {
@@ -746,9 +747,9 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 		c.loosen(path, kw, "it would cost an engine more than "+itoa(maxShapeCost)+" elements")
 		return nil, false
 	}
-	r := c.g.rule(kw, e) // nil (no value can be written) is a rule of nothing
+	r := ref(c.g.rule(kw, e)) // nil (no value can be written) is a rule of nothing
 	c.memo[memoKey] = r
-	return ref(r), counted
+	return r, counted
 }
 
 // budget spends the grammar's repetition budget on a count pair: past it,

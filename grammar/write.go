@@ -12,22 +12,56 @@ func (g *Grammar) GBNF() string { return g.text }
 // escapes only (xgrammar reads \x greedily).
 func (g *Grammar) EBNF() string { return g.text }
 
-// target is the index in g.rules of the rule reference e names.
-func (g *Grammar) target(e *expr) int {
-	if e.proto != nil {
-		base, _ := baseOf(g.protos, e.proto)
-		return base + e.rule
+// The rules of a grammar, its own and its protos', are numbered for the
+// tests that walk them: its own first, then each proto's in turn.
+
+// numRules is the number of g's rules.
+func (g *Grammar) numRules() int {
+	n := len(g.rules)
+	for _, pa := range g.protos {
+		n += len(pa.p.names)
 	}
-	return e.rule
+	return n
+}
+
+// target is the number of the rule reference e names.
+func (g *Grammar) target(e *expr) int {
+	if e.proto == nil {
+		return e.rule
+	}
+	n := len(g.rules)
+	for _, pa := range g.protos {
+		if pa.p == e.proto {
+			return n + e.rule
+		}
+		n += len(pa.p.names)
+	}
+	panic("a reference to a proto the grammar does not hold")
+}
+
+// ruleAt is g's rule number i.
+func (g *Grammar) ruleAt(i int) rule {
+	if i < len(g.rules) {
+		return g.rules[i]
+	}
+	i -= len(g.rules)
+	for _, pa := range g.protos {
+		if i < len(pa.p.names) {
+			return rule{name: pa.p.names[i], body: pa.p.bodies[i]}
+		}
+		i -= len(pa.p.names)
+	}
+	panic("no such rule")
 }
 
 // write writes every rule of g out, root first, for grammars put together
 // by hand in tests; Compile writes its grammars as it builds them.
 func (g *Grammar) write() string {
-	nameOf := func(e *expr) string { return g.rules[g.target(e)].name }
-	b := appendRule(nil, g.rules[g.root].name, g.rules[g.root].body, nameOf)
-	for i, r := range g.rules {
-		if i != g.root {
+	nameOf := func(e *expr) string { return g.ruleAt(g.target(e)).name }
+	root := g.ruleAt(g.root)
+	b := appendRule(nil, root.name, root.body, nameOf)
+	for i := range g.numRules() {
+		if r := g.ruleAt(i); i != g.root {
 			b = appendRule(b, r.name, r.body, nameOf)
 		}
 	}

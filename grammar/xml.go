@@ -114,5 +114,5 @@ func (c *compiler) rawText() *expr {
 		c.raw = &textLang{forbidden: forbidden(inArgument)}
 		c.raw.build(&c.g, "raw")
 	}
-	return ref(c.raw.state(0))
+	return c.raw.state(0)
 }
