@@ -3,6 +3,8 @@ package grammar
 import (
 	"slices"
 	"sync"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // The analysis of a finished grammar, before it is sent: a grammar an
@@ -66,6 +68,12 @@ type scratch struct {
 	stack            []graphFrame
 	spans            []span // builder.spans
 	buf              []byte // builder.buf
+	// the compiler's (borrow): nil until first used, and again when one
+	// grew too large to keep
+	names, next map[string]int
+	memo        map[string]*expr
+	doc         *pyjson.Doc
+	paths       []string
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -452,7 +460,7 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 	if f.cycle != nil {
 		// The first rule of the cycle that compiles a schema names it.
 		for _, x := range f.cycle {
-			if p, ok := c.paths[x]; ok {
+			if p := c.pathOf(x); p != "" {
 				return nil, nil, &Error{Path: p, Msg: "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
 			}
 		}
@@ -469,12 +477,12 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 	if total += f.total; total > maxLeftmostWalk {
 		p, worst := "tools", -1
 		for _, r := range order {
-			if _, ok := c.paths[r]; ok && (worst < 0 || f.visits[r] > f.visits[worst]) {
+			if c.pathOf(r) != "" && (worst < 0 || f.visits[r] > f.visits[worst]) {
 				worst = r
 			}
 		}
 		if worst >= 0 {
-			p = c.paths[worst]
+			p = c.pathOf(worst)
 		}
 		return nil, nil, &Error{Path: p, Msg: "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
 			itoa(maxLeftmostWalk) + " rules to check the grammar; mark more properties required, or merge or flatten the alternatives"}
@@ -520,7 +528,7 @@ func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) string 
 			break
 		}
 		visited[r] = true
-		if p, ok := c.paths[r]; ok {
+		if p := c.pathOf(r); p != "" {
 			at = p
 		}
 		e = c.g.rules[r].body

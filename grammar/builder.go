@@ -28,13 +28,13 @@ type builder struct {
 
 	// buf holds the text of the rules defined ("name ::= body\n"), one
 	// after the other, and spans each rule's text in buf.
-	buf      []byte
-	spans    []span
-	nameFn   func(*expr) string // nameOf, as a value made once
-	bytes    int                // the text written so far
-	protoRules int              // the rules of the protos instantiated
-	expanded int                // the engine's elements for it (expandedCost)
-	over     string
+	buf        []byte
+	spans      []span
+	nameFn     func(*expr) string // nameOf, as a value made once
+	bytes      int                // the text written so far
+	protoRules int                // the rules of the protos instantiated
+	expanded   int                // the engine's elements for it (expandedCost)
+	over       string
 }
 
 // span is a rule's text in builder.buf.
@@ -55,7 +55,7 @@ type proto struct {
 	base   string // every name is base-SOMETHING
 	names  []string
 	bodies []*expr
-	first  int // a text language's rule of non-empty text (textLang.first)
+	first  int    // a text language's rule of non-empty text (textLang.first)
 	refs   []expr // a reference to each rule, shared by the grammars
 
 	analysis protoFacts

@@ -141,6 +141,7 @@ type compiler struct {
 	ptr    schema.Pointers
 	strict bool
 	memo   map[string]*expr // references to rules, by view (view.key)
+	doc    *pyjson.Doc      // the schemas' parsed form, one after the other
 	depth  int
 	err    error
 
@@ -170,7 +171,7 @@ type compiler struct {
 	reps  int // maxRepetitions's count
 	// paths names the rule of each schema compiled, for the errors the
 	// analysis of the finished grammar finds.
-	paths map[int]string
+	paths []string
 	// keyRest are the rules of a key's rest once it left keyExcept's
 	// trie (raw, JSON), and keyEscape a JSON escape in a key.
 	keyRest   [2]int
@@ -208,18 +209,14 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
-	c := &compiler{ctx: ctx, paths: map[int]string{}, rootOf: -1, itemsRoot: -1, propsRoot: -1}
-	// The reasoning's and a JSON string's languages take about 100
-	// rules.
-	c.g.rules = make([]rule, 0, 128)
-	// The rules' text and where each is in it are needed only until the
-	// grammar is written out: their memory is borrowed.
+	c := &compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1}
+	c.g.rules = make([]rule, 0, 16)
+	// What is needed only until the grammar is written out is borrowed:
+	// the rules' text and where each is in it, the names and paths of
+	// the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
-	c.g.spans, c.g.buf = sc.spans[:0], sc.buf[:0]
-	defer func() {
-		sc.spans, sc.buf = c.g.spans[:0], c.g.buf[:0]
-		sc.release()
-	}()
+	c.borrow(sc)
+	defer c.giveBack(sc)
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -271,6 +268,55 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	}
 	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(root, reachable, written)}
 	return g, nil
+}
+
+// borrow takes the memory of sc for the compiler's working state.
+func (c *compiler) borrow(sc *scratch) {
+	if sc.names == nil {
+		sc.names, sc.next, sc.memo, sc.doc = map[string]int{}, map[string]int{}, map[string]*expr{}, &pyjson.Doc{}
+	}
+	c.g.spans, c.g.buf = sc.spans[:0], sc.buf[:0]
+	c.g.names, c.g.next, c.memo, c.doc, c.paths = sc.names, sc.next, sc.memo, sc.doc, sc.paths[:0]
+}
+
+// giveBack returns the memory borrow took, cleared: it keeps nothing of
+// the grammar alive. Maps grown large are dropped rather than kept (a
+// map's clear costs its size).
+func (c *compiler) giveBack(sc *scratch) {
+	sc.spans, sc.buf = c.g.spans[:0], c.g.buf[:0]
+	clear(c.paths)
+	sc.paths = c.paths[:0]
+	for _, m := range []map[string]int{c.g.names, c.g.next} {
+		if len(m) > 1024 {
+			sc.names = nil
+		}
+		clear(m)
+	}
+	if len(c.memo) > 1024 {
+		sc.names = nil
+	}
+	clear(c.memo)
+	if cap(c.doc.Nodes) > 1<<16 {
+		sc.names = nil
+	}
+	c.doc.Src, c.doc.Text = nil, ""
+	sc.release()
+}
+
+// setPath records that rule r compiles the schema at path.
+func (c *compiler) setPath(r int, path string) {
+	for len(c.paths) <= r {
+		c.paths = append(c.paths, "")
+	}
+	c.paths[r] = path
+}
+
+// pathOf is the path of the schema rule r compiles ("": none).
+func (c *compiler) pathOf(r int) string {
+	if r < len(c.paths) {
+		return c.paths[r]
+	}
+	return ""
 }
 
 // what is the request field a whole grammar answers for: the response
@@ -397,13 +443,12 @@ func (c *compiler) freeMembers(ctx textContext) *expr {
 func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix string) bool {
 	c.strict, c.prefix = strict, prefix
 	c.ptr.Reset()
-	c.memo = map[string]*expr{}
+	clear(c.memo)
 	c.anyOfOf, c.res, c.patterns = nil, nil, nil
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
-	// A node takes at least a few bytes of schema.
-	d := &pyjson.Doc{Nodes: make([]pyjson.Node, 0, len(raw)/6+8)}
+	d := c.doc
 	err := d.Parse(raw)
 	if err != nil {
 		c.fail(path, "not valid JSON: "+err.Error())

@@ -148,7 +148,7 @@ func seq(items ...*expr) *expr {
 		return one
 	}
 	// Sequences flattened, adjacent literals joined.
-	out := make([]*expr, 0, n)
+	e, out := newList(kSeq, n)
 	for _, it := range items {
 		switch {
 		case it.kind == kLit && it.text == "":
@@ -163,7 +163,28 @@ func seq(items ...*expr) *expr {
 	if len(out) == 1 {
 		return out[0]
 	}
-	return &expr{kind: kSeq, items: out}
+	e.items = out
+	return e
+}
+
+// newList returns a new sequence or alternation and room for its n items,
+// in one allocation when n is small.
+func newList(kind exprKind, n int) (*expr, []*expr) {
+	switch {
+	case n <= 2:
+		r := &struct {
+			e     expr
+			items [2]*expr
+		}{e: expr{kind: kind}}
+		return &r.e, r.items[:0:n]
+	case n <= 4:
+		r := &struct {
+			e     expr
+			items [4]*expr
+		}{e: expr{kind: kind}}
+		return &r.e, r.items[:0:n]
+	}
+	return &expr{kind: kind}, make([]*expr, 0, n)
 }
 
 // frozenUnit reports whether seq keeps e, a sequence, as one item instead
@@ -198,7 +219,7 @@ func alt(items ...*expr) *expr {
 			n++
 		}
 	}
-	out := make([]*expr, 0, n)
+	list, out := newList(kAlt, n)
 	hasEmpty := false
 	var seen map[altKey]bool // past a few items
 	add := func(it *expr) {
@@ -250,7 +271,8 @@ func alt(items ...*expr) *expr {
 	case 1:
 		e = out[0]
 	default:
-		e = &expr{kind: kAlt, items: out}
+		list.items = out
+		e = list
 	}
 	if hasEmpty {
 		// An empty alternative is written as an optional, which every

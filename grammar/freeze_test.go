@@ -72,7 +72,7 @@ func TestFrozenFacts(t *testing.T) {
 // build, in a few allocations.
 func TestAnyJSONExprs(t *testing.T) {
 	for _, ctx := range []textContext{inContent, inArgument} {
-		c := &compiler{paths: map[int]string{}}
+		c := &compiler{}
 		v := c.anyJSON(ctx)
 		name := map[textContext]string{inContent: "json", inArgument: "argjson"}[ctx]
 		value, strRule, obj, arr := v.rule, c.g.names[name+"-string"], c.g.names[name+"-object"], c.g.names[name+"-array"]
@@ -91,7 +91,7 @@ func TestAnyJSONExprs(t *testing.T) {
 		}
 		// Its allocations, beside those of the rules' names and text.
 		setup := func() *compiler {
-			c := &compiler{paths: map[int]string{}}
+			c := &compiler{}
 			c.g.buf = make([]byte, 0, 4096)
 			c.g.rules = make([]rule, 0, 128)
 			c.g.spans = make([]span, 0, 128)

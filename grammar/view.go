@@ -204,7 +204,7 @@ func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
 	r := c.g.declare(c.nameFor(v.path))
 	self := ref(r)
 	c.memo[key] = self
-	c.paths[r] = v.path
+	c.setPath(r, v.path)
 	c.depth++
 	body := c.viewBody(v, ctx, xml)
 	c.depth--
