@@ -281,7 +281,7 @@ func checkParquet(path string, maxRowBytes int) error {
 		return err
 	}
 	for g := range m.rowGroups {
-		if _, err := checkRowGroup(f, m, g, lim); err != nil {
+		if err := newRowGroupReader(f, m, g, lim).drain(); err != nil {
 			return err
 		}
 	}

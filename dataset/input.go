@@ -13,7 +13,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go"
 )
 
 // input is one input file.
@@ -30,7 +29,6 @@ type input struct {
 	// first row of each row group.
 	ra       io.ReaderAt
 	closer   io.Closer
-	pq       *parquet.File
 	meta     *pqMeta
 	rgOffset []int64
 }
@@ -79,13 +77,13 @@ func openInputs(ctx context.Context, c *Config) ([]*input, []unit, []string, err
 			add(-1, max(in.size, 0))
 			continue
 		}
-		if in.pq == nil {
+		if in.meta == nil {
 			continue
 		}
-		for i := range in.pq.RowGroups() {
+		for i, cols := range in.meta.rowGroups {
 			var n int64
-			for _, cc := range in.pq.Metadata().RowGroups[i].Columns {
-				n += cc.MetaData.TotalCompressedSize
+			for _, cc := range cols {
+				n += cc.totalSize
 			}
 			add(i, n)
 		}
@@ -149,20 +147,15 @@ func openInput(ctx context.Context, c *Config, path, kind string, lim parquetLim
 
 // openParquet reads the footer of a Parquet input through ra.
 func (in *input) openParquet(ra io.ReaderAt, closer io.Closer, lim parquetLimits) error {
-	// The library trusts the footer's sizes: check them first.
 	meta, err := checkFooter(ra, in.size, lim)
 	if err != nil {
 		return fmt.Errorf("%s: not a readable Parquet file: %w", in.path, err)
 	}
-	pq, err := parquet.OpenFile(ra, in.size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return fmt.Errorf("%s: not a readable Parquet file: %w", in.path, err)
-	}
-	in.ra, in.closer, in.pq, in.meta = ra, closer, pq, meta
+	in.ra, in.closer, in.meta = ra, closer, meta
 	var off int64
-	for _, rg := range pq.RowGroups() {
+	for _, n := range meta.rowGroupRows {
 		in.rgOffset = append(in.rgOffset, off)
-		off += rg.NumRows()
+		off += n
 	}
 	return nil
 }

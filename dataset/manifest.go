@@ -120,7 +120,7 @@ func newManifest(c *Config, inputs []*input, units []unit) *Manifest {
 				mi.RowGroups = append(mi.RowGroups, u.rowGroup)
 			}
 		}
-		if in.pq != nil && len(mi.RowGroups) == len(in.pq.RowGroups()) {
+		if in.meta != nil && len(mi.RowGroups) == len(in.meta.rowGroups) {
 			mi.RowGroups = nil
 		}
 		if taken || c.Shards == 0 {

@@ -3,15 +3,14 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // A Parquet row becomes the JSON request that ParseRequest reads, so that
@@ -25,7 +24,7 @@ import (
 // pqNode is a node of the file's schema with its levels.
 type pqNode struct {
 	name     string
-	node     parquet.Node
+	typ      int32 // a leaf's physical type
 	optional bool
 	repeated bool
 	def, rep int // the levels at which this node is present
@@ -35,10 +34,45 @@ type pqNode struct {
 	list     bool // LIST: an array of the repeated child's elements
 	isMap    bool // MAP: an object of the repeated child's key/value pairs
 	json     bool // a JSON or (for the messages and tools) string leaf
+	unsigned bool // an unsigned integer leaf
 }
 
-func buildNode(name string, n parquet.Node, def, rep int, col *int) *pqNode {
-	p := &pqNode{name: name, node: n, optional: n.Optional(), repeated: n.Repeated(), col: *col}
+// Logical type annotations (the LogicalType union's field ids) and
+// converted types the reader acts on.
+const (
+	logicalMap     = 2
+	logicalList    = 3
+	logicalInteger = 10
+	logicalJSON    = 12
+	logicalVariant = 16
+
+	convertedMap    = 1
+	convertedList   = 3
+	convertedUint8  = 11
+	convertedUint64 = 14
+	convertedJSON   = 19
+)
+
+// knownLogical reports whether a leaf's logical type annotation is one
+// that decides its type; otherwise its converted type does.
+func knownLogical(id int16) bool {
+	return id >= 1 && id <= 18 && id != 9 && id != 15 && id != 16
+}
+
+// schemaTree builds the file's schema as a tree; checkFooter has checked
+// that the flat list is one (and its depth).
+func schemaTree(m *pqMeta) *pqNode {
+	i, col := 0, 0
+	return buildNode(m.schema, &i, 0, 0, &col, true)
+}
+
+func buildNode(schema []pqElement, i *int, def, rep int, col *int, root bool) *pqNode {
+	e := schema[*i]
+	*i++
+	p := &pqNode{name: e.name, typ: e.typ, col: *col}
+	if !root {
+		p.optional, p.repeated = e.repetition == 1, e.repetition == 2
+	}
 	if p.optional || p.repeated {
 		def++
 	}
@@ -46,20 +80,31 @@ func buildNode(name string, n parquet.Node, def, rep int, col *int) *pqNode {
 		rep++
 	}
 	p.def, p.rep = def, rep
-	if n.Leaf() {
+	if e.numChildren <= 0 && !root {
 		p.leaves = 1
 		*col++
-		_, p.json = logical(n).(*format.JsonType)
+		if knownLogical(e.logical) {
+			p.json = e.logical == logicalJSON
+			p.unsigned = e.logical == logicalInteger && !e.signed
+		} else {
+			p.json = e.converted == convertedJSON
+			p.unsigned = e.converted >= convertedUint8 && e.converted <= convertedUint64
+		}
 		return p
 	}
-	switch logical(n).(type) {
-	case *format.ListType:
+	switch {
+	case e.logical == logicalList:
 		p.list = true
-	case *format.MapType:
+	case e.logical == logicalMap:
+		p.isMap = true
+	case e.logical == logicalVariant:
+	case e.converted == convertedList:
+		p.list = true
+	case e.converted == convertedMap:
 		p.isMap = true
 	}
-	for _, f := range n.Fields() {
-		c := buildNode(f.Name(), f, def, rep, col)
+	for range max(e.numChildren, 0) {
+		c := buildNode(schema, i, def, rep, col, false)
 		p.fields = append(p.fields, c)
 		p.leaves += c.leaves
 	}
@@ -75,8 +120,8 @@ type pqConverter struct {
 	// columns are the top-level fields read, with the request key each
 	// is written under.
 	columns []pqColumn
-	cols    [][]parquet.Value // the row's values, by leaf column
-	cur     []int             // the next value of each leaf column
+	row     pqRow // the row's values, by leaf column
+	cur     []int // the next value of each leaf column
 	err     error
 }
 
@@ -90,10 +135,9 @@ type pqColumn struct {
 // requestKeys are the request's keys read from columns of the same name.
 var requestKeys = []string{"reasoning_effort", "model_identity", "builtin_tools", "allow_missing_thinking"}
 
-func newConverter(c *Config, schema *parquet.Schema) (*pqConverter, error) {
-	col := 0
-	root := buildNode("", schema, 0, 0, &col)
-	pc := &pqConverter{root: root, cols: make([][]parquet.Value, root.leaves), cur: make([]int, root.leaves)}
+func newConverter(c *Config, meta *pqMeta) (*pqConverter, error) {
+	root := schemaTree(meta)
+	pc := &pqConverter{root: root, row: pqRow{cols: make([][]pqValue, root.leaves)}, cur: make([]int, root.leaves)}
 	byName := map[string]*pqNode{}
 	for _, f := range root.fields {
 		byName[f.name] = f
@@ -120,9 +164,9 @@ func newConverter(c *Config, schema *parquet.Schema) (*pqConverter, error) {
 	return pc, nil
 }
 
-// appendRow appends the request JSON of row to out.
-func (pc *pqConverter) appendRow(out []byte, row parquet.Row) ([]byte, error) {
-	pc.load(row)
+// appendRow appends the request JSON of the row in pc.row to out.
+func (pc *pqConverter) appendRow(out []byte) ([]byte, error) {
+	pc.start()
 	out = append(out, '{')
 	first := true
 	for _, col := range pc.columns {
@@ -136,12 +180,12 @@ func (pc *pqConverter) appendRow(out []byte, row parquet.Row) ([]byte, error) {
 		first = false
 		out = pyjson.AppendQuoted(out, col.key)
 		out = append(out, ": "...)
-		if col.raw && n.leaves == 1 && len(n.fields) == 0 && isByteArray(n.node) {
+		if col.raw && n.leaves == 1 && len(n.fields) == 0 && isByteArray(n) {
 			v, ok := pc.next(n.col)
 			if !ok {
 				break
 			}
-			switch text := v.ByteArray(); {
+			switch text := pc.row.bytes(v); {
 			case col.key == "tools":
 				// ParseRequest decodes tools sent as a JSON string, the
 				// same rule as for JSONL rows (a blank string is none).
@@ -164,49 +208,27 @@ func (pc *pqConverter) appendRow(out []byte, row parquet.Row) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// load sorts row's values by leaf column, for reading from the start.
-func (pc *pqConverter) load(row parquet.Row) {
-	for i := range pc.cols {
-		pc.cols[i] = pc.cols[i][:0]
-		pc.cur[i] = 0
-	}
-	for _, v := range row {
-		if c := v.Column(); c >= 0 && c < len(pc.cols) {
-			pc.cols[c] = append(pc.cols[c], v)
-		}
-	}
+// start reads the row in pc.row from its start.
+func (pc *pqConverter) start() {
+	clear(pc.cur)
 	pc.err = nil
 }
 
-// logical returns a node's logical type annotation, or nil.
-func logical(n parquet.Node) format.LogicalTypeValue {
-	if lt := n.Type().LogicalType(); lt != nil {
-		return lt.Value
-	}
-	return nil
-}
-
-func unsigned(n parquet.Node) bool {
-	it, ok := logical(n).(*format.IntType)
-	return ok && !it.IsSigned
-}
-
-func isByteArray(n parquet.Node) bool {
-	k := n.Type().Kind()
-	return k == parquet.ByteArray || k == parquet.FixedLenByteArray
+func isByteArray(n *pqNode) bool {
+	return n.typ == pqByteArray || n.typ == pqFixedLenByteArray
 }
 
 var errLevels = errors.New("parquet: the row's values do not match the schema")
 
-func (pc *pqConverter) peek(col int) (parquet.Value, bool) {
-	if col >= len(pc.cols) || pc.cur[col] >= len(pc.cols[col]) {
+func (pc *pqConverter) peek(col int) (pqValue, bool) {
+	if col >= len(pc.row.cols) || pc.cur[col] >= len(pc.row.cols[col]) {
 		pc.err = errLevels
-		return parquet.Value{}, false
+		return pqValue{}, false
 	}
-	return pc.cols[col][pc.cur[col]], true
+	return pc.row.cols[col][pc.cur[col]], true
 }
 
-func (pc *pqConverter) next(col int) (parquet.Value, bool) {
+func (pc *pqConverter) next(col int) (pqValue, bool) {
 	v, ok := pc.peek(col)
 	if ok {
 		pc.cur[col]++
@@ -221,7 +243,7 @@ func (pc *pqConverter) isNull(n *pqNode) bool {
 		return false
 	}
 	v, ok := pc.peek(n.col)
-	if !ok || v.DefinitionLevel() >= n.def {
+	if !ok || int(v.def) >= n.def {
 		return false
 	}
 	pc.skip(n)
@@ -246,7 +268,7 @@ func (pc *pqConverter) value(out []byte, n *pqNode) []byte {
 		if !ok {
 			return out
 		}
-		return appendScalar(out, n, v)
+		return pc.appendScalar(out, n, v)
 	case n.list:
 		return pc.repeated(out, n.fields[0], true)
 	case n.isMap:
@@ -286,7 +308,7 @@ func (pc *pqConverter) repeated(out []byte, r *pqNode, inList bool) []byte {
 	if !ok {
 		return out
 	}
-	if v.DefinitionLevel() < r.def {
+	if int(v.def) < r.def {
 		pc.skip(r)
 		return append(out, "[]"...)
 	}
@@ -298,7 +320,7 @@ func (pc *pqConverter) repeated(out []byte, r *pqNode, inList bool) []byte {
 		switch {
 		case len(r.fields) == 0:
 			v, _ := pc.next(r.col)
-			out = appendScalar(out, r, v)
+			out = pc.appendScalar(out, r, v)
 		case inList && len(r.fields) == 1:
 			if e := r.fields[0]; pc.isNull(e) {
 				out = append(out, "null"...)
@@ -310,7 +332,7 @@ func (pc *pqConverter) repeated(out []byte, r *pqNode, inList bool) []byte {
 		default:
 			out = pc.value(out, &pqNode{fields: r.fields, col: r.col, leaves: r.leaves})
 		}
-		if c := r.col; pc.cur[c] >= len(pc.cols[c]) || pc.cols[c][pc.cur[c]].RepetitionLevel() != r.rep {
+		if c := r.col; pc.cur[c] >= len(pc.row.cols[c]) || int(pc.row.cols[c][pc.cur[c]].rep) != r.rep {
 			break
 		}
 	}
@@ -324,7 +346,7 @@ func (pc *pqConverter) mapValue(out []byte, kv *pqNode) []byte {
 	if !ok {
 		return out
 	}
-	if v.DefinitionLevel() < kv.def || len(kv.fields) != 2 {
+	if int(v.def) < kv.def || len(kv.fields) != 2 {
 		pc.skip(kv)
 		return append(out, "{}"...)
 	}
@@ -334,10 +356,10 @@ func (pc *pqConverter) mapValue(out []byte, kv *pqNode) []byte {
 			out = append(out, ", "...)
 		}
 		k, _ := pc.next(kv.fields[0].col)
-		if isByteArray(kv.fields[0].node) {
-			out = pyjson.AppendQuoted(out, string(k.ByteArray()))
+		if isByteArray(kv.fields[0]) {
+			out = pyjson.AppendQuoted(out, string(pc.row.bytes(k)))
 		} else {
-			out = pyjson.AppendQuoted(out, string(appendScalar(nil, kv.fields[0], k)))
+			out = pyjson.AppendQuoted(out, string(pc.appendScalar(nil, kv.fields[0], k)))
 		}
 		out = append(out, ": "...)
 		if val := kv.fields[1]; pc.isNull(val) {
@@ -345,7 +367,7 @@ func (pc *pqConverter) mapValue(out []byte, kv *pqNode) []byte {
 		} else {
 			out = pc.value(out, val)
 		}
-		if c := kv.col; pc.cur[c] >= len(pc.cols[c]) || pc.cols[c][pc.cur[c]].RepetitionLevel() != kv.rep {
+		if c := kv.col; pc.cur[c] >= len(pc.row.cols[c]) || int(pc.row.cols[c][pc.cur[c]].rep) != kv.rep {
 			break
 		}
 	}
@@ -354,34 +376,49 @@ func (pc *pqConverter) mapValue(out []byte, kv *pqNode) []byte {
 
 // appendScalar writes a leaf value as Python's json.dumps writes the value
 // datasets gives for it.
-func appendScalar(out []byte, n *pqNode, v parquet.Value) []byte {
-	if v.IsNull() {
+func (pc *pqConverter) appendScalar(out []byte, n *pqNode, v pqValue) []byte {
+	if v.null {
 		return append(out, "null"...)
 	}
-	switch v.Kind() {
-	case parquet.Boolean:
-		return strconv.AppendBool(out, v.Boolean())
-	case parquet.Int32:
-		if unsigned(n.node) {
-			return strconv.AppendUint(out, uint64(uint32(v.Int32())), 10)
+	switch v.kind {
+	case pqBoolean:
+		return strconv.AppendBool(out, v.u != 0)
+	case pqInt32:
+		if n.unsigned {
+			return strconv.AppendUint(out, uint64(uint32(v.u)), 10)
 		}
-		return strconv.AppendInt(out, int64(v.Int32()), 10)
-	case parquet.Int64:
-		if unsigned(n.node) {
-			return strconv.AppendUint(out, uint64(v.Int64()), 10)
+		return strconv.AppendInt(out, int64(int32(v.u)), 10)
+	case pqInt64:
+		if n.unsigned {
+			return strconv.AppendUint(out, v.u, 10)
 		}
-		return strconv.AppendInt(out, v.Int64(), 10)
-	case parquet.Float:
-		return appendPyFloat(out, float64(v.Float()))
-	case parquet.Double:
-		return appendPyFloat(out, v.Double())
-	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return strconv.AppendInt(out, int64(v.u), 10)
+	case pqFloat:
+		return appendPyFloat(out, float64(math.Float32frombits(uint32(v.u))))
+	case pqDouble:
+		return appendPyFloat(out, math.Float64frombits(v.u))
+	case pqByteArray, pqFixedLenByteArray:
 		if n.json {
-			return append(out, v.ByteArray()...)
+			return append(out, pc.row.bytes(v)...)
 		}
-		return pyjson.AppendQuoted(out, string(v.ByteArray()))
+		return pyjson.AppendQuoted(out, string(pc.row.bytes(v)))
+	case pqInt96:
+		return pyjson.AppendQuoted(out, int96String(pc.row.bytes(v)))
 	}
-	return pyjson.AppendQuoted(out, v.String())
+	return append(out, "null"...)
+}
+
+// int96String writes an INT96 (12 bytes, little-endian, two's complement)
+// in decimal.
+func int96String(b []byte) string {
+	if len(b) != 12 {
+		return ""
+	}
+	lo := binary.LittleEndian.Uint64(b)
+	hi := int32(binary.LittleEndian.Uint32(b[8:]))
+	n := new(big.Int).SetInt64(int64(hi))
+	n.Lsh(n, 64)
+	return n.Or(n, new(big.Int).SetUint64(lo)).String()
 }
 
 // appendPyFloat writes f as Python's repr does: 3.0, 0.5, 1e-05, 1e+16.
@@ -426,21 +463,12 @@ func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func
 			err = fmt.Errorf("%s: row group %d: damaged Parquet data: %v", in.path, u.rowGroup, r)
 		}
 	}()
-	conv, err := newConverter(c, in.pq.Schema())
+	conv, err := newConverter(c, in.meta)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.path, err)
 	}
-	// The library trusts the pages' sizes: check them first.
-	lim := newParquetLimits(c.maxRowBytes())
-	check, err := checkRowGroup(in.ra, in.meta, u.rowGroup, lim)
-	if err != nil {
-		return fmt.Errorf("%s: %w", in.path, err)
-	}
-	rg := in.pq.RowGroups()[u.rowGroup]
-	total := rg.NumRows()
-	rows := rg.Rows()
-	defer rows.Close()
-	buf := make([]parquet.Row, rowsPerRead(check, lim))
+	rr := newRowGroupReader(in.ra, in.meta, u.rowGroup, newParquetLimits(c.maxRowBytes()))
+	total := rr.rows
 	maxRow := c.maxRowBytes()
 	pos := in.rgOffset[u.rowGroup]
 	var done int64
@@ -450,35 +478,33 @@ func readRowGroup(ctx context.Context, c *Config, u *unit, base int64, emit func
 			releaseBatch(b)
 			return nil
 		}
-		n, err := rows.ReadRows(buf)
-		for _, row := range buf[:n] {
-			start := len(b.buf)
-			var cerr error
-			b.buf, cerr = conv.appendRow(b.buf, row)
-			if cerr == nil && len(b.buf)-start > maxRow {
-				// As a JSONL line past --max-row-bytes: rejected.
-				cerr = fmt.Errorf("row is %d bytes as JSON, longer than the limit of %d bytes (--max-row-bytes)", len(b.buf)-start, maxRow)
-			}
-			if cerr != nil {
-				b.buf = b.buf[:start]
-			}
-			b.rows = append(b.rows, rowRef{start: start, end: len(b.buf), pos: pos, err: cerr})
-			pos++
-			done++
-			if len(b.buf) >= batchBytes || len(b.rows) >= maxBatchRows {
-				b.doneBytes = base + u.bytes*done/max(total, 1)
-				if !emit(b) {
-					return nil
-				}
-				b = newBatch(u)
-			}
-		}
-		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
-			break
-		}
+		ok, err := rr.next(&conv.row)
 		if err != nil {
 			releaseBatch(b)
-			return fmt.Errorf("%s: row group %d, row %d: %w", in.path, u.rowGroup, pos, err)
+			return fmt.Errorf("%s: %w", in.path, err)
+		}
+		if !ok {
+			break
+		}
+		start := len(b.buf)
+		var cerr error
+		b.buf, cerr = conv.appendRow(b.buf)
+		if cerr == nil && len(b.buf)-start > maxRow {
+			// As a JSONL line past --max-row-bytes: rejected.
+			cerr = fmt.Errorf("row is %d bytes as JSON, longer than the limit of %d bytes (--max-row-bytes)", len(b.buf)-start, maxRow)
+		}
+		if cerr != nil {
+			b.buf = b.buf[:start]
+		}
+		b.rows = append(b.rows, rowRef{start: start, end: len(b.buf), pos: pos, err: cerr})
+		pos++
+		done++
+		if len(b.buf) >= batchBytes || len(b.rows) >= maxBatchRows {
+			b.doneBytes = base + u.bytes*done/max(total, 1)
+			if !emit(b) {
+				return nil
+			}
+			b = newBatch(u)
 		}
 	}
 	if len(b.rows) == 0 {
