@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -21,7 +20,6 @@ import (
 	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go"
 )
 
 // atomicFile is an output put in place by commitAll with the run's other
@@ -310,9 +308,8 @@ var rowGroupBytes int64 = 32 << 20
 
 // parquetSink writes Parquet, one row group per rowGroupBytes of data.
 // Rows come as the workers rendered them (ids and masks as int32 slices,
-// text as a string) and go into the writer's column buffers through a
-// typed writer, without a parquet.Value per token in between (24 bytes
-// each: the rows in flight held several times the data).
+// text as a string) and are shredded straight into the writer's column
+// buffers (parquet_write.go).
 //
 // An id column takes the type of its ids (gap decision 89): int64 when
 // they are JSON integers, a string when they are strings. The writer, whose
@@ -346,9 +343,9 @@ type idValue struct {
 type rowWriter interface {
 	// add buffers a row; rows are written by write.
 	add(row *Row, id idValue) error
-	// write writes the buffered rows, ending the row group when it holds
-	// rowGroupBytes.
-	write() error
+	// flush reports the writer's error: rows are written by add, which
+	// ends the row group when it holds rowGroupBytes.
+	flush() error
 	close() error
 }
 
@@ -363,40 +360,8 @@ func newParquetSink(c *Config, f *atomicFile) *parquetSink {
 // open makes the writer, with the id column of kind k.
 func (s *parquetSink) open(k idKind) {
 	s.idKind = k
-	opts := []parquet.WriterOption{parquet.Compression(&parquet.Snappy), createdBy(buildinfo.Read().CreatedBy())}
-	if s.c.IDColumn != "" {
-		// The id field (ID) is tagged "id"; the column takes the flag's name.
-		opts = append(opts, parquet.StructTag(reflect.StructTag(`parquet:"`+s.c.IDColumn+`,optional"`), "ID").(parquet.WriterOption))
-	}
-	switch {
-	case s.c.Tokens && s.c.IDColumn == "":
-		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, _ idValue) pqTokenRow { return pqTokenRowOf(r) })
-	case s.c.Tokens && k == idInteger:
-		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTokenRowID[int64] {
-			return pqTokenRowID[int64]{ID: id.n, pqTokenRow: pqTokenRowOf(r)}
-		})
-	case s.c.Tokens:
-		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTokenRowID[string] {
-			return pqTokenRowID[string]{ID: id.s, pqTokenRow: pqTokenRowOf(r)}
-		})
-	case s.c.IDColumn == "":
-		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, _ idValue) pqTextRow { return pqTextRowOf(r) })
-	case k == idInteger:
-		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTextRowID[int64] {
-			return pqTextRowID[int64]{ID: id.n, pqTextRow: pqTextRowOf(r)}
-		})
-	default:
-		s.w = newTypedWriter(s.atomicFile, opts, func(r *Row, id idValue) pqTextRowID[string] {
-			return pqTextRowID[string]{ID: id.s, pqTextRow: pqTextRowOf(r)}
-		})
-	}
+	s.w = newPQWriter(s.atomicFile, buildinfo.Read().CreatedBy(), s.c.Tokens, s.c.IDColumn, k == idInteger)
 }
-
-// createdBy sets the Parquet footer's created_by as written (the
-// library's own option misses a space before the build).
-type createdBy string
-
-func (s createdBy) ConfigureWriter(c *parquet.WriterConfig) { c.CreatedBy = string(s) }
 
 func (s *parquetSink) write(b *batch) error {
 	for i := range b.outRows {
@@ -427,7 +392,7 @@ func (s *parquetSink) write(b *batch) error {
 	if s.w == nil {
 		return nil
 	}
-	return s.w.write()
+	return s.w.flush()
 }
 
 // flushPending writes the rows that waited for the id column's type.
@@ -438,7 +403,7 @@ func (s *parquetSink) flushPending() error {
 		}
 	}
 	s.pending, s.pendingBytes = nil, 0
-	return s.w.write()
+	return s.w.flush()
 }
 
 // checkID checks that the id of b's output row i is of the column's kind,
@@ -503,88 +468,6 @@ func (s *parquetSink) close() error {
 // rowBytes is about how much of a row group a row takes.
 func rowBytes(r *Row) int64 {
 	return 16 + int64(len(r.Text)) + 16*int64(len(r.Spans)) + 4*int64(len(r.InputIDs)+len(r.AssistantMasks))
-}
-
-// typedWriter writes rows of type T, made from Rows by conv.
-type typedWriter[T any] struct {
-	w        *parquet.GenericWriter[T]
-	conv     func(*Row, idValue) T
-	buf      []T
-	buffered int64 // row data in the current row group
-}
-
-func newTypedWriter[T any](out io.Writer, opts []parquet.WriterOption, conv func(*Row, idValue) T) *typedWriter[T] {
-	// The schema of T, under the root name Arrow writes ("schema"), not
-	// the Go type's.
-	var schemaOpts []parquet.SchemaOption
-	for _, o := range opts {
-		if so, ok := o.(parquet.SchemaOption); ok {
-			schemaOpts = append(schemaOpts, so)
-		}
-	}
-	schema := parquet.NewSchema("schema", parquet.SchemaOf(new(T), schemaOpts...))
-	return &typedWriter[T]{w: parquet.NewGenericWriter[T](out, append(opts, schema)...), conv: conv}
-}
-
-func (t *typedWriter[T]) add(row *Row, id idValue) error {
-	t.buf = append(t.buf, t.conv(row, id))
-	t.buffered += rowBytes(row)
-	if t.buffered < rowGroupBytes {
-		return nil
-	}
-	if err := t.write(); err != nil {
-		return err
-	}
-	t.buffered = 0
-	return t.w.Flush()
-}
-
-func (t *typedWriter[T]) write() error {
-	_, err := t.w.Write(t.buf)
-	clear(t.buf) // the rows' slices are the writer's now
-	t.buf = t.buf[:0]
-	return err
-}
-
-func (t *typedWriter[T]) close() error { return t.w.Close() }
-
-// The output rows' Parquet schema, as Go types: the id column when one is
-// carried (tagged "id", renamed to the flag's column by open), then text
-// and assistant_spans, or input_ids, assistant_masks and num_tokens. Lists
-// are Parquet LIST groups of int64 (spans, as pairs) or int32 (ids and
-// masks), as Arrow writes them.
-type (
-	pqTextRow struct {
-		Text           string    `parquet:"text"`
-		AssistantSpans [][]int64 `parquet:"assistant_spans,list"`
-	}
-	pqTextRowID[I string | int64] struct {
-		ID *I `parquet:"id,optional"`
-		pqTextRow
-	}
-	pqTokenRow struct {
-		InputIDs       []int32 `parquet:"input_ids,list"`
-		AssistantMasks []int32 `parquet:"assistant_masks,list"`
-		NumTokens      int64   `parquet:"num_tokens"`
-	}
-	pqTokenRowID[I string | int64] struct {
-		ID *I `parquet:"id,optional"`
-		pqTokenRow
-	}
-)
-
-func pqTextRowOf(r *Row) pqTextRow {
-	spans := make([][]int64, len(r.Spans))
-	flat := make([]int64, 2*len(r.Spans))
-	for j, sp := range r.Spans {
-		flat[2*j], flat[2*j+1] = int64(sp.Start), int64(sp.End)
-		spans[j] = flat[2*j : 2*j+2 : 2*j+2]
-	}
-	return pqTextRow{Text: r.Text, AssistantSpans: spans}
-}
-
-func pqTokenRowOf(r *Row) pqTokenRow {
-	return pqTokenRow{InputIDs: r.InputIDs, AssistantMasks: r.AssistantMasks, NumTokens: int64(len(r.InputIDs))}
 }
 
 // idKind is the kind of an id value, for the Parquet id column.

@@ -320,3 +320,92 @@ func (r *thriftReader) list(typ, elemType byte, each func()) {
 		}
 	})
 }
+
+// thriftWriter writes Thrift's compact protocol: the Parquet footer and
+// page headers of the output. Structs are opened with begin (a top-level
+// struct or a list element) or structField, and closed with end.
+type thriftWriter struct {
+	b []byte
+	// last is the last field id written in each open struct.
+	last []int16
+}
+
+func (w *thriftWriter) begin() { w.last = append(w.last, 0) }
+
+func (w *thriftWriter) end() {
+	w.b = append(w.b, tStop)
+	w.last = w.last[:len(w.last)-1]
+}
+
+// field writes a field header: the id as a delta from the last when it
+// fits in four bits, else in full.
+func (w *thriftWriter) field(id int16, typ byte) {
+	last := &w.last[len(w.last)-1]
+	if d := id - *last; d > 0 && d <= 15 {
+		w.b = append(w.b, byte(d)<<4|typ)
+	} else {
+		w.b = append(w.b, typ)
+		w.b = binary.AppendVarint(w.b, int64(id))
+	}
+	*last = id
+}
+
+func (w *thriftWriter) i32(id int16, v int32) {
+	w.field(id, tI32)
+	w.b = binary.AppendVarint(w.b, int64(v))
+}
+
+func (w *thriftWriter) i64(id int16, v int64) {
+	w.field(id, tI64)
+	w.b = binary.AppendVarint(w.b, v)
+}
+
+func (w *thriftWriter) i8(id int16, v int8) {
+	w.field(id, tByte)
+	w.b = append(w.b, byte(v))
+}
+
+func (w *thriftWriter) boolean(id int16, v bool) {
+	if v {
+		w.field(id, tTrue)
+	} else {
+		w.field(id, tFalse)
+	}
+}
+
+func (w *thriftWriter) str(id int16, s string) {
+	w.field(id, tBinary)
+	w.elemStr(s)
+}
+
+// structField opens a struct-valued field; end closes it.
+func (w *thriftWriter) structField(id int16) {
+	w.field(id, tStruct)
+	w.begin()
+}
+
+// emptyStruct writes a field holding an empty struct (a union's member
+// without fields).
+func (w *thriftWriter) emptyStruct(id int16) {
+	w.structField(id)
+	w.end()
+}
+
+// list writes a list field's header; its n elements follow (elem* or
+// begin/end for structs).
+func (w *thriftWriter) list(id int16, elemType byte, n int) {
+	w.field(id, tList)
+	if n < 15 {
+		w.b = append(w.b, byte(n)<<4|elemType)
+		return
+	}
+	w.b = append(w.b, 0xf0|elemType)
+	w.b = binary.AppendUvarint(w.b, uint64(n))
+}
+
+func (w *thriftWriter) elemI32(v int32) { w.b = binary.AppendVarint(w.b, int64(v)) }
+
+func (w *thriftWriter) elemStr(s string) {
+	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
+	w.b = append(w.b, s...)
+}
