@@ -112,21 +112,12 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 	}
 	var free, escape *expr
 	var end string
-	excluded := []runeRange{{'<', '<'}}
+	var excluded []runeRange
 	if json {
-		excluded = append(excluded, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'\\', '\\'})
-		// Only the one spelling jsonCharText gives each character that
-		// needs an escape: with one spelling per key, a key outside the
-		// trie can't be a declared name spelled otherwise (\u0061 for a).
-		var alts []*expr
-		for c := rune(0); c < 0x20; c++ {
-			alts = append(alts, lit(jsonCharText(c)))
-		}
-		escape, end = alt(append(alts, lit(jsonCharText('"')), lit(jsonCharText('\\')), lit(jsonCharText('<')))...), `"`
+		excluded, free, escape, end = keyExcludedJSON, keyFreeJSON, keyEscapeExpr, `"`
 	} else {
-		excluded = append(excluded, runeRange{'"', '"'}, runeRange{'>', '>'}, runeRange{'\n', '\n'})
+		excluded, free = keyExcludedRaw, keyFreeRaw
 	}
-	free = class(true, excluded...)
 	// The rest of a key that left the trie, and the escape, shared by
 	// every key of the grammar in this form.
 	ix := 0
@@ -171,6 +162,27 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 	}
 	return ref(rules[0])
 }
+
+// The characters a key's text holds only apart from the trie: in a JSON
+// key (escaped there) and in an argument's raw key; a class of any other.
+var (
+	keyExcludedJSON = []runeRange{{'<', '<'}, {0, 0x1f}, {'"', '"'}, {'\\', '\\'}}
+	keyExcludedRaw  = []runeRange{{'<', '<'}, {'"', '"'}, {'>', '>'}, {'\n', '\n'}}
+	keyFreeJSON     = freeze(class(true, keyExcludedJSON...))
+	keyFreeRaw      = freeze(class(true, keyExcludedRaw...))
+)
+
+// keyEscapeExpr is a character of a JSON key that is written escaped,
+// only as jsonCharText spells it: with one spelling per key, a key
+// outside keyExcept's trie can't be a declared name spelled otherwise
+// (\u0061 for a). Built once.
+var keyEscapeExpr = freeze(func() *expr {
+	var alts []*expr
+	for c := rune(0); c < 0x20; c++ {
+		alts = append(alts, lit(jsonCharText(c)))
+	}
+	return alt(append(alts, lit(jsonCharText('"')), lit(jsonCharText('\\')), lit(jsonCharText('<')))...)
+}())
 
 // An object closed by default (not strict: its declared members only)
 // that is one variant of an anyOf would rule out the values that hold

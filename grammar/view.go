@@ -80,12 +80,6 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	ks := schema.KeysOf(d, s)
 	at := len(v.nodes)
 	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks, other: c.reportsOther(s)})
-	// The schemas it leads to come first (post-order), so that an object
-	// built on a $ref or allOf lists their properties before its own.
-	defer func() {
-		n := v.nodes[at]
-		v.nodes = append(slices.Delete(v.nodes, at, at+1), n)
-	}()
 	stack = append(stack, s)
 	if ks.Ref >= 0 {
 		if target := c.resolveRef(s, ks.Ref); target >= 0 {
@@ -116,6 +110,13 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 			c.drop(path+".allOf", "allOf")
 		}
 	}
+	// The schemas it leads to come first (post-order), so that an object
+	// built on a $ref or allOf lists their properties before its own.
+	if last := len(v.nodes) - 1; at < last {
+		n := v.nodes[at]
+		copy(v.nodes[at:], v.nodes[at+1:])
+		v.nodes[last] = n
+	}
 }
 
 // addTo adds schema s, at path, to view w, whose path is the first
@@ -127,10 +128,11 @@ func (c *compiler) addTo(w *view, s int, path string) {
 	c.expand(w, s, path, nil)
 }
 
-// key identifies v for the memo: its schemas and what was distributed.
-func (v *view) key(ctx textContext, xml bool) string {
+// key identifies v for the memo: its schemas and what was distributed,
+// appended to buf.
+func (v *view) key(buf []byte, ctx textContext, xml bool) []byte {
 	if v.never {
-		return "never"
+		return append(buf, "never"...)
 	}
 	var idBuf [8]int
 	ids := idBuf[:0]
@@ -140,15 +142,14 @@ func (v *view) key(ctx textContext, xml bool) string {
 		}
 	}
 	slices.Sort(ids)
-	var buf [64]byte
-	b := append(buf[:0], byte('0'+ctx))
+	b := append(buf, byte('0'+ctx))
 	if xml {
 		b = append(b, 'x')
 	}
 	for _, id := range ids {
 		b = strconv.AppendInt(append(b, ','), int64(id), 10)
 	}
-	return string(b)
+	return b
 }
 
 // with returns the view of variant s (at path) of node i's combinator
@@ -194,10 +195,12 @@ func constrains(ks *schema.Keys, done uint8) bool {
 // value returns the expression of a value valid for view v: in ctx as JSON,
 // or with xml as an argument value (a string raw, another value JSON).
 func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
-	key := v.key(ctx, xml)
-	if r, ok := c.memo[key]; ok {
+	var buf [64]byte
+	kb := v.key(buf[:0], ctx, xml)
+	if r, ok := c.memo[string(kb)]; ok {
 		return r
 	}
+	key := string(kb)
 	if c.stop(v.path) || c.check(v.path) != nil {
 		return nothing()
 	}
