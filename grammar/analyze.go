@@ -446,9 +446,16 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 		reachable[r] = true
 	}
 	// A proto is written, and walked by the engine, when a reachable rule
-	// refers to it.
+	// refers to it, or a proto written does.
 	total := 0
-	for _, p := range gr.protos {
+	reached := gr.protos
+	for i := 0; i < len(reached); i++ {
+		p := reached[i]
+		for _, d := range p.deps {
+			if !slices.Contains(reached, d) {
+				reached = append(reached, d)
+			}
+		}
 		for k, pa := range c.g.protoAt {
 			if pa.p == p {
 				written[k] = true

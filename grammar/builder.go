@@ -40,11 +40,12 @@ type builder struct {
 // span is a rule's text in builder.buf.
 type span struct{ start, end int32 }
 
-// protoAt is a proto of a grammar and where its rules are written: before
-// the grammar's own rule at (the number of own rules declared before it).
+// protoAt is a proto of a grammar and where its rules from to to are
+// written: before the grammar's own rule at (the number of own rules
+// declared before it). A proto is usually written whole, in one place.
 type protoAt struct {
-	p  *proto
-	at int
+	p            *proto
+	at, from, to int
 }
 
 // A proto is a set of rules shared by every grammar that uses it (the
@@ -60,9 +61,25 @@ type proto struct {
 
 	analysis protoFacts
 
+	// deps are the other protos its rules refer to.
+	deps []*proto
+
 	once     sync.Once
 	text     string
+	offsets  []int // where each rule's text starts in text, and the end
 	expanded int
+}
+
+// newProto returns the proto of rules names with bodies, whose references
+// to each other are made with refs (the proto's ref, set before the
+// bodies are built); deps are the other protos they refer to.
+func newProto(base string, names []string) *proto {
+	p := &proto{base: base, names: names}
+	p.refs = make([]expr, len(names))
+	for i := range p.refs {
+		p.refs[i] = expr{kind: kRef, rule: i, proto: p}
+	}
+	return p
 }
 
 // written returns p's rules written out and their expanded cost.
@@ -70,9 +87,11 @@ func (p *proto) written() (string, int) {
 	p.once.Do(func() {
 		var b []byte
 		for i, body := range p.bodies {
-			b = appendRule(b, p.names[i], body, func(e *expr) string { return p.names[e.rule] })
+			p.offsets = append(p.offsets, len(b))
+			b = appendRule(b, p.names[i], body, func(e *expr) string { return e.proto.names[e.rule] })
 			p.expanded += expandedCost(body) + ruleCost
 		}
+		p.offsets = append(p.offsets, len(b))
 		p.text = string(b)
 	})
 	return p.text, p.expanded
@@ -81,18 +100,35 @@ func (p *proto) written() (string, int) {
 // ref is a reference to p's rule i.
 func (p *proto) ref(i int) *expr { return &p.refs[i] }
 
-// instantiate adds p's rules to the grammar, once.
+// instantiate adds p's rules to the grammar, once, written here.
 func (g *builder) instantiate(p *proto) {
+	if !g.has(p) {
+		g.place(p, 0, len(p.names))
+	}
+}
+
+// has reports whether p's rules are among the grammar's.
+func (g *builder) has(p *proto) bool {
 	for _, pa := range g.protoAt {
 		if pa.p == p {
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// place writes p's rules from to to here; the first place of a proto adds
+// all its rules to the grammar, each place must write others.
+func (g *builder) place(p *proto, from, to int) {
+	first := !g.has(p)
 	if g.protoAt == nil {
 		g.protoAt, g.protoBases = g.protoAtBuf[:0], g.protoBasesBuf[:0]
 	}
+	g.protoAt = append(g.protoAt, protoAt{p, len(g.rules), from, to})
+	if !first {
+		return
+	}
 	g.protoBases = append(g.protoBases, p.base+"-")
-	g.protoAt = append(g.protoAt, protoAt{p, len(g.rules)})
 	text, cost := p.written()
 	g.account(len(text), cost)
 	g.protoRules += len(p.names)
@@ -148,7 +184,7 @@ func (g *builder) taken(name string) bool {
 		return true
 	}
 	for _, b := range g.protoBases {
-		if strings.HasPrefix(name, b) {
+		if strings.HasPrefix(name, b) || name == b[:len(b)-1] {
 			return true
 		}
 	}
@@ -208,7 +244,7 @@ func (g *builder) text(root int, reachable, written []bool) string {
 	n := len(line(root))
 	for k, pa := range g.protoAt {
 		if written[k] {
-			n += len(pa.p.text)
+			n += pa.p.offsets[pa.to] - pa.p.offsets[pa.from]
 		}
 	}
 	for i, r := range reachable {
@@ -222,8 +258,8 @@ func (g *builder) text(root int, reachable, written []bool) string {
 	k := 0
 	for i := 0; i <= len(g.rules); i++ {
 		for ; k < len(g.protoAt) && g.protoAt[k].at == i; k++ {
-			if written[k] {
-				b.WriteString(g.protoAt[k].p.text)
+			if pa := g.protoAt[k]; written[k] {
+				b.WriteString(pa.p.text[pa.p.offsets[pa.from]:pa.p.offsets[pa.to]])
 			}
 		}
 		if i < len(g.rules) && i != root && reachable[i] {

@@ -145,12 +145,10 @@ type compiler struct {
 	depth  int
 	err    error
 
-	text    [2]*textLang // JSON string contents by context
-	raw     *textLang    // raw argument values
-	any     [2]int       // rules of any JSON value by context
-	anyRef  [2]*expr     // references to them
-	numRule int          // rule of any number
-	prefix  string       // rule name prefix of the schema being compiled
+	text   [2]*textLang // JSON string contents by context
+	raw    *textLang    // raw argument values
+	anyRef [2]*expr     // references to the rules of any JSON value, by context
+	prefix string       // rule name prefix of the schema being compiled
 
 	dropped []Dropped
 	// rootOf is the schema whose unevaluatedProperties: false the view

@@ -1,6 +1,8 @@
 package grammar
 
 import (
+	"sync"
+
 	"github.com/beamharmony/harmony/internal/syntax"
 )
 
@@ -61,19 +63,27 @@ var jsonEscapeExpr = freeze(func() *expr {
 	return seq(lit(`\`), alt(chars(false, `"\/bfnrt`), seq(lit("u"), nonSurrogateStart)))
 }())
 
-// strings returns the rule of a JSON string's contents in ctx: any text
-// without the forbidden strings, escapes included.
+// stringText returns the language of a JSON string's contents in ctx, its
+// rules added to the grammar: any text without the forbidden strings,
+// escapes included.
 func (c *compiler) stringText(ctx textContext) *textLang {
 	if c.text[ctx] == nil {
-		t := &textLang{forbidden: forbidden(ctx), excluded: jsonControl(), escape: jsonEscape()}
-		name := "str"
-		if ctx == inArgument {
-			name = "argstr"
-		}
-		t.build(&c.g, name)
-		c.text[ctx] = t
+		c.text[ctx] = stringLang(ctx)
+		c.g.instantiate(c.text[ctx].p)
 	}
 	return c.text[ctx]
+}
+
+// stringLang is the language of a JSON string's contents in ctx, its
+// rules shared (str-N, argstr-N in an argument).
+func stringLang(ctx textContext) *textLang {
+	t := &textLang{forbidden: forbidden(ctx), excluded: jsonControl(), escape: jsonEscape()}
+	name := "str"
+	if ctx == inArgument {
+		name = "argstr"
+	}
+	t.share(name)
+	return t
 }
 
 // anyJSON returns a reference to the rule of any JSON value in ctx:
@@ -84,64 +94,69 @@ func (c *compiler) stringText(ctx textContext) *textLang {
 //	json-array ::= "[" (json (", " json)*)? "]"
 //
 // (argjson-... and argstr-0 in an argument). Most grammars hold these
-// rules, so their expressions are laid out by hand in one allocation, as
-// seq and alt would build them.
+// rules, so they are built and written once per process (a proto, like
+// number's). They are written where anyJSON is first called, the string
+// contents' rules between the first and the others when they come with
+// them, number's after them when it does.
 func (c *compiler) anyJSON(ctx textContext) *expr {
-	if c.any[ctx] > 0 {
+	if c.anyRef[ctx] != nil {
 		return c.anyRef[ctx]
 	}
-	name := "json"
-	if ctx == inArgument {
-		name = "argjson"
+	p := jsonProto(ctx)
+	if c.text[ctx] == nil {
+		c.g.place(p, 0, 1)
+		c.stringText(ctx)
+		c.g.place(p, 1, len(p.names))
+	} else {
+		c.g.instantiate(p)
 	}
-	n := &anyJSONNodes{}
-	e, it := n.e[:0], n.it[:0]
-	node := func(x expr) *expr {
-		e = append(e, x)
-		return &e[len(e)-1]
-	}
-	items := func(xs ...*expr) []*expr {
-		at := len(it)
-		it = append(it, xs...)
-		return it[at:len(it):len(it)]
-	}
-	refTo := func(r int) *expr { return node(expr{kind: kRef, rule: r}) }
-	value := c.g.declare(name)
-	c.any[ctx] = value
-	v := refTo(value)
-	c.anyRef[ctx] = v
-	text := c.stringText(ctx).state(0)
-	strRule := c.g.declare(name + "-string")
-	c.g.define(strRule, node(expr{kind: kSeq, items: items(litQuote, text, litQuote)}))
-	s := refTo(strRule)
-	rep := func(x *expr, max int) *expr { return node(expr{kind: kRep, items: items(x), max: max}) }
-	seqOf := func(xs ...*expr) *expr { return node(expr{kind: kSeq, items: items(xs...)}) }
-	obj := seqOf(lit("{"), rep(seqOf(s, litColon, v, rep(seqOf(litComma, s, litColon, v), -1)), 1), lit("}"))
-	arr := seqOf(lit("["), rep(seqOf(v, rep(seqOf(litComma, v), -1)), 1), lit("]"))
-	objRule := c.g.declare(name + "-object")
-	c.g.define(objRule, obj)
-	arrRule := c.g.declare(name + "-array")
-	c.g.define(arrRule, arr)
 	c.numberRule()
-	c.g.define(value, node(expr{kind: kAlt, items: items(refTo(objRule), refTo(arrRule), s, refTo(c.numRule),
-		lit("true"), lit("false"), lit("null"))}))
-	return v
+	c.anyRef[ctx] = p.ref(0)
+	return c.anyRef[ctx]
 }
 
-// anyJSONNodes holds the expressions of anyJSON's rules (18 and their 32
-// items; past them append would allocate apart, still correct).
-type anyJSONNodes struct {
-	e  [18]expr
-	it [32]*expr
+// jsonProto returns the rules of any JSON value in ctx, built once.
+func jsonProto(ctx textContext) *proto {
+	jsonProtos[ctx].once.Do(func() {
+		name := "json"
+		if ctx == inArgument {
+			name = "argjson"
+		}
+		p := newProto(name, []string{name, name + "-string", name + "-object", name + "-array"})
+		v, s := p.ref(0), p.ref(1)
+		str, num := stringLang(ctx).p, numberProto()
+		member := seq(s, litColon, v)
+		p.bodies = []*expr{
+			alt(p.ref(2), p.ref(3), s, num.ref(0), lit("true"), lit("false"), lit("null")),
+			seq(litQuote, str.ref(0), litQuote),
+			seq(lit("{"), opt(seq(member, star(seq(litComma, member)))), lit("}")),
+			seq(lit("["), opt(seq(v, star(seq(litComma, v)))), lit("]")),
+		}
+		p.deps = []*proto{str, num}
+		jsonProtos[ctx].p = p
+	})
+	return jsonProtos[ctx].p
 }
 
-// numberRule is any JSON number.
+var jsonProtos [2]struct {
+	once sync.Once
+	p    *proto
+}
+
+// numberRule is a reference to the rule of any JSON number, added to the
+// grammar (a proto of one rule: number).
 func (c *compiler) numberRule() *expr {
-	if c.numRule == 0 {
-		c.numRule = c.g.rule("number", numberExpr)
-	}
-	return ref(c.numRule)
+	p := numberProto()
+	c.g.instantiate(p)
+	return p.ref(0)
 }
+
+// numberProto is the rule of any JSON number, built once.
+var numberProto = sync.OnceValue(func() *proto {
+	p := newProto("number", []string{"number"})
+	p.bodies = []*expr{numberExpr}
+	return p
+})
 
 // numberExpr is any JSON number, built once (expressions are never
 // changed once built, so grammars share them).

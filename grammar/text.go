@@ -91,12 +91,17 @@ var protos sync.Map // name -> *proto
 // build adds the rules of the language to g, named name-N; the same name
 // must always stand for the same language.
 func (t *textLang) build(g *builder, name string) {
+	t.share(name)
+	g.instantiate(t.p)
+}
+
+// share sets the language's rules, named name-N, built once per process.
+func (t *textLang) share(name string) {
 	p, ok := protos.Load(name)
 	if !ok {
 		p, _ = protos.LoadOrStore(name, t.proto(name))
 	}
 	t.p = p.(*proto)
-	g.instantiate(t.p)
 }
 
 // proto builds the language's rules: one per state, then the non-empty
@@ -105,6 +110,7 @@ func (t *textLang) proto(name string) *proto {
 	a := newAutomaton(t.forbidden)
 	p := &proto{base: name}
 	state := func(i int) *expr { return &expr{kind: kRef, rule: i, proto: p} }
+	// (the proto's refs are made once its rules are known, below)
 	// The escape is a rule of its own, after the states and the first
 	// character, which every state refers to (written once, not once a
 	// state).
