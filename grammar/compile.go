@@ -518,15 +518,26 @@ var unenforced = [...]string{"if", "then", "else", "dependentSchemas", "unevalua
 	"unevaluatedItems", "dependencies", "contentEncoding",
 	"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"}
 
-// reportsOther reports whether schema s holds a keyword of unenforced.
-func (c *compiler) reportsOther(s int) bool {
-	found := false
+// reportsOther reports whether schema s holds a keyword of unenforced
+// (written without escapes), and whether it may (a key written with
+// escapes may be one).
+func (c *compiler) reportsOther(s int) (found, may bool) {
 	c.d.Members(s, func(k, _ int) bool {
 		raw := c.d.Raw(k)
 		found = len(raw) >= 2 && isUnenforced(raw[1:len(raw)-1])
+		may = may || found || c.d.Nodes[k].Escaped
 		return !found
 	})
-	return found
+	return found, may
+}
+
+// otherKey is d.Lookup(n.node, kw) for kw a keyword of unenforced: -1
+// at once where the schema holds none.
+func (c *compiler) otherKey(n *vnode, kw string) int {
+	if !n.mayOther {
+		return -1
+	}
+	return c.d.Lookup(n.node, kw)
 }
 
 // isUnenforced reports whether name is one of unenforced.
@@ -542,7 +553,7 @@ func isUnenforced(name []byte) bool {
 
 // dropUnenforced drops the keywords of schema s that the grammar can't
 // enforce.
-func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
+func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, mayOther bool) {
 	d := c.d
 	for _, kw := range [...]struct {
 		name string
@@ -562,6 +573,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string) {
 		c.drop(path+".uniqueItems", "uniqueItems")
 	}
 	for _, kw := range unenforced {
+		if !mayOther {
+			break
+		}
 		if n := d.Lookup(s, kw); n >= 0 {
 			if kw == "unevaluatedProperties" && d.Kind(n) == pyjson.False && c.rootOf == s {
 				continue // enforced: the object it is the root of is closed

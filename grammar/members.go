@@ -351,6 +351,9 @@ func evaluatesProperties(d *pyjson.Doc, w *view) bool {
 		if ks.Properties >= 0 || ks.PatternProperties >= 0 || ks.AdditionalProperties >= 0 || ks.AnyOf >= 0 || ks.OneOf >= 0 {
 			return true
 		}
+		if !n.mayOther {
+			continue
+		}
 		for _, kw := range [...]string{"unevaluatedProperties", "dependentSchemas", "if", "then", "else", "$dynamicRef", "$recursiveRef"} {
 			if d.Lookup(n.node, kw) >= 0 {
 				return true

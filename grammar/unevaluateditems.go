@@ -22,7 +22,7 @@ func (c *compiler) unevaluatedItemsOf(v *view) (u int, ok bool) {
 	u = -1
 	for _, n := range v.nodes {
 		if n.node == v.root {
-			u = d.Lookup(n.node, "unevaluatedItems")
+			u = c.otherKey(&n, "unevaluatedItems")
 		}
 	}
 	if u < 0 {
@@ -43,15 +43,15 @@ func (c *compiler) unevaluatedItemsOf(v *view) (u int, ok bool) {
 		if n.ks.Contains >= 0 {
 			return u, false
 		}
-		if n.node != v.root && d.Lookup(n.node, "unevaluatedItems") >= 0 {
+		if n.node != v.root && c.otherKey(&n, "unevaluatedItems") >= 0 {
 			return u, false
 		}
 		for _, kw := range [...]string{"if", "then", "else", "$recursiveRef"} {
-			if d.Lookup(n.node, kw) >= 0 {
+			if c.otherKey(&n, kw) >= 0 {
 				return u, false
 			}
 		}
-		if dr := d.Lookup(n.node, "$dynamicRef"); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
+		if dr := c.otherKey(&n, "$dynamicRef"); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
 			return u, false
 		}
 		if n.ks.AnyOf >= 0 && n.done&doneAnyOf != 0 && d.Kind(n.ks.AnyOf) == pyjson.Array {

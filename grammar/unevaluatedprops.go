@@ -50,7 +50,7 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 	u := -1
 	for _, n := range v.nodes {
 		if n.node == v.root {
-			u = d.Lookup(n.node, "unevaluatedProperties")
+			u = c.otherKey(&n, "unevaluatedProperties")
 		}
 	}
 	if u < 0 || anySchema(d, u) {
@@ -61,7 +61,7 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 			return true, -1
 		}
 		if n.node != v.root {
-			if nu := d.Lookup(n.node, "unevaluatedProperties"); nu >= 0 && anySchema(d, nu) {
+			if nu := c.otherKey(&n, "unevaluatedProperties"); nu >= 0 && anySchema(d, nu) {
 				return true, -1
 			}
 		}
@@ -74,14 +74,14 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 			return false, -1
 		}
 		for _, kw := range [...]string{"if", "then", "else", "dependentSchemas", "$recursiveRef"} {
-			if d.Lookup(n.node, kw) >= 0 {
+			if c.otherKey(&n, kw) >= 0 {
 				return false, -1
 			}
 		}
-		if dr := d.Lookup(n.node, "$dynamicRef"); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
+		if dr := c.otherKey(&n, "$dynamicRef"); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
 			return false, -1
 		}
-		if n.node != v.root && d.Lookup(n.node, "unevaluatedProperties") >= 0 {
+		if n.node != v.root && c.otherKey(&n, "unevaluatedProperties") >= 0 {
 			return false, -1
 		}
 		if n.ks.AnyOf >= 0 && n.done&doneAnyOf != 0 && !c.siblingsEvaluateNothing(v, &n) {

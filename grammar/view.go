@@ -35,6 +35,9 @@ type vnode struct {
 	// reports (unenforced), so that it is compiled, and reported, even
 	// when it constrains nothing else.
 	other bool
+	// mayOther: it may hold a keyword of unenforced (other, or a key
+	// written with escapes), which is looked up only then (otherKey).
+	mayOther bool
 }
 
 const (
@@ -79,7 +82,8 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	}
 	ks := schema.KeysOf(d, s)
 	at := len(v.nodes)
-	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks, other: c.reportsOther(s)})
+	other, may := c.reportsOther(s)
+	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks, other: other, mayOther: may})
 	stack = append(stack, s)
 	if ks.Ref >= 0 {
 		if target := c.resolveRef(s, ks.Ref); target >= 0 {
@@ -304,7 +308,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		c.propsRoot = v.root
 	}
 	for _, n := range v.nodes {
-		c.dropUnenforced(n.node, &n.ks, n.path)
+		c.dropUnenforced(n.node, &n.ks, n.path, n.mayOther)
 	}
 	// anyOf and oneOf: the value is valid for one of the variants, each
 	// together with the rest of the view.
@@ -1265,14 +1269,14 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 			return false // they evaluate the other members
 		}
 		for _, kw := range [...]string{"if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef"} {
-			if k := c.d.Lookup(n.node, kw); k >= 0 && (kw != "$dynamicRef" || c.resolveDynamic(n.node, k) < 0) {
+			if k := c.otherKey(&n, kw); k >= 0 && (kw != "$dynamicRef" || c.resolveDynamic(n.node, k) < 0) {
 				return false // they may evaluate members the grammar does not see
 			}
 		}
 		if n.node == v.root {
-			u := c.d.Lookup(n.node, "unevaluatedProperties")
+			u := c.otherKey(&n, "unevaluatedProperties")
 			closed = u >= 0 && c.d.Kind(u) == pyjson.False
-		} else if u := c.d.Lookup(n.node, "unevaluatedProperties"); u >= 0 && anySchema(c.d, u) {
+		} else if u := c.otherKey(&n, "unevaluatedProperties"); u >= 0 && anySchema(c.d, u) {
 			return false // it evaluates every member
 		}
 	}
