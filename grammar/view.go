@@ -92,12 +92,14 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 			c.drop(path+".$ref", "$ref")
 		}
 	}
-	if dr := d.Lookup(s, "$dynamicRef"); dr >= 0 {
+	if !may {
+		// no $dynamicRef, if, then or else
+	} else if dr := d.Lookup(s, "$dynamicRef"); dr >= 0 {
 		if target := c.resolveDynamic(s, dr); target >= 0 {
 			c.expand(v, target, path+".$dynamicRef", stack)
 		} // else reported by dropUnenforced
 	}
-	if branch, known := conditionKnown(d, s); known && branch >= 0 {
+	if branch, known := conditionKnown(d, s); may && known && branch >= 0 {
 		name := ".then"
 		if d.Kind(d.Lookup(s, "if")) == pyjson.False {
 			name = ".else"
