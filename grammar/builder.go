@@ -63,6 +63,9 @@ type proto struct {
 
 	// deps are the other protos its rules refer to.
 	deps []*proto
+	// named: its names are taken in a grammar one by one (placeNamed), as
+	// if its rules were declared there, not all names base-SOMETHING.
+	named bool
 
 	once     sync.Once
 	text     string
@@ -117,6 +120,24 @@ func (g *builder) has(p *proto) bool {
 	return false
 }
 
+// placeNamed adds the rules of p (named) to the grammar and writes them
+// here, when none of its names is taken; it reports whether it did.
+func (g *builder) placeNamed(p *proto) bool {
+	for _, name := range p.names {
+		if g.taken(name) {
+			return false
+		}
+	}
+	if g.names == nil {
+		g.names = map[string]int{}
+	}
+	for _, name := range p.names {
+		g.names[name] = -1 // a proto's
+	}
+	g.place(p, 0, len(p.names))
+	return true
+}
+
 // place writes p's rules from to to here; the first place of a proto adds
 // all its rules to the grammar, each place must write others.
 func (g *builder) place(p *proto, from, to int) {
@@ -128,7 +149,9 @@ func (g *builder) place(p *proto, from, to int) {
 	if !first {
 		return
 	}
-	g.protoBases = append(g.protoBases, p.base+"-")
+	if !p.named {
+		g.protoBases = append(g.protoBases, p.base+"-")
+	}
 	text, cost := p.written()
 	g.account(len(text), cost)
 	g.protoRules += len(p.names)

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"math/big"
+	"sync"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -82,39 +83,117 @@ func (c *compiler) multiplesOf(k int64) *expr {
 	if r, ok := c.memo[key]; ok {
 		return r
 	}
-	rules := make([]int, k)
-	for s := range rules {
-		rules[s] = c.g.declare("multiple")
-	}
-	// digits returns the alternatives that read one digit from remainder
-	// s (digits from first on), grouped by the remainder they lead to.
-	digits := func(s int64, first byte) []*expr {
-		var order []int64
-		by := map[int64][]rune{}
-		for dgt := first; dgt <= 9; dgt++ {
-			t := (10*s + int64(dgt)) % k
-			if _, seen := by[t]; !seen {
-				order = append(order, t)
+	tab := multipleTable(k)
+	if p := tab.rules; c.g.placeNamed(p) {
+		// The grammar's first: its rules are the ones built once, named
+		// as declaring them here would (multiple, multiple-2, ...).
+		if k >= 2 {
+			if c.g.next == nil {
+				c.g.next = map[string]int{}
 			}
-			by[t] = append(by[t], rune('0'+dgt))
+			c.g.next["multiple"] = int(k) + 1
 		}
-		var alts []*expr
-		for _, t := range order {
-			alts = append(alts, seq(chars(false, string(by[t])), ref(rules[t])))
+		r := p.ref(int(k))
+		c.memo[key] = r
+		return r
+	}
+	refs := make([]expr, k)
+	for s := range refs {
+		refs[s] = expr{kind: kRef, rule: c.g.declare("multiple")}
+	}
+	var buf [10]*expr
+	digits := func(moves []digitMove) []*expr {
+		alts := buf[:0]
+		for _, m := range moves {
+			alts = append(alts, seq(m.digits, &refs[m.to]))
 		}
 		return alts
 	}
 	for s := range k {
-		body := alt(digits(s, 0)...)
+		body := alt(digits(tab.from[s])...)
 		if s == 0 {
 			body = alt(empty(), body)
 		}
-		c.g.define(rules[s], body)
+		c.g.define(refs[s].rule, body)
 	}
-	e := alt(lit("0"), seq(opt(lit("-")), alt(digits(0, 1)...)))
+	e := alt(lit("0"), seq(opt(lit("-")), alt(digits(tab.start)...)))
 	r := ref(c.g.rule("multiples", e))
 	c.memo[key] = r
 	return r
+}
+
+// digitMove is the digits that lead from one remainder to another, as a
+// class.
+type digitMove struct {
+	to     int
+	digits *expr
+}
+
+// multipleMoves are, for a k, the moves from each remainder (digits 0 to
+// 9) and from the start (1 to 9), each grouped by the remainder it leads
+// to, in the order of their first digit.
+type multipleMoves struct {
+	from  [][]digitMove
+	start []digitMove
+	// rules are multiplesOf's rules in a grammar that has no rule named
+	// multiple or multiples yet, the last one multiples.
+	rules *proto
+}
+
+var multipleTables [maxMultiple + 1]struct {
+	once sync.Once
+	t    *multipleMoves
+}
+
+// multipleTable returns the moves of k, built once per process.
+func multipleTable(k int64) *multipleMoves {
+	m := &multipleTables[k]
+	m.once.Do(func() {
+		moves := func(s int64, first byte) []digitMove {
+			var order []int64
+			by := map[int64][]rune{}
+			for dgt := first; dgt <= 9; dgt++ {
+				t := (10*s + int64(dgt)) % k
+				if _, seen := by[t]; !seen {
+					order = append(order, t)
+				}
+				by[t] = append(by[t], rune('0'+dgt))
+			}
+			var out []digitMove
+			for _, t := range order {
+				out = append(out, digitMove{int(t), freeze(chars(false, string(by[t])))})
+			}
+			return out
+		}
+		t := &multipleMoves{start: moves(0, 1)}
+		for s := range k {
+			t.from = append(t.from, moves(s, 0))
+		}
+		names := []string{"multiple"}
+		for s := int64(1); s < k; s++ {
+			names = append(names, "multiple-"+itoa(int(s)+1))
+		}
+		p := newProto("multiple", append(names, "multiples"))
+		p.named = true
+		digits := func(moves []digitMove) []*expr {
+			var alts []*expr
+			for _, m := range moves {
+				alts = append(alts, seq(m.digits, p.ref(m.to)))
+			}
+			return alts
+		}
+		for s := range k {
+			body := alt(digits(t.from[s])...)
+			if s == 0 {
+				body = alt(empty(), body)
+			}
+			p.bodies = append(p.bodies, body)
+		}
+		p.bodies = append(p.bodies, alt(lit("0"), seq(opt(lit("-")), alt(digits(t.start)...))))
+		t.rules = p
+		m.t = t
+	})
+	return m.t
 }
 
 // multiples reports whether the number literal x is a multiple of every
