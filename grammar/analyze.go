@@ -74,6 +74,8 @@ type scratch struct {
 	memo        map[string]*expr
 	doc         *pyjson.Doc
 	paths       []string
+	keysAt      []*nodeKeys
+	keyBlock    []nodeKeys
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

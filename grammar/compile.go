@@ -142,6 +142,11 @@ type compiler struct {
 	strict bool
 	memo   map[string]*expr // references to rules, by view (view.key)
 	doc    *pyjson.Doc      // the schemas' parsed form, one after the other
+	// keysAt are the nodeKeys of the document's schema objects read so
+	// far, by node, each in keyBlock (a block full is left to the
+	// nodeKeys in it, and another made).
+	keysAt   []*nodeKeys
+	keyBlock []nodeKeys
 	depth  int
 	err    error
 
@@ -275,6 +280,7 @@ func (c *compiler) borrow(sc *scratch) {
 	}
 	c.g.spans, c.g.buf = sc.spans[:0], sc.buf[:0]
 	c.g.names, c.g.next, c.memo, c.doc, c.paths = sc.names, sc.next, sc.memo, sc.doc, sc.paths[:0]
+	c.keysAt, c.keyBlock = sc.keysAt[:0], sc.keyBlock[:0]
 }
 
 // giveBack returns the memory borrow took, cleared: it keeps nothing of
@@ -298,6 +304,8 @@ func (c *compiler) giveBack(sc *scratch) {
 		sc.names = nil
 	}
 	c.doc.Src, c.doc.Text = nil, ""
+	clear(c.keysAt)
+	sc.keysAt, sc.keyBlock = c.keysAt[:0], c.keyBlock[:0]
 	sc.release()
 }
 
@@ -454,6 +462,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	}
 	d.Text = string(raw) // names and keywords read as substrings of one copy
 	c.d, c.root = d, 0
+	c.keysAt = zeroed(&c.keysAt, len(d.Nodes))
 	return true
 }
 

@@ -96,7 +96,7 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 // object's schemas for a case of dependentSchemas, constrains the object
 // only through what objectBody reads.
 func (c *compiler) appliesInCase(n *vnode) bool {
-	ks := &n.ks
+	ks := n.ks
 	if ks.AnyOf >= 0 || ks.OneOf >= 0 || ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || n.other {
 		return false
 	}

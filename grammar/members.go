@@ -347,7 +347,7 @@ func (c *compiler) evaluatedSiblings(v *view, names []string, values []*view, re
 // or holds a keyword that can (variants, conditions, dynamic references).
 func evaluatesProperties(d *pyjson.Doc, w *view) bool {
 	for _, n := range w.nodes {
-		ks := &n.ks
+		ks := n.ks
 		if ks.Properties >= 0 || ks.PatternProperties >= 0 || ks.AdditionalProperties >= 0 || ks.AnyOf >= 0 || ks.OneOf >= 0 {
 			return true
 		}
@@ -372,7 +372,7 @@ func singlePropertyVariant(d *pyjson.Doc, w *view) (name string, schema int, ok 
 		return "", -1, false
 	}
 	s := w.nodes[0].node
-	ks := &w.nodes[0].ks
+	ks := w.nodes[0].ks
 	if ks.Properties < 0 || d.Kind(ks.Properties) != pyjson.Object || d.Nodes[ks.Properties].Len != 1 ||
 		ks.Required < 0 || d.Kind(ks.Required) != pyjson.Array || d.Nodes[ks.Required].Len != 1 {
 		return "", -1, false

@@ -29,7 +29,7 @@ type view struct {
 type vnode struct {
 	node int
 	path string
-	ks   schema.Keys
+	ks   *schema.Keys // the document's, read once (compiler.keysOf)
 	done uint8 // the combinators already distributed (doneAnyOf, doneOneOf)
 	// other: it holds a keyword Keys does not read that the compiler
 	// reports (unenforced), so that it is compiled, and reported, even
@@ -80,10 +80,11 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	if !c.spend(path, 64) {
 		return
 	}
-	ks := schema.KeysOf(d, s)
+	nk := c.keysOf(s)
+	ks := &nk.ks
 	at := len(v.nodes)
-	other, may := c.reportsOther(s)
-	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks, other: other, mayOther: may})
+	may := nk.mayOther
+	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks, other: nk.other, mayOther: may})
 	stack = append(stack, s)
 	if ks.Ref >= 0 {
 		if target := c.resolveRef(s, ks.Ref); target >= 0 {
@@ -125,6 +126,32 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	}
 }
 
+// nodeKeys are what a view reads of a schema object: its keywords, and
+// whether it holds (other) or may hold (mayOther) one of unenforced.
+type nodeKeys struct {
+	ks              schema.Keys
+	other, mayOther bool
+}
+
+// keysOf returns the nodeKeys of schema object s, read once per
+// document.
+func (c *compiler) keysOf(s int) *nodeKeys {
+	if s < len(c.keysAt) && c.keysAt[s] != nil {
+		return c.keysAt[s]
+	}
+	if len(c.keyBlock) == cap(c.keyBlock) {
+		// A new block: the nodeKeys handed out stay where they are.
+		c.keyBlock = make([]nodeKeys, 0, max(16, 2*cap(c.keyBlock)))
+	}
+	c.keyBlock = append(c.keyBlock, nodeKeys{ks: schema.KeysOf(c.d, s)})
+	nk := &c.keyBlock[len(c.keyBlock)-1]
+	nk.other, nk.mayOther = c.reportsOther(s)
+	if s < len(c.keysAt) {
+		c.keysAt[s] = nk
+	}
+	return nk
+}
+
 // addTo adds schema s, at path, to view w, whose path is the first
 // schema's.
 func (c *compiler) addTo(w *view, s int, path string) {
@@ -143,7 +170,7 @@ func (v *view) key(buf []byte, ctx textContext, xml bool) []byte {
 	var idBuf [8]int
 	ids := idBuf[:0]
 	for _, n := range v.nodes {
-		if constrains(&n.ks, n.done) || n.other {
+		if constrains(n.ks, n.done) || n.other {
 			ids = append(ids, n.node<<2|int(n.done))
 		}
 	}
@@ -171,7 +198,7 @@ func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 		if j == i {
 			n.done |= done
 		}
-		if constrains(&n.ks, n.done) || n.other {
+		if constrains(n.ks, n.done) || n.other {
 			w.nodes = append(w.nodes, n)
 		}
 	}
@@ -310,7 +337,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		c.propsRoot = v.root
 	}
 	for _, n := range v.nodes {
-		c.dropUnenforced(n.node, &n.ks, n.path, n.mayOther)
+		c.dropUnenforced(n.node, n.ks, n.path, n.mayOther)
 	}
 	// anyOf and oneOf: the value is valid for one of the variants, each
 	// together with the rest of the view.
@@ -399,7 +426,7 @@ func overlap(sets []typeSet) bool {
 // has reports whether any schema of v has a keyword f finds.
 func (c *compiler) has(v *view, f func(*schema.Keys) bool) bool {
 	for i := range v.nodes {
-		if f(&v.nodes[i].ks) {
+		if f(v.nodes[i].ks) {
 			return true
 		}
 	}
@@ -578,7 +605,7 @@ func within(lit string, lo, hi *bound) bool {
 func (c *compiler) viewLengths(v *view, what string) (lo, hi int) {
 	hi = -1
 	for _, n := range v.nodes {
-		minNode, maxNode := countNodes(&n.ks, what)
+		minNode, maxNode := countNodes(n.ks, what)
 		if minNode < 0 && maxNode < 0 {
 			continue
 		}
@@ -626,7 +653,7 @@ func (c *compiler) memberCounts(v *view, required, declared int, open bool) {
 // viewBounds merges the numeric bounds of v: the tightest of each side.
 func (c *compiler) viewBounds(v *view) (lo, hi *bound) {
 	for i := range v.nodes {
-		l, h := c.bounds(&v.nodes[i].ks, v.nodes[i].path)
+		l, h := c.bounds(v.nodes[i].ks, v.nodes[i].path)
 		lo, hi = tighter(lo, l, true), tighter(hi, h, false)
 	}
 	return lo, hi
@@ -775,7 +802,7 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 	}
 	why := "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
 	for _, nd := range v.nodes {
-		minNode, maxNode := countNodes(&nd.ks, what)
+		minNode, maxNode := countNodes(nd.ks, what)
 		if minNode >= 0 {
 			c.loosen(nd.path+".min"+what, "min"+what, why)
 		}
@@ -809,7 +836,7 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	at := func(i int) *view {
 		w := &view{}
 		for _, n := range v.nodes {
-			ks := &n.ks
+			ks := n.ks
 			if ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i < int(d.Nodes[ks.PrefixItems].Len) {
 				e := elementAt(d, ks.PrefixItems, i)
 				c.addTo(w, e, n.path+".prefixItems["+strconv.Itoa(i)+"]")
@@ -934,7 +961,7 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 	req := map[string]bool{}
 	var reqOrder []string
 	for _, n := range v.nodes {
-		ks := &n.ks
+		ks := n.ks
 		if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
 			d.Members(ks.Properties, func(k, _ int) bool {
 				name := d.Str(k)
@@ -978,7 +1005,7 @@ func (c *compiler) memberValue(v *view, name string) *view {
 	d := c.d
 	w := &view{}
 	for _, n := range v.nodes {
-		ks := &n.ks
+		ks := n.ks
 		if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
 			if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
 				c.addTo(w, s, n.path+".properties."+name)
