@@ -147,8 +147,8 @@ type compiler struct {
 	// nodeKeys in it, and another made).
 	keysAt   []*nodeKeys
 	keyBlock []nodeKeys
-	depth  int
-	err    error
+	depth    int
+	err      error
 
 	text   [2]*textLang // JSON string contents by context
 	raw    *textLang    // raw argument values

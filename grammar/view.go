@@ -30,7 +30,7 @@ type vnode struct {
 	node int
 	path string
 	ks   *schema.Keys // the document's, read once (compiler.keysOf)
-	done uint8 // the combinators already distributed (doneAnyOf, doneOneOf)
+	done uint8        // the combinators already distributed (doneAnyOf, doneOneOf)
 	// other: it holds a keyword Keys does not read that the compiler
 	// reports (unenforced), so that it is compiled, and reported, even
 	// when it constrains nothing else.
