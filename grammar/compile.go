@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/beamharmony/harmony/internal/schema"
@@ -371,10 +372,23 @@ func (c *compiler) spend(path string, n int) bool {
 
 // reasoning is Beam's analysis message: non-empty text without a marker.
 func (c *compiler) reasoning() *expr {
-	t := &textLang{forbidden: syntax.Markers[:]}
-	t.build(&c.g, "reasoning")
-	return seq(lit(syntax.Channel+syntax.ChannelAnalysis+syntax.Message), t.first(), lit(syntax.End))
+	r := reasoningExprs()
+	c.g.instantiate(r.lang.p)
+	return r.analysis
 }
+
+// reasoningExprs are the reasoning's language (a proto) and the
+// expressions of the messages that use it, built once.
+var reasoningExprs = sync.OnceValue(func() (r struct {
+	lang            *textLang
+	analysis, final *expr
+}) {
+	r.lang = &textLang{forbidden: syntax.Markers[:]}
+	r.lang.share("reasoning")
+	r.analysis = seq(lit(syntax.Channel+syntax.ChannelAnalysis+syntax.Message), r.lang.first(), lit(syntax.End))
+	r.final = seq(lit(syntax.Start+syntax.Assistant+syntax.Channel+syntax.ChannelFinal+syntax.Message), r.lang.first())
+	return r
+})
 
 // calls is one tool call, or with Parallel one or more, each a message of
 // its own, all but the last ending with <|end|>. The last ends where its
@@ -432,9 +446,9 @@ func (c *compiler) final(f *Format) *expr {
 // marker (the reasoning's language): under Auto with strict tools, the
 // answer the model may give instead of calls. It ends where the text ends.
 func (c *compiler) freeFinal() *expr {
-	t := &textLang{forbidden: syntax.Markers[:]}
-	t.build(&c.g, "reasoning")
-	return seq(lit(syntax.Start+syntax.Assistant+syntax.Channel+syntax.ChannelFinal+syntax.Message), t.first())
+	r := reasoningExprs()
+	c.g.instantiate(r.lang.p)
+	return r.final
 }
 
 // freeMembers is an object's members, any keys and values, in ctx.

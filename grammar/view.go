@@ -100,12 +100,14 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 			c.expand(v, target, path+".$dynamicRef", stack)
 		} // else reported by dropUnenforced
 	}
-	if branch, known := conditionKnown(d, s); may && known && branch >= 0 {
-		name := ".then"
-		if d.Kind(d.Lookup(s, "if")) == pyjson.False {
-			name = ".else"
+	if may {
+		if branch, known := conditionKnown(d, s); known && branch >= 0 {
+			name := ".then"
+			if d.Kind(d.Lookup(s, "if")) == pyjson.False {
+				name = ".else"
+			}
+			c.expand(v, branch, path+name, stack)
 		}
-		c.expand(v, branch, path+name, stack)
 	}
 	if ks.AllOf >= 0 {
 		if d.Kind(ks.AllOf) == pyjson.Array {
