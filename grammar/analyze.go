@@ -75,6 +75,7 @@ type scratch struct {
 	doc         *pyjson.Doc
 	paths       []string
 	keysAt      []*nodeKeys
+	protos      []*proto
 	keyBlock    []nodeKeys
 }
 
@@ -336,6 +337,7 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 	g := &graph{refStart: idx[:n:n], refEnd: idx[n : 2*n : 2*n], userStart: idx[2*n : 3*n : 3*n], userEnd: idx[3*n : 4*n : 4*n]}
 	state := idx[4*n:] // 0: not seen, 1: seen
 	g.refs = zeroed(&sc.refs, 2*n)[:0]
+	g.protos = sc.protos[:0]
 	g.order = zeroed(&sc.order, n)[:0]
 	var walk func(e *expr)
 	walk = func(e *expr) {
@@ -398,7 +400,7 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 		g.userEnd[r] = g.userStart[r]
 	}
 	g.users = g.users[:edges]
-	sc.refs, sc.order, sc.stack = g.refs, g.order, stack // grown, for the next grammar
+	sc.refs, sc.order, sc.stack, sc.protos = g.refs, g.order, stack, g.protos // grown, for the next grammar
 	for _, r := range g.order {
 		for _, t := range g.refsOf(r) {
 			if e := g.userEnd[t]; e == g.userStart[t] || g.users[e-1] != int32(r) {

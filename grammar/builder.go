@@ -23,8 +23,8 @@ type builder struct {
 	protoBases []string
 	protoAt    []protoAt
 	// room for the first few of each, without allocating
-	protoBasesBuf [4]string
-	protoAtBuf    [4]protoAt
+	protoBasesBuf [6]string
+	protoAtBuf    [8]protoAt
 
 	// buf holds the text of the rules defined ("name ::= body\n"), one
 	// after the other, and spans each rule's text in buf.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/beamharmony/harmony"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -270,7 +269,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(root, reachable, written)}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: c.g.protoAt, text: c.g.text(root, reachable, written)}
 	return g, nil
 }
 

@@ -75,15 +75,24 @@ func (c *compiler) stringText(ctx textContext) *textLang {
 }
 
 // stringLang is the language of a JSON string's contents in ctx, its
-// rules shared (str-N, argstr-N in an argument).
+// rules shared (str-N, argstr-N in an argument), built once.
 func stringLang(ctx textContext) *textLang {
-	t := &textLang{forbidden: forbidden(ctx), excluded: jsonControl(), escape: jsonEscape()}
-	name := "str"
-	if ctx == inArgument {
-		name = "argstr"
-	}
-	t.share(name)
-	return t
+	l := &stringLangs[ctx]
+	l.once.Do(func() {
+		t := &textLang{forbidden: forbidden(ctx), excluded: jsonControl(), escape: jsonEscape()}
+		name := "str"
+		if ctx == inArgument {
+			name = "argstr"
+		}
+		t.share(name)
+		l.t = t
+	})
+	return l.t
+}
+
+var stringLangs [2]struct {
+	once sync.Once
+	t    *textLang
 }
 
 // anyJSON returns a reference to the rule of any JSON value in ctx:

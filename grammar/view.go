@@ -23,6 +23,15 @@ type view struct {
 	// the view is one its $ref, allOf, anyOf or oneOf led to, so the
 	// properties they declare are those it evaluates.
 	root int
+	buf  [2]vnode // room for the first nodes, without allocating
+}
+
+// add adds n to v's schemas.
+func (v *view) add(n vnode) {
+	if v.nodes == nil {
+		v.nodes = v.buf[:0]
+	}
+	v.nodes = append(v.nodes, n)
 }
 
 // vnode is one schema object of a view.
@@ -84,7 +93,7 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	ks := &nk.ks
 	at := len(v.nodes)
 	may := nk.mayOther
-	v.nodes = append(v.nodes, vnode{node: s, path: path, ks: ks, other: nk.other, mayOther: may})
+	v.add(vnode{node: s, path: path, ks: ks, other: nk.other, mayOther: may})
 	stack = append(stack, s)
 	if ks.Ref >= 0 {
 		if target := c.resolveRef(s, ks.Ref); target >= 0 {
@@ -201,7 +210,7 @@ func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 			n.done |= done
 		}
 		if constrains(n.ks, n.done) || n.other {
-			w.nodes = append(w.nodes, n)
+			w.add(n)
 		}
 	}
 	c.expand(w, s, path, stack)
