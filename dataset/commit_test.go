@@ -17,7 +17,6 @@ import (
 	"github.com/beamharmony/harmony/internal/split"
 	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
-	"github.com/parquet-go/parquet-go"
 )
 
 // badLine is a row that is rejected.
@@ -364,17 +363,7 @@ func TestVersionRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	bi := buildinfo.Read()
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := pf.Metadata().CreatedBy; got != bi.CreatedBy() || !strings.Contains(got, bi.Version) {
+	if got := parquetFooter(t, out).createdBy; got != bi.CreatedBy() || !strings.Contains(got, bi.Version) {
 		t.Errorf("created_by %q, want %q", got, bi.CreatedBy())
 	}
 	var man Manifest

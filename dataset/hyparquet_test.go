@@ -11,22 +11,11 @@ import (
 	"testing"
 
 	"github.com/beamharmony/harmony"
-	"github.com/parquet-go/parquet-go"
 )
 
 func rowGroups(t *testing.T, path string) int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(pf.RowGroups())
+	return len(parquetFooter(t, path).rowGroups)
 }
 
 // readWithHyparquet reads a Parquet file with hyparquet, a reader written

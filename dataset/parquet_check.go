@@ -62,6 +62,7 @@ type pqMeta struct {
 	rowGroups [][]pqChunk
 	// rowGroupRows is each row group's number of rows.
 	rowGroupRows []int64
+	createdBy    string
 }
 
 type pqElement struct {
@@ -246,6 +247,12 @@ func (m *pqMeta) readFileMetaData(tr *thriftReader) {
 				m.rowGroups = append(m.rowGroups, cols)
 				m.rowGroupRows = append(m.rowGroupRows, rows)
 			})
+		case 6:
+			if typ != tBinary {
+				tr.fail("created_by: want a string")
+				return
+			}
+			m.createdBy = string(tr.binary())
 		case 8, 9:
 			tr.fail("encrypted Parquet files are not supported")
 		default:

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/beamharmony/harmony"
-	"github.com/parquet-go/parquet-go"
 )
 
 // byteTokens is a stand-in token RenderFunc: one id per byte of the
@@ -37,17 +36,21 @@ func byteTokens(_ context.Context, req *harmony.Request, row *Row) error {
 }
 
 type tokenRow struct {
-	InputIDs       []int32 `json:"input_ids" parquet:"input_ids,list"`
-	AssistantMasks []int32 `json:"assistant_masks" parquet:"assistant_masks,list"`
-	NumTokens      int64   `json:"num_tokens" parquet:"num_tokens"`
+	InputIDs       []int32 `json:"input_ids"`
+	AssistantMasks []int32 `json:"assistant_masks"`
+	NumTokens      int64   `json:"num_tokens"`
 }
 
 func readTokenRows(t *testing.T, path string) []tokenRow {
 	t.Helper()
 	if strings.HasSuffix(path, ".parquet") {
-		rows, err := parquet.ReadFile[tokenRow](path)
-		if err != nil {
-			t.Fatal(err)
+		var rows []tokenRow
+		for _, row := range parquetRows(t, path) {
+			var r tokenRow
+			if err := json.Unmarshal(row, &r); err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, r)
 		}
 		return rows
 	}
