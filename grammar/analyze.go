@@ -75,6 +75,7 @@ type scratch struct {
 	doc         *pyjson.Doc
 	paths       []string
 	keysAt      []*nodeKeys
+	c           compiler // the compiler itself
 	protos      []*proto
 	keyBlock    []nodeKeys
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/beamharmony/harmony"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -212,12 +213,13 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
-	c := &compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1}
-	c.g.rules = make([]rule, 0, 16)
 	// What is needed only until the grammar is written out is borrowed:
-	// the rules' text and where each is in it, the names and paths of
-	// the rules, the memo, the parsed schemas.
+	// the compiler itself, the rules' text and where each is in it, the
+	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
+	c := &sc.c
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1}
+	c.g.rules = make([]rule, 0, 16)
 	c.borrow(sc)
 	defer c.giveBack(sc)
 	root := c.g.declare("root")
@@ -269,7 +271,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: c.g.protoAt, text: c.g.text(root, reachable, written)}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(root, reachable, written)}
 	return g, nil
 }
 
@@ -306,6 +308,7 @@ func (c *compiler) giveBack(sc *scratch) {
 	c.doc.Src, c.doc.Text = nil, ""
 	clear(c.keysAt)
 	sc.keysAt, sc.keyBlock = c.keysAt[:0], c.keyBlock[:0]
+	*c = compiler{} // nothing of the grammar kept alive
 	sc.release()
 }
 
