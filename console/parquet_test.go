@@ -7,15 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/beamharmony/harmony"
 	"github.com/beamharmony/harmony/console"
 	"github.com/beamharmony/harmony/dataset"
 )
 
-// parquetMessage and parquetRequest are a dataset command input row as
-// Hugging Face's datasets writes one: messages as a list of structs.
+// parquetMessage and parquetRequest are the rows of testdata/train.parquet,
+// a dataset command input as Hugging Face's datasets writes one: messages
+// as a list of structs.
 type parquetMessage struct {
 	Role             string  `parquet:"role"`
 	Content          string  `parquet:"content"`
@@ -26,9 +25,9 @@ type parquetRequest struct {
 	Messages []parquetMessage `parquet:"messages,list"`
 }
 
-// parquetFiles writes a Parquet input of the dataset command (two good
-// rows and one it rejects) and the command's Parquet output of it, and
-// returns their paths and the good rows' requests.
+// parquetFiles returns a Parquet input of the dataset command (two good
+// rows and one it rejects), the command's Parquet output of it, and the
+// good rows' requests.
 func parquetFiles(t *testing.T) (input, output string, good []*harmony.Request) {
 	t.Helper()
 	dir := t.TempDir()
@@ -38,21 +37,9 @@ func parquetFiles(t *testing.T) (input, output string, good []*harmony.Request) 
 		{Messages: []parquetMessage{{Role: "wizard", Content: "x"}}},
 		{Messages: []parquetMessage{{Role: "user", Content: "Again"}, {Role: "assistant", Content: "Hello again!", ReasoningContent: &why}}},
 	}
-	input = filepath.Join(dir, "train.parquet")
-	f, err := os.Create(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[parquetRequest](f, parquet.MaxRowsPerRowGroup(2))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	// The rows, two to a row group, written by parquet-go
+	// (conformance/parquetgo).
+	input = filepath.Join("testdata", "train.parquet")
 	output = filepath.Join(dir, "out.parquet")
 	if _, err := dataset.Run(context.Background(), dataset.Config{Inputs: []string{input}, Output: output}); err != nil {
 		t.Fatal(err)

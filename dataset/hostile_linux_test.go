@@ -14,8 +14,8 @@ import (
 )
 
 // childDataLimit caps the data of the child process that runs a hostile
-// file: the pipeline needs a few MiB for these files; the library alone
-// asks for gigabytes and dies.
+// file: the pipeline needs a few MiB for these files; a reader that
+// trusted their sizes would ask for gigabytes and die.
 const childDataLimit = 512 << 20
 
 // TestHostileParquetRun runs the whole pipeline on each hostile file in a

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -14,45 +13,32 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
-	"github.com/parquet-go/parquet-go/format"
 )
 
-// Hostile Parquet files are built here from the format's own structures:
-// a few hundred bytes each (the 256 MB value compresses to about 260 KB),
-// each declaring a size that the Parquet library allocates without
-// checking (issue 17). checkFooter and checkRowGroup must refuse each
-// with an error naming the problem; TestHostileParquetRun (Linux, without
-// the race detector) also runs beamharmony's whole pipeline on each in a
-// child process capped at 512 MiB of data, where the library alone dies
-// of an out-of-memory error.
+// Hostile Parquet files are built here from the format's own structures
+// (pqbuild_test.go): a few hundred bytes each (the 256 MB value compresses
+// to about 260 KB), each declaring a size that a reader trusting it would
+// allocate (issue 17; parquet-go, the library the dataset package used
+// before issue 35, did). checkFooter and the row group reader must refuse
+// each with an error naming the problem; TestHostileParquetRun (Linux,
+// without the race detector) also runs beamharmony's whole pipeline on
+// each in a child process capped at 512 MiB of data.
 
 // pqPage is one page: its header and its bytes as stored.
 type pqPage struct {
-	header format.PageHeader
+	header tPageHeader
 	data   []byte
 }
 
 // pqFile describes a one-row-group file of one leaf column.
 type pqFile struct {
-	schema []format.SchemaElement
-	codec  format.CompressionCodec
-	typ    format.Type
+	schema []tSchemaElement
+	codec  int32
+	typ    int32
 	path   []string
 	pages  []pqPage
 	// footer, when set, replaces the encoded footer.
 	footer []byte
-}
-
-func thriftBytes(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := thrift.Marshal(new(thrift.CompactProtocol), v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // write writes the file and returns its path.
@@ -63,36 +49,24 @@ func (p *pqFile) write(t testing.TB, dir, name string) string {
 	start := int64(buf.Len())
 	var numValues int64
 	for _, pg := range p.pages {
-		buf.Write(thriftBytes(t, &pg.header))
+		buf.Write(pg.header.encode())
 		buf.Write(pg.data)
-		switch {
-		case pg.header.DataPageHeader.Valid:
-			numValues += int64(pg.header.DataPageHeader.V.NumValues)
-		case pg.header.DataPageHeaderV2.Valid:
-			numValues += int64(pg.header.DataPageHeaderV2.V.NumValues)
+		if pg.header.DataPageHeader != nil {
+			numValues += int64(pg.header.DataPageHeader.NumValues)
 		}
 	}
 	size := int64(buf.Len()) - start
 	footer := p.footer
 	if footer == nil {
-		md := format.FileMetaData{
-			Version: 1,
+		md := tFileMetaData{
 			Schema:  p.schema,
 			NumRows: 1,
-			RowGroups: []format.RowGroup{{
-				Columns: []format.ColumnChunk{{
-					FileOffset: start,
-					MetaData: format.ColumnMetaData{
-						Type: p.typ, Encoding: []format.Encoding{format.Plain, format.RLE}, PathInSchema: p.path,
-						Codec: p.codec, NumValues: numValues, TotalUncompressedSize: size, TotalCompressedSize: size,
-						DataPageOffset: start,
-					},
-				}},
-				TotalByteSize: size,
-				NumRows:       1,
+			RowGroups: []tRowGroup{{
+				Columns: []tColumnChunk{{Type: p.typ, Path: p.path, Codec: p.codec, NumValues: numValues, Size: size, Start: start}},
+				NumRows: 1,
 			}},
 		}
-		footer = thriftBytes(t, &md)
+		footer = md.encode()
 	}
 	buf.Write(footer)
 	binary.Write(&buf, binary.LittleEndian, uint32(len(footer)))
@@ -106,22 +80,22 @@ func (p *pqFile) write(t testing.TB, dir, name string) string {
 
 // messagesSchema is a file of one column messages: BYTE_ARRAY, required or
 // optional.
-func messagesSchema(optional bool) []format.SchemaElement {
-	rep := format.Required
+func messagesSchema(optional bool) []tSchemaElement {
+	rep := int32(0)
 	if optional {
-		rep = format.Optional
+		rep = 1
 	}
-	return []format.SchemaElement{
-		{Name: "schema", NumChildren: thrift.New[int32](1)},
-		{Name: "messages", Type: thrift.New(format.ByteArray), RepetitionType: thrift.New(rep)},
+	return []tSchemaElement{
+		{Name: "schema", NumChildren: ptr[int32](1)},
+		{Name: "messages", Type: ptr[int32](pqByteArray), RepetitionType: ptr(rep)},
 	}
 }
 
 func dataPage(uncompressed, numValues int32, data []byte) pqPage {
-	return pqPage{header: format.PageHeader{
-		Type: format.DataPage, UncompressedPageSize: uncompressed, CompressedPageSize: int32(len(data)),
-		DataPageHeader: thrift.New(format.DataPageHeader{NumValues: numValues, Encoding: format.Plain,
-			DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE}),
+	return pqPage{header: tPageHeader{
+		Type: pageData, UncompressedPageSize: uncompressed, CompressedPageSize: int32(len(data)),
+		DataPageHeader: &tDataPageHeader{NumValues: numValues, Encoding: encPlain,
+			DefinitionLevelEncoding: encRLE, RepetitionLevelEncoding: encRLE},
 	}, data: data}
 }
 
@@ -168,17 +142,17 @@ type hostileCase struct {
 var hostileCases = []hostileCase{
 	{"page claims 2 GiB uncompressed", "more than the limit of", func(t testing.TB, dir string) string {
 		data := gzipped(t, func(w io.Writer) { w.Write(plainValue(`[]`)) })
-		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
+		return (&pqFile{schema: messagesSchema(false), codec: codecGzip, typ: pqByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(math.MaxInt32, 1, data)}}).write(t, dir, "big-page.parquet")
 	}},
 	{"page claims 2^31-1 values", "decoding it would take more than", func(t testing.TB, dir string) string {
 		data := append(rleLevels(1, 1), plainValue(`[]`)...)
-		return (&pqFile{schema: messagesSchema(true), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
+		return (&pqFile{schema: messagesSchema(true), codec: codecUncompressed, typ: pqByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(int32(len(data)), math.MaxInt32, data)}}).write(t, dir, "many-values.parquet")
 	}},
 	{"run-length run of 2^31-1 levels", "a run of 2147483647 values, more than the 1 left", func(t testing.TB, dir string) string {
 		data := append(rleLevels(math.MaxInt32, 1), plainValue(`[]`)...)
-		return (&pqFile{schema: messagesSchema(true), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
+		return (&pqFile{schema: messagesSchema(true), codec: codecUncompressed, typ: pqByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(int32(len(data)), 1, data)}}).write(t, dir, "long-run.parquet")
 	}},
 	{"dictionary index run of 2^31-1", "dictionary indexes: a run of 2147483647 values", func(t testing.TB, dir string) string {
@@ -186,49 +160,49 @@ var hostileCases = []hostileCase{
 		idx := append([]byte{1}, binary.AppendUvarint(nil, math.MaxInt32<<1)...)
 		idx = append(idx, 0)
 		page := dataPage(int32(len(idx)), 1, idx)
-		page.header.DataPageHeader.V.Encoding = format.RLEDictionary
-		return (&pqFile{schema: messagesSchema(false), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
-			pages: []pqPage{{header: format.PageHeader{Type: format.DictionaryPage, UncompressedPageSize: int32(len(dict)), CompressedPageSize: int32(len(dict)),
-				DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: 1, Encoding: format.Plain})}, data: dict}, page},
+		page.header.DataPageHeader.Encoding = encRLEDictionary
+		return (&pqFile{schema: messagesSchema(false), codec: codecUncompressed, typ: pqByteArray, path: []string{"messages"},
+			pages: []pqPage{{header: tPageHeader{Type: pageDictionary, UncompressedPageSize: int32(len(dict)), CompressedPageSize: int32(len(dict)),
+				DictionaryPageHeader: &tDictionaryPageHeader{NumValues: 1, Encoding: encPlain}}, data: dict}, page},
 		}).write(t, dir, "long-index-run.parquet")
 	}},
 	{"schema nested 20,000 deep", "the schema nests deeper than 64", func(t testing.TB, dir string) string {
 		const depth = 20000
-		schema := []format.SchemaElement{{Name: "schema", NumChildren: thrift.New[int32](1)}}
+		schema := []tSchemaElement{{Name: "schema", NumChildren: ptr[int32](1)}}
 		path := make([]string, 0, depth+1)
 		for i := range depth {
 			name := "g"
 			if i == 0 {
 				name = "messages"
 			}
-			schema = append(schema, format.SchemaElement{Name: name, NumChildren: thrift.New[int32](1), RepetitionType: thrift.New(format.Optional)})
+			schema = append(schema, tSchemaElement{Name: name, NumChildren: ptr[int32](1), RepetitionType: ptr[int32](1)})
 			path = append(path, name)
 		}
-		schema = append(schema, format.SchemaElement{Name: "v", Type: thrift.New(format.ByteArray), RepetitionType: thrift.New(format.Optional)})
+		schema = append(schema, tSchemaElement{Name: "v", Type: ptr[int32](pqByteArray), RepetitionType: ptr[int32](1)})
 		path = append(path, "v")
-		return (&pqFile{schema: schema, codec: format.Uncompressed, typ: format.ByteArray, path: path,
+		return (&pqFile{schema: schema, codec: codecUncompressed, typ: pqByteArray, path: path,
 			pages: []pqPage{dataPage(0, 0, nil)}}).write(t, dir, "deep.parquet")
 	}},
 	{"gzip page of one 256 MB value", "more than the limit of", func(t testing.TB, dir string) string {
 		const n = 256 << 20
 		data := hugeGzip(t, n)
-		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
+		return (&pqFile{schema: messagesSchema(false), codec: codecGzip, typ: pqByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(n+4, 1, data)}}).write(t, dir, "bomb.parquet")
 	}},
 	{"gzip page past its declared size", "inflates to more than the 6 bytes its header declares", func(t testing.TB, dir string) string {
 		data := hugeGzip(t, 256<<20)
-		return (&pqFile{schema: messagesSchema(false), codec: format.Gzip, typ: format.ByteArray, path: []string{"messages"},
+		return (&pqFile{schema: messagesSchema(false), codec: codecGzip, typ: pqByteArray, path: []string{"messages"},
 			pages: []pqPage{dataPage(6, 1, data)}}).write(t, dir, "bomb-lie.parquet")
 	}},
 	{"one row of 40M values over 20 pages", "a row holds more than", func(t testing.TB, dir string) string {
 		const perPage = 2_000_000
-		schema := []format.SchemaElement{
-			{Name: "schema", NumChildren: thrift.New[int32](1)},
-			{Name: "messages", Type: thrift.New(format.Int32), RepetitionType: thrift.New(format.Repeated)},
+		schema := []tSchemaElement{
+			{Name: "schema", NumChildren: ptr[int32](1)},
+			{Name: "messages", Type: ptr[int32](pqInt32), RepetitionType: ptr[int32](2)},
 		}
 		dict := binary.LittleEndian.AppendUint32(nil, 7)
-		pages := []pqPage{{header: format.PageHeader{Type: format.DictionaryPage, UncompressedPageSize: int32(len(dict)), CompressedPageSize: int32(len(dict)),
-			DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: 1, Encoding: format.Plain})}, data: dict}}
+		pages := []pqPage{{header: tPageHeader{Type: pageDictionary, UncompressedPageSize: int32(len(dict)), CompressedPageSize: int32(len(dict)),
+			DictionaryPageHeader: &tDictionaryPageHeader{NumValues: 1, Encoding: encPlain}}, data: dict}}
 		for i := range 20 {
 			// Repetition levels: the row starts on the first page and
 			// goes on through every page.
@@ -244,13 +218,13 @@ var hostileCases = []hostileCase{
 			data = append(data, 1)
 			data = append(append(data, binary.AppendUvarint(nil, perPage<<1)...), 0)
 			page := dataPage(int32(len(data)), perPage, data)
-			page.header.DataPageHeader.V.Encoding = format.RLEDictionary
+			page.header.DataPageHeader.Encoding = encRLEDictionary
 			pages = append(pages, page)
 		}
-		return (&pqFile{schema: schema, codec: format.Uncompressed, typ: format.Int32, path: []string{"messages"}, pages: pages}).write(t, dir, "long-row.parquet")
+		return (&pqFile{schema: schema, codec: codecUncompressed, typ: pqInt32, path: []string{"messages"}, pages: pages}).write(t, dir, "long-row.parquet")
 	}},
 	{"footer list of 2^31-1 row groups", "a list of 2147483647 elements, more than the bytes left", func(t testing.TB, dir string) string {
-		md := thriftBytes(t, &format.FileMetaData{Version: 1, Schema: messagesSchema(false), NumRows: 1})
+		md := (&tFileMetaData{Schema: messagesSchema(false), NumRows: 1}).encode()
 		// Replace the empty row group list (field 4: 0x19 0x0c, a list of
 		// zero structs) with a list that claims 2^31-1.
 		i := bytes.Index(md, []byte{0x19, 0x0c})
@@ -263,8 +237,7 @@ var hostileCases = []hostileCase{
 	}},
 }
 
-// checkParquet runs the checks on the file at path, as Run does before
-// the library reads it.
+// checkParquet reads the file at path as Run does, dropping its rows.
 func checkParquet(path string, maxRowBytes int) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -288,8 +261,8 @@ func checkParquet(path string, maxRowBytes int) error {
 	return nil
 }
 
-// TestHostileParquetRefused: the checks refuse every hostile file, with an
-// error saying what is wrong (issue 17). They allocate nothing by the
+// TestHostileParquetRefused: the reader refuses every hostile file, with
+// an error saying what is wrong (issue 17). It allocates nothing by the
 // sizes the files declare, so this test runs in-process.
 func TestHostileParquetRefused(t *testing.T) {
 	dir := t.TempDir()
@@ -305,26 +278,25 @@ func TestHostileParquetRefused(t *testing.T) {
 }
 
 // TestParquetChecksWired: Run checks the footer when it opens a file and
-// each row group before reading it; the files here are harmless to the
-// library, so the test is safe without the checks, and fails.
+// each page as it reads it, with the limits of --max-row-bytes.
 func TestParquetChecksWired(t *testing.T) {
 	dir := t.TempDir()
 	run := func(path string, maxRowBytes int) (*Stats, error) {
 		return Run(context.Background(), Config{Inputs: []string{path}, Output: filepath.Join(dir, "out.jsonl"), MaxRowBytes: maxRowBytes, Force: true})
 	}
-	// A schema 65 deep: the library reads it; the checks refuse it.
-	schema := []format.SchemaElement{{Name: "schema", NumChildren: thrift.New[int32](1)}}
+	// A schema 65 deep: refused.
+	schema := []tSchemaElement{{Name: "schema", NumChildren: ptr[int32](1)}}
 	var path []string
 	for i := range 65 {
 		name := "g"
 		if i == 0 {
 			name = "messages"
 		}
-		schema = append(schema, format.SchemaElement{Name: name, NumChildren: thrift.New[int32](1), RepetitionType: thrift.New(format.Optional)})
+		schema = append(schema, tSchemaElement{Name: name, NumChildren: ptr[int32](1), RepetitionType: ptr[int32](1)})
 		path = append(path, name)
 	}
-	schema = append(schema, format.SchemaElement{Name: "v", Type: thrift.New(format.ByteArray), RepetitionType: thrift.New(format.Optional)})
-	deep := (&pqFile{schema: schema, codec: format.Uncompressed, typ: format.ByteArray, path: append(path, "v"),
+	schema = append(schema, tSchemaElement{Name: "v", Type: ptr[int32](pqByteArray), RepetitionType: ptr[int32](1)})
+	deep := (&pqFile{schema: schema, codec: codecUncompressed, typ: pqByteArray, path: append(path, "v"),
 		pages: []pqPage{dataPage(0, 0, nil)}}).write(t, dir, "deep65.parquet")
 	if _, err := run(deep, 0); err == nil || !strings.Contains(err.Error(), "nests deeper than 64") || !strings.Contains(err.Error(), deep) {
 		t.Errorf("a schema 65 deep: %v; want the file refused", err)
@@ -334,7 +306,7 @@ func TestParquetChecksWired(t *testing.T) {
 	// 1 MiB, read (one row, rejected as too long) otherwise.
 	value := `[{"role": "user", "content": "` + strings.Repeat("x", 2<<20) + `"}]`
 	data := plainValue(value)
-	big := (&pqFile{schema: messagesSchema(false), codec: format.Uncompressed, typ: format.ByteArray, path: []string{"messages"},
+	big := (&pqFile{schema: messagesSchema(false), codec: codecUncompressed, typ: pqByteArray, path: []string{"messages"},
 		pages: []pqPage{dataPage(int32(len(data)), 1, data)}}).write(t, dir, "big.parquet")
 	if _, err := run(big, 100); err == nil || !strings.Contains(err.Error(), "more than the limit of 1048576 bytes") {
 		t.Errorf("a 2 MiB page with --max-row-bytes 100: %v; want the page refused", err)
@@ -346,43 +318,6 @@ func TestParquetChecksWired(t *testing.T) {
 	for k := range st.RejectsByError {
 		if !strings.Contains(k, "longer than the limit of N bytes (--max-row-bytes)") {
 			t.Errorf("reject reason %q, want the row's length over --max-row-bytes", k)
-		}
-	}
-}
-
-// TestParquetChecksAcceptWriterOutput: the checks accept what a writer
-// makes with every codec, both data page versions, small pages and the
-// encodings of strings and integers the library can write (a check that
-// refused honest files would be worse than none).
-func TestParquetChecksAcceptWriterOutput(t *testing.T) {
-	rows, _ := hfRows()
-	var many []hfRow
-	for range 40 {
-		many = append(many, rows...)
-	}
-	dir := t.TempDir()
-	codecs := map[string]compress.Codec{"none": &parquet.Uncompressed, "snappy": &parquet.Snappy, "gzip": &parquet.Gzip,
-		"zstd": &parquet.Zstd, "brotli": &parquet.Brotli, "lz4raw": &parquet.Lz4Raw}
-	encodings := map[string][]parquet.WriterOption{
-		"default":    nil,
-		"plain":      {parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain)},
-		"dictionary": {parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.RLEDictionary)},
-		"delta":      {parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.DeltaByteArray)},
-	}
-	for cname, codec := range codecs {
-		for ename, enc := range encodings {
-			for _, version := range []int{1, 2} {
-				name := fmt.Sprintf("%s-%s-v%d", cname, ename, version)
-				t.Run(name, func(t *testing.T) {
-					path := filepath.Join(dir, name+".parquet")
-					opts := append([]parquet.WriterOption{parquet.Compression(codec), parquet.DataPageVersion(version),
-						parquet.PageBufferSize(512), parquet.MaxRowsPerRowGroup(80)}, enc...)
-					writeParquet(t, path, many, opts...)
-					if err := checkParquet(path, DefaultMaxRowBytes); err != nil {
-						t.Fatal(err)
-					}
-				})
-			}
 		}
 	}
 }

@@ -5,19 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/beamharmony/harmony"
-	"github.com/parquet-go/parquet-go"
 )
 
-// The Go types below give the Parquet schema the Hugging Face datasets
-// library (through Arrow) writes for chat data: every field optional,
-// lists as LIST groups of optional elements, the keys of all rows unified
-// into one struct with nulls where a row lacks a key.
+// The Go types below are the rows of testdata/parquet/hf-rows.parquet,
+// which conformance/parquetgo writes with parquet-go from the same types,
+// in the schema the Hugging Face datasets library (through Arrow) writes
+// for chat data: every field optional, lists as LIST groups of optional
+// elements, the keys of all rows unified into one struct with nulls where
+// a row lacks a key.
 
 type hfFunctionCall struct {
 	Name      *string `parquet:"name,optional"`
@@ -128,32 +128,13 @@ func hfRows() ([]hfRow, []string) {
 	return rows, reqs
 }
 
-func writeParquet[T any](t *testing.T, path string, rows []T, opts ...parquet.WriterOption) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[T](f, opts...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestParquetInputLikeDatasets reads nested lists of structs with null
 // fields, tools as structs, a renamed messages column and an id.
 func TestParquetInputLikeDatasets(t *testing.T) {
-	dir := t.TempDir()
-	in := filepath.Join(dir, "train.parquet")
+	// hfRows written by parquet-go (conformance/parquetgo), two rows per
+	// row group: rows cross row groups and batches.
+	in := filepath.Join("testdata", "parquet", "hf-rows.parquet")
 	rows, reqs := hfRows()
-	// Two rows per row group: rows cross row groups and batches.
-	writeParquet(t, in, rows, parquet.MaxRowsPerRowGroup(2))
 	for _, out := range []string{"out.jsonl", "out.parquet"} {
 		t.Run(out, func(t *testing.T) {
 			c := Config{Inputs: []string{in}, Output: filepath.Join(t.TempDir(), out), MessagesColumn: "conversations", IDColumn: "id"}
@@ -201,14 +182,6 @@ func TestParquetInputLikeDatasets(t *testing.T) {
 	}
 }
 
-// jsonRow has the messages and tools as JSON strings, as some datasets
-// store them.
-type jsonRow struct {
-	Messages string  `parquet:"messages"`
-	Tools    *string `parquet:"tools,optional"`
-	Effort   *string `parquet:"reasoning_effort,optional"`
-}
-
 // TestParquetJSONStringColumns renders the whole generated corpus from a
 // Parquet file whose messages and tools are JSON strings, and checks every
 // row against the library; then by shards of row groups.
@@ -216,7 +189,8 @@ func TestParquetJSONStringColumns(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "corpus.parquet")
 	lines := corpusLines(t, 5, 300)
-	var rows []jsonRow
+	// The messages and tools as JSON strings, as some datasets store them.
+	var rows [][]*string
 	var reqs [][]byte
 	for _, l := range lines {
 		var m map[string]json.RawMessage
@@ -224,21 +198,21 @@ func TestParquetJSONStringColumns(t *testing.T) {
 			continue
 		}
 		// Keep only what the columns carry; other options are left out.
-		r := jsonRow{Messages: string(m["messages"])}
+		r := []*string{s(string(m["messages"])), nil, nil}
 		req := `{"messages": ` + string(m["messages"])
 		if t, ok := m["tools"]; ok && string(t) != "null" {
-			r.Tools = s(string(t))
+			r[1] = s(string(t))
 			req += `, "tools": ` + string(t)
 		}
 		var effort string
 		if json.Unmarshal(m["reasoning_effort"], &effort) == nil && effort != "" {
-			r.Effort = &effort
+			r[2] = &effort
 			req += `, "reasoning_effort": ` + string(m["reasoning_effort"])
 		}
 		rows = append(rows, r)
 		reqs = append(reqs, []byte(req+"}"))
 	}
-	writeParquet(t, in, rows, parquet.MaxRowsPerRowGroup(40))
+	writeStringColumns(t, in, []string{"messages", "tools", "reasoning_effort"}, []bool{false, true, true}, rows, 40)
 	var all []expected
 	for _, r := range reqs {
 		all = append(all, expect(r, harmony.ReasoningEffort{}))
