@@ -76,6 +76,10 @@ type scratch struct {
 	paths       []string
 	keysAt      []*nodeKeys
 	c           compiler // the compiler itself
+	nameFn      func(*expr) string // c.g.nameOf
+	tops        []top
+	graph       graph
+	facts       facts
 	protos      []*proto
 	keyBlock    []nodeKeys
 }
@@ -130,7 +134,11 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		sc = new(scratch)
 	}
 	bools := zeroed(&sc.bools, 3*n)
-	f := &facts{nullable: bools[:n:n], productive: bools[n : 2*n : 2*n], visits: zeroed(&sc.ints, n)}
+	f := &facts{}
+	if set.scratch != nil {
+		f = &sc.facts
+	}
+	*f = facts{nullable: bools[:n:n], productive: bools[n : 2*n : 2*n], visits: zeroed(&sc.ints, n)}
 	queued := bools[2*n:]
 	queue := zeroed(&sc.queue, len(order))[:0]
 	// Both properties are least fixpoints over the rules: evaluate the
@@ -335,7 +343,11 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 		sc = new(scratch)
 	}
 	idx := zeroed(&sc.idx, 5*n)
-	g := &graph{refStart: idx[:n:n], refEnd: idx[n : 2*n : 2*n], userStart: idx[2*n : 3*n : 3*n], userEnd: idx[3*n : 4*n : 4*n]}
+	g := &graph{}
+	if set.scratch != nil {
+		g = &sc.graph
+	}
+	*g = graph{refStart: idx[:n:n], refEnd: idx[n : 2*n : 2*n], userStart: idx[2*n : 3*n : 3*n], userEnd: idx[3*n : 4*n : 4*n]}
 	state := idx[4*n:] // 0: not seen, 1: seen
 	g.refs = zeroed(&sc.refs, 2*n)[:0]
 	g.protos = sc.protos[:0]

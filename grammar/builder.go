@@ -67,6 +67,9 @@ type proto struct {
 	// if its rules were declared there, not all names base-SOMETHING.
 	named bool
 
+	prefixOnce sync.Once
+	prefixText string
+
 	once     sync.Once
 	text     string
 	offsets  []int // where each rule's text starts in text, and the end
@@ -83,6 +86,12 @@ func newProto(base string, names []string) *proto {
 		p.refs[i] = expr{kind: kRef, rule: i, proto: p}
 	}
 	return p
+}
+
+// prefix is the prefix of p's names, base-.
+func (p *proto) prefix() string {
+	p.prefixOnce.Do(func() { p.prefixText = p.base + "-" })
+	return p.prefixText
 }
 
 // written returns p's rules written out and their expanded cost.
@@ -150,7 +159,7 @@ func (g *builder) place(p *proto, from, to int) {
 		return
 	}
 	if !p.named {
-		g.protoBases = append(g.protoBases, p.base+"-")
+		g.protoBases = append(g.protoBases, p.prefix())
 	}
 	text, cost := p.written()
 	g.account(len(text), cost)

@@ -219,6 +219,10 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
 	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1}
+	if sc.nameFn == nil {
+		sc.nameFn = c.g.nameOf // c is always sc's
+	}
+	c.g.nameFn, c.tops = sc.nameFn, sc.tops[:0]
 	c.g.rules = make([]rule, 0, 16)
 	c.borrow(sc)
 	defer c.giveBack(sc)
@@ -308,6 +312,8 @@ func (c *compiler) giveBack(sc *scratch) {
 	c.doc.Src, c.doc.Text = nil, ""
 	clear(c.keysAt)
 	sc.keysAt, sc.keyBlock = c.keysAt[:0], c.keyBlock[:0]
+	clear(c.tops)
+	sc.tops = c.tops[:0]
 	*c = compiler{} // nothing of the grammar kept alive
 	sc.release()
 }
@@ -430,7 +436,7 @@ func toolIndex(tools []Tool, name string) int {
 // where the content ends: <|return|> is the end-of-sequence token, which
 // every engine allows once the grammar is complete.
 func (c *compiler) final(f *Format) *expr {
-	header := lit(syntax.Start + syntax.Assistant + syntax.Channel + syntax.ChannelFinal + syntax.Message)
+	header := finalMessageHeader
 	if f.Schema == nil {
 		c.d, c.root = nil, 0
 		obj := c.g.rule("content", seq(lit("{"), c.freeMembers(inContent), lit("}")))
@@ -443,6 +449,8 @@ func (c *compiler) final(f *Format) *expr {
 	c.tops = append(c.tops, top{value, "response_format.json_schema.schema"})
 	return seq(header, value)
 }
+
+var finalMessageHeader = lit(syntax.Start + syntax.Assistant + syntax.Channel + syntax.ChannelFinal + syntax.Message)
 
 // freeFinal is a final message of free text, non-empty and without a
 // marker (the reasoning's language): under Auto with strict tools, the

@@ -400,7 +400,8 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
 		return c.anyJSON(ctx)
 	}
-	var alts []*expr
+	var altBuf [7]*expr
+	alts := altBuf[:0]
 	if set&tNull != 0 {
 		alts = append(alts, lit("null"))
 	}
