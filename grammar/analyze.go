@@ -75,7 +75,7 @@ type scratch struct {
 	doc         *pyjson.Doc
 	paths       []string
 	keysAt      []*nodeKeys
-	c           compiler // the compiler itself
+	c           compiler           // the compiler itself
 	nameFn      func(*expr) string // c.g.nameOf
 	tops        []top
 	graph       graph
