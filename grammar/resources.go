@@ -122,11 +122,12 @@ func (x *resourceIndex) build(d *pyjson.Doc, root int) {
 	x.rootDynamic = map[string]int{}
 	start, _ := url.Parse(rootBase)
 	var rootURI string
-	var walk func(n int, base *url.URL)
-	walk = func(n int, base *url.URL) {
+	// base is the base URI, and uri its text.
+	var walk func(n int, base *url.URL, uri string)
+	walk = func(n int, base *url.URL, uri string) {
 		switch d.Kind(n) {
 		case pyjson.Array:
-			d.Elements(n, func(e, _ int) bool { walk(e, base); return true })
+			d.Elements(n, func(e, _ int) bool { walk(e, base, uri); return true })
 			return
 		case pyjson.Object:
 		default:
@@ -136,14 +137,15 @@ func (x *resourceIndex) build(d *pyjson.Doc, root int) {
 			if u, err := url.Parse(d.Str(id)); err == nil {
 				base = base.ResolveReference(u)
 				base.Fragment, base.RawFragment = "", ""
-				if _, dup := x.ids[base.String()]; !dup {
-					x.ids[base.String()] = n
+				uri = base.String()
+				if _, dup := x.ids[uri]; !dup {
+					x.ids[uri] = n
 				}
 			}
 		}
 		if n == root {
 			x.ids[rootBase] = n
-			rootURI = base.String()
+			rootURI = uri
 		}
 		if d.Lookup(n, "$ref") >= 0 || d.Lookup(n, "$dynamicRef") >= 0 {
 			x.base[n] = base
@@ -154,12 +156,13 @@ func (x *resourceIndex) build(d *pyjson.Doc, root int) {
 				continue
 			}
 			name := d.Str(a)
-			if _, dup := x.anchors[base.String()+"#"+name]; !dup {
-				x.anchors[base.String()+"#"+name] = n
+			key := uri + "#" + name
+			if _, dup := x.anchors[key]; !dup {
+				x.anchors[key] = n
 			}
 			if kw == "$dynamicAnchor" {
 				x.dynamic[name] = append(x.dynamic[name], n)
-				if _, dup := x.rootDynamic[name]; base.String() == rootURI && !dup {
+				if _, dup := x.rootDynamic[name]; uri == rootURI && !dup {
 					x.rootDynamic[name] = n
 				}
 			}
@@ -168,10 +171,10 @@ func (x *resourceIndex) build(d *pyjson.Doc, root int) {
 			switch d.Str(k) {
 			case "const", "enum", "default", "examples":
 			default:
-				walk(v, base)
+				walk(v, base, uri)
 			}
 			return true
 		})
 	}
-	walk(root, start)
+	walk(root, start, rootBase)
 }
