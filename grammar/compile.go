@@ -296,18 +296,12 @@ func (c *compiler) giveBack(sc *scratch) {
 	sc.spans, sc.buf = c.g.spans[:0], c.g.buf[:0]
 	clear(c.paths)
 	sc.paths = c.paths[:0]
-	for _, m := range []map[string]int{c.g.names, c.g.next} {
-		if len(m) > 1024 {
-			sc.names = nil
-		}
-		clear(m)
-	}
-	if len(c.memo) > 1024 {
-		sc.names = nil
-	}
-	clear(c.memo)
-	if cap(c.doc.Nodes) > 1<<16 {
-		sc.names = nil
+	if len(c.g.names) > 128 || len(c.g.next) > 128 || len(c.memo) > 128 || cap(c.doc.Nodes) > 1<<16 {
+		sc.names = nil // made again at the next borrow
+	} else {
+		clear(c.g.names)
+		clear(c.g.next)
+		clear(c.memo)
 	}
 	c.doc.Src, c.doc.Text = nil, ""
 	clear(c.keysAt)
