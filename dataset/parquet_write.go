@@ -19,8 +19,11 @@ import (
 // snappy. No statistics, page index or bloom filter is written.
 
 // pageTarget is about how many bytes of levels and values a page holds
-// before it is cut, at the next row's start.
-const pageTarget = 1 << 20
+// before it is cut, at the next row's start. A page is then at most
+// pageTarget and one row, which the reader's page limit (twice
+// --max-row-bytes, at least 1 MiB) admits for a row within
+// --max-row-bytes.
+const pageTarget = 256 << 10
 
 // pqOutField is one element of the output's schema, in the footer's
 // depth-first order.
