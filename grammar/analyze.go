@@ -144,14 +144,17 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 	// Both properties are least fixpoints over the rules: evaluate the
 	// rules below first (post-order), then again each rule that uses one
 	// that turned true.
+	//
+	// The queue is a ring: a rule is in it at most once at a time, and
+	// only the rules of order are.
 	fixpoint := func(val []bool, eval func(e *expr, val []bool) bool) {
 		queue = append(queue[:0], order...)
 		for _, r := range queue {
 			queued[r] = true
 		}
-		for len(queue) > 0 {
-			r := queue[0]
-			queue = queue[1:]
+		for head, count := 0, len(queue); count > 0; {
+			r := queue[head]
+			head, count = (head+1)%len(queue), count-1
 			queued[r] = false
 			if val[r] || !eval(set.bodies[r], val) {
 				continue
@@ -160,7 +163,8 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 			for _, u := range gr.usersOf(r) {
 				if !val[u] && !queued[u] {
 					queued[u] = true
-					queue = append(queue, int(u))
+					queue[(head+count)%len(queue)] = int(u)
+					count++
 				}
 			}
 		}

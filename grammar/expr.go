@@ -100,8 +100,30 @@ func lit(s string) *expr {
 		return litComma
 	case ": ":
 		return litColon
-	case "null", "true", "false", "{", "}", "[", "]", "{}", "[]", "0", "-", ".":
-		return litCommon[s]
+	case "null":
+		return &litCommon[0]
+	case "true":
+		return &litCommon[1]
+	case "false":
+		return &litCommon[2]
+	case "{":
+		return &litCommon[3]
+	case "}":
+		return &litCommon[4]
+	case "[":
+		return &litCommon[5]
+	case "]":
+		return &litCommon[6]
+	case "{}":
+		return &litCommon[7]
+	case "[]":
+		return &litCommon[8]
+	case "0":
+		return &litCommon[9]
+	case "-":
+		return &litCommon[10]
+	case ".":
+		return &litCommon[11]
 	}
 	return &expr{kind: kLit, text: s}
 }
@@ -111,13 +133,10 @@ var (
 	litQuote  = &expr{kind: kLit, text: `"`}
 	litComma  = &expr{kind: kLit, text: ", "}
 	litColon  = &expr{kind: kLit, text: ": "}
-	litCommon = func() map[string]*expr {
-		m := map[string]*expr{}
-		for _, s := range []string{"null", "true", "false", "{", "}", "[", "]", "{}", "[]", "0", "-", "."} {
-			m[s] = &expr{kind: kLit, text: s}
-		}
-		return m
-	}()
+	litCommon = [...]expr{{kind: kLit, text: "null"}, {kind: kLit, text: "true"}, {kind: kLit, text: "false"},
+		{kind: kLit, text: "{"}, {kind: kLit, text: "}"}, {kind: kLit, text: "["}, {kind: kLit, text: "]"},
+		{kind: kLit, text: "{}"}, {kind: kLit, text: "[]"}, {kind: kLit, text: "0"}, {kind: kLit, text: "-"},
+		{kind: kLit, text: "."}}
 )
 
 // empty matches the empty text.
