@@ -25,6 +25,10 @@ import (
 // --max-row-bytes.
 const pageTarget = 256 << 10
 
+// maxPageHeader is more than a data page header takes: ten i32 fields,
+// each at most six bytes, and the structs' ends.
+const maxPageHeader = 80
+
 // pqOutField is one element of the output's schema, in the footer's
 // depth-first order.
 type pqOutField struct {
@@ -50,7 +54,9 @@ type pqOutColumn struct {
 	numNulls  int
 	numRows   int
 
-	chunk             []byte
+	// pages are the row group's pages, encoded, each in a buffer of its
+	// own (no copying as the chunk grows).
+	pages             [][]byte
 	chunkValues       int64
 	chunkUncompressed int64
 }
@@ -96,12 +102,14 @@ type pqWriter struct {
 	hasID     bool
 	idInt     bool
 
-	rows       int64 // in the current row group
-	buffered   int64 // row data in the current row group
-	totalRows  int64
-	rowGroups  []pqOutRowGroup
-	comp, lvls []byte
-	err        error
+	rows      int64 // in the current row group
+	buffered  int64 // row data in the current row group
+	totalRows int64
+	rowGroups []pqOutRowGroup
+	lvls, hdr []byte
+	// spare are page buffers written out, for the next row group's pages.
+	spare [][]byte
+	err   error
 }
 
 // pqOutRowGroup is what the footer says of a written row group.
@@ -272,13 +280,24 @@ func (w *pqWriter) flushPage(col *pqOutColumn) {
 		w.lvls = appendHybrid(w.lvls, col.def, bits.Len(uint(col.maxDef)))
 	}
 	defBytes := len(w.lvls) - repBytes
-	w.comp = snappy.Encode(w.comp[:cap(w.comp)], col.values)
+	// The page is built in one buffer, back to front: the values are
+	// compressed after room for the header and the levels, then the
+	// header (which holds the compressed size) and the levels are put
+	// before them.
+	room := maxPageHeader + len(w.lvls)
+	buf := w.pageBuffer(room + snappy.MaxEncodedLen(len(col.values)))
+	buf = buf[:cap(buf)]
+	comp := snappy.Encode(buf[room:], col.values)
+	if len(comp) > 0 && &comp[0] != &buf[room] {
+		copy(buf[room:], comp) // not expected: the room suffices
+	}
 
 	var h thriftWriter
+	h.b = w.hdr[:0]
 	h.begin()
 	h.i32(1, pageDataV2)
 	h.i32(2, int32(len(w.lvls)+len(col.values)))
-	h.i32(3, int32(len(w.lvls)+len(w.comp)))
+	h.i32(3, int32(len(w.lvls)+len(comp)))
 	h.structField(8)
 	h.i32(1, int32(col.numValues))
 	h.i32(2, int32(col.numNulls))
@@ -288,14 +307,29 @@ func (w *pqWriter) flushPage(col *pqOutColumn) {
 	h.i32(6, int32(repBytes))
 	h.end()
 	h.end()
-
-	col.chunk = append(col.chunk, h.b...)
-	col.chunk = append(col.chunk, w.lvls...)
-	col.chunk = append(col.chunk, w.comp...)
+	w.hdr = h.b
+	start := maxPageHeader - len(h.b)
+	copy(buf[start:], h.b)
+	copy(buf[maxPageHeader:], w.lvls)
+	buf = buf[start : room+len(comp)]
+	col.pages = append(col.pages, buf)
 	col.chunkUncompressed += int64(len(h.b) + len(w.lvls) + len(col.values))
 	col.chunkValues += int64(col.numValues)
 	col.rep, col.def, col.values = col.rep[:0], col.def[:0], col.values[:0]
 	col.numValues, col.numNulls, col.numRows = 0, 0, 0
+}
+
+// pageBuffer returns an empty buffer of at least n bytes, a spare one
+// when one is large enough.
+func (w *pqWriter) pageBuffer(n int) []byte {
+	for i := len(w.spare) - 1; i >= 0; i-- {
+		if b := w.spare[i]; cap(b) >= n {
+			w.spare[i] = w.spare[len(w.spare)-1]
+			w.spare = w.spare[:len(w.spare)-1]
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, n)
 }
 
 // appendHybrid appends levels of width bits in the run-length/bit-packed
@@ -365,12 +399,17 @@ func (w *pqWriter) flushRowGroup() {
 	rg := pqOutRowGroup{rows: w.rows, offset: w.offset}
 	for _, col := range w.cols {
 		w.flushPage(col)
-		ch := pqOutChunk{offset: w.offset, compressed: int64(len(col.chunk)), uncompressed: col.chunkUncompressed, values: col.chunkValues}
-		w.write(col.chunk)
+		ch := pqOutChunk{offset: w.offset, uncompressed: col.chunkUncompressed, values: col.chunkValues}
+		for _, p := range col.pages {
+			w.write(p)
+		}
+		ch.compressed = w.offset - ch.offset
 		rg.chunks = append(rg.chunks, ch)
 		rg.compressed += ch.compressed
 		rg.uncompressed += ch.uncompressed
-		col.chunk, col.chunkUncompressed, col.chunkValues = col.chunk[:0], 0, 0
+		w.spare = append(w.spare, col.pages...)
+		clear(col.pages)
+		col.pages, col.chunkUncompressed, col.chunkValues = col.pages[:0], 0, 0
 	}
 	w.rowGroups = append(w.rowGroups, rg)
 	w.totalRows += w.rows
