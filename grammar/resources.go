@@ -32,6 +32,9 @@ type resourceIndex struct {
 	anchors     map[string]int
 	dynamic     map[string][]int
 	rootDynamic map[string]int
+	// resolved are the references resolved against a base URI so far,
+	// by node.
+	resolved map[int]resolution
 }
 
 // resolveRef returns the schema the $ref (node ref) of schema s names, -1
@@ -59,6 +62,26 @@ func (c *compiler) resolve(s, ref int) (node int, anchor string) {
 	if !ok {
 		return c.ptr.Resolve(d, c.root, ref), ""
 	}
+	if r, ok := c.res.resolved[ref]; ok {
+		return r.node, r.anchor
+	}
+	node, anchor = c.resolveURI(base, ref)
+	if c.res.resolved == nil {
+		c.res.resolved = map[int]resolution{}
+	}
+	c.res.resolved[ref] = resolution{node, anchor}
+	return node, anchor
+}
+
+// resolution is where a reference resolved to.
+type resolution struct {
+	node   int
+	anchor string
+}
+
+// resolveURI is resolve for a reference at node ref against base.
+func (c *compiler) resolveURI(base *url.URL, ref int) (node int, anchor string) {
+	d := c.d
 	r, err := url.Parse(d.Str(ref))
 	if err != nil {
 		return -1, ""
@@ -66,7 +89,8 @@ func (c *compiler) resolve(s, ref int) (node int, anchor string) {
 	abs := base.ResolveReference(r)
 	frag := abs.Fragment
 	abs.Fragment, abs.RawFragment = "", ""
-	node, ok = c.res.ids[abs.String()]
+	uri := abs.String()
+	node, ok := c.res.ids[uri]
 	if !ok {
 		return -1, ""
 	}
@@ -74,7 +98,7 @@ func (c *compiler) resolve(s, ref int) (node int, anchor string) {
 		return node, ""
 	}
 	if !strings.HasPrefix(frag, "/") {
-		if n, ok := c.res.anchors[abs.String()+"#"+frag]; ok {
+		if n, ok := c.res.anchors[uri+"#"+frag]; ok {
 			return n, frag
 		}
 		return -1, ""
