@@ -147,6 +147,39 @@ func jsonProto(ctx textContext) *proto {
 	return jsonProtos[ctx].p
 }
 
+// anyShapes are expressions of any JSON that many views of a grammar
+// build alike, built once per context: a string, an array, an object's
+// member and an object.
+type anyShapes struct {
+	quoted, array, member, object *expr
+}
+
+var anyShapesIn [2]struct {
+	once sync.Once
+	s    anyShapes
+}
+
+// shapes returns the anyShapes of ctx, as viewString, arrayOf, freeMember
+// and objectBody build them.
+func shapes(ctx textContext) *anyShapes {
+	a := &anyShapesIn[ctx]
+	a.once.Do(func() {
+		v := jsonProto(ctx).ref(0)
+		a.s.quoted = seq(litQuote, stringLang(ctx).state(0), litQuote)
+		a.s.array = seq(lit("["), opt(seq(v, rep(seq(lit(", "), v), 0, -1))), lit("]"))
+		a.s.member = seq(a.s.quoted, lit(": "), v)
+		a.s.object = seq(lit("{"), opt(seq(a.s.member, rep(seq(lit(", "), a.s.member), 0, -1))), lit("}"))
+	})
+	return &a.s
+}
+
+// quotedString is a JSON string of any contents in ctx, its rules added to
+// the grammar.
+func (c *compiler) quotedString(ctx textContext) *expr {
+	c.stringText(ctx)
+	return shapes(ctx).quoted
+}
+
 var jsonProtos [2]struct {
 	once sync.Once
 	p    *proto

@@ -166,7 +166,7 @@ func (c *compiler) finiteKeys(w *view) (keys []string, finite bool) {
 // key), a JSON string in ctx: nil when no key is.
 func (c *compiler) keyOf(w *view, ctx textContext) *expr {
 	if w == nil {
-		return seq(lit(`"`), c.stringText(ctx).state(0), lit(`"`))
+		return c.quotedString(ctx)
 	}
 	if w.never || c.types(w)&tStr == 0 {
 		return nil

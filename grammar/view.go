@@ -710,7 +710,7 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 		return rep(class(true, runeRange{'<', '<'}), lo, hi)
 	}
 	if !bounded {
-		return seq(lit(`"`), c.stringText(ctx).state(0), lit(`"`))
+		return c.quotedString(ctx)
 	}
 	char := alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
 	return seq(lit(`"`), rep(ref(c.g.rule("char", char)), lo, hi), lit(`"`))
@@ -905,6 +905,13 @@ func elementAt(d *pyjson.Doc, arr, idx int) int {
 func (c *compiler) arrayOf(prefix []*expr, item *expr, lo, hi int, path string) *expr {
 	if hi >= 0 && len(prefix) > hi {
 		prefix = prefix[:hi]
+	}
+	if len(prefix) == 0 && lo == 0 && hi < 0 && item != nil && item.proto != nil {
+		for ctx := range textContext(2) {
+			if item == jsonProto(ctx).ref(0) {
+				return shapes(ctx).array // built once
+			}
+		}
 	}
 	// from(i) is the rest of the array after i elements, each rest
 	// element led by ", ".
@@ -1135,6 +1142,9 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 				return nil
 			}
 			return lit("{}")
+		}
+		if member == shapes(ctx).member && lo == 0 && hi < 0 {
+			return shapes(ctx).object // built once
 		}
 		more := -1
 		if hi > 0 {
@@ -1368,7 +1378,11 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		if extra.never || c.unevaluatedClosed(v) {
 			return nil
 		}
-		return seq(anyKey, lit(": "), c.value(extra, ctx, false))
+		value := c.value(extra, ctx, false)
+		if s := shapes(ctx); anyKey == s.quoted && value == jsonProto(ctx).ref(0) {
+			return s.member // built once
+		}
+		return seq(anyKey, lit(": "), value)
 	}
 	p := pats[0]
 	owner := v.nodes[p.owner].ks.AdditionalProperties
