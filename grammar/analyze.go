@@ -26,8 +26,12 @@ import (
 //     below them can multiply the paths at each level (2^30 for 30 levels
 //     of two), which stalls llama.cpp's main loop.
 //
-// The shared rule sets (protos: the text languages) are analysed once,
-// when first used, and their facts reused by every grammar.
+// The shared rule sets (protos: the reasoning's and the strings' text
+// languages, any JSON value, number, multipleOf's remainders) are not
+// among a grammar's own rules: each is built, written and analysed once
+// per process, when first used, and a grammar refers to them, reuses
+// their facts and copies their text. A compile analyses only the rules it
+// adds.
 
 // maxLeftmostWalk caps the rules an engine visits to check a grammar for
 // left recursion (llama.cpp walks the leftmost references from every rule
