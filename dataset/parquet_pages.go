@@ -38,10 +38,7 @@ type columnReader struct {
 	dict     pqValues
 	dictCost int64
 	pageCost int64
-	// retired is the cost of the pages read since the row began, before
-	// the current one: the row's values still hold them.
-	retired int64
-	cur     decodedPage
+	cur      decodedPage
 }
 
 // decodedPage is a decoded data page, read from its start.
