@@ -11,10 +11,10 @@ import (
 // the Parquet footer and page headers. Unlike a general decoder it never
 // allocates from a size the bytes declare: a string is a slice of the
 // input, a list is walked element by element, and every declared size is
-// checked against the bytes that remain. It also estimates what the
-// Parquet library's own decoder will allocate for the same bytes (cost),
-// so that a footer of many tiny elements is refused before the library
-// decodes it.
+// checked against the bytes that remain. It also keeps an estimate of
+// what decoding the footer takes (cost), generous to the point of
+// counting every list element as a whole metadata struct, so that a
+// footer of many tiny elements is refused early.
 
 // Compact protocol types.
 const (
@@ -44,9 +44,8 @@ type thriftReader struct {
 	b     []byte
 	i     int
 	depth int
-	// cost estimates the memory the library's decoder allocates: a list
-	// element costs its Go size (structs: at most structCost), a string its
-	// bytes.
+	// cost estimates the memory decoding takes: a list element costs its
+	// Go size (structs: at most structCost), a string its bytes.
 	cost, maxCost int64
 	err           error
 	// short reports that err is the bytes ending too soon (more bytes
@@ -54,8 +53,10 @@ type thriftReader struct {
 	short bool
 }
 
-// structCost is more than the size of any Parquet metadata struct the
-// library decodes into (format.ColumnChunk, the largest, is 560 bytes).
+// structCost is more than the size of any Parquet metadata struct a
+// decoder of the whole footer holds (a column chunk's, the largest, is
+// about 560 bytes in parquet-go's format package); the reader here holds
+// much less.
 const structCost = 1024
 
 func (r *thriftReader) fail(format string, args ...any) {
