@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // builder collects the rules of one grammar. Each rule is written out as
@@ -186,7 +187,7 @@ func (g *builder) declare(name string) int {
 		}
 		base := name
 		for _, b := range g.protoBases {
-			if strings.HasPrefix(base+"-", b) {
+			if strings.HasPrefix(base, b) || base == b[:len(b)-1] { // base+"-" starts with b
 				// Every base-N would be a proto's name.
 				base = "s-" + base
 			}
@@ -317,9 +318,18 @@ func ruleName(s string) string {
 	if validRuleName(s) {
 		return s
 	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			s = strings.ToLower(s) // else lowered below, byte by byte
+			break
+		}
+	}
 	var buf [64]byte
 	b := buf[:0]
-	for _, c := range strings.ToLower(s) {
+	for _, c := range s {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
 		switch {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 			b = append(b, byte(c))
@@ -330,7 +340,10 @@ func ruleName(s string) string {
 			break
 		}
 	}
-	name := strings.Trim(string(b), "-")
+	for len(b) > 0 && b[len(b)-1] == '-' {
+		b = b[:len(b)-1] // (b never starts with one)
+	}
+	name := string(b)
 	if name == "" || name[0] < 'a' || name[0] > 'z' {
 		name = "r-" + name
 	}
