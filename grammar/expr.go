@@ -202,6 +202,12 @@ func newList(kind exprKind, n int) (*expr, []*expr) {
 			items [4]*expr
 		}{e: expr{kind: kind}}
 		return &r.e, r.items[:0:n]
+	case n <= 8:
+		r := &struct {
+			e     expr
+			items [8]*expr
+		}{e: expr{kind: kind}}
+		return &r.e, r.items[:0:n]
 	}
 	return &expr{kind: kind}, make([]*expr, 0, n)
 }
