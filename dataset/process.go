@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -72,20 +74,34 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 	if r.size > 0 {
 		return nil, false, 0, fmt.Errorf("row is %d bytes, longer than the limit of %d bytes (--max-row-bytes)", r.size, p.c.maxRowBytes())
 	}
+	// The id and the renamed columns are found by a skim of the row's
+	// members, not a parse: ParseRequest parses the row, once.
+	original, renamed := data, false
 	if p.c.IDColumn != "" || remap {
-		if d, err := pyjson.ParseBytes(data); err == nil && d.Kind(0) == pyjson.Object {
-			if p.c.IDColumn != "" {
-				if v := d.Lookup(0, p.c.IDColumn); v >= 0 {
-					id = d.Raw(v)
-				}
+		var out []byte
+		if remap {
+			out = append(make([]byte, 0, len(data)+16), '{')
+		}
+		if pyjson.SkimMembers(data, func(k, v []byte) bool {
+			if p.c.IDColumn != "" && pyjson.KeyEqual(k, p.c.IDColumn) {
+				id = v // the last wins, as in the parse
 			}
 			if remap {
-				data = p.remap(d)
+				out = p.remapMember(out, k, v)
 			}
+			return true
+		}) && remap {
+			data, renamed = append(out, '}'), true
 		}
 	}
 	req, err := harmony.ParseRequest(data)
 	if err != nil {
+		var re *harmony.RenderError
+		if renamed && errors.As(err, &re) && re.Path == "request" {
+			// Not JSON, which the skim does not see: the error names
+			// the row's own text, not the remapped one.
+			_, err = harmony.ParseRequest(original)
+		}
 		return id, false, 0, err
 	}
 	if idx := harmony.MissingReasoning(req.Messages); len(idx) > 0 {
@@ -132,29 +148,28 @@ func missingReasoningError(idx []int) error {
 		"which Beam never writes: put the reasoning in reasoning_content, or pass --allow-missing-thinking to render it as the template does", idx[0], more)
 }
 
-// remap writes the row's object with renamed columns under their request
-// keys.
-func (p *processor) remap(d *pyjson.Doc) []byte {
-	out := make([]byte, 0, len(d.Src)+16)
-	out = append(out, '{')
-	first := true
-	d.Members(0, func(k, v int) bool {
-		name := d.Str(k)
-		if key, ok := p.rename[name]; ok {
-			name = key
-		} else if p.drop[name] {
-			return true
+// remapMember appends a row's member to out, the row's object with renamed
+// columns under their request keys, opened by its brace.
+func (p *processor) remapMember(out, key, value []byte) []byte {
+	name := string(key[1 : len(key)-1])
+	if bytes.IndexByte(key, '\\') >= 0 {
+		d, err := pyjson.ParseBytes(key)
+		if err != nil {
+			return out // the parse that follows refuses the row
 		}
-		if !first {
-			out = append(out, ", "...)
-		}
-		first = false
-		out = pyjson.AppendQuoted(out, name)
-		out = append(out, ": "...)
-		out = append(out, d.Raw(v)...)
-		return true
-	})
-	return append(out, '}')
+		name = d.Str(0)
+	}
+	if k, ok := p.rename[name]; ok {
+		name = k
+	} else if p.drop[name] {
+		return out
+	}
+	if len(out) > 1 {
+		out = append(out, ", "...)
+	}
+	out = pyjson.AppendQuoted(out, name)
+	out = append(out, ": "...)
+	return append(out, value...)
 }
 
 // emit adds a rendered row to b's output.
