@@ -558,13 +558,55 @@ func (c *compiler) reportsOther(s int) (found, may bool) {
 	return found, may
 }
 
-// otherKey is d.Lookup(n.node, kw) for kw a keyword of unenforced: -1
-// at once where the schema holds none.
+// otherKey is d.Lookup(n.node, kw) for kw a keyword of unenforced, read
+// once per schema (nodeKeys).
 func (c *compiler) otherKey(n *vnode, kw string) int {
 	if !n.mayOther {
 		return -1
 	}
-	return c.d.Lookup(n.node, kw)
+	return int(n.keys.others[unenforcedIndex(kw)])
+}
+
+// unenforcedIndex is the index of kw in unenforced.
+func unenforcedIndex(kw string) int {
+	switch kw {
+	case "if":
+		return 0
+	case "then":
+		return 1
+	case "else":
+		return 2
+	case "dependentSchemas":
+		return 3
+	case "unevaluatedProperties":
+		return 4
+	case "unevaluatedItems":
+		return 5
+	case "dependencies":
+		return 6
+	case "contentEncoding":
+		return 7
+	case "contentMediaType":
+		return 8
+	case "contentSchema":
+		return 9
+	case "$dynamicRef":
+		return 10
+	case "$recursiveRef":
+		return 11
+	}
+	panic("not a keyword of unenforced: " + kw)
+}
+
+// unenforcedAt is the index of name in unenforced, -1 when it is none.
+func unenforcedAt(name []byte) int {
+	switch string(name) {
+	case "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
+		"unevaluatedItems", "dependencies", "contentEncoding",
+		"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef":
+		return unenforcedIndex(string(name))
+	}
+	return -1
 }
 
 // isUnenforced reports whether name is one of unenforced.
@@ -580,7 +622,7 @@ func isUnenforced(name []byte) bool {
 
 // dropUnenforced drops the keywords of schema s that the grammar can't
 // enforce.
-func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, mayOther bool) {
+func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeKeys) {
 	d := c.d
 	for _, kw := range [...]struct {
 		name string
@@ -599,11 +641,11 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, mayOther 
 	if ks.UniqueItems >= 0 && d.Kind(ks.UniqueItems) == pyjson.True {
 		c.drop(path+".uniqueItems", "uniqueItems")
 	}
-	for _, kw := range unenforced {
-		if !mayOther {
+	for i, kw := range unenforced {
+		if !nk.mayOther {
 			break
 		}
-		if n := d.Lookup(s, kw); n >= 0 {
+		if n := int(nk.others[i]); n >= 0 {
 			if kw == "unevaluatedProperties" && d.Kind(n) == pyjson.False && c.rootOf == s {
 				continue // enforced: the object it is the root of is closed
 			}

@@ -355,7 +355,7 @@ func evaluatesProperties(d *pyjson.Doc, w *view) bool {
 			continue
 		}
 		for _, kw := range [...]string{"unevaluatedProperties", "dependentSchemas", "if", "then", "else", "$dynamicRef", "$recursiveRef"} {
-			if d.Lookup(n.node, kw) >= 0 {
+			if n.keys.others[unenforcedIndex(kw)] >= 0 {
 				return true
 			}
 		}

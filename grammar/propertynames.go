@@ -47,7 +47,7 @@ func (c *compiler) keyNames(v *view) *view {
 	}
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false // the key's schemas are not the view's root
 	for _, n := range w.nodes {
-		c.dropUnenforced(n.node, n.ks, n.path, n.mayOther)
+		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
 		if n.ks.AnyOf >= 0 {
 			c.drop(n.path+".anyOf", "anyOf")
 		}

@@ -47,6 +47,7 @@ type vnode struct {
 	// mayOther: it may hold a keyword of unenforced (other, or a key
 	// written with escapes), which is looked up only then (otherKey).
 	mayOther bool
+	keys     *nodeKeys // ks's, with the keywords of unenforced
 }
 
 const (
@@ -93,7 +94,7 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	ks := &nk.ks
 	at := len(v.nodes)
 	may := nk.mayOther
-	v.add(vnode{node: s, path: path, ks: ks, other: nk.other, mayOther: may})
+	v.add(vnode{node: s, path: path, ks: ks, keys: nk, other: nk.other, mayOther: may})
 	stack = append(stack, s)
 	if ks.Ref >= 0 {
 		if target := c.resolveRef(s, ks.Ref); target >= 0 {
@@ -142,6 +143,10 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 type nodeKeys struct {
 	ks              schema.Keys
 	other, mayOther bool
+	// others are the values of unenforced's keywords, in its order (-1:
+	// absent), as d.Lookup finds them (the last of a name written twice),
+	// read when mayOther.
+	others [len(unenforced)]int32
 }
 
 // keysOf returns the nodeKeys of schema object s, read once per
@@ -157,6 +162,22 @@ func (c *compiler) keysOf(s int) *nodeKeys {
 	c.keyBlock = append(c.keyBlock, nodeKeys{ks: schema.KeysOf(c.d, s)})
 	nk := &c.keyBlock[len(c.keyBlock)-1]
 	nk.other, nk.mayOther = c.reportsOther(s)
+	for i := range nk.others {
+		nk.others[i] = -1
+	}
+	if nk.mayOther {
+		d := c.d
+		for k, end := d.Children(s); k < end; k = d.Next(k + 1) {
+			name := d.Raw(k)
+			name = name[1 : len(name)-1]
+			if d.Nodes[k].Escaped {
+				name = []byte(d.Str(k))
+			}
+			if i := unenforcedAt(name); i >= 0 {
+				nk.others[i] = int32(k + 1)
+			}
+		}
+	}
 	if s < len(c.keysAt) {
 		c.keysAt[s] = nk
 	}
@@ -348,7 +369,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		c.propsRoot = v.root
 	}
 	for _, n := range v.nodes {
-		c.dropUnenforced(n.node, n.ks, n.path, n.mayOther)
+		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
 	}
 	// anyOf and oneOf: the value is valid for one of the variants, each
 	// together with the rest of the view.

@@ -37,7 +37,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		c.rootOf = v.root
 	}
 	for _, n := range v.nodes {
-		c.dropUnenforced(n.node, n.ks, n.path, n.mayOther)
+		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
 		if c.otherKey(&n, "dependentSchemas") >= 0 {
 			c.drop(n.path+".dependentSchemas", "dependentSchemas")
 		}
