@@ -140,20 +140,33 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 	for i := range nodes {
 		rules[i] = c.g.declare("key")
 	}
+	// What every node without children, and every node, ends with: the
+	// same expressions, made once.
+	freeTail := seq(free, tail)
+	var escTail *expr
+	if escape != nil {
+		escTail = seq(escape, tail)
+	}
+	endLit := lit(end)
 	for i := len(nodes) - 1; i >= 0; i-- {
 		nd := nodes[i]
-		var alts []*expr
+		var buf [8]*expr
+		alts := buf[:0]
 		if !nd.name && (json || i > 0) {
-			alts = append(alts, lit(end))
+			alts = append(alts, endLit)
 		}
-		others := append([]runeRange(nil), excluded...)
-		for _, r := range nd.order {
-			others = append(others, runeRange{r, r})
-			alts = append(alts, seq(lit(string(r)), ref(rules[nd.children[r]])))
+		if len(nd.order) == 0 {
+			alts = append(alts, freeTail)
+		} else {
+			others := append([]runeRange(nil), excluded...)
+			for _, r := range nd.order {
+				others = append(others, runeRange{r, r})
+				alts = append(alts, seq(lit(string(r)), ref(rules[nd.children[r]])))
+			}
+			alts = append(alts, seq(class(true, others...), tail))
 		}
-		alts = append(alts, seq(class(true, others...), tail))
-		if escape != nil {
-			alts = append(alts, seq(escape, tail))
+		if escTail != nil {
+			alts = append(alts, escTail)
 		}
 		c.g.define(rules[i], alt(alts...))
 	}
