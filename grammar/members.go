@@ -32,24 +32,25 @@ func (c *compiler) chainRules(ms []member, sep string, rest func(after bool) *ex
 	if n == 0 {
 		return rest(false)
 	}
-	next := make([]int, n+1)
+	next := make([]expr, n) // a reference to each member's rule
 	for i := n - 1; i >= 0; i-- {
-		next[i] = c.g.declare("m")
+		next[i] = expr{kind: kRef, rule: c.g.declare("m")}
 	}
 	after := rest(true)
 	at := func(i int) *expr {
 		if i == n {
 			return after
 		}
-		return ref(next[i])
+		return &next[i]
 	}
+	sepLit := lit(sep)
 	for i := n - 1; i >= 0; i-- {
 		m := ms[i]
-		withNext := seq(lit(sep), m.e, at(i+1))
+		withNext := seq(sepLit, m.e, at(i+1))
 		if m.required {
-			c.g.define(next[i], withNext)
+			c.g.define(next[i].rule, withNext)
 		} else {
-			c.g.define(next[i], alt(withNext, at(i+1)))
+			c.g.define(next[i].rule, alt(withNext, at(i+1)))
 		}
 	}
 	var firsts []*expr
