@@ -1181,9 +1181,13 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 	keys := c.keyNames(v)
 	rest := c.extras(v, extra, append(slices.Clip(names), absent...), keys, ctx, false)
 	body, ok := c.declaredMembers(v, names, values, required, deps, keys, rest != nil,
-		func(name string) bool { return !containsForbidden(string(pyjson.AppendQuoted(nil, name)), ctx) },
+		func(name string) bool {
+			var buf [64]byte
+			return !containsForbidden(string(pyjson.AppendQuoted(buf[:0], name)), ctx)
+		},
 		func(name string, value *view) *expr {
-			return seq(lit(string(pyjson.AppendQuoted(nil, name))+": "), c.value(value, ctx, false))
+			var buf [64]byte
+			return seq(lit(string(append(pyjson.AppendQuoted(buf[:0], name), ": "...))), c.value(value, ctx, false))
 		}, ", ", rest)
 	if !ok {
 		return nil
