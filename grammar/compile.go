@@ -503,8 +503,21 @@ func (c *compiler) drop(path, keyword string) {
 // report adds a keyword to Dropped, once however many views hold its
 // schema.
 func (c *compiler) report(path, keyword string) {
+	if len(c.dropped) < 16 {
+		// A few: found by looking at each.
+		for _, d := range c.dropped {
+			if d.Path == path {
+				return
+			}
+		}
+		c.dropped = append(c.dropped, Dropped{path, keyword})
+		return
+	}
 	if c.reported == nil {
 		c.reported = map[string]bool{}
+		for _, d := range c.dropped {
+			c.reported[d.Path] = true
+		}
 	}
 	if !c.reported[path] {
 		c.reported[path] = true
