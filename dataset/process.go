@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -151,13 +150,9 @@ func missingReasoningError(idx []int) error {
 // remapMember appends a row's member to out, the row's object with renamed
 // columns under their request keys, opened by its brace.
 func (p *processor) remapMember(out, key, value []byte) []byte {
-	name := string(key[1 : len(key)-1])
-	if bytes.IndexByte(key, '\\') >= 0 {
-		d, err := pyjson.ParseBytes(key)
-		if err != nil {
-			return out // the parse that follows refuses the row
-		}
-		name = d.Str(0)
+	name, ok := pyjson.KeyString(key)
+	if !ok {
+		return out // the parse that follows refuses the row
 	}
 	if k, ok := p.rename[name]; ok {
 		name = k

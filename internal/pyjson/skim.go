@@ -55,15 +55,28 @@ func SkimMembers(src []byte, fn func(key, value []byte) bool) bool {
 // KeyEqual reports whether key, a member's key as SkimMembers gives it
 // (with its quotes, escapes as written), is s.
 func KeyEqual(key []byte, s string) bool {
+	if len(key) >= 2 && key[0] == '"' && key[len(key)-1] == '"' && escapeIndex(key[1:len(key)-1]) < 0 {
+		return string(key[1:len(key)-1]) == s // no copy
+	}
+	k, ok := KeyString(key)
+	return ok && k == s
+}
+
+// KeyString decodes key, a member's key as SkimMembers gives it. ok is
+// false when it is not a valid JSON string: the skim does not check its
+// escapes, which are then parsed (rarely).
+func KeyString(key []byte) (string, bool) {
 	if len(key) < 2 || key[0] != '"' || key[len(key)-1] != '"' {
-		return false
+		return "", false
 	}
 	if inner := key[1 : len(key)-1]; escapeIndex(inner) < 0 {
-		return string(inner) == s
+		return string(inner), true
 	}
-	// Escapes, which the skim did not check: the parse does, rarely.
 	d, err := ParseBytes(key)
-	return err == nil && d.Kind(0) == String && d.Str(0) == s
+	if err != nil || d.Kind(0) != String {
+		return "", false
+	}
+	return d.Str(0), true
 }
 
 // skimString returns the index just past the string that starts with the

@@ -82,6 +82,7 @@ func FuzzSkimMembers(f *testing.F) {
 		ok := SkimMembers(src, func(k, v []byte) bool {
 			keys, values = append(keys, string(k)), append(values, string(v))
 			KeyEqual(k, "id") // never panics, whatever the skim let through
+			KeyString(k)
 			return true
 		})
 		d, err := ParseBytes(src)
@@ -98,6 +99,9 @@ func FuzzSkimMembers(f *testing.F) {
 			}
 			if !KeyEqual([]byte(keys[i]), d.Str(k)) {
 				t.Fatalf("KeyEqual(%s, %q) is false", keys[i], d.Str(k))
+			}
+			if got, ok := KeyString([]byte(keys[i])); !ok || got != d.Str(k) {
+				t.Fatalf("KeyString(%s) = %q, %v; want %q", keys[i], got, ok, d.Str(k))
 			}
 			i++
 			return true
