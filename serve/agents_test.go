@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -422,8 +423,12 @@ func TestClientKeyRoutes(t *testing.T) {
 		fes = append(fes, newFakeEngine(t, fixed(answer("r", "ok"))))
 	}
 	_, gw := newPool(t, fes, func(c *Config) { c.Model = "beam"; c.Routing.NewConversations = RouteNewHash })
-	for i := range 8 {
-		body := `{"max_tokens":10,"metadata":{"user_id":"session-` + strings.Repeat("x", i) + `"},"messages":[{"role":"user","content":"Hi"}]}`
+	// The replicas' ports are random, so which replica a key hashes to is
+	// too: with 8 sessions all of them landed on one replica about once in
+	// 4,000 runs (3 * 3^-8). 32 sessions make that 3^-31.
+	const sessions = 32
+	for i := range sessions {
+		body := `{"max_tokens":10,"metadata":{"user_id":"session-` + strconv.Itoa(i) + `"},"messages":[{"role":"user","content":"Hi"}]}`
 		if resp, data := do(t, gw, "POST", "/v1/messages", body, nil); resp.StatusCode != 200 {
 			t.Fatalf("%d %s", resp.StatusCode, data)
 		}
@@ -435,6 +440,6 @@ func TestClientKeyRoutes(t *testing.T) {
 		}
 	}
 	if used < 2 {
-		t.Errorf("8 sessions with their own keys went to %d replicas (requests per replica %v), want more than one", used, whoGot(fes))
+		t.Errorf("%d sessions with their own keys went to %d replicas (requests per replica %v), want more than one", sessions, used, whoGot(fes))
 	}
 }
