@@ -552,11 +552,33 @@ func (c *compiler) nameFor(path string) string {
 	return c.prefix + "-" + path
 }
 
+// An otherKeyword is a keyword Keys does not hold, which the grammar
+// enforces only in the cases the checks below handle: its index in
+// unenforced.
+type otherKeyword int
+
+const (
+	kwIf otherKeyword = iota
+	kwThen
+	kwElse
+	kwDependentSchemas
+	kwUnevaluatedProperties
+	kwUnevaluatedItems
+	kwDependencies
+	kwContentEncoding
+	kwContentMediaType
+	kwContentSchema
+	kwDynamicRef
+	kwRecursiveRef
+)
+
 // unenforced are the keywords the grammar can't enforce, besides those
-// Keys holds and the checks below handle.
-var unenforced = [...]string{"if", "then", "else", "dependentSchemas", "unevaluatedProperties",
-	"unevaluatedItems", "dependencies", "contentEncoding",
-	"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"}
+// Keys holds and the checks below handle, by otherKeyword.
+var unenforced = [...]string{kwIf: "if", kwThen: "then", kwElse: "else",
+	kwDependentSchemas: "dependentSchemas", kwUnevaluatedProperties: "unevaluatedProperties",
+	kwUnevaluatedItems: "unevaluatedItems", kwDependencies: "dependencies",
+	kwContentEncoding: "contentEncoding", kwContentMediaType: "contentMediaType",
+	kwContentSchema: "contentSchema", kwDynamicRef: "$dynamicRef", kwRecursiveRef: "$recursiveRef"}
 
 // reportsOther reports whether schema s holds a keyword of unenforced
 // (written without escapes), and whether it may (a key written with
@@ -571,67 +593,49 @@ func (c *compiler) reportsOther(s int) (found, may bool) {
 	return found, may
 }
 
-// otherKey is d.Lookup(n.node, kw) for kw a keyword of unenforced, read
-// once per schema (nodeKeys).
-func (c *compiler) otherKey(n *vnode, kw string) int {
+// otherKey is d.Lookup(n.node, unenforced[kw]), read once per schema
+// (nodeKeys).
+func (c *compiler) otherKey(n *vnode, kw otherKeyword) int {
 	if !n.mayOther {
 		return -1
 	}
-	return int(n.keys.others[unenforcedIndex(kw)])
+	return int(n.keys.others[kw])
 }
 
-// unenforcedIndex is the index of kw in unenforced.
-func unenforcedIndex(kw string) int {
-	switch kw {
-	case "if":
-		return 0
-	case "then":
-		return 1
-	case "else":
-		return 2
-	case "dependentSchemas":
-		return 3
-	case "unevaluatedProperties":
-		return 4
-	case "unevaluatedItems":
-		return 5
-	case "dependencies":
-		return 6
-	case "contentEncoding":
-		return 7
-	case "contentMediaType":
-		return 8
-	case "contentSchema":
-		return 9
-	case "$dynamicRef":
-		return 10
-	case "$recursiveRef":
-		return 11
-	}
-	panic("not a keyword of unenforced: " + kw)
-}
-
-// unenforcedAt is the index of name in unenforced, -1 when it is none.
-func unenforcedAt(name []byte) int {
+// unenforcedAt is the otherKeyword named name, -1 when it is none
+// (TestUnenforcedAt keeps it and unenforced the same).
+func unenforcedAt(name []byte) otherKeyword {
 	switch string(name) {
-	case "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
-		"unevaluatedItems", "dependencies", "contentEncoding",
-		"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef":
-		return unenforcedIndex(string(name))
+	case "if":
+		return kwIf
+	case "then":
+		return kwThen
+	case "else":
+		return kwElse
+	case "dependentSchemas":
+		return kwDependentSchemas
+	case "unevaluatedProperties":
+		return kwUnevaluatedProperties
+	case "unevaluatedItems":
+		return kwUnevaluatedItems
+	case "dependencies":
+		return kwDependencies
+	case "contentEncoding":
+		return kwContentEncoding
+	case "contentMediaType":
+		return kwContentMediaType
+	case "contentSchema":
+		return kwContentSchema
+	case "$dynamicRef":
+		return kwDynamicRef
+	case "$recursiveRef":
+		return kwRecursiveRef
 	}
 	return -1
 }
 
 // isUnenforced reports whether name is one of unenforced.
-func isUnenforced(name []byte) bool {
-	switch string(name) {
-	case "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
-		"unevaluatedItems", "dependencies", "contentEncoding",
-		"contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef":
-		return true
-	}
-	return false
-}
+func isUnenforced(name []byte) bool { return unenforcedAt(name) >= 0 }
 
 // dropUnenforced drops the keywords of schema s that the grammar can't
 // enforce.

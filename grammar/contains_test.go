@@ -86,3 +86,18 @@ func TestUnenforcedAloneIsReported(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// unenforcedAt's switch and the unenforced list name the same keywords,
+// each at its otherKeyword.
+func TestUnenforcedAt(t *testing.T) {
+	for i, kw := range unenforced {
+		if got := unenforcedAt([]byte(kw)); got != otherKeyword(i) {
+			t.Errorf("unenforcedAt(%q) = %d, want %d", kw, got, i)
+		}
+	}
+	for _, name := range []string{"", "If", "items", "$ref", "dependentRequired", "unevaluated"} {
+		if got := unenforcedAt([]byte(name)); got != -1 {
+			t.Errorf("unenforcedAt(%q) = %d, want -1", name, got)
+		}
+	}
+}

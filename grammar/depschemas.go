@@ -33,7 +33,7 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 	d := c.d
 	var triggers []depTrigger
 	for _, n := range v.nodes {
-		ds := c.otherKey(&n, "dependentSchemas")
+		ds := c.otherKey(&n, kwDependentSchemas)
 		if ds < 0 {
 			continue
 		}
@@ -100,14 +100,14 @@ func (c *compiler) appliesInCase(n *vnode) bool {
 	if ks.AnyOf >= 0 || ks.OneOf >= 0 || ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || n.other {
 		return false
 	}
-	return c.otherKey(n, "dependentSchemas") < 0
+	return c.otherKey(n, kwDependentSchemas) < 0
 }
 
 // loosenDependentSchemas reports the dependentSchemas of v's schemas (an
 // error under strict): the grammar writes the object as without them.
 func (c *compiler) loosenDependentSchemas(v *view, why string) {
 	for _, n := range v.nodes {
-		if c.otherKey(&n, "dependentSchemas") >= 0 {
+		if c.otherKey(&n, kwDependentSchemas) >= 0 {
 			c.loosen(n.path+".dependentSchemas", "dependentSchemas", why)
 		}
 	}
@@ -116,7 +116,7 @@ func (c *compiler) loosenDependentSchemas(v *view, why string) {
 // hasDependentSchemas reports whether a schema of v has dependentSchemas.
 func (c *compiler) hasDependentSchemas(v *view) bool {
 	for _, n := range v.nodes {
-		if c.otherKey(&n, "dependentSchemas") >= 0 {
+		if c.otherKey(&n, kwDependentSchemas) >= 0 {
 			return true
 		}
 	}

@@ -368,8 +368,8 @@ func evaluatesProperties(d *pyjson.Doc, w *view) bool {
 		if !n.mayOther {
 			continue
 		}
-		for _, kw := range [...]string{"unevaluatedProperties", "dependentSchemas", "if", "then", "else", "$dynamicRef", "$recursiveRef"} {
-			if n.keys.others[unenforcedIndex(kw)] >= 0 {
+		for _, kw := range [...]otherKeyword{kwUnevaluatedProperties, kwDependentSchemas, kwIf, kwThen, kwElse, kwDynamicRef, kwRecursiveRef} {
+			if n.keys.others[kw] >= 0 {
 				return true
 			}
 		}

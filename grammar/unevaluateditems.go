@@ -22,7 +22,7 @@ func (c *compiler) unevaluatedItemsOf(v *view) (u int, ok bool) {
 	u = -1
 	for _, n := range v.nodes {
 		if n.node == v.root {
-			u = c.otherKey(&n, "unevaluatedItems")
+			u = c.otherKey(&n, kwUnevaluatedItems)
 		}
 	}
 	if u < 0 {
@@ -43,15 +43,15 @@ func (c *compiler) unevaluatedItemsOf(v *view) (u int, ok bool) {
 		if n.ks.Contains >= 0 {
 			return u, false
 		}
-		if n.node != v.root && c.otherKey(&n, "unevaluatedItems") >= 0 {
+		if n.node != v.root && c.otherKey(&n, kwUnevaluatedItems) >= 0 {
 			return u, false
 		}
-		for _, kw := range [...]string{"if", "then", "else", "$recursiveRef"} {
+		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwRecursiveRef} {
 			if c.otherKey(&n, kw) >= 0 {
 				return u, false
 			}
 		}
-		if dr := c.otherKey(&n, "$dynamicRef"); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
+		if dr := c.otherKey(&n, kwDynamicRef); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
 			return u, false
 		}
 		if n.ks.AnyOf >= 0 && n.done&doneAnyOf != 0 && d.Kind(n.ks.AnyOf) == pyjson.Array {
@@ -88,8 +88,8 @@ func evaluatesItems(d *pyjson.Doc, s int, n *vnode) bool {
 	if n.ks.PrefixItems >= 0 || n.ks.Items >= 0 || n.ks.Contains >= 0 {
 		return true
 	}
-	for _, kw := range [...]string{"unevaluatedItems", "if", "then", "else", "$dynamicRef", "$recursiveRef"} {
-		if d.Lookup(s, kw) >= 0 {
+	for _, kw := range [...]otherKeyword{kwUnevaluatedItems, kwIf, kwThen, kwElse, kwDynamicRef, kwRecursiveRef} {
+		if d.Lookup(s, unenforced[kw]) >= 0 {
 			return true
 		}
 	}

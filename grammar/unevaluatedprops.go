@@ -50,7 +50,7 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 	u := -1
 	for _, n := range v.nodes {
 		if n.node == v.root {
-			u = c.otherKey(&n, "unevaluatedProperties")
+			u = c.otherKey(&n, kwUnevaluatedProperties)
 		}
 	}
 	if u < 0 || anySchema(d, u) {
@@ -61,7 +61,7 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 			return true, -1
 		}
 		if n.node != v.root {
-			if nu := c.otherKey(&n, "unevaluatedProperties"); nu >= 0 && anySchema(d, nu) {
+			if nu := c.otherKey(&n, kwUnevaluatedProperties); nu >= 0 && anySchema(d, nu) {
 				return true, -1
 			}
 		}
@@ -73,15 +73,15 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 		if n.ks.PatternProperties >= 0 {
 			return false, -1
 		}
-		for _, kw := range [...]string{"if", "then", "else", "dependentSchemas", "$recursiveRef"} {
+		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwDependentSchemas, kwRecursiveRef} {
 			if c.otherKey(&n, kw) >= 0 {
 				return false, -1
 			}
 		}
-		if dr := c.otherKey(&n, "$dynamicRef"); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
+		if dr := c.otherKey(&n, kwDynamicRef); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
 			return false, -1
 		}
-		if n.node != v.root && c.otherKey(&n, "unevaluatedProperties") >= 0 {
+		if n.node != v.root && c.otherKey(&n, kwUnevaluatedProperties) >= 0 {
 			return false, -1
 		}
 		if n.ks.AnyOf >= 0 && n.done&doneAnyOf != 0 && !c.siblingsEvaluateNothing(v, &n) {

@@ -1344,15 +1344,15 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 		if n.ks.PatternProperties >= 0 || n.ks.AdditionalProperties >= 0 && c.d.Kind(n.ks.AdditionalProperties) != pyjson.False {
 			return false // they evaluate the other members
 		}
-		for _, kw := range [...]string{"if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef"} {
-			if k := c.otherKey(&n, kw); k >= 0 && (kw != "$dynamicRef" || c.resolveDynamic(n.node, k) < 0) {
+		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwDependentSchemas, kwDynamicRef, kwRecursiveRef} {
+			if k := c.otherKey(&n, kw); k >= 0 && (kw != kwDynamicRef || c.resolveDynamic(n.node, k) < 0) {
 				return false // they may evaluate members the grammar does not see
 			}
 		}
 		if n.node == v.root {
-			u := c.otherKey(&n, "unevaluatedProperties")
+			u := c.otherKey(&n, kwUnevaluatedProperties)
 			closed = u >= 0 && c.d.Kind(u) == pyjson.False
-		} else if u := c.otherKey(&n, "unevaluatedProperties"); u >= 0 && anySchema(c.d, u) {
+		} else if u := c.otherKey(&n, kwUnevaluatedProperties); u >= 0 && anySchema(c.d, u) {
 			return false // it evaluates every member
 		}
 	}

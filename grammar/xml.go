@@ -38,7 +38,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
-		if c.otherKey(&n, "dependentSchemas") >= 0 {
+		if c.otherKey(&n, kwDependentSchemas) >= 0 {
 			c.drop(n.path+".dependentSchemas", "dependentSchemas")
 		}
 		for _, kw := range [...]struct {
