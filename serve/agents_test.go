@@ -424,8 +424,8 @@ func TestClientKeyRoutes(t *testing.T) {
 	}
 	_, gw := newPool(t, fes, func(c *Config) { c.Model = "beam"; c.Routing.NewConversations = RouteNewHash })
 	// The replicas' ports are random, so which replica a key hashes to is
-	// too: with 8 sessions all of them landed on one replica about once in
-	// 4,000 runs (3 * 3^-8). 32 sessions make that 3^-31.
+	// too: 8 sessions all land on one replica with a chance of 3 * 3^-8,
+	// about once in 2,200 runs (seen once in 4,000). 32 make it 3^-31.
 	const sessions = 32
 	for i := range sessions {
 		body := `{"max_tokens":10,"metadata":{"user_id":"session-` + strconv.Itoa(i) + `"},"messages":[{"role":"user","content":"Hi"}]}`
