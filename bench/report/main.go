@@ -1,6 +1,7 @@
-// Command report reads the raw output of bench/run (Go benchmark files and
-// the Jinja2 timing in bench/out) and prints issue 19's bounds as one
-// table: each measure, its bound, the two figures it compares, their ratio
+// Command report reads the raw output of bench/run (Go benchmark files,
+// the Jinja2 timing and the grammar compilers' per-schema times in
+// bench/out) and prints issue 19's bounds, and issue 33's for the grammar,
+// as one table: each measure, its bound, the two figures it compares, their ratio
 // and whether the bound is met. Each figure is the median over the runs of
 // that benchmark in the files; a benchmark missing from them is reported
 // as not measured, never as met.
@@ -42,7 +43,21 @@ type results struct {
 	// one sample per jinja*.json file: bench/run times the template in
 	// rounds, each right after a round of the renderer's benchmarks.
 	jinja map[string][]float64
+	// suites holds the per-schema compile times of the JSON Schema Test
+	// Suite (suite-go.json from grammar/suite_times_test.go,
+	// suite-llamacpp.json from bench/grammar/llamacpp_times.py), by
+	// compiler and schema; a file missing leaves its compiler out.
+	suites map[string]map[string]suiteTime
 }
+
+// suiteTime is one schema's entry in a suite-*.json file.
+type suiteTime struct {
+	Ns       float64 `json:"ns"`
+	Compiled bool    `json:"compiled"`
+}
+
+// suiteFiles are the compilers' per-schema times bench/run writes.
+var suiteFiles = map[string]string{"go": "suite-go.json", "llamacpp": "suite-llamacpp.json"}
 
 // suffix is the -GOMAXPROCS suffix of a benchmark name.
 var suffix = regexp.MustCompile(`-\d+$`)
@@ -51,7 +66,7 @@ var suffix = regexp.MustCompile(`-\d+$`)
 // every jinja*.json file (jinja.json, or jinja-1.json, jinja-2.json, ...:
 // one per round of the template's timing).
 func load(dir string) (*results, error) {
-	r := &results{samples: map[string]map[string][]float64{}, jinja: map[string][]float64{}}
+	r := &results{samples: map[string]map[string][]float64{}, jinja: map[string][]float64{}, suites: map[string]map[string]suiteTime{}}
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
 		return nil, err
@@ -77,6 +92,27 @@ func load(dir string) (*results, error) {
 		for k, v := range times {
 			r.jinja[k] = append(r.jinja[k], v)
 		}
+	}
+	for compiler, name := range suiteFiles {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var entries []struct {
+			Name string `json:"name"`
+			suiteTime
+		}
+		if err := json.Unmarshal(data, &entries); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		byName := map[string]suiteTime{}
+		for _, e := range entries {
+			byName[e.Name] = e.suiteTime
+		}
+		r.suites[compiler] = byName
 	}
 	return r, nil
 }
@@ -231,6 +267,30 @@ var rows = []row{
 		bench("BenchmarkTokenize/package", "ns/op", 1e-6, "ms")),
 	atMost("dataset with a tokenizer to Parquet, 100 MB: peak RSS (bound 200 MB)", 1,
 		bench("BenchmarkDatasetTokens100MB", "peak-MB", 1, "MB"), constant(200, "MB bound")),
+	atLeast("grammar.Compile vs llama.cpp's converter, JSON Schema Test Suite (issue 33): median", 10,
+		suitePercentile("go", 0.5, "us"), suitePercentile("llamacpp", 0.5, "us, Python")),
+	atLeast("grammar.Compile vs llama.cpp's converter, JSON Schema Test Suite (issue 33): p99", 10,
+		suitePercentile("go", 0.99, "us"), suitePercentile("llamacpp", 0.99, "us, Python")),
+}
+
+// suitePercentile is the p-th percentile of a compiler's per-schema times
+// (microseconds) over the schemas both compilers compiled, as
+// bench/grammar/compare.py computes it: NaN when either file is missing.
+func suitePercentile(compiler string, p float64, what string) func(*results) figure {
+	return func(r *results) figure {
+		ours, ref := r.suites["go"], r.suites["llamacpp"]
+		var times []float64
+		for name, e := range ours {
+			if o, ok := ref[name]; ok && e.Compiled && o.Compiled {
+				times = append(times, r.suites[compiler][name].Ns/1e3)
+			}
+		}
+		if len(times) == 0 {
+			return figure{math.NaN(), what}
+		}
+		sort.Float64s(times)
+		return figure{times[min(len(times)-1, int(p*float64(len(times))))], what}
+	}
 }
 
 // tokenizerRow compares ids-only encoding with tiktoken-go on one text.
