@@ -500,7 +500,7 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 	}
 	for _, t := range c.tops {
 		if t.e == nil || !set.productiveExpr(t.e, f.productive) {
-			return nil, nil, &Error{Path: c.unsatisfiable(t, f.productive, set), Msg: "no value satisfies this schema, so no generation could complete; remove it or relax it"}
+			return nil, nil, c.unsatisfiedError(c.unsatisfiable(t, f.productive, set))
 		}
 	}
 	if !f.productive[root] {
@@ -522,11 +522,24 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 	return reachable, written, nil
 }
 
+// unsatisfiedError is the error of a tool's arguments or a response
+// format that match nothing, the schema at fault at path, compiled by rule
+// (-1: none): the first reason impossible recorded in that rule, else a
+// schema that admits no value there.
+func (c *compiler) unsatisfiedError(path string, rule int) error {
+	for _, u := range c.unsat {
+		if u.rule == rule {
+			return &Error{Path: u.err.Path, Msg: u.err.Msg}
+		}
+	}
+	return &Error{Path: path, Msg: "no value satisfies this schema, so no generation could complete; remove it or relax it"}
+}
+
 // unsatisfiable names the schema at fault when t matches nothing: down
 // from t through what matches nothing, the deepest rule that compiles a
-// schema.
-func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) string {
-	at := t.path
+// schema, and that rule (-1: none).
+func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) (string, int) {
+	at, atRule := t.path, -1
 	visited := map[int]bool{}
 	e := t.e
 	for e != nil {
@@ -561,9 +574,9 @@ func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) string 
 		}
 		visited[r] = true
 		if p := c.pathOf(r); p != "" {
-			at = p
+			at, atRule = p, r
 		}
 		e = c.g.rules[r].body
 	}
-	return at
+	return at, atRule
 }

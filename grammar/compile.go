@@ -195,6 +195,17 @@ type compiler struct {
 	// tops are the tools' arguments and the response format's value,
 	// each of which must be able to match something.
 	tops []top
+	// cur is the rule whose schema is being compiled (-1: none), and
+	// unsat the reasons recorded by impossible, with the rule each was
+	// found in.
+	cur   int
+	unsat []unsatReason
+}
+
+// unsatReason is why a part of the schema of rule can't be satisfied.
+type unsatReason struct {
+	rule int
+	err  Error
 }
 
 // top is one tool's arguments or the response format's value, and the
@@ -218,7 +229,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}
@@ -491,6 +502,17 @@ func (c *compiler) fail(path, msg string) {
 	}
 }
 
+// impossible records that the schema at path admits no value (why), where
+// the caller compiles that part to match nothing. As JSON Schema means,
+// that only leaves it out where something else may stand instead (an
+// optional property, one of several variants or types); the analysis of
+// the finished grammar refuses the request when it leaves a tool's
+// arguments or the response format with no value, naming this path and
+// reason when the rule it was found in is the one at fault.
+func (c *compiler) impossible(path, why string) {
+	c.unsat = append(c.unsat, unsatReason{c.cur, Error{Path: path, Msg: why}})
+}
+
 // drop records a keyword the grammar leaves out; under strict, an error.
 func (c *compiler) drop(path, keyword string) {
 	if c.strict {
@@ -691,6 +713,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeK
 // counts reads a pair of count keywords (minLength/maxLength,
 // minItems/maxItems) of one schema at path: lo, and hi (-1: none). A count
 // that is not a whole number from 0 to MaxCount is left out (reported).
+// lo may be greater than hi (noLength).
 func (c *compiler) counts(minNode, maxNode int, path, what string) (lo, hi int) {
 	hi = -1
 	if v, ok := c.readCount(minNode, path, "min"+what); ok {
@@ -698,9 +721,6 @@ func (c *compiler) counts(minNode, maxNode int, path, what string) (lo, hi int) 
 	}
 	if v, ok := c.readCount(maxNode, path, "max"+what); ok {
 		hi = v
-	}
-	if hi >= 0 && lo > hi {
-		c.fail(path, "min"+what+" is greater than max"+what)
 	}
 	return lo, hi
 }

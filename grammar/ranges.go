@@ -169,7 +169,7 @@ func (c *compiler) integer(lo, hi *bound, path string) *expr {
 		}
 	}
 	if a != nil && b != nil && a.Cmp(b) > 0 {
-		c.fail(path, "no integer lies within minimum and maximum")
+		c.impossible(path, "no integer lies within minimum and maximum")
 		return nil
 	}
 	return intRange(a, b)
@@ -291,7 +291,7 @@ func (c *compiler) number(lo, hi *bound, path string) *expr {
 	if lo != nil && hi != nil {
 		cmp := lo.v.Cmp(hi.v)
 		if cmp > 0 || cmp == 0 && !(lo.incl && hi.incl) {
-			c.fail(path, "no number lies within minimum and maximum")
+			c.impossible(path, "no number lies within minimum and maximum")
 			return nil
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,8 @@ import (
 //     compiles not strict (NAME: the suite file and the case's index),
 //     NAME-strict.gbnf for those that compile strict to another grammar,
 //     and attack-NAME.gbnf for the worst-case schemas of bounded_test.go's
-//     attacks that compile;
+//     attacks that compile, and impossible-NN.gbnf for those of
+//     TestImpossibleParts that compile (parts that match nothing);
 //   - NAME.N.txt, the texts to match: every writing of every instance of
 //     the case (the whole text the grammar matches, reasoning first; its
 //     members also in the schema's declared order when that differs), a
@@ -266,7 +268,21 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		dump("attack-"+a.name, g, strings.Fields(a.numbers), uint64(i))
 		attacks++
 	}
+	// The schemas of TestImpossibleParts that compile: parts that match
+	// nothing beside parts that do.
+	impossible := 0
+	for i, c := range impossibleCases {
+		if c.err != "" {
+			continue
+		}
+		g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(c.schema)}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		dump(fmt.Sprintf("impossible-%02d", i), g, append(slices.Clone(c.yes), c.no...), uint64(200+i))
+		impossible++
+	}
 	write("expected.txt", expected.String())
 	write("grammars.txt", grammars.String())
-	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars and %d texts into %s", suite, refused, strict, attacks, texts, dir)
+	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars, %d with impossible parts and %d texts into %s", suite, refused, strict, attacks, impossible, texts, dir)
 }

@@ -274,7 +274,10 @@ func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
 	c.memo[key] = self
 	c.setPath(r, v.path)
 	c.depth++
+	outer := c.cur
+	c.cur = r
 	body := c.viewBody(v, ctx, xml)
+	c.cur = outer
 	c.depth--
 	c.g.define(r, body)
 	if body != nil && body.kind == kRef && (body.proto != nil || body.rule != r) {
@@ -585,7 +588,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 		alts = append(alts, lit(text))
 	}
 	if len(alts) == 0 {
-		c.fail(path, "no value can be written: every member is ruled out by the type or holds a Harmony marker")
+		c.impossible(path, "no value can be written: every member is ruled out by the type or holds a Harmony marker")
 		return nil, true
 	}
 	return alt(alts...), true
@@ -651,6 +654,17 @@ func (c *compiler) viewLengths(v *view, what string) (lo, hi int) {
 	return lo, hi
 }
 
+// noLength reports whether lo and hi, v's merged minWHAT and maxWHAT
+// (viewLengths), admit no length, and then records why (impossible): no
+// string, array or object (what) of v can be written.
+func (c *compiler) noLength(v *view, what string, lo, hi int) bool {
+	if hi < 0 || lo <= hi {
+		return false
+	}
+	c.impossible(v.path, "min"+what+" is greater than max"+what)
+	return true
+}
+
 // countNodes returns the keywords minWHAT and maxWHAT of ks (what:
 // "Length", "Items" or "Properties").
 func countNodes(ks *schema.Keys, what string) (minNode, maxNode int) {
@@ -708,6 +722,9 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 // raw text of an argument.
 func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	lo, hi := c.viewLengths(v, "Length")
+	if c.noLength(v, "Length", lo, hi) {
+		return nil
+	}
 	if shape, counted := c.stringShape(v, ctx, raw, lo, hi); shape != nil || c.err != nil {
 		if (lo > 0 || hi >= 0) && !counted {
 			for _, n := range v.nodes {
@@ -852,6 +869,9 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	d := c.d
 	lo, hi := c.viewLengths(v, "Items")
+	if c.noLength(v, "Items", lo, hi) {
+		return nil
+	}
 	prefixLen := 0
 	for _, n := range v.nodes {
 		if n.ks.PrefixItems >= 0 && d.Kind(n.ks.PrefixItems) == pyjson.Array {
@@ -971,7 +991,7 @@ func (c *compiler) arrayOf(prefix []*expr, item *expr, lo, hi int, path string) 
 	var body *expr
 	switch {
 	case first == nil && lo > 0:
-		c.fail(path, "no array can be written: minItems asks for more elements than the schema allows")
+		c.impossible(path, "no array can be written: minItems asks for more elements than the schema allows")
 		return nil
 	case first == nil:
 		body = empty()
@@ -1039,7 +1059,8 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 }
 
 // memberValue is the view of member name's value in an object of v: the
-// property's schema in each schema that declares it, else that schema's
+// property's schema in each schema that declares it, else the schemas of
+// that schema's patternProperties whose patterns match name, else its
 // additionalProperties.
 func (c *compiler) memberValue(v *view, name string) *view {
 	d := c.d
@@ -1052,6 +1073,9 @@ func (c *compiler) memberValue(v *view, name string) *view {
 				continue
 			}
 		}
+		if c.patternValues(w, n.ks.PatternProperties, n.path, name) {
+			continue
+		}
 		if ks.AdditionalProperties >= 0 {
 			c.addTo(w, ks.AdditionalProperties, n.path+".additionalProperties")
 		}
@@ -1060,6 +1084,38 @@ func (c *compiler) memberValue(v *view, name string) *view {
 		w.path = v.path + ".required"
 	}
 	return w
+}
+
+// patternValues adds to w the schemas of patternProperties (node pp, -1:
+// none, of the schema at path) whose patterns match name, and reports
+// whether one did: then additionalProperties does not apply to name. A
+// pattern that can't be checked against name (one the translator refuses,
+// or the matching work spent) is taken as not matching, and reported (an
+// error under strict).
+func (c *compiler) patternValues(w *view, pp int, path, name string) bool {
+	d := c.d
+	if pp < 0 || d.Kind(pp) != pyjson.Object {
+		return false
+	}
+	matched := false
+	d.Members(pp, func(k, s int) bool {
+		p := path + ".patternProperties." + d.Str(k)
+		e := c.namePattern(k)
+		if e == nil {
+			c.loosen(p, "patternProperties", "the pattern can't be translated, so the name "+strconv.Quote(name)+" can't be checked against it")
+			return true
+		}
+		match, decided := c.exprMatches(e, name)
+		switch {
+		case !decided:
+			c.loosen(p, "patternProperties", "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
+		case match:
+			c.addTo(w, s, p)
+			matched = true
+		}
+		return true
+	})
+	return matched
 }
 
 // otherMembers is the view of the values of an object's members its
@@ -1102,6 +1158,9 @@ func (c *compiler) declares(v *view, name string) bool {
 // schema allows unless additionalProperties is false, so that is reported
 // (under strict, an error).
 func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
+	if lo, hi := c.viewLengths(v, "Properties"); c.noLength(v, "Properties", lo, hi) {
+		return nil
+	}
 	return c.dependentObjects(v, ctx, xml)
 }
 
@@ -1159,7 +1218,7 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		lo, hi, _ = c.budget(v, lo, hi, "Properties")
 		if member == nil || hi == 0 {
 			if lo > 0 {
-				c.fail(v.path, "no object can be written: minProperties asks for more members than the schema allows")
+				c.impossible(v.path, "no object can be written: minProperties asks for more members than the schema allows")
 				return nil
 			}
 			return lit("{}")
@@ -1223,13 +1282,14 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 	for i, name := range names {
 		if !writable(name) {
 			if required[i] {
-				c.fail(values[i].path, "a required property whose name can't be written")
+				c.impossible(values[i].path, "a required property whose name can't be written")
+				return nil, false
 			}
 			continue
 		}
 		if !c.keyIn(keys, name) {
 			if required[i] {
-				c.fail(keys.path, "rules out "+strconv.Quote(name)+", which the object requires")
+				c.impossible(keys.path, "rules out "+strconv.Quote(name)+", which the object requires")
 				return nil, false
 			}
 			continue
@@ -1239,7 +1299,7 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 				continue // can't be present
 			}
 			if !c.declares(v, name) {
-				c.fail(v.path+".required", "requires "+name+", which properties does not declare and additionalProperties forbids")
+				c.impossible(v.path+".required", "requires "+name+", which properties does not declare and additionalProperties forbids")
 				return nil, false
 			}
 		}

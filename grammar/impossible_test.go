@@ -1,0 +1,159 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A part of a schema that admits no value (an enum whose members the type
+// rules out, bounds no number lies within, minItems past maxItems, a
+// required name additionalProperties forbids, ...) matches nothing, as JSON
+// Schema means: where something else may stand instead (an optional
+// property, another variant, another type), the rest of the schema is
+// compiled and only that part is left out; where nothing may (the whole
+// value, a required property), the request is refused naming the part and
+// the reason. Before, each of these refused the whole schema, however
+// optional the part (seen on real-world schemas: an optional property
+// {"type": "object", "enum": ["A", "B"]}).
+func TestImpossibleParts(t *testing.T) {
+	for _, c := range impossibleCases {
+		for _, strict := range []bool{false, true} {
+			if strict && c.nonStrictOnly {
+				continue
+			}
+			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(c.schema), Strict: strict}})
+			switch {
+			case c.err != "":
+				if err == nil || err.Error() != c.err {
+					t.Errorf("%s (strict %v): error %v, want %s", c.name, strict, err, c.err)
+				}
+				continue
+			case err != nil:
+				t.Errorf("%s (strict %v): %v", c.name, strict, err)
+				continue
+			}
+			for _, s := range c.yes {
+				if !g.Matches(suiteText(s)) {
+					t.Errorf("%s (strict %v): rejects %s", c.name, strict, s)
+				}
+			}
+			for _, s := range c.no {
+				if g.Matches(suiteText(s)) {
+					t.Errorf("%s (strict %v): accepts %s", c.name, strict, s)
+				}
+			}
+		}
+	}
+}
+
+// impossibleCases are TestImpossibleParts's schemas; those that compile
+// are among the grammars templates/llamacpp/grammar.sh checks with
+// llama.cpp (TestDumpGrammarsForLlama).
+var impossibleCases = func() []impossibleCase {
+	const schema = "response_format.json_schema.schema"
+	return []impossibleCase{
+		{
+			name:   "optional property, enum ruled out by the type",
+			schema: `{"type": "object", "properties": {"a": {"type": "object", "enum": ["A", "B"]}, "b": {"type": "integer"}}}`,
+			yes:    []string{`{}`, `{"b": 1}`},
+			no:     []string{`{"a": "A"}`, `{"a": {}}`, `{"a": "A", "b": 1}`},
+		},
+		{
+			name:   "required property, enum ruled out by the type",
+			schema: `{"type": "object", "properties": {"a": {"type": "object", "enum": ["A"]}}, "required": ["a"]}`,
+			err:    schema + ".properties.a.enum: no value can be written: every member is ruled out by the type or holds a Harmony marker",
+		},
+		{
+			name:   "one variant of anyOf",
+			schema: `{"anyOf": [{"type": "integer", "minimum": 5, "maximum": 4}, {"type": "string", "maxLength": 2}]}`,
+			yes:    []string{`"ab"`, `""`},
+			no:     []string{`5`, `4`, `"abc"`},
+		},
+		{
+			name:   "every variant of anyOf",
+			schema: `{"anyOf": [{"type": "integer", "minimum": 5, "maximum": 4}, {"type": "array", "minItems": 3, "maxItems": 2}]}`,
+			err:    schema + ".anyOf[0]: no integer lies within minimum and maximum",
+		},
+		{
+			name:   "one type of several",
+			schema: `{"type": ["number", "string"], "minimum": 10, "exclusiveMaximum": 10}`,
+			yes:    []string{`"x"`},
+			no:     []string{`10`, `9.5`},
+		},
+		{
+			name:   "lengths merged from allOf",
+			schema: `{"type": ["string", "null"], "allOf": [{"minLength": 3}, {"maxLength": 2}]}`,
+			yes:    []string{`null`},
+			no:     []string{`"ab"`, `"abc"`},
+		},
+		{
+			name:   "lengths merged from allOf, nothing else",
+			schema: `{"type": "string", "allOf": [{"minLength": 3}, {"maxLength": 2}]}`,
+			err:    schema + ": minLength is greater than maxLength",
+		},
+		{
+			name:   "optional array item count",
+			schema: `{"type": "object", "properties": {"a": {"type": "array", "minItems": 2, "maxItems": 1}, "b": {"type": "boolean"}}, "required": ["b"]}`,
+			yes:    []string{`{"b": true}`},
+			no:     []string{`{"a": [], "b": true}`},
+		},
+		{
+			name:   "objects of minProperties past maxProperties in one variant",
+			schema: `{"oneOf": [{"type": "object", "minProperties": 2, "maxProperties": 1}, {"type": "boolean"}]}`,
+			yes:    []string{`true`},
+			no:     []string{`{}`},
+		},
+		{
+			name:   "required name forbidden, optional property",
+			schema: `{"type": "object", "properties": {"o": {"type": "object", "required": ["x"], "additionalProperties": false}, "p": {"type": "null"}}}`,
+			yes:    []string{`{}`, `{"p": null}`},
+			no:     []string{`{"o": {}}`, `{"o": {"x": 1}}`},
+		},
+		{
+			name: "required name matched by patternProperties",
+			schema: `{"type": "object", "properties": {"n": {"type": "integer"}},
+				"patternProperties": {"^b_(start|end)$": {"type": "string", "maxLength": 2}, "^b_": {"minLength": 1}},
+				"required": ["b_start", "n"], "additionalProperties": false}`,
+			// Under strict, patternProperties beside properties is an
+			// error (the grammar writes the declared properties, not those
+			// a pattern names): TestRequiredByPattern.
+			nonStrictOnly: true,
+			// The grammar writes the declared properties first, then
+			// the required names it does not declare. Both patterns'
+			// schemas apply to b_start: 1 or 2 characters.
+			yes: []string{`{"n": 1, "b_start": "ab"}`, `{"n": -2, "b_start": "a"}`},
+			no:  []string{`{"n": 1, "b_start": "abc"}`, `{"n": 1, "b_start": ""}`, `{"n": 1, "b_start": 5}`, `{"n": 1}`},
+		},
+	}
+}()
+
+type impossibleCase struct {
+	name          string
+	schema        string
+	err           string   // the error, "" for none
+	yes, no       []string // contents the grammar must accept, and reject
+	nonStrictOnly bool     // strict refuses it for another reason
+}
+
+// A name that additionalProperties forbids but that a pattern of
+// patternProperties matches may be required: its value takes the schemas
+// of the patterns that match it (JSON Schema applies additionalProperties
+// only to names neither properties nor patternProperties match; the case
+// "required name matched by patternProperties" above). Before, such a
+// schema was refused ("requires b_start, which properties does not declare
+// and additionalProperties forbids"), seen on a real-world schema. Under
+// strict, patternProperties beside properties stays an error: the grammar
+// writes the declared properties of an object, not those a pattern names.
+func TestRequiredByPatternStrict(t *testing.T) {
+	for _, c := range impossibleCases {
+		if !c.nonStrictOnly {
+			continue
+		}
+		_, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(c.schema), Strict: true}})
+		if err == nil || !strings.Contains(err.Error(), ".patternProperties: ") {
+			t.Errorf("%s: strict: %v, want an error naming patternProperties", c.name, err)
+		}
+	}
+}
