@@ -127,6 +127,15 @@ const (
 // before its expressions take much memory.
 const maxWork = MaxBytes
 
+// maxSchemaValues caps the JSON values (keys included) of a request's
+// schemas together, counted before they are parsed: compiling costs memory
+// per value (the parsed document, the index of a large object's members,
+// a view of each property), so a dense schema of a few megabytes would
+// take hundreds before a cap on the grammar refused it. The largest of
+// JSONSchemaBench's 11,000 real-world schemas holds 41,000 values
+// (countValues estimates it at 57,000).
+const maxSchemaValues = 100000
+
 // maxRepetitions caps the sum of the counts of a grammar's bounded
 // repetitions (minLength/maxLength, minItems/maxItems): each is expanded by
 // the engines, so a schema of many long strings is a large grammar there
@@ -195,6 +204,9 @@ type compiler struct {
 	// tops are the tools' arguments and the response format's value,
 	// each of which must be able to match something.
 	tops []top
+	// values are the JSON values of the schemas loaded so far
+	// (maxSchemaValues).
+	values int
 	// cur is the rule whose schema is being compiled (-1: none), and
 	// unsat the reasons recorded by impossible, with the rule each was
 	// found in.
@@ -483,6 +495,10 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
+	if c.values += countValues(raw); c.values > maxSchemaValues {
+		c.fail(path, "the schemas are too large to compile (about "+itoa(c.values)+" JSON values together, more than "+itoa(maxSchemaValues)+"); simplify them")
+		return false
+	}
 	d := c.doc
 	err := d.Parse(raw)
 	if err != nil {
@@ -493,6 +509,33 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.d, c.root = d, 0
 	c.keysAt = zeroed(&c.keysAt, len(d.Nodes))
 	return true
+}
+
+// countValues estimates the JSON values (keys included) in src, from
+// above, by a linear scan that skips strings: a ':' counts a key and its
+// value, a ',' or an opening bracket one more (so an object's members are
+// counted one and a half times, an array's elements once). Bytes that are
+// not JSON are counted alike; the parse refuses them.
+func countValues(src []byte) int {
+	n := 1
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '"':
+			// To the closing quote: past escapes (and the control
+			// characters ScanString also stops at).
+			for i = pyjson.ScanString(src, i+1); i < len(src) && src[i] != '"'; i = pyjson.ScanString(src, i) {
+				if src[i] == '\\' {
+					i++
+				}
+				i++
+			}
+		case ':':
+			n += 2
+		case ',', '[', '{':
+			n++
+		}
+	}
+	return n
 }
 
 // fail records the first error.

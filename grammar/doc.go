@@ -60,7 +60,8 @@
 //
 // Compiling is bounded, so that no request can exhaust the gateway or
 // stall an engine: the work is linear in the schemas, stops when its
-// context ends, and stops at the first cap passed (MaxRules, MaxBytes, and
+// context ends, and stops at the first cap passed (the JSON values of the
+// schemas, counted before they are parsed; MaxRules, MaxBytes, and
 // the grammar's cost to an engine once it expands the repetitions, as
 // measured with llama.cpp's grammar loader), with an *Error naming the
 // schema being compiled. Numeric bounds are enforced exactly up to 24

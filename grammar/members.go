@@ -45,6 +45,9 @@ func (c *compiler) chainRules(ms []member, sep string, rest func(after bool) *ex
 	}
 	sepLit := lit(sep)
 	for i := n - 1; i >= 0; i-- {
+		if c.g.over != "" {
+			return nil // a cap passed: the compile fails
+		}
 		m := ms[i]
 		withNext := seq(sepLit, m.e, at(i+1))
 		if m.required {

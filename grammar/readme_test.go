@@ -24,6 +24,7 @@ func TestReadmeCaps(t *testing.T) {
 	}
 	readme := string(data)
 	for _, want := range []string{
+		"schemas of " + commas(maxSchemaValues) + " JSON values",
 		commas(MaxRules) + " rules",
 		strconv.Itoa(MaxBytes>>20) + " MiB",
 		"nested " + strconv.Itoa(MaxDepth) + " deep",

@@ -87,7 +87,7 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 			return // met twice (allOf: [A, A]): once is enough
 		}
 	}
-	if !c.spend(path, 64) {
+	if !c.spend(path, 64+len(path)) {
 		return
 	}
 	nk := c.keysOf(s)
@@ -147,6 +147,11 @@ type nodeKeys struct {
 	// absent), as d.Lookup finds them (the last of a name written twice),
 	// read when mayOther.
 	others [len(unenforced)]int32
+	// typed: it has type, and no keyword of unenforced; then types are
+	// the types it allows, and kwTypes the types of value its other
+	// keywords constrain (keywordTypes).
+	typed          bool
+	types, kwTypes typeSet
 }
 
 // keysOf returns the nodeKeys of schema object s, read once per
@@ -162,6 +167,9 @@ func (c *compiler) keysOf(s int) *nodeKeys {
 	c.keyBlock = append(c.keyBlock, nodeKeys{ks: schema.KeysOf(c.d, s)})
 	nk := &c.keyBlock[len(c.keyBlock)-1]
 	nk.other, nk.mayOther = c.reportsOther(s)
+	if nk.ks.Type >= 0 && !nk.other {
+		nk.typed, nk.types, nk.kwTypes = true, typesOf(c.d, nk.ks.Type), keywordTypes(&nk.ks)
+	}
 	for i := range nk.others {
 		nk.others[i] = -1
 	}
@@ -184,6 +192,33 @@ func (c *compiler) keysOf(s int) *nodeKeys {
 	return nk
 }
 
+// keywordTypes returns the types of value that the keywords of ks other
+// than type constrain, beside the $ref and allOf a view holds apart: an
+// object's keywords constrain objects only, minLength strings only, and
+// so on; enum, const, not, anyOf and oneOf constrain every value.
+func keywordTypes(ks *schema.Keys) typeSet {
+	var set typeSet
+	for _, k := range [...]struct {
+		types typeSet
+		nodes []int
+	}{
+		{tAll, []int{ks.Enum, ks.Const, ks.Not, ks.AnyOf, ks.OneOf}},
+		{tObj, []int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.PatternProperties, ks.MinProperties,
+			ks.MaxProperties, ks.PropertyNames, ks.DependentRequired}},
+		{tArr, []int{ks.Items, ks.PrefixItems, ks.MinItems, ks.MaxItems, ks.UniqueItems, ks.Contains}},
+		{tStr, []int{ks.MinLength, ks.MaxLength, ks.Pattern, ks.Format}},
+		{tNum, []int{ks.Minimum, ks.Maximum, ks.ExclusiveMinimum, ks.ExclusiveMaximum, ks.Mult}},
+	} {
+		for _, n := range k.nodes {
+			if n >= 0 {
+				set |= k.types
+				break
+			}
+		}
+	}
+	return set
+}
+
 // addTo adds schema s, at path, to view w, whose path is the first
 // schema's.
 func (c *compiler) addTo(w *view, s int, path string) {
@@ -194,14 +229,41 @@ func (c *compiler) addTo(w *view, s int, path string) {
 }
 
 // key identifies v for the memo: its schemas and what was distributed,
-// appended to buf.
+// appended to buf. Schemas the others imply are left out, v being the
+// same view without them: those whose only keyword that constrains a value
+// of the view's types is type, when the other schemas' types alone allow
+// the same types. So a schema that refers to its root beside a type the
+// root has too ({"$ref": "#", "type": "object", "items": ...}, one per
+// property of a real-world schema of 300 properties) is the root's rule,
+// a recursion, not a new copy of the root nested in the last one.
 func (v *view) key(buf []byte, ctx textContext, xml bool) []byte {
 	if v.never {
 		return append(buf, "never"...)
 	}
+	// types are the types the view allows (by type alone), kept those the
+	// schemas that can't be left out allow.
+	types, kept, typeOnly := tAll, tAll, false
+	for _, n := range v.nodes {
+		if n.keys != nil && n.keys.typed {
+			types &= n.keys.types
+		}
+	}
+	for _, n := range v.nodes {
+		switch {
+		case n.keys == nil || !n.keys.typed:
+		case n.keys.kwTypes&types == 0:
+			typeOnly = true
+		default:
+			kept &= n.keys.types
+		}
+	}
+	leaveOut := typeOnly && kept == types
 	var idBuf [8]int
 	ids := idBuf[:0]
 	for _, n := range v.nodes {
+		if leaveOut && n.keys != nil && n.keys.typed && n.keys.kwTypes&types == 0 {
+			continue
+		}
 		if constrains(n.ks, n.done) || n.other {
 			ids = append(ids, n.node<<2|int(n.done))
 		}
@@ -1052,9 +1114,13 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 		}
 	}
 	for _, name := range names {
+		if c.stop(v.path) {
+			break // a cap passed: the compile fails
+		}
 		values = append(values, c.memberValue(v, name))
 		required = append(required, req[name])
 	}
+	names = names[:len(values)]
 	return names, values, required, c.otherMembers(v)
 }
 
@@ -1280,6 +1346,9 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 		exprs, can = make([]*expr, len(names)), make([]bool, len(names))
 	}
 	for i, name := range names {
+		if c.stop(v.path) {
+			return nil, false // a cap passed: no use compiling the rest
+		}
 		if !writable(name) {
 			if required[i] {
 				c.impossible(values[i].path, "a required property whose name can't be written")

@@ -1,0 +1,152 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// rootRefs is an object schema of n properties, each a reference to the
+// root beside sibling(i): the shape of real-world configuration schemas
+// (renovate's: 300 managers, each {"$ref": "#", "type": "object",
+// "description": ..., "default": ...}).
+func rootRefs(n int, sibling func(i int) string) string {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"p%d": {"$ref": "#", "description": "manager %d"%s}`, i, i, sibling(i))
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// A reference to the root beside keywords the root implies (its own type;
+// keywords of other types) is the root's rule, a recursion. Before, each
+// such property made a new copy of the root inside the last one: renovate's
+// schema was refused, 64 levels deep, after 150 ms and 75 MB.
+func TestRefBesideImpliedKeywords(t *testing.T) {
+	for _, sibling := range []string{
+		`, "type": "object"`,
+		`, "type": "object", "default": {"x": [1]}`,
+		`, "type": ["object", "null"]`,
+		`, "type": "object", "items": {"type": "string"}, "maxLength": 3`,
+	} {
+		schema := rootRefs(300, func(int) string { return sibling })
+		var g *Grammar
+		var err error
+		bytes := allocated(func() { g, err = compileFormat(schema, false) })
+		if err != nil {
+			t.Errorf("%s: %v", sibling, err)
+			continue
+		}
+		// The root and one rule per member's place in the chain, not a
+		// copy of the root per property.
+		if n := g.numRules(); n > 1000 {
+			t.Errorf("%s: %d rules", sibling, n)
+		}
+		if bytes > 8<<20 {
+			t.Errorf("%s: %d bytes allocated", sibling, bytes)
+		}
+		for _, s := range []string{`{}`, `{"p0": {"p1": {}}}`, `{"p7": {}, "p299": {"p3": {"p299": {}}}}`} {
+			if !g.Matches(suiteText(s)) {
+				t.Errorf("%s: rejects %s", sibling, s)
+			}
+		}
+		if g.Matches(suiteText(`{"p0": 1}`)) {
+			t.Errorf("%s: accepts a number for the root", sibling)
+		}
+	}
+	// A sibling that narrows the root is a view of its own: not the root.
+	g, err := compileFormat(rootRefs(3, func(i int) string {
+		if i == 1 {
+			return `, "type": "object", "required": ["p2"]`
+		}
+		return ""
+	}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Matches(suiteText(`{"p0": {"p0": {}}, "p1": {"p2": {}}}`)) || g.Matches(suiteText(`{"p1": {}}`)) {
+		t.Error("required beside the $ref is not enforced")
+	}
+}
+
+// Large schemas are refused, or compiled, within maxCompileBytes, however
+// dense: a request body of a few megabytes of properties (16 MiB is the
+// gateway's default limit) is counted before it is parsed, and a schema
+// under that count stops at the first cap passed instead of preparing
+// every member first (a 9.5 MB schema took 354 MB before).
+func TestLargeSchemasAreBounded(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		schema func(n int) string
+	}{
+		{"integers", func(n int) string { return manyProperties(n, `{"type": "integer"}`) }},
+		{"required-objects", func(n int) string {
+			return manyProperties(n, `{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}`)
+		}},
+		{"root-refs", func(n int) string { return rootRefs(n, func(int) string { return `, "type": "object"` }) }},
+		{"distinct-root-refs", func(n int) string {
+			return rootRefs(n, func(i int) string { return fmt.Sprintf(`, "maxProperties": %d`, 1000+i) })
+		}},
+		{"array", func(n int) string {
+			return `{"type": "array", "prefixItems": [` + strings.TrimSuffix(strings.Repeat(`{"type": "integer"}, `, n), ", ") + `]}`
+		}},
+	} {
+		for _, n := range []int{300, 3000, 8000, 16000, 30000, 300000} {
+			schema := c.schema(n)
+			var err error
+			bytes := allocated(func() { _, err = compileFormat(schema, false) })
+			var ge *Error
+			if err != nil && !errors.As(err, &ge) {
+				t.Errorf("%s n=%d: %v, not *Error", c.name, n, err)
+			}
+			if bytes > maxCompileBytes {
+				t.Errorf("%s n=%d (%d bytes of schema): %d bytes allocated, %.100v", c.name, n, len(schema), bytes, err)
+			}
+		}
+	}
+}
+
+// The count of JSON values holds for the request's schemas together.
+func TestSchemaValuesCountTogether(t *testing.T) {
+	// About 60,000 values, nearly all of them an annotation.
+	half := `{"type": "object", "properties": {"a": {"type": "integer"}}, "examples": [` + strings.TrimSuffix(strings.Repeat("0, ", 60000), ", ") + `]}`
+	if n := countValues([]byte(half)); n < 60000 || n > maxSchemaValues {
+		t.Fatalf("countValues: %d", n)
+	}
+	if _, err := compileFormat(half, false); err != nil {
+		t.Fatalf("one schema: %v", err)
+	}
+	tools := []Tool{{Name: "a", Parameters: json.RawMessage(half)}, {Name: "b", Parameters: json.RawMessage(half)}}
+	_, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
+	if err == nil || !strings.HasPrefix(err.Error(), "tools[1].function.parameters: the schemas are too large to compile (about") {
+		t.Errorf("two tools: %v", err)
+	}
+}
+
+// countValues skips strings, escapes included, and counts what the parse
+// would: from above, within one and a half times.
+func TestCountValues(t *testing.T) {
+	for _, c := range []struct {
+		src      string
+		min, max int
+	}{
+		{`1`, 1, 1},
+		{`{}`, 1, 2},
+		{`{"a": 1}`, 3, 4},
+		{`{"a": "x,y:[{", "b": [1, 2, 3]}`, 8, 12},
+		{`["\"", "\\", "a\",b"]`, 4, 5},
+		{`{"a": {"b": {"c": [[], {}]}}}`, 9, 14},
+	} {
+		if n := countValues([]byte(c.src)); n < c.min || n > c.max {
+			t.Errorf("%s: %d, want %d to %d", c.src, n, c.min, c.max)
+		}
+	}
+}
