@@ -29,6 +29,13 @@ func FuzzCompile(f *testing.F) {
 		`{"contains": {"items": {"contains": {"const": 1}, "minContains": 2}}, "minContains": 3, "maxContains": 2}`,
 		`{"$id": "http://e.com/r", "$dynamicAnchor": "n", "$ref": "s.json#/$defs/x", "$defs": {"s": {"$id": "s.json", "$defs": {"x": {"$anchor": "a", "properties": {"c": {"$dynamicRef": "#n"}, "d": {"$ref": "#a"}}}}}}}`,
 		string(propertyTools[1].Parameters), string(propertyTools[2].Parameters),
+		// Parts no value satisfies beside parts that compile, and
+		// references to the root beside what it implies (real-world
+		// shapes: TestImpossibleParts, TestRefBesideImpliedKeywords).
+		`{"type": "object", "properties": {"a": {"type": "object", "enum": ["A"]}, "b": {"minimum": 3, "maximum": 2}, "c": {"type": "array", "allOf": [{"minItems": 2}, {"maxItems": 1}]}}}`,
+		`{"type": "object", "properties": {"n": {}}, "patternProperties": {"^b_": {"type": "string"}}, "required": ["b_x", "n"], "additionalProperties": false}`,
+		rootRefs(4, func(i int) string { return `, "type": "object", "items": {"type": "string"}` }),
+		rootRefs(4, func(i int) string { return `, "maxProperties": ` + itoa(i) }),
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
