@@ -201,11 +201,13 @@ var numberProto = sync.OnceValue(func() *proto {
 })
 
 // numberExpr is any JSON number, built once (expressions are never
-// changed once built, so grammars share them).
+// changed once built, so grammars share them): a minus sign before a zero
+// too (-0.5, and -0, which JSON allows), where an integer has none.
 var numberExpr = freeze(func() *expr {
 	digits := plus(class(false, runeRange{'0', '9'}))
 	return seq(
-		integerExpr,
+		opt(lit("-")),
+		alt(lit("0"), seq(class(false, runeRange{'1', '9'}), star(class(false, runeRange{'0', '9'})))),
 		opt(seq(lit("."), digits)),
 		opt(seq(chars(false, "eE"), opt(chars(false, "+-")), digits)),
 	)

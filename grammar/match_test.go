@@ -17,6 +17,17 @@ type matcher struct {
 	text string
 	memo map[[2]int][]int
 	busy map[[2]int]bool
+	// furthest is the end of the furthest literal or character matched:
+	// where a text the grammar rejects stops matching (furthestMatch).
+	furthest int
+}
+
+// furthestMatch returns how far into text g can match, a text it rejects
+// going wrong there: for the messages of tests.
+func (g *Grammar) furthestMatch(text string) int {
+	m := &matcher{g: g, text: text, memo: map[[2]int][]int{}, busy: map[[2]int]bool{}}
+	m.rule(g.root, 0)
+	return m.furthest
 }
 
 // Matches reports whether text is in g's language.
@@ -52,6 +63,7 @@ func (m *matcher) expr(e *expr, pos int) []int {
 	switch e.kind {
 	case kLit:
 		if strings.HasPrefix(m.text[pos:], e.text) {
+			m.furthest = max(m.furthest, pos+len(e.text))
 			return []int{pos + len(e.text)}
 		}
 		return nil
@@ -61,6 +73,7 @@ func (m *matcher) expr(e *expr, pos int) []int {
 		}
 		c, n := utf8.DecodeRuneInString(m.text[pos:])
 		if e.has(c) {
+			m.furthest = max(m.furthest, pos+n)
 			return []int{pos + n}
 		}
 		return nil

@@ -163,3 +163,31 @@ func TestCompileErrors(t *testing.T) {
 		t.Errorf("auto without a format: %v %v, want no grammar", g, err)
 	}
 }
+
+// Any JSON number, unbounded: a negative fraction under 1 included (-0.5
+// was rejected, the integer rule's "no -0" applied to the whole number:
+// every latitude or longitude between -1 and 0, seen on JSONSchemaBench).
+func TestNumberValues(t *testing.T) {
+	for _, schema := range []string{`{"type": "number"}`, `{}`, `{"type": ["number", "string"]}`, `{"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 1}`} {
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wrap := func(s string) string {
+			if strings.Contains(schema, "array") {
+				return "[" + s + "]"
+			}
+			return s
+		}
+		for _, s := range []string{"-0.5", "-0.1278", "-0", "-0.0", "-0e1", "0", "0.25", "-12.5e-3", "7E+2", "-1"} {
+			if !g.Matches(suiteText(wrap(s))) {
+				t.Errorf("%s: rejects %s", schema, s)
+			}
+		}
+		for _, s := range []string{"-", "01", "-01", "--1", ".5", "1.", "+1", "-.5", "1e", "0x1"} {
+			if g.Matches(suiteText(wrap(s))) {
+				t.Errorf("%s: accepts %s", schema, s)
+			}
+		}
+	}
+}
