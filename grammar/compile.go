@@ -207,6 +207,9 @@ type compiler struct {
 	// values are the JSON values of the schemas loaded so far
 	// (maxSchemaValues).
 	values int
+	// refAlone: the schema being compiled declares draft 4, 6 or 7 in
+	// its $schema, where a $ref's siblings are ignored (legacyDialect).
+	refAlone bool
 	// cur is the rule whose schema is being compiled (-1: none), and
 	// unsat the reasons recorded by impossible, with the rule each was
 	// found in.
@@ -507,8 +510,29 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	}
 	d.Text = string(raw) // names and keywords read as substrings of one copy
 	c.d, c.root = d, 0
+	c.refAlone = false
+	if d.Kind(0) == pyjson.Object {
+		if s := d.Lookup(0, "$schema"); s >= 0 && d.Kind(s) == pyjson.String {
+			c.refAlone = legacyDialect(d.Str(s))
+		}
+	}
 	c.keysAt = zeroed(&c.keysAt, len(d.Nodes))
 	return true
+}
+
+// legacyDialect reports whether uri, a schema's $schema, names JSON
+// Schema draft 3, 4, 6 or 7, where "$ref" stands for its target and the
+// keywords beside it are ignored; from 2019-09 on they apply with it, as
+// they do when $schema is absent or unknown.
+func legacyDialect(uri string) bool {
+	uri = strings.TrimPrefix(strings.TrimPrefix(uri, "http://"), "https://")
+	uri = strings.TrimSuffix(strings.TrimSuffix(uri, "#"), "/")
+	switch uri {
+	case "json-schema.org/draft-03/schema", "json-schema.org/draft-04/schema",
+		"json-schema.org/draft-06/schema", "json-schema.org/draft-07/schema":
+		return true
+	}
+	return false
 }
 
 // countValues estimates the JSON values (keys included) in src, from
