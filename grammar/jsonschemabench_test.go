@@ -39,6 +39,27 @@ var (
 	benchOut = flag.String("jsonschemabench-out", "", "write TestJSONSchemaBench's counts and violations into `FILE`")
 )
 
+// add adds the counts of o to c.
+func (c *suiteCounts) add(o *suiteCounts) {
+	c.schemas += o.schemas
+	c.compiled += o.compiled
+	c.refused += o.refused
+	c.validAccepted += o.validAccepted
+	c.validRejected += o.validRejected
+	c.validReordered += o.validReordered
+	c.invalidRejected += o.invalidRejected
+	c.invalidAccepted += o.invalidAccepted
+	c.invalidExcused += o.invalidExcused
+	c.skipped += o.skipped
+	c.violations += o.violations
+	for k, n := range o.byKind {
+		c.byKind[k] += n
+	}
+	for k, n := range o.byFile {
+		c.byFile[k] += n
+	}
+}
+
 func TestJSONSchemaBench(t *testing.T) {
 	if *benchDir == "" {
 		t.Skip("checks real-world schemas only with -jsonschemabench DIR")
@@ -104,7 +125,22 @@ func TestJSONSchemaBench(t *testing.T) {
 		}
 	}
 
-	res := runSuite(t, files)
+	// One file at a time, so that the slowest can be named.
+	res := &suiteResult{counts: map[string]*suiteCounts{}}
+	for _, m := range suiteModes {
+		res.counts[m.name] = &suiteCounts{byKind: map[string]int{}, byFile: map[string]int{}}
+	}
+	for _, f := range files {
+		start := time.Now()
+		one := runSuite(t, []suiteFile{f})
+		if d := time.Since(start); d > 10*time.Second {
+			t.Logf("%s: %v to check", f.name, d)
+		}
+		res.lines = append(res.lines, one.lines...)
+		for name, c := range one.counts {
+			res.counts[name].add(c)
+		}
+	}
 	for _, m := range suiteModes {
 		c := res.counts[m.name]
 		fmt.Fprintf(&report, "%s: %d schemas, %d compiled, %d refused; valid instances %d accepted, %d accepted in the declared order, %d rejected; invalid %d rejected, %d accepted with a keyword reported dropped, %d accepted with nothing reported; %d skipped; violations %v\n",

@@ -139,12 +139,75 @@ func suiteContents(data []byte, rank map[string]int) (contents, ordered []string
 // first, then its own properties, then its anyOf and oneOf variants' (the
 // order the compiler's views merge them in), then the schemas nested
 // inside; and the keys of the objects inside every "const" and "enum", in
-// document order. A name keeps its first rank.
+// document order. A name keeps its first rank, unless another object
+// declares it after names ranked later: the ranks are then an order that
+// keeps every properties object's order where one exists (names met in
+// two objects, in two orders, keep the first).
 func declaredOrder(schemaJSON []byte) map[string]int {
+	first := firstRanks(schemaJSON)
+	return keepEachOrder(first.rank, first.sequences)
+}
+
+// rankedNames are the names of declaredOrder by first rank, and the
+// names of each properties object in their order.
+type rankedNames struct {
+	rank      map[string]int
+	sequences [][]string
+}
+
+// keepEachOrder ranks the names of rank anew so that each sequence's
+// names come in its order, where the sequences allow it: a topological
+// order of "comes before" within each sequence, the first rank breaking
+// ties (and cycles).
+func keepEachOrder(rank map[string]int, sequences [][]string) map[string]int {
+	after := map[string][]string{}
+	preds := map[string]int{}
+	for _, seq := range sequences {
+		for i := 1; i < len(seq); i++ {
+			after[seq[i-1]] = append(after[seq[i-1]], seq[i])
+			preds[seq[i]]++
+		}
+	}
+	names := make([]string, 0, len(rank))
+	for n := range rank {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return rank[names[i]] < rank[names[j]] })
+	out := make(map[string]int, len(rank))
+	for len(out) < len(names) {
+		// The first-ranked name nothing left must precede; in a
+		// cycle, the first-ranked name left.
+		pick := ""
+		for _, n := range names {
+			if _, done := out[n]; !done && preds[n] == 0 {
+				pick = n
+				break
+			}
+		}
+		if pick == "" {
+			for _, n := range names {
+				if _, done := out[n]; !done {
+					pick = n
+					break
+				}
+			}
+		}
+		out[pick] = len(out)
+		for _, m := range after[pick] {
+			preds[m]--
+		}
+	}
+	return out
+}
+
+// firstRanks is declaredOrder's walk: each name's first rank, and the
+// sequences of names of the properties objects.
+func firstRanks(schemaJSON []byte) rankedNames {
 	rank := map[string]int{}
+	var sequences [][]string
 	d, err := pyjson.ParseBytes(schemaJSON)
 	if err != nil {
-		return rank
+		return rankedNames{rank: rank}
 	}
 	// $refs resolve as the compiler resolves them ($id included).
 	c := &compiler{d: d}
@@ -176,10 +239,13 @@ func declaredOrder(schemaJSON []byte) map[string]int {
 				walk(a)
 			}
 			if p := d.Lookup(i, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
+				var seq []string
 				d.Members(p, func(name, _ int) bool {
 					declare(name)
+					seq = append(seq, d.Str(name))
 					return true
 				})
+				sequences = append(sequences, seq)
 			}
 			for _, kw := range []string{"anyOf", "oneOf"} {
 				if a := d.Lookup(i, kw); a >= 0 {
@@ -210,7 +276,7 @@ func declaredOrder(schemaJSON []byte) map[string]int {
 		}
 	}
 	walk(0)
-	return rank
+	return rankedNames{rank, sequences}
 }
 
 // appendOrdered writes node i as AppendPython does, with each object's
