@@ -144,6 +144,7 @@ func TestJSONSchemaBench(t *testing.T) {
 			t.Logf("%s: %v to check", f.name, d)
 		}
 		res.lines = append(res.lines, one.lines...)
+		res.where = append(res.where, one.where...)
 		for name, c := range one.counts {
 			res.counts[name].add(c)
 		}
@@ -164,7 +165,8 @@ func TestJSONSchemaBench(t *testing.T) {
 	fmt.Fprintf(&report, "violations of the promises: %d\n%s", len(broken), strings.Join(broken, "\n"))
 	t.Log(report.String())
 	if *benchOut != "" {
-		if err := os.WriteFile(*benchOut, []byte(report.String()+"\n"+strings.Join(res.lines, "\n")+"\n"), 0o644); err != nil {
+		out := report.String() + "\n" + strings.Join(res.lines, "\n") + "\n\nWhere each valid instance rejected stops matching:\n" + strings.Join(res.where, "\n") + "\n"
+		if err := os.WriteFile(*benchOut, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

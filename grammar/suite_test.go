@@ -377,6 +377,9 @@ type suiteCounts struct {
 type suiteResult struct {
 	lines  []string // the violations, as known-failures.txt writes them
 	counts map[string]*suiteCounts
+	// where are, for each valid instance rejected, its line and where
+	// the grammar stops matching it (furthestMatch), for a reader.
+	where []string
 }
 
 // suiteField makes a description safe for a line of known-failures.txt.
@@ -458,6 +461,9 @@ func runSuite(t testing.TB, files []suiteFile, maxInstance int) *suiteResult {
 						c.validReordered++
 					case in.Valid:
 						c.validRejected++
+						text := suiteText(contents[i][0])
+						at := g.furthestMatch(text)
+						res.where = append(res.where, fmt.Sprintf("%s.json %s %s: ...%s <HERE> %.60s", f.name, m.name, in.Description, text[max(0, at-100):at], text[at:]))
 						if undeclaredProperty(rank, in.Data) {
 							violate(in.Description, kindClosedObject)
 						} else {
