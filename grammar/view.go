@@ -92,25 +92,22 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	}
 	nk := c.keysOf(s)
 	ks := &nk.ks
-	if ks.Ref >= 0 && c.refAlone {
-		// Drafts 4 to 7: a $ref stands for its target, its siblings
-		// ignored.
-		if target := c.resolveRef(s, ks.Ref); target >= 0 {
-			c.expand(v, target, path+".$ref", append(stack, s))
-		} else {
-			c.drop(path+".$ref", "$ref")
-		}
-		return
-	}
+	// Drafts 4 to 7: a $ref stands for its target, its siblings ignored.
+	alone := ks.Ref >= 0 && c.refAlone
 	at := len(v.nodes)
 	may := nk.mayOther
-	v.add(vnode{node: s, path: path, ks: ks, keys: nk, other: nk.other, mayOther: may})
+	if !alone {
+		v.add(vnode{node: s, path: path, ks: ks, keys: nk, other: nk.other, mayOther: may})
+	}
 	stack = append(stack, s)
 	if ks.Ref >= 0 {
 		if target := c.resolveRef(s, ks.Ref); target >= 0 {
 			c.expand(v, target, path+".$ref", stack)
 		} else {
 			c.drop(path+".$ref", "$ref")
+		}
+		if alone {
+			return
 		}
 	}
 	if !may {
