@@ -128,7 +128,8 @@ const (
 const maxWork = MaxBytes
 
 // maxSchemaValues caps the JSON values (keys included) of a request's
-// schemas together, counted before they are parsed: compiling costs memory
+// schemas together, counted before they are parsed (estimated from above
+// by countValues, when their size lets them reach it) and after: compiling costs memory
 // per value (the parsed document, the index of a large object's members,
 // a view of each property), so a dense schema of a few megabytes would
 // take hundreds before a cap on the grammar refused it. The largest of
@@ -498,9 +499,13 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
-	if c.values += countValues(raw); c.values > maxSchemaValues {
-		c.fail(path, "the schemas are too large to compile (about "+itoa(c.values)+" JSON values together, more than "+itoa(maxSchemaValues)+"); simplify them")
-		return false
+	// A JSON value takes at least two bytes (1,) beside the brackets: a
+	// schema that can't reach the cap is not scanned.
+	if len(raw)/2+2 > maxSchemaValues-c.values {
+		if n := c.values + countValues(raw); n > maxSchemaValues {
+			c.fail(path, "the schemas are too large to compile (about "+itoa(n)+" JSON values together, more than "+itoa(maxSchemaValues)+"); simplify them")
+			return false
+		}
 	}
 	d := c.doc
 	err := d.Parse(raw)
@@ -508,6 +513,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 		c.fail(path, "not valid JSON: "+err.Error())
 		return false
 	}
+	c.values += len(d.Nodes)
 	d.Text = string(raw) // names and keywords read as substrings of one copy
 	c.d, c.root = d, 0
 	c.refAlone = false

@@ -154,11 +154,19 @@ type nodeKeys struct {
 	// absent), as d.Lookup finds them (the last of a name written twice),
 	// read when mayOther.
 	others [len(unenforced)]int32
-	// typed: it has type, and no keyword of unenforced; then types are
-	// the types it allows, and kwTypes the types of value its other
-	// keywords constrain (keywordTypes).
-	typed          bool
-	types, kwTypes typeSet
+	// typed: it has type, and no keyword of unenforced; then kwTypes are
+	// the types of value its other keywords constrain (keywordTypes), and
+	// types the types it allows, once view.key has read them (typesRead).
+	typed, typesRead bool
+	types, kwTypes   typeSet
+}
+
+// typeSet returns the types nk's type allows, read once.
+func (nk *nodeKeys) typeSet(d *pyjson.Doc) typeSet {
+	if !nk.typesRead {
+		nk.types, nk.typesRead = typesOf(d, nk.ks.Type), true
+	}
+	return nk.types
 }
 
 // keysOf returns the nodeKeys of schema object s, read once per
@@ -175,7 +183,7 @@ func (c *compiler) keysOf(s int) *nodeKeys {
 	nk := &c.keyBlock[len(c.keyBlock)-1]
 	nk.other, nk.mayOther = c.reportsOther(s)
 	if nk.ks.Type >= 0 && !nk.other {
-		nk.typed, nk.types, nk.kwTypes = true, typesOf(c.d, nk.ks.Type), keywordTypes(&nk.ks)
+		nk.typed, nk.kwTypes = true, keywordTypes(&nk.ks)
 	}
 	for i := range nk.others {
 		nk.others[i] = -1
@@ -243,25 +251,28 @@ func (c *compiler) addTo(w *view, s int, path string) {
 // root has too ({"$ref": "#", "type": "object", "items": ...}, one per
 // property of a real-world schema of 300 properties) is the root's rule,
 // a recursion, not a new copy of the root nested in the last one.
-func (v *view) key(buf []byte, ctx textContext, xml bool) []byte {
+func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte {
 	if v.never {
 		return append(buf, "never"...)
 	}
 	// types are the types the view allows (by type alone), kept those the
-	// schemas that can't be left out allow.
+	// schemas that can't be left out allow. One schema is never left out
+	// (an untyped view's key is its one schema).
 	types, kept, typeOnly := tAll, tAll, false
-	for _, n := range v.nodes {
-		if n.keys != nil && n.keys.typed {
-			types &= n.keys.types
+	if len(v.nodes) > 1 {
+		for _, n := range v.nodes {
+			if n.keys != nil && n.keys.typed {
+				types &= n.keys.typeSet(d)
+			}
 		}
-	}
-	for _, n := range v.nodes {
-		switch {
-		case n.keys == nil || !n.keys.typed:
-		case n.keys.kwTypes&types == 0:
-			typeOnly = true
-		default:
-			kept &= n.keys.types
+		for _, n := range v.nodes {
+			switch {
+			case n.keys == nil || !n.keys.typed:
+			case n.keys.kwTypes&types == 0:
+				typeOnly = true
+			default:
+				kept &= n.keys.typeSet(d)
+			}
 		}
 	}
 	leaveOut := typeOnly && kept == types
@@ -330,7 +341,7 @@ func constrains(ks *schema.Keys, done uint8) bool {
 // or with xml as an argument value (a string raw, another value JSON).
 func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
 	var buf [64]byte
-	kb := v.key(buf[:0], ctx, xml)
+	kb := v.key(c.d, buf[:0], ctx, xml)
 	if r, ok := c.memo[string(kb)]; ok {
 		return r
 	}
