@@ -48,3 +48,42 @@ func TestRefSiblingsByDialect(t *testing.T) {
 		}
 	}
 }
+
+// The array form of items (drafts 4 to 2019-09: a schema per position, as
+// prefixItems) is enforced, with additionalItems for the elements past
+// them; before, it was reported and left out (an error under strict),
+// which refused GeoJSON-like coordinates in real-world schemas.
+func TestTupleItems(t *testing.T) {
+	for _, c := range []struct {
+		schema  string
+		yes, no []string
+	}{
+		{`{"$schema": "http://json-schema.org/draft-04/schema#", "type": "array", "items": [{"type": "number"}, {"type": "string"}], "additionalItems": false}`,
+			[]string{`[]`, `[1]`, `[1, "a"]`, `[-0.5, ""]`}, []string{`["a"]`, `[1, 2]`, `[1, "a", 2]`, `[1, "a", "b"]`}},
+		{`{"type": "array", "items": [{"type": "number"}, {"type": "string"}]}`,
+			[]string{`[1, "a", true]`, `[1, "a", {"x": null}]`, `[]`}, []string{`["a"]`, `[1, 2, 3]`}},
+		{`{"type": "array", "items": [{"type": "number"}], "additionalItems": {"type": "boolean"}, "minItems": 2, "maxItems": 3}`,
+			[]string{`[1, true]`, `[1, true, false]`}, []string{`[1]`, `[1, 2]`, `[1, true, false, true]`}},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if err != nil {
+				t.Errorf("%s strict %v: %v", c.schema, strict, err)
+				continue
+			}
+			if len(g.Dropped) > 0 {
+				t.Errorf("%s: dropped %v", c.schema, g.Dropped)
+			}
+			for _, s := range c.yes {
+				if !g.Matches(suiteText(s)) {
+					t.Errorf("%s strict %v: rejects %s", c.schema, strict, s)
+				}
+			}
+			for _, s := range c.no {
+				if g.Matches(suiteText(s)) {
+					t.Errorf("%s strict %v: accepts %s", c.schema, strict, s)
+				}
+			}
+		}
+	}
+}

@@ -943,6 +943,13 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 	return 0, -1, false
 }
 
+// tupleItems reports whether ks's items is the array form of drafts 4 to
+// 2019-09 (a schema per position, as prefixItems; additionalItems for the
+// elements past them), without a prefixItems beside it.
+func tupleItems(d *pyjson.Doc, ks *schema.Keys) bool {
+	return ks.Items >= 0 && ks.PrefixItems < 0 && d.Kind(ks.Items) == pyjson.Array
+}
+
 // viewArray is a JSON array valid for every schema of v: at each position
 // the prefixItems or items of each that apply there, the greatest
 // minItems and the least maxItems.
@@ -957,8 +964,10 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 		if n.ks.PrefixItems >= 0 && d.Kind(n.ks.PrefixItems) == pyjson.Array {
 			prefixLen = max(prefixLen, int(d.Nodes[n.ks.PrefixItems].Len))
 		}
-		if n.ks.Items >= 0 && d.Kind(n.ks.Items) == pyjson.Array { // draft 4 tuple form
-			c.drop(n.path+".items", "items")
+		if tupleItems(d, n.ks) {
+			prefixLen = max(prefixLen, int(d.Nodes[n.ks.Items].Len))
+		} else if n.ks.Items >= 0 && d.Kind(n.ks.Items) == pyjson.Array {
+			c.drop(n.path+".items", "items") // beside prefixItems: no meaning
 		}
 	}
 	if hi >= 0 {
@@ -973,6 +982,14 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 			if ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i < int(d.Nodes[ks.PrefixItems].Len) {
 				e := elementAt(d, ks.PrefixItems, i)
 				c.addTo(w, e, n.path+".prefixItems["+strconv.Itoa(i)+"]")
+				continue
+			}
+			if tupleItems(d, ks) {
+				if i < int(d.Nodes[ks.Items].Len) {
+					c.addTo(w, elementAt(d, ks.Items, i), n.path+".items["+strconv.Itoa(i)+"]")
+				} else if ai := d.Lookup(n.node, "additionalItems"); ai >= 0 {
+					c.addTo(w, ai, n.path+".additionalItems")
+				}
 				continue
 			}
 			if ks.Items >= 0 && d.Kind(ks.Items) != pyjson.Array {
