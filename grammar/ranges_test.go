@@ -191,3 +191,37 @@ func TestNumberValues(t *testing.T) {
 		}
 	}
 }
+
+// An enum or const number is matched as the schema spells it and, when it
+// is a whole number, in both of the spellings Python's JSON writer uses,
+// an int's and a float's: JSON Schema
+// compares numbers by value (the official suite's const and enum cases,
+// and JSONSchemaBench's {"enum": [2.0]} with the instance 2).
+func TestEnumNumberSpellings(t *testing.T) {
+	for _, c := range []struct {
+		schema  string
+		yes, no []string
+	}{
+		{`{"enum": [2.0, "a"]}`, []string{"2.0", "2", `"a"`}, []string{"2.5", "20", "2.00"}},
+		{`{"const": -3}`, []string{"-3", "-3.0"}, []string{"3", "-3.5"}},
+		{`{"type": "integer", "enum": [1e2, 7]}`, []string{"1e2", "100", "100.0", "7", "7.0"}, []string{"1e3", "8"}},
+		{`{"enum": [0.5]}`, []string{"0.5"}, []string{"0", "1"}},
+		// The schema's own spelling, and no other past 10^16.
+		{`{"enum": [1e20]}`, []string{"1e20"}, []string{"100000000000000000000", "100000000000000000000.0"}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.schema, err)
+		}
+		for _, s := range c.yes {
+			if !g.Matches(suiteText(s)) {
+				t.Errorf("%s: rejects %s", c.schema, s)
+			}
+		}
+		for _, s := range c.no {
+			if g.Matches(suiteText(s)) {
+				t.Errorf("%s: accepts %s", c.schema, s)
+			}
+		}
+	}
+}

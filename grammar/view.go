@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -666,12 +667,34 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			continue
 		}
 		alts = append(alts, lit(text))
+		if d.Kind(m) == pyjson.Number {
+			for _, s := range integralSpellings(string(d.Raw(m))) {
+				if s != text {
+					alts = append(alts, lit(s))
+				}
+			}
+		}
 	}
 	if len(alts) == 0 {
 		c.impossible(path, "no value can be written: every member is ruled out by the type or holds a Harmony marker")
 		return nil, true
 	}
 	return alt(alts...), true
+}
+
+// integralSpellings returns the two ways Python's json.dumps writes the
+// whole number lit, an int's and a float's (2 and 2.0), beside lit's own
+// spelling, which the grammar matches too: JSON Schema compares numbers
+// by value, so an enum member 2.0 admits 2 and the other way round. None
+// for other numbers, and for magnitudes from 10^16 on, which a float
+// writes with an exponent.
+func integralSpellings(lit string) []string {
+	r, ok := new(big.Rat).SetString(lit)
+	if !ok || !r.IsInt() || new(big.Int).Abs(r.Num()).Cmp(big.NewInt(1e16)) >= 0 {
+		return nil
+	}
+	n := r.Num().String()
+	return []string{n, n + ".0"}
 }
 
 // admits reports whether a value of node m is of a type in set.
