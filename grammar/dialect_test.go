@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -74,16 +75,7 @@ func TestTupleItems(t *testing.T) {
 			if len(g.Dropped) > 0 {
 				t.Errorf("%s: dropped %v", c.schema, g.Dropped)
 			}
-			for _, s := range c.yes {
-				if !g.Matches(suiteText(s)) {
-					t.Errorf("%s strict %v: rejects %s", c.schema, strict, s)
-				}
-			}
-			for _, s := range c.no {
-				if g.Matches(suiteText(s)) {
-					t.Errorf("%s strict %v: accepts %s", c.schema, strict, s)
-				}
-			}
+			checkContents(t, fmt.Sprintf("%s strict %v", c.schema, strict), g, c.yes, c.no)
 		}
 	}
 }

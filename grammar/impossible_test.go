@@ -3,6 +3,7 @@ package grammar
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -34,16 +35,7 @@ func TestImpossibleParts(t *testing.T) {
 				t.Errorf("%s (strict %v): %v", c.name, strict, err)
 				continue
 			}
-			for _, s := range c.yes {
-				if !g.Matches(suiteText(s)) {
-					t.Errorf("%s (strict %v): rejects %s", c.name, strict, s)
-				}
-			}
-			for _, s := range c.no {
-				if g.Matches(suiteText(s)) {
-					t.Errorf("%s (strict %v): accepts %s", c.name, strict, s)
-				}
-			}
+			checkContents(t, fmt.Sprintf("%s (strict %v)", c.name, strict), g, c.yes, c.no)
 		}
 	}
 }
