@@ -129,10 +129,11 @@ const maxWork = MaxBytes
 
 // maxSchemaValues caps the JSON values (keys included) of a request's
 // schemas together, counted before they are parsed (estimated from above
-// by countValues, when their size lets them reach it) and after: compiling costs memory
-// per value (the parsed document, the index of a large object's members,
-// a view of each property), so a dense schema of a few megabytes would
-// take hundreds before a cap on the grammar refused it. The largest of
+// by countValues, when their size lets them reach it) and after.
+// Compiling costs memory per value (the parsed document, the index of a
+// large object's members, a view of each property), so a dense schema of
+// a few megabytes would take hundreds before a cap on the grammar refused
+// it. The largest of
 // JSONSchemaBench's 11,000 real-world schemas holds 41,000 values
 // (countValues estimates it at 57,000).
 const maxSchemaValues = 100000

@@ -155,19 +155,20 @@ type nodeKeys struct {
 	// absent), as d.Lookup finds them (the last of a name written twice),
 	// read when mayOther.
 	others [len(unenforced)]int32
-	// typed: it has type, and no keyword of unenforced; then kwTypes are
-	// the types of value its other keywords constrain (keywordTypes), and
-	// types the types it allows, once view.key has read them (typesRead).
+	// typed: it has type, and no keyword of unenforced. Then typeFacts
+	// reads, once, types (the types it allows) and kwTypes (those its
+	// other keywords constrain, keywordTypes), which only view.key needs.
 	typed, typesRead bool
 	types, kwTypes   typeSet
 }
 
-// typeSet returns the types nk's type allows, read once.
-func (nk *nodeKeys) typeSet(d *pyjson.Doc) typeSet {
+// typeFacts returns the types nk's type allows and the types its other
+// keywords constrain, read once.
+func (nk *nodeKeys) typeFacts(d *pyjson.Doc) (types, kwTypes typeSet) {
 	if !nk.typesRead {
-		nk.types, nk.typesRead = typesOf(d, nk.ks.Type), true
+		nk.types, nk.kwTypes, nk.typesRead = typesOf(d, nk.ks.Type), keywordTypes(&nk.ks), true
 	}
-	return nk.types
+	return nk.types, nk.kwTypes
 }
 
 // keysOf returns the nodeKeys of schema object s, read once per
@@ -183,9 +184,7 @@ func (c *compiler) keysOf(s int) *nodeKeys {
 	c.keyBlock = append(c.keyBlock, nodeKeys{ks: schema.KeysOf(c.d, s)})
 	nk := &c.keyBlock[len(c.keyBlock)-1]
 	nk.other, nk.mayOther = c.reportsOther(s)
-	if nk.ks.Type >= 0 && !nk.other {
-		nk.typed, nk.kwTypes = true, keywordTypes(&nk.ks)
-	}
+	nk.typed = nk.ks.Type >= 0 && !nk.other
 	for i := range nk.others {
 		nk.others[i] = -1
 	}
@@ -257,31 +256,35 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 		return append(buf, "never"...)
 	}
 	// types are the types the view allows (by type alone), kept those the
-	// schemas that can't be left out allow. One schema is never left out
-	// (an untyped view's key is its one schema).
-	types, kept, typeOnly := tAll, tAll, false
+	// schemas that can't be left out allow; implied: a schema constrains
+	// the view's types by its type alone. One schema is never left out.
+	types, kept, implied := tAll, tAll, false
 	if len(v.nodes) > 1 {
 		for _, n := range v.nodes {
 			if n.keys != nil && n.keys.typed {
-				types &= n.keys.typeSet(d)
+				t, _ := n.keys.typeFacts(d)
+				types &= t
 			}
 		}
 		for _, n := range v.nodes {
-			switch {
-			case n.keys == nil || !n.keys.typed:
-			case n.keys.kwTypes&types == 0:
-				typeOnly = true
-			default:
-				kept &= n.keys.typeSet(d)
+			if n.keys == nil || !n.keys.typed {
+				continue
+			}
+			if t, kw := n.keys.typeFacts(d); kw&types == 0 {
+				implied = true
+			} else {
+				kept &= t
 			}
 		}
 	}
-	leaveOut := typeOnly && kept == types
+	leaveOut := implied && kept == types
 	var idBuf [8]int
 	ids := idBuf[:0]
 	for _, n := range v.nodes {
-		if leaveOut && n.keys != nil && n.keys.typed && n.keys.kwTypes&types == 0 {
-			continue
+		if leaveOut && n.keys != nil && n.keys.typed {
+			if _, kw := n.keys.typeFacts(d); kw&types == 0 {
+				continue
+			}
 		}
 		if constrains(n.ks, n.done) || n.other {
 			ids = append(ids, n.node<<2|int(n.done))
