@@ -1185,10 +1185,10 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 	return names, values, required, c.otherMembers(v)
 }
 
-// memberValue is the view of member name's value in an object of v: the
-// property's schema in each schema that declares it, else the schemas of
-// that schema's patternProperties whose patterns match name, else its
-// additionalProperties.
+// memberValue is the view of member name's value in an object of v: in
+// each schema, the property's schema where it declares name and the
+// schemas of its patternProperties whose patterns match name (both apply),
+// else its additionalProperties.
 func (c *compiler) memberValue(v *view, name string) *view {
 	d := c.d
 	w := &view{}
@@ -1197,6 +1197,8 @@ func (c *compiler) memberValue(v *view, name string) *view {
 		if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
 			if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
 				c.addTo(w, s, n.path+".properties."+name)
+				// A declared name a pattern matches takes both schemas.
+				c.patternValues(w, n.ks.PatternProperties, n.path, name)
 				continue
 			}
 		}
@@ -1363,9 +1365,14 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		}
 		return seq(lit("{"), members, lit("}"))
 	}
-	c.patternPropertiesBeside(v)
 	keys := c.keyNames(v)
-	rest := c.extras(v, extra, append(slices.Clip(names), absent...), keys, ctx, false)
+	rest, why := c.patternMembers(v, append(slices.Clip(names), absent...), keys, ctx)
+	if rest == nil {
+		if why != "" {
+			c.patternPropertiesBeside(v, why)
+		}
+		rest = c.extras(v, extra, append(slices.Clip(names), absent...), keys, ctx, false)
+	}
 	body, ok := c.declaredMembers(v, names, values, required, deps, keys, rest != nil,
 		func(name string) bool {
 			var buf [64]byte
@@ -1556,28 +1563,7 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 // pattern's, the values its schema's: a map keyed by a pattern); otherwise
 // a key the patterns match may have any value, and they are reported.
 func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []string) *expr {
-	d := c.d
-	type pat struct {
-		text   string
-		schema int
-		path   string
-		owner  int
-	}
-	var pats []pat
-	for i, n := range v.nodes {
-		pp := n.ks.PatternProperties
-		if pp < 0 {
-			continue
-		}
-		if d.Kind(pp) != pyjson.Object {
-			c.drop(n.path+".patternProperties", "patternProperties")
-			continue
-		}
-		d.Members(pp, func(k, val int) bool {
-			pats = append(pats, pat{d.Str(k), val, n.path + ".patternProperties." + d.Str(k), i})
-			return true
-		})
-	}
+	pats := c.patternsOf(v)
 	keys := c.keyNames(v)
 	anyKey := c.keyOf(keys, ctx)
 	if len(except) > 0 {
@@ -1600,14 +1586,7 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		return seq(anyKey, lit(": "), value)
 	}
 	p := pats[0]
-	owner := v.nodes[p.owner].ks.AdditionalProperties
-	exact := len(pats) == 1 && owner >= 0 && d.Kind(owner) == pyjson.False
-	for i, n := range v.nodes {
-		if i != p.owner && n.ks.AdditionalProperties >= 0 && d.Kind(n.ks.AdditionalProperties) != pyjson.True {
-			exact = false
-		}
-	}
-	if exact {
+	if c.onlyPattern(v, pats) {
 		if value, err := patternExpr(p.text); err == nil {
 			var key *expr
 			if names, finite := c.finiteKeys(keys); keys == nil || !finite {
@@ -1632,12 +1611,117 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 	return seq(anyKey, lit(": "), c.anyJSON(ctx))
 }
 
+// A namePattern is one pattern of an object's patternProperties: its
+// text, its schema, the path of that schema and which schema of the view
+// holds it.
+type namePattern struct {
+	text   string
+	schema int
+	path   string
+	owner  int
+}
+
+// patternsOf is the patterns of v's patternProperties, in order; a
+// patternProperties that is not an object is dropped.
+func (c *compiler) patternsOf(v *view) []namePattern {
+	d := c.d
+	var pats []namePattern
+	for i, n := range v.nodes {
+		pp := n.ks.PatternProperties
+		if pp < 0 {
+			continue
+		}
+		if d.Kind(pp) != pyjson.Object {
+			c.drop(n.path+".patternProperties", "patternProperties")
+			continue
+		}
+		d.Members(pp, func(k, val int) bool {
+			pats = append(pats, namePattern{d.Str(k), val, n.path + ".patternProperties." + d.Str(k), i})
+			return true
+		})
+	}
+	return pats
+}
+
+// onlyPattern reports whether the members of v's objects that no
+// property declares are exactly those pats names: one pattern, whose
+// schema says additionalProperties: false beside it, and no other schema
+// of v constrains other members. Each such member is then one whose key
+// the pattern matches and whose value is valid for the pattern's schema.
+func (c *compiler) onlyPattern(v *view, pats []namePattern) bool {
+	if len(pats) != 1 {
+		return false
+	}
+	p := pats[0]
+	owner := v.nodes[p.owner].ks.AdditionalProperties
+	if owner < 0 || c.d.Kind(owner) != pyjson.False {
+		return false
+	}
+	for i, n := range v.nodes {
+		if i != p.owner && n.ks.AdditionalProperties >= 0 && c.d.Kind(n.ks.AdditionalProperties) != pyjson.True {
+			return false
+		}
+	}
+	return true
+}
+
+// patternMembers is what may follow the declared members of an object
+// (names, with the names dependentSchemas keeps out) whose schemas name
+// its other members by a pattern, when the grammar can write exactly
+// those (onlyPattern): members whose keys the pattern matches, each valid
+// for the pattern's schema, after the declared ones. When it can't (more
+// patterns, other members allowed too, propertyNames beside it, a pattern
+// it can't translate, a declared name the pattern matches, whose key other
+// members could not be kept from writing), rest is nil and why says why:
+// the object's declared members then stand alone, and patternProperties is
+// reported (patternPropertiesBeside). Both are nil and "" without
+// patternProperties.
+func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textContext) (rest func(after bool) *expr, why string) {
+	has := false
+	for _, n := range v.nodes {
+		has = has || n.ks.PatternProperties >= 0
+	}
+	if !has {
+		return nil, ""
+	}
+	if keys != nil {
+		return nil, "the grammar writes the declared properties of an object, and the members a pattern names only without propertyNames beside it"
+	}
+	pats := c.patternsOf(v)
+	if !c.onlyPattern(v, pats) {
+		return nil, "the grammar writes the declared properties of an object, and the members a pattern names only for one pattern with additionalProperties: false beside it"
+	}
+	p := pats[0]
+	e, err := patternExpr(p.text)
+	if err != nil {
+		return nil, "the pattern can't be translated"
+	}
+	for _, name := range names {
+		switch match, decided := c.exprMatches(e, name); {
+		case !decided:
+			return nil, "the declared name " + strconv.Quote(name) + " can't be checked against the pattern (a count past 1000, or the grammar's matching work spent)"
+		case match:
+			return nil, "the pattern matches the declared name " + strconv.Quote(name) + ", so the keys of other members can't be kept from naming it"
+		}
+	}
+	key := ref(c.g.rule("key", seq(lit(`"`), jsonChars(e), lit(`"`))))
+	member := seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false))
+	more := ref(c.g.rule("more", star(seq(lit(", "), member))))
+	return func(after bool) *expr {
+		if after {
+			return more
+		}
+		return opt(seq(member, more))
+	}, ""
+}
+
 // patternPropertiesBeside reports the patternProperties of an object that
-// declares properties: the grammar writes the declared properties only.
-func (c *compiler) patternPropertiesBeside(v *view) {
+// declares properties, when the grammar writes the declared properties
+// only (why, from patternMembers).
+func (c *compiler) patternPropertiesBeside(v *view, why string) {
 	for _, n := range v.nodes {
 		if n.ks.PatternProperties >= 0 {
-			c.loosen(n.path+".patternProperties", "patternProperties", "the grammar writes the declared properties of an object, not those a pattern names")
+			c.loosen(n.path+".patternProperties", "patternProperties", why)
 		}
 	}
 }

@@ -169,8 +169,11 @@ func TestPatternProperties(t *testing.T) {
 	for _, s := range []string{
 		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}, "b$": {"type": "string"}}, "additionalProperties": false}`,
 		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}}}`,
-		`{"type": "object", "properties": {"x": {}}, "patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": false}`,
 		`{"patternProperties": {"^a": {"type": "integer"}}}`,
+		// a declared name the pattern matches: other keys can't be kept
+		// from naming it
+		`{"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": false}`,
+		`{"type": "object", "properties": {"x": {}}, "patternProperties": {"^a": {"type": "integer"}}, "propertyNames": {"maxLength": 3}, "additionalProperties": false}`,
 	} {
 		g, err := compileFormat(s, false)
 		if err != nil || len(g.Dropped) == 0 || !strings.HasSuffix(g.Dropped[len(g.Dropped)-1].Path, ".patternProperties") {
@@ -178,6 +181,46 @@ func TestPatternProperties(t *testing.T) {
 		}
 		if _, err := compileFormat(s, true); err == nil {
 			t.Errorf("%s: strict compiled", s)
+		}
+	}
+}
+
+// Beside declared properties, one pattern with additionalProperties: false
+// is enforced too: the declared members in their order, then members the
+// pattern names; a declared name the pattern matches takes both schemas.
+func TestPatternPropertiesBesideProperties(t *testing.T) {
+	for _, c := range []struct {
+		schema   string
+		accepted []string
+		rejected []string
+	}{
+		{`{"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"], "patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": false}`,
+			[]string{`{"x": "s"}`, `{"x": "s", "a": 1}`, `{"x": "s", "ab": 1, "a1": 2}`},
+			[]string{`{}`, `{"a": 1}`, `{"x": "s", "a": "t"}`, `{"x": "s", "b": 1}`, `{"x": "s", "x": "t"}`, `{"x": "s", "ba": 1}`}},
+		{`{"type": "object", "properties": {"x": {"type": "string"}}, "patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": false}`,
+			[]string{`{}`, `{"x": "s"}`, `{"a": 1}`, `{"a": 1, "ab": 2}`, `{"x": "s", "a": 1}`},
+			[]string{`{"a": 1, "x": "s"}`, `{"x": 1}`, `{"x": "s", "x": "t"}`}},
+		{`{"type": "object", "properties": {"ab": {"type": "integer"}}, "patternProperties": {"^a": {"minimum": 3}}, "additionalProperties": false}`,
+			[]string{`{}`, `{"ab": 3}`},
+			[]string{`{"ab": 2}`}},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if strict && strings.Contains(c.schema, `"ab"`) {
+				// a declared name the pattern matches: other keys can't
+				// be kept from naming it
+				if err == nil || !strings.Contains(err.Error(), `matches the declared name "ab"`) {
+					t.Errorf("%s: strict: %v", c.schema, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s (strict %v): %v", c.schema, strict, err)
+			}
+			if !strings.Contains(c.schema, `"ab"`) && len(g.Dropped) != 0 {
+				t.Errorf("%s: reported %v", c.schema, g.Dropped)
+			}
+			checkContents(t, c.schema, g, c.accepted, c.rejected)
 		}
 	}
 }
