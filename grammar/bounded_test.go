@@ -212,6 +212,10 @@ func TestLeftRecursion(t *testing.T) {
 		{`{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref.anyOf[0].$ref"},
 		{`{"anyOf": [{"type": "integer"}, {"$ref": "#"}]}`, "response_format.json_schema.schema.anyOf[1].$ref"},
 		{`{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/A"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref.$ref.anyOf[1].$ref"},
+		// a schema with keywords of its own beside the variant that
+		// leads back to it, and one a variant of a variant leads back to
+		{`{"$defs": {"A": {"minLength": 1, "anyOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref.anyOf[0].$ref"},
+		{`{"$defs": {"A": {"type": "string", "allOf": [{"anyOf": [{"maxLength": 3, "anyOf": [{"$ref": "#/$defs/A"}, {"minLength": 2}]}, {"type": "string"}]}]}}, "$ref": "#/$defs/A"}`, "response_format.json_schema.schema.$ref.allOf[0].anyOf[0].anyOf[0].$ref"},
 	} {
 		_, err := compileFormat(c.schema, false)
 		var ge *Error
@@ -226,6 +230,38 @@ func TestLeftRecursion(t *testing.T) {
 	} {
 		if _, err := compileFormat(s, false); err != nil {
 			t.Errorf("%s: %v", s, err)
+		}
+	}
+}
+
+// Two variants (of two anyOf of one value) that lead to the same schema
+// meet it twice, which is no cycle. Both were refused as a schema that
+// contains itself: a real-world schema writes a property and the pattern
+// that matches its name alike, each an array of anyOf of the same
+// definitions.
+func TestVariantsMeetingOneSchema(t *testing.T) {
+	a := `"$defs": {"a": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": false}}`
+	items := `{"type": "array", "items": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}}`
+	for _, c := range []struct {
+		schema   string
+		accepted []string
+		rejected []string
+	}{
+		{`{"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}, {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}], ` + a + `}`,
+			[]string{`{"x": 1}`, `"s"`}, []string{`{}`, `1`}},
+		{`{"type": "object", "properties": {"b": ` + items + `}, "patternProperties": {"^b": ` + items + `}, ` + a + `}`,
+			[]string{`{"b": [{"x": 1}, "s"]}`, `{}`}, []string{`{"b": [{}]}`, `{"b": [1]}`}},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if strict && strings.Contains(c.schema, "patternProperties") {
+				continue // reported: the object is open
+			}
+			if err != nil {
+				t.Errorf("%s (strict %v): %v", c.schema, strict, err)
+				continue
+			}
+			checkContents(t, c.schema, g, c.accepted, c.rejected)
 		}
 	}
 }

@@ -64,6 +64,7 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 	var present, absent []string
 	for mask := range 1 << len(triggers) {
 		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root}
+		w.copyLinks(v)
 		present, absent = present[:0], absent[:0]
 		for i, t := range triggers {
 			if mask&(1<<i) == 0 {

@@ -25,6 +25,29 @@ type view struct {
 	// properties they declare are those it evaluates.
 	root int
 	buf  [2]vnode // room for the first nodes, without allocating
+	// led links every schema expanded into the view, those it does not
+	// keep too (one that only led to others, a variant's combinator
+	// done), so that with can tell the schemas that led to a variant.
+	led    []link
+	ledBuf [4]link
+}
+
+// lead records that schema node was expanded into v, led there by the
+// schema on top of stack.
+func (v *view) lead(node int, stack []int) {
+	l := link{int32(node), -1}
+	if len(stack) > 0 {
+		l.parent = int32(stack[len(stack)-1])
+	}
+	if v.led == nil {
+		v.led = v.ledBuf[:0]
+	}
+	v.led = append(v.led, l)
+}
+
+// copyLinks gives w v's links, for a view made of v's schemas.
+func (w *view) copyLinks(v *view) {
+	w.led = append(w.ledBuf[:0], v.led...)
 }
 
 // add adds n to v's schemas.
@@ -50,6 +73,10 @@ type vnode struct {
 	mayOther bool
 	keys     *nodeKeys // ks's, with the keywords of unenforced
 }
+
+// A link says which schema's $ref, allOf, known branch or distributed
+// variant led to a schema of a view (parent -1: none).
+type link struct{ node, parent int32 }
 
 const (
 	doneAnyOf = 1 << iota
@@ -97,6 +124,7 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 	alone := ks.Ref >= 0 && c.refAlone
 	at := len(v.nodes)
 	may := nk.mayOther
+	v.lead(s, stack)
 	if !alone {
 		v.add(vnode{node: s, path: path, ks: ks, keys: nk, other: nk.other, mayOther: may})
 	}
@@ -304,13 +332,15 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 // with returns the view of variant s (at path) of node i's combinator
 // done, together with the schemas of v that constrain the value otherwise
 // (a schema that only held the combinator, or only led to others through
-// $ref or allOf, adds nothing). A variant that refers back to a schema of v
-// is a schema that contains itself.
+// $ref or allOf, adds nothing). A variant that refers back to node i, or
+// to a schema of v that led to node i, is a schema that contains itself.
+// One that refers to another schema of v (the variant of another anyOf
+// of the same value, say) meets it twice, which is no cycle: both anyOf
+// of {"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, ...]}, {"anyOf":
+// [{"$ref": "#/$defs/a"}, ...]}]} may lead to a.
 func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 	w := &view{path: path, root: v.root}
-	stack := make([]int, 0, len(v.nodes))
 	for j, n := range v.nodes {
-		stack = append(stack, n.node)
 		if j == i {
 			n.done |= done
 		}
@@ -318,8 +348,25 @@ func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 			w.add(n)
 		}
 	}
-	c.expand(w, s, path, stack)
+	w.copyLinks(v)
+	c.expand(w, s, path, v.ancestors(v.nodes[i].node))
 	return w
+}
+
+// ancestors is schema node of v and the schemas that led to it, the
+// farthest first: a stack for expand.
+func (v *view) ancestors(node int) []int {
+	chain := []int{node}
+	for len(chain) <= len(v.led) {
+		k := slices.IndexFunc(v.led, func(l link) bool { return int(l.node) == node })
+		if k < 0 || v.led[k].parent < 0 {
+			break
+		}
+		node = int(v.led[k].parent)
+		chain = append(chain, node)
+	}
+	slices.Reverse(chain)
+	return chain
 }
 
 // constrains reports whether a schema with keywords ks, its combinators
@@ -472,6 +519,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			if d.Kind(kw.node) != pyjson.Array {
 				c.drop(n.path+"."+kw.name, kw.name)
 				w := &view{nodes: slices.Clone(v.nodes), path: v.path}
+				w.copyLinks(v)
 				w.nodes[i].done |= kw.done
 				return c.value(w, ctx, xml)
 			}
