@@ -356,7 +356,8 @@ func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 // ancestors is schema node of v and the schemas that led to it, the
 // farthest first: a stack for expand.
 func (v *view) ancestors(node int) []int {
-	chain := []int{node}
+	chain := make([]int, 1, 8)
+	chain[0] = node
 	for len(chain) <= len(v.led) {
 		k := slices.IndexFunc(v.led, func(l link) bool { return int(l.node) == node })
 		if k < 0 || v.led[k].parent < 0 {
