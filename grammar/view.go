@@ -526,13 +526,15 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			}
 			var alts []*expr
 			var sets []typeSet
+			var variants []*view
 			d.Elements(kw.node, func(e, pos int) bool {
 				w := c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]")
 				alts = append(alts, c.value(w, ctx, xml))
 				sets = append(sets, c.types(w))
+				variants = append(variants, w)
 				return c.err == nil
 			})
-			if kw.name == "oneOf" && overlap(sets) {
+			if kw.name == "oneOf" && c.err == nil && c.variantsOverlap(sets, variants) {
 				c.loosen(n.path+".oneOf", "oneOf", "its variants admit values of one type, and the grammar can't tell that a value matches only one of them")
 			}
 			return alt(alts...)
@@ -590,6 +592,144 @@ func overlap(sets []typeSet) bool {
 		seen |= s
 	}
 	return false
+}
+
+// maxDiscriminated caps the variants of a oneOf whose objects
+// variantsOverlap compares pair by pair, and the pairs of values it
+// compares for one property.
+const (
+	maxDiscriminated = 32
+	maxLiteralPairs  = 4096
+)
+
+// variantsOverlap reports whether a value may be valid for two variants
+// of a oneOf (views, each allowing the types of sets), as far as the
+// grammar can tell: two variants that allow a type in common overlap,
+// unless that type is object alone and their objects are told apart by a
+// property (discriminated). Then a value the grammar writes for one
+// variant is valid for it alone, and oneOf is exact.
+func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
+	if !overlap(sets) {
+		return false
+	}
+	if len(sets) > maxDiscriminated {
+		return true
+	}
+	for i := range sets {
+		for j := i + 1; j < len(sets); j++ {
+			if shared := sets[i] & sets[j]; shared != 0 && (shared != tObj || !c.discriminated(views[i], views[j])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// discriminated reports whether no object is valid for both views a and
+// b: one requires a property that the other forbids, or whose values its
+// const or enum allows none of (a discriminator: {"kind": {"const":
+// "circle"}} against {"kind": {"const": "square"}}).
+func (c *compiler) discriminated(a, b *view) bool {
+	return c.requiresAgainst(a, b) || c.requiresAgainst(b, a)
+}
+
+// requiresAgainst reports whether a requires a property that no object of
+// b can hold with a value a allows.
+func (c *compiler) requiresAgainst(a, b *view) bool {
+	d := c.d
+	found := false
+	for _, n := range a.nodes {
+		if n.ks.Required < 0 || d.Kind(n.ks.Required) != pyjson.Array {
+			continue
+		}
+		d.Elements(n.ks.Required, func(e, _ int) bool {
+			if c.stop(a.path) {
+				return false // a cap passed: the compile fails
+			}
+			if d.Kind(e) != pyjson.String {
+				return true
+			}
+			name := d.Str(e)
+			vb := c.memberValue(b, name)
+			if vb.never {
+				found = true
+				return false
+			}
+			la, okA := c.literalSet(c.memberValue(a, name))
+			lb, okB := c.literalSet(vb)
+			if okA && okB && len(la)*len(lb) <= maxLiteralPairs && !c.anyMayEqual(la, lb) {
+				found = true
+				return false
+			}
+			return true
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// literalSet is the values of the first const or enum among v's schemas:
+// every value valid for v is among them. ok is false when none has one.
+func (c *compiler) literalSet(v *view) (values []int, ok bool) {
+	d := c.d
+	for _, n := range v.nodes {
+		if n.ks.Const >= 0 {
+			return []int{n.ks.Const}, true
+		}
+		if n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array {
+			d.Elements(n.ks.Enum, func(e, _ int) bool {
+				values = append(values, e)
+				return true
+			})
+			return values, true
+		}
+	}
+	return nil, false
+}
+
+// anyMayEqual reports whether a value of as may equal one of bs, as JSON
+// Schema compares values (numbers by value): only values shown to differ
+// count as different.
+func (c *compiler) anyMayEqual(as, bs []int) bool {
+	for _, a := range as {
+		for _, b := range bs {
+			if c.mayEqual(a, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayEqual reports whether JSON values a and b may be equal: false only
+// when they are shown to differ (kinds, strings, short plain numbers;
+// arrays and objects are taken as maybe equal).
+func (c *compiler) mayEqual(a, b int) bool {
+	d := c.d
+	ka, kb := d.Kind(a), d.Kind(b)
+	if ka != kb {
+		return false
+	}
+	switch ka {
+	case pyjson.String:
+		return d.Str(a) == d.Str(b)
+	case pyjson.Number:
+		ra, rb := string(d.Raw(a)), string(d.Raw(b))
+		if ra == rb {
+			return true
+		}
+		if len(ra) > 40 || len(rb) > 40 || strings.ContainsAny(ra, "eE") || strings.ContainsAny(rb, "eE") {
+			return true
+		}
+		x, okA := new(big.Rat).SetString(ra)
+		y, okB := new(big.Rat).SetString(rb)
+		return !okA || !okB || x.Cmp(y) == 0
+	case pyjson.True, pyjson.False, pyjson.Null:
+		return true
+	}
+	return true
 }
 
 // has reports whether any schema of v has a keyword f finds.

@@ -95,6 +95,51 @@ func TestOneOf(t *testing.T) {
 	}
 }
 
+// oneOf of objects told apart by a property is exact: one variant requires
+// a property that the other forbids, or whose const or enum values the
+// other's never allows. Variants that may both hold an object are not.
+func TestOneOfDiscriminated(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		accepted     []string
+		rejected     []string
+	}{
+		{"a const discriminator",
+			`{"oneOf": [{"type": "object", "properties": {"kind": {"const": "circle"}, "r": {"type": "integer"}}, "required": ["kind", "r"], "additionalProperties": false}, {"type": "object", "properties": {"kind": {"enum": ["square", "rect"]}, "side": {"type": "integer"}}, "required": ["kind", "side"], "additionalProperties": false}]}`,
+			[]string{`{"kind": "circle", "r": 1}`, `{"kind": "rect", "side": 2}`},
+			[]string{`{"kind": "circle", "side": 1}`, `{"kind": "square", "r": 1}`, `{}`}},
+		{"a property the other forbids",
+			`{"oneOf": [{"type": "object", "properties": {"src": {"type": "string"}}, "required": ["src"], "additionalProperties": false}, {"type": "object", "properties": {"replace": {"type": "string"}}, "required": ["replace"], "additionalProperties": false}]}`,
+			[]string{`{"src": "a"}`, `{"replace": "b"}`},
+			[]string{`{}`, `{"src": "a", "replace": "b"}`}},
+		{"a discriminator beside the object's own properties, with another type",
+			`{"properties": {"id": {"type": "integer"}}, "required": ["id"], "oneOf": [{"properties": {"kind": {"const": "a"}}, "required": ["kind"]}, {"properties": {"kind": {"const": "b"}, "b": {"type": "boolean"}}, "required": ["kind"]}], "type": "object"}`,
+			[]string{`{"id": 1, "kind": "a"}`, `{"id": 1, "kind": "b", "b": true}`},
+			[]string{`{"id": 1}`, `{"id": 1, "kind": "c"}`}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkContents(t, c.name, g, c.accepted, c.rejected)
+	}
+	for _, s := range []string{
+		// both variants may hold an object with a and b
+		`{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
+		// 2 and 2.0 are one value
+		`{"oneOf": [{"type": "object", "properties": {"k": {"enum": [1, 2]}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": [2.0, 3]}}, "required": ["k"]}]}`,
+		// the discriminator is not required by either: {} is valid for both
+		`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}}, {"type": "object", "properties": {"k": {"const": "b"}}}]}`,
+		// objects apart, but strings valid for both
+		`{"oneOf": [{"properties": {"k": {"const": "a"}}, "required": ["k"]}, {"properties": {"k": {"const": "b"}}, "required": ["k"]}]}`,
+	} {
+		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+}
+
 // pattern and format are enforced, in a JSON string and in a raw
 // argument; beside them a length is reported.
 func TestPatternAndFormat(t *testing.T) {
