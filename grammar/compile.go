@@ -116,10 +116,16 @@ const (
 	// MaxDepth caps how deep schemas nest inline (a $ref is a rule of
 	// its own, recursion included, and does not count).
 	MaxDepth = 64
-	// MaxCount caps minLength, maxLength, minItems and maxItems: a
-	// repetition is written out by some engines, so larger bounds are
-	// not enforced (an error under strict).
+	// MaxCount caps minItems and maxItems (and minContains,
+	// maxContains): a repetition is written out by some engines, so
+	// larger bounds are not enforced (an error under strict). String
+	// lengths up to it are one repetition too.
 	MaxCount = 1024
+	// MaxLength caps minLength and maxLength. A length past MaxCount is
+	// written in chunks, a rule of about the square root of the length in
+	// characters repeated (longString), so that it costs an engine a few
+	// hundred elements, not one per character.
+	MaxLength = 1 << 20
 )
 
 // maxWork caps the work of one compilation, in bytes of expressions
@@ -790,10 +796,14 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeK
 // lo may be greater than hi (noLength).
 func (c *compiler) counts(minNode, maxNode int, path, what string) (lo, hi int) {
 	hi = -1
-	if v, ok := c.readCount(minNode, path, "min"+what); ok {
+	limit := MaxCount
+	if what == "Length" {
+		limit = MaxLength
+	}
+	if v, ok := c.readCountUpTo(minNode, path, "min"+what, limit); ok {
 		lo = v
 	}
-	if v, ok := c.readCount(maxNode, path, "max"+what); ok {
+	if v, ok := c.readCountUpTo(maxNode, path, "max"+what, limit); ok {
 		hi = v
 	}
 	return lo, hi
@@ -802,6 +812,11 @@ func (c *compiler) counts(minNode, maxNode int, path, what string) (lo, hi int) 
 // readCount reads count keyword kw of the schema at path, at node n (-1:
 // absent): a whole number from 0 to MaxCount, else left out (reported).
 func (c *compiler) readCount(n int, path, kw string) (int, bool) {
+	return c.readCountUpTo(n, path, kw, MaxCount)
+}
+
+// readCountUpTo is readCount with limit in place of MaxCount.
+func (c *compiler) readCountUpTo(n int, path, kw string, limit int) (int, bool) {
 	d := c.d
 	if n < 0 {
 		return 0, false
@@ -811,7 +826,7 @@ func (c *compiler) readCount(n int, path, kw string) (int, bool) {
 		return 0, false
 	}
 	v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(string(d.Raw(n)), ".0"), "."))
-	if err != nil || v < 0 || v > MaxCount {
+	if err != nil || v < 0 || v > limit {
 		c.drop(path+"."+kw, kw)
 		return 0, false
 	}

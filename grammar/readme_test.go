@@ -29,6 +29,7 @@ func TestReadmeCaps(t *testing.T) {
 		strconv.Itoa(MaxBytes>>20) + " MiB",
 		"nested " + strconv.Itoa(MaxDepth) + " deep",
 		"counts up to " + strconv.Itoa(MaxCount),
+		"lengths up to " + commas(MaxLength),
 		"adding up to " + commas(maxRepetitions),
 		"up to " + strconv.Itoa(maxRangeDigits) + " digits",
 		commas(maxExpanded) + " elements",

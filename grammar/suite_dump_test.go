@@ -128,6 +128,17 @@ var dumpAttacks = []dumpAttack{
 	{"required-1024x2", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1024, "maxLength": 1024}, "b": {"type": "array", "items": {"type": "integer"}, "minItems": 1024, "maxItems": 1024}}, "required": ["a", "b"]}`, ""},
 	{"variants-8000", dumpVariants(8000), ""},
 	{"enum-10000x1000", dumpEnum(10000, 1000), ""},
+	{"long-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 2600}}, "required": ["a"]}`, dumpLongStrings("a", 1499, 1500, 2000, 2600, 2601)},
+	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000)},
+}
+
+// dumpLongStrings is objects whose member name is a string of each length.
+func dumpLongStrings(name string, lengths ...int) string {
+	var objs []string
+	for _, n := range lengths {
+		objs = append(objs, `{"`+name+`":"`+strings.Repeat("x", n)+`"}`)
+	}
+	return strings.Join(objs, " ")
 }
 
 var dumpFamilies = []dumpFamily{
@@ -144,6 +155,18 @@ var dumpFamilies = []dumpFamily{
 	{"nullable-integers", 8000, func(n int) string { return dumpProperties(n, `{"type": ["integer", "null"]}`) }},
 	{"anyOf-scalars", 8000, func(n int) string {
 		return dumpProperties(n, `{"anyOf": [{"type": "boolean"}, {"type": "null"}, {"type": "integer", "minimum": 0, "maximum": 99}]}`)
+	}},
+	{"long-strings", 1000, func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"type": "object", "properties": {`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"p%d": {"type": "string", "maxLength": %d}`, i, 65536+i)
+		}
+		b.WriteString(`}}`)
+		return b.String()
 	}},
 	{"strings-64", 8000, func(n int) string { return dumpProperties(n, `{"type": "string", "minLength": 1, "maxLength": 64}`) }},
 	{"bounded-arrays", 8000, func(n int) string {

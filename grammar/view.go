@@ -1035,6 +1035,9 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 		}
 		return shape
 	}
+	if lo > MaxCount || hi > MaxCount {
+		return c.longString(v, ctx, raw, lo, hi)
+	}
 	lo, hi, bounded := c.budget(v, lo, hi, "Length")
 	if raw {
 		if !bounded {
@@ -1102,7 +1105,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 	if value == nil {
 		return nil, false
 	}
-	if lo > 0 || hi >= 0 {
+	if (lo > 0 || hi >= 0) && lo <= MaxCount && hi <= MaxCount {
 		if bounded, ok := lengthBounded(value, lo, hi); ok {
 			value, counted = bounded, true
 			key += "|" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
@@ -1133,6 +1136,72 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 	return r, counted
 }
 
+// longString is a string of v of lo to hi characters (hi < 0: no upper
+// bound) where lo or hi is past MaxCount: JSON in ctx, or with raw the raw
+// text of an argument. Written as one repetition, such a length would cost
+// an engine an element per character (llama.cpp writes S{0,n} out as n
+// rules). Instead, with a chunk of B characters (a rule, B the square root
+// of the greatest length, rounded up), the exact part is
+// chunk{lo/B} char{lo%B} and the optional part of up to m characters
+// (m = hi-lo) is chunk{0,q-1} char{0,B-1} | chunk{q} char{0,r}, q and r
+// the quotient and remainder of m by B (up to MaxCount characters beyond
+// the exact part are one repetition): each count at most MaxCount, each
+// length written one way, about 28B elements in all where a repetition
+// of n characters is 13n. A rule per length pair, context and form,
+// written once per grammar however many strings share it, spends the
+// repetition budget once: 2B counts, what its rules cost an engine in the
+// budget's units (MaxLength's B, 1024, takes it all).
+func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *expr {
+	key := "long" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + ":" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
+	if r, ok := c.memo[key]; ok {
+		return r
+	}
+	b := 1
+	for b*b < max(lo, hi) {
+		b++
+	}
+	if !c.spendRepetitions(v, 2*b, "Length") {
+		if raw {
+			return c.rawText()
+		}
+		return c.quotedString(ctx)
+	}
+	// The character and the chunk are rules once per grammar.
+	charKey := "longchar" + strconv.FormatBool(raw)
+	char, ok := c.memo[charKey]
+	if !ok {
+		if raw {
+			char = ref(c.g.rule("char", class(true, runeRange{'<', '<'})))
+		} else {
+			char = ref(c.g.rule("char", alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())))
+		}
+		c.memo[charKey] = char
+	}
+	chunkKey := charKey + strconv.Itoa(b)
+	chunk, ok := c.memo[chunkKey]
+	if !ok {
+		chunk = ref(c.g.rule("chunk", rep(char, b, b)))
+		c.memo[chunkKey] = chunk
+	}
+	chunks, rest := rep(chunk, lo/b, lo/b), lo%b
+	var body *expr
+	switch m := hi - lo; {
+	case hi < 0:
+		body = seq(chunks, rep(char, rest, -1))
+	case rest+m <= MaxCount:
+		body = seq(chunks, rep(char, rest, rest+m))
+	default:
+		q, r := m/b, m%b
+		body = seq(chunks, rep(char, rest, rest), alt(seq(rep(chunk, 0, q-1), rep(char, 0, b-1)), seq(rep(chunk, q, q), rep(char, 0, r))))
+	}
+	e := ref(c.g.rule("long", body))
+	if !raw {
+		e = seq(lit(`"`), e, lit(`"`))
+	}
+	c.memo[key] = e
+	return e
+}
+
 // budget spends the grammar's repetition budget on a count pair: past it,
 // the counts are loosened (reported; an error under strict) and the
 // repetition is unbounded.
@@ -1140,10 +1209,19 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 	if lo == 0 && hi < 0 {
 		return 0, -1, false
 	}
-	n := max(lo, hi)
+	if c.spendRepetitions(v, max(lo, hi), what) {
+		return lo, hi, true
+	}
+	return 0, -1, false
+}
+
+// spendRepetitions spends n of the grammar's repetition budget on v's
+// count pair (minWHAT, maxWHAT) and reports whether it could: past the
+// budget, the counts are loosened (reported; an error under strict).
+func (c *compiler) spendRepetitions(v *view, n int, what string) bool {
 	if c.reps+n <= maxRepetitions {
 		c.reps += n
-		return lo, hi, true
+		return true
 	}
 	why := "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
 	for _, nd := range v.nodes {
@@ -1155,7 +1233,7 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 			c.loosen(nd.path+".max"+what, "max"+what, why)
 		}
 	}
-	return 0, -1, false
+	return false
 }
 
 // tupleItems reports whether ks's items is the array form of drafts 4 to

@@ -3,7 +3,10 @@ package grammar
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -406,6 +409,74 @@ func TestAnyOfSiblingsLadder(t *testing.T) {
 	}
 	if len(g.text) > 256<<10 || used > maxCompileBytes {
 		t.Errorf("%d bytes of grammar, %d allocated", len(g.text), used)
+	}
+}
+
+// String lengths past MaxCount are enforced in chunks (longString):
+// exactly, under strict too, in JSON and in raw arguments, one rule per
+// length pair however many strings share it.
+func TestLongStrings(t *testing.T) {
+	x := func(n int) string { return `"` + strings.Repeat("x", n) + `"` }
+	for _, c := range []struct {
+		schema   string
+		accepted []string
+		rejected []string
+	}{
+		// an exact part and more than MaxCount optional characters
+		{`{"type": "string", "minLength": 1500, "maxLength": 2600}`, []string{x(1500), x(1501), x(2000), x(2600)}, []string{x(1499), x(2601), x(0)}},
+		{`{"type": "string", "maxLength": 3000}`, []string{x(0), x(1), x(2969), x(2970), x(2971), x(3000), `"` + strings.Repeat(`\n`, 3000) + `"`}, []string{x(3001), `"` + strings.Repeat(`\n`, 3001) + `"`}},
+		{`{"type": "string", "minLength": 2000}`, []string{x(2000), x(3000)}, []string{x(1999), x(10)}},
+		{`{"type": "string", "minLength": 1100, "maxLength": 1200}`, []string{x(1100), x(1200)}, []string{x(1099), x(1201)}},
+		{`{"type": "string", "minLength": 5000, "maxLength": 5000}`, []string{x(5000)}, []string{x(4999), x(5001)}},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if err != nil || len(g.Dropped) != 0 {
+				t.Fatalf("%s (strict %v): %v %v", c.schema, strict, err, g)
+			}
+			checkContents(t, c.schema, g, c.accepted, c.rejected)
+		}
+	}
+
+	// A raw argument.
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string", "maxLength": 5000}}, "required": ["text"]}`), Strict: true}}
+	g, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkArgs(t, g, []argCase{
+		{xmlArg("text", strings.Repeat("y", 5000)), true},
+		{xmlArg("text", strings.Repeat("y", 5001)), false},
+	})
+
+	// Strings that share a length pair share its rule and spend the
+	// repetition budget once.
+	var props []string
+	for i := range 300 {
+		props = append(props, fmt.Sprintf(`"p%d": {"type": "string", "maxLength": 65535}`, i))
+	}
+	g, err = compileFormat(`{"type": "object", "properties": {`+strings.Join(props, ", ")+`}}`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(g.GBNF(), "\nlong"); n != 1 {
+		t.Errorf("%d rules for one length pair", n)
+	}
+
+	// Past the budget, or past MaxLength, a length is not enforced:
+	// reported, an error under strict naming it.
+	for _, c := range []struct{ schema, path string }{
+		{`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}, "b": {"type": "string", "maxLength": 1048575}}}`, "response_format.json_schema.schema.properties.b.maxLength"},
+		{`{"type": "string", "maxLength": 2000000}`, "response_format.json_schema.schema.maxLength"},
+	} {
+		g, err := compileFormat(c.schema, false)
+		if err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == c.path }) {
+			t.Errorf("%s: %v %v", c.schema, g, err)
+		}
+		var ge *Error
+		if _, err := compileFormat(c.schema, true); !errors.As(err, &ge) || ge.Path != c.path {
+			t.Errorf("%s: strict: %v", c.schema, err)
+		}
 	}
 }
 
