@@ -782,8 +782,8 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeK
 					continue // applied by the view (expand), or nothing to apply
 				}
 			}
-			if kw == "dependentSchemas" {
-				continue // objects apply it (dependentObjects), other values aren't constrained
+			if kw == "dependentSchemas" || kw == "dependencies" {
+				continue // objects apply it (dependentObjects, declaredMembers), other values aren't constrained
 			}
 			c.drop(path+"."+kw, kw)
 		}

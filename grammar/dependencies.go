@@ -23,48 +23,96 @@ type dependency struct {
 	dependents []int
 }
 
-// eachDependency calls f with each entry of the dependentRequired of v's
-// schemas: a trigger name and the names it requires. A dependentRequired
-// that is not an object of arrays of strings is left out (reported).
-func (c *compiler) eachDependency(v *view, f func(trigger string, dependents []string)) {
+// The older keyword dependencies (drafts 4 to 7) holds both kinds of
+// entries: an array is a dependentRequired entry, a schema a
+// dependentSchemas one. Each is enforced where its newer keyword is, and
+// reported under the name dependencies.
+
+// requiredDeps returns the keywords of vnode n that hold dependentRequired
+// entries, with their names: its dependentRequired, and its dependencies
+// when any entry of it is an array.
+func (c *compiler) requiredDeps(n *vnode) (nodes [2]int, names [2]string) {
+	nodes = [2]int{n.ks.DependentRequired, -1}
+	names = [2]string{"dependentRequired", "dependencies"}
+	if dep := c.otherKey(n, kwDependencies); dep >= 0 && c.depsOfKind(dep, true) {
+		nodes[1] = dep
+	}
+	return nodes, names
+}
+
+// depsOfKind reports whether dependencies node dep (an object) holds an
+// entry that is an array (arrays) or a schema (!arrays).
+func (c *compiler) depsOfKind(dep int, arrays bool) bool {
 	d := c.d
+	if d.Kind(dep) != pyjson.Object {
+		return false
+	}
+	found := false
+	d.Members(dep, func(_, val int) bool {
+		found = (d.Kind(val) == pyjson.Array) == arrays
+		return !found
+	})
+	return found
+}
+
+// eachDependency calls f with each entry of the dependentRequired of v's
+// schemas (and the array entries of their dependencies): a trigger name and
+// the names it requires. A dependentRequired that is not an object of
+// arrays of strings is left out (reported).
+func (c *compiler) eachDependency(v *view, f func(trigger string, dependents []string)) {
 	for _, n := range v.nodes {
-		dr := n.ks.DependentRequired
-		if dr < 0 {
-			continue
-		}
-		if d.Kind(dr) != pyjson.Object {
-			c.drop(n.path+".dependentRequired", "dependentRequired")
-			continue
-		}
-		d.Members(dr, func(k, deps int) bool {
-			if d.Kind(deps) != pyjson.Array {
-				c.drop(n.path+".dependentRequired", "dependentRequired")
-				return true
+		nodes, names := c.requiredDeps(&n)
+		for i, dr := range nodes {
+			if dr < 0 {
+				continue
 			}
-			var names []string
-			d.Elements(deps, func(e, _ int) bool {
-				if d.Kind(e) == pyjson.String {
-					names = append(names, d.Str(e))
-				}
-				return true
-			})
-			if !c.spend(n.path, 64+16*len(names)) {
-				return false
-			}
-			f(d.Str(k), names)
-			return true
-		})
+			c.eachDependencyOf(dr, n.path+"."+names[i], names[i], f)
+		}
 	}
 }
 
-// dropDependentRequired reports the dependentRequired of v's schemas,
-// where the grammar writes an object's members without their names in view
-// (free members, an enum's objects).
+// eachDependencyOf is eachDependency for one keyword kw, at node dr and
+// path: in dependencies, an entry that is not an array is a schema
+// (dependentObjects), not an error.
+func (c *compiler) eachDependencyOf(dr int, path, kw string, f func(trigger string, dependents []string)) {
+	d := c.d
+	if d.Kind(dr) != pyjson.Object {
+		c.drop(path, kw)
+		return
+	}
+	d.Members(dr, func(k, deps int) bool {
+		if d.Kind(deps) != pyjson.Array {
+			if kw == "dependentRequired" {
+				c.drop(path, kw)
+			}
+			return true
+		}
+		var names []string
+		d.Elements(deps, func(e, _ int) bool {
+			if d.Kind(e) == pyjson.String {
+				names = append(names, d.Str(e))
+			}
+			return true
+		})
+		if !c.spend(path, 64+16*len(names)) {
+			return false
+		}
+		f(d.Str(k), names)
+		return true
+	})
+}
+
+// dropDependentRequired reports the dependentRequired of v's schemas (and
+// their dependencies with array entries), where the grammar writes an
+// object's members without their names in view (free members, an enum's
+// objects).
 func (c *compiler) dropDependentRequired(v *view) {
 	for _, n := range v.nodes {
-		if n.ks.DependentRequired >= 0 {
-			c.drop(n.path+".dependentRequired", "dependentRequired")
+		nodes, names := c.requiredDeps(&n)
+		for i, dr := range nodes {
+			if dr >= 0 {
+				c.drop(n.path+"."+names[i], names[i])
+			}
 		}
 	}
 }
@@ -149,9 +197,12 @@ func (c *compiler) memberCases(v *view, required, can []bool, deps []dependency)
 	}
 	if len(triggers) > maxDependentTriggers {
 		for _, nd := range v.nodes {
-			if nd.ks.DependentRequired >= 0 {
-				c.loosen(nd.path+".dependentRequired", "dependentRequired",
-					"more than "+itoa(maxDependentTriggers)+" optional properties require others, and each doubles the object's grammar")
+			nodes, names := c.requiredDeps(&nd)
+			for i, dr := range nodes {
+				if dr >= 0 {
+					c.loosen(nd.path+"."+names[i], names[i],
+						"more than "+itoa(maxDependentTriggers)+" optional properties require others, and each doubles the object's grammar")
+				}
 			}
 		}
 		return [][]uint8{base}

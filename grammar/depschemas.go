@@ -33,25 +33,30 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 	d := c.d
 	var triggers []depTrigger
 	for _, n := range v.nodes {
-		ds := c.otherKey(&n, kwDependentSchemas)
-		if ds < 0 {
-			continue
-		}
-		if d.Kind(ds) != pyjson.Object {
-			c.drop(n.path+".dependentSchemas", "dependentSchemas")
-			continue
-		}
-		d.Members(ds, func(k, val int) bool {
-			name := d.Str(k)
-			i := slices.IndexFunc(triggers, func(t depTrigger) bool { return t.name == name })
-			if i < 0 {
-				i = len(triggers)
-				triggers = append(triggers, depTrigger{name: name})
+		nodes, names := c.schemaDeps(&n)
+		for j, ds := range nodes {
+			if ds < 0 {
+				continue
 			}
-			triggers[i].schemas = append(triggers[i].schemas, val)
-			triggers[i].paths = append(triggers[i].paths, n.path+".dependentSchemas."+name)
-			return true
-		})
+			if d.Kind(ds) != pyjson.Object {
+				c.drop(n.path+"."+names[j], names[j])
+				continue
+			}
+			d.Members(ds, func(k, val int) bool {
+				if d.Kind(val) == pyjson.Array {
+					return true // dependencies' dependentRequired entry
+				}
+				name := d.Str(k)
+				i := slices.IndexFunc(triggers, func(t depTrigger) bool { return t.name == name })
+				if i < 0 {
+					i = len(triggers)
+					triggers = append(triggers, depTrigger{name: name})
+				}
+				triggers[i].schemas = append(triggers[i].schemas, val)
+				triggers[i].paths = append(triggers[i].paths, n.path+"."+names[j]+"."+name)
+				return true
+			})
+		}
 	}
 	if len(triggers) == 0 {
 		return c.objectBody(v, ctx, xml, nil, nil)
@@ -101,23 +106,41 @@ func (c *compiler) appliesInCase(n *vnode) bool {
 	if ks.AnyOf >= 0 || ks.OneOf >= 0 || ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || n.other {
 		return false
 	}
-	return c.otherKey(n, kwDependentSchemas) < 0
+	return c.otherKey(n, kwDependentSchemas) < 0 && c.otherKey(n, kwDependencies) < 0
 }
 
-// loosenDependentSchemas reports the dependentSchemas of v's schemas (an
-// error under strict): the grammar writes the object as without them.
+// schemaDeps returns the keywords of vnode n that hold dependentSchemas
+// entries, with their names: its dependentSchemas, and its dependencies
+// when it is not an object of arrays alone (whose entries are
+// dependentRequired's).
+func (c *compiler) schemaDeps(n *vnode) (nodes [2]int, names [2]string) {
+	nodes = [2]int{c.otherKey(n, kwDependentSchemas), -1}
+	names = [2]string{"dependentSchemas", "dependencies"}
+	if dep := c.otherKey(n, kwDependencies); dep >= 0 && (c.d.Kind(dep) != pyjson.Object || c.depsOfKind(dep, false)) {
+		nodes[1] = dep
+	}
+	return nodes, names
+}
+
+// loosenDependentSchemas reports the dependentSchemas of v's schemas (and
+// their dependencies with schema entries; an error under strict): the
+// grammar writes the object as without them.
 func (c *compiler) loosenDependentSchemas(v *view, why string) {
 	for _, n := range v.nodes {
-		if c.otherKey(&n, kwDependentSchemas) >= 0 {
-			c.loosen(n.path+".dependentSchemas", "dependentSchemas", why)
+		nodes, names := c.schemaDeps(&n)
+		for i, ds := range nodes {
+			if ds >= 0 {
+				c.loosen(n.path+"."+names[i], names[i], why)
+			}
 		}
 	}
 }
 
-// hasDependentSchemas reports whether a schema of v has dependentSchemas.
+// hasDependentSchemas reports whether a schema of v has dependentSchemas,
+// or dependencies of either kind (which only an object's grammar applies).
 func (c *compiler) hasDependentSchemas(v *view) bool {
 	for _, n := range v.nodes {
-		if c.otherKey(&n, kwDependentSchemas) >= 0 {
+		if c.otherKey(&n, kwDependentSchemas) >= 0 || c.otherKey(&n, kwDependencies) >= 0 {
 			return true
 		}
 	}

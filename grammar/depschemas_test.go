@@ -3,6 +3,8 @@ package grammar
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,5 +102,54 @@ func TestDependentSchemasLadder(t *testing.T) {
 		if err == nil && len(g.text) > MaxBytes {
 			t.Errorf("strict %v: a grammar of %d bytes", strict, len(g.text))
 		}
+	}
+}
+
+// dependencies (drafts 4 to 7) is enforced as its two successors: an
+// array entry as dependentRequired, a schema entry as dependentSchemas,
+// both in one object; where they can't be, it is reported by its own name.
+func TestDependencies(t *testing.T) {
+	schema := `{"type": "object", "properties": {"a": {}, "b": {}, "c": {"type": "integer"}}, "dependencies": {"a": ["b"], "c": {"properties": {"b": {"type": "string"}}, "required": ["b"]}}}`
+	for _, strict := range []bool{false, true} {
+		g, err := compileFormat(schema, strict)
+		if err != nil {
+			t.Fatalf("strict %v: %v", strict, err)
+		}
+		if !strict && (len(g.Dropped) != 1 || g.Dropped[0].Keyword != "additionalProperties") {
+			t.Errorf("reported %v", g.Dropped)
+		}
+		checkContents(t, schema, g,
+			[]string{`{}`, `{"b": 1}`, `{"a": 1, "b": 2}`, `{"b": "s", "c": 1}`, `{"a": 1, "b": "s", "c": 1}`},
+			[]string{`{"a": 1}`, `{"c": 1}`, `{"b": 2, "c": 1}`, `{"a": 1, "c": 1}`})
+	}
+	// Free members: not strict, the names are not in view (reported);
+	// strict, the names it relates are written as declared ones.
+	free := `{"type": "object", "additionalProperties": {"type": "integer"}, "dependencies": {"a": ["b"]}}`
+	if g, err := compileFormat(free, false); err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Keyword == "dependencies" }) {
+		t.Errorf("%s: %v %v", free, g, err)
+	}
+	g, err := compileFormat(free, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContents(t, free, g, []string{`{"b": 2, "a": 1}`, `{"b": 2}`, `{"x": 1}`}, []string{`{"a": 1}`, `{"a": 1, "x": 2}`}) // the names it relates first
+	for _, c := range []struct{ schema, path string }{
+		// the objects of an enum are not checked against it
+		{`{"enum": [{"a": 1}], "dependencies": {"a": {"required": ["b"]}}}`, "response_format.json_schema.schema.dependencies"},
+		// a trigger's schema with what a case can't apply
+		{`{"type": "object", "properties": {"a": {}}, "dependencies": {"a": {"anyOf": [{"required": ["b"]}, {"required": ["c"]}]}}}`, "response_format.json_schema.schema.dependencies"},
+	} {
+		g, err := compileFormat(c.schema, false)
+		if err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == c.path }) {
+			t.Errorf("%s: %v %v", c.schema, g, err)
+		}
+		var ge *Error
+		if _, err := compileFormat(c.schema, true); !errors.As(err, &ge) || ge.Path != c.path {
+			t.Errorf("%s: strict: %v", c.schema, err)
+		}
+	}
+	// Another value than an object is not constrained.
+	if g, err := compileFormat(`{"dependencies": {"a": ["b"]}, "type": ["object", "string"]}`, true); err != nil || !g.Matches(analysisPrefix+finalHeader+`"s"`) {
+		t.Errorf("a string beside dependencies: %v", err)
 	}
 }

@@ -36,6 +36,13 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"n": {}}, "patternProperties": {"^b_": {"type": "string"}}, "required": ["b_x", "n"], "additionalProperties": false}`,
 		rootRefs(4, func(i int) string { return `, "type": "object", "items": {"type": "string"}` }),
 		rootRefs(4, func(i int) string { return `, "maxProperties": ` + itoa(i) }),
+		// A pattern beside declared properties, variants meeting one
+		// schema, a oneOf told apart by a property, long strings
+		// (decisions 185 to 188).
+		`{"type": "object", "properties": {"a": {"type": "integer"}, "x-b": {}}, "patternProperties": {"^x-": {"type": "string", "maxLength": 3}}, "additionalProperties": false}`,
+		`{"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}, {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}], "$defs": {"a": {"type": "object", "properties": {"x": {"$ref": "#"}}}}}`,
+		`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": ["b", 1.0]}, "z": false}, "required": ["k"]}, {"required": ["z"]}]}`,
+		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 1048576}, "b": {"type": "string", "minLength": 70000}}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)

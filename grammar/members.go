@@ -371,7 +371,7 @@ func evaluatesProperties(d *pyjson.Doc, w *view) bool {
 		if !n.mayOther {
 			continue
 		}
-		for _, kw := range [...]otherKeyword{kwUnevaluatedProperties, kwDependentSchemas, kwIf, kwThen, kwElse, kwDynamicRef, kwRecursiveRef} {
+		for _, kw := range [...]otherKeyword{kwUnevaluatedProperties, kwDependentSchemas, kwDependencies, kwIf, kwThen, kwElse, kwDynamicRef, kwRecursiveRef} {
 			if n.keys.others[kw] >= 0 {
 				return true
 			}

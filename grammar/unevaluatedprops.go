@@ -73,7 +73,7 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 		if n.ks.PatternProperties >= 0 {
 			return false, -1
 		}
-		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwDependentSchemas, kwRecursiveRef} {
+		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwDependentSchemas, kwDependencies, kwRecursiveRef} {
 			if c.otherKey(&n, kw) >= 0 {
 				return false, -1
 			}

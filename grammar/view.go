@@ -833,6 +833,11 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 		if ks.Contains >= 0 {
 			c.dropContains(n.node, n.path, "the members of an enum or const are not checked against it")
 		}
+		for _, kw := range [...]otherKeyword{kwDependentSchemas, kwDependencies} {
+			if c.otherKey(&n, kw) >= 0 {
+				c.drop(n.path+"."+unenforced[kw], unenforced[kw]) // dropUnenforced leaves them to objects
+			}
+		}
 	}
 	lo, hi := c.viewLengths(v, "Length")
 	nlo, nhi := c.viewBounds(v)
@@ -1526,10 +1531,11 @@ func (c *compiler) otherMembers(v *view) *view {
 	return extra
 }
 
-// hasDependencies reports whether a schema of v has dependentRequired.
-func hasDependencies(v *view) bool {
+// hasDependencies reports whether a schema of v has dependentRequired (or
+// dependencies with array entries).
+func (c *compiler) hasDependencies(v *view) bool {
 	for i := range v.nodes {
-		if v.nodes[i].ks.DependentRequired >= 0 {
+		if nodes, _ := c.requiredDeps(&v.nodes[i]); nodes[0] >= 0 || nodes[1] >= 0 {
 			return true
 		}
 	}
@@ -1596,7 +1602,7 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		}
 	}
 	var deps []dependency
-	if hasDependencies(v) {
+	if c.hasDependencies(v) {
 		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
 	}
 	if len(names) > 0 && !c.strict && !extra.never && !c.unevaluatedClosed(v) && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
@@ -1808,7 +1814,7 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 		if n.ks.PatternProperties >= 0 || n.ks.AdditionalProperties >= 0 && c.d.Kind(n.ks.AdditionalProperties) != pyjson.False {
 			return false // they evaluate the other members
 		}
-		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwDependentSchemas, kwDynamicRef, kwRecursiveRef} {
+		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwDependentSchemas, kwDependencies, kwDynamicRef, kwRecursiveRef} {
 			if k := c.otherKey(&n, kw); k >= 0 && (kw != kwDynamicRef || c.resolveDynamic(n.node, k) < 0) {
 				return false // they may evaluate members the grammar does not see
 			}

@@ -38,8 +38,12 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
-		if c.otherKey(&n, kwDependentSchemas) >= 0 {
-			c.drop(n.path+".dependentSchemas", "dependentSchemas")
+		if nodes, names := c.schemaDeps(&n); nodes[0] >= 0 || nodes[1] >= 0 {
+			for i, ds := range nodes {
+				if ds >= 0 {
+					c.drop(n.path+"."+names[i], names[i])
+				}
+			}
 		}
 		for _, kw := range [...]struct {
 			node int
@@ -54,7 +58,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	names, values, required, extra := c.objectMembers(v)
 	var deps []dependency
-	if hasDependencies(v) {
+	if c.hasDependencies(v) {
 		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
 	}
 	for _, n := range v.nodes {
