@@ -1917,23 +1917,30 @@ func (c *compiler) patternsOf(v *view) []namePattern {
 }
 
 // onlyPattern reports whether the members of v's objects that no
-// property declares are exactly those pats names: one pattern, whose
-// schema says additionalProperties: false beside it, and no other schema
-// of v constrains other members. Each such member is then one whose key
-// the pattern matches and whose value is valid for the pattern's schema.
+// property declares are exactly those pats names: one pattern, and no
+// other schema of v constrains other members. Each such member is then
+// one whose key the pattern matches and whose value is valid for the
+// pattern's schema. The pattern's schema says additionalProperties: false
+// beside it; or, not strict, the object's other members are left out by
+// the default that closes objects (decision 103), and that is reported as
+// for any closed object.
 func (c *compiler) onlyPattern(v *view, pats []namePattern) bool {
 	if len(pats) != 1 {
 		return false
 	}
 	p := pats[0]
 	owner := v.nodes[p.owner].ks.AdditionalProperties
-	if owner < 0 || c.d.Kind(owner) != pyjson.False {
+	closed := owner >= 0 && c.d.Kind(owner) == pyjson.False
+	if !closed && c.strict {
 		return false
 	}
 	for i, n := range v.nodes {
 		if i != p.owner && n.ks.AdditionalProperties >= 0 && c.d.Kind(n.ks.AdditionalProperties) != pyjson.True {
 			return false
 		}
+	}
+	if !closed {
+		c.report(v.nodes[p.owner].path+".additionalProperties", "additionalProperties")
 	}
 	return true
 }

@@ -203,7 +203,8 @@ func TestReportedOnce(t *testing.T) {
 }
 
 // A map keyed by a pattern (one pattern beside additionalProperties:
-// false) is enforced; other uses of patternProperties are reported.
+// false, or not strict without it) is enforced; other uses of
+// patternProperties are reported.
 func TestPatternProperties(t *testing.T) {
 	g, err := compileFormat(`{"type": "object", "patternProperties": {"^[a-z]+$": {"type": "integer"}}, "additionalProperties": false}`, true)
 	if err != nil {
@@ -214,10 +215,27 @@ func TestPatternProperties(t *testing.T) {
 			t.Errorf("%s in the grammar: %v", s, !want)
 		}
 	}
+	// Without additionalProperties: false, not strict, the default that
+	// closes objects leaves out the members the pattern does not name,
+	// reported as additionalProperties (decision 190); under strict, the
+	// other members can't be written (an error).
 	for _, s := range []string{
-		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}, "b$": {"type": "string"}}, "additionalProperties": false}`,
 		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}}}`,
 		`{"patternProperties": {"^a": {"type": "integer"}}}`,
+		`{"type": "object", "properties": {"x": {"type": "string"}}, "patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": {"type": "boolean"}}`,
+	} {
+		g, err := compileFormat(s, false)
+		if err != nil || len(g.Dropped) != 1 || g.Dropped[0].Keyword != "additionalProperties" {
+			t.Errorf("%s: %v %v", s, g, err)
+			continue
+		}
+		checkContents(t, s, g, []string{`{"a": 1, "ab": 2}`, `{}`}, []string{`{"a": "x"}`, `{"b": 1}`, `{"b": true}`})
+		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "patternProperties") {
+			t.Errorf("%s: strict: %v", s, err)
+		}
+	}
+	for _, s := range []string{
+		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}, "b$": {"type": "string"}}, "additionalProperties": false}`,
 		// a declared name the pattern matches: other keys can't be kept
 		// from naming it
 		`{"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": false}`,
