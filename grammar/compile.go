@@ -165,8 +165,11 @@ type compiler struct {
 	// nodeKeys in it, and another made).
 	keysAt   []*nodeKeys
 	keyBlock []nodeKeys
-	depth    int
-	err      error
+	// chain holds the stack with() hands expand (view.ancestors), reused:
+	// expand is done with it before the next with.
+	chain []int
+	depth int
+	err   error
 
 	text   [2]*textLang // JSON string contents by context
 	raw    *textLang    // raw argument values

@@ -349,15 +349,15 @@ func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 		}
 	}
 	w.copyLinks(v)
-	c.expand(w, s, path, v.ancestors(v.nodes[i].node))
+	c.chain = v.ancestors(c.chain[:0], v.nodes[i].node)
+	c.expand(w, s, path, c.chain)
 	return w
 }
 
-// ancestors is schema node of v and the schemas that led to it, the
-// farthest first: a stack for expand.
-func (v *view) ancestors(node int) []int {
-	chain := make([]int, 1, 8)
-	chain[0] = node
+// ancestors appends to chain schema node of v and the schemas that led to
+// it, the farthest first: a stack for expand.
+func (v *view) ancestors(chain []int, node int) []int {
+	chain = append(chain, node)
 	for len(chain) <= len(v.led) {
 		k := slices.IndexFunc(v.led, func(l link) bool { return int(l.node) == node })
 		if k < 0 || v.led[k].parent < 0 {
