@@ -30,6 +30,10 @@ type view struct {
 	// done), so that with can tell the schemas that led to a variant.
 	led    []link
 	ledBuf [4]link
+	// absent are names no object of the view may hold: a oneOf variant
+	// that only requires a name is written without the other variants'
+	// names (exclusiveVariants).
+	absent []string
 }
 
 // lead records that schema node was expanded into v, led there by the
@@ -326,6 +330,9 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 	for _, id := range ids {
 		b = strconv.AppendInt(append(b, ','), int64(id), 10)
 	}
+	for _, name := range v.absent {
+		b = strconv.AppendQuote(append(b, '!'), name)
+	}
 	return b
 }
 
@@ -519,7 +526,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			}
 			if d.Kind(kw.node) != pyjson.Array {
 				c.drop(n.path+"."+kw.name, kw.name)
-				w := &view{nodes: slices.Clone(v.nodes), path: v.path}
+				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent}
 				w.copyLinks(v)
 				w.nodes[i].done |= kw.done
 				return c.value(w, ctx, xml)
@@ -527,8 +534,20 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			var alts []*expr
 			var sets []typeSet
 			var variants []*view
+			var excl []string
+			if kw.name == "oneOf" {
+				excl = c.exclusiveVariants(v, kw.node)
+			}
 			d.Elements(kw.node, func(e, pos int) bool {
 				w := c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]")
+				if excl != nil {
+					w.absent = slices.Clip(w.absent)
+					for j, name := range excl {
+						if j != pos {
+							w.absent = append(w.absent, name)
+						}
+					}
+				}
 				alts = append(alts, c.value(w, ctx, xml))
 				sets = append(sets, c.types(w))
 				variants = append(variants, w)
@@ -594,6 +613,51 @@ func overlap(sets []typeSet) bool {
 	return false
 }
 
+// exclusiveVariants returns, for a oneOf (node oneOf) of v whose variants
+// each only require one name, different names ({"oneOf": [{"required":
+// ["a"]}, {"required": ["b"]}]}), those names: an object is valid for
+// exactly one variant when it holds exactly one of them, so each variant
+// is written with the other names absent (view.absent), and the oneOf is
+// exact for objects. nil otherwise, or when v's objects are an enum's (which
+// absent names do not filter). Annotations beside required are allowed.
+func (c *compiler) exclusiveVariants(v *view, oneOf int) []string {
+	d := c.d
+	if d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated ||
+		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
+		return nil
+	}
+	var names []string
+	ok := true
+	d.Elements(oneOf, func(e, _ int) bool {
+		name := ""
+		if d.Kind(e) == pyjson.Object {
+			d.Members(e, func(k, val int) bool {
+				switch d.Str(k) {
+				case "required":
+					if d.Kind(val) == pyjson.Array && d.Nodes[val].Len == 1 && d.Kind(val+1) == pyjson.String {
+						name = d.Str(val + 1)
+						return true
+					}
+				case "description", "title", "$comment", "examples", "default":
+					return true
+				}
+				name, ok = "", false
+				return false
+			})
+		}
+		if !ok || name == "" || slices.Contains(names, name) {
+			ok = false
+			return false
+		}
+		names = append(names, name)
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return names
+}
+
 // maxDiscriminated caps the variants of a oneOf whose objects
 // variantsOverlap compares pair by pair, and the pairs of values it
 // compares for one property.
@@ -650,6 +714,10 @@ func (c *compiler) requiresAgainst(a, b *view) bool {
 				return true
 			}
 			name := d.Str(e)
+			if slices.Contains(b.absent, name) {
+				found = true // b's objects are written without it
+				return false
+			}
 			vb := c.memberValue(b, name)
 			if vb.never {
 				found = true
@@ -1569,6 +1637,7 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 // objectBody is viewObject for one case of dependentSchemas: the names of
 // present must be there, those of absent must not.
 func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absent []string) *expr {
+	absent = append(slices.Clip(absent), v.absent...)
 	names, values, required, extra := c.objectMembers(v)
 	if _, u := c.unevaluatedPropertiesOf(v); u >= 0 {
 		// The members no schema declares are unevaluated: they take
@@ -1610,6 +1679,15 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 	}
 	if c.unevaluatedClosed(v) {
 		names, values, required = c.evaluatedSiblings(v, names, values, required, len(deps) == 0)
+	}
+	for _, name := range v.absent {
+		// (the members added from siblings, too)
+		if i := slices.Index(names, name); i >= 0 {
+			if required[i] {
+				return nil
+			}
+			names, values, required = slices.Delete(names, i, i+1), slices.Delete(values, i, i+1), slices.Delete(required, i, i+1)
+		}
 	}
 	if len(names) == 0 && !hadNames {
 		member := c.freeMember(v, extra, ctx, absent)

@@ -100,7 +100,9 @@ func TestOneOf(t *testing.T) {
 
 // oneOf of objects told apart by a property is exact: one variant requires
 // a property that the other forbids, or whose const or enum values the
-// other's never allows. Variants that may both hold an object are not.
+// other's never allows, or variants that each require one name are
+// written with the others' names absent. Variants that may both hold an
+// object are not.
 func TestOneOfDiscriminated(t *testing.T) {
 	for _, c := range []struct {
 		name, schema string
@@ -119,6 +121,10 @@ func TestOneOfDiscriminated(t *testing.T) {
 			`{"properties": {"id": {"type": "integer"}}, "required": ["id"], "oneOf": [{"properties": {"kind": {"const": "a"}}, "required": ["kind"]}, {"properties": {"kind": {"const": "b"}, "b": {"type": "boolean"}}, "required": ["kind"]}], "type": "object"}`,
 			[]string{`{"id": 1, "kind": "a"}`, `{"id": 1, "kind": "b", "b": true}`},
 			[]string{`{"id": 1}`, `{"id": 1, "kind": "c"}`}},
+		{"variants that each require one name: the other names absent",
+			`{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "integer"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"], "description": "b"}, {"required": ["c"]}]}`,
+			[]string{`{"a": "x"}`, `{"b": "y"}`, `{"c": 1}`},
+			[]string{`{}`, `{"a": "x", "b": "y"}`, `{"b": "y", "c": 1}`, `{"a": "x", "c": 1}`}},
 	} {
 		g, err := compileFormat(c.schema, true)
 		if err != nil {
@@ -128,8 +134,9 @@ func TestOneOfDiscriminated(t *testing.T) {
 		checkContents(t, c.name, g, c.accepted, c.rejected)
 	}
 	for _, s := range []string{
-		// both variants may hold an object with a and b
-		`{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
+		// both variants may hold an object with a and b (each requires
+		// two names: the other's absence is not one name's)
+		`{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "oneOf": [{"required": ["a", "c"]}, {"required": ["b", "c"]}]}`,
 		// 2 and 2.0 are one value
 		`{"oneOf": [{"type": "object", "properties": {"k": {"enum": [1, 2]}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": [2.0, 3]}}, "required": ["k"]}]}`,
 		// the discriminator is not required by either: {} is valid for both
