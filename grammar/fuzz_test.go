@@ -43,6 +43,7 @@ func FuzzCompile(f *testing.F) {
 		`{"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}, {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}], "$defs": {"a": {"type": "object", "properties": {"x": {"$ref": "#"}}}}}`,
 		`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": ["b", 1.0]}, "z": false}, "required": ["k"]}, {"required": ["z"]}]}`,
 		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 1048576}, "b": {"type": "string", "minLength": 70000}}}`,
+		`{"type": "object", "properties": {"a": {}, "b": {"const": 1}}, "dependencies": {"a": ["b"], "b": {"required": ["c"]}}, "oneOf": [{"required": ["a"]}, {"required": ["c"], "title": "c"}], "patternProperties": {"^c": {"type": "integer"}}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
