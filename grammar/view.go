@@ -192,13 +192,22 @@ type nodeKeys struct {
 	// other keywords constrain, keywordTypes), which only view.key needs.
 	typed, typesRead bool
 	types, kwTypes   typeSet
+	// kwTypesDone is kwTypes once its anyOf and oneOf are distributed
+	// (the variant in effect is a schema of the view of its own).
+	kwTypesDone typeSet
 }
 
 // typeFacts returns the types nk's type allows and the types its other
 // keywords constrain, read once.
-func (nk *nodeKeys) typeFacts(d *pyjson.Doc) (types, kwTypes typeSet) {
+func (nk *nodeKeys) typeFacts(d *pyjson.Doc, done uint8) (types, kwTypes typeSet) {
 	if !nk.typesRead {
 		nk.types, nk.kwTypes, nk.typesRead = typesOf(d, nk.ks.Type), keywordTypes(&nk.ks), true
+		ks := nk.ks
+		ks.AnyOf, ks.OneOf = -1, -1
+		nk.kwTypesDone = keywordTypes(&ks)
+	}
+	if (nk.ks.AnyOf < 0 || done&doneAnyOf != 0) && (nk.ks.OneOf < 0 || done&doneOneOf != 0) {
+		return nk.types, nk.kwTypesDone
 	}
 	return nk.types, nk.kwTypes
 }
@@ -294,7 +303,7 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 	if len(v.nodes) > 1 {
 		for _, n := range v.nodes {
 			if n.keys != nil && n.keys.typed {
-				t, _ := n.keys.typeFacts(d)
+				t, _ := n.keys.typeFacts(d, n.done)
 				types &= t
 			}
 		}
@@ -302,7 +311,7 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 			if n.keys == nil || !n.keys.typed {
 				continue
 			}
-			if t, kw := n.keys.typeFacts(d); kw&types == 0 {
+			if t, kw := n.keys.typeFacts(d, n.done); kw&types == 0 {
 				implied = true
 			} else {
 				kept &= t
@@ -314,7 +323,7 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 	ids := idBuf[:0]
 	for _, n := range v.nodes {
 		if leaveOut && n.keys != nil && n.keys.typed {
-			if _, kw := n.keys.typeFacts(d); kw&types == 0 {
+			if _, kw := n.keys.typeFacts(d, n.done); kw&types == 0 {
 				continue
 			}
 		}
@@ -1994,6 +2003,35 @@ func (c *compiler) patternsOf(v *view) []namePattern {
 	return pats
 }
 
+// matchesEverything reports whether pattern expression e (patternExpr's)
+// matches every string, as far as its shape shows: any characters
+// repeated, or a sequence of such a part and parts that match the empty
+// text, or an alternation with such a branch. An unanchored pattern that
+// can match the empty text ("^[a-z]*", ".*") is one: every name matches
+// it, so no member is additional to it.
+func matchesEverything(e *expr) bool {
+	switch e.kind {
+	case kRep:
+		it := e.items[0]
+		return e.min == 0 && e.max < 0 && (it.kind == kClass && it.neg && len(it.rs) == 1 && it.rs[0] == runeRange{0xD800, 0xDFFF} || matchesEverything(it))
+	case kAlt:
+		return slices.ContainsFunc(e.items, matchesEverything)
+	case kSeq:
+		set := &ruleSet{}
+		found := false
+		for _, it := range e.items {
+			switch {
+			case !found && matchesEverything(it):
+				found = true
+			case hasRef(it) || !set.nullableExpr(it, nil):
+				return false
+			}
+		}
+		return found
+	}
+	return false
+}
+
 // onlyPattern reports whether the members of v's objects that no
 // property declares are exactly those pats names: one pattern, and no
 // other schema of v constrains other members. Each such member is then
@@ -2009,6 +2047,9 @@ func (c *compiler) onlyPattern(v *view, pats []namePattern) bool {
 	p := pats[0]
 	owner := v.nodes[p.owner].ks.AdditionalProperties
 	closed := owner >= 0 && c.d.Kind(owner) == pyjson.False
+	if e, err := patternExpr(p.text); err == nil && matchesEverything(e) {
+		closed = true // every key matches: none is additional
+	}
 	if !closed && c.strict {
 		return false
 	}
@@ -2054,15 +2095,27 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 	if err != nil {
 		return nil, "the pattern can't be translated"
 	}
-	for _, name := range names {
-		switch match, decided := c.exprMatches(e, name); {
-		case !decided:
-			return nil, "the declared name " + strconv.Quote(name) + " can't be checked against the pattern (a count past 1000, or the grammar's matching work spent)"
-		case match:
-			return nil, "the pattern matches the declared name " + strconv.Quote(name) + ", so the keys of other members can't be kept from naming it"
+	var key *expr
+	if matchesEverything(e) {
+		// Every name matches: the other members' keys are any but the
+		// declared names.
+		for _, name := range names {
+			if q := string(pyjson.AppendQuoted(nil, name)); strings.ContainsAny(q[1:len(q)-1], "\\<") {
+				return nil, "the declared property " + strconv.Quote(name) + " holds a character written as an escape, so the keys of other members can't be kept from naming it"
+			}
 		}
+		key = c.keyExcept(names, true)
+	} else {
+		for _, name := range names {
+			switch match, decided := c.exprMatches(e, name); {
+			case !decided:
+				return nil, "the declared name " + strconv.Quote(name) + " can't be checked against the pattern (a count past 1000, or the grammar's matching work spent)"
+			case match:
+				return nil, "the pattern matches the declared name " + strconv.Quote(name) + ", so the keys of other members can't be kept from naming it"
+			}
+		}
+		key = ref(c.g.rule("key", seq(lit(`"`), jsonChars(e), lit(`"`))))
 	}
-	key := ref(c.g.rule("key", seq(lit(`"`), jsonChars(e), lit(`"`))))
 	member := seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false))
 	more := ref(c.g.rule("more", star(seq(lit(", "), member))))
 	return func(after bool) *expr {

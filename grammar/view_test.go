@@ -241,6 +241,27 @@ func TestPatternProperties(t *testing.T) {
 			t.Errorf("%s: strict: %v", s, err)
 		}
 	}
+	// A pattern every name matches leaves no member additional: exact
+	// under strict too, beside declared properties as well.
+	for _, c := range []struct {
+		schema   string
+		accepted []string
+		rejected []string
+	}{
+		{`{"type": "object", "patternProperties": {"^[a-z_]*": {"type": "integer"}}}`,
+			[]string{`{}`, `{"a": 1, "B": 2, "": 3}`}, []string{`{"a": "x"}`}},
+		{`{"type": "object", "properties": {"by": {"type": "string"}}, "patternProperties": {".*": {"type": "string"}}}`,
+			[]string{`{"by": "x", "other": "y"}`, `{"other": "y"}`}, []string{`{"other": 1}`, `{"by": "x", "by": "y"}`, `{"by": 1}`}},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if err != nil || len(g.Dropped) != 0 {
+				t.Errorf("%s (strict %v): %v %v", c.schema, strict, g, err)
+				continue
+			}
+			checkContents(t, c.schema, g, c.accepted, c.rejected)
+		}
+	}
 	for _, s := range []string{
 		`{"type": "object", "patternProperties": {"^a": {"type": "integer"}, "b$": {"type": "string"}}, "additionalProperties": false}`,
 		// a declared name the pattern matches: other keys can't be kept
