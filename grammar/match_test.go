@@ -234,11 +234,18 @@ func (s *sampler) expr(e *expr) {
 				}
 			}
 		} else {
-			// Only alternatives that can end.
+			// Only alternatives that can end, in a text of a few
+			// thousand characters when some can (a long string's chunks
+			// can't: the matcher would take minutes on a megabyte).
 			var ok []*expr
-			for _, it := range e.items {
-				if s.minLen(it) < 1<<30 {
-					ok = append(ok, it)
+			for _, limit := range [...]int{4096, 1<<30 - 1} {
+				for _, it := range e.items {
+					if s.minLen(it) <= limit {
+						ok = append(ok, it)
+					}
+				}
+				if len(ok) > 0 {
+					break
 				}
 			}
 			pick = ok[s.rng.IntN(len(ok))]
