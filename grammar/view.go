@@ -628,11 +628,15 @@ func overlap(sets []typeSet) bool {
 // exactly one variant when it holds exactly one of them, so each variant
 // is written with the other names absent (view.absent), and the oneOf is
 // exact for objects. nil otherwise, or when v's objects are an enum's (which
-// absent names do not filter). Annotations beside required are allowed.
+// absent names do not filter), or beside dependentRequired, dependentSchemas
+// or dependencies (which may require an absent name back). Annotations
+// beside required are allowed.
 func (c *compiler) exclusiveVariants(v *view, oneOf int) []string {
 	d := c.d
 	if d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated ||
-		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
+		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) ||
+		c.hasDependencies(v) || c.hasDependentSchemas(v) {
+		// (dependencies may require an absent name back: not followed)
 		return nil
 	}
 	var names []string
@@ -1690,8 +1694,9 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		names, values, required = c.evaluatedSiblings(v, names, values, required, len(deps) == 0)
 	}
 	for _, name := range v.absent {
-		// (the members added from siblings, too)
-		if i := slices.Index(names, name); i >= 0 {
+		// (the members added from siblings, too; never with deps, whose
+		// entries index names: exclusiveVariants)
+		if i := slices.Index(names, name); i >= 0 && len(deps) == 0 {
 			if required[i] {
 				return nil
 			}

@@ -137,6 +137,9 @@ func TestOneOfDiscriminated(t *testing.T) {
 		// both variants may hold an object with a and b (each requires
 		// two names: the other's absence is not one name's)
 		`{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "oneOf": [{"required": ["a", "c"]}, {"required": ["b", "c"]}]}`,
+		// one-name variants beside dependencies, which may require a name
+		// back (the fuzzer's crash: grammar/testdata/fuzz/FuzzCompile)
+		`{"type": "object", "properties": {"a": {}, "c": {}}, "dependencies": {"a": ["c"]}, "oneOf": [{"required": ["a"]}, {"required": ["c"]}]}`,
 		// 2 and 2.0 are one value
 		`{"oneOf": [{"type": "object", "properties": {"k": {"enum": [1, 2]}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": [2.0, 3]}}, "required": ["k"]}]}`,
 		// the discriminator is not required by either: {} is valid for both
