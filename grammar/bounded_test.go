@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,6 +129,20 @@ func checkContents(t *testing.T, name string, g *Grammar, in, out []string) {
 		if g.Matches(analysisPrefix + finalHeader + s) {
 			t.Errorf("%s: %s is in the grammar", name, s)
 		}
+	}
+}
+
+// checkReportedAt checks that schema, not strict, compiles with a keyword
+// reported at path, and that under strict it is an error naming path.
+func checkReportedAt(t *testing.T, schema, path string) {
+	t.Helper()
+	g, err := compileFormat(schema, false)
+	if err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == path }) {
+		t.Errorf("%s: %v %v", schema, g, err)
+	}
+	var ge *Error
+	if _, err := compileFormat(schema, true); !errors.As(err, &ge) || ge.Path != path {
+		t.Errorf("%s: strict: %v", schema, err)
 	}
 }
 
