@@ -807,10 +807,8 @@ func (c *compiler) mayEqual(a, b int) bool {
 		x, okA := new(big.Rat).SetString(ra)
 		y, okB := new(big.Rat).SetString(rb)
 		return !okA || !okB || x.Cmp(y) == 0
-	case pyjson.True, pyjson.False, pyjson.Null:
-		return true
 	}
-	return true
+	return true // true, false, null (kinds alike), arrays and objects
 }
 
 // has reports whether any schema of v has a keyword f finds.
@@ -1129,13 +1127,22 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 		if !bounded {
 			return c.rawText()
 		}
-		return rep(class(true, runeRange{'<', '<'}), lo, hi)
+		return rep(stringChar(true), lo, hi)
 	}
 	if !bounded {
 		return c.quotedString(ctx)
 	}
-	char := alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
-	return seq(lit(`"`), rep(ref(c.g.rule("char", char)), lo, hi), lit(`"`))
+	return seq(lit(`"`), rep(ref(c.g.rule("char", stringChar(false))), lo, hi), lit(`"`))
+}
+
+// stringChar is one character of a bounded string: a raw argument's (any
+// but "<"), or a JSON string's (any that stands for itself but "<", or an
+// escape), so that no marker can be written in it.
+func stringChar(raw bool) *expr {
+	if raw {
+		return class(true, runeRange{'<', '<'})
+	}
+	return alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
 }
 
 // maxShapeCost caps what one pattern or format may cost an engine
@@ -1256,11 +1263,7 @@ func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *e
 	charKey := "longchar" + strconv.FormatBool(raw)
 	char, ok := c.memo[charKey]
 	if !ok {
-		if raw {
-			char = ref(c.g.rule("char", class(true, runeRange{'<', '<'})))
-		} else {
-			char = ref(c.g.rule("char", alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())))
-		}
+		char = ref(c.g.rule("char", stringChar(raw)))
 		c.memo[charKey] = char
 	}
 	chunkKey := charKey + strconv.Itoa(b)
@@ -1844,14 +1847,10 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 		c.report(v.path+".additionalProperties", "additionalProperties")
 		return nil
 	}
-	if !args {
-		for _, name := range names {
-			if q := string(pyjson.AppendQuoted(nil, name)); strings.ContainsAny(q[1:len(q)-1], "\\<") {
-				c.loosen(v.path+".additionalProperties", "additionalProperties",
-					"the declared property "+strconv.Quote(name)+" holds a character written as an escape, so other members' keys can't be kept from naming it; set additionalProperties to false")
-				return nil
-			}
-		}
+	if name, ok := escapedName(names); ok && !args {
+		c.loosen(v.path+".additionalProperties", "additionalProperties",
+			"the declared property "+strconv.Quote(name)+" holds a character written as an escape, so other members' keys can't be kept from naming it; set additionalProperties to false")
+		return nil
 	}
 	declared := func(k string) bool { return slices.Contains(names, k) }
 	var key *expr
@@ -1886,6 +1885,14 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 	} else {
 		member = seq(key, lit(": "), c.value(extra, ctx, false))
 	}
+	return c.moreMembers(member, sep)
+}
+
+// moreMembers is what may follow an object's declared members when other
+// members may: any number of member, each after sep. rest(true) follows a
+// member written (it starts with sep), rest(false) stands alone
+// (declaredMembers' rest).
+func (c *compiler) moreMembers(member *expr, sep string) (rest func(after bool) *expr) {
 	more := ref(c.g.rule("more", star(seq(lit(sep), member))))
 	return func(after bool) *expr {
 		if after {
@@ -1893,6 +1900,18 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 		}
 		return opt(seq(member, more))
 	}
+}
+
+// escapedName returns the first of names whose JSON key holds a character
+// written as an escape (a quote, a backslash, a control character, "<"):
+// a key language can't keep other keys from spelling it another way.
+func escapedName(names []string) (string, bool) {
+	for _, name := range names {
+		if q := string(pyjson.AppendQuoted(nil, name)); strings.ContainsAny(q[1:len(q)-1], "\\<") {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // unevaluatedClosed reports whether the view's root schema says
@@ -1952,7 +1971,7 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 	}
 	p := pats[0]
 	if c.onlyPattern(v, pats) {
-		if value, err := patternExpr(p.text); err == nil {
+		if value := c.namePattern(p.key); value != nil {
 			var key *expr
 			if names, finite := c.finiteKeys(keys); keys == nil || !finite {
 				if keys != nil {
@@ -1976,11 +1995,11 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 	return seq(anyKey, lit(": "), c.anyJSON(ctx))
 }
 
-// A namePattern is one pattern of an object's patternProperties: its
-// text, its schema, the path of that schema and which schema of the view
-// holds it.
-type namePattern struct {
-	text   string
+// A propertyPattern is one pattern of an object's patternProperties: its
+// node (a key, translated once by namePattern), its schema, the path of
+// that schema and which schema of the view holds it.
+type propertyPattern struct {
+	key    int
 	schema int
 	path   string
 	owner  int
@@ -1988,9 +2007,9 @@ type namePattern struct {
 
 // patternsOf is the patterns of v's patternProperties, in order; a
 // patternProperties that is not an object is dropped.
-func (c *compiler) patternsOf(v *view) []namePattern {
+func (c *compiler) patternsOf(v *view) []propertyPattern {
 	d := c.d
-	var pats []namePattern
+	var pats []propertyPattern
 	for i, n := range v.nodes {
 		pp := n.ks.PatternProperties
 		if pp < 0 {
@@ -2001,7 +2020,7 @@ func (c *compiler) patternsOf(v *view) []namePattern {
 			continue
 		}
 		d.Members(pp, func(k, val int) bool {
-			pats = append(pats, namePattern{d.Str(k), val, n.path + ".patternProperties." + d.Str(k), i})
+			pats = append(pats, propertyPattern{k, val, n.path + ".patternProperties." + d.Str(k), i})
 			return true
 		})
 	}
@@ -2045,14 +2064,14 @@ func matchesEverything(e *expr) bool {
 // beside it; or, not strict, the object's other members are left out by
 // the default that closes objects (decision 103), and that is reported as
 // for any closed object.
-func (c *compiler) onlyPattern(v *view, pats []namePattern) bool {
+func (c *compiler) onlyPattern(v *view, pats []propertyPattern) bool {
 	if len(pats) != 1 {
 		return false
 	}
 	p := pats[0]
 	owner := v.nodes[p.owner].ks.AdditionalProperties
 	closed := owner >= 0 && c.d.Kind(owner) == pyjson.False
-	if e, err := patternExpr(p.text); err == nil && matchesEverything(e) {
+	if e := c.namePattern(p.key); e != nil && matchesEverything(e) {
 		closed = true // every key matches: none is additional
 	}
 	if !closed && c.strict {
@@ -2081,11 +2100,7 @@ func (c *compiler) onlyPattern(v *view, pats []namePattern) bool {
 // reported (patternPropertiesBeside). Both are nil and "" without
 // patternProperties.
 func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textContext) (rest func(after bool) *expr, why string) {
-	has := false
-	for _, n := range v.nodes {
-		has = has || n.ks.PatternProperties >= 0
-	}
-	if !has {
+	if !c.has(v, func(ks *schema.Keys) bool { return ks.PatternProperties >= 0 }) {
 		return nil, ""
 	}
 	if keys != nil {
@@ -2096,18 +2111,16 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 		return nil, "the grammar writes the declared properties of an object, and the members a pattern names only for one pattern with additionalProperties: false beside it"
 	}
 	p := pats[0]
-	e, err := patternExpr(p.text)
-	if err != nil {
+	e := c.namePattern(p.key)
+	if e == nil {
 		return nil, "the pattern can't be translated"
 	}
 	var key *expr
 	if matchesEverything(e) {
 		// Every name matches: the other members' keys are any but the
 		// declared names.
-		for _, name := range names {
-			if q := string(pyjson.AppendQuoted(nil, name)); strings.ContainsAny(q[1:len(q)-1], "\\<") {
-				return nil, "the declared property " + strconv.Quote(name) + " holds a character written as an escape, so the keys of other members can't be kept from naming it"
-			}
+		if name, ok := escapedName(names); ok {
+			return nil, "the declared property " + strconv.Quote(name) + " holds a character written as an escape, so the keys of other members can't be kept from naming it"
 		}
 		key = c.keyExcept(names, true)
 	} else {
@@ -2121,14 +2134,7 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 		}
 		key = ref(c.g.rule("key", seq(lit(`"`), jsonChars(e), lit(`"`))))
 	}
-	member := seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false))
-	more := ref(c.g.rule("more", star(seq(lit(", "), member))))
-	return func(after bool) *expr {
-		if after {
-			return more
-		}
-		return opt(seq(member, more))
-	}, ""
+	return c.moreMembers(seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false)), ", "), ""
 }
 
 // patternPropertiesBeside reports the patternProperties of an object that

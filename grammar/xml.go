@@ -38,11 +38,10 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
-		if nodes, names := c.schemaDeps(&n); nodes[0] >= 0 || nodes[1] >= 0 {
-			for i, ds := range nodes {
-				if ds >= 0 {
-					c.drop(n.path+"."+names[i], names[i])
-				}
+		nodes, names := c.schemaDeps(&n)
+		for i, ds := range nodes {
+			if ds >= 0 {
+				c.drop(n.path+"."+names[i], names[i])
 			}
 		}
 		for _, kw := range [...]struct {
