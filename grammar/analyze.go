@@ -33,17 +33,21 @@ import (
 // their facts and copies their text. A compile analyses only the rules it
 // adds.
 
-// maxLeftmostWalk caps the rules an engine visits to check a grammar for
-// left recursion (llama.cpp walks the leftmost references from every rule
-// without memory): an object of n optional properties costs about n^2/2,
-// and nested alternatives that share rules multiply.
-const maxLeftmostWalk = 400000
+// maxLeftmostWalk caps what llama.cpp's check of a grammar for left
+// recursion costs (engineWalk), in grammar elements scanned (a rule
+// entered costs its elements and visitCost): nested alternatives that
+// share rules multiply the rules entered, and a rule entered often costs
+// its size each time (2 million: about 2.5 ms of CPU on the machine of
+// BENCHMARKS.md). llama.cpp walks the leftmost rules again at each step
+// of a generation, from where the text is, so the cap bounds that walk
+// too.
+const maxLeftmostWalk = 2000000
 
 // facts are what the analysis knows of a set of rules.
 type facts struct {
 	nullable, productive []bool
-	visits               []int // the leftmost walk from each rule, saturated
-	total                int   // their sum over the rules walked
+	visits               []int // the leftmost walk from each rule (its cost in elements), saturated
+	total                int   // a proto's: the walks from all its rules
 	cycle                []int // a left recursion's rules, when one was found
 }
 
@@ -65,8 +69,10 @@ type ruleSet struct {
 type scratch struct {
 	idx, refs, users []int32
 	order, ints      []int
-	queue            []int
+	queue, ids       []int
+	lines            []int
 	bools, reachable []bool
+	seen             []bool
 	state            []uint8
 	bodies           []*expr
 	stack            []graphFrame
@@ -176,11 +182,11 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 	fixpoint(f.nullable, set.nullableExpr)
 	fixpoint(f.productive, set.productiveExpr)
 
-	// The leftmost walk: visits[r] counts the rules an engine visits
-	// going down from r through every leftmost reference, without
-	// memory, as llama.cpp's check for left recursion does from every
-	// rule; it saturates past the bound. A rule met again on the way down
-	// is left recursion.
+	// The leftmost walk: visits[r] is what an engine's walk costs going
+	// down from r through every leftmost reference, without memory, as
+	// llama.cpp's check for left recursion does (engineWalk): the elements
+	// of each rule entered and visitCost; it saturates past the bound. A
+	// rule met again on the way down is left recursion.
 	const (
 		unvisited = iota
 		walking
@@ -202,7 +208,7 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		case kSeq:
 			v := 0
 			for _, it := range e.items {
-				v = min(v+walkExpr(it), maxLeftmostWalk+1)
+				v = min(v+groupVisit(it)+walkExpr(it), maxLeftmostWalk+1)
 				if f.cycle != nil || !set.nullableExpr(it, f.nullable) {
 					break
 				}
@@ -211,7 +217,7 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		case kAlt:
 			v := 0
 			for _, it := range e.items {
-				v = min(v+walkExpr(it), maxLeftmostWalk+1)
+				v = min(v+groupVisit(it)+walkExpr(it), maxLeftmostWalk+1)
 				if f.cycle != nil {
 					break
 				}
@@ -219,7 +225,7 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 			return v
 		case kRep:
 			// A repetition is a rule of its own in the engine.
-			return min(1+walkExpr(e.items[0]), maxLeftmostWalk+1)
+			return min(repVisit(e)+walkExpr(e.items[0]), maxLeftmostWalk+1)
 		}
 		return 0
 	}
@@ -232,7 +238,7 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 			return 0
 		}
 		state[r] = walking
-		v := min(1+walkExpr(set.bodies[r]), maxLeftmostWalk+1)
+		v := min(ruleVisit(set.bodies[r])+walkExpr(set.bodies[r]), maxLeftmostWalk+1)
 		if f.cycle != nil {
 			if len(f.cycle) == 1 || f.cycle[0] != f.cycle[len(f.cycle)-1] {
 				f.cycle = append(f.cycle, r)
@@ -247,9 +253,268 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		if walkRule(r); f.cycle != nil {
 			return f
 		}
-		f.total = min(f.total+f.visits[r], maxLeftmostWalk+1)
 	}
 	return f
+}
+
+// How llama.cpp checks a grammar for left recursion, and what it costs
+// (engineWalk). The rules are numbered in the order their names first
+// appear in the text; the rules llama.cpp makes of a group in parentheses
+// and of a repetition (S{m,n}: n-m rules S' ::= S S' | "", S* and S?: one)
+// are numbered where they appear. In that order, from each rule no walk
+// has entered yet (a start), it walks down every leftmost reference
+// without memory, marking each rule it enters; a reference after a rule
+// that may be empty is leftmost too. A start's walk is visits (the rules
+// below shared ones are walked again each time), and the check costs the
+// sum over the starts.
+//
+// So the order of the rules in the text decides the cost: an object of n
+// optional properties is a chain of n rules, each referring to the next
+// first (m-1 ::= ", \"a\": " a m-2 | m-2). Written from its end, each rule
+// was a start and the check cost n^2/2 rules (892 optional booleans: 6
+// million elements scanned, 8 to 14 ms); written from its head (the order
+// of first mention, writeOrder), the head's walk enters the whole chain
+// and the check costs n.
+
+// engineWalk is what llama.cpp's check for left recursion costs, in
+// elements (ruleVisit for each rule entered), for the grammar's own rules written in the order ids (the
+// order of their first mention, root first) and the rules it makes of
+// their groups and repetitions. It errs on the side of more: a start's
+// walk is f.visits, which goes on past every rule that may match the
+// empty text (llama.cpp: past a rule with an empty alternative of its
+// own), while a walk marks only the rules it surely enters (firstRefs).
+func engineWalk(set *ruleSet, f *facts, ids []int, sc *scratch) int {
+	marked := zeroed(&sc.state, len(set.bodies))
+	stack := sc.queue[:0]
+	total := 0
+	for _, r := range ids {
+		total = min(total+set.groupStarts(set.bodies[r], f, true), maxLeftmostWalk+1)
+		if marked[r] != 0 {
+			continue
+		}
+		total = min(total+f.visits[r], maxLeftmostWalk+1)
+		marked[r] = 1
+		stack = append(stack[:0], r)
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			set.firstRefs(set.bodies[x], func(t int) {
+				if marked[t] == 0 {
+					marked[t] = 1
+					stack = append(stack, t)
+				}
+			})
+		}
+	}
+	sc.queue = stack
+	return total
+}
+
+// firstRefs calls fn with each of the set's own rules that llama.cpp
+// enters when it walks into e from its start: the first reference of each
+// alternative, and one after a repetition that may be absent (its rule
+// has an empty alternative). Past a reference it does not go on (the
+// rule may have no empty alternative of its own, though it may match
+// nothing), so that it never names a rule llama.cpp does not enter.
+func (set *ruleSet) firstRefs(e *expr, fn func(int)) {
+	if e.lib != nil {
+		return // no reference
+	}
+	switch e.kind {
+	case kRef:
+		if e.proto == set.self {
+			fn(e.rule)
+		}
+	case kSeq:
+		for _, it := range e.items {
+			set.firstRefs(it, fn)
+			if !(it.kind == kRep && it.min == 0) && !(it.kind == kLit && it.text == "") {
+				return
+			}
+		}
+	case kAlt:
+		for _, it := range e.items {
+			set.firstRefs(it, fn)
+		}
+	case kRep:
+		set.firstRefs(e.items[0], fn)
+	}
+}
+
+// visitCost is what llama.cpp's walk costs for each rule it enters,
+// beside the rule's elements (each scanned twice), in elements: measured,
+// about two.
+const visitCost = 2
+
+// ruleVisit is what the walk costs to enter a rule whose body is e: at
+// most visitCost and its elements (expandedCost, which counts its groups'
+// elements too, and its end).
+func ruleVisit(e *expr) int { return visitCost + expandedCost(e) + 1 }
+
+// groupVisit is what the walk costs to enter e, an item of a sequence or
+// an alternation, when e is written in parentheses (an alternation): a
+// rule of its own in llama.cpp.
+func groupVisit(e *expr) int {
+	if e.kind == kAlt {
+		return ruleVisit(e)
+	}
+	return 0
+}
+
+// repVisit is what the walk costs to enter repetition e: its rule S'
+// (S S' | ""), and the rule of S when S is written in parentheses.
+func repVisit(e *expr) int {
+	inner := e.items[0]
+	if grouped(inner) {
+		return visitCost + 4 + ruleVisit(inner)
+	}
+	return visitCost + 3 + expandedCost(inner)
+}
+
+// walkOf is the walk from e, the rules of the set walked already (f).
+func (set *ruleSet) walkOf(e *expr, f *facts) int {
+	if e.lib != nil {
+		return e.lib.walk
+	}
+	v := 0
+	switch e.kind {
+	case kRef:
+		if e.proto != set.self {
+			return e.proto.facts().visits[e.rule]
+		}
+		return f.visits[e.rule]
+	case kSeq:
+		for _, it := range e.items {
+			v = min(v+groupVisit(it)+set.walkOf(it, f), maxLeftmostWalk+1)
+			if !set.nullableExpr(it, f.nullable) {
+				break
+			}
+		}
+	case kAlt:
+		for _, it := range e.items {
+			v = min(v+groupVisit(it)+set.walkOf(it, f), maxLeftmostWalk+1)
+		}
+	case kRep:
+		v = min(repVisit(e)+set.walkOf(e.items[0], f), maxLeftmostWalk+1)
+	}
+	return v
+}
+
+// groupStarts is the walk llama.cpp makes from the rules it makes of e's
+// groups and repetitions that are starts (engineWalk): a group that is
+// not first in its sequence (leftmost: e is where its rule's walk
+// enters), and every rule S' of a repetition but the first one, whose
+// S' rules refer to each other after S. It counts as starts more than
+// llama.cpp may: every group after the first item of a sequence.
+func (set *ruleSet) groupStarts(e *expr, f *facts, leftmost bool) int {
+	if e.lib != nil {
+		if leftmost {
+			return e.lib.starts[1]
+		}
+		return e.lib.starts[0]
+	}
+	v := 0
+	switch e.kind {
+	case kSeq:
+		for i, it := range e.items {
+			first := leftmost && i == 0
+			if it.kind == kAlt && !first {
+				// A group of its own: a start, entered by nothing.
+				v = min(v+groupVisit(it)+set.walkOf(it, f), maxLeftmostWalk+1)
+				first = true
+			}
+			v = min(v+set.groupStarts(it, f, first), maxLeftmostWalk+1)
+		}
+	case kAlt:
+		for _, it := range e.items {
+			v = min(v+set.groupStarts(it, f, leftmost), maxLeftmostWalk+1)
+		}
+	case kRep:
+		inner := e.items[0]
+		one := repVisit(e) + set.walkOf(inner, f) // S', the group's rule, S
+		starts := e.max - e.min
+		if e.max < 0 {
+			starts = 1
+		}
+		if leftmost && starts > 0 {
+			starts-- // the one the walk enters
+		}
+		if !leftmost && grouped(inner) {
+			// The group's rule is numbered before the S' rules, and
+			// nothing entered it before them: a start of its own.
+			v = ruleVisit(inner) + set.walkOf(inner, f)
+		}
+		v = min(v+min(starts, maxLeftmostWalk+1)*one, maxLeftmostWalk+1)
+		v = min(v+set.groupStarts(inner, f, true), maxLeftmostWalk+1)
+	}
+	return v
+}
+
+// writeOrder returns the order the rules of gr reachable from root are
+// written in (lines, root first) and the order llama.cpp numbers them in,
+// the order their names first appear (ids). After root, each rule comes
+// where its name first appears: root, the rules root refers to in the
+// order it does, the rules those refer to, and so on, so that a rule comes
+// before the rules its leftmost walk enters (engineWalk). A rule that a
+// repetition refers to comes before the rule with the repetition, all
+// the same: llama.cpp counts the rules first named inside a group that a
+// repetition applies to, times the repetition's count, and refuses the
+// grammar at 2,000.
+func writeOrder(set *ruleSet, gr *graph, root int, sc *scratch) (lines, ids []int) {
+	n := len(set.bodies)
+	state := zeroed(&sc.seen, 2*n)
+	mentioned, written := state[:n], state[n:]
+	lines, ids = sc.lines[:0], sc.ids[:0]
+	mention := func(t int) {
+		if !mentioned[t] {
+			mentioned[t] = true
+			ids = append(ids, t)
+		}
+	}
+	var write func(r int)
+	write = func(r int) {
+		if written[r] {
+			return
+		}
+		written[r] = true
+		if r != root {
+			set.repeatedRefs(set.bodies[r], false, func(t int) {
+				if !mentioned[t] {
+					write(t)
+				}
+			})
+		}
+		mention(r)
+		for _, t := range gr.refsOf(r) {
+			mention(int(t))
+		}
+		lines = append(lines, r)
+	}
+	write(root)
+	for i := 0; i < len(ids); i++ {
+		write(ids[i])
+	}
+	sc.lines, sc.ids = lines, ids
+	return lines, ids
+}
+
+// repeatedRefs calls fn with each of the set's own rules that e refers to
+// inside a repetition (in), in the order they are written.
+func (set *ruleSet) repeatedRefs(e *expr, in bool, fn func(int)) {
+	if e.lib != nil {
+		return // no reference
+	}
+	switch e.kind {
+	case kRef:
+		if in && e.proto == set.self {
+			fn(e.rule)
+		}
+	case kRep:
+		in = true
+	}
+	for _, it := range e.items {
+		set.repeatedRefs(it, in, fn)
+	}
 }
 
 // refFreeWalk is what analyzeRules's leftmost walk counts in e, an
@@ -259,18 +524,18 @@ func refFreeWalk(set *ruleSet, e *expr) int {
 	switch e.kind {
 	case kSeq:
 		for _, it := range e.items {
-			v = min(v+refFreeWalk(set, it), maxLeftmostWalk+1)
+			v = min(v+groupVisit(it)+refFreeWalk(set, it), maxLeftmostWalk+1)
 			if !set.nullableExpr(it, nil) {
 				break
 			}
 		}
 	case kAlt:
 		for _, it := range e.items {
-			v = min(v+refFreeWalk(set, it), maxLeftmostWalk+1)
+			v = min(v+groupVisit(it)+refFreeWalk(set, it), maxLeftmostWalk+1)
 		}
 	case kRep:
 		// A repetition is a rule of its own in the engine.
-		v = min(1+refFreeWalk(set, e.items[0]), maxLeftmostWalk+1)
+		v = min(repVisit(e)+refFreeWalk(set, e.items[0]), maxLeftmostWalk+1)
 	}
 	return v
 }
@@ -447,15 +712,24 @@ func (p *proto) facts() *facts {
 		for r := range roots {
 			roots[r] = r
 		}
-		p.analysis.f = analyzeRules(set, refGraph(set, roots...))
+		f := analyzeRules(set, refGraph(set, roots...))
+		if f.cycle == nil {
+			// Every rule counted as a start, whatever the order a grammar
+			// writes them in.
+			for r, body := range p.bodies {
+				f.total = min(f.total+f.visits[r]+set.groupStarts(body, f, true), maxLeftmostWalk+1)
+			}
+		}
+		p.analysis.f = f
 	})
 	return p.analysis.f
 }
 
 // analyze runs the checks on the grammar rooted at root and returns the
-// rules reachable from it and the protos they refer to (by their place in
-// the builder's protoAt), the ones written out.
-func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, err error) {
+// rules reachable from it in the order they are written (writeOrder, root
+// first) and the protos they refer to (by their place in the builder's
+// protoAt), the ones written out.
+func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, err error) {
 	rules := c.g.rules
 	bodies := zeroed(&sc.bodies, len(rules))
 	for i, r := range rules {
@@ -464,12 +738,7 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 	set := &ruleSet{bodies: bodies, scratch: sc}
 	gr := refGraph(set, root)
 	order := gr.order
-	reachable = zeroed(&sc.reachable, len(rules)+len(c.g.protoAt))
-	written = reachable[len(rules):]
-	reachable = reachable[:len(rules)]
-	for _, r := range order {
-		reachable[r] = true
-	}
+	written = zeroed(&sc.reachable, len(c.g.protoAt))
 	// A proto is written, and walked by the engine, when a reachable rule
 	// refers to it, or a proto written does.
 	total := 0
@@ -506,7 +775,8 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 	if !f.productive[root] {
 		return nil, nil, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
 	}
-	if total += f.total; total > maxLeftmostWalk {
+	lines, ids := writeOrder(set, gr, root, sc)
+	if total += engineWalk(set, f, ids, sc); total > maxLeftmostWalk {
 		p, worst := "tools", -1
 		for _, r := range order {
 			if c.pathOf(r) != "" && (worst < 0 || f.visits[r] > f.visits[worst]) {
@@ -516,10 +786,10 @@ func (c *compiler) analyze(root int, sc *scratch) (reachable, written []bool, er
 		if worst >= 0 {
 			p = c.pathOf(worst)
 		}
-		return nil, nil, &Error{Path: p, Msg: "its optional properties and alternatives ($ref, anyOf, oneOf) chain so that an engine would visit more than " +
-			itoa(maxLeftmostWalk) + " rules to check the grammar; mark more properties required, or merge or flatten the alternatives"}
+		return nil, nil, &Error{Path: p, Msg: "its alternatives ($ref, anyOf, oneOf) nest so that an engine would scan more than " +
+			itoa(maxLeftmostWalk) + " grammar elements to check the grammar (and again at each step of a generation); merge or flatten the alternatives, or shorten the ones that are entered often"}
 	}
-	return reachable, written, nil
+	return lines, written, nil
 }
 
 // unsatisfiedError is the error of a tool's arguments or a response

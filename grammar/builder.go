@@ -41,12 +41,12 @@ type builder struct {
 // span is a rule's text in builder.buf.
 type span struct{ start, end int32 }
 
-// protoAt is a proto of a grammar and where its rules from to to are
-// written: before the grammar's own rule at (the number of own rules
-// declared before it). A proto is usually written whole, in one place.
+// protoAt is a proto of a grammar and which of its rules are written
+// here, from to to, after root and the protos placed before it. A proto
+// is usually written whole, in one place.
 type protoAt struct {
-	p            *proto
-	at, from, to int
+	p        *proto
+	from, to int
 }
 
 // A proto is a set of rules shared by every grammar that uses it (the
@@ -113,7 +113,7 @@ func (p *proto) written() (string, int) {
 // ref is a reference to p's rule i.
 func (p *proto) ref(i int) *expr { return &p.refs[i] }
 
-// instantiate adds p's rules to the grammar, once, written here.
+// instantiate adds p's rules to the grammar, once, written whole.
 func (g *builder) instantiate(p *proto) {
 	if !g.has(p) {
 		g.place(p, 0, len(p.names))
@@ -130,8 +130,8 @@ func (g *builder) has(p *proto) bool {
 	return false
 }
 
-// placeNamed adds the rules of p (named) to the grammar and writes them
-// here, when none of its names is taken; it reports whether it did.
+// placeNamed adds the rules of p (named) to the grammar, written whole,
+// when none of its names is taken; it reports whether it did.
 func (g *builder) placeNamed(p *proto) bool {
 	for _, name := range p.names {
 		if g.taken(name) {
@@ -148,14 +148,15 @@ func (g *builder) placeNamed(p *proto) bool {
 	return true
 }
 
-// place writes p's rules from to to here; the first place of a proto adds
-// all its rules to the grammar, each place must write others.
+// place writes p's rules from to to next among the protos' (after root
+// and the protos placed before); the first place of a proto adds all its
+// rules to the grammar, each place must write others.
 func (g *builder) place(p *proto, from, to int) {
 	first := !g.has(p)
 	if g.protoAt == nil {
 		g.protoAt, g.protoBases = g.protoAtBuf[:0], g.protoBasesBuf[:0]
 	}
-	g.protoAt = append(g.protoAt, protoAt{p, len(g.rules), from, to})
+	g.protoAt = append(g.protoAt, protoAt{p, from, to})
 	if !first {
 		return
 	}
@@ -268,36 +269,31 @@ func (g *builder) nameOf(e *expr) string {
 	return g.rules[e.rule].name
 }
 
-// text is the grammar written out, root first, then the reachable rules
-// in the order they were declared (a shared set of rules is written whole,
-// where it was instantiated, when any of its rules is reachable: written
-// says which).
-func (g *builder) text(root int, reachable, written []bool) string {
+// text is the grammar's text: root, the protos' rules written
+// (written[k]: protoAt[k]), each proto's as one block, then the grammar's
+// own rules in the order lines (writeOrder, root first). The protos come
+// first so that their names appear before the rules that use them.
+func (g *builder) text(lines []int, written []bool) string {
 	line := func(i int) []byte { return g.buf[g.spans[i].start:g.spans[i].end] }
-	n := len(line(root))
+	n := 0
+	for _, i := range lines {
+		n += len(line(i))
+	}
 	for k, pa := range g.protoAt {
 		if written[k] {
 			n += pa.p.offsets[pa.to] - pa.p.offsets[pa.from]
 		}
 	}
-	for i, r := range reachable {
-		if r && i != root {
-			n += len(line(i))
-		}
-	}
 	var b strings.Builder
 	b.Grow(n)
-	b.Write(line(root))
-	k := 0
-	for i := 0; i <= len(g.rules); i++ {
-		for ; k < len(g.protoAt) && g.protoAt[k].at == i; k++ {
-			if pa := g.protoAt[k]; written[k] {
-				b.WriteString(pa.p.text[pa.p.offsets[pa.from]:pa.p.offsets[pa.to]])
-			}
+	b.Write(line(lines[0]))
+	for k, pa := range g.protoAt {
+		if written[k] {
+			b.WriteString(pa.p.text[pa.p.offsets[pa.from]:pa.p.offsets[pa.to]])
 		}
-		if i < len(g.rules) && i != root && reachable[i] {
-			b.Write(line(i))
-		}
+	}
+	for _, i := range lines[1:] {
+		b.Write(line(i))
 	}
 	return b.String()
 }

@@ -308,11 +308,11 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if c.g.over != "" {
 		return nil, &Error{Path: c.what(spec), Msg: c.g.over}
 	}
-	reachable, written, err := c.analyze(root, sc)
+	lines, written, err := c.analyze(root, sc)
 	if err != nil {
 		return nil, err
 	}
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(root, reachable, written)}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written)}
 	return g, nil
 }
 

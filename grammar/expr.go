@@ -33,6 +33,7 @@ type libFacts struct {
 	cost                 int
 	nullable, productive bool
 	walk                 int
+	starts               [2]int // groupStarts, not leftmost and leftmost
 }
 
 // freeze computes e's facts once, for the grammars that share e (an
@@ -45,12 +46,15 @@ func freeze(e *expr) *expr {
 		return e
 	}
 	set := &ruleSet{}
+	none := &facts{}
+	starts := [2]int{set.groupStarts(e, none, false), set.groupStarts(e, none, true)}
 	e.lib = &libFacts{
 		text:       string(appendExpr(nil, nil, e, false)),
 		cost:       expandedCost(e),
 		nullable:   set.nullableExpr(e, nil),
 		productive: set.productiveExpr(e, nil),
 		walk:       refFreeWalk(set, e),
+		starts:     starts,
 	}
 	return e
 }

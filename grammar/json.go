@@ -104,7 +104,7 @@ var stringLangs [2]struct {
 //
 // (argjson-... and argstr-0 in an argument). Most grammars hold these
 // rules, so they are built and written once per process (a proto, like
-// number's). They are written where anyJSON is first called, the string
+// number's). They are written after root, the string
 // contents' rules between the first and the others when they come with
 // them, number's after them when it does.
 func (c *compiler) anyJSON(ctx textContext) *expr {

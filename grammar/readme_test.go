@@ -33,7 +33,7 @@ func TestReadmeCaps(t *testing.T) {
 		"adding up to " + commas(maxRepetitions),
 		"up to " + strconv.Itoa(maxRangeDigits) + " digits",
 		commas(maxExpanded) + " elements",
-		commas(maxLeftmostWalk) + " rules visited",
+		commas(maxLeftmostWalk) + " elements scanned",
 		"up to " + strconv.Itoa(maxDependentTriggers) + " such properties (" + strconv.Itoa(1<<maxDependentTriggers) + " cases)",
 	} {
 		if !strings.Contains(readme, want) {
