@@ -728,8 +728,9 @@ func (p *proto) facts() *facts {
 // analyze runs the checks on the grammar rooted at root and returns the
 // rules reachable from it in the order they are written (writeOrder, root
 // first) and the protos they refer to (by their place in the builder's
-// protoAt), the ones written out.
-func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, err error) {
+// protoAt), the ones written out, and what llama.cpp's check for left
+// recursion costs (walk).
+func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, walk int, err error) {
 	rules := c.g.rules
 	bodies := zeroed(&sc.bodies, len(rules))
 	for i, r := range rules {
@@ -762,18 +763,18 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 		// The first rule of the cycle that compiles a schema names it.
 		for _, x := range f.cycle {
 			if p := c.pathOf(x); p != "" {
-				return nil, nil, &Error{Path: p, Msg: "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
+				return nil, nil, 0, &Error{Path: p, Msg: "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item"}
 			}
 		}
-		return nil, nil, &Error{Path: "tools", Msg: "the grammar refers to itself before anything is written"}
+		return nil, nil, 0, &Error{Path: "tools", Msg: "the grammar refers to itself before anything is written"}
 	}
 	for _, t := range c.tops {
 		if t.e == nil || !set.productiveExpr(t.e, f.productive) {
-			return nil, nil, c.unsatisfiedError(c.unsatisfiable(t, f.productive, set))
+			return nil, nil, 0, c.unsatisfiedError(c.unsatisfiable(t, f.productive, set))
 		}
 	}
 	if !f.productive[root] {
-		return nil, nil, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
+		return nil, nil, 0, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
 	}
 	lines, ids := writeOrder(set, gr, root, sc)
 	if total += engineWalk(set, f, ids, sc); total > maxLeftmostWalk {
@@ -786,10 +787,10 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 		if worst >= 0 {
 			p = c.pathOf(worst)
 		}
-		return nil, nil, &Error{Path: p, Msg: "its alternatives ($ref, anyOf, oneOf) nest so that an engine would scan more than " +
+		return nil, nil, 0, &Error{Path: p, Msg: "its alternatives ($ref, anyOf, oneOf) nest so that an engine would scan more than " +
 			itoa(maxLeftmostWalk) + " grammar elements to check the grammar (and again at each step of a generation); merge or flatten the alternatives, or shorten the ones that are entered often"}
 	}
-	return lines, written, nil
+	return lines, written, total, nil
 }
 
 // unsatisfiedError is the error of a tool's arguments or a response

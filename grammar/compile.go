@@ -84,6 +84,9 @@ type Grammar struct {
 	root   int
 	text   string    // the grammar written out, the same in both dialects
 	protos []protoAt // the shared sets of rules, and where each is written
+	// leftmostWalk is what llama.cpp's check of the grammar for left
+	// recursion costs, as estimated (engineWalk and the protos').
+	leftmostWalk int
 	// Dropped lists the keywords of non-strict schemas the grammar could
 	// not enforce and left out.
 	Dropped []Dropped
@@ -308,11 +311,11 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if c.g.over != "" {
 		return nil, &Error{Path: c.what(spec), Msg: c.g.over}
 	}
-	lines, written, err := c.analyze(root, sc)
+	lines, written, walk, err := c.analyze(root, sc)
 	if err != nil {
 		return nil, err
 	}
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written)}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written), leftmostWalk: walk}
 	return g, nil
 }
 
