@@ -44,6 +44,10 @@ func FuzzCompile(f *testing.F) {
 		`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": ["b", 1.0]}, "z": false}, "required": ["k"]}, {"required": ["z"]}]}`,
 		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 1048576}, "b": {"type": "string", "minLength": 70000}}}`,
 		`{"type": "object", "properties": {"a": {}, "b": {"const": 1}}, "dependencies": {"a": ["b"], "b": {"required": ["c"]}}, "oneOf": [{"required": ["a"]}, {"required": ["c"], "title": "c"}], "patternProperties": {"^c": {"type": "integer"}}}`,
+		// Large rules the leftmost walk enters often, and a chain of
+		// optional members (gap decision 194).
+		fatLadder(5, 3), manyProperties(40, `{"anyOf": [{"type": "boolean"}, {"$ref": "#"}]}`),
+		`{"type": "array", "prefixItems": [{"$ref": "#/$defs/a"}, {"type": "integer"}], "items": {"$ref": "#/$defs/a"}, "maxItems": 900, "$defs": {"a": {"anyOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#/$defs/a"}, "maxItems": 3}]}}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
@@ -71,6 +75,14 @@ func FuzzCompile(f *testing.F) {
 			}
 			if len(g.text) > MaxBytes || grammarCost(g) > maxExpanded+ruleCost*g.numRules() {
 				t.Fatalf("a grammar of %d bytes, cost %d", len(g.text), grammarCost(g))
+			}
+			// As llama.cpp would load it (llamacheck_test.go).
+			rules, err := llamaParse(g.GBNF())
+			if err != nil {
+				t.Fatalf("llama.cpp would refuse the grammar: %v", err)
+			}
+			if cost, recursive := llamaLeftRecursionCheck(rules); recursive || cost > g.leftmostWalk {
+				t.Fatalf("llama.cpp's check for left recursion: recursive %v, cost %d, estimated %d", recursive, cost, g.leftmostWalk)
 			}
 		}
 	})
