@@ -61,6 +61,16 @@ type ruleSet struct {
 	// scratch, when set, lends the analysis its memory (a grammar's,
 	// whose facts are not kept); nil: allocated (a proto's, kept).
 	scratch *scratch
+	// costs, when set, are the bodies' expandedCost, computed already.
+	costs []int
+}
+
+// enter is what the walk costs to enter rule r (ruleVisit).
+func (set *ruleSet) enter(r int) int {
+	if set.costs != nil {
+		return visitCost + set.costs[r] + 1
+	}
+	return ruleVisit(set.bodies[r])
 }
 
 // scratch is memory the analysis of one grammar borrows and gives back
@@ -70,7 +80,7 @@ type scratch struct {
 	idx, refs, users []int32
 	order, ints      []int
 	queue, ids       []int
-	lines            []int
+	lines, costs     []int
 	bools, reachable []bool
 	seen             []bool
 	state            []uint8
@@ -238,7 +248,7 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 			return 0
 		}
 		state[r] = walking
-		v := min(ruleVisit(set.bodies[r])+walkExpr(set.bodies[r]), maxLeftmostWalk+1)
+		v := min(set.enter(r)+walkExpr(set.bodies[r]), maxLeftmostWalk+1)
 		if f.cycle != nil {
 			if len(f.cycle) == 1 || f.cycle[0] != f.cycle[len(f.cycle)-1] {
 				f.cycle = append(f.cycle, r)
@@ -733,10 +743,11 @@ func (p *proto) facts() *facts {
 func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, walk int, err error) {
 	rules := c.g.rules
 	bodies := zeroed(&sc.bodies, len(rules))
+	costs := zeroed(&sc.costs, len(rules))
 	for i, r := range rules {
-		bodies[i] = r.body
+		bodies[i], costs[i] = r.body, r.cost
 	}
-	set := &ruleSet{bodies: bodies, scratch: sc}
+	set := &ruleSet{bodies: bodies, scratch: sc, costs: costs}
 	gr := refGraph(set, root)
 	order := gr.order
 	written = zeroed(&sc.reachable, len(c.g.protoAt))

@@ -237,7 +237,8 @@ func (g *builder) define(i int, body *expr) {
 	start := len(g.buf)
 	g.buf = appendRule(g.buf, g.rules[i].name, body, g.nameFn)
 	g.spans[i] = span{int32(start), int32(len(g.buf))}
-	g.account(len(g.buf)-start, expandedCost(body)+ruleCost)
+	g.rules[i].cost = expandedCost(body)
+	g.account(len(g.buf)-start, g.rules[i].cost+ruleCost)
 }
 
 // rule adds a rule with its body and returns its index.

@@ -90,6 +90,7 @@ type runeRange struct{ lo, hi rune }
 type rule struct {
 	name string
 	body *expr
+	cost int // expandedCost(body), once defined
 }
 
 func lit(s string) *expr {
