@@ -26,7 +26,9 @@ import (
 // Every schema is compiled as a response format, not strict and strict,
 // and every instance up to maxCheckedInstance bytes checked as
 // TestJSONSchemaTestSuite checks the official suite's. It fails when a compile fails with an error that is
-// not *Error, allocates more than 64 MiB, or when an instance breaks what
+// not *Error, allocates more than 64 MiB, writes a grammar llama.cpp would
+// refuse or whose left-recursion check costs more than the compiler
+// estimated (llamacheck_test.go), or when an instance breaks what
 // the compiler promises: under strict, a valid instance rejected or an
 // invalid one accepted; not strict, an invalid instance accepted with no
 // keyword reported dropped, or a valid one rejected for another reason
@@ -106,7 +108,7 @@ func TestJSONSchemaBench(t *testing.T) {
 			runtime.ReadMemStats(&ms)
 			before := ms.TotalAlloc
 			start := time.Now()
-			_, err := Compile(context.Background(), &Spec{Format: &Format{Schema: f.cases[0].Schema, Strict: strict}})
+			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: f.cases[0].Schema, Strict: strict}})
 			wall := time.Since(start)
 			runtime.ReadMemStats(&ms)
 			name := f.name
@@ -117,6 +119,15 @@ func TestJSONSchemaBench(t *testing.T) {
 			var ge *Error
 			if err != nil && !errors.As(err, &ge) {
 				t.Errorf("%s: an error that is not *Error: %v", name, err)
+			}
+			if err != nil {
+				continue
+			}
+			// As llama.cpp would load it (llamacheck_test.go).
+			if rules, err := llamaParse(g.GBNF()); err != nil {
+				t.Errorf("%s: llama.cpp would refuse the grammar: %v", name, err)
+			} else if walk, recursive := llamaLeftRecursionCheck(rules); recursive || walk > g.leftmostWalk {
+				t.Errorf("%s: llama.cpp's check for left recursion: recursive %v, cost %d, estimated %d", name, recursive, walk, g.leftmostWalk)
 			}
 		}
 	}
