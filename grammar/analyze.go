@@ -82,6 +82,7 @@ type scratch struct {
 	order, ints      []int
 	queue, ids       []int
 	lines, costs     []int
+	repeated         []bool
 	bools, reachable []bool
 	seen             []bool
 	state            []uint8
@@ -134,6 +135,7 @@ type graph struct {
 	order              []int
 	refStart, refEnd   []int32 // refs[refStart[r]:refEnd[r]]: the rules r refers to
 	refs               []int32
+	repeated           []bool  // repeated[i]: refs[i] is inside a repetition
 	userStart, userEnd []int32 // users[userStart[r]:userEnd[r]]: the rules that refer to r
 	users              []int32
 	protos             []*proto // the other protos referred to
@@ -489,11 +491,11 @@ func writeOrder(set *ruleSet, gr *graph, root int, sc *scratch) (lines, ids []in
 		}
 		written[r] = true
 		if r != root {
-			set.repeatedRefs(set.bodies[r], false, func(t int) {
-				if !mentioned[t] {
+			for i := gr.refStart[r]; i < gr.refEnd[r]; i++ {
+				if t := int(gr.refs[i]); gr.repeated[i] && !mentioned[t] {
 					write(t)
 				}
-			})
+			}
 		}
 		mention(r)
 		for _, t := range gr.refsOf(r) {
@@ -507,25 +509,6 @@ func writeOrder(set *ruleSet, gr *graph, root int, sc *scratch) (lines, ids []in
 	}
 	sc.lines, sc.ids = lines, ids
 	return lines, ids
-}
-
-// repeatedRefs calls fn with each of the set's own rules that e refers to
-// inside a repetition (in), in the order they are written.
-func (set *ruleSet) repeatedRefs(e *expr, in bool, fn func(int)) {
-	if e.lib != nil {
-		return // no reference
-	}
-	switch e.kind {
-	case kRef:
-		if in && e.proto == set.self {
-			fn(e.rule)
-		}
-	case kRep:
-		in = true
-	}
-	for _, it := range e.items {
-		set.repeatedRefs(it, in, fn)
-	}
 }
 
 // refFreeWalk is what analyzeRules's leftmost walk counts in e, an
@@ -634,14 +617,16 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 	*g = graph{refStart: idx[:n:n], refEnd: idx[n : 2*n : 2*n], userStart: idx[2*n : 3*n : 3*n], userEnd: idx[3*n : 4*n : 4*n]}
 	state := idx[4*n:] // 0: not seen, 1: seen
 	g.refs = zeroed(&sc.refs, 2*n)[:0]
+	g.repeated = zeroed(&sc.repeated, 2*n)[:0]
 	g.protos = sc.protos[:0]
 	g.order = zeroed(&sc.order, n)[:0]
-	var walk func(e *expr)
-	walk = func(e *expr) {
+	var walk func(e *expr, in bool)
+	walk = func(e *expr, in bool) {
 		if e.lib != nil {
 			return // no reference
 		}
-		if e.kind == kRef {
+		switch e.kind {
+		case kRef:
 			if e.proto != set.self {
 				if !slices.Contains(g.protos, e.proto) {
 					g.protos = append(g.protos, e.proto)
@@ -649,14 +634,17 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 				return
 			}
 			g.refs = append(g.refs, int32(e.rule))
+			g.repeated = append(g.repeated, in)
+		case kRep:
+			in = true
 		}
 		for _, it := range e.items {
-			walk(it)
+			walk(it, in)
 		}
 	}
 	refsOf := func(r int) {
 		g.refStart[r] = int32(len(g.refs))
-		walk(set.bodies[r])
+		walk(set.bodies[r], false)
 		g.refEnd[r] = int32(len(g.refs))
 	}
 	type frame = graphFrame
