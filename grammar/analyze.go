@@ -444,7 +444,6 @@ func (set *ruleSet) groupStarts(e *expr, f *facts, leftmost bool) int {
 		}
 	case kRep:
 		inner := e.items[0]
-		one := repVisit(e) + set.walkOf(inner, f) // S', the group's rule, S
 		starts := e.max - e.min
 		if e.max < 0 {
 			starts = 1
@@ -452,12 +451,19 @@ func (set *ruleSet) groupStarts(e *expr, f *facts, leftmost bool) int {
 		if leftmost && starts > 0 {
 			starts-- // the one the walk enters
 		}
-		if !leftmost && grouped(inner) {
-			// The group's rule is numbered before the S' rules, and
-			// nothing entered it before them: a start of its own.
-			v = ruleVisit(inner) + set.walkOf(inner, f)
+		group := !leftmost && grouped(inner)
+		if starts > 0 || group {
+			walk := set.walkOf(inner, f)
+			if starts > 0 {
+				one := repVisit(e) + walk // S', the group's rule, S
+				v = min(starts, maxLeftmostWalk+1) * one
+			}
+			if group {
+				// The group's rule is numbered before the S' rules, and
+				// nothing entered it before them: a start of its own.
+				v = min(v+ruleVisit(inner)+walk, maxLeftmostWalk+1)
+			}
 		}
-		v = min(v+min(starts, maxLeftmostWalk+1)*one, maxLeftmostWalk+1)
 		v = min(v+set.groupStarts(inner, f, true), maxLeftmostWalk+1)
 	}
 	return v
