@@ -230,15 +230,20 @@ func (g *builder) define(i int, body *expr) {
 	if body == nil {
 		body = nothing()
 	}
-	g.rules[i].body = body
+	cost := expandedCost(body)
+	if cost >= minSplitCost {
+		if split := g.splitGroups(body, g.rules[i].name); split != body {
+			body, cost = split, expandedCost(split)
+		}
+	}
+	g.rules[i].body, g.rules[i].cost = body, cost
 	if g.nameFn == nil {
 		g.nameFn = g.nameOf
 	}
 	start := len(g.buf)
 	g.buf = appendRule(g.buf, g.rules[i].name, body, g.nameFn)
 	g.spans[i] = span{int32(start), int32(len(g.buf))}
-	g.rules[i].cost = expandedCost(body)
-	g.account(len(g.buf)-start, g.rules[i].cost+ruleCost)
+	g.account(len(g.buf)-start, cost+ruleCost)
 }
 
 // rule adds a rule with its body and returns its index.

@@ -47,6 +47,7 @@ func FuzzCompile(f *testing.F) {
 		// Large rules the leftmost walk enters often, and a chain of
 		// optional members (gap decision 194).
 		fatLadder(5, 3), manyProperties(40, `{"anyOf": [{"type": "boolean"}, {"$ref": "#"}]}`),
+		`{"type": "string", "pattern": "^((ab){0,40}c){0,60}(x(a|b){0,100}){0,30}$"}`,
 		`{"type": "array", "prefixItems": [{"$ref": "#/$defs/a"}, {"type": "integer"}], "items": {"$ref": "#/$defs/a"}, "maxItems": 900, "$defs": {"a": {"anyOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#/$defs/a"}, "maxItems": 3}]}}}`,
 	} {
 		f.Add([]byte(seed), false)

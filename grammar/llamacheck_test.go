@@ -389,6 +389,10 @@ func TestLlamaLeftRecursionCheck(t *testing.T) {
 		}
 	}
 	schemas = append(schemas,
+		// Repeated groups that make many rules (splitGroups).
+		schema{"nested counted groups", json.RawMessage(`{"type": "string", "pattern": "^(a{0,999}b){0,3}$"}`), false},
+		schema{"nested counted groups 2", json.RawMessage(`{"type": "string", "pattern": "^((ab){0,40}c){0,60}$"}`), true},
+		schema{"nested counted groups 3", json.RawMessage(`{"type": "string", "pattern": "^(x(a|b){0,100}){0,30}$"}`), true},
 		schema{"fat ladder 8x40", json.RawMessage(fatLadder(8, 40)), false},
 		schema{"fat ladder 12x10", json.RawMessage(fatLadder(12, 10)), false},
 		schema{"1000 optional booleans", json.RawMessage(manyProperties(1000, `{"type": "boolean"}`)), false})
@@ -419,4 +423,37 @@ func TestLlamaLeftRecursionCheck(t *testing.T) {
 		t.Errorf("only %d grammars compiled", checked)
 	}
 	t.Logf("%d grammars checked; the costliest check: %d (%s)", checked, worst, worstName)
+}
+
+// A repeated group that would make llama.cpp refuse the grammar (2,000
+// rules or more, llamaRepetitionLimit) is a rule of its own, and the
+// grammar matches what the pattern does.
+func TestRepeatedGroupsSplit(t *testing.T) {
+	for _, c := range []struct {
+		pattern  string
+		ok, fail []string
+	}{
+		{`^(a{0,999}b){0,3}$`, []string{"", "b", "aab", "abab", "bbb"}, []string{"bbbb", "a", "aba"}},
+		{`^((ab){0,40}c){0,60}$`, []string{"", "c", "ababc", "abcc"}, []string{"ab", "abac", "cab"}},
+		{`^(x(a|b){0,100}){0,30}$`, []string{"", "x", "xab", "xaxbb"}, []string{"a", "xc"}},
+	} {
+		g, err := compileFormat(`{"type": "string", "pattern": `+strconv.Quote(c.pattern)+`}`, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.pattern, err)
+			continue
+		}
+		if _, err := llamaParse(g.GBNF()); err != nil {
+			t.Errorf("%s: llama.cpp would refuse the grammar: %v", c.pattern, err)
+		}
+		for _, s := range c.ok {
+			if !g.Matches(suiteText(`"` + s + `"`)) {
+				t.Errorf("%s: %q rejected", c.pattern, s)
+			}
+		}
+		for _, s := range c.fail {
+			if g.Matches(suiteText(`"` + s + `"`)) {
+				t.Errorf("%s: %q accepted", c.pattern, s)
+			}
+		}
+	}
 }

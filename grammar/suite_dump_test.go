@@ -129,6 +129,8 @@ var dumpAttacks = []dumpAttack{
 	{"variants-8000", dumpVariants(8000), ""},
 	{"enum-10000x1000", dumpEnum(10000, 1000), ""},
 	{"long-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 2600}}, "required": ["a"]}`, dumpLongStrings("a", 1499, 1500, 2000, 2600, 2601)},
+	{"repeated-groups", `{"type": "object", "properties": {"a": {"type": "string", "pattern": "^((ab){0,40}c){0,60}$"}, "b": {"type": "string", "pattern": "^(x(a|b){0,100}){0,30}$"}}, "required": ["a", "b"]}`,
+		`{"a": "ababc", "b": "xab"} {"a": "", "b": ""} {"a": "abab", "b": "x"} {"a": "c", "b": "xaxbx"}`},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000)},
 }
 

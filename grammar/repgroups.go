@@ -1,0 +1,95 @@
+package grammar
+
+// llamaRepetitionLimit is llama.cpp's MAX_REPETITION_THRESHOLD. Its parser
+// refuses a repetition of a group in parentheses, (...){m,n}, when the
+// rules it made while parsing the group (the group's own, those of the
+// groups and repetitions inside it, and the rules first named there),
+// times the repetition's count (n, else m, else 1), reach it. A pattern
+// such as ^((ab){0,40}c){0,60}$ is 41 rules 60 times.
+const llamaRepetitionLimit = 2000
+
+// minSplitCost is the least expandedCost of a rule body that can hold a
+// repetition llama.cpp refuses: the group must hold a rule of its own
+// (about ruleCost each) and the counts stay under MaxCount, so the product
+// reaches llamaRepetitionLimit only past about 300. Cheaper bodies are not
+// looked at.
+const minSplitCost = 256
+
+// splitGroups returns e with each repeated group that llama.cpp would
+// refuse (llamaRepetitionLimit) made a rule of its own, named after base:
+// a reference to it is one rule, however often repeated. The rules a
+// repetition refers to are written before the rule that repeats them
+// (writeOrder), so their names are not first named inside the group. e
+// itself is not changed (expressions are shared); what needs no change is
+// returned itself.
+func (g *builder) splitGroups(e *expr, base string) *expr {
+	if len(e.items) == 0 {
+		return e
+	}
+	var items []*expr // a copy, made at the first change
+	for k, it := range e.items {
+		if n := g.splitGroups(it, base); n != it {
+			if items == nil {
+				items = append([]*expr(nil), e.items...)
+			}
+			items[k] = n
+		}
+	}
+	if e.kind == kRep {
+		inner := e.items[0]
+		if items != nil {
+			inner = items[0]
+		}
+		if grouped(inner) && (1+madeRules(inner))*repetitionCount(e) >= llamaRepetitionLimit {
+			items = []*expr{ref(g.rule(base+"-part", inner))}
+		}
+	}
+	if items == nil {
+		return e
+	}
+	c := *e
+	c.items, c.lib = items, nil
+	return &c
+}
+
+// repetitionCount is what llama.cpp multiplies a repeated group's rules
+// by: the largest count, else the least, else 1.
+func repetitionCount(e *expr) int {
+	switch {
+	case e.max > 0:
+		return e.max
+	case e.min > 0:
+		return e.min
+	}
+	return 1
+}
+
+// madeRules is the number of rules llama.cpp makes while it parses e, as
+// written in a rule or in a group: one for each group in parentheses
+// inside it and the rules S' of each repetition (n-m of S{m,n}, one of S*,
+// S+ and S?).
+func madeRules(e *expr) int {
+	n := 0
+	switch e.kind {
+	case kSeq, kAlt:
+		for _, it := range e.items {
+			if it.kind == kAlt {
+				n++ // written in parentheses
+			}
+			n += madeRules(it)
+		}
+	case kRep:
+		inner := e.items[0]
+		if grouped(inner) {
+			n++
+		}
+		n += madeRules(inner)
+		switch {
+		case e.max < 0:
+			n++
+		default:
+			n += e.max - e.min
+		}
+	}
+	return n
+}
