@@ -290,12 +290,13 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 // and the check costs n.
 
 // engineWalk is what llama.cpp's check for left recursion costs, in
-// elements (ruleVisit for each rule entered), for the grammar's own rules written in the order ids (the
-// order of their first mention, root first) and the rules it makes of
-// their groups and repetitions. It errs on the side of more: a start's
-// walk is f.visits, which goes on past every rule that may match the
-// empty text (llama.cpp: past a rule with an empty alternative of its
-// own), while a walk marks only the rules it surely enters (firstRefs).
+// elements (ruleVisit for each rule entered), for the grammar's own rules
+// written in the order ids (the order of their first mention, root first)
+// and the rules it makes of their groups and repetitions. It errs on the
+// side of more: a start's walk is f.visits, which goes on past every rule
+// that may match the empty text (llama.cpp: only past a rule with an empty
+// alternative of its own), while a walk marks only the rules it surely
+// enters (firstRefs).
 func engineWalk(set *ruleSet, f *facts, ids []int, sc *scratch) int {
 	marked := zeroed(&sc.state, len(set.bodies))
 	stack := sc.queue[:0]
@@ -327,8 +328,8 @@ func engineWalk(set *ruleSet, f *facts, ids []int, sc *scratch) int {
 // enters when it walks into e from its start: the first reference of each
 // alternative, and one after a repetition that may be absent (its rule
 // has an empty alternative). Past a reference it does not go on (the
-// rule may have no empty alternative of its own, though it may match
-// nothing), so that it never names a rule llama.cpp does not enter.
+// rule may have no empty alternative of its own, though it may match the
+// empty text), so that it never names a rule llama.cpp does not enter.
 func (set *ruleSet) firstRefs(e *expr, fn func(int)) {
 	if e.lib != nil {
 		return // no reference

@@ -396,10 +396,27 @@ func TestLlamaLeftRecursionCheck(t *testing.T) {
 		schema{"fat ladder 8x40", json.RawMessage(fatLadder(8, 40)), false},
 		schema{"fat ladder 12x10", json.RawMessage(fatLadder(12, 10)), false},
 		schema{"1000 optional booleans", json.RawMessage(manyProperties(1000, `{"type": "boolean"}`)), false})
-	checked, worst, worstName := 0, 0, ""
+	type named struct {
+		name string
+		spec *Spec
+	}
+	var specs []named
 	for _, s := range schemas {
-		g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: s.schema, Strict: s.strict}})
-		if err != nil {
+		specs = append(specs, named{s.name, &Spec{Format: &Format{Schema: s.schema, Strict: s.strict}}})
+	}
+	// Tool calls, whose root holds the calls and their repetition.
+	realistic := realisticTools(t)
+	for _, choice := range []Choice{Auto, Required} {
+		for _, parallel := range []bool{false, true} {
+			specs = append(specs,
+				named{fmt.Sprintf("realistic tools choice=%v parallel=%v", choice, parallel), &Spec{Tools: realistic, Choice: choice, Parallel: parallel}},
+				named{fmt.Sprintf("property tools choice=%v parallel=%v", choice, parallel), &Spec{Tools: propertyTools, Choice: choice, Parallel: parallel}})
+		}
+	}
+	checked, worst, worstName := 0, 0, ""
+	for _, s := range specs {
+		g, err := Compile(context.Background(), s.spec)
+		if err != nil || g == nil { // nil: nothing to constrain (auto, no strict tool)
 			continue
 		}
 		checked++
