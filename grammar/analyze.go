@@ -82,7 +82,7 @@ type scratch struct {
 	order, ints      []int
 	queue, ids       []int
 	lines, costs     []int
-	repeated         []bool
+	repeated, groups []bool
 	bools, reachable []bool
 	seen             []bool
 	state            []uint8
@@ -136,6 +136,7 @@ type graph struct {
 	refStart, refEnd   []int32 // refs[refStart[r]:refEnd[r]]: the rules r refers to
 	refs               []int32
 	repeated           []bool  // repeated[i]: refs[i] is inside a repetition
+	groups             []bool  // groups[r]: r's body holds a group or a repetition (groupStarts)
 	userStart, userEnd []int32 // users[userStart[r]:userEnd[r]]: the rules that refer to r
 	users              []int32
 	protos             []*proto // the other protos referred to
@@ -297,12 +298,14 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 // that may match the empty text (llama.cpp: only past a rule with an empty
 // alternative of its own), while a walk marks only the rules it surely
 // enters (firstRefs).
-func engineWalk(set *ruleSet, f *facts, ids []int, sc *scratch) int {
+func engineWalk(set *ruleSet, gr *graph, f *facts, ids []int, sc *scratch) int {
 	marked := zeroed(&sc.state, len(set.bodies))
 	stack := sc.queue[:0]
 	total := 0
 	for _, r := range ids {
-		total = min(total+set.groupStarts(set.bodies[r], f, true), maxLeftmostWalk+1)
+		if gr.groups[r] {
+			total = min(total+set.groupStarts(set.bodies[r], f, true), maxLeftmostWalk+1)
+		}
 		if marked[r] != 0 {
 			continue
 		}
@@ -625,11 +628,14 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 	state := idx[4*n:] // 0: not seen, 1: seen
 	g.refs = zeroed(&sc.refs, 2*n)[:0]
 	g.repeated = zeroed(&sc.repeated, 2*n)[:0]
+	g.groups = zeroed(&sc.groups, n)
 	g.protos = sc.protos[:0]
 	g.order = zeroed(&sc.order, n)[:0]
+	gen := false // the body holds a group or a repetition
 	var walk func(e *expr, in bool)
 	walk = func(e *expr, in bool) {
 		if e.lib != nil {
+			gen = gen || e.kind != kLit && e.kind != kClass
 			return // no reference
 		}
 		switch e.kind {
@@ -643,16 +649,19 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 			g.refs = append(g.refs, int32(e.rule))
 			g.repeated = append(g.repeated, in)
 		case kRep:
-			in = true
+			in, gen = true, true
 		}
 		for _, it := range e.items {
+			gen = gen || it.kind == kAlt
 			walk(it, in)
 		}
 	}
 	refsOf := func(r int) {
 		g.refStart[r] = int32(len(g.refs))
+		gen = false
 		walk(set.bodies[r], false)
 		g.refEnd[r] = int32(len(g.refs))
+		g.groups[r] = gen
 	}
 	type frame = graphFrame
 	stack := zeroed(&sc.stack, 32)[:0]
@@ -784,7 +793,7 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 		return nil, nil, 0, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
 	}
 	lines, ids := writeOrder(set, gr, root, sc)
-	if total += engineWalk(set, f, ids, sc); total > maxLeftmostWalk {
+	if total += engineWalk(set, gr, f, ids, sc); total > maxLeftmostWalk {
 		p, worst := "tools", -1
 		for _, r := range order {
 			if c.pathOf(r) != "" && (worst < 0 || f.visits[r] > f.visits[worst]) {

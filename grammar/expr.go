@@ -34,6 +34,8 @@ type libFacts struct {
 	nullable, productive bool
 	walk                 int
 	starts               [2]int // groupStarts, not leftmost and leftmost
+	made                 int    // madeRules
+	split                bool   // needsSplit
 }
 
 // freeze computes e's facts once, for the grammars that share e (an
@@ -55,6 +57,8 @@ func freeze(e *expr) *expr {
 		productive: set.productiveExpr(e, nil),
 		walk:       refFreeWalk(set, e),
 		starts:     starts,
+		made:       madeRules(e),
+		split:      needsSplit(e),
 	}
 	return e
 }

@@ -23,33 +23,78 @@ const minSplitCost = 256
 // itself is not changed (expressions are shared); what needs no change is
 // returned itself.
 func (g *builder) splitGroups(e *expr, base string) *expr {
+	out, _ := g.split(e, base)
+	return out
+}
+
+// split is splitGroups, and the rules llama.cpp makes while it parses
+// what it returns (madeRules), counted on the way up.
+func (g *builder) split(e *expr, base string) (*expr, int) {
+	if e.lib != nil && !e.lib.split {
+		return e, e.lib.made
+	}
 	if len(e.items) == 0 {
-		return e
+		return e, 0
 	}
 	var items []*expr // a copy, made at the first change
+	made := 0
 	for k, it := range e.items {
-		if n := g.splitGroups(it, base); n != it {
+		n, m := g.split(it, base)
+		if n != it {
 			if items == nil {
 				items = append([]*expr(nil), e.items...)
 			}
 			items[k] = n
 		}
+		if e.kind != kRep && it.kind == kAlt {
+			m++ // written in parentheses
+		}
+		made += m
 	}
 	if e.kind == kRep {
 		inner := e.items[0]
 		if items != nil {
 			inner = items[0]
 		}
-		if grouped(inner) && (1+madeRules(inner))*repetitionCount(e) >= llamaRepetitionLimit {
-			items = []*expr{ref(g.rule(base+"-part", inner))}
+		if grouped(inner) {
+			if (1+made)*repetitionCount(e) >= llamaRepetitionLimit {
+				items, made = []*expr{ref(g.rule(base+"-part", inner))}, 0
+			} else {
+				made++ // the group's rule
+			}
 		}
+		made += repeatedRules(e)
 	}
 	if items == nil {
-		return e
+		return e, made
 	}
 	c := *e
 	c.items, c.lib = items, nil
-	return &c
+	return &c, made
+}
+
+// repeatedRules is the number of rules S' llama.cpp makes of repetition
+// e: n-m of S{m,n}, one of S*, S+ and S?.
+func repeatedRules(e *expr) int {
+	if e.max < 0 {
+		return 1
+	}
+	return e.max - e.min
+}
+
+// needsSplit reports whether splitGroups would change e.
+func needsSplit(e *expr) bool {
+	if e.kind == kRep {
+		if inner := e.items[0]; grouped(inner) && (1+madeRules(inner))*repetitionCount(e) >= llamaRepetitionLimit {
+			return true
+		}
+	}
+	for _, it := range e.items {
+		if needsSplit(it) {
+			return true
+		}
+	}
+	return false
 }
 
 // repetitionCount is what llama.cpp multiplies a repeated group's rules
@@ -83,13 +128,7 @@ func madeRules(e *expr) int {
 		if grouped(inner) {
 			n++
 		}
-		n += madeRules(inner)
-		switch {
-		case e.max < 0:
-			n++
-		default:
-			n += e.max - e.min
-		}
+		n += madeRules(inner) + repeatedRules(e)
 	}
 	return n
 }
