@@ -69,9 +69,13 @@
 // the sum of the repetition counts is capped, each count past it loosened
 // and reported. Before a grammar is returned it is checked as an engine
 // would meet it: a schema nothing satisfies, a $ref cycle that consumes
-// nothing (left recursion) and alternatives nested so that an engine's
-// walk down them would not stay linear are errors naming the schema; rules
-// nothing refers to are not written.
+// nothing (left recursion) and alternatives nested so that llama.cpp's
+// check for left recursion would cost more than a cap (estimated as that
+// check runs, in the order the rules are written) are errors naming the
+// schema; rules nothing refers to are not written. Rules are written where
+// their names first appear, which keeps that check linear, and a repeated
+// group that llama.cpp's parser would refuse is written as a rule of its
+// own.
 //
 // Markers are written as literal strings, never as token references: a
 // grammar matches text, whatever the tokens that spell it. The words of
