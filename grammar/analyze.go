@@ -388,7 +388,9 @@ func repVisit(e *expr) int {
 	return visitCost + 3 + expandedCost(inner)
 }
 
-// walkOf is the walk from e, the rules of the set walked already (f).
+// walkOf is the walk from e, the rules of the set walked already (f); an
+// expression without rule references needs no facts (a frozen one's walk,
+// libFacts.walk).
 func (set *ruleSet) walkOf(e *expr, f *facts) int {
 	if e.lib != nil {
 		return e.lib.walk
@@ -519,29 +521,6 @@ func writeOrder(set *ruleSet, gr *graph, root int, sc *scratch) (lines, ids []in
 	}
 	sc.lines, sc.ids = lines, ids
 	return lines, ids
-}
-
-// refFreeWalk is what analyzeRules's leftmost walk counts in e, an
-// expression without rule references.
-func refFreeWalk(set *ruleSet, e *expr) int {
-	v := 0
-	switch e.kind {
-	case kSeq:
-		for _, it := range e.items {
-			v = min(v+groupVisit(it)+refFreeWalk(set, it), maxLeftmostWalk+1)
-			if !set.nullableExpr(it, nil) {
-				break
-			}
-		}
-	case kAlt:
-		for _, it := range e.items {
-			v = min(v+groupVisit(it)+refFreeWalk(set, it), maxLeftmostWalk+1)
-		}
-	case kRep:
-		// A repetition is a rule of its own in the engine.
-		v = min(repVisit(e)+refFreeWalk(set, e.items[0]), maxLeftmostWalk+1)
-	}
-	return v
 }
 
 func (set *ruleSet) nullableExpr(e *expr, val []bool) bool {

@@ -35,7 +35,7 @@ type libFacts struct {
 	walk                 int
 	starts               [2]int // groupStarts, not leftmost and leftmost
 	made                 int    // madeRules
-	split                bool   // needsSplit
+	split                bool   // madeRules: splitGroups would change it
 }
 
 // freeze computes e's facts once, for the grammars that share e (an
@@ -48,17 +48,18 @@ func freeze(e *expr) *expr {
 		return e
 	}
 	set := &ruleSet{}
-	none := &facts{}
+	none := &facts{} // e refers to no rule
 	starts := [2]int{set.groupStarts(e, none, false), set.groupStarts(e, none, true)}
+	made, refused := madeRules(e)
 	e.lib = &libFacts{
 		text:       string(appendExpr(nil, nil, e, false)),
 		cost:       expandedCost(e),
 		nullable:   set.nullableExpr(e, nil),
 		productive: set.productiveExpr(e, nil),
-		walk:       refFreeWalk(set, e),
+		walk:       set.walkOf(e, none),
 		starts:     starts,
-		made:       madeRules(e),
-		split:      needsSplit(e),
+		made:       made,
+		split:      refused,
 	}
 	return e
 }

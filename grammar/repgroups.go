@@ -82,19 +82,27 @@ func repeatedRules(e *expr) int {
 	return e.max - e.min
 }
 
-// needsSplit reports whether splitGroups would change e.
-func needsSplit(e *expr) bool {
-	if e.kind == kRep {
-		if inner := e.items[0]; grouped(inner) && (1+madeRules(inner))*repetitionCount(e) >= llamaRepetitionLimit {
-			return true
-		}
-	}
+// madeRules is the number of rules llama.cpp makes while it parses e, as
+// written in a rule or in a group: one for each group in parentheses
+// inside it and the rules S' of each repetition (repeatedRules); and
+// whether it would refuse a repeated group inside e (splitGroups would
+// change e).
+func madeRules(e *expr) (n int, refused bool) {
 	for _, it := range e.items {
-		if needsSplit(it) {
-			return true
+		m, r := madeRules(it)
+		if e.kind != kRep && it.kind == kAlt {
+			m++ // written in parentheses
 		}
+		n, refused = n+m, refused || r
 	}
-	return false
+	if e.kind == kRep {
+		if grouped(e.items[0]) {
+			refused = refused || (1+n)*repetitionCount(e) >= llamaRepetitionLimit
+			n++ // the group's rule
+		}
+		n += repeatedRules(e)
+	}
+	return n, refused
 }
 
 // repetitionCount is what llama.cpp multiplies a repeated group's rules
@@ -107,28 +115,4 @@ func repetitionCount(e *expr) int {
 		return e.min
 	}
 	return 1
-}
-
-// madeRules is the number of rules llama.cpp makes while it parses e, as
-// written in a rule or in a group: one for each group in parentheses
-// inside it and the rules S' of each repetition (n-m of S{m,n}, one of S*,
-// S+ and S?).
-func madeRules(e *expr) int {
-	n := 0
-	switch e.kind {
-	case kSeq, kAlt:
-		for _, it := range e.items {
-			if it.kind == kAlt {
-				n++ // written in parentheses
-			}
-			n += madeRules(it)
-		}
-	case kRep:
-		inner := e.items[0]
-		if grouped(inner) {
-			n++
-		}
-		n += madeRules(inner) + repeatedRules(e)
-	}
-	return n
 }
