@@ -1734,8 +1734,8 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		return seq(lit("{"), members, lit("}"))
 	}
 	keys := c.keyNames(v)
-	rest, why := c.patternMembers(v, append(slices.Clip(names), absent...), keys, ctx)
-	if rest == nil {
+	rest, why, none := c.patternMembers(v, append(slices.Clip(names), absent...), keys, ctx)
+	if rest == nil && !none {
 		if why != "" {
 			c.patternPropertiesBeside(v, why)
 		}
@@ -1952,10 +1952,11 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 	anyKey := c.keyOf(keys, ctx)
 	if len(except) > 0 {
 		// Keys that must not be there (dependentSchemas' triggers
-		// absent).
-		if keys != nil || len(pats) > 0 {
-			c.loosenDependentSchemas(v, "the keys of an object of free members are kept from its triggers only without propertyNames and patternProperties")
-		} else {
+		// absent); beside patterns, the key automaton keeps them out.
+		switch {
+		case keys != nil:
+			c.loosenDependentSchemas(v, "the keys of an object of free members are kept from its triggers only without propertyNames")
+		case len(pats) == 0:
 			anyKey = c.keyExcept(except, true)
 		}
 	}
@@ -1970,6 +1971,17 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		return seq(anyKey, lit(": "), value)
 	}
 	p := pats[0]
+	if keys == nil && (len(except) > 0 || !c.onlyPattern(v, pats) || c.namePattern(p.key) == nil) {
+		// Several patterns, or other members beside them: the key
+		// automaton tells them apart.
+		closeOthers := !c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.AdditionalProperties >= 0 })
+		if member, ok := c.keyAutomaton(v, pats, except, ctx, closeOthers); ok {
+			return member
+		}
+		if len(except) > 0 {
+			c.loosenDependentSchemas(v, "the keys of an object of free members are kept from its triggers beside patternProperties only when the patterns can be told apart (gap decision 196)")
+		}
+	}
 	if c.onlyPattern(v, pats) {
 		if value := c.namePattern(p.key); value != nil {
 			var key *expr
@@ -2099,42 +2111,55 @@ func (c *compiler) onlyPattern(v *view, pats []propertyPattern) bool {
 // the object's declared members then stand alone, and patternProperties is
 // reported (patternPropertiesBeside). Both are nil and "" without
 // patternProperties.
-func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textContext) (rest func(after bool) *expr, why string) {
+func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textContext) (rest func(after bool) *expr, why string, none bool) {
 	if !c.has(v, func(ks *schema.Keys) bool { return ks.PatternProperties >= 0 }) {
-		return nil, ""
+		return nil, "", false
 	}
 	if keys != nil {
-		return nil, "the grammar writes the declared properties of an object, and the members a pattern names only without propertyNames beside it"
+		return nil, "the grammar writes the declared properties of an object, and the members a pattern names only without propertyNames beside it", false
 	}
 	pats := c.patternsOf(v)
+	// automaton is the other members when the single pattern's rule below
+	// does not apply: the key automaton's, or nil and why when it can't
+	// be built either.
+	automaton := func(why string) (func(after bool) *expr, string, bool) {
+		member, ok := c.keyAutomaton(v, pats, names, ctx, !c.strict)
+		switch {
+		case !ok:
+			return nil, why, false
+		case member == nil:
+			return nil, "", true
+		}
+		return c.moreMembers(member, ", "), "", false
+	}
 	if !c.onlyPattern(v, pats) {
-		return nil, "the grammar writes the declared properties of an object, and the members a pattern names only for one pattern with additionalProperties: false beside it"
+		return automaton("the grammar writes the declared properties of an object, and the members a pattern names only for one pattern with additionalProperties: false beside it, or for patterns the key automaton tells apart (gap decision 196)")
 	}
 	p := pats[0]
 	e := c.namePattern(p.key)
 	if e == nil {
-		return nil, "the pattern can't be translated"
+		return nil, "the pattern can't be translated", false
 	}
 	var key *expr
 	if matchesEverything(e) {
 		// Every name matches: the other members' keys are any but the
 		// declared names.
 		if name, ok := escapedName(names); ok {
-			return nil, "the declared property " + strconv.Quote(name) + " holds a character written as an escape, so the keys of other members can't be kept from naming it"
+			return nil, "the declared property " + strconv.Quote(name) + " holds a character written as an escape, so the keys of other members can't be kept from naming it", false
 		}
 		key = c.keyExcept(names, true)
 	} else {
 		for _, name := range names {
 			switch match, decided := c.exprMatches(e, name); {
 			case !decided:
-				return nil, "the declared name " + strconv.Quote(name) + " can't be checked against the pattern (a count past 1000, or the grammar's matching work spent)"
+				return automaton("the declared name " + strconv.Quote(name) + " can't be checked against the pattern (a count past 1000, or the grammar's matching work spent)")
 			case match:
-				return nil, "the pattern matches the declared name " + strconv.Quote(name) + ", so the keys of other members can't be kept from naming it"
+				return automaton("the pattern matches the declared name " + strconv.Quote(name) + ", so the keys of other members can't be kept from naming it")
 			}
 		}
 		key = ref(c.g.rule("key", seq(lit(`"`), jsonChars(e), lit(`"`))))
 	}
-	return c.moreMembers(seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false)), ", "), ""
+	return c.moreMembers(seq(key, lit(": "), c.value(c.viewOf(p.schema, p.path), ctx, false)), ", "), "", false
 }
 
 // patternPropertiesBeside reports the patternProperties of an object that
