@@ -3,7 +3,7 @@ package grammar
 import (
 	"slices"
 	"strconv"
-	"strings"
+	"unicode"
 )
 
 // The key automaton writes the members of an object that the object's
@@ -98,7 +98,14 @@ func (a *keyNFA) build(e *expr, from int32) (int32, bool) {
 		return a.step(from, setOfClass(e)), true
 	case kSeq:
 		cur := from
-		for _, it := range e.items {
+		for i, it := range e.items {
+			// Beside a part that matches every text (an unanchored
+			// pattern's ends), a repetition's count past its minimum
+			// is absorbed: .*X{m,n} and X{m,n}.* are .*X{m} and X{m}.*.
+			// Spelling it out would count to n in the automaton.
+			if it.kind == kRep && it.max != it.min && (i > 0 && matchesEverything(e.items[i-1]) || i+1 < len(e.items) && matchesEverything(e.items[i+1])) {
+				it = &expr{kind: kRep, items: it.items, min: it.min, max: it.min}
+			}
 			var ok bool
 			if cur, ok = a.build(it, cur); !ok {
 				return 0, false
@@ -173,6 +180,7 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 	d := &keyDFA{}
 	index := map[string]int{}
 	var sets [][]int32
+	work := 0                          // maxKeyWork's count: NFA states and set ends visited
 	mark := make([]int, len(a.states)) // closure's visited stamps
 	stamp := 0
 	closure := func(from []int32) []int32 {
@@ -188,6 +196,7 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 			s := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			out = append(out, s)
+			work++
 			for _, t := range a.states[s].eps {
 				if mark[t] != stamp {
 					mark[t] = stamp
@@ -198,14 +207,16 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 		slices.Sort(out)
 		return out
 	}
-	var key strings.Builder
-	stateOf := func(set []int32) (int, bool) {
-		key.Reset()
+	var key []byte
+	keyOf := func(set []int32) []byte {
+		key = key[:0]
 		for _, s := range set {
-			key.WriteString(strconv.Itoa(int(s)))
-			key.WriteByte(',')
+			key = append(key, byte(s), byte(s>>8), byte(s>>16))
 		}
-		if i, ok := index[key.String()]; ok {
+		return key
+	}
+	stateOf := func(set []int32) (int, bool) {
+		if i, ok := index[string(keyOf(set))]; ok {
 			return i, true
 		}
 		if len(d.states) >= maxKeyStates {
@@ -217,7 +228,7 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 				sig |= 1 << t
 			}
 		}
-		index[key.String()] = len(d.states)
+		index[string(key)] = len(d.states)
 		d.states = append(d.states, dfaState{sig: sig})
 		sets = append(sets, set)
 		return len(d.states) - 1, true
@@ -225,64 +236,84 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 	if _, ok := stateOf(closure([]int32{start})); !ok {
 		return nil, false
 	}
-	work := 0
-	type atom struct {
-		set     charSet
-		targets []int32
+	// Each state's moves: a sweep over the ends of its NFA states' sets
+	// splits the characters into intervals, each moving to one set of
+	// NFA states (the characters no state moves on, to the empty set).
+	type event struct {
+		at  rune
+		to  int32
+		add bool
 	}
+	var events []event
+	count := make([]int32, len(a.states)) // the sets holding the current interval, by NFA target
+	var active, sorted []int32
 	for i := 0; i < len(d.states); i++ {
-		// Split every character into atoms, each moving to one set of
-		// NFA states; the characters no state moves on lead to the
-		// empty set.
-		var atoms []atom
+		events = events[:0]
 		for _, s := range sets[i] {
 			st := &a.states[s]
-			if st.next < 0 || len(st.set) == 0 {
+			if st.next < 0 {
 				continue
 			}
-			rest := st.set
-			for j := range len(atoms) {
-				work += len(atoms[j].set) + len(rest)
-				in := atoms[j].set.intersect(st.set)
-				if len(in) == 0 {
-					continue
-				}
-				if out := atoms[j].set.minus(st.set); len(out) > 0 {
-					atoms[j].set = out
-					atoms = append(atoms, atom{in, append(slices.Clip(atoms[j].targets), st.next)})
-				} else {
-					atoms[j].targets = append(atoms[j].targets, st.next)
-				}
-				rest = rest.minus(in)
-			}
-			if len(rest) > 0 {
-				atoms = append(atoms, atom{rest, []int32{st.next}})
-			}
-			if work > maxKeyWork {
-				return nil, false
+			for _, r := range st.set {
+				events = append(events, event{r.lo, st.next, true}, event{r.hi + 1, st.next, false})
 			}
 		}
-		covered := charSet(nil)
-		for _, at := range atoms {
-			covered = covered.union(at.set)
+		if work += len(events); work > maxKeyWork {
+			return nil, false
 		}
-		if left := setAll().minus(covered); len(left) > 0 {
-			atoms = append(atoms, atom{left, nil})
-		}
+		slices.SortFunc(events, func(x, y event) int { return int(x.at - y.at) })
 		var moves []dfaMove
-		for _, at := range atoms {
-			to, ok := stateOf(closure(at.targets))
-			if !ok {
-				return nil, false
+		byState := map[int]int{} // index in moves, by DFA state
+		lastSet, lastTo := []int32(nil), -1
+		from := rune(0)
+		for k := 0; ; {
+			at := rune(unicode.MaxRune + 1)
+			if k < len(events) {
+				at = events[k].at
 			}
-			if k := slices.IndexFunc(moves, func(m dfaMove) bool { return m.to == to }); k >= 0 {
-				moves[k].set = moves[k].set.union(at.set)
-			} else {
-				moves = append(moves, dfaMove{at.set, to})
+			if at > from {
+				// The interval [from, at-1] moves to the closure of active.
+				sorted = append(sorted[:0], active...)
+				slices.Sort(sorted)
+				to := lastTo
+				if lastTo < 0 || !slices.Equal(sorted, lastSet) {
+					var ok bool
+					if to, ok = stateOf(closure(sorted)); !ok {
+						return nil, false
+					}
+					lastSet, lastTo = append(lastSet[:0], sorted...), to
+				}
+				if m, ok := byState[to]; ok {
+					moves[m].set = append(moves[m].set, runeRange{from, at - 1})
+				} else {
+					byState[to] = len(moves)
+					moves = append(moves, dfaMove{charSet{{from, at - 1}}, to})
+				}
+			}
+			if k == len(events) {
+				break
+			}
+			for ; k < len(events) && events[k].at == at; k++ {
+				e := events[k]
+				if e.add {
+					if count[e.to]++; count[e.to] == 1 {
+						active = append(active, e.to)
+					}
+				} else if count[e.to]--; count[e.to] == 0 {
+					active = slices.DeleteFunc(active, func(t int32) bool { return t == e.to })
+				}
+			}
+			from = at
+		}
+		// The intervals of a move are in order; setOf merges those that
+		// touch and cuts the surrogates out.
+		kept := moves[:0]
+		for _, m := range moves {
+			if m.set = setOf(m.set...); len(m.set) > 0 {
+				kept = append(kept, m)
 			}
 		}
-		slices.SortFunc(moves, func(x, y dfaMove) int { return int(x.set[0].lo - y.set[0].lo) })
-		d.states[i].moves = moves
+		d.states[i].moves = kept
 	}
 	return d, true
 }
@@ -330,6 +361,35 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	}
 	dfa, ok := a.determinize(start)
 	if !ok || !c.spend(v.path, 64*len(dfa.states)) {
+		return nil, false
+	}
+	// The key rules may take a quarter of what is left of the engine's
+	// budget (maxExpanded), counted before anything is written: past it,
+	// the patterns are reported as before, and the rest of the grammar
+	// keeps its room.
+	moves := make([][]*expr, len(dfa.states)) // each move's characters, encoded
+	encoded := map[string]*expr{}              // by the set's ranges
+	var buf []byte
+	cost := 0
+	for i, st := range dfa.states {
+		moves[i] = make([]*expr, len(st.moves))
+		for j, m := range st.moves {
+			buf = buf[:0]
+			for _, r := range m.set {
+				buf = strconv.AppendInt(append(strconv.AppendInt(buf, int64(r.lo), 16), '-'), int64(r.hi), 16)
+				buf = append(buf, ',')
+			}
+			e, ok := encoded[string(buf)]
+			if !ok {
+				e = c.keyChars(m.set)
+				encoded[string(buf)] = e
+			}
+			moves[i][j] = e
+			cost += expandedCost(e) + 1
+		}
+		cost += ruleCost + 2
+	}
+	if cost > (maxExpanded-c.g.expanded)/4 {
 		return nil, false
 	}
 	// The end of a key, and its value, by the set of patterns it matches.
@@ -405,13 +465,28 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 			continue
 		}
 		var alts []*expr
-		for _, m := range s.moves {
+		for j, m := range s.moves {
 			if live[m.to] {
-				alts = append(alts, seq(jsonChars(m.set.expr()), ref(rules[m.to])))
+				alts = append(alts, seq(moves[i][j], ref(rules[m.to])))
 			}
 		}
 		alts = append(alts, endOf(s.sig))
 		c.g.define(rules[i], alt(alts...))
 	}
 	return seq(lit(`"`), ref(rules[0])), true
+}
+
+// keyChars is one character of set as a key's JSON text writes it. The
+// characters written escaped (jsonSpecial) are, when set holds them all,
+// the rule of a key's escapes that keyExcept shares too, so that a move on
+// "any other character" costs a few elements, not the escapes' dozens.
+func (c *compiler) keyChars(set charSet) *expr {
+	special := jsonSpecial()
+	if !slices.Equal(set.intersect(special), special) {
+		return jsonChars(set.expr())
+	}
+	if c.keyEscape == 0 {
+		c.keyEscape = c.g.rule("key-escape", keyEscapeExpr)
+	}
+	return alt(jsonChars(set.minus(special).expr()), ref(c.keyEscape))
 }

@@ -35,6 +35,7 @@ func TestReadmeCaps(t *testing.T) {
 		commas(maxExpanded) + " elements",
 		commas(maxLeftmostWalk) + " elements scanned",
 		"up to " + strconv.Itoa(maxDependentTriggers) + " such properties (" + strconv.Itoa(1<<maxDependentTriggers) + " cases)",
+		"up to " + strconv.Itoa(maxKeyPatterns) + " patterns and " + commas(maxKeyStates) + " states",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("docs/serve.md does not say %q", want)
