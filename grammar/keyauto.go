@@ -368,7 +368,7 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	// the patterns are reported as before, and the rest of the grammar
 	// keeps its room.
 	moves := make([][]*expr, len(dfa.states)) // each move's characters, encoded
-	encoded := map[string]*expr{}              // by the set's ranges
+	encoded := map[string]*expr{}             // by the set's ranges
 	var buf []byte
 	cost := 0
 	for i, st := range dfa.states {
