@@ -35,9 +35,20 @@ const (
 	// of the grammar. The declared names are spelled out in it (a trie,
 	// as keyExcept writes them), a state for each of their characters.
 	maxKeyStates = 1024
-	// maxKeyWork caps the work of building it, in character ranges
-	// compared.
-	maxKeyWork = 1 << 20
+	// maxKeyWork caps the work of building one, and maxKeyWorkTotal the
+	// work of every automaton of a grammar, built or given up: past it,
+	// patterns are reported at once, so that a schema of many objects
+	// with heavy patterns can't make the compile slow. The work counts
+	// the NFA states and set ends visited, stateWork for each DFA state
+	// made and moveWork for each of its moves (their cost in time, about
+	// 20 ns each here).
+	// maxKeyCostTotal caps the engine's elements of a grammar's key
+	// automata together.
+	maxKeyCostTotal = maxExpanded / 4
+	maxKeyWork      = 1 << 18
+	maxKeyWorkTotal = 1 << 19
+	stateWork       = 128
+	moveWork        = 16
 )
 
 // keyNFA is a nondeterministic automaton over characters, with empty
@@ -175,12 +186,12 @@ type dfaMove struct {
 }
 
 // determinize builds the DFA of a from state start by the subset
-// construction; ok is false past maxKeyStates or maxKeyWork.
-func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
-	d := &keyDFA{}
+// construction, and returns the work it took (NFA states and set ends
+// visited); ok is false past maxKeyStates or budget's work.
+func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok bool) {
+	d = &keyDFA{}
 	index := map[string]int{}
 	var sets [][]int32
-	work := 0                          // maxKeyWork's count: NFA states and set ends visited
 	mark := make([]int, len(a.states)) // closure's visited stamps
 	stamp := 0
 	closure := func(from []int32) []int32 {
@@ -230,11 +241,12 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 		}
 		index[string(key)] = len(d.states)
 		d.states = append(d.states, dfaState{sig: sig})
+		work += stateWork
 		sets = append(sets, set)
 		return len(d.states) - 1, true
 	}
 	if _, ok := stateOf(closure([]int32{start})); !ok {
-		return nil, false
+		return nil, work, false
 	}
 	// Each state's moves: a sweep over the ends of its NFA states' sets
 	// splits the characters into intervals, each moving to one set of
@@ -258,8 +270,8 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 				events = append(events, event{r.lo, st.next, true}, event{r.hi + 1, st.next, false})
 			}
 		}
-		if work += len(events); work > maxKeyWork {
-			return nil, false
+		if work += len(events); work > budget {
+			return nil, work, false
 		}
 		slices.SortFunc(events, func(x, y event) int { return int(x.at - y.at) })
 		var moves []dfaMove
@@ -279,7 +291,7 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 				if lastTo < 0 || !slices.Equal(sorted, lastSet) {
 					var ok bool
 					if to, ok = stateOf(closure(sorted)); !ok {
-						return nil, false
+						return nil, work, false
 					}
 					lastSet, lastTo = append(lastSet[:0], sorted...), to
 				}
@@ -314,8 +326,9 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 			}
 		}
 		d.states[i].moves = kept
+		work += moveWork * len(kept)
 	}
-	return d, true
+	return d, work, true
 }
 
 // keyAutomaton is a member of an object of v whose key none of names
@@ -330,7 +343,7 @@ func (a *keyNFA) determinize(start int32) (*keyDFA, bool) {
 // written with an escape): the caller then reports the patterns as
 // before. member is nil when no other member can be written.
 func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string, ctx textContext, closeOthers bool) (member *expr, ok bool) {
-	if len(pats) == 0 || len(pats) > maxKeyPatterns {
+	if c.noKeyAutomata || len(pats) == 0 || len(pats) > maxKeyPatterns || c.keyWork >= maxKeyWorkTotal {
 		return nil, false
 	}
 	if _, ok := escapedName(names); ok {
@@ -356,17 +369,20 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 		end, _ := a.build(lit(name), start)
 		a.accept(end, len(pats))
 	}
-	if len(a.states) > maxKeyNFA || !c.spend(v.path, 16*len(a.states)) {
+	c.keyWork += 4 * len(a.states)
+	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(v.path, 16*len(a.states)) {
 		return nil, false
 	}
-	dfa, ok := a.determinize(start)
+	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork))
+	c.keyWork += work
 	if !ok || !c.spend(v.path, 64*len(dfa.states)) {
 		return nil, false
 	}
 	// The key rules may take a quarter of what is left of the engine's
-	// budget (maxExpanded), counted before anything is written: past it,
-	// the patterns are reported as before, and the rest of the grammar
-	// keeps its room.
+	// budget (maxExpanded), and all of a grammar's together
+	// maxKeyCostTotal, counted before anything is written: past it, the
+	// patterns are reported as before, and the rest of the grammar keeps
+	// its room.
 	moves := make([][]*expr, len(dfa.states)) // each move's characters, encoded
 	encoded := map[string]*expr{}             // by the set's ranges
 	var buf []byte
@@ -388,10 +404,13 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 			cost += expandedCost(e) + 1
 		}
 		cost += ruleCost + 2
+		c.keyWork += moveWork * len(st.moves)
 	}
-	if cost > (maxExpanded-c.g.expanded)/4 {
+	if cost > (maxExpanded-c.g.expanded)/4 || c.keyCost+cost > maxKeyCostTotal {
 		return nil, false
 	}
+	c.keyCost += cost
+	c.keyAutomata = true
 	// The end of a key, and its value, by the set of patterns it matches.
 	ends := map[uint64]*expr{}
 	reported := false

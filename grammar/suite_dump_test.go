@@ -131,6 +131,7 @@ var dumpAttacks = []dumpAttack{
 	{"long-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 2600}}, "required": ["a"]}`, dumpLongStrings("a", 1499, 1500, 2000, 2600, 2601)},
 	{"repeated-groups", `{"type": "object", "properties": {"a": {"type": "string", "pattern": "^((ab){0,40}c){0,60}$"}, "b": {"type": "string", "pattern": "^(x(a|b){0,100}){0,30}$"}}, "required": ["a", "b"]}`,
 		`{"a": "ababc", "b": "xab"} {"a": "", "b": ""} {"a": "abab", "b": "x"} {"a": "c", "b": "xaxbx"}`},
+	{"key-automaton", `{"type": "object", "properties": {"id": {"type": "string"}, "ix": {"type": "integer"}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "\\d": {"type": "number"}, "^[a-z]{1,6}\\.(json|yaml)$": {"type": "boolean"}}, "additionalProperties": {"type": "string"}}`, ""},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000)},
 }
 
@@ -181,6 +182,9 @@ var dumpFamilies = []dumpFamily{
 			names[i] = fmt.Sprintf(`"p%d"`, i)
 		}
 		return strings.TrimSuffix(schema, "}") + `, "required": [` + strings.Join(names, ", ") + `]}`
+	}},
+	{"pattern-keys", 2000, func(n int) string {
+		return dumpProperties(n, `{"type": "object", "properties": {"id": {"type": "string"}}, "patternProperties": {"^x-[a-z]{0,8}$": {"type": "integer"}, "^(y|z)": {"type": "string"}}, "additionalProperties": {"type": "boolean"}}`)
 	}},
 	{"nested-objects", 200, func(n int) string {
 		return strings.Repeat(`{"type": "object", "properties": {"x": {"type": "boolean"}, "o": `, n) + `{"type": "integer"}` + strings.Repeat(`}}`, n)
