@@ -48,6 +48,9 @@ func FuzzCompile(f *testing.F) {
 		// optional members (gap decision 194).
 		fatLadder(5, 3), manyProperties(40, `{"anyOf": [{"type": "boolean"}, {"$ref": "#"}]}`),
 		`{"type": "string", "pattern": "^((ab){0,40}c){0,60}(x(a|b){0,100}){0,30}$"}`,
+		// Keys told apart by an automaton (gap decision 196).
+		`{"type": "object", "properties": {"id": {"type": "string"}, "ix": {}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "[0-9]{1,40}": {}}, "additionalProperties": {"type": "string"}}`,
+		`{"patternProperties": {"a.{6}$": {"type": "integer"}, "^(?:b|c)+$": false}, "dependentSchemas": {"q": {"required": ["r"]}}}`,
 		`{"type": "array", "prefixItems": [{"$ref": "#/$defs/a"}, {"type": "integer"}], "items": {"$ref": "#/$defs/a"}, "maxItems": 900, "$defs": {"a": {"anyOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#/$defs/a"}, "maxItems": 3}]}}}`,
 	} {
 		f.Add([]byte(seed), false)

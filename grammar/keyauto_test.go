@@ -1,8 +1,15 @@
 package grammar
 
 import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The key automaton (gap decision 196): several patternProperties, and
@@ -83,5 +90,132 @@ func TestKeyAutomatonLimits(t *testing.T) {
 		if _, err := compileFormat(c.schema, true); err == nil || !strings.Contains(err.Error(), "patternProperties") {
 			t.Errorf("%s: strict: %v", c.name, err)
 		}
+	}
+}
+
+// Many objects with heavy patterns: the key automata share one budget of
+// work and of engine elements per grammar, so that such a schema takes no
+// more memory than the cap, strict or not (and, not strict, compiles with
+// the patterns past the budget reported).
+func TestKeyAutomataAreBounded(t *testing.T) {
+	for _, pat := range []string{`^a[a-z]{0,300}$`, `^a[a-z]{0,600}$`, `a.{8}$`, `(a|b)[ab]{9}$`} {
+		var props []string
+		for i := range 100 {
+			props = append(props, `"p`+itoa(i)+`": {"type": "object", "properties": {"x`+itoa(i)+`": {}}, "patternProperties": {`+strconv.Quote(pat)+`: {"type": "integer"}, "^b": {"type": "string"}}}`)
+		}
+		schema := `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}}`
+		for _, strict := range []bool{false, true} {
+			var err error
+			if n := allocated(func() { _, err = compileFormat(schema, strict) }); n > maxCompileBytes {
+				t.Errorf("%s (strict %v): %d bytes allocated", pat, strict, n)
+			}
+			if !strict && err != nil {
+				t.Errorf("%s: %v", pat, err)
+			}
+		}
+	}
+}
+
+// A grammar that the key automata push past a cap is compiled again
+// without them, as it was before them: not strict, with the patterns
+// reported.
+func TestKeyAutomataRetry(t *testing.T) {
+	object := `{"type": "object", "properties": {"id": {"type": "string"}}, "patternProperties": {"^x-[a-z]{0,8}$": {"type": "integer"}, "^(y|z)": {"type": "string"}}, "additionalProperties": {"type": "boolean"}}`
+	for n := 50; n <= 1000; n += 50 {
+		spec := &Spec{Format: &Format{Schema: json.RawMessage(dumpProperties(n, object))}}
+		_, keys, errWith := compile(context.Background(), spec, false)
+		_, _, errWithout := compile(context.Background(), spec, true)
+		if !keys || errWith == nil || errWithout != nil {
+			continue
+		}
+		g, err := Compile(context.Background(), spec)
+		if err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Keyword == "patternProperties" }) {
+			t.Fatalf("%d objects: %v %v", n, g, err)
+		}
+		return
+	}
+	t.Fatal("no number of objects where the key automata make the compile fail: the test checks nothing")
+}
+
+// The key automaton agrees with a JSON Schema validator: random objects of
+// patternProperties (anchored and not, overlapping), declared properties
+// and additionalProperties, strict, against random instances (members in
+// the declared order, as the grammar writes them). A strict grammar that
+// compiles accepts exactly the valid instances.
+func TestKeyAutomatonAgainstValidator(t *testing.T) {
+	patterns := []string{`^a`, `b$`, `\d`, `^x-`, `^[a-z]+$`, `^.{2}$`, `a|b`, `^$`}
+	values := []string{`{"type": "integer"}`, `{"type": "string"}`, `{"minimum": 0}`, `{"type": ["boolean", "null"]}`, `{}`, `false`}
+	keys := []string{"a", "b", "ab", "ba", "x-1", "x-", "1", "", "zz", "a1", "Ab"}
+	members := []string{`1`, `-1`, `"s"`, `true`, `null`, `2.5`}
+	rng := rand.New(rand.NewPCG(7, 196))
+	checked := 0
+	for range 300 {
+		var pp []string
+		for _, i := range rng.Perm(len(patterns))[:1+rng.IntN(3)] {
+			pp = append(pp, strconv.Quote(patterns[i])+": "+values[rng.IntN(len(values))])
+		}
+		var declared []string
+		var props []string
+		for _, k := range keys {
+			if rng.IntN(6) == 0 {
+				declared = append(declared, k)
+				props = append(props, strconv.Quote(k)+": "+values[rng.IntN(len(values)-1)])
+			}
+		}
+		schema := `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "patternProperties": {` + strings.Join(pp, ", ") + `}`
+		switch rng.IntN(3) {
+		case 0:
+			schema += `, "additionalProperties": false`
+		case 1:
+			schema += `, "additionalProperties": {"type": "null"}`
+		}
+		schema += `}`
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			continue // reported, as the limits allow
+		}
+		var doc any
+		if err := json.Unmarshal([]byte(schema), &doc); err != nil {
+			t.Fatal(err)
+		}
+		vc := jsonschema.NewCompiler()
+		if err := vc.AddResource("mem://s.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		validator, err := vc.Compile("mem://s.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			// The declared names first, in order, then the others.
+			var names []string
+			for _, k := range declared {
+				if rng.IntN(2) == 0 {
+					names = append(names, k)
+				}
+			}
+			for _, k := range keys {
+				if !slices.Contains(declared, k) && rng.IntN(4) == 0 {
+					names = append(names, k)
+				}
+			}
+			var parts []string
+			for _, k := range names {
+				parts = append(parts, strconv.Quote(k)+": "+members[rng.IntN(len(members))])
+			}
+			content := "{" + strings.Join(parts, ", ") + "}"
+			instance, err := jsonschema.UnmarshalJSON(strings.NewReader(content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := validator.Validate(instance) == nil
+			if got := g.Matches(analysisPrefix + finalHeader + content); got != valid {
+				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, got, valid)
+			}
+			checked++
+		}
+	}
+	if checked < 2000 {
+		t.Errorf("only %d instances checked", checked)
 	}
 }
