@@ -211,10 +211,8 @@ type compiler struct {
 	res *resourceIndex
 	// keyWork is the work of the key automata built or given up
 	// (maxKeyWorkTotal), and keyCost the engine's elements of those
-	// built (maxKeyCostTotal); keyAutomata says whether one was built,
-	// and noKeyAutomata forbids them (Compile's retry).
-	keyWork, keyCost           int
-	keyAutomata, noKeyAutomata bool
+	// built (maxKeyCostTotal).
+	keyWork, keyCost int
 	// patterns are the propertyNames patterns translated, by node;
 	// regexps the regular expressions names are matched with, and
 	// matchWork the work of matching (maxMatchWork).
@@ -259,37 +257,12 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
-	g, keys, err := compile(ctx, spec, false)
-	if err != nil && keys && ctx.Err() == nil {
-		// The key automata enforce what would otherwise be reported
-		// (not strict) or refused (strict); where they made the compile
-		// fail (a cap the grammar passed with them), the grammar without
-		// them is the answer, as before them (gap decision 196).
-		return retryWithoutKeyAutomata(ctx, spec, err)
-	}
-	return g, err
-}
-
-// retryWithoutKeyAutomata compiles spec again without key automata, after
-// a compile with them failed with err: its grammar if it compiles, else
-// err.
-func retryWithoutKeyAutomata(ctx context.Context, spec *Spec, err error) (*Grammar, error) {
-	g, _, err2 := compile(ctx, spec, true)
-	if err2 != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
-// compile is Compile, without the key automata with noKeys; keys reports
-// whether it built one.
-func compile(ctx context.Context, spec *Spec, noKeys bool) (_ *Grammar, keys bool, _ error) {
 	// What is needed only until the grammar is written out is borrowed:
 	// the compiler itself, the rules' text and where each is in it, the
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, noKeyAutomata: noKeys}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}
@@ -310,13 +283,13 @@ func compile(ctx context.Context, spec *Spec, noKeys bool) (_ *Grammar, keys boo
 			}
 		}
 		if callable == nil {
-			return nil, c.keyAutomata, &Error{Path: "tool_choice", Msg: fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
+			return nil, &Error{Path: "tool_choice", Msg: fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
 		}
 	case Required, Auto:
 		callable = spec.Tools
 	}
 	if (spec.Choice == Required || spec.Choice == Named) && len(callable) == 0 {
-		return nil, c.keyAutomata, &Error{Path: "tool_choice", Msg: "asks for a tool call, but the request declares no tools"}
+		return nil, &Error{Path: "tool_choice", Msg: "asks for a tool call, but the request declares no tools"}
 	}
 	var calls *expr
 	if len(callable) > 0 {
@@ -332,22 +305,22 @@ func compile(ctx context.Context, spec *Spec, noKeys bool) (_ *Grammar, keys boo
 		final = c.freeFinal()
 	}
 	if c.err != nil {
-		return nil, c.keyAutomata, c.err
+		return nil, c.err
 	}
 	tail = alt(calls, final)
 	if tail == nil {
-		return nil, c.keyAutomata, &Error{Path: c.what(spec), Msg: "no output satisfies the constraints"}
+		return nil, &Error{Path: c.what(spec), Msg: "no output satisfies the constraints"}
 	}
 	c.g.define(root, seq(reasoning, tail))
 	if c.g.over != "" {
-		return nil, c.keyAutomata, &Error{Path: c.what(spec), Msg: c.g.over}
+		return nil, &Error{Path: c.what(spec), Msg: c.g.over}
 	}
 	lines, written, walk, err := c.analyze(root, sc)
 	if err != nil {
-		return nil, c.keyAutomata, err
+		return nil, err
 	}
 	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written), leftmostWalk: walk}
-	return g, c.keyAutomata, nil
+	return g, nil
 }
 
 // borrow takes the memory of sc for the compiler's working state.

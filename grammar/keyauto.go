@@ -20,7 +20,10 @@ import (
 // whose set of patterns has a schema that admits some value, and its value
 // is then valid for that set's schemas. The automaton is written as one
 // rule per state, each a choice of a character class and the next state,
-// or the end of the key and the value.
+// or the end of the key and the value. It is built under strict only,
+// where it turns a refusal into an exact grammar; not strict, the patterns
+// it would tell apart are reported as before, which costs a compile a few
+// microseconds where the automaton costs tens (decision 196).
 
 // Limits on a key automaton: past them the patterns are reported, as
 // before (an error under strict).
@@ -49,6 +52,10 @@ const (
 	maxKeyWorkTotal = 1 << 19
 	stateWork       = 128
 	moveWork        = 16
+	// minMinimized is the most states an automaton is written with
+	// unminimized: minimizing a small one costs more than the few
+	// rules it saves.
+	minMinimized = 64
 )
 
 // keyNFA is a nondeterministic automaton over characters, with empty
@@ -194,9 +201,14 @@ func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok b
 	var sets [][]int32
 	mark := make([]int, len(a.states)) // closure's visited stamps
 	stamp := 0
+	// closure is the states from reaches on no character, those that
+	// matter only (a move on a character, or a tag): two sets that differ
+	// in the others are one state. It returns a buffer the next call
+	// reuses.
+	var out, stack []int32
 	closure := func(from []int32) []int32 {
 		stamp++
-		var out, stack []int32
+		out, stack = out[:0], stack[:0]
 		for _, s := range from {
 			if mark[s] != stamp {
 				mark[s] = stamp
@@ -206,7 +218,9 @@ func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok b
 		for len(stack) > 0 {
 			s := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			out = append(out, s)
+			if st := &a.states[s]; st.next >= 0 || st.tag >= 0 {
+				out = append(out, s)
+			}
 			work++
 			for _, t := range a.states[s].eps {
 				if mark[t] != stamp {
@@ -242,7 +256,7 @@ func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok b
 		index[string(key)] = len(d.states)
 		d.states = append(d.states, dfaState{sig: sig})
 		work += stateWork
-		sets = append(sets, set)
+		sets = append(sets, slices.Clone(set))
 		return len(d.states) - 1, true
 	}
 	if _, ok := stateOf(closure([]int32{start})); !ok {
@@ -251,14 +265,14 @@ func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok b
 	// Each state's moves: a sweep over the ends of its NFA states' sets
 	// splits the characters into intervals, each moving to one set of
 	// NFA states (the characters no state moves on, to the empty set).
-	type event struct {
-		at  rune
-		to  int32
-		add bool
-	}
-	var events []event
+	// An event is where an NFA state's set starts or ends, packed for a
+	// fast sort: the character above 32 bits, the target above 1, and 1
+	// for a start.
+	var events []uint64
+	byTargets := map[string]int{}         // DFA states by the NFA states moved to, before their closure
 	count := make([]int32, len(a.states)) // the sets holding the current interval, by NFA target
-	var active, sorted []int32
+	var active []int32                    // the targets of the current interval, in order
+	var lastSet []int32
 	for i := 0; i < len(d.states); i++ {
 		events = events[:0]
 		for _, s := range sets[i] {
@@ -267,61 +281,64 @@ func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok b
 				continue
 			}
 			for _, r := range st.set {
-				events = append(events, event{r.lo, st.next, true}, event{r.hi + 1, st.next, false})
+				events = append(events, uint64(r.lo)<<32|uint64(st.next)<<1|1, uint64(r.hi+1)<<32|uint64(st.next)<<1)
 			}
 		}
 		if work += len(events); work > budget {
 			return nil, work, false
 		}
-		slices.SortFunc(events, func(x, y event) int { return int(x.at - y.at) })
+		slices.Sort(events)
 		var moves []dfaMove
-		byState := map[int]int{} // index in moves, by DFA state
-		lastSet, lastTo := []int32(nil), -1
+		lastSet, lastTo := lastSet[:0], -1
 		from := rune(0)
 		for k := 0; ; {
 			at := rune(unicode.MaxRune + 1)
 			if k < len(events) {
-				at = events[k].at
+				at = rune(events[k] >> 32)
 			}
 			if at > from {
 				// The interval [from, at-1] moves to the closure of active.
-				sorted = append(sorted[:0], active...)
-				slices.Sort(sorted)
 				to := lastTo
-				if lastTo < 0 || !slices.Equal(sorted, lastSet) {
+				if lastTo < 0 || !slices.Equal(active, lastSet) {
+					// The same targets lead to the same state: their
+					// closure is computed once.
 					var ok bool
-					if to, ok = stateOf(closure(sorted)); !ok {
-						return nil, work, false
+					if to, ok = byTargets[string(keyOf(active))]; !ok {
+						targets := string(key)
+						if to, ok = stateOf(closure(active)); !ok {
+							return nil, work, false
+						}
+						byTargets[targets] = to
 					}
-					lastSet, lastTo = append(lastSet[:0], sorted...), to
+					lastSet, lastTo = append(lastSet[:0], active...), to
 				}
-				if m, ok := byState[to]; ok {
-					moves[m].set = append(moves[m].set, runeRange{from, at - 1})
-				} else {
-					byState[to] = len(moves)
-					moves = append(moves, dfaMove{charSet{{from, at - 1}}, to})
+				m := slices.IndexFunc(moves, func(m dfaMove) bool { return m.to == to })
+				if m < 0 {
+					m = len(moves)
+					moves = append(moves, dfaMove{to: to})
 				}
+				moves[m].set = appendInterval(moves[m].set, from, at-1)
 			}
 			if k == len(events) {
 				break
 			}
-			for ; k < len(events) && events[k].at == at; k++ {
-				e := events[k]
-				if e.add {
-					if count[e.to]++; count[e.to] == 1 {
-						active = append(active, e.to)
+			for ; k < len(events) && rune(events[k]>>32) == at; k++ {
+				t := int32(uint32(events[k]) >> 1)
+				if events[k]&1 == 1 {
+					if count[t]++; count[t] == 1 {
+						n, _ := slices.BinarySearch(active, t)
+						active = slices.Insert(active, n, t)
 					}
-				} else if count[e.to]--; count[e.to] == 0 {
-					active = slices.DeleteFunc(active, func(t int32) bool { return t == e.to })
+				} else if count[t]--; count[t] == 0 {
+					n, _ := slices.BinarySearch(active, t)
+					active = slices.Delete(active, n, n+1)
 				}
 			}
 			from = at
 		}
-		// The intervals of a move are in order; setOf merges those that
-		// touch and cuts the surrogates out.
 		kept := moves[:0]
 		for _, m := range moves {
-			if m.set = setOf(m.set...); len(m.set) > 0 {
+			if len(m.set) > 0 {
 				kept = append(kept, m)
 			}
 		}
@@ -331,19 +348,133 @@ func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok b
 	return d, work, true
 }
 
+// appendInterval adds the characters lo to hi to set, whose ranges all
+// lie below lo: without the surrogates, and joined to the last range when
+// they touch it (a charSet's form).
+func appendInterval(set charSet, lo, hi rune) charSet {
+	if lo <= surrogateHi && hi >= surrogateLo {
+		if lo < surrogateLo {
+			set = appendInterval(set, lo, surrogateLo-1)
+		}
+		if hi <= surrogateHi {
+			return set
+		}
+		lo = surrogateHi + 1
+	}
+	if n := len(set); n > 0 && set[n-1].hi+1 == lo {
+		set[n-1].hi = hi
+		return set
+	}
+	return append(set, runeRange{lo, hi})
+}
+
+// minimize merges the states of d that no key tells apart (Moore's
+// partition refinement: first by what the keys ending there match, then
+// by where each character leads, until no block splits), and returns the
+// minimal automaton, its first state still the start, with the work it
+// took. Each round costs the whole automaton and a long chain of states
+// takes a round per state: past budget, d is returned as it is (a
+// partition not yet stable could merge states a key tells apart).
+func (d *keyDFA) minimize(budget int) (*keyDFA, int) {
+	n := len(d.states)
+	block := make([]int, n)
+	ids := map[uint64]int{}
+	for i, st := range d.states {
+		b, ok := ids[st.sig]
+		if !ok {
+			b = len(ids)
+			ids[st.sig] = b
+		}
+		block[i] = b
+	}
+	blocks, work := len(ids), 0
+	type seg struct {
+		lo, hi rune
+		b      int
+	}
+	var segs []seg
+	var buf []byte
+	for {
+		sigs := map[string]int{}
+		next := make([]int, n)
+		for i, st := range d.states {
+			// Where each character leads, by block, as intervals in order.
+			segs = segs[:0]
+			for _, m := range st.moves {
+				for _, r := range m.set {
+					segs = append(segs, seg{r.lo, r.hi, block[m.to]})
+				}
+			}
+			slices.SortFunc(segs, func(x, y seg) int { return int(x.lo - y.lo) })
+			buf = appendInt(buf[:0], block[i])
+			for j, sg := range segs {
+				if j > 0 && segs[j-1].b == sg.b && (segs[j-1].hi+1 == sg.lo || segs[j-1].hi+1 == surrogateLo && sg.lo == surrogateHi+1) {
+					buf = appendInt(buf[:len(buf)-4], int(sg.hi)) // the interval goes on
+					continue
+				}
+				buf = appendInt(appendInt(appendInt(buf, sg.b), int(sg.lo)), int(sg.hi))
+			}
+			work += len(segs) + 1
+			id, ok := sigs[string(buf)]
+			if !ok {
+				id = len(sigs)
+				sigs[string(buf)] = id
+			}
+			next[i] = id
+		}
+		block = next
+		if len(sigs) == blocks {
+			break
+		}
+		if blocks = len(sigs); work > budget {
+			return d, work
+		}
+	}
+	// The blocks in the order their first states come (the start first).
+	number := make([]int, blocks)
+	for i := range number {
+		number[i] = -1
+	}
+	m := &keyDFA{}
+	for i, st := range d.states {
+		if number[block[i]] < 0 {
+			number[block[i]] = len(m.states)
+			m.states = append(m.states, dfaState{sig: st.sig, moves: st.moves})
+		}
+	}
+	for i := range m.states {
+		var moves []dfaMove
+		for _, mv := range m.states[i].moves {
+			to := number[block[mv.to]]
+			if k := slices.IndexFunc(moves, func(x dfaMove) bool { return x.to == to }); k >= 0 {
+				moves[k].set = moves[k].set.union(mv.set)
+			} else {
+				moves = append(moves, dfaMove{mv.set, to})
+			}
+		}
+		slices.SortFunc(moves, func(x, y dfaMove) int { return int(x.set[0].lo - y.set[0].lo) })
+		m.states[i].moves = moves
+		work += len(moves)
+	}
+	return m, work
+}
+
+// appendInt appends the 4 bytes of v.
+func appendInt(b []byte, v int) []byte {
+	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+}
+
 // keyAutomaton is a member of an object of v whose key none of names
 // spells (the declared names, and those dependentSchemas keeps out), and
 // whose value is valid, in each schema of v, for the schemas of the
 // patterns pats the key matches, or for additionalProperties where none of
-// that schema's does. With closeOthers, a member whose key no pattern
-// matches is left out (objects are closed by default, decision 103:
-// reported); without, it is valid for additionalProperties, any value
-// where no schema has one. ok is false when the automaton can't
-// be built (a pattern the translator refuses, the limits above, a name
-// written with an escape): the caller then reports the patterns as
-// before. member is nil when no other member can be written.
-func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string, ctx textContext, closeOthers bool) (member *expr, ok bool) {
-	if c.noKeyAutomata || len(pats) == 0 || len(pats) > maxKeyPatterns || c.keyWork >= maxKeyWorkTotal {
+// that schema's does (any value where no schema has one: under strict an
+// object is open as its schema says). ok is false when the automaton
+// can't be built (not strict, a pattern the translator refuses, the limits
+// above, a name written with an escape): the caller then reports the
+// patterns as before. member is nil when no other member can be written.
+func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string, ctx textContext) (member *expr, ok bool) {
+	if !c.strict || len(pats) == 0 || len(pats) > maxKeyPatterns || c.keyWork >= maxKeyWorkTotal {
 		return nil, false
 	}
 	if _, ok := escapedName(names); ok {
@@ -375,6 +506,10 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	}
 	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork))
 	c.keyWork += work
+	if ok && len(dfa.states) > minMinimized {
+		dfa, work = dfa.minimize(min(maxKeyWork, maxKeyWorkTotal-c.keyWork) / 4)
+		c.keyWork += work
+	}
 	if !ok || !c.spend(v.path, 64*len(dfa.states)) {
 		return nil, false
 	}
@@ -410,10 +545,8 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 		return nil, false
 	}
 	c.keyCost += cost
-	c.keyAutomata = true
 	// The end of a key, and its value, by the set of patterns it matches.
 	ends := map[uint64]*expr{}
-	reported := false
 	endOf := func(sig uint64) *expr {
 		if sig&(1<<len(pats)) != 0 {
 			return nil // a declared or excluded name
@@ -435,14 +568,7 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 			}
 		}
 		var end *expr
-		switch {
-		case w.never:
-		case sig == 0 && closeOthers:
-			if !reported {
-				c.report(v.path+".additionalProperties", "additionalProperties")
-				reported = true
-			}
-		default:
+		if !w.never {
 			if w.path == "" {
 				w.path = v.path + ".additionalProperties"
 			}
@@ -500,8 +626,11 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 // the rule of a key's escapes that keyExcept shares too, so that a move on
 // "any other character" costs a few elements, not the escapes' dozens.
 func (c *compiler) keyChars(set charSet) *expr {
-	special := jsonSpecial()
-	if !slices.Equal(set.intersect(special), special) {
+	special := set.intersect(jsonSpecial())
+	switch {
+	case len(special) == 0:
+		return set.expr() // written as it is
+	case !slices.Equal(special, jsonSpecial()):
 		return jsonChars(set.expr())
 	}
 	if c.keyEscape == 0 {

@@ -1971,11 +1971,10 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		return seq(anyKey, lit(": "), value)
 	}
 	p := pats[0]
-	if keys == nil && (len(except) > 0 || !c.onlyPattern(v, pats) || c.namePattern(p.key) == nil) {
-		// Several patterns, or other members beside them: the key
-		// automaton tells them apart.
-		closeOthers := !c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.AdditionalProperties >= 0 })
-		if member, ok := c.keyAutomaton(v, pats, except, ctx, closeOthers); ok {
+	if keys == nil && c.strict && (len(except) > 0 || !c.onlyPattern(v, pats) || c.namePattern(p.key) == nil) {
+		// Several patterns, or other members beside them: under strict,
+		// the key automaton tells them apart.
+		if member, ok := c.keyAutomaton(v, pats, except, ctx); ok {
 			return member
 		}
 		if len(except) > 0 {
@@ -2123,7 +2122,7 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 	// does not apply: the key automaton's, or nil and why when it can't
 	// be built either.
 	automaton := func(why string) (func(after bool) *expr, string, bool) {
-		member, ok := c.keyAutomaton(v, pats, names, ctx, !c.strict)
+		member, ok := c.keyAutomaton(v, pats, names, ctx)
 		switch {
 		case !ok:
 			return nil, why, false
