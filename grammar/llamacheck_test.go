@@ -375,7 +375,7 @@ func TestLlamaLeftRecursionCheck(t *testing.T) {
 		}
 	}
 	for _, a := range dumpAttacks {
-		schemas = append(schemas, schema{"attack " + a.name, json.RawMessage(a.schema), false})
+		schemas = append(schemas, schema{"attack " + a.name, json.RawMessage(a.schema), a.strict})
 	}
 	sizes := []int{1, 40, 300}
 	if !testing.Short() {
@@ -384,7 +384,7 @@ func TestLlamaLeftRecursionCheck(t *testing.T) {
 	for _, f := range dumpFamilies {
 		for _, n := range append(sizes, 17) {
 			if n <= f.max {
-				schemas = append(schemas, schema{fmt.Sprintf("family %s n=%d", f.name, n), json.RawMessage(f.schema(n)), false})
+				schemas = append(schemas, schema{fmt.Sprintf("family %s n=%d", f.name, n), json.RawMessage(f.schema(n)), f.strict})
 			}
 		}
 	}

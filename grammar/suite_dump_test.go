@@ -35,7 +35,10 @@ var dumpGrammars = flag.String("dump-grammars", "", "write the suite's and the a
 
 // dumpAttack is a worst-case schema of bounded_test.go or of issue 33's
 // attacks, with numbers to try when a number is what it holds.
-type dumpAttack struct{ name, schema, numbers string }
+type dumpAttack struct {
+	name, schema, numbers string
+	strict                bool // compiled strict (the key automata are built under strict only)
+}
 
 // dumpFamily is a family of attack schemas that grow with n: the largest
 // n up to max whose schema compiles is the worst grammar of the family.
@@ -43,6 +46,7 @@ type dumpFamily struct {
 	name   string
 	max    int
 	schema func(n int) string
+	strict bool
 }
 
 func dumpProperties(n int, item string) string {
@@ -110,29 +114,29 @@ func dumpEnum(n, size int) string {
 const int64Bounds = `{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}`
 
 var dumpAttacks = []dumpAttack{
-	{"int64", int64Bounds, dumpNumbers},
-	{"uint64", `{"type": "integer", "minimum": 0, "maximum": 18446744073709551615}`, dumpNumbers},
-	{"1e23", `{"type": "number", "minimum": 0, "maximum": 1e23}`, dumpNumbers},
-	{"1e24", `{"type": "number", "minimum": 0, "maximum": 1e24}`, dumpNumbers},
-	{"1e300", `{"type": "number", "minimum": -1.5e300, "maximum": 1e300}`, dumpNumbers},
-	{"tiny", `{"type": "number", "exclusiveMinimum": 1e-300, "maximum": 1}`, dumpNumbers},
-	{"huge-exponent", `{"type": "integer", "maximum": 1e999999999, "minimum": -1E+999999999}`, dumpNumbers},
-	{"long-fraction", `{"type": "number", "minimum": 0.1234567890123456789012345678901, "maximum": 0.2}`, dumpNumbers},
-	{"negative-long-fraction", `{"type": "number", "minimum": -1, "maximum": -0.1234567890123456789012345678901}`, dumpNumbers},
-	{"two-int64", `{"type": "object", "properties": {"a": ` + int64Bounds + `, "b": ` + int64Bounds + `}, "required": ["a", "b"]}`, ""},
-	{"ladder-30-repeated", dumpLadder(30, false), ""},
-	{"ladder-30", dumpLadder(30, true), ""},
-	{"self-ref", `{"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}`, ""},
-	{"self-ref-anyOf", `{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}`, ""},
-	{"strings-1000x1024", dumpProperties(1000, `{"type": "string", "maxLength": 1024}`), ""},
-	{"required-1024x2", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1024, "maxLength": 1024}, "b": {"type": "array", "items": {"type": "integer"}, "minItems": 1024, "maxItems": 1024}}, "required": ["a", "b"]}`, ""},
-	{"variants-8000", dumpVariants(8000), ""},
-	{"enum-10000x1000", dumpEnum(10000, 1000), ""},
-	{"long-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 2600}}, "required": ["a"]}`, dumpLongStrings("a", 1499, 1500, 2000, 2600, 2601)},
+	{"int64", int64Bounds, dumpNumbers, false},
+	{"uint64", `{"type": "integer", "minimum": 0, "maximum": 18446744073709551615}`, dumpNumbers, false},
+	{"1e23", `{"type": "number", "minimum": 0, "maximum": 1e23}`, dumpNumbers, false},
+	{"1e24", `{"type": "number", "minimum": 0, "maximum": 1e24}`, dumpNumbers, false},
+	{"1e300", `{"type": "number", "minimum": -1.5e300, "maximum": 1e300}`, dumpNumbers, false},
+	{"tiny", `{"type": "number", "exclusiveMinimum": 1e-300, "maximum": 1}`, dumpNumbers, false},
+	{"huge-exponent", `{"type": "integer", "maximum": 1e999999999, "minimum": -1E+999999999}`, dumpNumbers, false},
+	{"long-fraction", `{"type": "number", "minimum": 0.1234567890123456789012345678901, "maximum": 0.2}`, dumpNumbers, false},
+	{"negative-long-fraction", `{"type": "number", "minimum": -1, "maximum": -0.1234567890123456789012345678901}`, dumpNumbers, false},
+	{"two-int64", `{"type": "object", "properties": {"a": ` + int64Bounds + `, "b": ` + int64Bounds + `}, "required": ["a", "b"]}`, "", false},
+	{"ladder-30-repeated", dumpLadder(30, false), "", false},
+	{"ladder-30", dumpLadder(30, true), "", false},
+	{"self-ref", `{"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}`, "", false},
+	{"self-ref-anyOf", `{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}`, "", false},
+	{"strings-1000x1024", dumpProperties(1000, `{"type": "string", "maxLength": 1024}`), "", false},
+	{"required-1024x2", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1024, "maxLength": 1024}, "b": {"type": "array", "items": {"type": "integer"}, "minItems": 1024, "maxItems": 1024}}, "required": ["a", "b"]}`, "", false},
+	{"variants-8000", dumpVariants(8000), "", false},
+	{"enum-10000x1000", dumpEnum(10000, 1000), "", false},
+	{"long-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 2600}}, "required": ["a"]}`, dumpLongStrings("a", 1499, 1500, 2000, 2600, 2601), false},
 	{"repeated-groups", `{"type": "object", "properties": {"a": {"type": "string", "pattern": "^((ab){0,40}c){0,60}$"}, "b": {"type": "string", "pattern": "^(x(a|b){0,100}){0,30}$"}}, "required": ["a", "b"]}`,
-		`{"a": "ababc", "b": "xab"} {"a": "", "b": ""} {"a": "abab", "b": "x"} {"a": "c", "b": "xaxbx"}`},
-	{"key-automaton", `{"type": "object", "properties": {"id": {"type": "string"}, "ix": {"type": "integer"}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "\\d": {"type": "number"}, "^[a-z]{1,6}\\.(json|yaml)$": {"type": "boolean"}}, "additionalProperties": {"type": "string"}}`, ""},
-	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000)},
+		`{"a": "ababc", "b": "xab"} {"a": "", "b": ""} {"a": "abab", "b": "x"} {"a": "c", "b": "xaxbx"}`, false},
+	{"key-automaton", `{"type": "object", "properties": {"id": {"type": "string"}, "ix": {"type": "integer"}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "\\d": {"type": "number"}, "^[a-z]{1,6}\\.(json|yaml)$": {"type": "boolean"}}, "additionalProperties": {"type": "string"}}`, "", true},
+	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 
 // dumpLongStrings is objects whose member name is a string of each length.
@@ -145,20 +149,20 @@ func dumpLongStrings(name string, lengths ...int) string {
 }
 
 var dumpFamilies = []dumpFamily{
-	{"ladder", 30, func(n int) string { return dumpLadder(n, true) }},
-	{"properties", 8000, func(n int) string { return dumpProperties(n, `{"type": "integer"}`) }},
-	{"booleans", 8000, func(n int) string { return dumpProperties(n, `{"type": "boolean"}`) }},
-	{"strings-1024", 1000, func(n int) string { return dumpProperties(n, `{"type": "string", "maxLength": 1024}`) }},
-	{"int64s", 1000, func(n int) string { return dumpProperties(n, int64Bounds) }},
-	{"variants", 8000, dumpVariants},
-	{"enum-100", 10000, func(n int) string { return dumpEnum(n, 100) }},
+	{"ladder", 30, func(n int) string { return dumpLadder(n, true) }, false},
+	{"properties", 8000, func(n int) string { return dumpProperties(n, `{"type": "integer"}`) }, false},
+	{"booleans", 8000, func(n int) string { return dumpProperties(n, `{"type": "boolean"}`) }, false},
+	{"strings-1024", 1000, func(n int) string { return dumpProperties(n, `{"type": "string", "maxLength": 1024}`) }, false},
+	{"int64s", 1000, func(n int) string { return dumpProperties(n, int64Bounds) }, false},
+	{"variants", 8000, dumpVariants, false},
+	{"enum-100", 10000, func(n int) string { return dumpEnum(n, 100) }, false},
 	{"optional-objects", 8000, func(n int) string {
 		return dumpProperties(n, `{"type": "object", "properties": {"a": {"type": "boolean"}, "b": {"type": "boolean"}}}`)
-	}},
-	{"nullable-integers", 8000, func(n int) string { return dumpProperties(n, `{"type": ["integer", "null"]}`) }},
+	}, false},
+	{"nullable-integers", 8000, func(n int) string { return dumpProperties(n, `{"type": ["integer", "null"]}`) }, false},
 	{"anyOf-scalars", 8000, func(n int) string {
 		return dumpProperties(n, `{"anyOf": [{"type": "boolean"}, {"type": "null"}, {"type": "integer", "minimum": 0, "maximum": 99}]}`)
-	}},
+	}, false},
 	{"long-strings", 1000, func(n int) string {
 		var b strings.Builder
 		b.WriteString(`{"type": "object", "properties": {`)
@@ -170,11 +174,11 @@ var dumpFamilies = []dumpFamily{
 		}
 		b.WriteString(`}}`)
 		return b.String()
-	}},
-	{"strings-64", 8000, func(n int) string { return dumpProperties(n, `{"type": "string", "minLength": 1, "maxLength": 64}`) }},
+	}, false},
+	{"strings-64", 8000, func(n int) string { return dumpProperties(n, `{"type": "string", "minLength": 1, "maxLength": 64}`) }, false},
 	{"bounded-arrays", 8000, func(n int) string {
 		return dumpProperties(n, `{"type": "array", "items": {"type": "boolean"}, "maxItems": 8}`)
-	}},
+	}, false},
 	{"required-booleans", 8000, func(n int) string {
 		schema := dumpProperties(n, `{"type": "boolean"}`)
 		names := make([]string, n)
@@ -182,16 +186,16 @@ var dumpFamilies = []dumpFamily{
 			names[i] = fmt.Sprintf(`"p%d"`, i)
 		}
 		return strings.TrimSuffix(schema, "}") + `, "required": [` + strings.Join(names, ", ") + `]}`
-	}},
+	}, false},
 	{"pattern-keys", 2000, func(n int) string {
 		return dumpProperties(n, `{"type": "object", "properties": {"id": {"type": "string"}}, "patternProperties": {"^x-[a-z]{0,8}$": {"type": "integer"}, "^(y|z)": {"type": "string"}}, "additionalProperties": {"type": "boolean"}}`)
-	}},
+	}, true},
 	{"nested-objects", 200, func(n int) string {
 		return strings.Repeat(`{"type": "object", "properties": {"x": {"type": "boolean"}, "o": `, n) + `{"type": "integer"}` + strings.Repeat(`}}`, n)
-	}},
+	}, false},
 	{"nested-arrays", 200, func(n int) string {
 		return strings.Repeat(`{"type": "array", "items": `, n) + `{"type": "integer"}` + strings.Repeat(`}`, n)
-	}},
+	}, false},
 }
 
 // dumpNumbers are the numbers bounded_test.go tries on numeric bounds.
@@ -274,7 +278,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		var best *Grammar
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
-			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(f.schema(mid))}}); err == nil {
+			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(f.schema(mid)), Strict: f.strict}}); err == nil {
 				lo, best = mid, g
 			} else {
 				hi = mid
@@ -289,7 +293,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		attacks++
 	}
 	for i, a := range dumpAttacks {
-		g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(a.schema)}})
+		g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(a.schema), Strict: a.strict}})
 		if err != nil {
 			t.Logf("attack %s refused: %.200v", a.name, err)
 			continue
