@@ -40,8 +40,9 @@
 // declares; nothing where everything is evaluated), unevaluatedItems on
 // an array's own schema
 // (for the elements past every prefixItems when no schema has items),
-// patternProperties (the keys of other members read by one automaton
-// that knows which patterns each matches), propertyNames (a string schema,
+// patternProperties (one pattern; under strict, several, the keys of
+// other members read by one automaton that knows which patterns each
+// matches), propertyNames (a string schema,
 // for free keys and declared names), contains and minContains (as a count
 // from below, or the length where every element counts), if/then/else
 // where the condition is known without the value (no if, if true or
