@@ -38,6 +38,9 @@ const (
 	// of the grammar. The declared names are spelled out in it (a trie,
 	// as keyExcept writes them), a state for each of their characters.
 	maxKeyStates = 1024
+	// maxKeyCostTotal caps the engine's elements of a grammar's key
+	// automata together.
+	maxKeyCostTotal = maxExpanded / 4
 	// maxKeyWork caps the work of building one, and maxKeyWorkTotal the
 	// work of every automaton of a grammar, built or given up: past it,
 	// patterns are reported at once, so that a schema of many objects
@@ -45,9 +48,6 @@ const (
 	// the NFA states and set ends visited, stateWork for each DFA state
 	// made and moveWork for each of its moves (their cost in time, about
 	// 20 ns each here).
-	// maxKeyCostTotal caps the engine's elements of a grammar's key
-	// automata together.
-	maxKeyCostTotal = maxExpanded / 4
 	maxKeyWork      = 1 << 18
 	maxKeyWorkTotal = 1 << 19
 	stateWork       = 128

@@ -1944,8 +1944,9 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 // and a value valid for additionalProperties (extra), nil when none is
 // allowed. patternProperties are enforced when there is one pattern and
 // its schema says additionalProperties: false beside it (the keys are the
-// pattern's, the values its schema's: a map keyed by a pattern); otherwise
-// a key the patterns match may have any value, and they are reported.
+// pattern's, the values its schema's: a map keyed by a pattern), and under
+// strict by the key automaton (decision 196); otherwise a key the patterns
+// match may have any value, and they are reported.
 func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []string) *expr {
 	pats := c.patternsOf(v)
 	keys := c.keyNames(v)
@@ -2106,10 +2107,11 @@ func (c *compiler) onlyPattern(v *view, pats []propertyPattern) bool {
 // for the pattern's schema, after the declared ones. When it can't (more
 // patterns, other members allowed too, propertyNames beside it, a pattern
 // it can't translate, a declared name the pattern matches, whose key other
-// members could not be kept from writing), rest is nil and why says why:
-// the object's declared members then stand alone, and patternProperties is
-// reported (patternPropertiesBeside). Both are nil and "" without
-// patternProperties.
+// members could not be kept from writing), under strict the key automaton
+// writes them (decision 196; none when it allows no other member); else
+// rest is nil and why says why: the object's declared members then stand
+// alone, and patternProperties is reported (patternPropertiesBeside). All
+// are nil, "" and false without patternProperties.
 func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textContext) (rest func(after bool) *expr, why string, none bool) {
 	if !c.has(v, func(ks *schema.Keys) bool { return ks.PatternProperties >= 0 }) {
 		return nil, "", false
