@@ -48,6 +48,9 @@ func FuzzCompile(f *testing.F) {
 		// optional members (gap decision 194).
 		fatLadder(5, 3), manyProperties(40, `{"anyOf": [{"type": "boolean"}, {"$ref": "#"}]}`),
 		`{"type": "string", "pattern": "^((ab){0,40}c){0,60}(x(a|b){0,100}){0,30}$"}`,
+		// Lengths beside patterns and formats, counted by an automaton
+		// (gap decision 197).
+		`{"type": "object", "properties": {"h": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 63}, "m": {"format": "email", "minLength": 5, "maxLength": 30}, "u": {"pattern": "a.{3}b", "maxLength": 900}}}`,
 		// Keys told apart by an automaton (gap decision 196).
 		`{"type": "object", "properties": {"id": {"type": "string"}, "ix": {}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "[0-9]{1,40}": {}}, "additionalProperties": {"type": "string"}}`,
 		`{"patternProperties": {"a.{6}$": {"type": "integer"}, "^(?:b|c)+$": false}, "dependentSchemas": {"q": {"required": ["r"]}}}`,

@@ -136,6 +136,7 @@ var dumpAttacks = []dumpAttack{
 	{"repeated-groups", `{"type": "object", "properties": {"a": {"type": "string", "pattern": "^((ab){0,40}c){0,60}$"}, "b": {"type": "string", "pattern": "^(x(a|b){0,100}){0,30}$"}}, "required": ["a", "b"]}`,
 		`{"a": "ababc", "b": "xab"} {"a": "", "b": ""} {"a": "abab", "b": "x"} {"a": "c", "b": "xaxbx"}`, false},
 	{"key-automaton", `{"type": "object", "properties": {"id": {"type": "string"}, "ix": {"type": "integer"}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "\\d": {"type": "number"}, "^[a-z]{1,6}\\.(json|yaml)$": {"type": "boolean"}}, "additionalProperties": {"type": "string"}}`, "", true},
+	{"length-automaton", `{"type": "object", "properties": {"host": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?(\\.[a-z]([a-z0-9-]*[a-z0-9])?)*$", "maxLength": 63}, "mail": {"type": "string", "format": "ipv4", "minLength": 9}, "code": {"type": "string", "pattern": "[0-9]", "minLength": 4, "maxLength": 8}}, "required": ["host", "mail", "code"], "additionalProperties": false}`, "", true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 

@@ -1198,15 +1198,28 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 	if value == nil {
 		return nil, false
 	}
+	var automaton bool // lengths the length automaton counts (decision 197)
 	if (lo > 0 || hi >= 0) && lo <= MaxCount && hi <= MaxCount {
 		if bounded, ok := lengthBounded(value, lo, hi); ok {
 			value, counted = bounded, true
+		} else {
+			automaton = c.strict
+		}
+		if counted || automaton {
 			key += "|" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
 		}
 	}
 	memoKey := "shape" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + key
 	if r, ok := c.memo[memoKey]; ok {
-		return r, counted
+		return r, counted || automaton
+	}
+	if automaton {
+		if e, ok := c.lengthAutomaton(value, lo, hi, raw, path); ok {
+			r := ref(c.g.rule(kw, e)) // nil (no value can be written) is a rule of nothing
+			c.memo[memoKey] = r
+			return r, true
+		}
+		automaton = false
 	}
 	var e *expr
 	switch {

@@ -153,22 +153,25 @@ func TestOneOfDiscriminated(t *testing.T) {
 }
 
 // pattern and format are enforced, in a JSON string and in a raw
-// argument; beside them a length is reported.
+// argument; beside them a length is reported, or under strict counted by
+// the length automaton (strictIn and strictOut, decision 197).
 func TestPatternAndFormat(t *testing.T) {
 	for _, c := range []struct {
-		name, schema string
-		in, out      []string
-		reported     string
+		name, schema        string
+		in, out             []string
+		reported            string
+		strictIn, strictOut []string
 	}{
-		{"pattern", `{"type": "string", "pattern": "^[A-Z]{2}-\\d+$"}`, []string{`"AB-12"`}, []string{`"ab-12"`, `"AB-"`, `"xAB-1"`}, ""},
-		{"unanchored pattern", `{"type": "string", "pattern": "ab"}`, []string{`"xxabyy"`, `"ab"`}, []string{`"a b"`}, ""},
-		{"date-time", `{"type": "string", "format": "date-time"}`, []string{`"2024-02-29T13:45:00Z"`, `"2024-02-29T13:45:00.5+02:00"`}, []string{`"2024-02-29"`, `"yesterday"`}, ""},
-		{"uuid", `{"format": "uuid"}`, []string{`"123e4567-e89b-12d3-a456-426614174000"`, `5`}, []string{`"123e4567"`}, ""},
-		{"a marker in a pattern's value is escaped", `{"type": "string", "pattern": "^<\\|end\\|>$"}`, []string{`"\u003c|end|>"`}, []string{`"<|end|>"`}, ""},
-		{"pattern beside maxLength, counted", `{"type": "string", "pattern": "^a+$", "maxLength": 2}`, []string{`"a"`, `"aa"`}, []string{`"aaa"`, `"b"`}, ""},
-		{"pattern beside maxLength, not counted", `{"type": "string", "pattern": "a", "maxLength": 2}`, []string{`"xxxa"`}, []string{`"b"`}, "maxLength"},
-		{"two patterns", `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}], "type": "string"}`, []string{`"ax"`}, []string{`"xb"`}, "pattern"},
-		{"unknown format", `{"type": "string", "format": "color"}`, []string{`"red"`}, nil, "format"},
+		{"pattern", `{"type": "string", "pattern": "^[A-Z]{2}-\\d+$"}`, []string{`"AB-12"`}, []string{`"ab-12"`, `"AB-"`, `"xAB-1"`}, "", nil, nil},
+		{"unanchored pattern", `{"type": "string", "pattern": "ab"}`, []string{`"xxabyy"`, `"ab"`}, []string{`"a b"`}, "", nil, nil},
+		{"date-time", `{"type": "string", "format": "date-time"}`, []string{`"2024-02-29T13:45:00Z"`, `"2024-02-29T13:45:00.5+02:00"`}, []string{`"2024-02-29"`, `"yesterday"`}, "", nil, nil},
+		{"uuid", `{"format": "uuid"}`, []string{`"123e4567-e89b-12d3-a456-426614174000"`, `5`}, []string{`"123e4567"`}, "", nil, nil},
+		{"a marker in a pattern's value is escaped", `{"type": "string", "pattern": "^<\\|end\\|>$"}`, []string{`"\u003c|end|>"`}, []string{`"<|end|>"`}, "", nil, nil},
+		{"pattern beside maxLength, counted", `{"type": "string", "pattern": "^a+$", "maxLength": 2}`, []string{`"a"`, `"aa"`}, []string{`"aaa"`, `"b"`}, "", nil, nil},
+		{"pattern beside maxLength, not counted", `{"type": "string", "pattern": "a", "maxLength": 2}`, []string{`"xxxa"`}, []string{`"b"`}, "maxLength",
+			[]string{`"a"`, `"xa"`, `"ab"`}, []string{`"xxxa"`, `"b"`, `""`, `"aaa"`}},
+		{"two patterns", `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}], "type": "string"}`, []string{`"ax"`}, []string{`"xb"`}, "pattern", nil, nil},
+		{"unknown format", `{"type": "string", "format": "color"}`, []string{`"red"`}, nil, "format", nil, nil},
 	} {
 		g, err := compileFormat(c.schema, false)
 		if err != nil {
@@ -183,7 +186,14 @@ func TestPatternAndFormat(t *testing.T) {
 		if strings.Join(got, " ") != c.reported {
 			t.Errorf("%s: reported %v, want %q", c.name, got, c.reported)
 		}
-		if _, err := compileFormat(c.schema, true); (err != nil) != (c.reported != "") {
+		g, err = compileFormat(c.schema, true)
+		if c.strictIn != nil {
+			if err != nil {
+				t.Errorf("%s: strict: %v", c.name, err)
+				continue
+			}
+			checkContents(t, c.name+" (strict)", g, c.strictIn, c.strictOut)
+		} else if (err != nil) != (c.reported != "") {
 			t.Errorf("%s: strict: %v", c.name, err)
 		}
 	}

@@ -1,0 +1,182 @@
+package grammar
+
+import "strconv"
+
+// The length automaton enforces minLength and maxLength beside a pattern
+// or a format whose parts lengthBounded can't count one by one (gap
+// decision 197): ^[a-z][a-z0-9-]*[a-z0-9]$ with maxLength 63, an
+// unanchored pattern, an email of at most 254 characters. The value's
+// expression is read by a deterministic automaton (the key automaton's
+// construction, keyauto.go), and each of its states is paired with the
+// number of characters read so far, up to the maximum (or, without one, up
+// to the minimum, where the count stops): one rule per pair, a choice of a
+// character class and the next pair, or the end of the string where the
+// automaton accepts and the count is within the bounds. Like the key
+// automaton it is built under strict only, where it turns a refusal into
+// an exact grammar; not strict the lengths stay reported.
+
+// maxLengthStates caps the pairs of a length automaton, each a rule.
+const maxLengthStates = 4096
+
+// lengthAutomaton is the text of the values of value expression e (as
+// patternExpr and formatExpr build them) of lo to hi characters (hi < 0:
+// no upper bound): a JSON string with its quotes, or with raw an
+// argument's raw text. ok is false when it can't be built within the
+// limits (the caller then reports the lengths); the expression is nil (and
+// ok true) when no value has such a length.
+func (c *compiler) lengthAutomaton(e *expr, lo, hi int, raw bool, path string) (text *expr, ok bool) {
+	if !c.strict || c.keyWork >= maxKeyWorkTotal {
+		return nil, false
+	}
+	a := &keyNFA{}
+	start := a.add()
+	end, ok := a.build(e, start)
+	if !ok {
+		return nil, false
+	}
+	a.accept(end, 0)
+	c.keyWork += 4 * len(a.states)
+	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(path, 16*len(a.states)) {
+		return nil, false
+	}
+	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork))
+	c.keyWork += work
+	if ok && len(dfa.states) > minMinimized {
+		dfa, work = dfa.minimize(min(maxKeyWork, maxKeyWorkTotal-c.keyWork) / 4)
+		c.keyWork += work
+	}
+	if !ok {
+		return nil, false
+	}
+	// The pairs reachable from the start, numbered in the order met: the
+	// count goes up to top, where it stops without a maximum.
+	top := hi
+	if hi < 0 {
+		top = lo
+	}
+	type pair struct{ q, k int }
+	index := map[pair]int{{0, 0}: 0}
+	pairs := []pair{{0, 0}}
+	next := func(p pair, to int) (pair, bool) {
+		switch {
+		case p.k < top:
+			return pair{to, p.k + 1}, true
+		case hi < 0:
+			return pair{to, top}, true
+		}
+		return pair{}, false // past the maximum
+	}
+	for i := 0; i < len(pairs); i++ {
+		p := pairs[i]
+		for _, m := range dfa.states[p.q].moves {
+			np, ok := next(p, m.to)
+			if !ok {
+				continue
+			}
+			if _, seen := index[np]; !seen {
+				if len(pairs) >= maxLengthStates {
+					return nil, false
+				}
+				index[np] = len(pairs)
+				pairs = append(pairs, np)
+			}
+		}
+		c.keyWork += stateWork + moveWork*len(dfa.states[p.q].moves)
+	}
+	if c.keyWork >= maxKeyWorkTotal || !c.spend(path, 64*len(pairs)) {
+		return nil, false
+	}
+	accepts := func(p pair) bool { return dfa.states[p.q].sig&1 != 0 && p.k >= lo }
+	// The pairs from which the string can end: the others are left out.
+	live := make([]bool, len(pairs))
+	for i, p := range pairs {
+		live[i] = accepts(p)
+	}
+	for changed := true; changed; {
+		changed = false
+		for i, p := range pairs {
+			if live[i] {
+				continue
+			}
+			for _, m := range dfa.states[p.q].moves {
+				if np, ok := next(p, m.to); ok && live[index[np]] {
+					live[i], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	if !live[0] {
+		return nil, true // no value has such a length
+	}
+	// Each move's characters, encoded once, and what the rules would
+	// cost an engine, counted before anything is written.
+	moves := make([][]*expr, len(dfa.states))
+	encoded := map[string]*expr{}
+	var buf []byte
+	for q, st := range dfa.states {
+		moves[q] = make([]*expr, len(st.moves))
+		for j, m := range st.moves {
+			buf = buf[:0]
+			for _, r := range m.set {
+				buf = strconv.AppendInt(append(strconv.AppendInt(buf, int64(r.lo), 16), '-'), int64(r.hi), 16)
+				buf = append(buf, ',')
+			}
+			x, ok := encoded[string(buf)]
+			if !ok {
+				if raw {
+					x = rawChars(m.set.expr())
+				} else {
+					x = c.keyChars(m.set)
+				}
+				encoded[string(buf)] = x
+			}
+			moves[q][j] = x
+		}
+	}
+	cost := 0
+	for i, p := range pairs {
+		if !live[i] {
+			continue
+		}
+		for j, m := range dfa.states[p.q].moves {
+			if np, ok := next(p, m.to); ok && live[index[np]] && moves[p.q][j] != nil {
+				cost += expandedCost(moves[p.q][j]) + 1
+			}
+		}
+		cost += ruleCost + 2
+	}
+	if cost > maxShapeCost || cost > (maxExpanded-c.g.expanded)/4 || c.keyCost+cost > maxKeyCostTotal {
+		return nil, false
+	}
+	c.keyCost += cost
+	rules := make([]int, len(pairs))
+	for i := range pairs {
+		if live[i] {
+			rules[i] = c.g.declare("length")
+		}
+	}
+	closing := lit(`"`)
+	if raw {
+		closing = empty()
+	}
+	for i, p := range pairs {
+		if !live[i] {
+			continue
+		}
+		var alts []*expr
+		for j, m := range dfa.states[p.q].moves {
+			if np, ok := next(p, m.to); ok && live[index[np]] {
+				alts = append(alts, seq(moves[p.q][j], ref(rules[index[np]])))
+			}
+		}
+		if accepts(p) {
+			alts = append(alts, closing)
+		}
+		c.g.define(rules[i], alt(alts...))
+	}
+	if raw {
+		return ref(rules[0]), true
+	}
+	return seq(lit(`"`), ref(rules[0])), true
+}

@@ -1,0 +1,115 @@
+package grammar
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Under strict, minLength and maxLength beside a pattern that
+// lengthBounded can't count are the length automaton's (gap decision 197):
+// exact, and nothing reported.
+func TestLengthAutomaton(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		in, out      []string
+	}{
+		{"a DNS label", `{"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 5}`,
+			[]string{`"a"`, `"ab-c"`, `"a-b-c"`}, []string{`"a-b-cd"`, `"ab-"`, `""`, `"-a"`}},
+		{"an unanchored pattern", `{"type": "string", "pattern": "x", "minLength": 3, "maxLength": 4}`,
+			[]string{`"axb"`, `"xxxx"`, `"aaax"`}, []string{`"xa"`, `"aaaax"`, `"aaa"`}},
+		{"no maximum", `{"type": "string", "pattern": "^(ab|c)*$", "minLength": 3}`,
+			[]string{`"abc"`, `"ccc"`, `"ababab"`}, []string{`"ab"`, `"abca"`, `""`}},
+		{"a format", `{"type": "string", "format": "email", "maxLength": 7}`,
+			[]string{`"a@b.co"`}, []string{`"ab@cd.com"`, `"abc"`}},
+		{"ipv4 of at least 9 characters", `{"type": "string", "format": "ipv4", "minLength": 9}`,
+			[]string{`"10.0.0.10"`, `"192.168.1.1"`}, []string{`"1.2.3.4"`, `"10.0.0.1"`, `"10.0.0.256"`}},
+		{"escaped characters count as one", `{"type": "string", "pattern": "^[\"<]+[a-z]*$", "maxLength": 2}`,
+			[]string{`"\"a"`, `"\u003c\""`}, []string{`"\"ab"`, `"a"`}},
+		{"no value of such a length", `{"type": "object", "properties": {"s": {"type": "string", "pattern": "^(aaa)+$", "maxLength": 2}}}`,
+			[]string{`{}`}, []string{`{"s": "aaa"}`, `{"s": ""}`}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(g.Dropped) != 0 {
+			t.Errorf("%s: reported %v", c.name, g.Dropped)
+		}
+		checkContents(t, c.name, g, c.in, c.out)
+	}
+	// In a raw argument too.
+	tools := []Tool{{Name: "f", Strict: true, Parameters: json.RawMessage(`{"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 4}}, "required": ["id"], "additionalProperties": false}`)}}
+	g, err := Compile(t.Context(), &Spec{Tools: tools, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"id\">\n"
+	for text, want := range map[string]bool{"ab-c": true, "a": true, "ab-cd": false, "ab-": false} {
+		if g.Matches(call+text+"\n</rfl:parameter>") != want {
+			t.Errorf("raw argument %q: in the grammar %v", text, !want)
+		}
+	}
+}
+
+// The length automaton agrees with a JSON Schema validator: random
+// patterns and lengths, strict, against random strings.
+func TestLengthAutomatonAgainstValidator(t *testing.T) {
+	patterns := []string{`^[a-z]([a-z-]*[a-z])?$`, `a`, `^a|b$`, `^(ab)*c?$`, `[0-9]{2}`, `^-?[a-z]+(-[a-z]+)*$`, `^.{2,}b`}
+	rng := rand.New(rand.NewPCG(7, 197))
+	checked := 0
+	for range 200 {
+		p := patterns[rng.IntN(len(patterns))]
+		lo, hi := rng.IntN(4), -1
+		if rng.IntN(4) > 0 {
+			hi = lo + rng.IntN(5)
+		}
+		schema := `{"type": "string", "pattern": ` + strconv.Quote(p) + `, "minLength": ` + itoa(lo)
+		if hi >= 0 {
+			schema += `, "maxLength": ` + itoa(hi)
+		}
+		schema += `}`
+		g, err := compileFormat(schema, true)
+		if err != nil && !strings.Contains(err.Error(), "no value satisfies this schema") {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		var doc any
+		if err := json.Unmarshal([]byte(schema), &doc); err != nil {
+			t.Fatal(err)
+		}
+		vc := jsonschema.NewCompiler()
+		if err := vc.AddResource("mem://s.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		validator, err := vc.Compile("mem://s.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			var b strings.Builder
+			for range rng.IntN(9) {
+				b.WriteByte("ab-1c0z"[rng.IntN(7)])
+			}
+			content := strconv.Quote(b.String())
+			valid := validator.Validate(b.String()) == nil
+			if g == nil {
+				// Refused as unsatisfiable: the validator must agree.
+				if valid {
+					t.Errorf("%s: refused, but %s is valid", schema, content)
+				}
+			} else if got := g.Matches(analysisPrefix + finalHeader + content); got != valid {
+				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, got, valid)
+			}
+			checked++
+		}
+	}
+	if checked < 4000 {
+		t.Errorf("only %d strings checked", checked)
+	}
+}
