@@ -113,3 +113,37 @@ func TestLengthAutomatonAgainstValidator(t *testing.T) {
 		t.Errorf("only %d strings checked", checked)
 	}
 }
+
+// Lengths that every value of a pattern or format has already hold by
+// themselves: not reported, strict or not (gap decision 197).
+func TestImpliedLengths(t *testing.T) {
+	for _, c := range []struct {
+		schema  string
+		in, out []string
+	}{
+		{`{"type": "string", "format": "date-time", "minLength": 1}`, []string{`"2024-02-29T13:45:00Z"`}, []string{`""`, `"x"`}},
+		{`{"type": "string", "format": "uuid", "minLength": 36, "maxLength": 36}`, []string{`"123e4567-e89b-12d3-a456-426614174000"`}, []string{`"123e4567"`}},
+		{`{"type": "string", "pattern": "^[a-z]{2,5}(-[0-9]{1,3})?$", "minLength": 2, "maxLength": 9}`, []string{`"ab"`, `"abcde-123"`}, []string{`"a"`, `"abcdef"`}},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if err != nil || len(g.Dropped) != 0 {
+				t.Errorf("%s (strict %v): %v %v", c.schema, strict, g, err)
+				continue
+			}
+			checkContents(t, c.schema, g, c.in, c.out)
+		}
+	}
+	for _, c := range []struct {
+		pattern string
+		lo, hi  int
+	}{{"^a$", 1, 1}, {"^a*$", 0, -1}, {"^(ab){2,3}c?$", 4, 7}, {"^(|x{0,2})$", 0, 2}, {"^()*$", 0, 0}} {
+		e, err := patternExpr(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lo, hi := lengthRange(e); lo != c.lo || hi != c.hi {
+			t.Errorf("lengthRange(%s) = %d, %d, want %d, %d", c.pattern, lo, hi, c.lo, c.hi)
+		}
+	}
+}

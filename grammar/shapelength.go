@@ -126,3 +126,55 @@ func fixedLength(e *expr) (int, bool) {
 	}
 	return 0, false
 }
+
+// lengthRange is the least and the greatest length in characters of the
+// texts of e (hi -1: no greatest), as far as its form shows: a language
+// that holds no text (an empty class) counts as its form does, so the
+// range may be wider than the texts', never narrower. Lengths stop
+// growing at maxLengthRange, past every count the grammar enforces.
+func lengthRange(e *expr) (lo, hi int) {
+	switch e.kind {
+	case kLit:
+		n := utf8.RuneCountInString(e.text)
+		return n, n
+	case kClass:
+		return 1, 1
+	case kSeq:
+		for _, it := range e.items {
+			l, h := lengthRange(it)
+			lo = min(lo+l, maxLengthRange)
+			if hi >= 0 {
+				hi = min(hi+h, maxLengthRange)
+				if h < 0 {
+					hi = -1
+				}
+			}
+		}
+		return lo, hi
+	case kAlt:
+		lo = maxLengthRange
+		for _, it := range e.items {
+			l, h := lengthRange(it)
+			lo = min(lo, l)
+			if hi >= 0 && (h < 0 || h > hi) {
+				hi = h
+			}
+		}
+		return lo, hi
+	case kRep:
+		l, h := lengthRange(e.items[0])
+		lo = min(l*min(e.min, maxLengthRange), maxLengthRange)
+		switch {
+		case e.max < 0 && h != 0, h < 0:
+			return lo, -1
+		case e.max < 0:
+			return lo, 0
+		}
+		return lo, min(h*min(e.max, maxLengthRange), maxLengthRange)
+	}
+	return 0, -1 // a rule reference: anything
+}
+
+// maxLengthRange is where lengthRange stops counting (past MaxLength,
+// so that the bounds of every enforced length compare exactly).
+const maxLengthRange = 2 * MaxLength
