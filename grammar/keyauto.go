@@ -519,24 +519,13 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	// patterns are reported as before, and the rest of the grammar keeps
 	// its room.
 	moves := make([][]*expr, len(dfa.states)) // each move's characters, encoded
-	encoded := map[string]*expr{}             // by the set's ranges
-	var buf []byte
 	cost := 0
 	for i, st := range dfa.states {
 		moves[i] = make([]*expr, len(st.moves))
 		for j, m := range st.moves {
-			buf = buf[:0]
-			for _, r := range m.set {
-				buf = strconv.AppendInt(append(strconv.AppendInt(buf, int64(r.lo), 16), '-'), int64(r.hi), 16)
-				buf = append(buf, ',')
-			}
-			e, ok := encoded[string(buf)]
-			if !ok {
-				e = c.keyChars(m.set)
-				encoded[string(buf)] = e
-			}
+			e, made := c.moveChars(m.set, false)
 			moves[i][j] = e
-			cost += expandedCost(e) + 1
+			cost += made + expandedCost(e) + 1
 		}
 		cost += ruleCost + 2
 		c.keyWork += moveWork * len(st.moves)
@@ -621,20 +610,45 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	return seq(lit(`"`), ref(rules[0])), true
 }
 
-// keyChars is one character of set as a key's JSON text writes it. The
-// characters written escaped (jsonSpecial) are, when set holds them all,
-// the rule of a key's escapes that keyExcept shares too, so that a move on
-// "any other character" costs a few elements, not the escapes' dozens.
-func (c *compiler) keyChars(set charSet) *expr {
+// moveChars is one character of set as a JSON string's text writes it
+// (with raw, an argument's raw text: "<" left out), for the moves of the
+// key and length automata. An encoding that is a choice (a class and
+// escapes) is a rule, one per set and form in a schema, so that each move
+// on it costs an engine two elements; made is what a rule made here costs.
+// The characters written escaped (jsonSpecial), when set holds them all,
+// are the rule of a key's escapes that keyExcept shares too.
+func (c *compiler) moveChars(set charSet, raw bool) (chars *expr, made int) {
+	var b []byte
+	if raw {
+		b = append(b, 'r')
+	}
+	for _, r := range set {
+		b = strconv.AppendInt(append(strconv.AppendInt(append(b, ','), int64(r.lo), 16), '-'), int64(r.hi), 16)
+	}
+	key := "chars" + string(b)
+	if e, ok := c.memo[key]; ok {
+		return e, 0
+	}
+	var e *expr
 	special := set.intersect(jsonSpecial())
 	switch {
+	case raw:
+		e = rawChars(set.expr())
 	case len(special) == 0:
-		return set.expr() // written as it is
+		e = set.expr() // written as it is
 	case !slices.Equal(special, jsonSpecial()):
-		return jsonChars(set.expr())
+		e = jsonChars(set.expr())
+	default:
+		if c.keyEscape == 0 {
+			c.keyEscape = c.g.rule("key-escape", keyEscapeExpr)
+			made += expandedCost(keyEscapeExpr) + ruleCost
+		}
+		e = alt(jsonChars(set.minus(special).expr()), ref(c.keyEscape))
 	}
-	if c.keyEscape == 0 {
-		c.keyEscape = c.g.rule("key-escape", keyEscapeExpr)
+	if e != nil && e.kind == kAlt {
+		made += expandedCost(e) + ruleCost
+		e = ref(c.g.rule("chars", e))
 	}
-	return alt(jsonChars(set.minus(special).expr()), ref(c.keyEscape))
+	c.memo[key] = e
+	return e, made
 }

@@ -1,7 +1,5 @@
 package grammar
 
-import "strconv"
-
 // The length automaton enforces minLength and maxLength beside a pattern
 // or a format whose parts lengthBounded can't count one by one (gap
 // decision 197): ^[a-z][a-z0-9-]*[a-z0-9]$ with maxLength 63, an
@@ -112,29 +110,16 @@ func (c *compiler) lengthAutomaton(e *expr, lo, hi int, raw bool, path string) (
 	// Each move's characters, encoded once, and what the rules would
 	// cost an engine, counted before anything is written.
 	moves := make([][]*expr, len(dfa.states))
-	encoded := map[string]*expr{}
-	var buf []byte
+	made := 0
 	for q, st := range dfa.states {
 		moves[q] = make([]*expr, len(st.moves))
 		for j, m := range st.moves {
-			buf = buf[:0]
-			for _, r := range m.set {
-				buf = strconv.AppendInt(append(strconv.AppendInt(buf, int64(r.lo), 16), '-'), int64(r.hi), 16)
-				buf = append(buf, ',')
-			}
-			x, ok := encoded[string(buf)]
-			if !ok {
-				if raw {
-					x = rawChars(m.set.expr())
-				} else {
-					x = c.keyChars(m.set)
-				}
-				encoded[string(buf)] = x
-			}
-			moves[q][j] = x
+			var n int
+			moves[q][j], n = c.moveChars(m.set, raw)
+			made += n
 		}
 	}
-	cost := 0
+	cost := made
 	for i, p := range pairs {
 		if !live[i] {
 			continue
