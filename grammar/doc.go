@@ -28,7 +28,9 @@
 // the values of their type only. Enforced: type (names and lists), enum
 // and const (of any JSON value), properties, required,
 // additionalProperties (false, true or a schema), items, prefixItems,
-// minItems, maxItems, minLength, maxLength, pattern (ECMA-262, translated
+// minItems, maxItems, minLength, maxLength (beside a pattern or a format
+// too: under strict, counted by an automaton where the parts of the
+// pattern vary), pattern (ECMA-262, translated
 // to the grammar), format (date, time, date-time, duration, uuid, email,
 // hostname, ipv4, ipv6, uri, uri-reference, json-pointer,
 // relative-json-pointer), minimum, maximum, exclusiveMinimum and

@@ -36,6 +36,7 @@ func TestReadmeCaps(t *testing.T) {
 		commas(maxLeftmostWalk) + " elements scanned",
 		"up to " + strconv.Itoa(maxDependentTriggers) + " such properties (" + strconv.Itoa(1<<maxDependentTriggers) + " cases)",
 		"up to " + strconv.Itoa(maxKeyPatterns) + " patterns and " + commas(maxKeyStates) + " states",
+		"up to " + commas(maxLengthStates) + " pairs",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("docs/serve.md does not say %q", want)
