@@ -464,6 +464,27 @@ func appendInt(b []byte, v int) []byte {
 	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
 }
 
+// deterministic is the DFA of a from state start, minimized past
+// minMinimized states, its work counted against the key automata's budget
+// of the grammar and its size against the compile's (spend, at path); ok
+// is false past either, or past the limits on its states.
+func (c *compiler) deterministic(a *keyNFA, start int32, path string) (*keyDFA, bool) {
+	c.keyWork += 4 * len(a.states)
+	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(path, 16*len(a.states)) {
+		return nil, false
+	}
+	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork))
+	c.keyWork += work
+	if ok && len(dfa.states) > minMinimized {
+		dfa, work = dfa.minimize(min(maxKeyWork, maxKeyWorkTotal-c.keyWork) / 4)
+		c.keyWork += work
+	}
+	if !ok || !c.spend(path, 64*len(dfa.states)) {
+		return nil, false
+	}
+	return dfa, true
+}
+
 // keyAutomaton is a member of an object of v whose key none of names
 // spells (the declared names, and those dependentSchemas keeps out), and
 // whose value is valid, in each schema of v, for the schemas of the
@@ -500,17 +521,8 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 		end, _ := a.build(lit(name), start)
 		a.accept(end, len(pats))
 	}
-	c.keyWork += 4 * len(a.states)
-	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(v.path, 16*len(a.states)) {
-		return nil, false
-	}
-	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork))
-	c.keyWork += work
-	if ok && len(dfa.states) > minMinimized {
-		dfa, work = dfa.minimize(min(maxKeyWork, maxKeyWorkTotal-c.keyWork) / 4)
-		c.keyWork += work
-	}
-	if !ok || !c.spend(v.path, 64*len(dfa.states)) {
+	dfa, ok := c.deterministic(a, start, v.path)
+	if !ok {
 		return nil, false
 	}
 	// The key rules may take a quarter of what is left of the engine's

@@ -157,18 +157,7 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 		if err != nil {
 			continue // reported, as the limits allow
 		}
-		var doc any
-		if err := json.Unmarshal([]byte(schema), &doc); err != nil {
-			t.Fatal(err)
-		}
-		vc := jsonschema.NewCompiler()
-		if err := vc.AddResource("mem://s.json", doc); err != nil {
-			t.Fatal(err)
-		}
-		validator, err := vc.Compile("mem://s.json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		validator := validatorFor(t, schema)
 		for range 20 {
 			// The declared names first, in order, then the others.
 			var names []string
@@ -201,4 +190,22 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 	if checked < 2000 {
 		t.Errorf("only %d instances checked", checked)
 	}
+}
+
+// validatorFor is a JSON Schema validator of schema (draft 2020-12).
+func validatorFor(t *testing.T, schema string) *jsonschema.Schema {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal([]byte(schema), &doc); err != nil {
+		t.Fatal(err)
+	}
+	vc := jsonschema.NewCompiler()
+	if err := vc.AddResource("mem://s.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	validator, err := vc.Compile("mem://s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return validator
 }

@@ -33,16 +33,7 @@ func (c *compiler) lengthAutomaton(e *expr, lo, hi int, raw bool, path string) (
 		return nil, false
 	}
 	a.accept(end, 0)
-	c.keyWork += 4 * len(a.states)
-	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(path, 16*len(a.states)) {
-		return nil, false
-	}
-	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork))
-	c.keyWork += work
-	if ok && len(dfa.states) > minMinimized {
-		dfa, work = dfa.minimize(min(maxKeyWork, maxKeyWorkTotal-c.keyWork) / 4)
-		c.keyWork += work
-	}
+	dfa, ok := c.deterministic(a, start, path)
 	if !ok {
 		return nil, false
 	}

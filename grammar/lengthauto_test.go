@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Under strict, minLength and maxLength beside a pattern that
@@ -79,18 +77,7 @@ func TestLengthAutomatonAgainstValidator(t *testing.T) {
 			t.Errorf("%s: %v", schema, err)
 			continue
 		}
-		var doc any
-		if err := json.Unmarshal([]byte(schema), &doc); err != nil {
-			t.Fatal(err)
-		}
-		vc := jsonschema.NewCompiler()
-		if err := vc.AddResource("mem://s.json", doc); err != nil {
-			t.Fatal(err)
-		}
-		validator, err := vc.Compile("mem://s.json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		validator := validatorFor(t, schema)
 		for range 20 {
 			var b strings.Builder
 			for range rng.IntN(9) {
