@@ -1199,11 +1199,13 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 		return nil, false
 	}
 	var automaton bool // lengths the length automaton counts (decision 197)
-	if el, eh := lengthRange(value); lo <= el && (hi < 0 || eh >= 0 && eh <= hi) {
-		// Every value of the shape is within the lengths (minLength 1
-		// beside a date-time): they hold by themselves.
-		counted = lo > 0 || hi >= 0
-	} else if (lo > 0 || hi >= 0) && lo <= MaxCount && hi <= MaxCount {
+	if lo > 0 || hi >= 0 {
+		// Every value of the shape within the lengths (minLength 1 beside
+		// a date-time): they hold by themselves.
+		el, eh := lengthRange(value)
+		counted = lo <= el && (hi < 0 || eh >= 0 && eh <= hi)
+	}
+	if !counted && (lo > 0 || hi >= 0) && lo <= MaxCount && hi <= MaxCount {
 		if bounded, ok := lengthBounded(value, lo, hi); ok {
 			value, counted = bounded, true
 		} else {
