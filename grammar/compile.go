@@ -190,7 +190,11 @@ type compiler struct {
 	// multipleDone: the view being compiled enforces its multipleOf
 	// (multipleOf), or has no number for it to constrain.
 	multipleDone bool
-	reported     map[string]bool // the paths in dropped
+	// notView is the view being compiled when, under strict, its strings
+	// enforce the not of the schemas notNodes (notString, decision 198).
+	notView  *view
+	notNodes []int
+	reported map[string]bool // the paths in dropped
 
 	ctx   context.Context
 	work  int // maxWork's count
@@ -760,6 +764,9 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeK
 		if kw.node >= 0 {
 			if _, exact := notTypes(d, s); kw.name == "not" && exact {
 				continue // applied to the view's types (types)
+			}
+			if kw.name == "not" && slices.Contains(c.notNodes, s) {
+				continue // applied to the view's strings (viewString)
 			}
 			if kw.name == "multipleOf" && c.multipleDone {
 				continue // applied to the view's numbers (viewNumber)

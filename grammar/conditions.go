@@ -95,3 +95,71 @@ func neverSchema(d *pyjson.Doc, s int) bool {
 	}
 	return false
 }
+
+// notString reads the not of schema s when it rules out strings only by
+// their text (gap decision 198): a pattern, or an enum or const of
+// strings, beside "type": "string" at most (and annotations). neg is the
+// texts it rules out, as a value expression (a pattern's search, or the
+// literals whole); stringsOnly is true when the not rules out every value
+// that is not a string too ({"not": {"pattern": "^a"}}: a number is valid
+// for the pattern, so not for the not). ok is false for any other not.
+func notString(d *pyjson.Doc, s int) (neg *expr, stringsOnly bool, ok bool) {
+	n := d.Lookup(s, "not")
+	if n < 0 || d.Kind(n) != pyjson.Object {
+		return nil, false, false
+	}
+	pattern, enum, constant, typ := -1, -1, -1, -1
+	ok = true
+	d.Members(n, func(k, val int) bool {
+		switch d.Str(k) {
+		case "pattern":
+			pattern = val
+		case "enum":
+			enum = val
+		case "const":
+			constant = val
+		case "type":
+			typ = val
+		case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok || (pattern >= 0) == (enum >= 0 || constant >= 0) || enum >= 0 && constant >= 0 {
+		return nil, false, false // one pattern, or one enum or const
+	}
+	if typ >= 0 && typesOf(d, typ) != tStr {
+		return nil, false, false
+	}
+	switch {
+	case pattern >= 0:
+		if d.Kind(pattern) != pyjson.String {
+			return nil, false, false
+		}
+		e, err := patternExpr(d.Str(pattern))
+		if err != nil {
+			return nil, false, false
+		}
+		return e, typ < 0, true
+	case enum >= 0:
+		if d.Kind(enum) != pyjson.Array {
+			return nil, false, false
+		}
+		var alts []*expr
+		d.Elements(enum, func(e, _ int) bool {
+			if ok = d.Kind(e) == pyjson.String; ok {
+				alts = append(alts, lit(d.Str(e)))
+			}
+			return ok
+		})
+		if !ok || len(alts) == 0 {
+			return nil, false, false
+		}
+		return alt(alts...), false, true
+	}
+	if d.Kind(constant) != pyjson.String {
+		return nil, false, false
+	}
+	return lit(d.Str(constant)), false, true
+}

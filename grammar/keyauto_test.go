@@ -176,7 +176,7 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 				parts = append(parts, strconv.Quote(k)+": "+members[rng.IntN(len(members))])
 			}
 			content := "{" + strings.Join(parts, ", ") + "}"
-			instance, err := jsonschema.UnmarshalJSON(strings.NewReader(content))
+			instance, err := unmarshalInstance(content)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,4 +208,9 @@ func validatorFor(t *testing.T, schema string) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return validator
+}
+
+// unmarshalInstance reads a JSON instance for validatorFor's validators.
+func unmarshalInstance(text string) (any, error) {
+	return jsonschema.UnmarshalJSON(strings.NewReader(text))
 }

@@ -16,23 +16,33 @@ package grammar
 // maxLengthStates caps the pairs of a length automaton, each a rule.
 const maxLengthStates = 4096
 
-// lengthAutomaton is the text of the values of value expression e (as
-// patternExpr and formatExpr build them) of lo to hi characters (hi < 0:
-// no upper bound): a JSON string with its quotes, or with raw an
-// argument's raw text. ok is false when it can't be built within the
-// limits (the caller then reports the lengths); the expression is nil (and
-// ok true) when no value has such a length.
-func (c *compiler) lengthAutomaton(e *expr, lo, hi int, raw bool, path string) (text *expr, ok bool) {
+// stringAutomaton is the text of the strings of lo to hi characters (hi <
+// 0: no upper bound) that are values of value expression e (as
+// patternExpr and formatExpr build them; nil: any string) and of none of
+// negs (the texts a not rules out, decision 198): a JSON string with its
+// quotes, or with raw an argument's raw text. ok is false when it can't be
+// built within the limits (the caller then reports the keywords); the
+// expression is nil (and ok true) when no string qualifies.
+func (c *compiler) stringAutomaton(e *expr, negs []*expr, lo, hi int, raw bool, path string) (text *expr, ok bool) {
 	if !c.strict || c.keyWork >= maxKeyWorkTotal {
 		return nil, false
 	}
 	a := &keyNFA{}
 	start := a.add()
-	end, ok := a.build(e, start)
-	if !ok {
-		return nil, false
+	if e != nil {
+		end, ok := a.build(e, start)
+		if !ok {
+			return nil, false
+		}
+		a.accept(end, 0)
 	}
-	a.accept(end, 0)
+	for _, neg := range negs {
+		end, ok := a.build(neg, start)
+		if !ok {
+			return nil, false
+		}
+		a.accept(end, 1)
+	}
 	dfa, ok := c.deterministic(a, start, path)
 	if !ok {
 		return nil, false
@@ -75,7 +85,10 @@ func (c *compiler) lengthAutomaton(e *expr, lo, hi int, raw bool, path string) (
 	if c.keyWork >= maxKeyWorkTotal || !c.spend(path, 64*len(pairs)) {
 		return nil, false
 	}
-	accepts := func(p pair) bool { return dfa.states[p.q].sig&1 != 0 && p.k >= lo }
+	accepts := func(p pair) bool {
+		sig := dfa.states[p.q].sig
+		return (e == nil || sig&1 != 0) && sig&2 == 0 && p.k >= lo
+	}
 	// The pairs from which the string can end: the others are left out.
 	live := make([]bool, len(pairs))
 	for i, p := range pairs {

@@ -490,6 +490,10 @@ func (c *compiler) types(v *view) typeSet {
 		if n.ks.Not >= 0 {
 			if excluded, exact := notTypes(c.d, n.node); exact {
 				set &^= excluded
+			} else if c.strict {
+				if _, stringsOnly, ok := notString(c.d, n.node); ok && stringsOnly {
+					set &= tStr // the not of a pattern: what is not a string matches it
+				}
 			}
 		}
 	}
@@ -515,6 +519,24 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	}
 	if _, ok := c.unevaluatedItemsOf(v); ok {
 		c.itemsRoot = v.root
+	}
+	// Under strict, a not that rules out strings by their text is the
+	// view's strings' (viewString), unless enum or const lists the values.
+	c.notView, c.notNodes = nil, c.notNodes[:0]
+	if c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
+		for _, n := range v.nodes {
+			if n.ks.Not < 0 {
+				continue
+			}
+			if _, exact := notTypes(d, n.node); !exact {
+				if _, _, ok := notString(d, n.node); ok {
+					c.notNodes = append(c.notNodes, n.node)
+				}
+			}
+		}
+		if len(c.notNodes) > 0 {
+			c.notView = v
+		}
 	}
 	if noop, u := c.unevaluatedPropertiesOf(v); noop || u >= 0 {
 		c.propsRoot = v.root
@@ -583,7 +605,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
+	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && c.notView != v && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
 		return c.anyJSON(ctx)
 	}
@@ -1104,7 +1126,18 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	if c.noLength(v, "Length", lo, hi) {
 		return nil
 	}
-	if shape, counted := c.stringShape(v, ctx, raw, lo, hi); shape != nil || c.err != nil {
+	// The texts the view's not rules out (decision 198).
+	var negs []*expr
+	var negNodes []int
+	if c.notView == v {
+		for _, n := range v.nodes {
+			if slices.Contains(c.notNodes, n.node) {
+				neg, _, _ := notString(c.d, n.node)
+				negs, negNodes = append(negs, neg), append(negNodes, n.node)
+			}
+		}
+	}
+	if shape, counted := c.stringShape(v, ctx, raw, lo, hi, negs, negNodes); shape != nil || c.err != nil {
 		if (lo > 0 || hi >= 0) && !counted {
 			for _, n := range v.nodes {
 				for _, kw := range [...]struct {
@@ -1156,7 +1189,7 @@ const maxShapeCost = maxExpanded / 4
 // reported). With lengths (lo > 0 or hi >= 0) it is the shape's values of
 // those lengths when lengthBounded can write them (counted is then true).
 // Each pattern or format is a rule, once per grammar, context and lengths.
-func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (shape *expr, counted bool) {
+func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, negs []*expr, negNodes []int) (shape *expr, counted bool) {
 	d := c.d
 	var value *expr
 	var key, path, kw string
@@ -1195,8 +1228,11 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 			key, path, kw = k.name+":"+text, p, k.name
 		}
 	}
-	if value == nil {
+	if value == nil && len(negs) == 0 {
 		return nil, false
+	}
+	if len(negs) > 0 {
+		return c.negatedShape(v, ctx, raw, lo, hi, value, key, path, kw, negs, negNodes)
 	}
 	var automaton bool // lengths the length automaton counts (decision 197)
 	if lo > 0 || hi >= 0 {
@@ -1220,12 +1256,17 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 		return r, counted || automaton
 	}
 	if automaton {
-		if e, ok := c.lengthAutomaton(value, lo, hi, raw, path); ok {
+		if e, ok := c.stringAutomaton(value, nil, lo, hi, raw, path); ok {
 			r := ref(c.g.rule(kw, e)) // nil (no value can be written) is a rule of nothing
 			c.memo[memoKey] = r
 			return r, true
 		}
-		automaton = false
+		// The lengths are reported (an error: strict): the shape
+		// alone, under its own key.
+		memoKey = memoKey[:strings.LastIndexByte(memoKey, '|')]
+		if r, ok := c.memo[memoKey]; ok {
+			return r, false
+		}
 	}
 	var e *expr
 	switch {
@@ -1246,6 +1287,38 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int) (
 	r := ref(c.g.rule(kw, e)) // nil (no value can be written) is a rule of nothing
 	c.memo[memoKey] = r
 	return r, counted
+}
+
+// negatedShape is stringShape for a view whose not rules out texts
+// (negs, the nots of the schemas negNodes; decision 198): the strings of
+// the lengths that are values of value (the pattern or format read, nil:
+// none) and of none of negs, by the string automaton (counted true). Where
+// it can't be built, each not is reported (an error: only strict has
+// negs).
+func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, value *expr, key, path, kw string, negs []*expr, negNodes []int) (*expr, bool) {
+	key += "|not"
+	for _, n := range negNodes {
+		key += "," + strconv.Itoa(n)
+	}
+	memoKey := "shape" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + key + "|" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
+	if r, ok := c.memo[memoKey]; ok {
+		return r, true
+	}
+	if path == "" {
+		path, kw = v.path, "string"
+	}
+	e, ok := c.stringAutomaton(value, negs, lo, hi, raw, path)
+	if !ok {
+		for _, n := range v.nodes {
+			if slices.Contains(negNodes, n.node) {
+				c.loosen(n.path+".not", "not", "the strings it rules out are told apart by an automaton past its limits")
+			}
+		}
+		return nil, false
+	}
+	r := ref(c.g.rule(kw, e)) // nil (no string qualifies) is a rule of nothing
+	c.memo[memoKey] = r
+	return r, true
 }
 
 // longString is a string of v of lo to hi characters (hi < 0: no upper

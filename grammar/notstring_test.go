@@ -1,0 +1,101 @@
+package grammar
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Under strict, a not that rules out strings by their text (a pattern, an
+// enum or const of strings) is enforced on the view's strings by the
+// string automaton (gap decision 198); not strict, it stays reported.
+func TestNotStrings(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		in, out      []string
+	}{
+		{"not a pattern: strings only", `{"not": {"pattern": "^a"}}`,
+			[]string{`"b"`, `""`, `"ba"`}, []string{`"a"`, `"abc"`, `1`, `null`, `{}`}},
+		{"not a pattern of strings", `{"not": {"type": "string", "pattern": "^a"}}`,
+			[]string{`"b"`, `1`, `null`, `[]`}, []string{`"a"`, `"ab"`}},
+		{"not an enum", `{"type": "string", "not": {"enum": ["a", "bc"]}}`,
+			[]string{`"b"`, `"abc"`, `""`, `"bcd"`}, []string{`"a"`, `"bc"`}},
+		{"not a const, any type", `{"not": {"const": "x"}}`,
+			[]string{`"y"`, `1`, `{"a": 1}`}, []string{`"x"`}},
+		{"beside a pattern and lengths", `{"type": "string", "pattern": "^[a-z]+$", "maxLength": 4, "not": {"pattern": "^(admin|root)$"}}`,
+			[]string{`"adm"`, `"user"`, `"roots"[:0]`}, []string{`"root"`, `"admin"`, `"users"`, `"Ab"`}},
+		{"two nots through allOf", `{"type": "string", "allOf": [{"not": {"pattern": "x"}}, {"not": {"const": ""}}]}`,
+			[]string{`"a"`, `"ab"`}, []string{`""`, `"ax"`}},
+		{"beside a format", `{"type": "string", "format": "date", "not": {"pattern": "^1999-"}}`,
+			[]string{`"2024-01-31"`}, []string{`"1999-12-31"`, `"x"`}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(g.Dropped) != 0 {
+			t.Errorf("%s: reported %v", c.name, g.Dropped)
+		}
+		var in []string
+		for _, s := range c.in {
+			if !strings.HasSuffix(s, "[:0]") {
+				in = append(in, s)
+			}
+		}
+		checkContents(t, c.name, g, in, c.out)
+		// Not strict, the not is reported, as before.
+		if g, err := compileFormat(c.schema, false); err != nil || len(g.Dropped) == 0 || g.Dropped[0].Keyword != "not" {
+			t.Errorf("%s (not strict): %v %v", c.name, g, err)
+		}
+	}
+	// With an enum beside, the not stays reported (an error under strict).
+	if _, err := compileFormat(`{"enum": ["a", "b"], "not": {"pattern": "a"}}`, true); err == nil || !strings.Contains(err.Error(), ".not") {
+		t.Errorf("enum beside: %v", err)
+	}
+}
+
+// The string automaton's nots agree with a JSON Schema validator: random
+// nots of patterns and enums, with and without a pattern and lengths,
+// against random values.
+func TestNotStringsAgainstValidator(t *testing.T) {
+	nots := []string{`{"pattern": "^a"}`, `{"pattern": "b"}`, `{"type": "string", "pattern": "a.$"}`, `{"enum": ["ab", "", "c-1"]}`, `{"const": "ba"}`, `{"type": "string", "enum": ["a"]}`}
+	sides := []string{``, `"type": "string", `, `"pattern": "^[a-c1-]*$", `, `"minLength": 1, "maxLength": 3, `}
+	values := []string{`1`, `null`, `true`, `[]`, `{}`}
+	rng := rand.New(rand.NewPCG(7, 198))
+	checked := 0
+	for range 150 {
+		schema := `{` + sides[rng.IntN(len(sides))] + `"not": ` + nots[rng.IntN(len(nots))] + `}`
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		validator := validatorFor(t, schema)
+		for range 20 {
+			var content string
+			if rng.IntN(5) == 0 {
+				content = values[rng.IntN(len(values))]
+			} else {
+				var b strings.Builder
+				for range rng.IntN(5) {
+					b.WriteByte("abc1-"[rng.IntN(5)])
+				}
+				content = strconv.Quote(b.String())
+			}
+			instance, err := unmarshalInstance(content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := validator.Validate(instance) == nil
+			if got := g.Matches(analysisPrefix + finalHeader + content); got != valid {
+				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, got, valid)
+			}
+			checked++
+		}
+	}
+	if checked < 2500 {
+		t.Errorf("only %d values checked", checked)
+	}
+}
