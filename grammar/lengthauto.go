@@ -11,7 +11,9 @@ package grammar
 // character class and the next pair, or the end of the string where the
 // automaton accepts and the count is within the bounds. Like the key
 // automaton it is built under strict only, where it turns a refusal into
-// an exact grammar; not strict the lengths stay reported.
+// an exact grammar; not strict the lengths stay reported. The same
+// automaton takes the texts a not rules out (decision 198): a string that
+// one of them matches is not written.
 
 // maxLengthStates caps the pairs of a length automaton, each a rule.
 const maxLengthStates = 4096
