@@ -517,6 +517,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.ptr.Reset()
 	clear(c.memo)
 	c.anyOfOf, c.res, c.patterns = nil, nil, nil
+	c.notView, c.notNodes = nil, c.notNodes[:0] // node numbers are the document's
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
