@@ -139,8 +139,9 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 		}
 		var declared []string
 		var props []string
+		deps := rng.IntN(4) == 0
 		for _, k := range keys {
-			if rng.IntN(6) == 0 {
+			if rng.IntN(6) == 0 && !(deps && k == "ab") {
 				declared = append(declared, k)
 				props = append(props, strconv.Quote(k)+": "+values[rng.IntN(len(values)-1)])
 			}
@@ -151,6 +152,12 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 			schema += `, "additionalProperties": false`
 		case 1:
 			schema += `, "additionalProperties": {"type": "null"}`
+		}
+		if deps {
+			// A trigger kept out of the keys when absent (freeMember's
+			// except); present, it and the name it requires are written
+			// after the declared names.
+			schema += `, "dependentSchemas": {"ab": {"required": ["q"]}}`
 		}
 		schema += `}`
 		g, err := compileFormat(schema, true)
@@ -166,8 +173,11 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 					names = append(names, k)
 				}
 			}
+			if deps && rng.IntN(2) == 0 {
+				names = append(names, "q", "ab") // the order the case writes them in
+			}
 			for _, k := range keys {
-				if !slices.Contains(declared, k) && rng.IntN(4) == 0 {
+				if !slices.Contains(declared, k) && !(deps && k == "ab") && rng.IntN(4) == 0 {
 					names = append(names, k)
 				}
 			}
