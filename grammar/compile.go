@@ -190,9 +190,9 @@ type compiler struct {
 	// multipleDone: the view being compiled enforces its multipleOf
 	// (multipleOf), or has no number for it to constrain.
 	multipleDone bool
-	// notView is the view being compiled when, under strict, its strings
-	// enforce the not of the schemas notNodes (notString, decision 198).
-	notView  *view
+	// notNodes are the schemas of the view being compiled whose not its
+	// strings enforce (notString, decision 198; view.notStrings), for
+	// dropUnenforced.
 	notNodes []int
 	reported map[string]bool // the paths in dropped
 
@@ -517,7 +517,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.ptr.Reset()
 	clear(c.memo)
 	c.anyOfOf, c.res, c.patterns = nil, nil, nil
-	c.notView, c.notNodes = nil, c.notNodes[:0] // node numbers are the document's
+	c.notNodes = c.notNodes[:0] // node numbers are the document's
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}

@@ -48,7 +48,7 @@ func (c *compiler) keyNames(v *view) *view {
 	// The key's schemas are not the view's root, and no not of strings
 	// is the view's (decision 198).
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false
-	c.notView, c.notNodes = nil, c.notNodes[:0]
+	c.notNodes = c.notNodes[:0]
 	for _, n := range w.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
 		if n.ks.AnyOf >= 0 {

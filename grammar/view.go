@@ -34,6 +34,9 @@ type view struct {
 	// that only requires a name is written without the other variants'
 	// names (exclusiveVariants).
 	absent []string
+	// notStrings are the schemas of the view whose not its strings
+	// enforce, under strict (viewBody, decision 198).
+	notStrings []int
 }
 
 // lead records that schema node was expanded into v, led there by the
@@ -522,7 +525,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	}
 	// Under strict, a not that rules out strings by their text is the
 	// view's strings' (viewString), unless enum or const lists the values.
-	c.notView, c.notNodes = nil, c.notNodes[:0]
+	c.notNodes = c.notNodes[:0]
 	if c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
 		for _, n := range v.nodes {
 			if n.ks.Not < 0 {
@@ -534,10 +537,10 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				}
 			}
 		}
-		if len(c.notNodes) > 0 {
-			c.notView = v
-		}
 	}
+	// Kept on the view: what is compiled before its strings (a
+	// variant's view, an array's items) makes its own list.
+	v.notStrings = slices.Clone(c.notNodes)
 	if noop, u := c.unevaluatedPropertiesOf(v); noop || u >= 0 {
 		c.propsRoot = v.root
 	}
@@ -605,7 +608,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && c.notView != v && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
+	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && len(v.notStrings) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
 		return c.anyJSON(ctx)
 	}
@@ -1129,9 +1132,9 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	// The texts the view's not rules out (decision 198).
 	var negs []*expr
 	var negNodes []int
-	if c.notView == v {
+	if len(v.notStrings) > 0 {
 		for _, n := range v.nodes {
-			if slices.Contains(c.notNodes, n.node) {
+			if slices.Contains(v.notStrings, n.node) {
 				neg, _, _ := notString(c.d, n.node)
 				negs, negNodes = append(negs, neg), append(negNodes, n.node)
 			}

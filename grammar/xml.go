@@ -33,7 +33,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		return nil
 	}
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false
-	c.notView, c.notNodes = nil, c.notNodes[:0] // no not of strings is the view's (decision 198)
+	c.notNodes = c.notNodes[:0] // no not of strings is the view's (decision 198)
 	if c.unevaluatedClosed(v) {
 		c.rootOf = v.root
 	}
