@@ -57,9 +57,8 @@ func notTypes(d *pyjson.Doc, s int) (excluded typeSet, exact bool) {
 		switch d.Str(k) {
 		case "type":
 			t = val
-		case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
 		default:
-			exact = false
+			exact = annotation(d.Str(k))
 		}
 		return exact
 	})
@@ -120,9 +119,8 @@ func notString(d *pyjson.Doc, s int) (neg *expr, stringsOnly bool, ok bool) {
 			constant = val
 		case "type":
 			typ = val
-		case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
 		default:
-			ok = false
+			ok = annotation(d.Str(k))
 		}
 		return ok
 	})
@@ -162,4 +160,14 @@ func notString(d *pyjson.Doc, s int) (neg *expr, stringsOnly bool, ok bool) {
 		return nil, false, false
 	}
 	return lit(d.Str(constant)), false, true
+}
+
+// annotation reports whether a schema keyword only annotates: it
+// constrains no value.
+func annotation(keyword string) bool {
+	switch keyword {
+	case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
+		return true
+	}
+	return false
 }
