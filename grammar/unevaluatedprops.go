@@ -28,11 +28,7 @@ func anySchema(d *pyjson.Doc, s int) bool {
 	case pyjson.Object:
 		ok := true
 		d.Members(s, func(k, _ int) bool {
-			switch d.Str(k) {
-			case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
-			default:
-				ok = false
-			}
+			ok = annotation(d.Str(k))
 			return ok
 		})
 		return ok
