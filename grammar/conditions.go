@@ -1,6 +1,10 @@
 package grammar
 
-import "github.com/beamharmony/harmony/internal/pyjson"
+import (
+	"slices"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
 
 // if/then/else where the condition is known without the value: without
 // if, then and else are ignored (JSON Schema applies them only beside
@@ -170,4 +174,44 @@ func annotation(keyword string) bool {
 		return true
 	}
 	return false
+}
+
+// notRequired reads the not of schema s when it rules out objects that
+// hold all of some names (gap decision 199): required, of 1 to
+// maxDependentTriggers names, beside "type": "object" at most (and
+// annotations). Such an object must lack one of names. objectsOnly is true
+// when the not rules out every value that is not an object too (a number
+// is valid for required, so not for the not). ok is false for any other
+// not.
+func notRequired(d *pyjson.Doc, s int) (names []string, objectsOnly bool, ok bool) {
+	n := d.Lookup(s, "not")
+	if n < 0 || d.Kind(n) != pyjson.Object {
+		return nil, false, false
+	}
+	required, typ := -1, -1
+	ok = true
+	d.Members(n, func(k, val int) bool {
+		switch d.Str(k) {
+		case "required":
+			required = val
+		case "type":
+			typ = val
+		default:
+			ok = annotation(d.Str(k))
+		}
+		return ok
+	})
+	if !ok || required < 0 || d.Kind(required) != pyjson.Array || typ >= 0 && typesOf(d, typ) != tObj {
+		return nil, false, false
+	}
+	d.Elements(required, func(e, _ int) bool {
+		if ok = d.Kind(e) == pyjson.String; ok && !slices.Contains(names, d.Str(e)) {
+			names = append(names, d.Str(e))
+		}
+		return ok
+	})
+	if !ok || len(names) == 0 || len(names) > maxDependentTriggers {
+		return nil, false, false
+	}
+	return names, typ < 0, true
 }

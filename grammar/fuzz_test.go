@@ -53,6 +53,8 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"h": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 63}, "m": {"format": "email", "minLength": 5, "maxLength": 30}, "u": {"pattern": "a.{3}b", "maxLength": 900}}}`,
 		// Nots of strings' texts (gap decision 198).
 		`{"type": "object", "properties": {"u": {"pattern": "^[a-z]+$", "not": {"enum": ["root", ""]}}, "p": {"not": {"pattern": "\\.\\."}}, "t": {"type": ["string", "null"], "not": {"const": "x"}}}}`,
+		// A not of required (gap decision 199).
+		`{"properties": {"a": {}, "b": {"not": {"required": ["x", "y"]}}}, "not": {"required": ["a", "b"]}, "dependentSchemas": {"a": {"required": ["c"]}}}`,
 		// Keys told apart by an automaton (gap decision 196).
 		`{"type": "object", "properties": {"id": {"type": "string"}, "ix": {}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "[0-9]{1,40}": {}}, "additionalProperties": {"type": "string"}}`,
 		`{"patternProperties": {"a.{6}$": {"type": "integer"}, "^(?:b|c)+$": false}, "dependentSchemas": {"q": {"required": ["r"]}}}`,

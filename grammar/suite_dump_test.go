@@ -138,6 +138,7 @@ var dumpAttacks = []dumpAttack{
 	{"key-automaton", `{"type": "object", "properties": {"id": {"type": "string"}, "ix": {"type": "integer"}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "\\d": {"type": "number"}, "^[a-z]{1,6}\\.(json|yaml)$": {"type": "boolean"}}, "additionalProperties": {"type": "string"}}`, "", true},
 	{"length-automaton", `{"type": "object", "properties": {"host": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?(\\.[a-z]([a-z0-9-]*[a-z0-9])?)*$", "maxLength": 63}, "mail": {"type": "string", "format": "ipv4", "minLength": 9}, "code": {"type": "string", "pattern": "[0-9]", "minLength": 4, "maxLength": 8}}, "required": ["host", "mail", "code"], "additionalProperties": false}`, "", true},
 	{"not-strings", `{"type": "object", "properties": {"user": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 12, "not": {"enum": ["root", "admin"]}}, "path": {"not": {"pattern": "\\.\\."}}, "tag": {"type": "string", "not": {"pattern": "^-"}}}, "required": ["user", "path", "tag"], "additionalProperties": false}`, "", true},
+	{"not-required", `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["c"], "not": {"required": ["a", "b"]}}`, "", true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 

@@ -37,6 +37,10 @@ type view struct {
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
+	// notRequired are the names one of which its objects must lack, by
+	// the not of one of its schemas, under strict (viewBody, decision
+	// 199).
+	notRequired []string
 }
 
 // lead records that schema node was expanded into v, led there by the
@@ -496,6 +500,8 @@ func (c *compiler) types(v *view) typeSet {
 			} else if c.strict {
 				if _, stringsOnly, ok := notString(c.d, n.node); ok && stringsOnly {
 					set &= tStr // the not of a pattern: what is not a string matches it
+				} else if _, objectsOnly, ok := notRequired(c.d, n.node); ok && objectsOnly {
+					set &= tObj // the not of required: what is not an object matches it
 				}
 			}
 		}
@@ -526,6 +532,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	// Under strict, a not that rules out strings by their text is the
 	// view's strings' (viewString), unless enum or const lists the values.
 	c.notNodes = c.notNodes[:0]
+	v.notStrings, v.notRequired = nil, nil // kept on the view: what is compiled before its strings and objects makes its own
 	if c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
 		for _, n := range v.nodes {
 			if n.ks.Not < 0 {
@@ -534,13 +541,16 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			if _, exact := notTypes(d, n.node); !exact {
 				if _, _, ok := notString(d, n.node); ok {
 					c.notNodes = append(c.notNodes, n.node)
+					v.notStrings = append(v.notStrings, n.node)
+				} else if names, _, ok := notRequired(d, n.node); ok && v.notRequired == nil {
+					// One such not a view: several would be a case
+					// for each choice of names.
+					c.notNodes = append(c.notNodes, n.node)
+					v.notRequired = names
 				}
 			}
 		}
 	}
-	// Kept on the view: what is compiled before its strings (a
-	// variant's view, an array's items) makes its own list.
-	v.notStrings = slices.Clone(c.notNodes)
 	if noop, u := c.unevaluatedPropertiesOf(v); noop || u >= 0 {
 		c.propsRoot = v.root
 	}
@@ -608,7 +618,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && len(v.notStrings) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
+	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && len(v.notStrings) == 0 && len(v.notRequired) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
 		return c.anyJSON(ctx)
 	}
@@ -1741,6 +1751,17 @@ func (c *compiler) declares(v *view, name string) bool {
 func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	if lo, hi := c.viewLengths(v, "Properties"); c.noLength(v, "Properties", lo, hi) {
 		return nil
+	}
+	if len(v.notRequired) > 0 {
+		// A not of required: an object that lacks one of the names, a
+		// case for each (decision 199).
+		var cases []*expr
+		for _, name := range v.notRequired {
+			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), name)}
+			w.copyLinks(v)
+			cases = append(cases, c.dependentObjects(w, ctx, xml))
+		}
+		return alt(cases...)
 	}
 	return c.dependentObjects(v, ctx, xml)
 }

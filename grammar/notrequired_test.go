@@ -1,0 +1,117 @@
+package grammar
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Under strict, a not of required makes an object lack one of the names,
+// a case for each (gap decision 199); not strict, it stays reported.
+func TestNotRequired(t *testing.T) {
+	for _, c := range []struct {
+		name, schema string
+		in, out      []string
+	}{
+		{"one name, untyped", `{"properties": {"a": {"type": "integer"}, "b": {}}, "not": {"required": ["a"]}}`,
+			[]string{`{}`, `{"b": 1}`}, []string{`{"a": 1}`, `{"a": 1, "b": 2}`, `1`, `"s"`}},
+		{"two names, objects only", `{"type": "object", "properties": {"a": {}, "b": {}}, "not": {"type": "object", "required": ["a", "b"]}}`,
+			[]string{`{}`, `{"a": 1}`, `{"b": 2}`}, []string{`{"a": 1, "b": 2}`}},
+		{"a name the object requires", `{"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a"], "not": {"required": ["a", "b"]}}`,
+			[]string{`{"a": 1}`}, []string{`{"a": 1, "b": 2}`, `{"b": 2}`}},
+		{"open object", `{"type": "object", "not": {"required": ["x"]}}`,
+			[]string{`{}`, `{"y": 1}`}, []string{`{"x": 1}`, `{"y": 1, "x": 2}`}},
+		{"not of type object, other types kept", `{"type": ["object", "null"], "not": {"type": "object", "required": ["x"]}}`,
+			[]string{`null`, `{}`}, []string{`{"x": 1}`}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(g.Dropped) != 0 {
+			t.Errorf("%s: reported %v", c.name, g.Dropped)
+		}
+		checkContents(t, c.name, g, c.in, c.out)
+		if g, err := compileFormat(c.schema, false); err != nil || !strings.Contains(strings.Join(droppedKeywords(g), " "), "not") {
+			t.Errorf("%s (not strict): %v %v", c.name, g, err)
+		}
+	}
+}
+
+// droppedKeywords are the keywords g reports.
+func droppedKeywords(g *Grammar) []string {
+	var out []string
+	for _, d := range g.Dropped {
+		out = append(out, d.Keyword)
+	}
+	return out
+}
+
+// The nots of required agree with a JSON Schema validator: random objects
+// of declared properties, required names and a not of required, against
+// random instances (members in the declared order).
+func TestNotRequiredAgainstValidator(t *testing.T) {
+	keys := []string{"a", "b", "c", "d"}
+	rng := rand.New(rand.NewPCG(7, 199))
+	checked := 0
+	for range 150 {
+		var props, req, not []string
+		for _, k := range keys {
+			props = append(props, strconv.Quote(k)+": {}")
+			if rng.IntN(5) == 0 {
+				req = append(req, strconv.Quote(k))
+			}
+			if rng.IntN(2) == 0 {
+				not = append(not, strconv.Quote(k))
+			}
+		}
+		if len(not) == 0 {
+			not = []string{`"a"`}
+		}
+		schema := `{"properties": {` + strings.Join(props, ", ") + `}, "required": [` + strings.Join(req, ", ") + `], "not": {"required": [` + strings.Join(not, ", ") + `]}`
+		if rng.IntN(2) == 0 {
+			schema += `, "type": "object"`
+		}
+		if rng.IntN(3) == 0 {
+			schema += `, "additionalProperties": false`
+		}
+		schema += `}`
+		g, err := compileFormat(schema, true)
+		if err != nil && !strings.Contains(err.Error(), "no value satisfies this schema") {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		validator := validatorFor(t, schema)
+		for range 20 {
+			var parts []string
+			for _, k := range append(keys, "x") {
+				if rng.IntN(2) == 0 {
+					parts = append(parts, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(3)))
+				}
+			}
+			content := "{" + strings.Join(parts, ", ") + "}"
+			if rng.IntN(8) == 0 {
+				content = "7"
+			}
+			instance, err := unmarshalInstance(content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := validator.Validate(instance) == nil
+			switch {
+			case g == nil:
+				if valid {
+					t.Errorf("%s: refused, but %s is valid", schema, content)
+				}
+			case g.Matches(analysisPrefix+finalHeader+content) != valid:
+				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, !valid, valid)
+			}
+			checked++
+		}
+	}
+	if checked < 2500 {
+		t.Errorf("only %d instances checked", checked)
+	}
+}
