@@ -49,7 +49,8 @@
 // from below, or the length where every element counts), if/then/else
 // where the condition is known without the value (no if, if true or
 // false, branches admitting anything), not (of types, of anything or of
-// nothing; under strict, of a pattern, enum or const of strings),
+// nothing; under strict, of a pattern, enum or const of strings, and of
+// required),
 // multipleOf (whole numbers up to 64, without bounds beside;
 // any, on enum and const members), anyOf, oneOf
 // (exactly when its variants' types are disjoint, else as anyOf,
