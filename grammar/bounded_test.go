@@ -132,6 +132,30 @@ func checkContents(t *testing.T, name string, g *Grammar, in, out []string) {
 	}
 }
 
+// contentCase is a schema, and contents its grammar must accept (in) and
+// reject (out).
+type contentCase struct {
+	name, schema string
+	in, out      []string
+}
+
+// checkStrictExact checks that each case's schema compiles under strict
+// with nothing reported, and its contents.
+func checkStrictExact(t *testing.T, cases []contentCase) {
+	t.Helper()
+	for _, c := range cases {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(g.Dropped) != 0 {
+			t.Errorf("%s: reported %v", c.name, g.Dropped)
+		}
+		checkContents(t, c.name, g, c.in, c.out)
+	}
+}
+
 // checkReportedAt checks that schema, not strict, compiles with a keyword
 // reported at path, and that under strict it is an error naming path.
 func checkReportedAt(t *testing.T, schema, path string) {

@@ -99,57 +99,70 @@ func neverSchema(d *pyjson.Doc, s int) bool {
 	return false
 }
 
-// notString reads the not of schema s when it rules out strings only by
-// their text (gap decision 198): a pattern, or an enum or const of
-// strings, beside "type": "string" at most (and annotations). neg is the
-// texts it rules out, as a value expression (a pattern's search, or the
-// literals whole); stringsOnly is true when the not rules out every value
-// that is not a string too ({"not": {"pattern": "^a"}}: a number is valid
-// for the pattern, so not for the not). ok is false for any other not.
-func notString(d *pyjson.Doc, s int) (neg *expr, stringsOnly bool, ok bool) {
+// notKeywords are the keywords of a not's schema that notString and
+// notRequired read, as nodes (-1: absent).
+type notKeywords struct{ pattern, enum, constant, required, typ int }
+
+// readNot reads the not of schema s: ok is false when there is none, when
+// it is not an object, or when it holds a keyword other than those of
+// notKeywords and annotations.
+func readNot(d *pyjson.Doc, s int) (k notKeywords, ok bool) {
+	k = notKeywords{-1, -1, -1, -1, -1}
 	n := d.Lookup(s, "not")
 	if n < 0 || d.Kind(n) != pyjson.Object {
-		return nil, false, false
+		return k, false
 	}
-	pattern, enum, constant, typ := -1, -1, -1, -1
 	ok = true
-	d.Members(n, func(k, val int) bool {
-		switch d.Str(k) {
+	d.Members(n, func(key, val int) bool {
+		switch d.Str(key) {
 		case "pattern":
-			pattern = val
+			k.pattern = val
 		case "enum":
-			enum = val
+			k.enum = val
 		case "const":
-			constant = val
+			k.constant = val
+		case "required":
+			k.required = val
 		case "type":
-			typ = val
+			k.typ = val
 		default:
-			ok = annotation(d.Str(k))
+			ok = annotation(d.Str(key))
 		}
 		return ok
 	})
-	if !ok || (pattern >= 0) == (enum >= 0 || constant >= 0) || enum >= 0 && constant >= 0 {
+	return k, ok
+}
+
+// notString reads the not of schema s when it rules out strings only by
+// their text (gap decision 198): a pattern, or an enum or const of
+// strings, beside "type": "string" at most (and annotations). neg is the
+// texts it rules out, as a value expression (a pattern's search, translated
+// once per compile by namePattern, or the literals whole); stringsOnly is
+// true when the not rules out every value that is not a string too
+// ({"not": {"pattern": "^a"}}: a number is valid for the pattern, so not
+// for the not). ok is false for any other not.
+func (c *compiler) notString(s int) (neg *expr, stringsOnly bool, ok bool) {
+	d := c.d
+	k, ok := readNot(d, s)
+	if !ok || k.required >= 0 || (k.pattern >= 0) == (k.enum >= 0 || k.constant >= 0) || k.enum >= 0 && k.constant >= 0 {
 		return nil, false, false // one pattern, or one enum or const
 	}
-	if typ >= 0 && typesOf(d, typ) != tStr {
+	if k.typ >= 0 && typesOf(d, k.typ) != tStr {
 		return nil, false, false
 	}
 	switch {
-	case pattern >= 0:
-		if d.Kind(pattern) != pyjson.String {
+	case k.pattern >= 0:
+		if d.Kind(k.pattern) != pyjson.String {
 			return nil, false, false
 		}
-		e, err := patternExpr(d.Str(pattern))
-		if err != nil {
-			return nil, false, false
-		}
-		return e, typ < 0, true
-	case enum >= 0:
-		if d.Kind(enum) != pyjson.Array {
+		e := c.namePattern(k.pattern)
+		return e, k.typ < 0, e != nil
+	case k.enum >= 0:
+		if d.Kind(k.enum) != pyjson.Array {
 			return nil, false, false
 		}
 		var alts []*expr
-		d.Elements(enum, func(e, _ int) bool {
+		d.Elements(k.enum, func(e, _ int) bool {
 			if ok = d.Kind(e) == pyjson.String; ok {
 				alts = append(alts, lit(d.Str(e)))
 			}
@@ -160,10 +173,10 @@ func notString(d *pyjson.Doc, s int) (neg *expr, stringsOnly bool, ok bool) {
 		}
 		return alt(alts...), false, true
 	}
-	if d.Kind(constant) != pyjson.String {
+	if d.Kind(k.constant) != pyjson.String {
 		return nil, false, false
 	}
-	return lit(d.Str(constant)), false, true
+	return lit(d.Str(k.constant)), false, true
 }
 
 // annotation reports whether a schema keyword only annotates: it
@@ -184,27 +197,12 @@ func annotation(keyword string) bool {
 // is valid for required, so not for the not). ok is false for any other
 // not.
 func notRequired(d *pyjson.Doc, s int) (names []string, objectsOnly bool, ok bool) {
-	n := d.Lookup(s, "not")
-	if n < 0 || d.Kind(n) != pyjson.Object {
+	k, ok := readNot(d, s)
+	if !ok || k.pattern >= 0 || k.enum >= 0 || k.constant >= 0 || k.required < 0 || d.Kind(k.required) != pyjson.Array ||
+		k.typ >= 0 && typesOf(d, k.typ) != tObj {
 		return nil, false, false
 	}
-	required, typ := -1, -1
-	ok = true
-	d.Members(n, func(k, val int) bool {
-		switch d.Str(k) {
-		case "required":
-			required = val
-		case "type":
-			typ = val
-		default:
-			ok = annotation(d.Str(k))
-		}
-		return ok
-	})
-	if !ok || required < 0 || d.Kind(required) != pyjson.Array || typ >= 0 && typesOf(d, typ) != tObj {
-		return nil, false, false
-	}
-	d.Elements(required, func(e, _ int) bool {
+	d.Elements(k.required, func(e, _ int) bool {
 		if ok = d.Kind(e) == pyjson.String; ok && !slices.Contains(names, d.Str(e)) {
 			names = append(names, d.Str(e))
 		}
@@ -213,5 +211,5 @@ func notRequired(d *pyjson.Doc, s int) (names []string, objectsOnly bool, ok boo
 	if !ok || len(names) == 0 || len(names) > maxDependentTriggers {
 		return nil, false, false
 	}
-	return names, typ < 0, true
+	return names, k.typ < 0, true
 }

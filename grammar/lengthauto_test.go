@@ -12,10 +12,7 @@ import (
 // lengthBounded can't count are the length automaton's (gap decision 197):
 // exact, and nothing reported.
 func TestLengthAutomaton(t *testing.T) {
-	for _, c := range []struct {
-		name, schema string
-		in, out      []string
-	}{
+	cases := []contentCase{
 		{"a DNS label", `{"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 5}`,
 			[]string{`"a"`, `"ab-c"`, `"a-b-c"`}, []string{`"a-b-cd"`, `"ab-"`, `""`, `"-a"`}},
 		{"an unanchored pattern", `{"type": "string", "pattern": "x", "minLength": 3, "maxLength": 4}`,
@@ -30,17 +27,8 @@ func TestLengthAutomaton(t *testing.T) {
 			[]string{`"\"a"`, `"\u003c\""`}, []string{`"\"ab"`, `"a"`}},
 		{"no value of such a length", `{"type": "object", "properties": {"s": {"type": "string", "pattern": "^(aaa)+$", "maxLength": 2}}}`,
 			[]string{`{}`}, []string{`{"s": "aaa"}`, `{"s": ""}`}},
-	} {
-		g, err := compileFormat(c.schema, true)
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if len(g.Dropped) != 0 {
-			t.Errorf("%s: reported %v", c.name, g.Dropped)
-		}
-		checkContents(t, c.name, g, c.in, c.out)
 	}
+	checkStrictExact(t, cases)
 	// In a raw argument too.
 	tools := []Tool{{Name: "f", Strict: true, Parameters: json.RawMessage(`{"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 4}}, "required": ["id"], "additionalProperties": false}`)}}
 	g, err := Compile(t.Context(), &Spec{Tools: tools, Choice: Required})

@@ -90,41 +90,10 @@ func ceilDiv(a, b int) int {
 }
 
 // fixedLength is the length in characters of every text of e, when they
-// all have one.
+// all have one (lengthRange's least and greatest are one).
 func fixedLength(e *expr) (int, bool) {
-	switch e.kind {
-	case kLit:
-		return utf8.RuneCountInString(e.text), true
-	case kClass:
-		return 1, true
-	case kSeq:
-		n := 0
-		for _, it := range e.items {
-			m, ok := fixedLength(it)
-			if !ok {
-				return 0, false
-			}
-			n += m
-		}
-		return n, true
-	case kAlt:
-		n := -1
-		for _, it := range e.items {
-			m, ok := fixedLength(it)
-			if !ok || n >= 0 && m != n {
-				return 0, false
-			}
-			n = m
-		}
-		return n, n >= 0
-	case kRep:
-		if e.min != e.max {
-			return 0, false
-		}
-		m, ok := fixedLength(e.items[0])
-		return m * e.min, ok
-	}
-	return 0, false
+	lo, hi := lengthRange(e)
+	return lo, lo == hi
 }
 
 // lengthRange is the least and the greatest length in characters of the

@@ -498,7 +498,7 @@ func (c *compiler) types(v *view) typeSet {
 			if excluded, exact := notTypes(c.d, n.node); exact {
 				set &^= excluded
 			} else if c.strict {
-				if _, stringsOnly, ok := notString(c.d, n.node); ok && stringsOnly {
+				if _, stringsOnly, ok := c.notString(n.node); ok && stringsOnly {
 					set &= tStr // the not of a pattern: what is not a string matches it
 				} else if _, objectsOnly, ok := notRequired(c.d, n.node); ok && objectsOnly {
 					set &= tObj // the not of required: what is not an object matches it
@@ -539,7 +539,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				continue
 			}
 			if _, exact := notTypes(d, n.node); !exact {
-				if _, _, ok := notString(d, n.node); ok {
+				if _, _, ok := c.notString(n.node); ok {
 					c.notNodes = append(c.notNodes, n.node)
 					v.notStrings = append(v.notStrings, n.node)
 				} else if names, _, ok := notRequired(d, n.node); ok && v.notRequired == nil {
@@ -1145,7 +1145,7 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	if len(v.notStrings) > 0 {
 		for _, n := range v.nodes {
 			if slices.Contains(v.notStrings, n.node) {
-				neg, _, _ := notString(c.d, n.node)
+				neg, _, _ := c.notString(n.node)
 				negs, negNodes = append(negs, neg), append(negNodes, n.node)
 			}
 		}
