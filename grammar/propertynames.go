@@ -66,6 +66,14 @@ func (c *compiler) keyNames(v *view) *view {
 // is written, and counts as matching here; so does one that has no
 // regular expression to check the name with (reported).
 func (c *compiler) keyIn(w *view, name string) bool {
+	return c.stringIn(w, name, true)
+}
+
+// stringIn is keyIn; report: a pattern or format the name can't be
+// checked against is reported (keyIn), or else silently counts as
+// matching (a check that only needs to tell when the name is shown out:
+// literalOutside).
+func (c *compiler) stringIn(w *view, name string, report bool) bool {
 	if w == nil {
 		return true
 	}
@@ -105,11 +113,13 @@ func (c *compiler) keyIn(w *view, name string) bool {
 			}
 			match, decided := c.exprMatches(e, name)
 			if !decided {
-				kw := "format"
-				if k.pattern {
-					kw = "pattern"
+				if report {
+					kw := "format"
+					if k.pattern {
+						kw = "pattern"
+					}
+					c.loosen(n.path+"."+kw, kw, "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
 				}
-				c.loosen(n.path+"."+kw, kw, "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
 			} else if !match {
 				return false
 			}

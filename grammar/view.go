@@ -31,9 +31,13 @@ type view struct {
 	led    []link
 	ledBuf [4]link
 	// absent are names no object of the view may hold: a oneOf variant
-	// that only requires a name is written without the other variants'
-	// names (exclusiveVariants).
+	// that only requires names is written without one of each other
+	// variant's names (exclusiveVariants).
 	absent []string
+	// objectsOnly: the view's values are objects (a oneOf variant that
+	// only requires names: any other value is valid for every variant,
+	// so for none alone).
+	objectsOnly bool
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
@@ -349,6 +353,9 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 	for _, name := range v.absent {
 		b = strconv.AppendQuote(append(b, '!'), name)
 	}
+	if v.objectsOnly {
+		b = append(b, "!o"...)
+	}
 	return b
 }
 
@@ -362,7 +369,7 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 // of {"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, ...]}, {"anyOf":
 // [{"$ref": "#/$defs/a"}, ...]}]} may lead to a.
 func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
-	w := &view{path: path, root: v.root}
+	w := &view{path: path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly}
 	for j, n := range v.nodes {
 		if j == i {
 			n.done |= done
@@ -490,6 +497,9 @@ func typesOf(d *pyjson.Doc, t int) typeSet {
 // types is the set of types every schema of v admits.
 func (c *compiler) types(v *view) typeSet {
 	set := tAll
+	if v.objectsOnly {
+		set = tObj
+	}
 	for _, n := range v.nodes {
 		if n.ks.Type >= 0 {
 			set &= typesOf(c.d, n.ks.Type)
@@ -570,7 +580,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			}
 			if d.Kind(kw.node) != pyjson.Array {
 				c.drop(n.path+"."+kw.name, kw.name)
-				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent}
+				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent, objectsOnly: v.objectsOnly}
 				w.copyLinks(v)
 				w.nodes[i].done |= kw.done
 				return c.value(w, ctx, xml)
@@ -578,26 +588,34 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			var alts []*expr
 			var sets []typeSet
 			var variants []*view
-			var excl []string
+			var excl [][][]string
 			if kw.name == "oneOf" {
 				excl = c.exclusiveVariants(v, kw.node)
 			}
 			d.Elements(kw.node, func(e, pos int) bool {
 				w := c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]")
-				if excl != nil {
-					w.absent = slices.Clip(w.absent)
-					for j, name := range excl {
-						if j != pos {
-							w.absent = append(w.absent, name)
-						}
+				if excl == nil {
+					alts = append(alts, c.value(w, ctx, xml))
+					sets = append(sets, c.types(w))
+					variants = append(variants, w)
+					return c.err == nil
+				}
+				// An object that holds this variant's names and lacks one
+				// of each other variant's: a case for each choice.
+				var cases []*expr
+				for _, absent := range excl[pos] {
+					wc := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
+						absent: append(slices.Clip(w.absent), absent...)}
+					wc.copyLinks(w)
+					cases = append(cases, c.value(wc, ctx, xml))
+					if c.err != nil {
+						return false
 					}
 				}
-				alts = append(alts, c.value(w, ctx, xml))
-				sets = append(sets, c.types(w))
-				variants = append(variants, w)
-				return c.err == nil
+				alts = append(alts, alt(cases...))
+				return true
 			})
-			if kw.name == "oneOf" && c.err == nil && c.variantsOverlap(sets, variants) {
+			if kw.name == "oneOf" && excl == nil && c.err == nil && c.variantsOverlap(sets, variants) {
 				c.loosen(n.path+".oneOf", "oneOf", "its variants admit values of one type, and the grammar can't tell that a value matches only one of them")
 			}
 			return alt(alts...)
@@ -658,15 +676,21 @@ func overlap(sets []typeSet) bool {
 }
 
 // exclusiveVariants returns, for a oneOf (node oneOf) of v whose variants
-// each only require one name, different names ({"oneOf": [{"required":
-// ["a"]}, {"required": ["b"]}]}), those names: an object is valid for
-// exactly one variant when it holds exactly one of them, so each variant
-// is written with the other names absent (view.absent), and the oneOf is
-// exact for objects. nil otherwise, or when v's objects are an enum's (which
-// absent names do not filter), or beside dependentRequired, dependentSchemas
-// or dependencies (which may require an absent name back). Annotations
-// beside required are allowed.
-func (c *compiler) exclusiveVariants(v *view, oneOf int) []string {
+// each only require names ({"oneOf": [{"required": ["radius"]},
+// {"required": ["length", "width"]}]}), the cases of each variant: an
+// object is valid for variant i alone when it holds i's names and, for
+// every other variant j, lacks one of j's names that i does not require.
+// Each case is a least choice of such names to leave out (a minimal
+// hitting set of those differences), written with them absent
+// (view.absent) and as an object (view.objectsOnly: any other value is
+// valid for every variant, so for none alone). A variant whose names
+// include another's has no case. So the oneOf is exact. nil when the
+// variants are not of that form, when the cases would be more than
+// maxExclusiveCases, when v's objects are an enum's (which absent names do
+// not filter), or beside dependentRequired, dependentSchemas or
+// dependencies (which may require an absent name back). Annotations beside
+// required are allowed.
+func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 	d := c.d
 	if d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated ||
 		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) ||
@@ -674,36 +698,112 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) []string {
 		// (dependencies may require an absent name back: not followed)
 		return nil
 	}
-	var names []string
+	var reqs [][]string
 	ok := true
 	d.Elements(oneOf, func(e, _ int) bool {
-		name := ""
-		if d.Kind(e) == pyjson.Object {
+		var names []string
+		found := false
+		ok = d.Kind(e) == pyjson.Object
+		if ok {
 			d.Members(e, func(k, val int) bool {
 				switch d.Str(k) {
 				case "required":
-					if d.Kind(val) == pyjson.Array && d.Nodes[val].Len == 1 && d.Kind(val+1) == pyjson.String {
-						name = d.Str(val + 1)
-						return true
+					found = d.Kind(val) == pyjson.Array
+					if found {
+						d.Elements(val, func(r, _ int) bool {
+							if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(names, d.Str(r)) {
+								names = append(names, d.Str(r))
+							}
+							return ok
+						})
 					}
+					return ok && found
 				case "description", "title", "$comment", "examples", "default":
 					return true
 				}
-				name, ok = "", false
+				ok = false
 				return false
 			})
 		}
-		if !ok || name == "" || slices.Contains(names, name) {
-			ok = false
-			return false
-		}
-		names = append(names, name)
-		return true
+		ok = ok && found
+		reqs = append(reqs, names)
+		return ok
 	})
 	if !ok {
 		return nil
 	}
-	return names
+	cases := make([][][]string, len(reqs))
+	total := 0
+	for i, own := range reqs {
+		sets := [][]string{nil} // the least choices so far
+		for j, other := range reqs {
+			if j == i {
+				continue
+			}
+			var diff []string
+			for _, name := range other {
+				if !slices.Contains(own, name) {
+					diff = append(diff, name)
+				}
+			}
+			if len(diff) == 0 {
+				sets = nil // an object valid for i is valid for j too
+				break
+			}
+			var next [][]string
+			for _, set := range sets {
+				if slices.ContainsFunc(set, func(name string) bool { return slices.Contains(diff, name) }) {
+					next = append(next, set)
+					continue
+				}
+				for _, name := range diff {
+					next = append(next, append(slices.Clip(set), name))
+				}
+			}
+			if len(next) > 16*maxExclusiveCases {
+				return nil
+			}
+			sets = leastSets(next)
+			if total+len(sets) > maxExclusiveCases {
+				return nil
+			}
+		}
+		cases[i] = sets
+		total += len(sets)
+	}
+	return cases
+}
+
+// maxExclusiveCases caps the objects written for one oneOf of variants
+// that only require names (exclusiveVariants): each is an object rule.
+const maxExclusiveCases = 16
+
+// leastSets returns sets without those that hold another set of them (a
+// case that leaves out more names than another is in it already), or
+// that equal an earlier one.
+func leastSets(sets [][]string) [][]string {
+	holds := func(a, b []string) bool { // every name of b is in a
+		for _, name := range b {
+			if !slices.Contains(a, name) {
+				return false
+			}
+		}
+		return true
+	}
+	var out [][]string
+	for i, a := range sets {
+		redundant := false
+		for j, b := range sets {
+			if i != j && holds(a, b) && (len(b) < len(a) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // maxDiscriminated caps the variants of a oneOf whose objects
@@ -727,12 +827,60 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 	if len(sets) > maxDiscriminated {
 		return true
 	}
+	checks := 0 // literalsApart's, against maxLiteralPairs
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
-			if shared := sets[i] & sets[j]; shared != 0 && (shared != tObj || !c.discriminated(views[i], views[j])) {
-				return true
+			shared := sets[i] & sets[j]
+			if shared == 0 || shared == tObj && c.discriminated(views[i], views[j]) ||
+				c.literalsApart(views[i], views[j], &checks) || c.literalsApart(views[j], views[i], &checks) {
+				continue
 			}
+			return true
 		}
+	}
+	return false
+}
+
+// literalsApart reports whether every value a allows is among its const or
+// enum (literalSet) and shown invalid for b (literalOutside): then no value
+// is valid for both ({"const": "a"} against {"const": "b"}, {"enum":
+// ["any"]} against {"pattern": "^[0-9]+$"}). checks counts the members
+// checked, up to maxLiteralPairs (past it: false).
+func (c *compiler) literalsApart(a, b *view, checks *int) bool {
+	members, ok := c.literalSet(a)
+	if !ok {
+		return false
+	}
+	for _, m := range members {
+		if *checks++; *checks > maxLiteralPairs || !c.literalOutside(b, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// literalOutside reports whether the JSON value m is shown invalid for v:
+// of a type v does not allow, not among its const or enum, a number
+// outside its bounds, or a string its patterns, formats or lengths rule
+// out. What can't be checked (an array against items, a pattern the
+// translator refuses) counts as valid.
+func (c *compiler) literalOutside(v *view, m int) bool {
+	d := c.d
+	if v.never || !admits(d, c.types(v), m) {
+		return true
+	}
+	if values, ok := c.literalSet(v); ok && !c.anyMayEqual([]int{m}, values) {
+		return true
+	}
+	switch d.Kind(m) {
+	case pyjson.String:
+		return !c.stringIn(v, d.Str(m), false)
+	case pyjson.Number:
+		if _, rounded, huge := parseBound(string(d.Raw(m)), true); rounded || huge {
+			return false // within can't tell
+		}
+		lo, hi := c.viewBounds(v)
+		return !within(string(d.Raw(m)), lo, hi)
 	}
 	return false
 }
@@ -1757,7 +1905,7 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 		// case for each (decision 199).
 		var cases []*expr
 		for _, name := range v.notRequired {
-			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), name)}
+			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), name), objectsOnly: v.objectsOnly}
 			w.copyLinks(v)
 			cases = append(cases, c.dependentObjects(w, ctx, xml))
 		}

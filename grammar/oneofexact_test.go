@@ -1,0 +1,154 @@
+package grammar
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A oneOf whose variants only require names is exact for any names (gap
+// decision 200): a variant's objects lack one of each other variant's
+// names, and other values, valid for every variant, are written by none.
+func TestOneOfOfRequiredNames(t *testing.T) {
+	checkStrictExact(t, []contentCase{
+		{"one name against two",
+			`{"type": "object", "properties": {"radius": {"type": "number"}, "length": {"type": "number"}, "width": {"type": "number"}}, "oneOf": [{"required": ["radius"]}, {"required": ["length", "width"]}]}`,
+			[]string{`{"radius": 1}`, `{"length": 1, "width": 2}`, `{"radius": 1, "length": 2}`, `{"radius": 1, "width": 2}`, `{"length": 1, "width": 2, "radius": 3}`[:0] + `{"width": 2, "length": 1}`[:0] + `{"length": 1, "width": 2}`},
+			[]string{`{}`, `{"length": 1}`, `{"radius": 1, "length": 2, "width": 3}`}},
+		{"three variants, a name shared",
+			`{"type": "object", "properties": {"n": {}, "a": {}, "b": {}, "c": {}}, "oneOf": [{"required": ["n", "a"]}, {"required": ["n", "b"], "title": "b"}, {"required": ["c"]}]}`,
+			[]string{`{"n": 1, "a": 2}`, `{"n": 1, "b": 2}`, `{"c": 1}`, `{"a": 1, "b": 2, "c": 3}`, `{"n": 1, "c": 2}`},
+			[]string{`{"n": 1}`, `{"n": 1, "a": 2, "b": 3}`, `{"n": 1, "a": 2, "c": 3}`, `{"a": 1}`}},
+		{"untyped: other values are valid for every variant",
+			`{"properties": {"a": {}, "b": {}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
+			[]string{`{"a": 1}`, `{"b": 2}`},
+			[]string{`"a"`, `1`, `null`, `[]`, `{}`, `{"a": 1, "b": 2}`}},
+		{"a variant whose names hold another's is never alone",
+			`{"type": "object", "properties": {"a": {}, "b": {}}, "oneOf": [{"required": ["a"]}, {"required": ["a", "b"]}]}`,
+			[]string{`{"a": 1}`},
+			[]string{`{"a": 1, "b": 2}`, `{"b": 2}`, `{}`}},
+		{"under a nested anyOf, the absent names hold",
+			`{"type": "object", "properties": {"a": {}, "b": {}, "k": {"type": "integer"}}, "allOf": [{"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, {"anyOf": [{"required": ["k"]}, {"properties": {"k": {"const": 0}}}]}]}`,
+			[]string{`{"a": 1, "k": 2}`, `{"b": 1}`},
+			[]string{`{"a": 1, "b": 2, "k": 2}`, `{"a": 1, "b": 2}`}},
+	})
+	// More cases than maxExclusiveCases: as before, an overlap.
+	var variants []string
+	for i := range 5 {
+		variants = append(variants, `{"required": ["x`+strconv.Itoa(i)+`", "y`+strconv.Itoa(i)+`"]}`)
+	}
+	if _, err := compileFormat(`{"type": "object", "oneOf": [`+strings.Join(variants, ", ")+`]}`, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
+		t.Errorf("2^4 cases a variant: %v", err)
+	}
+}
+
+// A oneOf whose variants are told apart by their literals is exact (gap
+// decision 200): every value a variant's const or enum allows is shown
+// invalid for the other (another literal, a type, a bound, a pattern).
+func TestOneOfOfLiterals(t *testing.T) {
+	checkStrictExact(t, []contentCase{
+		{"consts", `{"oneOf": [{"const": "exists"}, {"const": "invalid"}]}`,
+			[]string{`"exists"`, `"invalid"`}, []string{`"x"`, `1`}},
+		{"enums beside type", `{"type": "string", "oneOf": [{"enum": ["all", "some"]}, {"enum": ["none"]}]}`,
+			[]string{`"all"`, `"none"`}, []string{`"any"`}},
+		{"an enum against a pattern", `{"oneOf": [{"type": "string", "pattern": "^[0-9 x]+$"}, {"enum": ["any"]}]}`,
+			[]string{`"any"`, `"1 x 2"`}, []string{`"anything"`, `1`}},
+		{"an enum against a type and a bound", `{"oneOf": [{"type": "integer", "minimum": 5}, {"enum": [1, 2, 3.5, "a"]}]}`,
+			[]string{`1`, `3.5`, `"a"`, `5`}, []string{`4`, `"b"`}},
+	})
+	for _, s := range []string{
+		`{"oneOf": [{"type": "string", "pattern": "^[0-9]+$"}, {"enum": ["any", "12"]}]}`,
+		`{"oneOf": [{"type": "integer", "minimum": 5}, {"enum": [1, 5.0]}]}`,
+		`{"oneOf": [{"enum": [1, 2]}, {"enum": [2.0, 3]}]}`,
+		`{"oneOf": [{"enum": [[1]]}, {"type": "array", "items": {"type": "string"}}]}`,
+	} {
+		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
+			t.Errorf("%s: a value may be valid for both, yet %v", s, err)
+		}
+	}
+}
+
+// Both against a JSON Schema validator, on random schemas and instances.
+func TestOneOfExactAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 200))
+	keys := []string{"a", "b", "c", "d"}
+	checked, compiled := 0, 0
+	for round := range 200 {
+		var variants []string
+		schema := `{"oneOf": [`
+		if round%2 == 0 {
+			// variants that only require names
+			for range 2 + rng.IntN(3) {
+				var req []string
+				for _, k := range keys {
+					if rng.IntN(3) == 0 {
+						req = append(req, strconv.Quote(k))
+					}
+				}
+				variants = append(variants, `{"required": [`+strings.Join(req, ", ")+`]}`)
+			}
+			schema = `{"properties": {"a": {}, "b": {}, "c": {"type": "integer"}, "d": {}}, "oneOf": [`
+		} else {
+			// literals beside types, bounds and patterns
+			for range 2 + rng.IntN(2) {
+				if rng.IntN(3) == 0 {
+					variants = append(variants, []string{`{"type": "string", "pattern": "^[0-9]+$"}`, `{"type": "integer", "minimum": 5}`, `{"type": "object"}`}[rng.IntN(3)])
+					continue
+				}
+				var lits []string
+				for range 1 + rng.IntN(3) {
+					lits = append(lits, []string{`"a"`, `"b"`, `"12"`, `1`, `2`, `7`, `null`}[rng.IntN(7)])
+				}
+				variants = append(variants, `{"enum": [`+strings.Join(lits, ", ")+`]}`)
+			}
+		}
+		schema += strings.Join(variants, ", ") + `]`
+		if round%2 == 0 && rng.IntN(2) == 0 {
+			schema += `, "type": "object"`
+		}
+		schema += `}`
+		g, err := compileFormat(schema, true)
+		if err != nil && !strings.Contains(err.Error(), "oneOf") && !strings.Contains(err.Error(), "no value satisfies") {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		if err != nil && strings.Contains(err.Error(), "oneOf") {
+			continue // overlapping variants: refused, as before
+		}
+		if g != nil {
+			compiled++
+		}
+		validator := validatorFor(t, schema)
+		for range 20 {
+			var parts []string
+			for _, k := range append(keys, "x") {
+				if rng.IntN(2) == 0 {
+					parts = append(parts, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(3)))
+				}
+			}
+			content := "{" + strings.Join(parts, ", ") + "}"
+			if rng.IntN(4) == 0 {
+				content = []string{`"a"`, `"12"`, `"b"`, `1`, `7`, `null`, `2`, `"x1"`}[rng.IntN(8)]
+			}
+			instance, err := unmarshalInstance(content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := validator.Validate(instance) == nil
+			switch {
+			case g == nil:
+				if valid {
+					t.Errorf("%s: refused, but %s is valid", schema, content)
+				}
+			case g.Matches(analysisPrefix+finalHeader+content) != valid:
+				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, !valid, valid)
+			}
+			checked++
+		}
+	}
+	if compiled < 60 || checked < 1200 {
+		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
+	}
+	t.Logf("%d schemas compiled, %d instances checked", compiled, checked)
+}
