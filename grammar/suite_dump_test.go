@@ -139,6 +139,8 @@ var dumpAttacks = []dumpAttack{
 	{"length-automaton", `{"type": "object", "properties": {"host": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?(\\.[a-z]([a-z0-9-]*[a-z0-9])?)*$", "maxLength": 63}, "mail": {"type": "string", "format": "ipv4", "minLength": 9}, "code": {"type": "string", "pattern": "[0-9]", "minLength": 4, "maxLength": 8}}, "required": ["host", "mail", "code"], "additionalProperties": false}`, "", true},
 	{"not-strings", `{"type": "object", "properties": {"user": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 12, "not": {"enum": ["root", "admin"]}}, "path": {"not": {"pattern": "\\.\\."}}, "tag": {"type": "string", "not": {"pattern": "^-"}}}, "required": ["user", "path", "tag"], "additionalProperties": false}`, "", true},
 	{"not-required", `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["c"], "not": {"required": ["a", "b"]}}`, "", true},
+	{"oneof-required", `{"type": "object", "properties": {"radius": {"type": "number"}, "length": {"type": "number"}, "width": {"type": "number"}, "base": {"type": "number"}, "height": {"type": "number"}}, "oneOf": [{"required": ["radius"]}, {"required": ["length", "width"]}, {"required": ["base", "height"]}]}`, `{"radius": 1} {"length": 1, "width": 2} {"radius": 1, "length": 2, "width": 3} {"base": 1, "height": 2, "radius": 3} {"radius": 1, "base": 2}`, true},
+	{"oneof-literals", `{"type": "object", "properties": {"a": {"oneOf": [{"const": "exists"}, {"const": "invalid"}]}, "b": {"oneOf": [{"type": "string", "pattern": "^[0-9 x]+$"}, {"enum": ["any"]}]}}, "required": ["a", "b"], "additionalProperties": false}`, "", true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 
@@ -192,6 +194,12 @@ var dumpFamilies = []dumpFamily{
 	}, false},
 	{"pattern-keys", 2000, func(n int) string {
 		return dumpProperties(n, `{"type": "object", "properties": {"id": {"type": "string"}}, "patternProperties": {"^x-[a-z]{0,8}$": {"type": "integer"}, "^(y|z)": {"type": "string"}}, "additionalProperties": {"type": "boolean"}}`)
+	}, true},
+	{"oneof-required-cases", 2000, func(n int) string {
+		// 16 cases a oneOf, maxExclusiveCases: 4 for each one-name
+		// variant (a name of each two-name variant left out), 2 for each
+		// two-name one.
+		return dumpProperties(n, `{"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["g"]}, {"required": ["c", "d"]}, {"required": ["e", "f"]}]}`)
 	}, true},
 	{"nested-objects", 200, func(n int) string {
 		return strings.Repeat(`{"type": "object", "properties": {"x": {"type": "boolean"}, "o": `, n) + `{"type": "integer"}` + strings.Repeat(`}}`, n)
