@@ -18,6 +18,18 @@ package grammar
 // maxLengthStates caps the pairs of a length automaton, each a rule.
 const maxLengthStates = 4096
 
+// stringGroup is what a string must be for one group of a string
+// automaton: a value of every expression of values (none: any string), of
+// lo to hi characters (hi < 0: no upper bound).
+type stringGroup struct {
+	values []*expr
+	lo, hi int
+}
+
+// negTag is the tag of the texts a not rules out in a string automaton's
+// NFA; the groups' expressions take the tags below it.
+const negTag = 63
+
 // stringAutomaton is the text of the strings of lo to hi characters (hi <
 // 0: no upper bound) that are values of value expression e (as
 // patternExpr and formatExpr build them; nil: any string) and of none of
@@ -26,34 +38,65 @@ const maxLengthStates = 4096
 // built within the limits (the caller then reports the keywords); the
 // expression is nil (and ok true) when no string qualifies.
 func (c *compiler) stringAutomaton(e *expr, negs []*expr, lo, hi int, raw bool, path string) (text *expr, ok bool) {
+	g := stringGroup{lo: lo, hi: hi}
+	if e != nil {
+		g.values = []*expr{e}
+	}
+	return c.groupAutomaton([]stringGroup{g}, negs, raw, path)
+}
+
+// groupAutomaton is stringAutomaton for strings valid for exactly one of
+// groups (one group: for it; decisions 201 and 202), and for none of negs.
+func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, path string) (text *expr, ok bool) {
 	if !c.strict || c.keyWork >= maxKeyWorkTotal {
 		return nil, false
 	}
 	a := &keyNFA{}
 	start := a.add()
-	if e != nil {
-		end, ok := a.build(e, start)
-		if !ok {
-			return nil, false
+	masks := make([]uint64, len(groups))
+	tag := 0
+	for i, g := range groups {
+		for _, e := range g.values {
+			if tag >= negTag {
+				return nil, false
+			}
+			end, ok := a.build(e, start)
+			if !ok {
+				return nil, false
+			}
+			a.accept(end, tag)
+			masks[i] |= 1 << tag
+			tag++
 		}
-		a.accept(end, 0)
 	}
 	for _, neg := range negs {
 		end, ok := a.build(neg, start)
 		if !ok {
 			return nil, false
 		}
-		a.accept(end, 1)
+		a.accept(end, negTag)
 	}
 	dfa, ok := c.deterministic(a, start, path)
 	if !ok {
 		return nil, false
 	}
 	// The pairs reachable from the start, numbered in the order met: the
-	// count goes up to top, where it stops without a maximum.
-	top := hi
+	// count goes up to top, the greatest bound, past which no group
+	// accepts; or, when a group has no maximum, it stops at top, one past
+	// every other bound, where it stands for every count from there on.
+	top, hi := 0, 0
+	for _, g := range groups {
+		top = max(top, g.lo, g.hi)
+		if g.hi < 0 {
+			hi = -1
+		}
+	}
 	if hi < 0 {
-		top = lo
+		for _, g := range groups {
+			if g.hi >= 0 && g.hi >= top {
+				top = g.hi + 1
+			}
+		}
 	}
 	type pair struct{ q, k int }
 	index := map[pair]int{{0, 0}: 0}
@@ -89,7 +132,16 @@ func (c *compiler) stringAutomaton(e *expr, negs []*expr, lo, hi int, raw bool, 
 	}
 	accepts := func(p pair) bool {
 		sig := dfa.states[p.q].sig
-		return (e == nil || sig&1 != 0) && sig&2 == 0 && p.k >= lo
+		if sig&(1<<negTag) != 0 {
+			return false
+		}
+		valid := 0
+		for i, g := range groups {
+			if sig&masks[i] == masks[i] && p.k >= g.lo && (g.hi < 0 || p.k <= g.hi) {
+				valid++
+			}
+		}
+		return valid == 1
 	}
 	// The pairs from which the string can end: the others are left out.
 	live := make([]bool, len(pairs))

@@ -591,6 +591,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			var excl [][][]string
 			if kw.name == "oneOf" {
 				excl = c.exclusiveVariants(v, kw.node)
+				if text, ok := c.stringVariants(v, i, kw.node, n.path+".oneOf", xml); excl == nil && ok {
+					return text
+				}
 			}
 			d.Elements(kw.node, func(e, pos int) bool {
 				w := c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]")
@@ -1354,6 +1357,10 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 	d := c.d
 	var value *expr
 	var key, path, kw string
+	// Under strict, the other patterns and formats, which the string
+	// automaton enforces together (decision 201), and where each is.
+	var more []*expr
+	var morePaths, moreKws []string
 	for _, n := range v.nodes {
 		for _, k := range [...]struct {
 			node int
@@ -1368,32 +1375,46 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 				continue
 			}
 			text := d.Str(k.node)
-			if value != nil {
+			if value != nil && !c.strict {
 				c.loosen(p, k.name, "only one pattern or format of a string is enforced, and "+kw+" at "+path+" is")
 				continue
 			}
+			var e *expr
 			if k.name == "pattern" {
-				e, err := patternExpr(text)
-				if err != nil {
+				var err error
+				if e, err = patternExpr(text); err != nil {
 					c.loosen(p, k.name, err.Error())
 					continue
 				}
-				value = e
-			} else {
-				value = formatExpr(text)
-				if value == nil {
-					c.loosen(p, k.name, "the format "+strconv.Quote(text)+" is not one the grammar knows")
-					continue
-				}
+			} else if e = formatExpr(text); e == nil {
+				c.loosen(p, k.name, "the format "+strconv.Quote(text)+" is not one the grammar knows")
+				continue
 			}
+			if value != nil {
+				more, morePaths, moreKws = append(more, e), append(morePaths, p), append(moreKws, k.name)
+				key += "&" + k.name + ":" + text
+				continue
+			}
+			value = e
 			key, path, kw = k.name+":"+text, p, k.name
 		}
 	}
 	if value == nil && len(negs) == 0 {
 		return nil, false
 	}
-	if len(negs) > 0 {
-		return c.negatedShape(v, ctx, raw, lo, hi, value, key, path, kw, negs, negNodes)
+	if len(negs) > 0 || len(more) > 0 {
+		shape, ok := c.negatedShape(v, ctx, raw, lo, hi, append([]*expr{value}, more...), key, path, kw, negs, negNodes)
+		if ok || c.err != nil || len(more) == 0 {
+			return shape, ok
+		}
+		// Past the automaton's limits: the first pattern or format
+		// alone, the others reported (an error: strict).
+		for i, p := range morePaths {
+			c.loosen(p, moreKws[i], "only one pattern or format of a string is enforced, and "+kw+" at "+path+" is")
+		}
+		if c.err != nil {
+			return nil, false
+		}
 	}
 	var automaton bool // lengths the length automaton counts (decision 197)
 	if lo > 0 || hi >= 0 {
@@ -1451,12 +1472,13 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 }
 
 // negatedShape is stringShape for a view whose not rules out texts
-// (negs, the nots of the schemas negNodes; decision 198): the strings of
-// the lengths that are values of value (the pattern or format read, nil:
-// none) and of none of negs, by the string automaton (counted true). Where
-// it can't be built, each not is reported (an error: only strict has
-// negs).
-func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, value *expr, key, path, kw string, negs []*expr, negNodes []int) (*expr, bool) {
+// (negs, the nots of the schemas negNodes; decision 198), or whose
+// patterns and formats are several (decision 201): the strings of the
+// lengths that are values of every one of values (the patterns and
+// formats read; nil ones left out) and of none of negs, by the string
+// automaton (counted true). Where it can't be built, each not is reported
+// (an error: only strict has negs), and ok is false.
+func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, values []*expr, key, path, kw string, negs []*expr, negNodes []int) (*expr, bool) {
 	key += "|not"
 	for _, n := range negNodes {
 		key += "," + strconv.Itoa(n)
@@ -1468,7 +1490,13 @@ func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, 
 	if path == "" {
 		path, kw = v.path, "string"
 	}
-	e, ok := c.stringAutomaton(value, negs, lo, hi, raw, path)
+	g := stringGroup{lo: lo, hi: hi}
+	for _, e := range values {
+		if e != nil {
+			g.values = append(g.values, e)
+		}
+	}
+	e, ok := c.groupAutomaton([]stringGroup{g}, negs, raw, path)
 	if !ok {
 		for _, n := range v.nodes {
 			if slices.Contains(negNodes, n.node) {

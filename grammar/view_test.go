@@ -151,7 +151,9 @@ func TestOneOfDiscriminated(t *testing.T) {
 
 // pattern and format are enforced, in a JSON string and in a raw
 // argument; beside them a length is reported, or under strict counted by
-// the length automaton (strictIn and strictOut, decision 197).
+// the length automaton (strictIn and strictOut, decision 197), and
+// several patterns and formats are all enforced under strict (decision
+// 201).
 func TestPatternAndFormat(t *testing.T) {
 	for _, c := range []struct {
 		name, schema        string
@@ -167,7 +169,7 @@ func TestPatternAndFormat(t *testing.T) {
 		{"pattern beside maxLength, counted", `{"type": "string", "pattern": "^a+$", "maxLength": 2}`, []string{`"a"`, `"aa"`}, []string{`"aaa"`, `"b"`}, "", nil, nil},
 		{"pattern beside maxLength, not counted", `{"type": "string", "pattern": "a", "maxLength": 2}`, []string{`"xxxa"`}, []string{`"b"`}, "maxLength",
 			[]string{`"a"`, `"xa"`, `"ab"`}, []string{`"xxxa"`, `"b"`, `""`, `"aaa"`}},
-		{"two patterns", `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}], "type": "string"}`, []string{`"ax"`}, []string{`"xb"`}, "pattern", nil, nil},
+		{"two patterns", `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}], "type": "string"}`, []string{`"ax"`}, []string{`"xb"`}, "pattern", []string{`"ab"`, `"axb"`}, []string{`"ax"`, `"xb"`}},
 		{"unknown format", `{"type": "string", "format": "color"}`, []string{`"red"`}, nil, "format", nil, nil},
 	} {
 		g, err := compileFormat(c.schema, false)

@@ -1,0 +1,104 @@
+package grammar
+
+import (
+	"strconv"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// stringVariants is, under strict, the value of a oneOf (node oneOf of
+// v's schema i, at path) whose variants only constrain strings (type,
+// pattern, format, minLength, maxLength and annotations): the strings
+// valid for exactly one variant, by one string automaton over every
+// variant's patterns and formats and lengths (groupAutomaton, gap decision
+// 202). Unanchored or overlapping patterns ({"oneOf": [{"pattern":
+// "customer"}, {"pattern": "admin"}]}), a lowercase and an uppercase UUID
+// (the all-digit ones are valid for both), hostname against ipv4. A value
+// of another type is valid for every variant that admits its type, since
+// none constrains it: so for one alone only when a single variant admits
+// it, which is left to the general path (ok false), as are views with an
+// enum, const, not or another pending anyOf or oneOf, raw arguments (xml),
+// and automata past their limits. ok false: the caller goes on as before.
+func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bool) (text *expr, ok bool) {
+	d := c.d
+	if !c.strict || xml || d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated {
+		return nil, false
+	}
+	ok = true
+	d.Elements(oneOf, func(e, _ int) bool {
+		if ok = d.Kind(e) == pyjson.Object; ok {
+			d.Members(e, func(k, _ int) bool {
+				switch d.Str(k) {
+				case "type", "pattern", "format", "minLength", "maxLength", "description", "title", "$comment", "examples", "default":
+					return true
+				}
+				ok = false
+				return false
+			})
+		}
+		return ok
+	})
+	if !ok {
+		return nil, false
+	}
+	var groups []stringGroup
+	var admitting [8]int // the variants that admit each other type, by bit
+	d.Elements(oneOf, func(e, pos int) bool {
+		w := c.with(v, i, doneOneOf, e, path+"["+strconv.Itoa(pos)+"]")
+		if w.never {
+			return true // valid for nothing
+		}
+		for _, n := range w.nodes {
+			ks := n.ks
+			if ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 {
+				ok = false
+				return false
+			}
+		}
+		set := c.types(w)
+		for bit := range admitting {
+			if t := typeSet(1) << bit; t != tStr && set&t != 0 {
+				admitting[bit]++
+			}
+		}
+		if set&tStr == 0 {
+			return true
+		}
+		var g stringGroup
+		g.lo, g.hi = c.viewLengths(w, "Length")
+		for _, n := range w.nodes {
+			for _, k := range [...]struct {
+				node    int
+				pattern bool
+			}{{n.ks.Pattern, true}, {n.ks.Format, false}} {
+				if k.node < 0 {
+					continue
+				}
+				var e *expr
+				if d.Kind(k.node) == pyjson.String {
+					if k.pattern {
+						e = c.namePattern(k.node)
+					} else {
+						e = formatExpr(d.Str(k.node))
+					}
+				}
+				if e == nil {
+					ok = false // reported where the variant is compiled
+					return false
+				}
+				g.values = append(g.values, e)
+			}
+		}
+		groups = append(groups, g)
+		return true
+	})
+	if !ok || c.err != nil || len(groups) < 2 {
+		return nil, false
+	}
+	for _, n := range admitting {
+		if n == 1 {
+			return nil, false
+		}
+	}
+	return c.groupAutomaton(groups, nil, false, path)
+}

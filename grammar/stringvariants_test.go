@@ -1,0 +1,123 @@
+package grammar
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Under strict, a string's patterns and formats are all enforced, by one
+// string automaton (gap decision 201); not strict, the first is, and the
+// others are reported as before.
+func TestSeveralPatterns(t *testing.T) {
+	checkStrictExact(t, []contentCase{
+		{"two patterns", `{"type": "string", "allOf": [{"pattern": "^a"}, {"pattern": "b$"}]}`,
+			[]string{`"ab"`, `"axyb"`}, []string{`"a"`, `"b"`, `"ba"`, `""`}},
+		{"a pattern and a format", `{"type": "string", "pattern": "^[0-9.]+$", "format": "ipv4"}`,
+			[]string{`"1.2.3.4"`}, []string{`"1.2.3"`, `"a.b.c.d"`}},
+		{"with lengths and a not", `{"type": "string", "pattern": "[0-9]", "allOf": [{"pattern": "^[a-z0-9]*$"}], "maxLength": 3, "not": {"const": "a1"}}`,
+			[]string{`"1"`, `"ab1"`, `"1a"`}, []string{`"a1"`, `"abc"`, `"abc1"`, `"A1"`}},
+	})
+	checkReportedAt(t, `{"type": "string", "allOf": [{"pattern": "^a"}, {"pattern": "(?=b)"}]}`, "response_format.json_schema.schema.allOf[1].pattern")
+	g, err := compileFormat(`{"type": "string", "allOf": [{"pattern": "^a"}, {"pattern": "b$"}]}`, false)
+	if err != nil || len(g.Dropped) != 1 || g.Dropped[0].Path != "response_format.json_schema.schema.allOf[1].pattern" {
+		t.Errorf("not strict: %v %v", g, err)
+	}
+}
+
+// Under strict, a oneOf of variants that only constrain strings is the
+// strings valid for exactly one of them (gap decision 202).
+func TestStringVariants(t *testing.T) {
+	checkStrictExact(t, []contentCase{
+		{"unanchored patterns", `{"oneOf": [{"pattern": "customer"}, {"pattern": "maker"}, {"pattern": "admin"}]}`,
+			[]string{`"customer"`, `"xadminx"`}, []string{`"customer admin"`, `"zz"`, `1`, `null`, `{}`}},
+		{"lower and upper case", `{"type": "string", "oneOf": [{"pattern": "^[0-9a-f]{8}$"}, {"pattern": "^[0-9A-F]{8}$"}]}`,
+			[]string{`"0123abcd"`, `"0123ABCD"`}, []string{`"01234567"`, `"0123abCD"`}},
+		{"lengths", `{"oneOf": [{"type": "string", "maxLength": 3}, {"type": "string", "minLength": 2}]}`,
+			[]string{`""`, `"a"`, `"abcd"`}, []string{`"ab"`, `"abc"`}},
+		{"formats", `{"oneOf": [{"type": "string", "format": "hostname"}, {"type": "string", "format": "ipv4"}]}`,
+			[]string{`"example.com"`}, []string{`"1.2.3.4"`}},
+		{"beside the object's other types", `{"type": ["string", "null"], "oneOf": [{"pattern": "^a"}, {"pattern": "b$"}]}`,
+			[]string{`"a"`, `"b"`}, []string{`"ab"`, `null`}},
+	})
+	// A type only one variant admits: as before.
+	if _, err := compileFormat(`{"oneOf": [{"type": "string", "pattern": "^a"}, {"type": ["string", "integer"], "pattern": "b$"}]}`, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
+		t.Errorf("an integer valid for one variant: %v", err)
+	}
+}
+
+// Both against a JSON Schema validator, on random patterns, lengths and
+// strings.
+func TestStringAutomataAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 202))
+	patterns := []string{`^a`, `b$`, `[0-9]`, `^[a-c]+$`, `ab`, `^(a|b0)*$`, `^.{2}$`}
+	variant := func() string {
+		var kws []string
+		if rng.IntN(2) == 0 {
+			kws = append(kws, `"type": "string"`)
+		}
+		if rng.IntN(3) != 0 { // a pattern a schema object: the others in allOf
+			kws = append(kws, `"pattern": `+strconv.Quote(patterns[rng.IntN(len(patterns))]))
+		}
+		if rng.IntN(3) == 0 {
+			kws = append(kws, `"minLength": `+strconv.Itoa(rng.IntN(3)))
+		}
+		if rng.IntN(3) == 0 {
+			kws = append(kws, `"maxLength": `+strconv.Itoa(1+rng.IntN(4)))
+		}
+		return "{" + strings.Join(kws, ", ") + "}"
+	}
+	checked, compiled := 0, 0
+	for round := range 300 {
+		var schema string
+		if round%2 == 0 {
+			schema = `{"type": "string", "pattern": ` + strconv.Quote(patterns[rng.IntN(len(patterns))]) + `, "allOf": [` + variant() + `, ` + variant() + `]}`
+		} else {
+			var vs []string
+			for range 2 + rng.IntN(3) {
+				vs = append(vs, variant())
+			}
+			schema = `{"oneOf": [` + strings.Join(vs, ", ") + `]}`
+		}
+		g, err := compileFormat(schema, true)
+		if err != nil && !strings.Contains(err.Error(), "no value satisfies") && !strings.Contains(err.Error(), "minLength is greater than maxLength") {
+			if round%2 == 0 || !strings.Contains(err.Error(), "oneOf") {
+				t.Errorf("%s: %v", schema, err)
+			}
+			continue
+		}
+		if g != nil {
+			compiled++
+		}
+		validator := validatorFor(t, schema)
+		for range 20 {
+			var b strings.Builder
+			for range rng.IntN(6) {
+				b.WriteByte("ab0c-"[rng.IntN(5)])
+			}
+			content := strconv.Quote(b.String())
+			if rng.IntN(6) == 0 {
+				content = []string{`1`, `null`, `[]`, `{}`}[rng.IntN(4)]
+			}
+			instance, err := unmarshalInstance(content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := validator.Validate(instance) == nil
+			switch {
+			case g == nil:
+				if valid {
+					t.Errorf("%s: refused, but %s is valid", schema, content)
+				}
+			case g.Matches(analysisPrefix+finalHeader+content) != valid:
+				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, !valid, valid)
+			}
+			checked++
+		}
+	}
+	if compiled < 150 || checked < 4000 {
+		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
+	}
+	t.Logf("%d schemas compiled, %d instances checked", compiled, checked)
+}
