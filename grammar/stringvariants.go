@@ -42,7 +42,8 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 		return nil, false
 	}
 	var groups []stringGroup
-	var admitting [8]int // the variants that admit each other type, by bit
+	key := []byte("variants") // the memo's: the groups' keywords
+	var admitting [8]int      // the variants that admit each other type, by bit
 	d.Elements(oneOf, func(e, pos int) bool {
 		w := c.with(v, i, doneOneOf, e, path+"["+strconv.Itoa(pos)+"]")
 		if w.never {
@@ -66,6 +67,8 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 		}
 		var g stringGroup
 		g.lo, g.hi = c.viewLengths(w, "Length")
+		key = strconv.AppendInt(append(key, '|'), int64(g.lo), 10)
+		key = strconv.AppendInt(append(key, ','), int64(g.hi), 10)
 		for _, n := range w.nodes {
 			for _, k := range [...]struct {
 				node    int
@@ -78,7 +81,9 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 				if d.Kind(k.node) == pyjson.String {
 					if k.pattern {
 						e = c.namePattern(k.node)
+						key = append(key, " p"...)
 					} else {
+						key = append(key, " f"...)
 						e = formatExpr(d.Str(k.node))
 					}
 				}
@@ -86,6 +91,7 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 					ok = false // reported where the variant is compiled
 					return false
 				}
+				key = strconv.AppendQuote(key, d.Str(k.node))
 				g.values = append(g.values, e)
 			}
 		}
@@ -100,5 +106,11 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 			return nil, false
 		}
 	}
-	return c.groupAutomaton(groups, nil, false, path)
+	if e, ok := c.memo[string(key)]; ok {
+		return e, true // the same variants elsewhere in the schemas
+	}
+	if text, ok = c.groupAutomaton(groups, nil, false, path); ok {
+		c.memo[string(key)] = text
+	}
+	return text, ok
 }

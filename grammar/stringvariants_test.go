@@ -41,6 +41,10 @@ func TestStringVariants(t *testing.T) {
 		{"beside the object's other types", `{"type": ["string", "null"], "oneOf": [{"pattern": "^a"}, {"pattern": "b$"}]}`,
 			[]string{`"a"`, `"b"`}, []string{`"ab"`, `null`}},
 	})
+	// The same variants in many properties: one automaton, built once.
+	if _, err := compileFormat(dumpProperties(200, `{"oneOf": [{"type": "string", "format": "uuid"}, {"type": "string", "format": "hostname"}]}`), true); err != nil {
+		t.Errorf("200 properties of the same variants: %v", err)
+	}
 	// A type only one variant admits: as before.
 	if _, err := compileFormat(`{"oneOf": [{"type": "string", "pattern": "^a"}, {"type": ["string", "integer"], "pattern": "b$"}]}`, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
 		t.Errorf("an integer valid for one variant: %v", err)

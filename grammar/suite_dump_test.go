@@ -141,6 +141,8 @@ var dumpAttacks = []dumpAttack{
 	{"not-required", `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["c"], "not": {"required": ["a", "b"]}}`, "", true},
 	{"oneof-required", `{"type": "object", "properties": {"radius": {"type": "number"}, "length": {"type": "number"}, "width": {"type": "number"}, "base": {"type": "number"}, "height": {"type": "number"}}, "oneOf": [{"required": ["radius"]}, {"required": ["length", "width"]}, {"required": ["base", "height"]}]}`, `{"radius": 1} {"length": 1, "width": 2} {"radius": 1, "length": 2, "width": 3} {"base": 1, "height": 2, "radius": 3} {"radius": 1, "base": 2}`, true},
 	{"oneof-literals", `{"type": "object", "properties": {"a": {"oneOf": [{"const": "exists"}, {"const": "invalid"}]}, "b": {"oneOf": [{"type": "string", "pattern": "^[0-9 x]+$"}, {"enum": ["any"]}]}}, "required": ["a", "b"], "additionalProperties": false}`, "", true},
+	{"several-patterns", `{"type": "object", "properties": {"a": {"type": "string", "allOf": [{"pattern": "^a"}, {"pattern": "b$"}, {"pattern": "[0-9]"}], "maxLength": 12}, "ip": {"type": "string", "pattern": "^10\\.", "format": "ipv4"}}, "required": ["a", "ip"], "additionalProperties": false}`, "", true},
+	{"string-variants", `{"type": "object", "properties": {"role": {"oneOf": [{"pattern": "customer"}, {"pattern": "maker"}, {"pattern": "admin"}]}, "id": {"type": "string", "oneOf": [{"pattern": "^[0-9a-f]{8}$"}, {"pattern": "^[0-9A-F]{8}$"}]}, "host": {"oneOf": [{"type": "string", "format": "hostname"}, {"type": "string", "format": "ipv4"}]}}, "required": ["role", "id", "host"], "additionalProperties": false}`, `{"role": "admin", "id": "0123abcd", "host": "example.com"} {"role": "customer admin", "id": "0123abcd", "host": "example.com"} {"role": "maker", "id": "01234567", "host": "example.com"} {"role": "maker", "id": "ABCDEF01", "host": "1.2.3.4"}`, true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 
@@ -200,6 +202,9 @@ var dumpFamilies = []dumpFamily{
 		// variant (a name of each two-name variant left out), 2 for each
 		// two-name one.
 		return dumpProperties(n, `{"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["g"]}, {"required": ["c", "d"]}, {"required": ["e", "f"]}]}`)
+	}, true},
+	{"string-variants-heavy", 2000, func(n int) string {
+		return dumpProperties(n, `{"oneOf": [{"type": "string", "format": "uuid"}, {"type": "string", "format": "hostname"}, {"type": "string", "format": "date"}]}`)
 	}, true},
 	{"nested-objects", 200, func(n int) string {
 		return strings.Repeat(`{"type": "object", "properties": {"x": {"type": "boolean"}, "o": `, n) + `{"type": "integer"}` + strings.Repeat(`}}`, n)
