@@ -848,31 +848,41 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 // enum (literalSet) and shown invalid for b (literalOutside): then no value
 // is valid for both ({"const": "a"} against {"const": "b"}, {"enum":
 // ["any"]} against {"pattern": "^[0-9]+$"}). checks counts the members
-// checked, up to maxLiteralPairs (past it: false).
+// read and the comparisons made, one per member and one per pair of
+// members, up to maxLiteralPairs for a oneOf (past it: false).
 func (c *compiler) literalsApart(a, b *view, checks *int) bool {
-	members, ok := c.literalSet(a)
-	if !ok {
+	if *checks > maxLiteralPairs {
 		return false
 	}
+	members, ok := c.literalSet(a)
+	if !ok || b.never {
+		return ok
+	}
+	set := c.types(b)
+	values, listed := c.literalSet(b)
+	*checks += len(members) + len(values) // reading them
+	var lo, hi *bound
+	bounded := false
 	for _, m := range members {
-		if *checks++; *checks > maxLiteralPairs || !c.literalOutside(b, m) {
+		if *checks += 1 + len(values); *checks > maxLiteralPairs {
+			return false
+		}
+		if !c.literalOutside(b, m, set, values, listed, &lo, &hi, &bounded) {
 			return false
 		}
 	}
 	return true
 }
 
-// literalOutside reports whether the JSON value m is shown invalid for v:
-// of a type v does not allow, not among its const or enum, a number
-// outside its bounds, or a string its patterns, formats or lengths rule
-// out. What can't be checked (an array against items, a pattern the
-// translator refuses) counts as valid.
-func (c *compiler) literalOutside(v *view, m int) bool {
+// literalOutside reports whether the JSON value m is shown invalid for v
+// (its types set, its const or enum values when listed): of a type v does
+// not allow, not among the values, a number outside its bounds (lo and hi,
+// read at the first number: bounded), or a string its patterns, formats or
+// lengths rule out. What can't be checked (an array against items, a
+// pattern the translator refuses) counts as valid.
+func (c *compiler) literalOutside(v *view, m int, set typeSet, values []int, listed bool, lo, hi **bound, bounded *bool) bool {
 	d := c.d
-	if v.never || !admits(d, c.types(v), m) {
-		return true
-	}
-	if values, ok := c.literalSet(v); ok && !c.anyMayEqual([]int{m}, values) {
+	if !admits(d, set, m) || listed && !c.anyMayEqual([]int{m}, values) {
 		return true
 	}
 	switch d.Kind(m) {
@@ -882,8 +892,11 @@ func (c *compiler) literalOutside(v *view, m int) bool {
 		if _, rounded, huge := parseBound(string(d.Raw(m)), true); rounded || huge {
 			return false // within can't tell
 		}
-		lo, hi := c.viewBounds(v)
-		return !within(string(d.Raw(m)), lo, hi)
+		if !*bounded {
+			*lo, *hi = c.viewBounds(v)
+			*bounded = true
+		}
+		return !within(string(d.Raw(m)), *lo, *hi)
 	}
 	return false
 }
