@@ -31,7 +31,8 @@
 // minItems, maxItems, minLength, maxLength (beside a pattern or a format
 // too: under strict, counted by an automaton where the parts of the
 // pattern vary), pattern (ECMA-262, translated
-// to the grammar), format (date, time, date-time, duration, uuid, email,
+// to the grammar; under strict, several patterns and formats of a string
+// together), format (date, time, date-time, duration, uuid, email,
 // hostname, ipv4, ipv6, uri, uri-reference, json-pointer,
 // relative-json-pointer), minimum, maximum, exclusiveMinimum and
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
@@ -53,8 +54,9 @@
 // required),
 // multipleOf (whole numbers up to 64, without bounds beside;
 // any, on enum and const members), anyOf, oneOf
-// (exactly when its variants' types are disjoint, else as anyOf,
-// reported), allOf, and $ref/$defs, recursive ones included ($id-relative
+// (exactly when its variants' types are disjoint, their objects told
+// apart, their literals apart, they only require names, or under strict
+// they only constrain strings; else as anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative
 // and $anchor refs too, and $dynamicRef where its target can't depend on
 // the path taken). An object that declares properties is closed unless the
 // spec is strict (then it is open as its schema says); closing it is
