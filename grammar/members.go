@@ -22,21 +22,20 @@ type member struct {
 // the first required one. The grammar stays linear in the number of
 // members.
 //
-// rest, when not nil, is what may follow the members: rest(true) once a
-// member was written (it then starts with sep), rest(false) when none was.
-func (c *compiler) chainRules(ms []member, sep string, rest func(after bool) *expr) *expr {
+// rest, when not nil, is what may follow the members (other members).
+func (c *compiler) chainRules(ms []member, sep string, rest *otherMembers) *expr {
 	n := len(ms)
-	if rest == nil {
-		rest = func(bool) *expr { return empty() }
+	after, alone := empty(), empty()
+	if rest != nil {
+		after, alone = rest.after(), rest.alone()
 	}
 	if n == 0 {
-		return rest(false)
+		return alone
 	}
 	next := make([]expr, n) // a reference to each member's rule
 	for i := n - 1; i >= 0; i-- {
 		next[i] = expr{kind: kRef, rule: c.g.declare("m")}
 	}
-	after := rest(true)
 	at := func(i int) *expr {
 		if i == n {
 			return after
@@ -66,9 +65,128 @@ func (c *compiler) chainRules(ms []member, sep string, rest func(after bool) *ex
 		}
 	}
 	if !required {
-		firsts = append(firsts, rest(false))
+		firsts = append(firsts, alone)
 	}
 	return ref(c.g.rule("m", alt(firsts...)))
+}
+
+// maxCountedRules caps the rules of a countedChain: a member's position
+// times the counts told apart.
+const maxCountedRules = 1024
+
+// countedChain is chainRules for an object whose minProperties (lo) or
+// maxProperties (hi, < 0: none) the members do not meet by themselves
+// (gap decision 203): a rule per position and count of members written so
+// far, the count going up to hi (or, without it, to lo, where it stops),
+// the other members of rest counted one by one after the declared ones.
+// So {"minProperties": 1} over optional properties is any one of them at
+// least, and maxProperties caps the members however many are other
+// members. ok is false past maxCountedRules (the counts are then
+// reported, as before).
+func (c *compiler) countedChain(ms []member, sep string, rest *otherMembers, lo, hi int) (body *expr, ok bool) {
+	n := len(ms)
+	top := lo // the count told apart up to, where it stops without hi
+	if hi >= 0 {
+		top = hi
+	}
+	if (n+1)*(top+1) > maxCountedRules {
+		return nil, false
+	}
+	next := func(k int) (int, bool) { // the count after one more member
+		switch {
+		case hi < 0:
+			return min(k+1, top), true
+		case k < hi:
+			return k + 1, true
+		}
+		return 0, false
+	}
+	ended := func(k int) *expr { // nothing more: the count is met
+		if k >= lo {
+			return empty()
+		}
+		return nil
+	}
+	// at[j][k]: what may follow once k >= 1 members were written and
+	// member j is next (j == n: the other members), nil when nothing can.
+	at := make([][]*expr, n+1)
+	for j := range at {
+		at[j] = make([]*expr, top+1)
+	}
+	var sepLit *expr
+	if rest != nil {
+		sepLit = lit(rest.sep)
+	}
+	// The other members, counted: a rule per count.
+	for k := top; k >= 1; k-- {
+		var e *expr
+		if rest != nil {
+			if k2, ok := next(k); ok {
+				if k2 == k {
+					e = rest.more // the count stopped at lo: any number more
+				} else {
+					e = alt(seq(sepLit, rest.member, at[n][k2]), ended(k))
+				}
+			} else {
+				e = ended(k)
+			}
+		} else {
+			e = ended(k)
+		}
+		at[n][k] = c.countedRule(e)
+	}
+	sepM := lit(sep)
+	for j := n - 1; j >= 1; j-- {
+		for k := top; k >= 1; k-- {
+			var e *expr
+			if k2, ok := next(k); ok {
+				e = seq(sepM, ms[j].e, at[j+1][k2])
+			}
+			if !ms[j].required {
+				e = alt(e, at[j+1][k])
+			}
+			at[j][k] = c.countedRule(e)
+		}
+		if c.g.over != "" {
+			return nil, true // a cap passed: the compile fails
+		}
+	}
+	// The first member written: a declared one, up to the first required,
+	// or, when none is, another member or nothing.
+	var firsts []*expr
+	k1, canWrite := next(0)
+	required := false
+	for j, m := range ms {
+		if canWrite {
+			firsts = append(firsts, seq(m.e, at[j+1][k1]))
+		}
+		if m.required {
+			required = true
+			break
+		}
+	}
+	if !required {
+		if rest != nil && canWrite {
+			firsts = append(firsts, seq(rest.member, at[n][k1]))
+		}
+		firsts = append(firsts, ended(0))
+	}
+	first := alt(firsts...)
+	if first == nil {
+		return nil, true // no object has such a count
+	}
+	return ref(c.g.rule("m", first)), true
+}
+
+// countedRule is e as a rule of countedChain (nil: nothing can follow).
+func (c *compiler) countedRule(e *expr) *expr {
+	if e == nil {
+		return nil
+	}
+	if e.kind == kLit || e.kind == kRef {
+		return e
+	}
+	return ref(c.g.rule("m", e))
 }
 
 // keyExcept is the text of a key that is none of names: a JSON string

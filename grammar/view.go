@@ -1255,14 +1255,9 @@ func countNodes(ks *schema.Keys, what string) (minNode, maxNode int) {
 	return ks.MinLength, ks.MaxLength
 }
 
-// memberCounts checks minProperties and maxProperties on an object whose
-// members are the declared ones, from required to declared of them, and
-// others when open: they hold, or are reported.
-func (c *compiler) memberCounts(v *view, required, declared int, open bool) {
-	lo, hi := c.viewLengths(v, "Properties")
-	if lo <= required && (hi < 0 || !open && hi >= declared) {
-		return
-	}
+// memberCounts reports the minProperties and maxProperties of v, which
+// the members written do not count (declaredMembers).
+func (c *compiler) memberCounts(v *view) {
 	for _, n := range v.nodes {
 		for _, kw := range [...]struct {
 			node int
@@ -2072,14 +2067,15 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 // false). minProperties and maxProperties are checked against them (open:
 // other members may follow).
 func (c *compiler) declaredMembers(v *view, names []string, values []*view, required []bool, deps []dependency, keys *view, open bool,
-	writable func(string) bool, mk func(name string, value *view) *expr, sep string, rest func(after bool) *expr) (body *expr, ok bool) {
+	writable func(string) bool, mk func(name string, value *view) *expr, sep string, rest *otherMembers) (body *expr, ok bool) {
 	nreq := 0
 	for _, r := range required {
 		if r {
 			nreq++
 		}
 	}
-	c.memberCounts(v, nreq, len(names), open)
+	lo, hi := c.viewLengths(v, "Properties")
+	countsHold := lo <= nreq && (hi < 0 || !open && hi >= len(names))
 	var exprs []*expr // with deps, each member's (nil: it can't be present)
 	var can []bool
 	var ms []member // without deps, the one case
@@ -2120,7 +2116,22 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 		exprs[i], can[i] = mk(name, values[i]), true
 	}
 	if len(deps) == 0 {
+		if !countsHold {
+			// Not strict, an object closed by default may be what keeps
+			// the count from being met: then the counts are reported, as
+			// before, rather than the object made impossible.
+			if body, ok := c.countedChain(ms, sep, rest, lo, hi); ok && (body != nil || c.strict || c.g.over != "") {
+				if body == nil && c.g.over == "" {
+					c.impossible(v.path, "no object can be written: minProperties and maxProperties ask for a number of members the schema does not allow")
+				}
+				return body, body != nil
+			}
+			c.memberCounts(v)
+		}
 		return c.chainRules(ms, sep, rest), true
+	}
+	if !countsHold {
+		c.memberCounts(v)
 	}
 	var cases []*expr
 	for _, st := range c.memberCases(v, required, can, deps) {
@@ -2144,7 +2155,7 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 // meaning instead): under strict, members whose keys are none of the
 // declared names, each valid for extra. An argument list (args) is an
 // object too, its members arguments.
-func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx textContext, args bool) func(after bool) *expr {
+func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx textContext, args bool) *otherMembers {
 	if extra.never || c.unevaluatedClosed(v) {
 		return nil
 	}
@@ -2193,19 +2204,24 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 	return c.moreMembers(member, sep)
 }
 
-// moreMembers is what may follow an object's declared members when other
-// members may: any number of member, each after sep. rest(true) follows a
-// member written (it starts with sep), rest(false) stands alone
-// (declaredMembers' rest).
-func (c *compiler) moreMembers(member *expr, sep string) (rest func(after bool) *expr) {
-	more := ref(c.g.rule("more", star(seq(lit(sep), member))))
-	return func(after bool) *expr {
-		if after {
-			return more
-		}
-		return opt(seq(member, more))
-	}
+// otherMembers is what may follow an object's declared members when other
+// members may (additionalProperties, patternProperties): any number of
+// member, each after sep (declaredMembers' rest).
+type otherMembers struct {
+	member *expr
+	sep    string
+	more   *expr // the rule of any number of them, each after sep
 }
+
+// moreMembers is the other members of an object, each member.
+func (c *compiler) moreMembers(member *expr, sep string) *otherMembers {
+	return &otherMembers{member: member, sep: sep, more: ref(c.g.rule("more", star(seq(lit(sep), member))))}
+}
+
+// after is the other members once a member was written (each starts with
+// the separator), alone those of an object that has no other.
+func (o *otherMembers) after() *expr { return o.more }
+func (o *otherMembers) alone() *expr { return opt(seq(o.member, o.more)) }
 
 // escapedName returns the first of names whose JSON key holds a character
 // written as an escape (a quote, a backslash, a control character, "<"):
@@ -2417,7 +2433,7 @@ func (c *compiler) onlyPattern(v *view, pats []propertyPattern) bool {
 // rest is nil and why says why: the object's declared members then stand
 // alone, and patternProperties is reported (patternPropertiesBeside). All
 // are nil, "" and false without patternProperties.
-func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textContext) (rest func(after bool) *expr, why string, none bool) {
+func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textContext) (rest *otherMembers, why string, none bool) {
 	if !c.has(v, func(ks *schema.Keys) bool { return ks.PatternProperties >= 0 }) {
 		return nil, "", false
 	}
@@ -2428,7 +2444,7 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 	// automaton is the other members when the single pattern's rule below
 	// does not apply: the key automaton's, or nil and why when it can't
 	// be built either.
-	automaton := func(why string) (func(after bool) *expr, string, bool) {
+	automaton := func(why string) (*otherMembers, string, bool) {
 		member, ok := c.keyAutomaton(v, pats, names, ctx)
 		switch {
 		case !ok:
