@@ -143,7 +143,15 @@ var dumpAttacks = []dumpAttack{
 	{"oneof-literals", `{"type": "object", "properties": {"a": {"oneOf": [{"const": "exists"}, {"const": "invalid"}]}, "b": {"oneOf": [{"type": "string", "pattern": "^[0-9 x]+$"}, {"enum": ["any"]}]}}, "required": ["a", "b"], "additionalProperties": false}`, "", true},
 	{"several-patterns", `{"type": "object", "properties": {"a": {"type": "string", "allOf": [{"pattern": "^a"}, {"pattern": "b$"}, {"pattern": "[0-9]"}], "maxLength": 12}, "ip": {"type": "string", "pattern": "^10\\.", "format": "ipv4"}}, "required": ["a", "ip"], "additionalProperties": false}`, "", true},
 	{"string-variants", `{"type": "object", "properties": {"role": {"oneOf": [{"pattern": "customer"}, {"pattern": "maker"}, {"pattern": "admin"}]}, "id": {"type": "string", "oneOf": [{"pattern": "^[0-9a-f]{8}$"}, {"pattern": "^[0-9A-F]{8}$"}]}, "host": {"oneOf": [{"type": "string", "format": "hostname"}, {"type": "string", "format": "ipv4"}]}}, "required": ["role", "id", "host"], "additionalProperties": false}`, `{"role": "admin", "id": "0123abcd", "host": "example.com"} {"role": "customer admin", "id": "0123abcd", "host": "example.com"} {"role": "maker", "id": "01234567", "host": "example.com"} {"role": "maker", "id": "ABCDEF01", "host": "1.2.3.4"}`, true},
+	{"counted-members", `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}}, "additionalProperties": {"type": "integer"}, "minProperties": 2, "maxProperties": 3}`, `{"a": 1} {"a": 1, "b": "x"} {"x": 1, "y": 2} {"a": 1, "b": "x", "c": true} {"a": 1, "b": "x", "c": true, "x": 1} {}`, true},
+	{"counted-members-heavy", dumpCounted(30), "", true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
+}
+
+// dumpCounted is an object of n optional properties and as many others,
+// of which it takes exactly n: the most rules countedChain writes.
+func dumpCounted(n int) string {
+	return strings.TrimSuffix(dumpProperties(n, `{"type": "integer"}`), "}") + fmt.Sprintf(`, "additionalProperties": {"type": "integer"}, "minProperties": %d, "maxProperties": %d}`, n, n)
 }
 
 // dumpLongStrings is objects whose member name is a string of each length.
