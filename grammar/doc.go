@@ -27,7 +27,8 @@
 // oneOf variants each with their siblings, keywords of an untyped schema to
 // the values of their type only. Enforced: type (names and lists), enum
 // and const (of any JSON value), properties, required,
-// additionalProperties (false, true or a schema), items, prefixItems,
+// additionalProperties (false, true or a schema), minProperties and
+// maxProperties (counted member by member), items, prefixItems,
 // minItems, maxItems, minLength, maxLength (beside a pattern or a format
 // too: under strict, counted by an automaton where the parts of the
 // pattern vary), pattern (ECMA-262, translated
