@@ -24,6 +24,9 @@ const maxLengthStates = 4096
 type stringGroup struct {
 	values []*expr
 	lo, hi int
+	// multiple > 0: also a whole number that is a multiple of it
+	// (keyNFA.multiples; gap decision 204).
+	multiple int64
 }
 
 // negTag is the tag of the texts a not rules out in a string automaton's
@@ -65,6 +68,14 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 				return nil, false
 			}
 			a.accept(end, tag)
+			masks[i] |= 1 << tag
+			tag++
+		}
+		if g.multiple > 0 {
+			if tag >= negTag || len(a.states)+24*int(g.multiple) > maxKeyNFA {
+				return nil, false
+			}
+			a.accept(a.multiples(g.multiple, start), tag)
 			masks[i] |= 1 << tag
 			tag++
 		}

@@ -24,8 +24,25 @@ const maxMultiple = 64
 
 // multipleOf returns the multiple the view's numbers must be of (1: any
 // whole number; 0: no multipleOf) and whether the grammar enforces it
-// exactly for a view of numbers (integers: whole numbers only).
+// exactly for a view of numbers (integers: whole numbers only): beside a
+// minimum or maximum, for 1 (the whole numbers in the range), and under
+// strict for the others, by an automaton (boundedMultiples, gap decision
+// 204), which reports the keyword itself when it can't be built.
 func (c *compiler) multipleOf(v *view, integers bool) (k int64, ok bool) {
+	k, ok = c.wholeMultiple(v, integers)
+	if !ok || k <= 1 || c.strict {
+		return k, ok
+	}
+	if lo, hi := c.viewBounds(v); lo != nil || hi != nil {
+		return 0, false
+	}
+	return k, true
+}
+
+// wholeMultiple is multipleOf without the bounds: the whole number every
+// multipleOf of v divides (their least common multiple, at most
+// maxMultiple), 1 for integers where each divides 1, 0 for none.
+func (c *compiler) wholeMultiple(v *view, integers bool) (k int64, ok bool) {
 	d := c.d
 	k = 0
 	for _, n := range v.nodes {
@@ -58,13 +75,47 @@ func (c *compiler) multipleOf(v *view, integers bool) (k int64, ok bool) {
 			return 0, false
 		}
 	}
-	if k == 0 {
-		return 0, true
-	}
-	if lo, hi := c.viewBounds(v); lo != nil || hi != nil {
-		return 0, false
-	}
 	return k, true
+}
+
+// boundedMultiples is, under strict, the multiples of k (2 to maxMultiple)
+// between lo and hi (not both nil), as JSON writes integers: the range's
+// expression and the remainders' automaton read together by the string
+// automaton (gap decision 204). ok is false past its limits.
+func (c *compiler) boundedMultiples(k int64, lo, hi *bound, path string) (*expr, bool) {
+	a, b, ok := intBounds(lo, hi)
+	if !ok {
+		return nil, true // no integer in the range
+	}
+	return c.groupAutomaton([]stringGroup{{values: []*expr{intRange(a, b)}, multiple: k, hi: -1}}, nil, true, path)
+}
+
+// multiples adds to a the whole numbers that are multiples of k, as JSON
+// writes them ("0", or an optional "-" and digits without a leading zero
+// whose remainder by k is 0), from state from, and returns the state they
+// end in: a state per remainder, moves grouped by the remainder they lead
+// to (multipleTable).
+func (a *keyNFA) multiples(k int64, from int32) int32 {
+	tab := multipleTable(k)
+	end := a.add()
+	a.link(a.step(from, setOf(runeRange{'0', '0'})), end)
+	sign := a.add()
+	a.link(from, sign)
+	a.link(a.step(from, setOf(runeRange{'-', '-'})), sign)
+	rem := make([]int32, k)
+	for r := range rem {
+		rem[r] = a.add()
+	}
+	for _, m := range tab.start {
+		a.link(a.step(sign, setOfClass(m.digits)), rem[m.to])
+	}
+	for r, moves := range tab.from {
+		for _, m := range moves {
+			a.link(a.step(rem[r], setOfClass(m.digits)), rem[m.to])
+		}
+	}
+	a.link(rem[0], end)
+	return end
 }
 
 func gcd(a, b int64) int64 {

@@ -24,7 +24,8 @@ func TestMultipleOf(t *testing.T) {
 		{"dividing 1, for integers", `{"type": "integer", "multipleOf": 1e-8}`, "", []string{`5`, `-12`}, []string{`1.5`}},
 		{"no number", `{"type": "string", "multipleOf": 1.5}`, "", []string{`"a"`}, nil},
 		{"a fraction", `{"multipleOf": 1.5}`, "multipleOf", nil, nil},
-		{"beside a bound", `{"type": "integer", "multipleOf": 2, "minimum": 1}`, "multipleOf", nil, nil},
+		{"beside a bound (decision 204)", `{"type": "integer", "multipleOf": 2, "minimum": 1}`, "", []string{`2`, `40`}, []string{`0`, `3`}},
+		{"beside a bound past the automaton's limits", `{"type": "integer", "multipleOf": 64, "minimum": -9223372036854775808, "maximum": 9223372036854775807}`, "multipleOf", nil, nil},
 		{"too large", `{"type": "integer", "multipleOf": 65}`, "multipleOf", nil, nil},
 	} {
 		g, err := compileFormat(c.schema, true)

@@ -154,8 +154,17 @@ func (c *compiler) integer(lo, hi *bound, path string) *expr {
 	if lo == nil && hi == nil {
 		return c.integerExpr()
 	}
-	// Integer bounds: the least and greatest integers allowed.
-	var a, b *big.Int
+	a, b, ok := intBounds(lo, hi)
+	if !ok {
+		c.impossible(path, "no integer lies within minimum and maximum")
+		return nil
+	}
+	return intRange(a, b)
+}
+
+// intBounds returns the least and greatest integers within lo and hi (nil:
+// unbounded); ok is false when there is none.
+func intBounds(lo, hi *bound) (a, b *big.Int, ok bool) {
 	if lo != nil {
 		a = ceil(lo.v)
 		if !lo.incl && new(big.Rat).SetInt(a).Cmp(lo.v) == 0 {
@@ -168,11 +177,7 @@ func (c *compiler) integer(lo, hi *bound, path string) *expr {
 			b.Sub(b, big.NewInt(1))
 		}
 	}
-	if a != nil && b != nil && a.Cmp(b) > 0 {
-		c.impossible(path, "no integer lies within minimum and maximum")
-		return nil
-	}
-	return intRange(a, b)
+	return a, b, a == nil || b == nil || a.Cmp(b) <= 0
 }
 
 func floor(r *big.Rat) *big.Int {

@@ -1281,10 +1281,26 @@ func (c *compiler) viewBounds(v *view) (lo, hi *bound) {
 
 // viewNumber is a number, or with integers an integer, within v's bounds.
 func (c *compiler) viewNumber(v *view, integers bool) *expr {
-	if k, ok := c.multipleOf(v, integers); ok && k > 0 {
-		return c.multiplesOf(k)
-	}
 	lo, hi := c.viewBounds(v)
+	if k, ok := c.multipleOf(v, integers); ok && k > 0 {
+		switch {
+		case lo == nil && hi == nil:
+			return c.multiplesOf(k)
+		case k == 1:
+			return c.integer(lo, hi, v.path) // the whole numbers in the range
+		}
+		if e, ok := c.boundedMultiples(k, lo, hi, v.path); ok {
+			if e == nil {
+				c.impossible(v.path, "no multiple of multipleOf lies within minimum and maximum")
+			}
+			return e
+		}
+		for _, n := range v.nodes {
+			if n.ks.Mult >= 0 {
+				c.loosen(n.path+".multipleOf", "multipleOf", "beside minimum or maximum, the multiples are told apart by an automaton past its limits")
+			}
+		}
+	}
 	if integers {
 		return c.integer(lo, hi, v.path)
 	}
