@@ -53,7 +53,8 @@
 // false, branches admitting anything), not (of types, of anything or of
 // nothing; under strict, of a pattern, enum or const of strings, and of
 // required),
-// multipleOf (whole numbers up to 64, without bounds beside;
+// multipleOf (whole numbers up to 64; beside bounds, 1, and under strict
+// the others by an automaton;
 // any, on enum and const members), anyOf, oneOf
 // (exactly when its variants' types are disjoint, their objects told
 // apart, their literals apart, they only require names, or under strict
