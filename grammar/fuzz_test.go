@@ -59,6 +59,14 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"id": {"type": "string"}, "ix": {}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "[0-9]{1,40}": {}}, "additionalProperties": {"type": "string"}}`,
 		`{"patternProperties": {"a.{6}$": {"type": "integer"}, "^(?:b|c)+$": false}, "dependentSchemas": {"q": {"required": ["r"]}}}`,
 		`{"type": "array", "prefixItems": [{"$ref": "#/$defs/a"}, {"type": "integer"}], "items": {"$ref": "#/$defs/a"}, "maxItems": 900, "$defs": {"a": {"anyOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#/$defs/a"}, "maxItems": 3}]}}}`,
+		// oneOf of required lists and of literals, string variants,
+		// several patterns, counted members, bounded multiples (gap
+		// decisions 200 to 204).
+		`{"properties": {"r": {}, "l": {}, "w": {}}, "oneOf": [{"required": ["r"]}, {"required": ["l", "w"]}, {"required": ["r", "w"], "title": "t"}], "allOf": [{"anyOf": [{"required": ["l"]}, {"minProperties": 2}]}]}`,
+		`{"oneOf": [{"const": "a"}, {"enum": ["b", 1, 1.0, [1]]}, {"type": "string", "pattern": "^[0-9]+$", "maxLength": 3}, {"pattern": "x", "format": "uuid"}]}`,
+		`{"type": "string", "allOf": [{"pattern": "^a"}, {"pattern": "b$", "format": "hostname"}], "minLength": 2, "maxLength": 40, "not": {"const": "ab"}}`,
+		`{"type": "object", "properties": {"a": {}, "b": {"type": "integer"}}, "required": ["b"], "additionalProperties": {"type": "integer"}, "minProperties": 3, "maxProperties": 30}`,
+		`{"anyOf": [{"type": "number", "multipleOf": 11, "minimum": 100}, {"type": "integer", "multipleOf": 64, "exclusiveMinimum": -9223372036854775808, "maximum": 1e30}]}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
