@@ -220,6 +220,37 @@ func validatorFor(t *testing.T, schema string) *jsonschema.Schema {
 	return validator
 }
 
+// agreeWithValidator checks that g, compiled from schema (nil: refused),
+// accepts content exactly when validator, validatorFor's, finds it valid.
+func agreeWithValidator(t *testing.T, schema string, g *Grammar, validator *jsonschema.Schema, content string) {
+	t.Helper()
+	instance, err := unmarshalInstance(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := validator.Validate(instance) == nil
+	switch {
+	case g == nil:
+		if valid {
+			t.Errorf("%s: refused, but %s is valid", schema, content)
+		}
+	case g.Matches(analysisPrefix+finalHeader+content) != valid:
+		t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, !valid, valid)
+	}
+}
+
+// randomObject is an object holding each of keys, in their order, with
+// even odds, its value 0, 1 or 2.
+func randomObject(rng *rand.Rand, keys []string) string {
+	var parts []string
+	for _, k := range keys {
+		if rng.IntN(2) == 0 {
+			parts = append(parts, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(3)))
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
 // unmarshalInstance reads a JSON instance for validatorFor's validators.
 func unmarshalInstance(text string) (any, error) {
 	return jsonschema.UnmarshalJSON(strings.NewReader(text))

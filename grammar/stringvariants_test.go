@@ -104,19 +104,7 @@ func TestStringAutomataAgainstValidator(t *testing.T) {
 			if rng.IntN(6) == 0 {
 				content = []string{`1`, `null`, `[]`, `{}`}[rng.IntN(4)]
 			}
-			instance, err := unmarshalInstance(content)
-			if err != nil {
-				t.Fatal(err)
-			}
-			valid := validator.Validate(instance) == nil
-			switch {
-			case g == nil:
-				if valid {
-					t.Errorf("%s: refused, but %s is valid", schema, content)
-				}
-			case g.Matches(analysisPrefix+finalHeader+content) != valid:
-				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, !valid, valid)
-			}
+			agreeWithValidator(t, schema, g, validator, content)
 			checked++
 		}
 	}
