@@ -189,27 +189,146 @@ func annotation(keyword string) bool {
 	return false
 }
 
-// notRequired reads the not of schema s when it rules out objects that
-// hold all of some names (gap decision 199): required, of 1 to
-// maxDependentTriggers names, beside "type": "object" at most (and
-// annotations). Such an object must lack one of names. objectsOnly is true
-// when the not rules out every value that is not an object too (a number
-// is valid for required, so not for the not). ok is false for any other
-// not.
-func notRequired(d *pyjson.Doc, s int) (names []string, objectsOnly bool, ok bool) {
-	k, ok := readNot(d, s)
-	if !ok || k.pattern >= 0 || k.enum >= 0 || k.constant >= 0 || k.required < 0 || d.Kind(k.required) != pyjson.Array ||
-		k.typ >= 0 && typesOf(d, k.typ) != tObj {
+// notRequired reads the not of schema s when it rules out objects by the
+// names they hold (gap decisions 199 and 205): its schema only requires
+// names, through required, allOf and anyOf of such schemas (and "type":
+// "object" and annotations). sets are the sets of names the not forbids an
+// object to hold all of: such an object must lack a name of each set
+// (not {"required": ["a", "b"]}: one set; not {"anyOf": [{"required":
+// ["a"]}, {"required": ["b"]}]}: two, so both names absent). objectsOnly is
+// true when the not rules out every value that is not an object too (a
+// number is valid for required, so not for the not). ok is false for any
+// other not.
+func notRequired(d *pyjson.Doc, s int) (sets [][]string, objectsOnly bool, ok bool) {
+	n := d.Lookup(s, "not")
+	if n < 0 {
 		return nil, false, false
 	}
-	d.Elements(k.required, func(e, _ int) bool {
-		if ok = d.Kind(e) == pyjson.String; ok && !slices.Contains(names, d.Str(e)) {
-			names = append(names, d.Str(e))
+	sets, typed, ok := heldNames(d, n, 0)
+	if !ok {
+		return nil, false, false
+	}
+	return sets, !typed, true
+}
+
+// Limits on the schemas notRequired reads: their sets of names, the
+// names of one set, and how deep allOf and anyOf nest.
+const (
+	maxHeldSets  = 8
+	maxHeldNames = 8
+	maxHeldDepth = 3
+)
+
+// heldNames reads schema n when all it asks of an object is to hold
+// names: sets, the sets of names one of which the object holds all of
+// (required adds its names to each; allOf joins its members' sets one from
+// each; anyOf lists its members' sets), and typed when it says "type":
+// "object". ok is false for any other schema, past the limits above, or
+// for a set of no name (the schema would admit every object).
+func heldNames(d *pyjson.Doc, n, depth int) (sets [][]string, typed bool, ok bool) {
+	if depth >= maxHeldDepth || d.Kind(n) != pyjson.Object {
+		return nil, false, false
+	}
+	sets, ok = [][]string{nil}, true
+	d.Members(n, func(key, val int) bool {
+		var these [][]string // what this keyword asks: one of these sets
+		switch k := d.Str(key); k {
+		case "required":
+			if ok = d.Kind(val) == pyjson.Array; !ok {
+				return false
+			}
+			var names []string
+			d.Elements(val, func(e, _ int) bool {
+				if ok = d.Kind(e) == pyjson.String; ok && !slices.Contains(names, d.Str(e)) {
+					names = append(names, d.Str(e))
+				}
+				return ok
+			})
+			these = [][]string{names}
+		case "allOf", "anyOf":
+			if ok = d.Kind(val) == pyjson.Array && d.Nodes[val].Len > 0; !ok {
+				return false
+			}
+			if k == "allOf" {
+				these = [][]string{nil}
+			}
+			d.Elements(val, func(e, _ int) bool {
+				sub, subTyped, subOK := heldNames(d, e, depth+1)
+				if ok = subOK && !subTyped; !ok {
+					return false // a type inside: not followed
+				}
+				if k == "allOf" {
+					these = joinSets(these, sub)
+				} else {
+					these = append(these, sub...)
+				}
+				return len(these) <= maxHeldSets
+			})
+		case "type":
+			typed = typesOf(d, val) == tObj
+			ok = typed
+			return ok
+		default:
+			ok = annotation(k)
+			return ok
 		}
+		sets = joinSets(sets, these)
+		ok = ok && len(sets) <= maxHeldSets
 		return ok
 	})
-	if !ok || len(names) == 0 || len(names) > maxDependentTriggers {
+	if !ok {
 		return nil, false, false
 	}
-	return names, k.typ < 0, true
+	for _, set := range sets {
+		if len(set) == 0 || len(set) > maxHeldNames {
+			return nil, false, false
+		}
+	}
+	return sets, typed, true
+}
+
+// joinSets is every union of a set of a with a set of b.
+func joinSets(a, b [][]string) [][]string {
+	var out [][]string
+	for _, x := range a {
+		for _, y := range b {
+			u := slices.Clip(x)
+			for _, name := range y {
+				if !slices.Contains(u, name) {
+					u = append(u, name)
+				}
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// leastChoices returns the least sets of names that hold a name of each of
+// sets (the minimal hitting sets), or ok false when they are more than
+// limit. None when a set is empty.
+func leastChoices(sets [][]string, limit int) (choices [][]string, ok bool) {
+	choices = [][]string{nil}
+	for _, set := range sets {
+		if len(set) == 0 {
+			return nil, true
+		}
+		var next [][]string
+		for _, ch := range choices {
+			if slices.ContainsFunc(ch, func(name string) bool { return slices.Contains(set, name) }) {
+				next = append(next, ch)
+				continue
+			}
+			for _, name := range set {
+				next = append(next, append(slices.Clip(ch), name))
+			}
+		}
+		if len(next) > 16*limit {
+			return nil, false
+		}
+		if choices = leastSets(next); len(choices) > limit {
+			return nil, false
+		}
+	}
+	return choices, true
 }

@@ -22,6 +22,16 @@ func TestNotRequired(t *testing.T) {
 		{"not of type object, other types kept", `{"type": ["object", "null"], "not": {"type": "object", "required": ["x"]}}`,
 			[]string{`null`, `{}`}, []string{`{"x": 1}`}},
 	}
+	// allOf and anyOf of required inside the not, and several nots in one
+	// view (gap decision 205).
+	cases = append(cases,
+		contentCase{"not an allOf", `{"type": "object", "properties": {"cmd": {}, "args": {}}, "not": {"allOf": [{"required": ["cmd"]}, {"required": ["args"]}]}}`,
+			[]string{`{}`, `{"cmd": 1}`, `{"args": 2}`}, []string{`{"cmd": 1, "args": 2}`}},
+		contentCase{"not an anyOf", `{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "not": {"anyOf": [{"required": ["a"]}, {"required": ["b", "c"]}]}}`,
+			[]string{`{}`, `{"b": 1}`, `{"c": 1}`}, []string{`{"a": 1}`, `{"b": 1, "c": 2}`, `1`}},
+		contentCase{"two nots", `{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "not": {"required": ["a", "b"]}, "allOf": [{"not": {"required": ["b", "c"]}}]}`,
+			[]string{`{"a": 1, "c": 2}`, `{"b": 1}`, `{}`}, []string{`{"a": 1, "b": 2}`, `{"b": 1, "c": 2}`}},
+	)
 	checkStrictExact(t, cases)
 	for _, c := range cases {
 		if g, err := compileFormat(c.schema, false); err != nil || !strings.Contains(strings.Join(droppedKeywords(g), " "), "not") {
@@ -60,7 +70,14 @@ func TestNotRequiredAgainstValidator(t *testing.T) {
 		if len(not) == 0 {
 			not = []string{`"a"`}
 		}
-		schema := `{"properties": {` + strings.Join(props, ", ") + `}, "required": [` + strings.Join(req, ", ") + `], "not": {"required": [` + strings.Join(not, ", ") + `]}`
+		notSchema := `{"required": [` + strings.Join(not, ", ") + `]}`
+		switch rng.IntN(4) { // decision 205's forms too
+		case 0:
+			notSchema = `{"anyOf": [` + notSchema + `, {"required": [` + strconv.Quote(keys[rng.IntN(len(keys))]) + `]}]}`
+		case 1:
+			notSchema = `{"allOf": [` + notSchema + `, {"required": [` + strconv.Quote(keys[rng.IntN(len(keys))]) + `]}]}`
+		}
+		schema := `{"properties": {` + strings.Join(props, ", ") + `}, "required": [` + strings.Join(req, ", ") + `], "not": ` + notSchema
 		if rng.IntN(2) == 0 {
 			schema += `, "type": "object"`
 		}

@@ -41,10 +41,10 @@ type view struct {
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
-	// notRequired are the names one of which its objects must lack, by
-	// the not of one of its schemas, under strict (viewBody, decision
-	// 199).
-	notRequired []string
+	// notRequired are sets of names its objects must lack one name of
+	// each, by the nots of its schemas, under strict (viewBody, decisions
+	// 199 and 205).
+	notRequired [][]string
 }
 
 // lead records that schema node was expanded into v, led there by the
@@ -552,11 +552,14 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				if _, _, ok := c.notString(n.node); ok {
 					c.notNodes = append(c.notNodes, n.node)
 					v.notStrings = append(v.notStrings, n.node)
-				} else if names, _, ok := notRequired(d, n.node); ok && v.notRequired == nil {
-					// One such not a view: several would be a case
-					// for each choice of names.
-					c.notNodes = append(c.notNodes, n.node)
-					v.notRequired = names
+				} else if sets, _, ok := notRequired(d, n.node); ok {
+					// The view's nots together, while their choices of
+					// names to leave out are few enough.
+					all := append(slices.Clip(v.notRequired), sets...)
+					if _, fits := leastChoices(all, maxExclusiveCases); fits {
+						c.notNodes = append(c.notNodes, n.node)
+						v.notRequired = all
+					}
 				}
 			}
 		}
@@ -738,7 +741,7 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 	cases := make([][][]string, len(reqs))
 	total := 0
 	for i, own := range reqs {
-		sets := [][]string{nil} // the least choices so far
+		var diffs [][]string // each other variant's names i does not require
 		for j, other := range reqs {
 			if j == i {
 				continue
@@ -749,30 +752,14 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 					diff = append(diff, name)
 				}
 			}
-			if len(diff) == 0 {
-				sets = nil // an object valid for i is valid for j too
-				break
-			}
-			var next [][]string
-			for _, set := range sets {
-				if slices.ContainsFunc(set, func(name string) bool { return slices.Contains(diff, name) }) {
-					next = append(next, set)
-					continue
-				}
-				for _, name := range diff {
-					next = append(next, append(slices.Clip(set), name))
-				}
-			}
-			if len(next) > 16*maxExclusiveCases {
-				return nil
-			}
-			sets = leastSets(next)
-			if total+len(sets) > maxExclusiveCases {
-				return nil
-			}
+			diffs = append(diffs, diff) // empty: an object valid for i is for j too
 		}
-		cases[i] = sets
-		total += len(sets)
+		choices, ok := leastChoices(diffs, maxExclusiveCases-total)
+		if !ok {
+			return nil
+		}
+		cases[i] = choices
+		total += len(choices)
 	}
 	return cases
 }
@@ -1953,11 +1940,12 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 		return nil
 	}
 	if len(v.notRequired) > 0 {
-		// A not of required: an object that lacks one of the names, a
-		// case for each (decision 199).
+		// Nots of required: an object that lacks a name of each set, a
+		// case for each least choice of names (decisions 199 and 205).
+		choices, _ := leastChoices(v.notRequired, maxExclusiveCases)
 		var cases []*expr
-		for _, name := range v.notRequired {
-			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), name), objectsOnly: v.objectsOnly}
+		for _, absent := range choices {
+			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), absent...), objectsOnly: v.objectsOnly}
 			w.copyLinks(v)
 			cases = append(cases, c.dependentObjects(w, ctx, xml))
 		}
