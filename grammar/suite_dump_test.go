@@ -146,6 +146,7 @@ var dumpAttacks = []dumpAttack{
 	{"counted-members", `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}}, "additionalProperties": {"type": "integer"}, "minProperties": 2, "maxProperties": 3}`, `{"a": 1} {"a": 1, "b": "x"} {"x": 1, "y": 2} {"a": 1, "b": "x", "c": true} {"a": 1, "b": "x", "c": true, "x": 1} {}`, true},
 	{"counted-members-heavy", dumpCounted(30), "", true},
 	{"bounded-multiples", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 11, "minimum": 100}, "b": {"type": "integer", "minimum": -2032, "maximum": 2031, "multipleOf": 16}, "c": {"multipleOf": 8, "minimum": -100000, "maximum": 100000}}, "required": ["a", "b", "c"], "additionalProperties": false}`, `{"a": 110, "b": -2032, "c": 64} {"a": 99, "b": 0, "c": 0} {"a": 121, "b": 17, "c": 0} {"a": 1100, "b": 2016, "c": -99992} {"a": 110, "b": 0, "c": 100008}`, true},
+	{"not-required-sets", `{"type": "object", "properties": {"cmd": {"type": "string"}, "args": {"type": "array", "items": {"type": "string"}}, "a": {"type": "integer"}, "b": {}, "c": {}}, "not": {"allOf": [{"required": ["cmd"]}, {"required": ["args"]}]}, "allOf": [{"not": {"anyOf": [{"required": ["a"]}, {"required": ["b", "c"]}]}}]}`, `{} {"cmd": "x"} {"cmd": "x", "args": []} {"a": 1} {"b": 1} {"b": 1, "c": 2} {"args": ["y"], "c": 3}`, true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 
