@@ -594,8 +594,10 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			var excl [][][]string
 			if kw.name == "oneOf" {
 				excl = c.exclusiveVariants(v, kw.node)
-				if text, ok := c.stringVariants(v, i, kw.node, n.path+".oneOf", xml); excl == nil && ok {
-					return text
+				if excl == nil {
+					if text, ok := c.stringVariants(v, i, kw.node, n.path+".oneOf", xml); ok {
+						return text
+					}
 				}
 			}
 			d.Elements(kw.node, func(e, pos int) bool {
