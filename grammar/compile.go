@@ -755,8 +755,9 @@ func unenforcedAt(name []byte) otherKeyword {
 func isUnenforced(name []byte) bool { return unenforcedAt(name) >= 0 }
 
 // dropUnenforced drops the keywords of schema s that the grammar can't
-// enforce.
-func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeKeys) {
+// enforce (done: what the view already distributed of s, doneIf among
+// them).
+func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeKeys, done uint8) {
 	d := c.d
 	for _, kw := range [...]struct {
 		name string
@@ -796,7 +797,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeK
 				continue // followed, as the view holds its target
 			}
 			if kw == "if" || kw == "then" || kw == "else" {
-				if _, known := conditionKnown(d, s); known {
+				if _, known := conditionKnown(d, s); known || done&doneIf != 0 {
 					continue // applied by the view (expand), or nothing to apply
 				}
 			}

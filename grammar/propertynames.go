@@ -50,7 +50,7 @@ func (c *compiler) keyNames(v *view) *view {
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false
 	c.notNodes = c.notNodes[:0]
 	for _, n := range w.nodes {
-		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
+		c.dropUnenforced(n.node, n.ks, n.path, n.keys, n.done)
 		if n.ks.AnyOf >= 0 {
 			c.drop(n.path+".anyOf", "anyOf")
 		}

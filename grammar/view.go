@@ -38,6 +38,9 @@ type view struct {
 	// only requires names: any other value is valid for every variant,
 	// so for none alone).
 	objectsOnly bool
+	// present are names every object of the view holds (a case of a
+	// discriminator's if/then/else: ifCases).
+	present []string
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
@@ -96,6 +99,7 @@ type link struct{ node, parent int32 }
 const (
 	doneAnyOf = 1 << iota
 	doneOneOf
+	doneIf // its if/then/else, split by the discriminator's value (ifCases)
 )
 
 // viewOf returns the view of the schema at node s, at path.
@@ -339,7 +343,7 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 			}
 		}
 		if constrains(n.ks, n.done) || n.other {
-			ids = append(ids, n.node<<2|int(n.done))
+			ids = append(ids, n.node<<3|int(n.done))
 		}
 	}
 	slices.Sort(ids)
@@ -356,6 +360,9 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 	if v.objectsOnly {
 		b = append(b, "!o"...)
 	}
+	for _, name := range v.present {
+		b = strconv.AppendQuote(append(b, '+'), name)
+	}
 	return b
 }
 
@@ -369,7 +376,7 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 // of {"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, ...]}, {"anyOf":
 // [{"$ref": "#/$defs/a"}, ...]}]} may lead to a.
 func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
-	w := &view{path: path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly}
+	w := &view{path: path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
 	for j, n := range v.nodes {
 		if j == i {
 			n.done |= done
@@ -567,8 +574,11 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if noop, u := c.unevaluatedPropertiesOf(v); noop || u >= 0 {
 		c.propsRoot = v.root
 	}
+	if e, ok := c.ifCases(v, ctx, xml); ok {
+		return e // a discriminator's conditions, a case each (decision 206)
+	}
 	for _, n := range v.nodes {
-		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
+		c.dropUnenforced(n.node, n.ks, n.path, n.keys, n.done)
 	}
 	// anyOf and oneOf: the value is valid for one of the variants, each
 	// together with the rest of the view.
@@ -583,7 +593,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			}
 			if d.Kind(kw.node) != pyjson.Array {
 				c.drop(n.path+"."+kw.name, kw.name)
-				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent, objectsOnly: v.objectsOnly}
+				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
 				w.copyLinks(v)
 				w.nodes[i].done |= kw.done
 				return c.value(w, ctx, xml)
@@ -613,7 +623,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				var cases []*expr
 				for _, absent := range excl[pos] {
 					wc := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
-						absent: append(slices.Clip(w.absent), absent...)}
+						absent: append(slices.Clip(w.absent), absent...), present: w.present}
 					wc.copyLinks(w)
 					cases = append(cases, c.value(wc, ctx, xml))
 					if c.err != nil {
@@ -1947,7 +1957,7 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 		choices, _ := leastChoices(v.notRequired, maxExclusiveCases)
 		var cases []*expr
 		for _, absent := range choices {
-			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), absent...), objectsOnly: v.objectsOnly}
+			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), absent...), objectsOnly: v.objectsOnly, present: v.present}
 			w.copyLinks(v)
 			cases = append(cases, c.dependentObjects(w, ctx, xml))
 		}
@@ -1960,6 +1970,7 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 // present must be there, those of absent must not.
 func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absent []string) *expr {
 	absent = append(slices.Clip(absent), v.absent...)
+	present = append(slices.Clip(present), v.present...)
 	names, values, required, extra := c.objectMembers(v)
 	if _, u := c.unevaluatedPropertiesOf(v); u >= 0 {
 		// The members no schema declares are unevaluated: they take

@@ -38,7 +38,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		c.rootOf = v.root
 	}
 	for _, n := range v.nodes {
-		c.dropUnenforced(n.node, n.ks, n.path, n.keys)
+		c.dropUnenforced(n.node, n.ks, n.path, n.keys, n.done)
 		nodes, names := c.schemaDeps(&n)
 		for i, ds := range nodes {
 			if ds >= 0 {

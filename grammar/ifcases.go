@@ -1,0 +1,266 @@
+package grammar
+
+import (
+	"slices"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
+
+// A discriminator's if/then/else (gap decision 206): schemas that apply
+// then when one property holds given values and else otherwise, one
+// if/then/else for each value, usually in an allOf:
+//
+//	{"type": "object", "properties": {"type": {"enum": ["a", "b"]}, ...},
+//	 "allOf": [{"if": {"properties": {"type": {"const": "a"}}}, "then": ...},
+//	           {"if": {"properties": {"type": {"const": "b"}}}, "then": ...}]}
+//
+// The value of the property decides every condition at once. So under
+// strict the object is written as one case per condition, where the
+// property holds that condition's values (present, and restricted to them
+// by the if itself, which joins the case) with that condition's then and
+// the other conditions' else, and, when the object does not require the
+// property, a case where it is absent (then every condition without
+// required is true, and its then applies; one that requires the property
+// is false, and its else applies). This is exact when the values the
+// property may take (its const or enum, literalSet) are each among exactly
+// one condition's values, and the object's schemas allow only objects:
+// elsewhere, as before, the conditions are reported (an error under
+// strict).
+
+// maxIfCases caps the cases of one view's discriminator conditions.
+const maxIfCases = 16
+
+// discriminatorIf is one if/then/else of a discriminator: the schema it
+// is in, the property, its values (literal nodes), whether the if requires
+// the property, and the branches (-1: none).
+type discriminatorIf struct {
+	at                   int // the index of its schema in the view
+	name                 string
+	values               []int
+	required             bool
+	cond, then, els      int
+	condPath, then0, el0 string
+}
+
+// readDiscriminatorIf reads the if of schema s when it is a
+// discriminator's: properties of one name whose schema is a const or an
+// enum of strings, booleans, null or plain numbers, and required of that
+// name at most, with annotations.
+func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, required bool, ok bool) {
+	cond := d.Lookup(s, "if")
+	if cond < 0 || d.Kind(cond) != pyjson.Object {
+		return "", nil, false, false
+	}
+	ok = true
+	reqName := ""
+	d.Members(cond, func(k, val int) bool {
+		switch key := d.Str(k); key {
+		case "properties":
+			if ok = d.Kind(val) == pyjson.Object && d.Nodes[val].Len == 1; !ok {
+				return false
+			}
+			d.Members(val, func(pk, ps int) bool {
+				name = d.Str(pk)
+				values, ok = literalsOnly(d, ps)
+				return ok
+			})
+		case "required":
+			ok = d.Kind(val) == pyjson.Array && d.Nodes[val].Len == 1 && d.Kind(val+1) == pyjson.String
+			if ok {
+				required, reqName = true, d.Str(val+1)
+			}
+		default:
+			ok = annotation(key)
+		}
+		return ok
+	})
+	if !ok || values == nil || required && reqName != name {
+		return "", nil, false, false
+	}
+	return name, values, required, true
+}
+
+// literalsOnly reads schema s when it is only a const or an enum (and
+// annotations) of values literalEqual compares: its values.
+func literalsOnly(d *pyjson.Doc, s int) (values []int, ok bool) {
+	if d.Kind(s) != pyjson.Object {
+		return nil, false
+	}
+	ok = true
+	d.Members(s, func(k, val int) bool {
+		switch key := d.Str(k); key {
+		case "const":
+			values = append(values, val)
+		case "enum":
+			if ok = d.Kind(val) == pyjson.Array && d.Nodes[val].Len > 0; ok {
+				d.Elements(val, func(e, _ int) bool {
+					values = append(values, e)
+					return true
+				})
+			}
+		default:
+			ok = annotation(key)
+		}
+		return ok
+	})
+	if !ok || len(values) == 0 || d.Lookup(s, "const") >= 0 && d.Lookup(s, "enum") >= 0 {
+		return nil, false
+	}
+	for _, m := range values {
+		if !comparableLiteral(d, m) {
+			return nil, false
+		}
+	}
+	return values, true
+}
+
+// comparableLiteral reports whether literalEqual tells value m apart
+// exactly: a string, true, false, null, or a number of up to 40
+// characters without an exponent.
+func comparableLiteral(d *pyjson.Doc, m int) bool {
+	switch d.Kind(m) {
+	case pyjson.String, pyjson.True, pyjson.False, pyjson.Null:
+		return true
+	case pyjson.Number:
+		raw := string(d.Raw(m))
+		return len(raw) <= 40 && !slices.ContainsFunc([]byte(raw), func(b byte) bool { return b == 'e' || b == 'E' })
+	}
+	return false
+}
+
+// literalEqual reports whether two comparableLiteral values are equal as
+// JSON Schema compares them (numbers by value).
+func (c *compiler) literalEqual(a, b int) bool {
+	return comparableLiteral(c.d, a) && comparableLiteral(c.d, b) && c.mayEqual(a, b)
+}
+
+// ifCases is, under strict, the value of view v (objects only) whose
+// pending if/then/else are a discriminator's, one case for each condition
+// and one for the property absent; ok is false when they are not (v is
+// then compiled as before, its conditions reported).
+func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool) {
+	if !c.strict {
+		return nil, false
+	}
+	d := c.d
+	var ifs []discriminatorIf
+	unknown := false // a condition the view does not apply by itself
+	for i, n := range v.nodes {
+		if n.done&doneIf != 0 || c.otherKey(&n, kwIf) < 0 {
+			continue
+		}
+		name, values, required, ok := readDiscriminatorIf(d, n.node)
+		if !ok {
+			if _, known := conditionKnown(d, n.node); known {
+				continue // applied by the view, or nothing to apply
+			}
+			return nil, false
+		}
+		if len(ifs) > 0 && name != ifs[0].name {
+			return nil, false
+		}
+		if _, known := conditionKnown(d, n.node); !known {
+			unknown = true
+		}
+		ifs = append(ifs, discriminatorIf{at: i, name: name, values: values, required: required,
+			cond: d.Lookup(n.node, "if"), then: d.Lookup(n.node, "then"), els: d.Lookup(n.node, "else"),
+			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else"})
+	}
+	if !unknown || len(ifs)+1 > maxIfCases || c.types(v) != tObj {
+		return nil, false
+	}
+	name := ifs[0].name
+	// The values the property may take, each among one condition's.
+	declared, finite := c.literalSet(c.memberValue(v, name))
+	if !finite {
+		return nil, false
+	}
+	for _, m := range declared {
+		if !comparableLiteral(d, m) {
+			return nil, false
+		}
+		among := 0
+		for _, f := range ifs {
+			if slices.ContainsFunc(f.values, func(x int) bool { return c.literalEqual(x, m) }) {
+				among++
+			}
+		}
+		if among > 1 {
+			return nil, false // two conditions true at once: not split here
+		}
+		if among == 0 {
+			return nil, false // every condition false: the elses with this value, not written here
+		}
+	}
+	// A case: v's schemas, its conditions distributed, with the given
+	// branches (and ifs) added.
+	caseOf := func(add []int, paths []string, present, absent string) *expr {
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
+		w.copyLinks(v)
+		for _, f := range ifs {
+			w.nodes[f.at].done |= doneIf
+		}
+		if present != "" {
+			w.present = append(slices.Clip(w.present), present)
+		}
+		if absent != "" {
+			w.absent = append(slices.Clip(w.absent), absent)
+		}
+		for i, s := range add {
+			if s >= 0 {
+				c.addTo(w, s, paths[i])
+			}
+		}
+		return c.value(w, ctx, xml)
+	}
+	var cases []*expr
+	for i, f := range ifs {
+		add := []int{f.cond, f.then}
+		paths := []string{f.condPath, f.then0}
+		for j, g := range ifs {
+			if j != i {
+				add, paths = append(add, g.els), append(paths, g.el0)
+			}
+		}
+		cases = append(cases, caseOf(add, paths, name, ""))
+		if c.err != nil {
+			return nil, true
+		}
+	}
+	if !c.requiresName(v, name) {
+		var add []int
+		var paths []string
+		for _, f := range ifs {
+			if f.required {
+				add, paths = append(add, f.els), append(paths, f.el0)
+			} else {
+				add, paths = append(add, f.then), append(paths, f.then0)
+			}
+		}
+		cases = append(cases, caseOf(add, paths, "", name))
+	}
+	return alt(cases...), true
+}
+
+// requiresName reports whether a schema of v requires name, or v's
+// present names hold it.
+func (c *compiler) requiresName(v *view, name string) bool {
+	if slices.Contains(v.present, name) {
+		return true
+	}
+	d := c.d
+	for _, n := range v.nodes {
+		if n.ks.Required < 0 || d.Kind(n.ks.Required) != pyjson.Array {
+			continue
+		}
+		found := false
+		d.Elements(n.ks.Required, func(e, _ int) bool {
+			found = d.Kind(e) == pyjson.String && d.Str(e) == name
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
