@@ -67,6 +67,8 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "string", "allOf": [{"pattern": "^a"}, {"pattern": "b$", "format": "hostname"}], "minLength": 2, "maxLength": 40, "not": {"const": "ab"}}`,
 		`{"type": "object", "properties": {"a": {}, "b": {"type": "integer"}}, "required": ["b"], "additionalProperties": {"type": "integer"}, "minProperties": 3, "maxProperties": 30}`,
 		`{"anyOf": [{"type": "number", "multipleOf": 11, "minimum": 100}, {"type": "integer", "multipleOf": 64, "exclusiveMinimum": -9223372036854775808, "maximum": 1e30}]}`,
+		// A discriminator's if/then/else (gap decision 206).
+		`{"type": "object", "properties": {"t": {"enum": ["a", "b", 1]}, "x": {}}, "allOf": [{"if": {"properties": {"t": {"const": "a"}}, "required": ["t"]}, "then": {"required": ["x"]}, "else": {"if": {"properties": {"t": {"enum": ["b"]}}}, "then": false}}, {"if": {"properties": {"t": {"enum": ["b", 1.0]}}}}]}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)

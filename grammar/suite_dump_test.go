@@ -147,6 +147,7 @@ var dumpAttacks = []dumpAttack{
 	{"counted-members-heavy", dumpCounted(30), "", true},
 	{"bounded-multiples", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 11, "minimum": 100}, "b": {"type": "integer", "minimum": -2032, "maximum": 2031, "multipleOf": 16}, "c": {"multipleOf": 8, "minimum": -100000, "maximum": 100000}}, "required": ["a", "b", "c"], "additionalProperties": false}`, `{"a": 110, "b": -2032, "c": 64} {"a": 99, "b": 0, "c": 0} {"a": 121, "b": 17, "c": 0} {"a": 1100, "b": 2016, "c": -99992} {"a": 110, "b": 0, "c": 100008}`, true},
 	{"not-required-sets", `{"type": "object", "properties": {"cmd": {"type": "string"}, "args": {"type": "array", "items": {"type": "string"}}, "a": {"type": "integer"}, "b": {}, "c": {}}, "not": {"allOf": [{"required": ["cmd"]}, {"required": ["args"]}]}, "allOf": [{"not": {"anyOf": [{"required": ["a"]}, {"required": ["b", "c"]}]}}]}`, `{} {"cmd": "x"} {"cmd": "x", "args": []} {"a": 1} {"b": 1} {"b": 1, "c": 2} {"args": ["y"], "c": 3}`, true},
+	{"if-cases", `{"type": "object", "properties": {"type": {"enum": ["a", "b", "c"]}, "x": {"type": "integer"}, "y": {"type": "string"}}, "allOf": [{"if": {"properties": {"type": {"const": "a"}}}, "then": {"required": ["x"]}}, {"if": {"properties": {"type": {"const": "b"}}, "required": ["type"]}, "then": {"required": ["y"]}, "else": {"properties": {"y": false}}}, {"if": {"properties": {"type": {"const": "c"}}}, "then": {"properties": {"x": false}}}]}`, `{"x": 1} {"type": "a", "x": 1} {"type": "a"} {"type": "b", "y": "s"} {"type": "b"} {"type": "c"} {"type": "c", "x": 1} {"x": 1, "y": "s"}`, true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 
@@ -215,6 +216,15 @@ var dumpFamilies = []dumpFamily{
 	}, true},
 	{"string-variants-heavy", 2000, func(n int) string {
 		return dumpProperties(n, `{"oneOf": [{"type": "string", "format": "uuid"}, {"type": "string", "format": "hostname"}, {"type": "string", "format": "date"}]}`)
+	}, true},
+	{"if-cases-heavy", 2000, func(n int) string {
+		// 15 conditions on one property (maxIfCases), in n properties
+		var conds, vals []string
+		for i := range 15 {
+			vals = append(vals, fmt.Sprintf(`"v%d"`, i))
+			conds = append(conds, fmt.Sprintf(`{"if": {"properties": {"k": {"const": "v%d"}}}, "then": {"required": ["p%d"]}, "else": {"properties": {"p%d": false}}}`, i, i, i))
+		}
+		return dumpProperties(n, `{"type": "object", "properties": {"k": {"enum": [`+strings.Join(vals, ", ")+`]}}, "required": ["k"], "allOf": [`+strings.Join(conds, ", ")+`]}`)
 	}, true},
 	{"nested-objects", 200, func(n int) string {
 		return strings.Repeat(`{"type": "object", "properties": {"x": {"type": "boolean"}, "o": `, n) + `{"type": "integer"}` + strings.Repeat(`}}`, n)
