@@ -50,7 +50,8 @@
 // for free keys and declared names), contains and minContains (as a count
 // from below, or the length where every element counts), if/then/else
 // where the condition is known without the value (no if, if true or
-// false, branches admitting anything), not (of types, of anything or of
+// false, branches admitting anything; under strict, a discriminator's
+// conditions, a case each), not (of types, of anything or of
 // nothing; under strict, of a pattern, enum or const of strings, and of
 // required),
 // multipleOf (whole numbers up to 64; beside bounds, 1, and under strict
