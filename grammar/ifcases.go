@@ -166,7 +166,15 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 			cond: d.Lookup(n.node, "if"), then: d.Lookup(n.node, "then"), els: d.Lookup(n.node, "else"),
 			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else"})
 	}
-	if !unknown || len(ifs)+1 > maxIfCases || c.types(v) != tObj {
+	if !unknown || len(ifs)+1 > maxIfCases {
+		return nil, false
+	}
+	// A value that is not an object meets every condition (properties
+	// and required constrain objects only), so every then applies to it:
+	// the case of the property absent writes it, when no condition
+	// requires the property and the object does not either. Otherwise v
+	// must admit objects only.
+	if c.types(v) != tObj && (c.requiresName(v, ifs[0].name) || slices.ContainsFunc(ifs, func(f discriminatorIf) bool { return f.required })) {
 		return nil, false
 	}
 	name := ifs[0].name
@@ -195,7 +203,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	// A case: v's schemas, its conditions distributed, with the given
 	// branches (and ifs) added.
 	caseOf := func(add []int, paths []string, present, absent string) *expr {
-		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly || present != "", present: v.present}
 		w.copyLinks(v)
 		for _, f := range ifs {
 			w.nodes[f.at].done |= doneIf
