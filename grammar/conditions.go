@@ -303,32 +303,3 @@ func joinSets(a, b [][]string) [][]string {
 	}
 	return out
 }
-
-// leastChoices returns the least sets of names that hold a name of each of
-// sets (the minimal hitting sets), or ok false when they are more than
-// limit. None when a set is empty.
-func leastChoices(sets [][]string, limit int) (choices [][]string, ok bool) {
-	choices = [][]string{nil}
-	for _, set := range sets {
-		if len(set) == 0 {
-			return nil, true
-		}
-		var next [][]string
-		for _, ch := range choices {
-			if slices.ContainsFunc(ch, func(name string) bool { return slices.Contains(set, name) }) {
-				next = append(next, ch)
-				continue
-			}
-			for _, name := range set {
-				next = append(next, append(slices.Clip(ch), name))
-			}
-		}
-		if len(next) > 16*limit {
-			return nil, false
-		}
-		if choices = leastSets(next); len(choices) > limit {
-			return nil, false
-		}
-	}
-	return choices, true
-}

@@ -186,14 +186,7 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 				parts = append(parts, strconv.Quote(k)+": "+members[rng.IntN(len(members))])
 			}
 			content := "{" + strings.Join(parts, ", ") + "}"
-			instance, err := unmarshalInstance(content)
-			if err != nil {
-				t.Fatal(err)
-			}
-			valid := validator.Validate(instance) == nil
-			if got := g.Matches(analysisPrefix + finalHeader + content); got != valid {
-				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, got, valid)
-			}
+			agreeWithValidator(t, schema, g, validator, content)
 			checked++
 		}
 	}

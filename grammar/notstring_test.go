@@ -76,14 +76,7 @@ func TestNotStringsAgainstValidator(t *testing.T) {
 				}
 				content = strconv.Quote(b.String())
 			}
-			instance, err := unmarshalInstance(content)
-			if err != nil {
-				t.Fatal(err)
-			}
-			valid := validator.Validate(instance) == nil
-			if got := g.Matches(analysisPrefix + finalHeader + content); got != valid {
-				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, got, valid)
-			}
+			agreeWithValidator(t, schema, g, validator, content)
 			checked++
 		}
 	}

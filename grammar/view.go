@@ -780,34 +780,6 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 // that only require names (exclusiveVariants): each is an object rule.
 const maxExclusiveCases = 16
 
-// leastSets returns sets without those that hold another set of them (a
-// case that leaves out more names than another is in it already), or
-// that equal an earlier one.
-func leastSets(sets [][]string) [][]string {
-	holds := func(a, b []string) bool { // every name of b is in a
-		for _, name := range b {
-			if !slices.Contains(a, name) {
-				return false
-			}
-		}
-		return true
-	}
-	var out [][]string
-	for i, a := range sets {
-		redundant := false
-		for j, b := range sets {
-			if i != j && holds(a, b) && (len(b) < len(a) || j < i) {
-				redundant = true
-				break
-			}
-		}
-		if !redundant {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
 // maxDiscriminated caps the variants of a oneOf whose objects
 // variantsOverlap compares pair by pair, and the pairs of values it
 // compares for one property.
