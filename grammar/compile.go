@@ -223,6 +223,8 @@ type compiler struct {
 	patterns  map[int]*expr
 	regexps   map[*expr]nameMatcher
 	matchWork int
+	// checkWork is the steps of checking listed values (maxCheckWork).
+	checkWork int
 	// tops are the tools' arguments and the response format's value,
 	// each of which must be able to match something.
 	tops []top

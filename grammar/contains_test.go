@@ -48,8 +48,8 @@ func TestContains(t *testing.T) {
 			[]string{`[]`, `[1, 2]`}, nil, ""},
 		{"a keyword inside it the grammar can't enforce", `{"type": "array", "contains": {"if": {"const": 1}, "else": {"const": 2}}}`, false,
 			[]string{`[1]`}, nil, "if else"},
-		{"beside an enum", `{"enum": [[1], [2]], "contains": {"const": 1}}`, false,
-			[]string{`[1]`, `[2]`}, nil, "contains"},
+		{"beside an enum (each listed value checked, decision 207)", `{"enum": [[1], [2]], "contains": {"const": 1}}`, true,
+			[]string{`[1]`}, []string{`[2]`}, ""},
 	} {
 		g, err := compileFormat(c.schema, c.strict)
 		if err != nil {

@@ -26,7 +26,9 @@
 // schema, its $ref's target and its allOf's members together, anyOf and
 // oneOf variants each with their siblings, keywords of an untyped schema to
 // the values of their type only. Enforced: type (names and lists), enum
-// and const (of any JSON value), properties, required,
+// and const (of any JSON value; each listed value is checked against the
+// whole schema, so beside them any keyword a validator checks holds),
+// properties, required,
 // additionalProperties (false, true or a schema), minProperties and
 // maxProperties (counted member by member), items, prefixItems,
 // minItems, maxItems, minLength, maxLength (beside a pattern or a format

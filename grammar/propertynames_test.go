@@ -47,8 +47,8 @@ func TestPropertyNames(t *testing.T) {
 			[]string{`{"x1": 1}`}, nil, "propertyNames"},
 		{"a keyword no string follows", `{"type": "object", "propertyNames": {"not": {"const": "a"}}}`, false,
 			[]string{`{"b": 1}`}, nil, "not"},
-		{"beside an enum", `{"enum": [{"a": 1}], "propertyNames": {"maxLength": 3}}`, false,
-			[]string{`{"a": 1}`}, nil, "propertyNames"},
+		{"beside an enum (each listed value checked, decision 207)", `{"enum": [{"a": 1}, {"abcd": 1}], "propertyNames": {"maxLength": 3}}`, true,
+			[]string{`{"a": 1}`}, []string{`{"abcd": 1}`}, ""},
 	} {
 		g, err := compileFormat(c.schema, c.strict)
 		if err != nil {

@@ -531,6 +531,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if v.never {
 		return nil
 	}
+	if e, ok := c.checkedLiterals(v, ctx, xml); ok {
+		return e // listed values, each checked against the view (decision 207)
+	}
 	d := c.d
 	c.rootOf = -1
 	if c.unevaluatedClosed(v) {
