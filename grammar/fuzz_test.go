@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,10 @@ func FuzzCompile(f *testing.F) {
 		`{"anyOf": [{"type": "number", "multipleOf": 11, "minimum": 100}, {"type": "integer", "multipleOf": 64, "exclusiveMinimum": -9223372036854775808, "maximum": 1e30}]}`,
 		// A discriminator's if/then/else (gap decision 206).
 		`{"type": "object", "properties": {"t": {"enum": ["a", "b", 1]}, "x": {}}, "allOf": [{"if": {"properties": {"t": {"const": "a"}}, "required": ["t"]}, "then": {"required": ["x"]}, "else": {"if": {"properties": {"t": {"enum": ["b"]}}}, "then": false}}, {"if": {"properties": {"t": {"enum": ["b", 1.0]}}}}]}`,
+		// Listed values checked against the whole schema (gap decision
+		// 207), and a check whose work runs out.
+		`{"allOf": [{"enum": [{"a": [1, 1.0]}, {"a": [2]}, "x", 1e400]}, {"not": {"properties": {"a": {"uniqueItems": true, "contains": {"const": 1}}}}}], "oneOf": [{"if": {"type": "object"}, "then": {"required": ["a"]}}, {"pattern": "^x"}], "$defs": {"d": {"$ref": "#"}}}`,
+		`{"enum": [` + strings.Repeat(`[1, 2, 3, 4, 5, 6, 7, 8, 1.0], `, 300) + `[]], "uniqueItems": true, "not": {"maxItems": 0}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)

@@ -76,9 +76,17 @@ func TestListedValuesUnsatisfiedOrUndecided(t *testing.T) {
 			}
 		}
 	}
+	// 1,000 arrays of nine elements compared pairwise: past the check's
+	// work, so decided as before (uniqueItems reported).
+	var many []string
+	for i := range 1000 {
+		many = append(many, "[1, 2, 3, 4, 5, 6, 7, 8, "+itoa(i)+"]")
+	}
+	spent := `{"enum": [` + strings.Join(many, ", ") + `], "uniqueItems": true}`
 	for _, c := range []struct{ schema, path string }{
 		{`{"enum": [{"a": 1}], "not": {"required": ["b"]}, "unevaluatedProperties": false}`, "response_format.json_schema.schema.not"},
 		{`{"enum": ["x"], "pattern": "(?<=a)x"}`, "response_format.json_schema.schema.pattern"},
+		{spent, "response_format.json_schema.schema.uniqueItems"},
 	} {
 		checkReportedAt(t, c.schema, c.path)
 	}
