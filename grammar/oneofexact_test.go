@@ -56,12 +56,16 @@ func TestOneOfOfLiterals(t *testing.T) {
 			[]string{`"any"`, `"1 x 2"`}, []string{`"anything"`, `1`}},
 		{"an enum against a type and a bound", `{"oneOf": [{"type": "integer", "minimum": 5}, {"enum": [1, 2, 3.5, "a"]}]}`,
 			[]string{`1`, `3.5`, `"a"`, `5`}, []string{`4`, `"b"`}},
+		{"a discriminator against a not (each member checked, decision 207)", `{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}, "x": {"type": "integer"}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"type": "string", "not": {"const": "a"}}, "x": {"type": "string"}}}]}`,
+			[]string{`{"k": "a", "x": 1}`, `{"k": "a"}`, `{"k": "b", "x": "s"}`, `{"x": "s"}`, `{}`}, []string{`{"k": "a", "x": "s"}`, `{"k": "b", "x": 1}`}},
+		{"an enum against items (each member checked, decision 207)", `{"oneOf": [{"enum": [[1]]}, {"type": "array", "items": {"type": "string"}}]}`,
+			[]string{`[1]`, `["a"]`, `[]`}, []string{`[2]`, `"a"`}},
 	})
 	for _, s := range []string{
 		`{"oneOf": [{"type": "string", "pattern": "^[0-9]+$"}, {"enum": ["any", "12"]}]}`,
 		`{"oneOf": [{"type": "integer", "minimum": 5}, {"enum": [1, 5.0]}]}`,
 		`{"oneOf": [{"enum": [1, 2]}, {"enum": [2.0, 3]}]}`,
-		`{"oneOf": [{"enum": [[1]]}, {"type": "array", "items": {"type": "string"}}]}`,
+		`{"oneOf": [{"enum": [["a"]]}, {"type": "array", "items": {"type": "string"}}]}`,
 	} {
 		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
 			t.Errorf("%s: a value may be valid for both, yet %v", s, err)

@@ -852,8 +852,9 @@ func (c *compiler) literalsApart(a, b *view, checks *int) bool {
 // (its types set, its const or enum values when listed): of a type v does
 // not allow, not among the values, a number outside its bounds (lo and hi,
 // read at the first number: bounded), or a string its patterns, formats or
-// lengths rule out. What can't be checked (an array against items, a
-// pattern the translator refuses) counts as valid.
+// lengths rule out, or any value valueValid finds invalid for a schema of
+// v (decision 207). What can't be checked (a pattern the translator
+// refuses, a keyword valueValid leaves undecided) counts as valid.
 func (c *compiler) literalOutside(v *view, m int, set typeSet, values []int, listed bool, lo, hi **bound, bounded *bool) bool {
 	d := c.d
 	if !admits(d, set, m) || listed && !c.anyMayEqual([]int{m}, values) {
@@ -861,16 +862,39 @@ func (c *compiler) literalOutside(v *view, m int, set typeSet, values []int, lis
 	}
 	switch d.Kind(m) {
 	case pyjson.String:
-		return !c.stringIn(v, d.Str(m), false)
+		if !c.stringIn(v, d.Str(m), false) {
+			return true
+		}
 	case pyjson.Number:
-		if _, rounded, huge := parseBound(string(d.Raw(m)), true); rounded || huge {
-			return false // within can't tell
+		if _, rounded, huge := parseBound(string(d.Raw(m)), true); !rounded && !huge {
+			if !*bounded {
+				*lo, *hi = c.viewBounds(v)
+				*bounded = true
+			}
+			if !within(string(d.Raw(m)), *lo, *hi) {
+				return true
+			}
 		}
-		if !*bounded {
-			*lo, *hi = c.viewBounds(v)
-			*bounded = true
+	}
+	return c.shownInvalid(v, m)
+}
+
+// shownInvalid reports whether the JSON value m is invalid for a schema of
+// v, or holds a name v's objects are written without, as valueValid
+// decides it (decision 207): an undecided check shows nothing.
+func (c *compiler) shownInvalid(v *view, m int) bool {
+	d := c.d
+	if d.Kind(m) == pyjson.Object {
+		for _, name := range v.absent {
+			if c.lookup(m, name) >= 0 {
+				return true
+			}
 		}
-		return !within(string(d.Raw(m)), *lo, *hi)
+	}
+	for _, n := range v.nodes {
+		if c.valueValid(n.node, m, 0) == invalid {
+			return true
+		}
 	}
 	return false
 }
@@ -884,7 +908,8 @@ func (c *compiler) discriminated(a, b *view) bool {
 }
 
 // requiresAgainst reports whether a requires a property that no object of
-// b can hold with a value a allows.
+// b can hold with a value a allows: b's listed values and a's differ, or
+// each of a's is invalid for b's schema of the property (decision 207).
 func (c *compiler) requiresAgainst(a, b *view) bool {
 	d := c.d
 	found := false
@@ -910,12 +935,17 @@ func (c *compiler) requiresAgainst(a, b *view) bool {
 				return false
 			}
 			la, okA := c.literalSet(c.memberValue(a, name))
+			if !okA {
+				return true
+			}
 			lb, okB := c.literalSet(vb)
-			if okA && okB && len(la)*len(lb) <= maxLiteralPairs && !c.anyMayEqual(la, lb) {
+			if okB && len(la)*len(lb) <= maxLiteralPairs && !c.anyMayEqual(la, lb) {
 				found = true
 				return false
 			}
-			return true
+			// Each of a's values shown invalid for b's (decision 207).
+			found = len(la) <= maxLiteralPairs && !slices.ContainsFunc(la, func(m int) bool { return !c.shownInvalid(vb, m) })
+			return !found
 		})
 		if found {
 			return true
