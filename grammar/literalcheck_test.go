@@ -3,6 +3,8 @@ package grammar
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,5 +136,156 @@ func TestValueValidAgainstSuite(t *testing.T) {
 	t.Logf("%d of %d instances decided", decided, total)
 	if decided < total*3/4 {
 		t.Errorf("only %d of %d instances decided", decided, total)
+	}
+}
+
+// randomValue is a small JSON value: scalars, and arrays and objects of
+// them (keys a, b and c) down to depth.
+func randomValue(rng *rand.Rand, depth int) string {
+	scalars := []string{`null`, `true`, `false`, `0`, `1`, `1.0`, `2`, `-1`, `2.5`, `3`, `""`, `"a"`, `"ab"`, `"b"`, `"ba"`}
+	switch n := rng.IntN(10); {
+	case depth <= 0 || n < 6:
+		return scalars[rng.IntN(len(scalars))]
+	case n < 8:
+		var parts []string
+		for range rng.IntN(4) {
+			parts = append(parts, randomValue(rng, depth-1))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	default:
+		var parts []string
+		for _, k := range []string{"a", "b", "c"} {
+			if rng.IntN(2) == 0 {
+				parts = append(parts, strconv.Quote(k)+": "+randomValue(rng, depth-1))
+			}
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+}
+
+// randomSchema is a schema object of one to three keywords drawn from
+// those valueValid reads (formats aside: the validator does not assert
+// them), down to depth; refs may point to #/$defs/d.
+func randomSchema(rng *rand.Rand, depth int, refs bool) string {
+	sub := func() string {
+		if depth <= 0 {
+			return []string{`{}`, `true`, `false`, `{"type": "integer"}`, `{"const": "a"}`, `{"minimum": 1}`}[rng.IntN(6)]
+		}
+		return randomSchema(rng, depth-1, refs)
+	}
+	subs := func() string {
+		var parts []string
+		for range 1 + rng.IntN(3) {
+			parts = append(parts, sub())
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	values := func() string {
+		var parts []string
+		for range 1 + rng.IntN(4) {
+			parts = append(parts, randomValue(rng, 2))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	keywords := []func() string{
+		func() string {
+			return `"type": ` + []string{`"integer"`, `"number"`, `"string"`, `"array"`, `"object"`, `"null"`, `"boolean"`, `["string", "integer"]`}[rng.IntN(8)]
+		},
+		func() string { return `"const": ` + randomValue(rng, 2) },
+		func() string { return `"enum": ` + values() },
+		func() string { return `"not": ` + sub() },
+		func() string { return `"anyOf": ` + subs() },
+		func() string { return `"oneOf": ` + subs() },
+		func() string { return `"allOf": ` + subs() },
+		func() string { return `"if": ` + sub() + `, "then": ` + sub() + `, "else": ` + sub() },
+		func() string {
+			return []string{`"minimum": `, `"maximum": `, `"exclusiveMinimum": `, `"exclusiveMaximum": `}[rng.IntN(4)] + []string{`0`, `1`, `2`, `1.5`}[rng.IntN(4)]
+		},
+		func() string { return `"multipleOf": ` + []string{`2`, `0.5`, `1`}[rng.IntN(3)] },
+		func() string { return []string{`"minLength": `, `"maxLength": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3)) },
+		func() string { return `"pattern": ` + []string{`"^a"`, `"b$"`, `"a"`}[rng.IntN(3)] },
+		func() string { return `"items": ` + sub() },
+		func() string { return `"prefixItems": ` + subs() },
+		func() string { return []string{`"minItems": `, `"maxItems": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3)) },
+		func() string { return `"uniqueItems": true` },
+		func() string {
+			return `"contains": ` + sub() + []string{``, `, "minContains": 2`, `, "maxContains": 1`, `, "minContains": 0`}[rng.IntN(4)]
+		},
+		func() string { return `"properties": {"a": ` + sub() + `, "b": ` + sub() + `}` },
+		func() string { return `"required": ` + []string{`["a"]`, `["b"]`, `["a", "c"]`}[rng.IntN(3)] },
+		func() string { return `"additionalProperties": ` + sub() },
+		func() string { return `"patternProperties": {"^[ab]": ` + sub() + `}` },
+		func() string { return []string{`"minProperties": `, `"maxProperties": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3)) },
+		func() string { return `"dependentRequired": {"a": ["b"]}` },
+		func() string { return `"dependentSchemas": {"b": ` + sub() + `}` },
+		func() string { return `"propertyNames": {"maxLength": 1}` },
+	}
+	var parts []string
+	for range 1 + rng.IntN(3) {
+		parts = append(parts, keywords[rng.IntN(len(keywords))]())
+	}
+	if refs && rng.IntN(5) == 0 {
+		parts = append(parts, `"$ref": "#/$defs/d"`)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// The check of a value agrees with a JSON Schema validator on random
+// schemas and values, wherever it decides; and a strict grammar of a
+// random schema beside an enum is exact (or refused).
+func TestValueValidAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 207))
+	decided, total, compiled := 0, 0, 0
+	for range 1500 {
+		schema := randomSchema(rng, 2, true)
+		schema = schema[:len(schema)-1] + `, "$defs": {"d": ` + randomSchema(rng, 1, false) + `}}`
+		validator := validatorFor(t, schema)
+		for range 8 {
+			value := randomValue(rng, 2)
+			instance, err := unmarshalInstance(value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := validator.Validate(instance) == nil
+			doc := `{"x-beam-instance": ` + value + `, ` + schema[1:]
+			c := &compiler{doc: &pyjson.Doc{}}
+			if !c.load([]byte(doc), "", false, "") {
+				t.Fatal(c.err)
+			}
+			total++
+			got := c.valueValid(0, c.d.Lookup(0, "x-beam-instance"), 0)
+			if got == undecided {
+				continue
+			}
+			decided++
+			if (got == valid) != want {
+				t.Errorf("%s: %s: checked %v, the validator says %v", schema, value, got == valid, want)
+			}
+		}
+		// The same schema beside an enum of values: exact under strict.
+		var members []string
+		for range 1 + rng.IntN(5) {
+			members = append(members, randomValue(rng, 2))
+		}
+		listed := `{"allOf": [{"enum": [` + strings.Join(members, ", ") + `]}, ` + schema + `]}`
+		listed = listed[:len(listed)-2] + `], "$defs": ` + schema[strings.Index(schema, `"$defs": `)+len(`"$defs": `):len(schema)-1] + `}`
+		g, err := compileFormat(listed, true)
+		var ge *Error
+		if err != nil && !errors.As(err, &ge) {
+			t.Fatalf("%s: %v", listed, err)
+		}
+		if g != nil {
+			compiled++
+		}
+		lv := validatorFor(t, listed)
+		for _, m := range members {
+			if err == nil || strings.Contains(ge.Msg, "every listed value") {
+				agreeWithValidator(t, listed, g, lv, m)
+			}
+		}
+	}
+	t.Logf("%d of %d checks decided; %d of 1500 strict schemas beside an enum compiled", decided, total, compiled)
+	if decided < total/2 || compiled < 500 {
+		t.Errorf("only %d of %d decided, %d compiled", decided, total, compiled)
 	}
 }
