@@ -202,11 +202,15 @@ func randomSchema(rng *rand.Rand, depth int, refs bool) string {
 			return []string{`"minimum": `, `"maximum": `, `"exclusiveMinimum": `, `"exclusiveMaximum": `}[rng.IntN(4)] + []string{`0`, `1`, `2`, `1.5`}[rng.IntN(4)]
 		},
 		func() string { return `"multipleOf": ` + []string{`2`, `0.5`, `1`}[rng.IntN(3)] },
-		func() string { return []string{`"minLength": `, `"maxLength": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3)) },
+		func() string {
+			return []string{`"minLength": `, `"maxLength": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3))
+		},
 		func() string { return `"pattern": ` + []string{`"^a"`, `"b$"`, `"a"`}[rng.IntN(3)] },
 		func() string { return `"items": ` + sub() },
 		func() string { return `"prefixItems": ` + subs() },
-		func() string { return []string{`"minItems": `, `"maxItems": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3)) },
+		func() string {
+			return []string{`"minItems": `, `"maxItems": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3))
+		},
 		func() string { return `"uniqueItems": true` },
 		func() string {
 			return `"contains": ` + sub() + []string{``, `, "minContains": 2`, `, "maxContains": 1`, `, "minContains": 0`}[rng.IntN(4)]
@@ -215,7 +219,9 @@ func randomSchema(rng *rand.Rand, depth int, refs bool) string {
 		func() string { return `"required": ` + []string{`["a"]`, `["b"]`, `["a", "c"]`}[rng.IntN(3)] },
 		func() string { return `"additionalProperties": ` + sub() },
 		func() string { return `"patternProperties": {"^[ab]": ` + sub() + `}` },
-		func() string { return []string{`"minProperties": `, `"maxProperties": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3)) },
+		func() string {
+			return []string{`"minProperties": `, `"maxProperties": `}[rng.IntN(2)] + strconv.Itoa(rng.IntN(3))
+		},
 		func() string { return `"dependentRequired": {"a": ["b"]}` },
 		func() string { return `"dependentSchemas": {"b": ` + sub() + `}` },
 		func() string { return `"propertyNames": {"maxLength": 1}` },
