@@ -1,6 +1,10 @@
 package grammar
 
-import "github.com/beamharmony/harmony/internal/pyjson"
+import (
+	"slices"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
 
 // dependentRequired ({"a": ["b", "c"]}: an object with a has b and c too)
 // is enforced where the grammar writes an object's members by name (its
@@ -238,13 +242,40 @@ func requiresMore(st []uint8, dependents []int) bool {
 	return false
 }
 
+// triggersBeside reports whether v's dependentRequired has a trigger that
+// is not among absent (the names an object of the case can't hold, which
+// need nothing).
+func (c *compiler) triggersBeside(v *view, absent []string) bool {
+	found := false
+	c.eachDependency(v, func(trigger string, _ []string) {
+		found = found || !slices.Contains(absent, trigger)
+	})
+	return found
+}
+
+// absentTriggers returns absent with the triggers of v's dependentRequired
+// that require a name of absent, in turn (a trigger left out leaves out the
+// triggers that require it): an object of the case can't hold them.
+func (c *compiler) absentTriggers(v *view, absent []string) []string {
+	for changed := len(absent) > 0; changed; {
+		changed = false
+		c.eachDependency(v, func(trigger string, dependents []string) {
+			if !slices.Contains(absent, trigger) && slices.ContainsFunc(dependents, func(name string) bool { return slices.Contains(absent, name) }) {
+				absent = append(absent, trigger)
+				changed = true
+			}
+		})
+	}
+	return absent
+}
+
 // dependentMembers adds to an object's members (names, the views of their
 // values, whether each is required) those dependentRequired relates, and
 // returns its entries, as indexes of the names: a trigger the object may
-// hold (one of names, or any key of an object open under strict, extra
+// hold (not one of absent) (one of names, or any key of an object open under strict, extra
 // being its other members' view) with the names it requires, each added
 // before the trigger, optional.
-func (c *compiler) dependentMembers(v *view, names []string, values []*view, required []bool, extra *view) ([]string, []*view, []bool, []dependency) {
+func (c *compiler) dependentMembers(v *view, names []string, values []*view, required []bool, extra *view, absent []string) ([]string, []*view, []bool, []dependency) {
 	open := c.strict && !extra.never && !c.unevaluatedClosed(v)
 	index := make(map[string]int, len(names))
 	for i, name := range names {
@@ -263,7 +294,7 @@ func (c *compiler) dependentMembers(v *view, names []string, values []*view, req
 	}
 	var deps []dependency
 	c.eachDependency(v, func(trigger string, dependents []string) {
-		if _, ok := index[trigger]; !ok && !open {
+		if _, ok := index[trigger]; !ok && !open || slices.Contains(absent, trigger) {
 			return // the object can't hold it
 		}
 		dp := dependency{dependents: make([]int, len(dependents))}

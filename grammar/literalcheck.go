@@ -172,6 +172,16 @@ func beyondLiterals(ks *schema.Keys) bool {
 // does not know) make the verdict undecided unless another keyword rules
 // the value out; keywords no vocabulary defines only annotate.
 func (c *compiler) valueValid(s, m, depth int) verdict {
+	return c.valueValidSkipping(s, m, depth, 0)
+}
+
+// valueValidSkipping is valueValid with the keywords of s that skip names
+// left out: the combinators a view distributed (doneAnyOf, doneOneOf,
+// doneIf) and, with skipExpanded, the schemas its $ref, $dynamicRef and
+// allOf lead to, which the view holds as schemas of their own (each with
+// its own combinators done or not): the check of a value against one
+// schema of a view as the grammar writes it.
+func (c *compiler) valueValidSkipping(s, m, depth int, skip uint8) verdict {
 	d := c.d
 	switch d.Kind(s) {
 	case pyjson.True:
@@ -196,7 +206,14 @@ func (c *compiler) valueValid(s, m, depth int) verdict {
 	var kb [32]byte
 	d.Members(s, func(k, val int) bool {
 		var got verdict
-		switch string(d.KeyText(k, kb[:0])) {
+		kw := string(d.KeyText(k, kb[:0]))
+		switch {
+		case skip&doneAnyOf != 0 && kw == "anyOf", skip&doneOneOf != 0 && kw == "oneOf",
+			skip&doneIf != 0 && (kw == "if" || kw == "then" || kw == "else"),
+			skip&skipExpanded != 0 && (kw == "$ref" || kw == "$dynamicRef" || kw == "allOf"):
+			return true
+		}
+		switch kw {
 		case "$ref":
 			got = c.refValid(s, val, m, depth)
 		case "$dynamicRef", "$recursiveRef", "contentEncoding", "contentMediaType", "contentSchema":
@@ -225,7 +242,7 @@ func (c *compiler) valueValid(s, m, depth int) verdict {
 		case "const":
 			got = c.sameValue(val, m, depth+1)
 		case "allOf", "anyOf", "oneOf":
-			got = c.combinedValid(string(d.KeyText(k, kb[:0])), val, m, depth)
+			got = c.combinedValid(kw, val, m, depth)
 		case "not":
 			got = c.valueValid(val, m, depth+1).not()
 		case "if":
@@ -245,13 +262,17 @@ func (c *compiler) valueValid(s, m, depth int) verdict {
 				got = verdictOf(then < 0 && els < 0).or(undecided)
 			}
 		default:
-			got = c.typedValid(s, string(d.KeyText(k, kb[:0])), val, m, depth)
+			got = c.typedValid(s, kw, val, m, depth)
 		}
 		out = out.and(got)
 		return out != invalid
 	})
 	return out
 }
+
+// skipExpanded is valueValidSkipping's flag for the schemas a view
+// expanded ($ref, $dynamicRef, allOf), beside the done combinators.
+const skipExpanded = 1 << 7
 
 // undecidedStop makes *out undecided (unless already invalid) and ends a
 // walk of keywords that can't go on.

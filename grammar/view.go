@@ -880,8 +880,11 @@ func (c *compiler) literalOutside(v *view, m int, set typeSet, values []int, lis
 }
 
 // shownInvalid reports whether the JSON value m is invalid for a schema of
-// v, or holds a name v's objects are written without, as valueValid
-// decides it (decision 207): an undecided check shows nothing.
+// v as v writes it (its distributed combinators left out: a oneOf variant's
+// view holds the oneOf's schema, whose values the variant's grammar does
+// not check against the other variants), or holds a name v's objects are
+// written without, as valueValid decides it (decision 207): an undecided
+// check shows nothing.
 func (c *compiler) shownInvalid(v *view, m int) bool {
 	d := c.d
 	if d.Kind(m) == pyjson.Object {
@@ -891,8 +894,18 @@ func (c *compiler) shownInvalid(v *view, m int) bool {
 			}
 		}
 	}
+	if v.objectsOnly && d.Kind(m) != pyjson.Object {
+		return true
+	}
+	if d.Kind(m) == pyjson.Object {
+		for _, name := range v.present {
+			if c.lookup(m, name) < 0 {
+				return true
+			}
+		}
+	}
 	for _, n := range v.nodes {
-		if c.valueValid(n.node, m, 0) == invalid {
+		if c.valueValidSkipping(n.node, m, 0, n.done|skipExpanded) == invalid {
 			return true
 		}
 	}
@@ -2000,6 +2013,11 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		required[i] = true
 	}
 	hadNames := len(names) > 0
+	if c.hasDependencies(v) {
+		// A trigger whose dependent the case leaves out can't be there
+		// either (dependentRequired: {"a": ["b"]} with b absent).
+		absent = c.absentTriggers(v, absent)
+	}
 	for _, name := range absent {
 		if i := slices.Index(names, name); i >= 0 {
 			if required[i] {
@@ -2010,7 +2028,7 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 	}
 	var deps []dependency
 	if c.hasDependencies(v) {
-		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
+		names, values, required, deps = c.dependentMembers(v, names, values, required, extra, absent)
 	}
 	if len(names) > 0 && !c.strict && !extra.never && !c.unevaluatedClosed(v) && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
 		names, values, required = c.siblingMembers(v, names, values, required)
@@ -2030,7 +2048,7 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 	}
 	if len(names) == 0 && !hadNames {
 		member := c.freeMember(v, extra, ctx, absent)
-		if member != nil {
+		if member != nil && c.triggersBeside(v, absent) {
 			c.dropDependentRequired(v)
 		}
 		lo, hi := c.viewLengths(v, "Properties")
@@ -2299,7 +2317,7 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		// absent); beside patterns, the key automaton keeps them out.
 		switch {
 		case keys != nil:
-			c.loosenDependentSchemas(v, "the keys of an object of free members are kept from its triggers only without propertyNames")
+			c.loosenExcept(v, keys, except, "the keys of an object of free members are kept from names it must not hold only without propertyNames")
 		case len(pats) == 0:
 			anyKey = c.keyExcept(except, true)
 		}
@@ -2322,7 +2340,7 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 			return member
 		}
 		if len(except) > 0 {
-			c.loosenDependentSchemas(v, "the keys of an object of free members are kept from its triggers beside patternProperties only when the patterns can be told apart (gap decision 196)")
+			c.loosenExcept(v, nil, except, "the keys of an object of free members are kept from names it must not hold beside patternProperties only when the patterns can be told apart (gap decision 196)")
 		}
 	}
 	if c.onlyPattern(v, pats) {
@@ -2358,6 +2376,41 @@ type propertyPattern struct {
 	schema int
 	path   string
 	owner  int
+}
+
+// loosenExcept reports the keywords that ask the free members of v's
+// objects to leave out the names of except, when the keys can't be kept
+// from them (keys: the keys propertyNames allows, nil: any): the triggers
+// of dependentSchemas and dependentRequired a case leaves out, the names a
+// not of required, a oneOf's exclusive variants (decision 200) or a
+// discriminator's cases (decision 206) leave out. Names the keys rule out
+// anyway need nothing.
+func (c *compiler) loosenExcept(v *view, keys *view, except []string, why string) {
+	if keys != nil && !slices.ContainsFunc(except, func(name string) bool { return c.stringIn(keys, name, false) }) {
+		return
+	}
+	c.loosenDependentSchemas(v, why)
+	triggers := false // a trigger of dependentRequired left out (absentTriggers)
+	c.eachDependency(v, func(trigger string, _ []string) { triggers = triggers || slices.Contains(except, trigger) })
+	for _, n := range v.nodes {
+		if triggers {
+			nodes, names := c.requiredDeps(&n)
+			for i, dr := range nodes {
+				if dr >= 0 {
+					c.loosen(n.path+"."+names[i], names[i], why)
+				}
+			}
+		}
+		if _, _, ok := notRequired(c.d, n.node); ok && n.ks.Not >= 0 {
+			c.loosen(n.path+".not", "not", why)
+		}
+		if n.done&doneOneOf != 0 && len(v.absent) > 0 {
+			c.loosen(n.path+".oneOf", "oneOf", why)
+		}
+		if n.done&doneIf != 0 {
+			c.loosen(n.path+".if", "if", why)
+		}
+	}
 }
 
 // patternsOf is the patterns of v's patternProperties, in order; a

@@ -59,7 +59,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	names, values, required, extra := c.objectMembers(v)
 	var deps []dependency
 	if c.hasDependencies(v) {
-		names, values, required, deps = c.dependentMembers(v, names, values, required, extra)
+		names, values, required, deps = c.dependentMembers(v, names, values, required, extra, nil)
 	}
 	for _, n := range v.nodes {
 		if n.ks.PatternProperties >= 0 {
