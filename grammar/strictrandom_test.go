@@ -1,6 +1,8 @@
 package grammar
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -91,4 +93,25 @@ func TestStrictRandomFindings(t *testing.T) {
 			t.Errorf("%s: a value is valid for two variants, yet %v", s, err)
 		}
 	}
+	// Tool parameters that admit no object admit no call: a 400 naming
+	// them, in both modes (before: arguments were written anyway).
+	for _, params := range []string{`{"type": "integer"}`, `{"type": "object", "allOf": [{"type": "string"}]}`} {
+		for _, strict := range []bool{false, true} {
+			_, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: strict}}, Choice: Required})
+			var ge *Error
+			if !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters" || !strings.Contains(ge.Msg, "admits no object") {
+				t.Errorf("%s (strict %v): %v", params, strict, err)
+			}
+		}
+	}
+	// A raw argument's whole number is not written as a float: the
+	// parser casts "2.0" to a string where the property's type is an
+	// integer's (an enum of 2), so the grammar leaves that spelling to
+	// JSON values; "2" casts to a number for an enum of 2.0 too.
+	params := `{"type": "object", "properties": {"b": {"enum": [2, "x"]}, "c": {"enum": [2.0]}}}`
+	g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: true}}, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkArgs(t, g, []argCase{{xmlArg("b", "2"), true}, {xmlArg("b", "2.0"), false}, {xmlArg("b", "x"), true}, {xmlArg("c", "2.0"), true}, {xmlArg("c", "2"), true}})
 }

@@ -1161,7 +1161,11 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 		alts = append(alts, lit(text))
 		if d.Kind(m) == pyjson.Number {
 			for _, s := range integralSpellings(string(d.Raw(m))) {
-				if s != text {
+				// (A raw argument's number is not written as a float's
+				// spelling of a whole number the schema lists as an
+				// integer: the parser casts "2.0" to a string where the
+				// property's type is an integer's.)
+				if s != text && (!xml || pyjson.IsIntegerLiteral(s)) {
 					alts = append(alts, lit(s))
 				}
 			}

@@ -32,6 +32,12 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	if v.never {
 		return nil
 	}
+	if c.types(v)&tObj == 0 {
+		// The arguments are an object's members: a schema that admits
+		// no object admits no call.
+		c.impossible(path, "no arguments can be written: the schema admits no object, and a tool's arguments are one")
+		return nil
+	}
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false
 	c.notNodes = c.notNodes[:0] // no not of strings is the view's (decision 198)
 	if c.unevaluatedClosed(v) {
