@@ -53,8 +53,8 @@ func notTypes(d *pyjson.Doc, s int) (excluded typeSet, exact bool) {
 		return 0, true
 	case anySchema(d, n):
 		return tAll, true
-	case d.Kind(n) != pyjson.Object:
-		return 0, false
+	case d.Kind(n) != pyjson.Object, d.DuplicateKey(n) >= 0:
+		return 0, false // (a key written twice: not read, see heldNames)
 	}
 	t, exact := -1, true
 	d.Members(n, func(k, val int) bool {
@@ -109,7 +109,7 @@ type notKeywords struct{ pattern, enum, constant, required, typ int }
 func readNot(d *pyjson.Doc, s int) (k notKeywords, ok bool) {
 	k = notKeywords{-1, -1, -1, -1, -1}
 	n := d.Lookup(s, "not")
-	if n < 0 || d.Kind(n) != pyjson.Object {
+	if n < 0 || d.Kind(n) != pyjson.Object || d.DuplicateKey(n) >= 0 {
 		return k, false
 	}
 	ok = true
@@ -226,7 +226,9 @@ const (
 // "object". ok is false for any other schema, past the limits above, or
 // for a set of no name (the schema would admit every object).
 func heldNames(d *pyjson.Doc, n, depth int) (sets [][]string, typed bool, ok bool) {
-	if depth >= maxHeldDepth || d.Kind(n) != pyjson.Object {
+	if depth >= maxHeldDepth || d.Kind(n) != pyjson.Object || d.DuplicateKey(n) >= 0 {
+		// (A key written twice: JSON Schema readers keep its last
+		// value, which a walk of every member would not.)
 		return nil, false, false
 	}
 	sets, ok = [][]string{nil}, true

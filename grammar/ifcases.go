@@ -48,7 +48,7 @@ type discriminatorIf struct {
 // name at most, with annotations.
 func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, required bool, ok bool) {
 	cond := d.Lookup(s, "if")
-	if cond < 0 || d.Kind(cond) != pyjson.Object {
+	if cond < 0 || d.Kind(cond) != pyjson.Object || d.DuplicateKey(cond) >= 0 {
 		return "", nil, false, false
 	}
 	ok = true
@@ -83,7 +83,7 @@ func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, requi
 // literalsOnly reads schema s when it is only a const or an enum (and
 // annotations) of values literalEqual compares: its values.
 func literalsOnly(d *pyjson.Doc, s int) (values []int, ok bool) {
-	if d.Kind(s) != pyjson.Object {
+	if d.Kind(s) != pyjson.Object || d.DuplicateKey(s) >= 0 {
 		return nil, false
 	}
 	ok = true

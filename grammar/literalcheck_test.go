@@ -165,7 +165,9 @@ func randomValue(rng *rand.Rand, depth int) string {
 
 // randomSchema is a schema object of one to three keywords drawn from
 // those valueValid reads (formats aside: the validator does not assert
-// them), down to depth; refs may point to #/$defs/d.
+// them) and unevaluatedProperties and unevaluatedItems (which it leaves
+// undecided), down to depth; refs may point to #/$defs/d. A keyword may
+// come twice (a JSON reader keeps the last).
 func randomSchema(rng *rand.Rand, depth int, refs bool) string {
 	sub := func() string {
 		if depth <= 0 {
@@ -225,6 +227,9 @@ func randomSchema(rng *rand.Rand, depth int, refs bool) string {
 		func() string { return `"dependentRequired": {"a": ["b"]}` },
 		func() string { return `"dependentSchemas": {"b": ` + sub() + `}` },
 		func() string { return `"propertyNames": {"maxLength": 1}` },
+		func() string { return `"unevaluatedProperties": ` + sub() },
+		func() string { return `"unevaluatedItems": ` + sub() },
+		func() string { return []string{`"additionalProperties": false`, `"items": false`}[rng.IntN(2)] },
 	}
 	var parts []string
 	for range 1 + rng.IntN(3) {

@@ -503,7 +503,7 @@ func evaluatesProperties(d *pyjson.Doc, w *view) bool {
 // schema: one schema of only properties with one name, that name
 // required, and optionally type "object" (and annotations).
 func singlePropertyVariant(d *pyjson.Doc, w *view) (name string, schema int, ok bool) {
-	if len(w.nodes) != 1 {
+	if len(w.nodes) != 1 || d.DuplicateKey(w.nodes[0].node) >= 0 {
 		return "", -1, false
 	}
 	s := w.nodes[0].node

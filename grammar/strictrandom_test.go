@@ -114,4 +114,17 @@ func TestStrictRandomFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkArgs(t, g, []argCase{{xmlArg("b", "2"), true}, {xmlArg("b", "2.0"), false}, {xmlArg("b", "x"), true}, {xmlArg("c", "2.0"), true}, {xmlArg("c", "2"), true}})
+	// A not of required with a keyword written twice is not read (before:
+	// both were, where JSON readers keep the last, and an object lacking
+	// a was let through); enums beside each other keep the values they
+	// share by value (before: by spelling, so 1.0 and 1 met nothing); and
+	// unevaluatedProperties applies to the names dependentRequired relates
+	// too (before: written unchecked).
+	checkReportedAt(t, `{"not": {"required": ["a", "c"], "type": "object", "required": ["b"]}}`, "response_format.json_schema.schema.not")
+	checkStrictExact(t, []contentCase{
+		{"enums intersected by value", `{"allOf": [{"enum": [1.0, "a"]}, {"enum": [1, "b"]}]}`,
+			[]string{`1.0`, `1`}, []string{`"a"`, `"b"`}},
+		{"unevaluatedProperties beside dependentRequired", `{"dependentRequired": {"a": ["b"]}, "unevaluatedProperties": {"type": "object"}}`,
+			[]string{`{"b": {}}`, `{"b": {}, "a": {}}`, `{}`}, []string{`{"b": "b"}`, `{"b": {}, "a": 1}`}},
+	})
 }

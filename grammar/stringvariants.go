@@ -26,7 +26,7 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 	}
 	ok = true
 	d.Elements(oneOf, func(e, _ int) bool {
-		if ok = d.Kind(e) == pyjson.Object; ok {
+		if ok = d.Kind(e) == pyjson.Object && d.DuplicateKey(e) < 0; ok {
 			d.Members(e, func(k, _ int) bool {
 				switch d.Str(k) {
 				case "type", "pattern", "format", "minLength", "maxLength", "description", "title", "$comment", "examples", "default":

@@ -724,7 +724,7 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 	d.Elements(oneOf, func(e, _ int) bool {
 		var names []string
 		found := false
-		ok = d.Kind(e) == pyjson.Object
+		ok = d.Kind(e) == pyjson.Object && d.DuplicateKey(e) < 0
 		if ok {
 			d.Members(e, func(k, val int) bool {
 				switch d.Str(k) {
@@ -1101,7 +1101,8 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			var keepM []int
 			var keepT []string
 			for j, t := range texts {
-				if slices.Contains(tt, t) {
+				// (equal as JSON Schema compares: 1.0 is 1)
+				if slices.Contains(tt, t) || slices.ContainsFunc(these, func(o int) bool { return c.sameValue(members[j], o, 0) == valid }) {
 					keepM, keepT = append(keepM, members[j]), append(keepT, t)
 				}
 			}
@@ -1994,16 +1995,11 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 	absent = append(slices.Clip(absent), v.absent...)
 	present = append(slices.Clip(present), v.present...)
 	names, values, required, extra := c.objectMembers(v)
-	if _, u := c.unevaluatedPropertiesOf(v); u >= 0 {
+	_, unevaluated := c.unevaluatedPropertiesOf(v)
+	if unevaluated >= 0 {
 		// The members no schema declares are unevaluated: they take
-		// unevaluatedProperties.
-		path := c.rootPath(v) + ".unevaluatedProperties"
-		c.addTo(extra, u, path)
-		for i, name := range names {
-			if !c.declares(v, name) {
-				c.addTo(values[i], u, path)
-			}
-		}
+		// unevaluatedProperties (those named below too, once named).
+		c.addTo(extra, unevaluated, c.rootPath(v)+".unevaluatedProperties")
 	}
 	for _, name := range present {
 		i := slices.Index(names, name)
@@ -2033,6 +2029,16 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 	var deps []dependency
 	if c.hasDependencies(v) {
 		names, values, required, deps = c.dependentMembers(v, names, values, required, extra, absent)
+	}
+	if unevaluated >= 0 {
+		// (the names of present and of dependentRequired too: before,
+		// those were written unchecked)
+		path := c.rootPath(v) + ".unevaluatedProperties"
+		for i, name := range names {
+			if !c.declares(v, name) {
+				c.addTo(values[i], unevaluated, path)
+			}
+		}
 	}
 	if len(names) > 0 && !c.strict && !extra.never && !c.unevaluatedClosed(v) && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
 		names, values, required = c.siblingMembers(v, names, values, required)
