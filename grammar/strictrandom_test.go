@@ -127,4 +127,16 @@ func TestStrictRandomFindings(t *testing.T) {
 		{"unevaluatedProperties beside dependentRequired", `{"dependentRequired": {"a": ["b"]}, "unevaluatedProperties": {"type": "object"}}`,
 			[]string{`{"b": {}}`, `{"b": {}, "a": {}}`, `{}`}, []string{`{"b": "b"}`, `{"b": {}, "a": 1}`}},
 	})
+	// A listed array or object beside unevaluatedItems or
+	// unevaluatedProperties: not checked against them (decision 207's
+	// check leaves them undecided), so reported (before: written as
+	// listed, unchecked, with nothing reported).
+	for _, c := range []struct{ schema, path string }{
+		{`{"const": ["ba", "ab"], "unevaluatedItems": {"const": null}}`, "response_format.json_schema.schema.unevaluatedItems"},
+		{`{"enum": [{"b": 1}, 2], "unevaluatedProperties": {"type": "string"}}`, "response_format.json_schema.schema.unevaluatedProperties"},
+	} {
+		checkReportedAt(t, c.schema, c.path)
+	}
+	// A listed value of another type is not affected.
+	checkStrictExact(t, []contentCase{{"unevaluatedItems beside listed strings", `{"enum": ["a", "b"], "unevaluatedItems": false}`, []string{`"a"`}, []string{`[]`}}})
 }

@@ -1134,6 +1134,18 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 				c.drop(n.path+"."+unenforced[kw], unenforced[kw]) // dropUnenforced leaves them to objects
 			}
 		}
+		// unevaluatedProperties and unevaluatedItems: a listed object's or
+		// array's members are not checked against them here (decision
+		// 207's check leaves them undecided); dropUnenforced leaves them
+		// to objects and arrays.
+		for _, kw := range [...]struct {
+			kw   otherKeyword
+			kind pyjson.Kind
+		}{{kwUnevaluatedProperties, pyjson.Object}, {kwUnevaluatedItems, pyjson.Array}} {
+			if c.otherKey(&n, kw.kw) >= 0 && slices.ContainsFunc(members, func(m int) bool { return d.Kind(m) == kw.kind }) {
+				c.drop(n.path+"."+unenforced[kw.kw], unenforced[kw.kw])
+			}
+		}
 	}
 	lo, hi := c.viewLengths(v, "Length")
 	nlo, nhi := c.viewBounds(v)
