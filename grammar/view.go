@@ -1121,7 +1121,8 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 		}{{ks.Properties, "properties"}, {ks.Required, "required"}, {ks.AdditionalProperties, "additionalProperties"},
 			{ks.Items, "items"}, {ks.PrefixItems, "prefixItems"}, {ks.MinItems, "minItems"}, {ks.MaxItems, "maxItems"},
 			{ks.Pattern, "pattern"}, {ks.Format, "format"}, {ks.PatternProperties, "patternProperties"},
-			{ks.DependentRequired, "dependentRequired"}, {ks.PropertyNames, "propertyNames"}} {
+			{ks.DependentRequired, "dependentRequired"}, {ks.PropertyNames, "propertyNames"},
+			{ks.MinProperties, "minProperties"}, {ks.MaxProperties, "maxProperties"}, {ks.UniqueItems, "uniqueItems"}} {
 			if kw.node >= 0 {
 				c.drop(n.path+"."+kw.name, kw.name)
 			}
