@@ -136,8 +136,8 @@ func TestStrictRandomFindings(t *testing.T) {
 		{`{"enum": [{"b": 1}, 2], "unevaluatedProperties": {"type": "string"}}`, "response_format.json_schema.schema.unevaluatedProperties"},
 		// (and the counts beside them, which the listed values were not
 		// checked against either: before, left out silently)
-		{`{"enum": [{"a": 1}], "maxProperties": 0, "unevaluatedProperties": false}`, "response_format.json_schema.schema.maxProperties"},
-		{`{"enum": [[1, 1]], "uniqueItems": true, "unevaluatedItems": false}`, "response_format.json_schema.schema.uniqueItems"},
+		{`{"enum": [{"a": 1}], "maxProperties": 1, "unevaluatedProperties": false}`, "response_format.json_schema.schema.maxProperties"},
+		{`{"enum": [[1, 2]], "uniqueItems": true, "unevaluatedItems": false}`, "response_format.json_schema.schema.uniqueItems"},
 	} {
 		checkReportedAt(t, c.schema, c.path)
 	}
