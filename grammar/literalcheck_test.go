@@ -169,11 +169,17 @@ func randomValue(rng *rand.Rand, depth int) string {
 // undecided), down to depth; refs may point to #/$defs/d. A keyword may
 // come twice (a JSON reader keeps the last).
 func randomSchema(rng *rand.Rand, depth int, refs bool) string {
+	return randomSchemaOf(rng, depth, refs, false)
+}
+
+// randomSchemaOf is randomSchema, with formats (date, time, date-time,
+// ipv4, uuid, hostname) among the keywords when formats is set.
+func randomSchemaOf(rng *rand.Rand, depth int, refs, formats bool) string {
 	sub := func() string {
 		if depth <= 0 {
 			return []string{`{}`, `true`, `false`, `{"type": "integer"}`, `{"const": "a"}`, `{"minimum": 1}`}[rng.IntN(6)]
 		}
-		return randomSchema(rng, depth-1, refs)
+		return randomSchemaOf(rng, depth-1, refs, formats)
 	}
 	subs := func() string {
 		var parts []string
@@ -230,6 +236,11 @@ func randomSchema(rng *rand.Rand, depth int, refs bool) string {
 		func() string { return `"unevaluatedProperties": ` + sub() },
 		func() string { return `"unevaluatedItems": ` + sub() },
 		func() string { return []string{`"additionalProperties": false`, `"items": false`}[rng.IntN(2)] },
+	}
+	if formats {
+		keywords = append(keywords, func() string {
+			return `"format": ` + []string{`"date"`, `"time"`, `"date-time"`, `"ipv4"`, `"uuid"`, `"hostname"`}[rng.IntN(6)]
+		})
 	}
 	var parts []string
 	for range 1 + rng.IntN(3) {
