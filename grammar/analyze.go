@@ -771,6 +771,12 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 	if !f.productive[root] {
 		return nil, nil, 0, &Error{Path: "tools", Msg: "no output satisfies the constraints"}
 	}
+	if !c.pruned && c.pruneUnproductive(set, gr, f.productive) {
+		// The facts of the pruned rules, once more (then every rule
+		// reached is productive).
+		c.pruned = true
+		return c.analyze(root, sc)
+	}
 	lines, ids := writeOrder(set, gr, root, sc)
 	if total += engineWalk(set, gr, f, ids, sc); total > maxLeftmostWalk {
 		p, worst := "tools", -1
@@ -786,6 +792,78 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 			itoa(maxLeftmostWalk) + " grammar elements to check the grammar (and again at each step of a generation); merge or flatten the alternatives, or shorten the ones that are entered often"}
 	}
 	return lines, written, total, nil
+}
+
+// pruneUnproductive rewrites the reachable rules (gr's) so that no part
+// of the grammar leads where no finite text can follow: a rule no finite
+// text matches (an object whose every member value must again be such an
+// object, {"unevaluatedProperties": {"minProperties": 1, "$ref": "#"}})
+// becomes nothing, and each reference to it is left out of the rules
+// that can end (an alternative dropped, a repetition with no minimum
+// made empty). An engine could otherwise enter it and generate until its
+// token limit, with no way to close the value. It reports whether a rule
+// changed.
+func (c *compiler) pruneUnproductive(set *ruleSet, gr *graph, productive []bool) bool {
+	if !slices.Contains(productive, false) {
+		return false
+	}
+	changed := false
+	for _, r := range gr.order {
+		body := set.bodies[r]
+		switch {
+		case !productive[r]:
+			if !isNothing(body) {
+				c.g.define(r, nothing())
+				changed = true
+			}
+		default:
+			if nb := set.prune(body, productive); nb != body {
+				c.g.define(r, nb) // (nb is never nil: the rule is productive)
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// prune is e without the parts that match no finite text (productive:
+// the facts of set's rules), nil when e itself matches none, e itself when
+// nothing is left out.
+func (set *ruleSet) prune(e *expr, productive []bool) *expr {
+	if e.lib != nil || e.kind == kLit || e.kind == kClass || e.kind == kRef {
+		if set.productiveExpr(e, productive) {
+			return e
+		}
+		return nil
+	}
+	var items []*expr
+	changed := false
+	for i, it := range e.items {
+		p := set.prune(it, productive)
+		if p != it && !changed {
+			changed = true
+			items = append(items, e.items[:i]...)
+		}
+		switch {
+		case p == nil && e.kind == kSeq:
+			return nil
+		case p == nil && e.kind == kRep:
+			return rep(nil, e.min, e.max) // empty with no minimum, else nil
+		case changed && p != nil:
+			items = append(items, p)
+		}
+	}
+	switch {
+	case !changed:
+		return e
+	case e.kind == kSeq:
+		return seq(items...)
+	case e.kind == kRep:
+		return rep(items[0], e.min, e.max)
+	case len(items) == 0:
+		return nil
+	}
+	return alt(items...)
 }
 
 // unsatisfiedError is the error of a tool's arguments or a response

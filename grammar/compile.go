@@ -225,6 +225,9 @@ type compiler struct {
 	matchWork int
 	// checkWork is the steps of checking listed values (maxCheckWork).
 	checkWork int
+	// pruned: the analysis left out the parts no finite text matches
+	// (pruneUnproductive), and runs once more.
+	pruned bool
 	// tops are the tools' arguments and the response format's value,
 	// each of which must be able to match something.
 	tops []top

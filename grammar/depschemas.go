@@ -25,6 +25,7 @@ type depTrigger struct {
 	name    string
 	schemas []int
 	paths   []string
+	holders []int // the schema whose dependentSchemas holds each
 }
 
 // dependentObjects is viewObject: the object's cases, or the object alone
@@ -54,6 +55,7 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 				}
 				triggers[i].schemas = append(triggers[i].schemas, val)
 				triggers[i].paths = append(triggers[i].paths, n.path+"."+names[j]+"."+name)
+				triggers[i].holders = append(triggers[i].holders, n.node)
 				return true
 			})
 		}
@@ -78,7 +80,11 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 			}
 			present = append(present, t.name)
 			for j, s := range t.schemas {
-				c.expand(w, s, t.paths[j], nil)
+				// (the schemas that led to its holder on the stack: a
+				// $ref back to one of them applies it to the same object
+				// again, a cycle no validator can end)
+				c.chain = v.ancestors(c.chain[:0], t.holders[j])
+				c.expand(w, s, t.paths[j], c.chain)
 			}
 		}
 		if c.err != nil {

@@ -226,4 +226,24 @@ func TestStrictRandomFindings(t *testing.T) {
 	}
 	// A listed value of another type is not affected.
 	checkStrictExact(t, []contentCase{{"unevaluatedItems beside listed strings", `{"enum": ["a", "b"], "unevaluatedItems": false}`, []string{`"a"`}, []string{`[]`}}})
+	// A dependentSchemas schema that refers back to the schema holding it
+	// applies it to the same object again without end: a 400 naming the
+	// $ref, as other cycles through no object or array are (before: read
+	// as the schema once, where validators fail the instance).
+	for _, schema := range []string{`{"dependentSchemas": {"b": {"$ref": "#"}}}`, `{"$ref": "#/$defs/d", "$defs": {"d": {"dependentSchemas": {"b": {"$ref": "#"}}}}}`} {
+		if _, err := compileFormat(schema, false); err == nil || !strings.Contains(err.Error(), ".dependentSchemas.b.$ref: refers to itself") {
+			t.Errorf("%s: %v", schema, err)
+		}
+	}
+	// Parts no finite value satisfies are left out of the grammar (an
+	// engine could enter them and never close the value): here only {}
+	// is finite, each member's value having to hold another member.
+	g, err = compileFormat(`{"type": "object", "unevaluatedProperties": {"minProperties": 1, "$ref": "#"}}`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered := analysisPrefix + finalHeader + `{"a": {"b": `
+	if !g.Matches(analysisPrefix+finalHeader+`{}`) || g.furthestMatch(entered) == len(entered) {
+		t.Errorf("the unending members are in the grammar:\n%s", g.GBNF())
+	}
 }
