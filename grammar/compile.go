@@ -225,6 +225,11 @@ type compiler struct {
 	matchWork int
 	// checkWork is the steps of checking listed values (maxCheckWork).
 	checkWork int
+	// writtenValue and writtenNodes are the value shownInvalid checks and
+	// the schemas of the view it checks it against (writtenValue -1:
+	// none), for valueValidSkipping.
+	writtenValue int
+	writtenNodes []int
 	// pruned: the analysis left out the parts no finite text matches
 	// (pruneUnproductive), and runs once more.
 	pruned bool
@@ -271,7 +276,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -187,6 +188,13 @@ func (c *compiler) valueValid(s, m, depth int) verdict {
 // schema of a view as the grammar writes it.
 func (c *compiler) valueValidSkipping(s, m, depth int, skip uint8) verdict {
 	d := c.d
+	if depth > 0 && m == c.writtenValue && slices.Contains(c.writtenNodes, s) {
+		// One of the view's own schemas again, reached in place (a
+		// pending anyOf's $ref back to the schema whose oneOf is being
+		// told apart): the grammar writes it once, as the view holds it,
+		// so what it would say here is not known.
+		return undecided
+	}
 	switch d.Kind(s) {
 	case pyjson.True:
 		return valid

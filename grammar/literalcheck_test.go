@@ -166,8 +166,9 @@ func randomValue(rng *rand.Rand, depth int) string {
 // randomSchema is a schema object of one to three keywords drawn from
 // those valueValid reads (formats aside: the validator does not assert
 // them) and unevaluatedProperties and unevaluatedItems (which it leaves
-// undecided), down to depth; refs may point to #/$defs/d. A keyword may
-// come twice (a JSON reader keeps the last).
+// undecided), down to depth; refs may point to #/$defs/d, and to the root
+// (in place, in items, in a property). A keyword may come twice (a JSON
+// reader keeps the last).
 func randomSchema(rng *rand.Rand, depth int, refs bool) string {
 	return randomSchemaOf(rng, depth, refs, false)
 }
@@ -237,6 +238,16 @@ func randomSchemaOf(rng *rand.Rand, depth int, refs, formats bool) string {
 		func() string { return `"unevaluatedItems": ` + sub() },
 		func() string { return []string{`"additionalProperties": false`, `"items": false`}[rng.IntN(2)] },
 	}
+	keywords = append(keywords,
+		func() string { return `"pattern": ` + []string{`"^[a-c]{1,2}$"`, `"a|b"`, `"^$"`, `"^(ab)+$"`, `"[^a]"`}[rng.IntN(5)] },
+		func() string { return []string{`"$ref": "#"`, `"items": {"$ref": "#"}`, `"properties": {"a": {"$ref": "#"}, "c": ` + sub() + `}`}[rng.IntN(3)] },
+		func() string { return `"contains": ` + sub() + `, "minContains": 1, "maxContains": 2` },
+		func() string {
+			return []string{`"anyOf": [{"required": ["a"]}, {"required": ["b"]}]`, `"oneOf": [{"required": ["a"]}, {"required": ["b"]}]`}[rng.IntN(2)]
+		},
+		func() string { return `"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]` },
+		func() string { return `"propertyNames": {"pattern": "^[ab]$"}` },
+	)
 	if formats {
 		keywords = append(keywords, func() string {
 			return `"format": ` + []string{`"date"`, `"time"`, `"date-time"`, `"ipv4"`, `"uuid"`, `"hostname"`}[rng.IntN(6)]

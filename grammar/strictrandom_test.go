@@ -171,6 +171,9 @@ func TestStrictRandomFindings(t *testing.T) {
 	for _, s := range []string{
 		`{"multipleOf": 2, "$ref": "#/$defs/d", "$defs": {"d": {"oneOf": [{"enum": [true, 0]}, {"required": ["b"]}]}}}`,
 		`{"$ref": "#/$defs/d", "$defs": {"d": {"oneOf": [{"allOf": [{"minimum": 1}]}, {"allOf": [{"const": "a"}]}]}}}`,
+		// (and not through a pending anyOf's $ref back to the oneOf's
+		// schema: "a" is valid for both variants)
+		`{"anyOf": [{"$ref": "#/$defs/d"}], "$ref": "#/$defs/d", "$defs": {"d": {"maxLength": 1, "oneOf": [{"const": "a"}, {"properties": {"a": {"const": "a"}}}]}}}`,
 	} {
 		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
 			t.Errorf("%s: a value is valid for two variants, yet %v", s, err)

@@ -904,6 +904,11 @@ func (c *compiler) shownInvalid(v *view, m int) bool {
 			}
 		}
 	}
+	c.writtenValue, c.writtenNodes = m, c.writtenNodes[:0]
+	for _, n := range v.nodes {
+		c.writtenNodes = append(c.writtenNodes, n.node)
+	}
+	defer func() { c.writtenValue, c.writtenNodes = -1, c.writtenNodes[:0] }()
 	for _, n := range v.nodes {
 		if c.valueValidSkipping(n.node, m, 0, n.done|skipExpanded) == invalid {
 			return true
