@@ -239,8 +239,12 @@ func randomSchemaOf(rng *rand.Rand, depth int, refs, formats bool) string {
 		func() string { return []string{`"additionalProperties": false`, `"items": false`}[rng.IntN(2)] },
 	}
 	keywords = append(keywords,
-		func() string { return `"pattern": ` + []string{`"^[a-c]{1,2}$"`, `"a|b"`, `"^$"`, `"^(ab)+$"`, `"[^a]"`}[rng.IntN(5)] },
-		func() string { return []string{`"$ref": "#"`, `"items": {"$ref": "#"}`, `"properties": {"a": {"$ref": "#"}, "c": ` + sub() + `}`}[rng.IntN(3)] },
+		func() string {
+			return `"pattern": ` + []string{`"^[a-c]{1,2}$"`, `"a|b"`, `"^$"`, `"^(ab)+$"`, `"[^a]"`}[rng.IntN(5)]
+		},
+		func() string {
+			return []string{`"$ref": "#"`, `"items": {"$ref": "#"}`, `"properties": {"a": {"$ref": "#"}, "c": ` + sub() + `}`}[rng.IntN(3)]
+		},
 		func() string { return `"contains": ` + sub() + `, "minContains": 1, "maxContains": 2` },
 		func() string {
 			return []string{`"anyOf": [{"required": ["a"]}, {"required": ["b"]}]`, `"oneOf": [{"required": ["a"]}, {"required": ["b"]}]`}[rng.IntN(2)]
