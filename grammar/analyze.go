@@ -804,8 +804,8 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 // token limit, with no way to close the value. It reports whether a rule
 // changed.
 func (c *compiler) pruneUnproductive(set *ruleSet, gr *graph, productive []bool) bool {
-	if !slices.Contains(productive, false) {
-		return false
+	if !slices.ContainsFunc(gr.order, func(r int) bool { return !productive[r] }) {
+		return false // (the rules not reached are not analysed)
 	}
 	changed := false
 	for _, r := range gr.order {

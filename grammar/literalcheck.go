@@ -62,21 +62,25 @@ const (
 // viewLiterals checks all its keywords, or a value can't be decided.
 func (c *compiler) checkedLiterals(v *view, ctx textContext, xml bool) (*expr, bool) {
 	d := c.d
-	first, needs := -1, len(v.absent) > 0 || len(v.present) > 0
+	first := -1
 	for _, n := range v.nodes {
-		ks := n.ks
-		if first < 0 {
-			if ks.Enum >= 0 {
-				first = ks.Enum
-			} else if ks.Const >= 0 {
-				first = -2 - ks.Const
-			}
-		}
-		if !needs {
-			needs = n.other || ks.Not >= 0 || ks.AnyOf >= 0 || ks.OneOf >= 0 || beyondLiterals(ks)
+		if n.ks.Enum >= 0 {
+			first = n.ks.Enum
+			break
+		} else if n.ks.Const >= 0 {
+			first = -2 - n.ks.Const
+			break
 		}
 	}
-	if first == -1 || !needs {
+	if first == -1 {
+		return nil, false // (most views: no list)
+	}
+	needs := len(v.absent) > 0 || len(v.present) > 0
+	for _, n := range v.nodes {
+		ks := n.ks
+		needs = needs || n.other || ks.Not >= 0 || ks.AnyOf >= 0 || ks.OneOf >= 0 || beyondLiterals(ks)
+	}
+	if !needs {
 		return nil, false
 	}
 	var members []int
