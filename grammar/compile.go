@@ -230,6 +230,11 @@ type compiler struct {
 	// none), for valueValidSkipping.
 	writtenValue int
 	writtenNodes []int
+	// argCast is what the parser casts the raw argument being compiled
+	// to (argCastOf), applied to the views compiled with xml set while
+	// casting (decision 209).
+	argCast argCast
+	casting bool
 	// pruned: the analysis left out the parts no finite text matches
 	// (pruneUnproductive), and runs once more.
 	pruned bool

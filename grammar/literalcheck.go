@@ -129,6 +129,9 @@ func (c *compiler) checkedLiterals(v *view, ctx textContext, xml bool) (*expr, b
 		if !c.spend(v.path, len(d.Raw(m))+32) {
 			return nil, true
 		}
+		if xml && c.casting && !c.castKeeps(m) {
+			continue
+		}
 		text := string(d.AppendPython(nil, m))
 		if xml && d.Kind(m) == pyjson.String {
 			text = d.Str(m)

@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	harmony "github.com/beamharmony/harmony"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -143,6 +148,98 @@ func assertingValidator(t *testing.T, schema string) *jsonschema.Schema {
 	return v
 }
 
+// Texts drawn from strict tool grammars of random parameters parse back
+// (the root package's parser, casting by the declared types) to arguments
+// valid for the parameters (decision 209). Left aside, as documented: an
+// argument or a key written twice, and a number past a double's range
+// inside an argument's JSON (which the parser keeps as a string).
+func TestStrictToolSamplesParseBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 209))
+	huge := regexp.MustCompile(`[eE][+-]?0*[0-9]{3,}`)
+	compiled, samples := 0, 0
+	for range 1500 {
+		schema := `{"type": "object", "properties": {"a": ` + randomArgument(rng) + `, "b": ` + randomArgument(rng) +
+			`, "c": ` + randomArgument(rng) + `}`
+		if rng.IntN(4) == 0 {
+			schema += `, "allOf": [{"properties": {"z": ` + randomArgument(rng) + `}}]`
+		}
+		schema += `, "$defs": {"d": ` + randomArgument(rng) + `}}`
+		tools := []Tool{{Name: "f", Parameters: json.RawMessage(schema), Strict: true}}
+		g, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required})
+		if err != nil {
+			continue
+		}
+		compiled++
+		validator := assertingValidator(t, schema)
+		s := newSampler(g, rng)
+		for range 6 {
+			text := s.Sample()
+			if strings.ContainsRune(text, '\uFFFD') || huge.MatchString(text) {
+				continue
+			}
+			res, err := harmony.Parse(text, &harmony.ParseOptions{Tools: []harmony.Tool{{Function: harmony.Function{Name: "f", Parameters: json.RawMessage(schema)}}}})
+			if err != nil {
+				if !strings.Contains(err.Error(), "appears twice") {
+					t.Errorf("%s: %v\n%q", schema, err, text)
+				}
+				continue
+			}
+			if len(res.Message.ToolCalls) != 1 {
+				t.Fatalf("%s: %d calls in %q", schema, len(res.Message.ToolCalls), text)
+			}
+			args := string(res.Message.ToolCalls[0].Function.Arguments)
+			if d, err := pyjson.ParseBytes([]byte(args)); err != nil || hasDuplicateKey(d) {
+				continue
+			}
+			samples++
+			instance, err := unmarshalInstance(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validator.Validate(instance); err != nil && !strings.Contains(err.Error(), "leap second") {
+				t.Errorf("%s: the call %q parses to %s, yet %v", schema, text, args, err)
+			}
+		}
+	}
+	t.Logf("%d of 1500 compiled, %d calls drawn, parsed and checked", compiled, samples)
+	if compiled < 300 || samples < 1500 {
+		t.Errorf("only %d compiled, %d calls", compiled, samples)
+	}
+}
+
+// randomArgument is a tool property's schema of the shapes tools use (a
+// type or two, bounds, an enum, variants of types, a $ref, an array or
+// an object), or now and then randomSchemaOf's.
+func randomArgument(rng *rand.Rand) string {
+	values := func() string {
+		var parts []string
+		for range 1 + rng.IntN(4) {
+			parts = append(parts, randomValue(rng, 1))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	types := []string{`"string"`, `"integer"`, `"number"`, `"boolean"`, `"null"`, `"array"`, `"object"`, `["string", "integer"]`, `["string", "null"]`, `["integer", "null"]`}
+	switch rng.IntN(10) {
+	case 0, 1:
+		return `{"type": ` + types[rng.IntN(len(types))] + `}`
+	case 2:
+		return `{"type": ` + types[rng.IntN(len(types))] + `, "minimum": ` + strconv.Itoa(rng.IntN(3)) + `, "maxLength": 2}`
+	case 3:
+		return `{"enum": ` + values() + `}`
+	case 4:
+		return `{"type": ` + types[rng.IntN(len(types))] + `, "enum": ` + values() + `}`
+	case 5:
+		return `{"anyOf": [{"type": ` + types[rng.IntN(len(types))] + `}, {"type": ` + types[rng.IntN(len(types))] + `}]}`
+	case 6:
+		return `{"$ref": "#/$defs/d"` + []string{``, `, "type": "integer"`, `, "description": "x"`}[rng.IntN(3)] + `}`
+	case 7:
+		return `{"type": "array", "items": {"type": ` + types[rng.IntN(len(types))] + `}}`
+	case 8:
+		return `{"type": "object", "properties": {"x": {"type": ` + types[rng.IntN(len(types))] + `}}}`
+	}
+	return randomSchemaOf(rng, 1, false, true)
+}
+
 // Cases the random schemas found.
 func TestStrictRandomFindings(t *testing.T) {
 	// A dependentSchemas case that leaves its trigger out leaves out the
@@ -248,5 +345,51 @@ func TestStrictRandomFindings(t *testing.T) {
 	entered := analysisPrefix + finalHeader + `{"a": {"b": `
 	if !g.Matches(analysisPrefix+finalHeader+`{}`) || g.furthestMatch(entered) == len(entered) {
 		t.Errorf("the unending members are in the grammar:\n%s", g.GBNF())
+	}
+}
+
+// A raw argument is written only as the parser reads it back (decision
+// 209): the types its declaration shows, strings that don't spell another
+// of those types, and a property the declaration does not show (an
+// allOf's) only as a string.
+func TestArgumentsAsParsed(t *testing.T) {
+	compile := func(params string, strict bool) (*Grammar, error) {
+		return Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: strict}}, Choice: Required})
+	}
+	for _, c := range []struct {
+		params string
+		cases  []argCase
+	}{
+		// enum of "3" and 4: the text 3 is read as the integer 3.
+		{`{"type": "object", "properties": {"n": {"enum": ["3", 4, "x"]}}}`,
+			[]argCase{{xmlArg("n", "4"), true}, {xmlArg("n", "x"), true}, {xmlArg("n", "3"), false}}},
+		// a string or an integer, unconstrained: 3 is the integer 3, valid.
+		{`{"type": "object", "properties": {"n": {"type": ["string", "integer"]}}}`,
+			[]argCase{{xmlArg("n", "3"), true}, {xmlArg("n", "x"), true}}},
+	} {
+		g, err := compile(c.params, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.params, err)
+			continue
+		}
+		checkArgs(t, g, c.cases)
+	}
+	for _, c := range []struct{ params, path string }{
+		// shown as an object ($ref decides), written as an integer: read
+		// as the string "3".
+		{`{"type": "object", "properties": {"n": {"type": "integer", "$ref": "#/$defs/o"}}, "$defs": {"o": {"type": "object"}}}`, "tools[0].function.parameters.properties.n"},
+		// a property only an allOf declares is not shown: read as a string.
+		{`{"type": "object", "allOf": [{"properties": {"n": {"type": "integer"}}}]}`, "tools[0].function.parameters.allOf[0].properties.n"},
+		// a string or an integer of at least 5: the text 3 is the integer 3.
+		{`{"type": "object", "properties": {"n": {"type": ["string", "integer"], "minimum": 5}}}`, "tools[0].function.parameters.properties.n.type"},
+	} {
+		var ge *Error
+		if _, err := compile(c.params, true); !errors.As(err, &ge) || ge.Path != c.path {
+			t.Errorf("%s: strict: %v, want an error at %s", c.params, err, c.path)
+		}
+		g, err := compile(c.params, false)
+		if err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return strings.HasPrefix(d.Path, c.path) }) {
+			t.Errorf("%s: not strict: %v %v", c.params, g, err)
+		}
 	}
 }

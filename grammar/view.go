@@ -431,6 +431,9 @@ func constrains(ks *schema.Keys, done uint8) bool {
 func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
 	var buf [64]byte
 	kb := v.key(c.d, buf[:0], ctx, xml)
+	if xml && c.casting {
+		kb = append(kb, '~', byte(c.argCast.allowed()), byte(c.argCast.kinds))
+	}
 	if r, ok := c.memo[string(kb)]; ok {
 		return r
 	}
@@ -643,6 +646,15 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 	}
 	set := c.types(v)
+	if xml && c.casting {
+		// What the parser reads back (decision 209): a type it would
+		// read as another is not written, and a string that it would
+		// read as a constrained value of another type is reported.
+		set &= c.argCast.allowed()
+		if set&tStr != 0 && c.castConstrained(v, set&c.argCast.kinds) {
+			c.loosenCast(v)
+		}
+	}
 	if lits, ok := c.viewLiterals(v, set, ctx, xml); ok {
 		return lits
 	}
@@ -1169,6 +1181,9 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			if !within(string(d.Raw(m)), nlo, nhi) || !c.multiples(v, string(d.Raw(m))) {
 				continue
 			}
+		}
+		if xml && c.casting && !c.castKeeps(m) {
+			continue
 		}
 		text := texts[j]
 		if xml && d.Kind(m) == pyjson.String {
@@ -2264,8 +2279,10 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 	sep := ", "
 	if args {
 		sep = syntax.ArgumentSeparator
-		member = seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"),
-			c.value(extra, inArgument, true), lit("\n"+syntax.ParamClose))
+		c.argCast, c.casting = c.argCastOf(""), true // (another name: additionalProperties, decision 209)
+		value := c.value(extra, inArgument, true)
+		c.casting = false
+		member = seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"), value, lit("\n"+syntax.ParamClose))
 	} else {
 		member = seq(key, lit(": "), c.value(extra, ctx, false))
 	}
@@ -2596,4 +2613,35 @@ func (c *compiler) patternPropertiesBeside(v *view, why string) {
 			c.loosen(n.path+".patternProperties", "patternProperties", why)
 		}
 	}
+}
+
+// castConstrained reports whether v constrains values of a type of kinds
+// beyond the type itself: a raw argument's string branch writes texts the
+// parser reads as such values (decision 209), which may then be invalid.
+func (c *compiler) castConstrained(v *view, kinds typeSet) bool {
+	return c.has(v, func(ks *schema.Keys) bool {
+		switch {
+		case kinds&tNum != 0 && (ks.Minimum >= 0 || ks.Maximum >= 0 || ks.ExclusiveMinimum >= 0 || ks.ExclusiveMaximum >= 0 || ks.Mult >= 0):
+			return true
+		case kinds&tObj != 0 && (ks.Properties >= 0 || ks.Required >= 0 || ks.AdditionalProperties >= 0 || ks.PatternProperties >= 0 ||
+			ks.MinProperties >= 0 || ks.MaxProperties >= 0 || ks.PropertyNames >= 0 || ks.DependentRequired >= 0):
+			return true
+		case kinds&tArr != 0 && (ks.Items >= 0 || ks.PrefixItems >= 0 || ks.MinItems >= 0 || ks.MaxItems >= 0 || ks.UniqueItems >= 0 || ks.Contains >= 0):
+			return true
+		}
+		return kinds != 0 && ks.Not >= 0
+	}) || kinds != 0 && slices.ContainsFunc(v.nodes, func(n vnode) bool { return n.other })
+}
+
+// loosenCast reports the type of a raw argument whose strings the parser
+// may read as values of another type its schema constrains.
+func (c *compiler) loosenCast(v *view) {
+	path := v.path
+	for _, n := range v.nodes {
+		if n.ks.Type >= 0 {
+			path = n.path
+			break
+		}
+	}
+	c.loosen(path+".type", "type", "a raw argument's text that spells another of its types is read back as that type (DECISIONS.md, Parsing), and this schema constrains values of that type")
 }

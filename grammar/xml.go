@@ -78,6 +78,13 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		body, ok := c.declaredMembers(v, names, values, required, deps, keys, rest != nil, writableKey,
 			func(name string, value *view) *expr {
 				open := syntax.ParamOpen + name + syntax.ParamNameEnd + "\n"
+				c.argCast, c.casting = c.argCastOf(name), true
+				defer func() { c.casting = false }()
+				if !value.never && c.types(value)&c.argCast.allowed() == 0 {
+					// (decision 209: a property the renderer does not
+					// show, an allOf's, is read back as a string)
+					c.loosen(value.path, "type", "the parser reads this argument back as a string or another type than its schema allows (it casts by the type the tool's declaration shows, and shows the parameters' own properties only)")
+				}
 				return seq(lit(open), c.value(value, inArgument, true), lit("\n"+syntax.ParamClose))
 			}, syntax.ArgumentSeparator, rest)
 		if !ok {
@@ -105,7 +112,9 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	} else if keys != nil {
 		c.dropPropertyNames(v, "free arguments' names are checked against propertyNames only when an enum or const lists them")
 	}
+	c.argCast, c.casting = c.argCastOf(""), true
 	value := c.value(extra, inArgument, true)
+	c.casting = false
 	arg := seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"), value, lit("\n"+syntax.ParamClose))
 	return opt(seq(arg, star(seq(lit(syntax.ArgumentSeparator), arg))))
 }
