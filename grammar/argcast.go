@@ -50,21 +50,29 @@ func (a argCast) allowed() typeSet {
 // argument's name is empty).
 func (c *compiler) argCastOf(name string) argCast {
 	d := c.d
-	root := 0
-	if ref := d.Lookup(0, "$ref"); ref >= 0 && d.Lookup(0, "properties") < 0 {
-		root = c.ptr.Resolve(d, 0, ref)
-	}
-	if root < 0 || d.Kind(root) != pyjson.Object {
-		return argCast{str: true}
+	if !c.argRead {
+		// The parameters' root, properties and additionalProperties, read
+		// once a tool.
+		c.argRead, c.argProps, c.argExtra = true, -1, -1
+		root := 0
+		if ref := d.Lookup(0, "$ref"); ref >= 0 && d.Lookup(0, "properties") < 0 {
+			root = c.ptr.Resolve(d, 0, ref)
+		}
+		if root >= 0 && d.Kind(root) == pyjson.Object {
+			if p := d.Lookup(root, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
+				c.argProps = p
+			}
+			if a := d.Lookup(root, "additionalProperties"); a >= 0 && d.Kind(a) == pyjson.Object {
+				c.argExtra = a
+			}
+		}
 	}
 	v := -1
-	if p := d.Lookup(root, "properties"); p >= 0 && d.Kind(p) == pyjson.Object {
-		v = d.Lookup(p, name)
+	if c.argProps >= 0 && name != "" {
+		v = c.ptr.Child(d, c.argProps, name) // indexed when there are many
 	}
 	if v < 0 {
-		if a := d.Lookup(root, "additionalProperties"); a >= 0 && d.Kind(a) == pyjson.Object {
-			v = a
-		}
+		v = c.argExtra
 	}
 	if v < 0 {
 		return argCast{str: true}
@@ -98,7 +106,12 @@ func (c *compiler) castOfSchema(s, depth int, st *castWalk) argCast {
 	if depth > maxCastDepth || st.steps > maxCastWork {
 		return castAny
 	}
-	ks := schema.KeysOf(d, s)
+	var ks *schema.Keys
+	if d.Kind(s) == pyjson.Object {
+		ks = &c.keysOf(s).ks // (the view's, read once)
+	} else {
+		return castAny // not a schema object: "any", as cast.go reads it
+	}
 	var out argCast
 	switch ks.Rule(d) {
 	case schema.RuleRef:

@@ -235,6 +235,11 @@ type compiler struct {
 	// casting (decision 209).
 	argCast argCast
 	casting bool
+	// argRead: argProps and argExtra, the nodes of the loaded tool's
+	// properties and additionalProperties as the parser reads them (-1:
+	// none), are read (argCastOf).
+	argRead            bool
+	argProps, argExtra int
 	// pruned: the analysis left out the parts no finite text matches
 	// (pruneUnproductive), and runs once more.
 	pruned bool
@@ -532,6 +537,7 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.ptr.Reset()
 	clear(c.memo)
 	c.anyOfOf, c.res, c.patterns = nil, nil, nil
+	c.argRead = false           // (each tool's parameters are a document of their own)
 	c.notNodes = c.notNodes[:0] // node numbers are the document's
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)

@@ -2619,6 +2619,9 @@ func (c *compiler) patternPropertiesBeside(v *view, why string) {
 // beyond the type itself: a raw argument's string branch writes texts the
 // parser reads as such values (decision 209), which may then be invalid.
 func (c *compiler) castConstrained(v *view, kinds typeSet) bool {
+	if kinds == 0 {
+		return false
+	}
 	return c.has(v, func(ks *schema.Keys) bool {
 		switch {
 		case kinds&tNum != 0 && (ks.Minimum >= 0 || ks.Maximum >= 0 || ks.ExclusiveMinimum >= 0 || ks.ExclusiveMaximum >= 0 || ks.Mult >= 0):
