@@ -74,6 +74,11 @@ func FuzzCompile(f *testing.F) {
 		// 207), and a check whose work runs out.
 		`{"allOf": [{"enum": [{"a": [1, 1.0]}, {"a": [2]}, "x", 1e400]}, {"not": {"properties": {"a": {"uniqueItems": true, "contains": {"const": 1}}}}}], "oneOf": [{"if": {"type": "object"}, "then": {"required": ["a"]}}, {"pattern": "^x"}], "$defs": {"d": {"$ref": "#"}}}`,
 		`{"enum": [` + strings.Repeat(`[1, 2, 3, 4, 5, 6, 7, 8, 1.0], `, 300) + `[]], "uniqueItems": true, "not": {"maxItems": 0}}`,
+		// Parts no finite value satisfies, a dependentSchemas cycle, and
+		// raw arguments as the parser reads them (gap decisions 208 and
+		// 209).
+		`{"type": "object", "unevaluatedProperties": {"minProperties": 1, "$ref": "#"}, "dependentSchemas": {"b": {"$ref": "#/$defs/o"}}, "$defs": {"o": {"dependentSchemas": {"c": {"$ref": "#"}}}}}`,
+		`{"type": "object", "properties": {"n": {"type": "integer", "$ref": "#/$defs/o"}, "m": {"enum": ["3", 4, 2.0]}, "k": {"type": ["string", "integer"], "minimum": 5}}, "allOf": [{"properties": {"z": {"type": "integer"}}}], "additionalProperties": {"enum": [1, "1"]}, "$defs": {"o": {"type": "object"}}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
