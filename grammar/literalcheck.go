@@ -129,34 +129,42 @@ func (c *compiler) checkedLiterals(v *view, ctx textContext, xml bool) (*expr, b
 		if !c.spend(v.path, len(d.Raw(m))+32) {
 			return nil, true
 		}
-		if xml && c.casting && !c.castKeeps(m) {
-			continue
-		}
-		text := string(d.AppendPython(nil, m))
-		if xml && d.Kind(m) == pyjson.String {
-			text = d.Str(m)
-		}
-		if containsForbidden(text, ctx) {
-			continue
-		}
-		alts = append(alts, lit(text))
-		if d.Kind(m) == pyjson.Number {
-			for _, s := range integralSpellings(string(d.Raw(m))) {
-				// (A raw argument's number is not written as a float's
-				// spelling of a whole number the schema lists as an
-				// integer: the parser casts "2.0" to a string where the
-				// property's type is an integer's.)
-				if s != text && (!xml || pyjson.IsIntegerLiteral(s)) {
-					alts = append(alts, lit(s))
-				}
-			}
-		}
+		alts = c.appendListed(alts, m, string(d.AppendPython(nil, m)), ctx, xml)
 	}
 	if len(alts) == 0 {
 		c.impossible(v.path, "no value can be written: every listed value (enum or const) is invalid for the schema's other keywords or holds a Harmony marker")
 		return nil, true
 	}
 	return alt(alts...), true
+}
+
+// appendListed appends to alts the ways the grammar writes listed value m
+// (text: its JSON, as Python writes it): a raw argument's string as is,
+// nothing for a value that holds a marker or that the parser would read
+// back as another (decision 209), and a whole number also as an int's and
+// a float's spelling (decision 184; in a raw argument only the int's).
+func (c *compiler) appendListed(alts []*expr, m int, text string, ctx textContext, xml bool) []*expr {
+	d := c.d
+	if xml && c.casting && !c.castKeeps(m) {
+		return alts
+	}
+	if xml && d.Kind(m) == pyjson.String {
+		text = d.Str(m)
+	}
+	if containsForbidden(text, ctx) {
+		return alts
+	}
+	alts = append(alts, lit(text))
+	if d.Kind(m) == pyjson.Number {
+		for _, s := range integralSpellings(string(d.Raw(m))) {
+			// (The parser casts "2.0" to a string where the property's
+			// type is an integer's.)
+			if s != text && (!xml || pyjson.IsIntegerLiteral(s)) {
+				alts = append(alts, lit(s))
+			}
+		}
+	}
+	return alts
 }
 
 // beyondLiterals reports whether ks holds a keyword that constrains a
@@ -699,27 +707,14 @@ func (c *compiler) namesHeld(names, m int) verdict {
 	return out
 }
 
-// lookup is lookupName, its work counted (maxCheckWork).
+// lookup is d.Lookup, its work counted (maxCheckWork).
 func (c *compiler) lookup(obj int, name string) int {
 	c.checkWork += int(c.d.Nodes[obj].Len)
-	return lookupName(c.d, obj, name)
+	return c.d.Lookup(obj, name)
 }
 
 // spent reports whether checking listed values spent its work.
 func (c *compiler) spent() bool { return c.checkWork > maxCheckWork }
-
-// lookupName is the value of member name of object obj (-1: none), keys
-// compared decoded.
-func lookupName(d *pyjson.Doc, obj int, name string) int {
-	found := -1
-	d.Members(obj, func(k, v int) bool {
-		if d.StringEqual(k, name) {
-			found = v
-		}
-		return true
-	})
-	return found
-}
 
 // sameValue reports whether JSON values a and b are equal as JSON Schema
 // compares them: numbers by value (1 and 1.0 alike), objects whatever the

@@ -1182,28 +1182,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 				continue
 			}
 		}
-		if xml && c.casting && !c.castKeeps(m) {
-			continue
-		}
-		text := texts[j]
-		if xml && d.Kind(m) == pyjson.String {
-			text = d.Str(m)
-		}
-		if containsForbidden(text, ctx) {
-			continue
-		}
-		alts = append(alts, lit(text))
-		if d.Kind(m) == pyjson.Number {
-			for _, s := range integralSpellings(string(d.Raw(m))) {
-				// (A raw argument's number is not written as a float's
-				// spelling of a whole number the schema lists as an
-				// integer: the parser casts "2.0" to a string where the
-				// property's type is an integer's.)
-				if s != text && (!xml || pyjson.IsIntegerLiteral(s)) {
-					alts = append(alts, lit(s))
-				}
-			}
-		}
+		alts = c.appendListed(alts, m, texts[j], ctx, xml)
 	}
 	if len(alts) == 0 {
 		c.impossible(path, "no value can be written: every member is ruled out by the type or holds a Harmony marker")
