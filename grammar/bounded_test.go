@@ -399,9 +399,50 @@ func fatLadder(n, k int) string {
 }
 
 // The sum of the repetition counts is capped, not each alone: past the
-// budget a count is loosened and reported (an error under strict).
+// budget a count is loosened and reported (an error under strict). A
+// length pair is one rule however many strings share it, and spends the
+// budget once; a length past chunkFrom spends 2B, B the square root of
+// its greatest length rounded up (longString).
 func TestRepetitionBudget(t *testing.T) {
-	schema := closed(manyProperties(200, `{"type": "string", "maxLength": 1024}`))
+	// Strings of one length pair: one rule, nothing loosened.
+	for _, item := range []string{`{"type": "string", "maxLength": 1024}`, `{"type": "string", "minLength": 1, "maxLength": 64}`} {
+		g, err := compileFormat(closed(manyProperties(200, item)), true)
+		if err != nil {
+			t.Fatalf("%s: %v", item, err)
+		}
+		if n := strings.Count(g.GBNF(), "\nlong") + strings.Count(g.GBNF(), "\nbounded"); n != 1 {
+			t.Errorf("%s: %d rules for one length pair:\n%s", item, n, g.GBNF())
+		}
+	}
+
+	// Arrays of up to 1,000 elements spend twice their chunk, 64 (they were
+	// 1,000 each, so the third was loosened).
+	if g, err := compileFormat(closed(manyProperties(20, `{"type": "array", "items": {"type": "string"}, "maxItems": 1000}`)), true); err != nil {
+		t.Errorf("arrays: %v", err)
+	} else if c := grammarCost(g); c > maxExpanded {
+		t.Errorf("arrays: cost %d, more than %d", c, maxExpanded)
+	}
+
+	// Strings of 200 lengths: the budget runs out.
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {`)
+	spent, first := 0, -1
+	for i := range 200 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := 1000 + i
+		b.WriteString(`"p` + itoa(i) + `": {"type": "string", "maxLength": ` + itoa(n) + `}`)
+		root := 1
+		for root*root < n {
+			root++
+		}
+		if spent += 2 * root; spent > maxRepetitions && first < 0 {
+			first = i
+		}
+	}
+	b.WriteString(`}}`)
+	schema := closed(b.String())
 	g, err := compileFormat(schema, false)
 	if err != nil {
 		t.Fatal(err)
@@ -409,12 +450,12 @@ func TestRepetitionBudget(t *testing.T) {
 	if c := grammarCost(g); c > maxExpanded {
 		t.Errorf("cost %d, more than %d", c, maxExpanded)
 	}
-	// Two counts of 1024 fill the budget; the other 198 are loosened.
-	if len(g.Dropped) != 198 || g.Dropped[0].Path != "response_format.json_schema.schema.properties.p2.maxLength" {
-		t.Errorf("%d reported, the first %v", len(g.Dropped), g.Dropped[0])
+	at := "response_format.json_schema.schema.properties.p" + itoa(first) + ".maxLength"
+	if len(g.Dropped) != 200-first || g.Dropped[0].Path != at {
+		t.Errorf("%d reported, the first %v; want %d from %s", len(g.Dropped), g.Dropped, 200-first, at)
 	}
 	_, err = compileFormat(schema, true)
-	if err == nil || !strings.HasPrefix(err.Error(), "response_format.json_schema.schema.properties.p2.maxLength: the keyword maxLength can't be enforced exactly") {
+	if err == nil || !strings.HasPrefix(err.Error(), at+": the keyword maxLength can't be enforced exactly") {
 		t.Errorf("strict: %v", err)
 	}
 }

@@ -124,10 +124,10 @@ const (
 	// larger bounds are not enforced (an error under strict). String
 	// lengths up to it are one repetition too.
 	MaxCount = 1024
-	// MaxLength caps minLength and maxLength. A length past MaxCount is
-	// written in chunks, a rule of about the square root of the length in
-	// characters repeated (longString), so that it costs an engine a few
-	// hundred elements, not one per character.
+	// MaxLength caps minLength and maxLength. A length past 64 characters
+	// (chunkFrom) is written in chunks, a rule of about the square root of
+	// the length in characters repeated (longString), so that it costs an
+	// engine a few hundred elements, not one per character.
 	MaxLength = 1 << 20
 )
 

@@ -31,6 +31,8 @@ func TestReadmeCaps(t *testing.T) {
 		"counts up to " + strconv.Itoa(MaxCount),
 		"lengths up to " + commas(MaxLength),
 		"adding up to " + commas(maxRepetitions),
+		"up to " + strconv.Itoa(chunkFrom) + " characters one repetition",
+		"past " + strconv.Itoa(chunkFrom) + " in chunks",
 		"up to " + strconv.Itoa(maxRangeDigits) + " digits",
 		commas(maxExpanded) + " elements",
 		commas(maxLeftmostWalk) + " elements scanned",

@@ -149,6 +149,7 @@ var dumpAttacks = []dumpAttack{
 	{"not-required-sets", `{"type": "object", "properties": {"cmd": {"type": "string"}, "args": {"type": "array", "items": {"type": "string"}}, "a": {"type": "integer"}, "b": {}, "c": {}}, "not": {"allOf": [{"required": ["cmd"]}, {"required": ["args"]}]}, "allOf": [{"not": {"anyOf": [{"required": ["a"]}, {"required": ["b", "c"]}]}}]}`, `{} {"cmd": "x"} {"cmd": "x", "args": []} {"a": 1} {"b": 1} {"b": 1, "c": 2} {"args": ["y"], "c": 3}`, true},
 	{"if-cases", `{"type": "object", "properties": {"type": {"enum": ["a", "b", "c"]}, "x": {"type": "integer"}, "y": {"type": "string"}}, "allOf": [{"if": {"properties": {"type": {"const": "a"}}}, "then": {"required": ["x"]}}, {"if": {"properties": {"type": {"const": "b"}}, "required": ["type"]}, "then": {"required": ["y"]}, "else": {"properties": {"y": false}}}, {"if": {"properties": {"type": {"const": "c"}}}, "then": {"properties": {"x": false}}}]}`, `{"x": 1} {"type": "a", "x": 1} {"type": "a"} {"type": "b", "y": "s"} {"type": "b"} {"type": "c"} {"type": "c", "x": 1} {"x": 1, "y": "s"}`, true},
 	{"checked-literals", `{"type": "object", "properties": {"role": {"enum": ["root", "admin", "user", "guest"], "not": {"pattern": "^(root|admin)$"}}, "tags": {"enum": [["a", "b"], ["a", "a"], []], "uniqueItems": true}, "n": {"enum": [1, 2, 3], "oneOf": [{"minimum": 2}, {"maximum": 2}]}}, "required": ["role", "tags", "n"], "additionalProperties": false}`, `{"role": "user", "tags": [], "n": 1} {"role": "root", "tags": [], "n": 1} {"role": "guest", "tags": ["a", "b"], "n": 3} {"role": "user", "tags": ["a", "a"], "n": 1} {"role": "user", "tags": [], "n": 2}`, true},
+	{"mid-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 70, "maxLength": 300}, "b": {"type": "string", "maxLength": 65}}, "required": ["a"]}`, dumpLongStrings("a", 69, 70, 71, 134, 135, 299, 300, 301), false},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 
@@ -190,6 +191,18 @@ var dumpFamilies = []dumpFamily{
 				b.WriteString(", ")
 			}
 			fmt.Fprintf(&b, `"p%d": {"type": "string", "maxLength": %d}`, i, 65536+i)
+		}
+		b.WriteString(`}}`)
+		return b.String()
+	}, false},
+	{"string-lengths", 1000, func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"type": "object", "properties": {`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"p%d": {"type": "string", "minLength": %d, "maxLength": %d}`, i, i%7, 65+i)
 		}
 		b.WriteString(`}}`)
 		return b.String()

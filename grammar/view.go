@@ -1374,20 +1374,58 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 		}
 		return shape
 	}
-	if lo > MaxCount || hi > MaxCount {
+	if lo > chunkFrom || hi > chunkFrom {
 		return c.longString(v, ctx, raw, lo, hi)
 	}
-	lo, hi, bounded := c.budget(v, lo, hi, "Length")
-	if raw {
-		if !bounded {
+	if lo == 0 && hi < 0 {
+		if raw {
 			return c.rawText()
 		}
-		return rep(stringChar(true), lo, hi)
-	}
-	if !bounded {
 		return c.quotedString(ctx)
 	}
-	return seq(lit(`"`), rep(ref(c.g.rule("char", stringChar(false))), lo, hi), lit(`"`))
+	return c.shortString(v, ctx, raw, lo, hi)
+}
+
+// chunkFrom is the greatest string length written as one repetition of a
+// character: a longer one is written in chunks (longString), which costs
+// an engine about the square root of the length where a repetition costs
+// the length (llama.cpp writes S{0,n} out as n rules).
+const chunkFrom = 64
+
+// shortString is a string of v of lo to hi characters, both at most
+// chunkFrom (hi < 0: no upper bound): one repetition of a character, a
+// rule per length pair and form, written once per grammar however many
+// strings share it, that spends the repetition budget once. Past the
+// budget the lengths are loosened (reported; an error under strict).
+func (c *compiler) shortString(v *view, ctx textContext, raw bool, lo, hi int) *expr {
+	key := "short" + strconv.FormatBool(raw) + ":" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
+	if r, ok := c.memo[key]; ok {
+		return r
+	}
+	if !c.spendRepetitions(v, max(lo, hi), "Length") {
+		if raw {
+			return c.rawText()
+		}
+		return c.quotedString(ctx)
+	}
+	e := ref(c.g.rule("bounded", rep(c.stringCharRule(raw), lo, hi)))
+	if !raw {
+		e = seq(lit(`"`), e, lit(`"`))
+	}
+	c.memo[key] = e
+	return e
+}
+
+// stringCharRule is a reference to the rule of stringChar(raw), once per
+// grammar.
+func (c *compiler) stringCharRule(raw bool) *expr {
+	key := "longchar" + strconv.FormatBool(raw)
+	char, ok := c.memo[key]
+	if !ok {
+		char = ref(c.g.rule("char", stringChar(raw)))
+		c.memo[key] = char
+	}
+	return char
 }
 
 // stringChar is one character of a bounded string: a raw argument's (any
@@ -1569,14 +1607,14 @@ func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, 
 }
 
 // longString is a string of v of lo to hi characters (hi < 0: no upper
-// bound) where lo or hi is past MaxCount: JSON in ctx, or with raw the raw
-// text of an argument. Written as one repetition, such a length would cost
-// an engine an element per character (llama.cpp writes S{0,n} out as n
-// rules). Instead, with a chunk of B characters (a rule, B the square root
-// of the greatest length, rounded up), the exact part is
+// bound) where lo or hi is past chunkFrom: JSON in ctx, or with raw the
+// raw text of an argument. Written as one repetition, such a length would
+// cost an engine an element per character (llama.cpp writes S{0,n} out as
+// n rules). Instead, with a chunk of B characters (a rule, B the square
+// root of the greatest length, rounded up), the exact part is
 // chunk{lo/B} char{lo%B} and the optional part of up to m characters
 // (m = hi-lo) is chunk{0,q-1} char{0,B-1} | chunk{q} char{0,r}, q and r
-// the quotient and remainder of m by B (up to MaxCount characters beyond
+// the quotient and remainder of m by B (up to chunkFrom characters beyond
 // the exact part are one repetition): each count at most MaxCount, each
 // length written one way, about 28B elements in all where a repetition
 // of n characters is 13n. A rule per length pair, context and form,
@@ -1588,10 +1626,7 @@ func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *e
 	if r, ok := c.memo[key]; ok {
 		return r
 	}
-	b := 1
-	for b*b < max(lo, hi) {
-		b++
-	}
+	b := chunkSize(max(lo, hi))
 	if !c.spendRepetitions(v, 2*b, "Length") {
 		if raw {
 			return c.rawText()
@@ -1599,35 +1634,71 @@ func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *e
 		return c.quotedString(ctx)
 	}
 	// The character and the chunk are rules once per grammar.
-	charKey := "longchar" + strconv.FormatBool(raw)
-	char, ok := c.memo[charKey]
-	if !ok {
-		char = ref(c.g.rule("char", stringChar(raw)))
-		c.memo[charKey] = char
-	}
-	chunkKey := charKey + strconv.Itoa(b)
+	char := c.stringCharRule(raw)
+	chunkKey := "chunk" + strconv.FormatBool(raw) + strconv.Itoa(b)
 	chunk, ok := c.memo[chunkKey]
 	if !ok {
 		chunk = ref(c.g.rule("chunk", rep(char, b, b)))
 		c.memo[chunkKey] = chunk
 	}
-	chunks, rest := rep(chunk, lo/b, lo/b), lo%b
-	var body *expr
-	switch m := hi - lo; {
-	case hi < 0:
-		body = seq(chunks, rep(char, rest, -1))
-	case rest+m <= MaxCount:
-		body = seq(chunks, rep(char, rest, rest+m))
-	default:
-		q, r := m/b, m%b
-		body = seq(chunks, rep(char, rest, rest), alt(seq(rep(chunk, 0, q-1), rep(char, 0, b-1)), seq(rep(chunk, q, q), rep(char, 0, r))))
-	}
-	e := ref(c.g.rule("long", body))
+	e := ref(c.g.rule("long", chunkedRep(char, chunk, b, lo, hi)))
 	if !raw {
 		e = seq(lit(`"`), e, lit(`"`))
 	}
 	c.memo[key] = e
 	return e
+}
+
+// chunkedRep is el repeated lo to hi times (hi < 0: no upper bound) with
+// chunk, el repeated b times: the exact part is chunk{lo/b} el{lo%b} and
+// the optional part of up to m (m = hi-lo) is chunk{0,q-1} el{0,b-1} |
+// chunk{q} el{0,r}, q and r the quotient and remainder of m by b (up to
+// chunkFrom beyond the exact part are one repetition). Each count is
+// written one way. With b the square root of the greatest count, it costs
+// an engine about 28b elements where el{lo,hi} costs 13 a count.
+func chunkedRep(el, chunk *expr, b, lo, hi int) *expr {
+	chunks, rest := rep(chunk, lo/b, lo/b), lo%b
+	switch m := hi - lo; {
+	case hi < 0:
+		return seq(chunks, rep(el, rest, -1))
+	case rest+m <= chunkFrom:
+		return seq(chunks, rep(el, rest, rest+m))
+	default:
+		q, r := m/b, m%b
+		return seq(chunks, rep(el, rest, rest), alt(seq(rep(chunk, 0, q-1), rep(el, 0, b-1)), seq(rep(chunk, q, q), rep(el, 0, r))))
+	}
+}
+
+// repeated is el repeated lo to hi times (hi < 0: no upper bound): one
+// repetition up to chunkFrom, past it in chunks (chunkedRep) of el made a
+// rule, so that a count costs an engine about its square root.
+func (c *compiler) repeated(el *expr, lo, hi int) *expr {
+	n := max(lo, hi)
+	if n <= chunkFrom {
+		return rep(el, lo, hi)
+	}
+	b := chunkSize(n)
+	r := ref(c.g.rule("item", el))
+	return chunkedRep(r, ref(c.g.rule("chunk", rep(r, b, b))), b, lo, hi)
+}
+
+// chunkSize is the chunk of chunkedRep for counts up to n: the square root
+// of n, rounded up.
+func chunkSize(n int) int {
+	b := 1
+	for b*b < n {
+		b++
+	}
+	return b
+}
+
+// repetitionCost is what a count pair of greatest count n spends of the
+// repetition budget: n for one repetition, twice its chunk past chunkFrom.
+func repetitionCost(n int) int {
+	if n > chunkFrom {
+		return 2 * chunkSize(n)
+	}
+	return n
 }
 
 // budget spends the grammar's repetition budget on a count pair: past it,
@@ -1637,7 +1708,7 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 	if lo == 0 && hi < 0 {
 		return 0, -1, false
 	}
-	if c.spendRepetitions(v, max(lo, hi), what) {
+	if c.spendRepetitions(v, repetitionCost(max(lo, hi)), what) {
 		return lo, hi, true
 	}
 	return 0, -1, false
@@ -1796,7 +1867,7 @@ func (c *compiler) arrayOf(prefix []*expr, item *expr, lo, hi int, path string) 
 		if hi >= 0 {
 			more = hi - i
 		}
-		return rep(seq(lit(", "), item), max(0, lo-i), more)
+		return c.repeated(seq(lit(", "), item), max(0, lo-i), more)
 	}
 	var first *expr
 	switch {
@@ -2089,7 +2160,7 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		if hi > 0 {
 			more = hi - 1
 		}
-		members := seq(member, rep(seq(lit(", "), member), max(lo-1, 0), more))
+		members := seq(member, c.repeated(seq(lit(", "), member), max(lo-1, 0), more))
 		if lo == 0 {
 			members = opt(members)
 		}

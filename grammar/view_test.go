@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -576,6 +577,85 @@ func checkArgs(t *testing.T, g *Grammar, cases []argCase) {
 	for _, c := range cases {
 		if g.Matches(argCall+c.args) != c.in {
 			t.Errorf("%q in the grammar: %v, want %v", c.args, !c.in, c.in)
+		}
+	}
+}
+
+// Every count past chunkFrom is written in chunks (chunkedRep): a string's
+// length, an array's elements, an object's members. Whatever the pair,
+// the grammar holds exactly the counts from lo to hi, in JSON strings and
+// arrays, under strict and not, nothing reported. The counts probed are
+// the bounds and the chunk boundaries near them, and random ones.
+func TestChunkedCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	bounds := []int{0, 1, 64, 65, 70, 82, 129, 300}
+	type pair struct{ lo, hi int }
+	pairs := []pair{{0, 1000}, {1000, -1}} // strings and arrays (objects of 1,000 members take the test's matcher seconds)
+	for i, lo := range bounds {
+		pairs = append(pairs, pair{lo, -1})
+		for _, hi := range bounds[i:] {
+			if hi > 0 {
+				pairs = append(pairs, pair{lo, hi})
+			}
+		}
+	}
+	str := func(n int) string { return `"` + strings.Repeat("x", n) + `"` }
+	arr := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("1, ", n), ", ") + "]" }
+	obj := func(n int) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"k%d": 1`, i)
+		}
+		return b.String() + "}"
+	}
+	for _, p := range pairs {
+		top := max(p.lo, p.hi)
+		b := chunkSize(top)
+		probe := map[int]bool{p.lo - 1: true, p.lo: true, p.lo + 1: true, p.hi - 1: true, p.hi: true, p.hi + 1: true, top + 7: true}
+		for k := 1; k*b <= top+b; k++ {
+			if k <= 2 || k*b+b > top {
+				probe[k*b-1], probe[k*b], probe[k*b+1] = true, true, true
+			}
+			probe[p.lo+k*b-1], probe[p.lo+k*b] = true, true
+		}
+		for range 3 {
+			probe[rng.IntN(top+10)] = true
+		}
+		for _, kind := range []struct {
+			name, schema string
+			text         func(int) string
+		}{
+			{"Length", `{"type": "string"%s}`, str},
+			{"Items", `{"type": "array", "items": {"type": "integer"}%s}`, arr},
+			{"Properties", `{"type": "object", "additionalProperties": {"type": "integer"}%s}`, obj},
+		} {
+			if kind.name == "Properties" && top > 300 {
+				continue
+			}
+			counts := `, "min` + kind.name + `": ` + itoa(p.lo)
+			if p.hi >= 0 {
+				counts += `, "max` + kind.name + `": ` + itoa(p.hi)
+			}
+			schema := fmt.Sprintf(kind.schema, counts)
+			for _, strict := range []bool{false, true} {
+				g, err := compileFormat(schema, strict)
+				if err != nil || len(g.Dropped) != 0 {
+					t.Fatalf("%s (strict %v): %v %v", schema, strict, err, g.Dropped)
+				}
+				for n := range probe {
+					if n < 0 {
+						continue
+					}
+					want := n >= p.lo && (p.hi < 0 || n <= p.hi)
+					if got := g.Matches(analysisPrefix + finalHeader + kind.text(n)); got != want {
+						t.Errorf("%s (strict %v): %d in the grammar: %v, want %v", schema, strict, n, got, want)
+					}
+				}
+			}
 		}
 	}
 }
