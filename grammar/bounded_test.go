@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -401,8 +402,8 @@ func fatLadder(n, k int) string {
 // The sum of the repetition counts is capped, not each alone: past the
 // budget a count is loosened and reported (an error under strict). A
 // length pair is one rule however many strings share it, and spends the
-// budget once; a length past chunkFrom spends 2B, B the square root of
-// its greatest length rounded up (longString).
+// budget once; a length past chunkFrom spends what its chunks cost
+// (repetitionCost).
 func TestRepetitionBudget(t *testing.T) {
 	// Strings of one length pair: one rule, nothing loosened.
 	for _, item := range []string{`{"type": "string", "maxLength": 1024}`, `{"type": "string", "minLength": 1, "maxLength": 64}`} {
@@ -415,8 +416,8 @@ func TestRepetitionBudget(t *testing.T) {
 		}
 	}
 
-	// Arrays of up to 1,000 elements spend twice their chunk, 64 (they were
-	// 1,000 each, so the third was loosened).
+	// Arrays of up to 1,000 elements are written in chunks and spend 76
+	// each (they were 1,000 each, so the third was loosened).
 	if g, err := compileFormat(closed(manyProperties(20, `{"type": "array", "items": {"type": "string"}, "maxItems": 1000}`)), true); err != nil {
 		t.Errorf("arrays: %v", err)
 	} else if c := grammarCost(g); c > maxExpanded {
@@ -433,11 +434,7 @@ func TestRepetitionBudget(t *testing.T) {
 		}
 		n := 1000 + i
 		b.WriteString(`"p` + itoa(i) + `": {"type": "string", "maxLength": ` + itoa(n) + `}`)
-		root := 1
-		for root*root < n {
-			root++
-		}
-		if spent += 2 * root; spent > maxRepetitions && first < 0 {
+		if spent += repetitionCost(0, n); spent > maxRepetitions && first < 0 {
 			first = i
 		}
 	}
@@ -503,5 +500,48 @@ func TestCompileStopsWithItsContext(t *testing.T) {
 	_, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(manyProperties(500, `{"type": "integer"}`))}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%v, want context.Canceled", err)
+	}
+}
+
+// A grammar that its counts would take past maxExpanded is compiled once
+// more without them, each reported (an error under strict naming the
+// first), rather than refused whole (gap decision 210).
+func TestCountsPastExpandedCap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {`)
+	for i := range 5 {
+		fmt.Fprintf(&b, `"s%d": {"type": "string", "maxLength": %d}, `, i, 32767+i)
+	}
+	for i := range 700 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"b%d": {"type": "boolean"}`, i)
+	}
+	b.WriteString(`}, "additionalProperties": false}`)
+	schema := b.String()
+	spec := &Spec{Format: &Format{Schema: json.RawMessage(schema)}}
+	if _, countsOver, err := compile(context.Background(), spec, maxRepetitions); !countsOver || err == nil {
+		t.Fatalf("the counts should take the grammar past the cap: %v %v", countsOver, err)
+	}
+	g, err := Compile(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := grammarCost(g); c > maxExpanded {
+		t.Errorf("cost %d", c)
+	}
+	var reported []string
+	for _, d := range g.Dropped {
+		reported = append(reported, d.Path)
+	}
+	for i := range 5 {
+		if p := "response_format.json_schema.schema.properties.s" + itoa(i) + ".maxLength"; !slices.Contains(reported, p) {
+			t.Errorf("%s not reported: %v", p, reported)
+		}
+	}
+	_, err = compileFormat(schema, true)
+	if err == nil || !strings.HasPrefix(err.Error(), "response_format.json_schema.schema.properties.s0.maxLength: the keyword maxLength can't be enforced exactly in constrained generation: with its counts, the grammar takes more than 65536 elements") {
+		t.Errorf("strict: %v", err)
 	}
 }

@@ -36,6 +36,8 @@ type builder struct {
 	protoRules int                // the rules of the protos instantiated
 	expanded   int                // the engine's elements for it (expandedCost)
 	over       string
+	// overExpanded: over is maxExpanded's (the engine's elements).
+	overExpanded bool
 }
 
 // span is a rule's text in builder.buf.
@@ -263,6 +265,7 @@ func (g *builder) account(bytes, cost int) {
 	case g.bytes > MaxBytes:
 		g.over = "the grammar takes more than " + itoa(MaxBytes) + " bytes; simplify the schemas"
 	case g.expanded > maxExpanded:
+		g.overExpanded = true
 		g.over = "the grammar takes more than " + itoa(maxExpanded) + " elements once an engine expands its repetitions; simplify the schemas or lower their counts (maxLength, maxItems, ...)"
 	}
 }

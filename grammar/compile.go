@@ -200,6 +200,9 @@ type compiler struct {
 	work  int // maxWork's count
 	nodes int // schema nodes compiled, to poll ctx now and then
 	reps  int // maxRepetitions's count
+	// repLimit is this compilation's repetition budget: maxRepetitions,
+	// or 0 when the counts took the grammar past maxExpanded (Compile).
+	repLimit int
 	// paths names the rule of each schema compiled, for the errors the
 	// analysis of the finished grammar finds.
 	paths []string
@@ -281,12 +284,27 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
+	g, countsOver, err := compile(ctx, spec, maxRepetitions)
+	if countsOver {
+		// The grammar with its counts would cost an engine more than
+		// maxExpanded elements: once more with none of the counts the
+		// budget covers, each reported (an error under strict, naming it)
+		// rather than the whole grammar refused.
+		g, _, err = compile(ctx, spec, 0)
+	}
+	return g, err
+}
+
+// compile is Compile with the repetition budget repLimit. countsOver
+// reports that it failed on maxExpanded after spending some of the
+// budget.
+func compile(ctx context.Context, spec *Spec, repLimit int) (_ *Grammar, countsOver bool, _ error) {
 	// What is needed only until the grammar is written out is borrowed:
 	// the compiler itself, the rules' text and where each is in it, the
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}
@@ -294,6 +312,10 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	c.g.rules = make([]rule, 0, 16)
 	c.borrow(sc)
 	defer c.giveBack(sc)
+	// (before giveBack; schemas of more than half maxSchemaValues are not
+	// compiled twice, so that the work stays within what one compile of
+	// the largest takes)
+	defer func() { countsOver = c.g.overExpanded && c.reps > 0 && c.values <= maxSchemaValues/2 }()
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -307,13 +329,13 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 			}
 		}
 		if callable == nil {
-			return nil, &Error{Path: "tool_choice", Msg: fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
+			return nil, false, &Error{Path: "tool_choice", Msg: fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
 		}
 	case Required, Auto:
 		callable = spec.Tools
 	}
 	if (spec.Choice == Required || spec.Choice == Named) && len(callable) == 0 {
-		return nil, &Error{Path: "tool_choice", Msg: "asks for a tool call, but the request declares no tools"}
+		return nil, false, &Error{Path: "tool_choice", Msg: "asks for a tool call, but the request declares no tools"}
 	}
 	var calls *expr
 	if len(callable) > 0 {
@@ -329,22 +351,22 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 		final = c.freeFinal()
 	}
 	if c.err != nil {
-		return nil, c.err
+		return nil, false, c.err
 	}
 	tail = alt(calls, final)
 	if tail == nil {
-		return nil, &Error{Path: c.what(spec), Msg: "no output satisfies the constraints"}
+		return nil, false, &Error{Path: c.what(spec), Msg: "no output satisfies the constraints"}
 	}
 	c.g.define(root, seq(reasoning, tail))
 	if c.g.over != "" {
-		return nil, &Error{Path: c.what(spec), Msg: c.g.over}
+		return nil, false, &Error{Path: c.what(spec), Msg: c.g.over}
 	}
 	lines, written, walk, err := c.analyze(root, sc)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written), leftmostWalk: walk}
-	return g, nil
+	return g, false, nil
 }
 
 // borrow takes the memory of sc for the compiler's working state.

@@ -123,8 +123,8 @@ func (c *compiler) containsArray(v *view, cn containsNode, prefixLen int, rest *
 		why = "the grammar counts the elements valid for contains only without prefixItems"
 	case hi >= 0 || lo > k:
 		why = "the grammar counts the elements valid for contains only without maxItems and with minItems at most minContains"
-	case c.reps+k > maxRepetitions:
-		why = "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
+	case c.reps+k > c.repLimit:
+		why = c.repetitionsWhy()
 	}
 	if why != "" {
 		for _, kw := range [...]struct {

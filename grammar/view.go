@@ -1610,24 +1610,20 @@ func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, 
 // bound) where lo or hi is past chunkFrom: JSON in ctx, or with raw the
 // raw text of an argument. Written as one repetition, such a length would
 // cost an engine an element per character (llama.cpp writes S{0,n} out as
-// n rules). Instead, with a chunk of B characters (a rule, B the square
-// root of the greatest length, rounded up), the exact part is
-// chunk{lo/B} char{lo%B} and the optional part of up to m characters
-// (m = hi-lo) is chunk{0,q-1} char{0,B-1} | chunk{q} char{0,r}, q and r
-// the quotient and remainder of m by B (up to chunkFrom characters beyond
-// the exact part are one repetition): each count at most MaxCount, each
-// length written one way, about 28B elements in all where a repetition
-// of n characters is 13n. A rule per length pair, context and form,
-// written once per grammar however many strings share it, spends the
-// repetition budget once: 2B counts, what its rules cost an engine in the
-// budget's units (MaxLength's B, 1024, takes it all).
+// n rules). Instead it is written in chunks of B characters, B the square
+// root of the greatest length rounded up (chunkedRep), about 28B elements
+// in all where a repetition of n characters is 13n. A rule per length
+// pair, context and form, written once per grammar however many strings
+// share it, spends the repetition budget once (repetitionCost: what its
+// rules cost an engine in the budget's units; a string of MaxLength takes
+// it all).
 func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *expr {
 	key := "long" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + ":" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
 	if r, ok := c.memo[key]; ok {
 		return r
 	}
 	b := chunkSize(max(lo, hi))
-	if !c.spendRepetitions(v, 2*b, "Length") {
+	if !c.spendRepetitions(v, repetitionCost(lo, hi), "Length") {
 		if raw {
 			return c.rawText()
 		}
@@ -1652,16 +1648,17 @@ func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *e
 // chunkedRep is el repeated lo to hi times (hi < 0: no upper bound) with
 // chunk, el repeated b times: the exact part is chunk{lo/b} el{lo%b} and
 // the optional part of up to m (m = hi-lo) is chunk{0,q-1} el{0,b-1} |
-// chunk{q} el{0,r}, q and r the quotient and remainder of m by b (up to
-// chunkFrom beyond the exact part are one repetition). Each count is
-// written one way. With b the square root of the greatest count, it costs
-// an engine about 28b elements where el{lo,hi} costs 13 a count.
+// chunk{q} el{0,r}, q and r the quotient and remainder of m by b (el{rest,
+// rest+m} when m < b). Each count is written one way, and each count of
+// the repetitions is under 2b. With b the square root of the greatest
+// count, it costs an engine about 28b elements where el{lo,hi} costs 13 a
+// count.
 func chunkedRep(el, chunk *expr, b, lo, hi int) *expr {
 	chunks, rest := rep(chunk, lo/b, lo/b), lo%b
 	switch m := hi - lo; {
 	case hi < 0:
 		return seq(chunks, rep(el, rest, -1))
-	case rest+m <= chunkFrom:
+	case m < b:
 		return seq(chunks, rep(el, rest, rest+m))
 	default:
 		q, r := m/b, m%b
@@ -1669,15 +1666,16 @@ func chunkedRep(el, chunk *expr, b, lo, hi int) *expr {
 	}
 }
 
-// repeated is el repeated lo to hi times (hi < 0: no upper bound): one
-// repetition up to chunkFrom, past it in chunks (chunkedRep) of el made a
-// rule, so that a count costs an engine about its square root.
-func (c *compiler) repeated(el *expr, lo, hi int) *expr {
-	n := max(lo, hi)
-	if n <= chunkFrom {
+// repeated is el repeated lo to hi times (hi < 0: no upper bound), part
+// of a count pair whose greatest count is whole: one repetition when whole
+// is at most chunkFrom, else in chunks (chunkedRep) of el made a rule, so
+// that a count costs an engine about its square root, as the budget
+// counts it (repetitionCost).
+func (c *compiler) repeated(el *expr, lo, hi, whole int) *expr {
+	if whole <= chunkFrom {
 		return rep(el, lo, hi)
 	}
-	b := chunkSize(n)
+	b := chunkSize(whole)
 	r := ref(c.g.rule("item", el))
 	return chunkedRep(r, ref(c.g.rule("chunk", rep(r, b, b))), b, lo, hi)
 }
@@ -1692,13 +1690,20 @@ func chunkSize(n int) int {
 	return b
 }
 
-// repetitionCost is what a count pair of greatest count n spends of the
-// repetition budget: n for one repetition, twice its chunk past chunkFrom.
-func repetitionCost(n int) int {
-	if n > chunkFrom {
-		return 2 * chunkSize(n)
+// repetitionCost is what the count pair lo, hi (hi < 0: no upper bound)
+// spends of the repetition budget: its greatest count for one repetition;
+// past chunkFrom, what the chunks (chunkedRep, the chunk's rule included)
+// cost an engine (expandedCost) in optional counts of one repetition (13
+// elements each), at most the whole budget, so that one string of
+// MaxLength can still be enforced.
+func repetitionCost(lo, hi int) int {
+	n := max(lo, hi)
+	if n <= chunkFrom {
+		return n
 	}
-	return n
+	b, r := chunkSize(n), ref(0)
+	elements := expandedCost(chunkedRep(r, r, b, lo, hi)) + expandedCost(rep(r, b, b)) + 2*ruleCost
+	return min((elements+12)/13, maxRepetitions)
 }
 
 // budget spends the grammar's repetition budget on a count pair: past it,
@@ -1708,7 +1713,7 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 	if lo == 0 && hi < 0 {
 		return 0, -1, false
 	}
-	if c.spendRepetitions(v, repetitionCost(max(lo, hi)), what) {
+	if c.spendRepetitions(v, repetitionCost(lo, hi), what) {
 		return lo, hi, true
 	}
 	return 0, -1, false
@@ -1718,11 +1723,11 @@ func (c *compiler) budget(v *view, lo, hi int, what string) (int, int, bool) {
 // count pair (minWHAT, maxWHAT) and reports whether it could: past the
 // budget, the counts are loosened (reported; an error under strict).
 func (c *compiler) spendRepetitions(v *view, n int, what string) bool {
-	if c.reps+n <= maxRepetitions {
+	if c.reps+n <= c.repLimit {
 		c.reps += n
 		return true
 	}
-	why := "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
+	why := c.repetitionsWhy()
 	for _, nd := range v.nodes {
 		minNode, maxNode := countNodes(nd.ks, what)
 		if minNode >= 0 {
@@ -1733,6 +1738,14 @@ func (c *compiler) spendRepetitions(v *view, n int, what string) bool {
 		}
 	}
 	return false
+}
+
+// repetitionsWhy is why a count is loosened past the repetition budget.
+func (c *compiler) repetitionsWhy() string {
+	if c.repLimit < maxRepetitions {
+		return "with its counts, the grammar takes more than " + itoa(maxExpanded) + " elements once an engine expands its repetitions"
+	}
+	return "the grammar's repetition counts add up to more than " + itoa(maxRepetitions)
 }
 
 // tupleItems reports whether ks's items is the array form of drafts 4 to
@@ -1867,7 +1880,7 @@ func (c *compiler) arrayOf(prefix []*expr, item *expr, lo, hi int, path string) 
 		if hi >= 0 {
 			more = hi - i
 		}
-		return c.repeated(seq(lit(", "), item), max(0, lo-i), more)
+		return c.repeated(seq(lit(", "), item), max(0, lo-i), more, max(lo, hi))
 	}
 	var first *expr
 	switch {
@@ -2160,7 +2173,7 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		if hi > 0 {
 			more = hi - 1
 		}
-		members := seq(member, c.repeated(seq(lit(", "), member), max(lo-1, 0), more))
+		members := seq(member, c.repeated(seq(lit(", "), member), max(lo-1, 0), more, max(lo, hi)))
 		if lo == 0 {
 			members = opt(members)
 		}
