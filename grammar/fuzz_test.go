@@ -79,6 +79,10 @@ func FuzzCompile(f *testing.F) {
 		// 209).
 		`{"type": "object", "unevaluatedProperties": {"minProperties": 1, "$ref": "#"}, "dependentSchemas": {"b": {"$ref": "#/$defs/o"}}, "$defs": {"o": {"dependentSchemas": {"c": {"$ref": "#"}}}}}`,
 		`{"type": "object", "properties": {"n": {"type": "integer", "$ref": "#/$defs/o"}, "m": {"enum": ["3", 4, 2.0]}, "k": {"type": ["string", "integer"], "minimum": 5}}, "allOf": [{"properties": {"z": {"type": "integer"}}}], "additionalProperties": {"enum": [1, "1"]}, "$defs": {"o": {"type": "object"}}}`,
+		// Counts past 64 in chunks, length pairs shared, and counts that
+		// take a grammar past the engine's cap (gap decision 210).
+		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 70, "maxLength": 300}, "b": {"type": "array", "items": {"type": "string", "maxLength": 300}, "minItems": 65, "maxItems": 1000}, "c": {"additionalProperties": {"type": "integer"}, "minProperties": 100}}, "required": ["a", "b"]}`,
+		strings.TrimSuffix(manyProperties(700, `{"type": "boolean"}`), "}}") + `, "s": {"type": "string", "maxLength": 32767}, "t": {"type": "string", "maxLength": 32768}, "u": {"type": "array", "maxItems": 1000}}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
