@@ -312,10 +312,13 @@ func compile(ctx context.Context, spec *Spec, repLimit int) (_ *Grammar, countsO
 	c.g.rules = make([]rule, 0, 16)
 	c.borrow(sc)
 	defer c.giveBack(sc)
-	// (before giveBack; schemas of more than half maxSchemaValues are not
-	// compiled twice, so that the work stays within what one compile of
-	// the largest takes)
-	defer func() { countsOver = c.g.overExpanded && c.reps > 0 && c.values <= maxSchemaValues/2 }()
+	// (before giveBack.) Only small compiles are done twice, so that no
+	// request costs much more than one compile of the largest: schemas of
+	// at most a tenth of maxSchemaValues that built at most a quarter of
+	// maxWork.
+	defer func() {
+		countsOver = c.g.overExpanded && c.reps > 0 && c.values <= maxSchemaValues/10 && c.work <= maxWork/4
+	}()
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
