@@ -659,3 +659,31 @@ func TestChunkedCounts(t *testing.T) {
 		}
 	}
 }
+
+// Arrays with prefixItems count their rest in chunks too: every count
+// from 0 to 210 against the bounds, untyped arrays included.
+func TestChunkedCountsWithPrefix(t *testing.T) {
+	arr := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("1, ", n), ", ") + "]" }
+	for _, c := range []struct {
+		s      string
+		lo, hi int
+	}{
+		{`{"type":"array","prefixItems":[{"type":"integer"},{"type":"integer"}],"items":{"type":"integer"},"minItems":100,"maxItems":100}`, 100, 100},
+		{`{"type":"array","prefixItems":[{"type":"integer"},{"type":"integer"},{"type":"integer"}],"items":{"type":"integer"},"minItems":1,"maxItems":130}`, 1, 130},
+		{`{"type":"array","prefixItems":[{"type":"integer"}],"items":{"type":"integer"},"minItems":70}`, 70, -1},
+		{`{"minItems":66,"maxItems":200,"items":{"type":"integer"}}`, 66, 200},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.s, strict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := 0; n <= 210; n++ {
+				want := n >= c.lo && (c.hi < 0 || n <= c.hi)
+				if got := g.Matches(analysisPrefix + finalHeader + arr(n)); got != want {
+					t.Errorf("%s %v: %d: %v", c.s, strict, n, got)
+				}
+			}
+		}
+	}
+}
