@@ -79,8 +79,11 @@
 // measured with llama.cpp's grammar loader), with an *Error naming the
 // schema being compiled. Numeric bounds are enforced exactly up to 24
 // digits on either side of the point, larger ones loosened and reported;
-// the sum of the repetition counts is capped, each count past it loosened
-// and reported. Before a grammar is returned it is checked as an engine
+// counts past 64 are written in chunks of about their square root, a
+// string's length pair is one rule however many strings share it, and
+// what the counts cost an engine is capped, each count past it loosened
+// and reported (a grammar its counts would take past the engine's cap is
+// compiled once more without them). Before a grammar is returned it is checked as an engine
 // would meet it: a schema nothing satisfies, a $ref cycle that consumes
 // nothing (left recursion) and alternatives nested so that llama.cpp's
 // check for left recursion would cost more than a cap (estimated as that
