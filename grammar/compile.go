@@ -190,6 +190,9 @@ type compiler struct {
 	// multipleDone: the view being compiled enforces its multipleOf
 	// (multipleOf), or has no number for it to constrain.
 	multipleDone bool
+	// uniqueDone: no array of the view being compiled can hold two
+	// elements, so its uniqueItems holds (uniqueVacuous).
+	uniqueDone bool
 	// notNodes are the schemas of the view being compiled whose not its
 	// strings enforce (notString, decision 198; view.notStrings), for
 	// dropUnenforced.
@@ -822,7 +825,7 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeK
 			c.drop(path+"."+kw.name, kw.name)
 		}
 	}
-	if ks.UniqueItems >= 0 && d.Kind(ks.UniqueItems) == pyjson.True {
+	if ks.UniqueItems >= 0 && d.Kind(ks.UniqueItems) == pyjson.True && !c.uniqueDone {
 		c.drop(path+".uniqueItems", "uniqueItems")
 	}
 	for i, kw := range unenforced {

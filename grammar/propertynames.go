@@ -47,7 +47,7 @@ func (c *compiler) keyNames(v *view) *view {
 	}
 	// The key's schemas are not the view's root, and no not of strings
 	// is the view's (decision 198).
-	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false
+	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone, c.uniqueDone = -1, -1, -1, false, false
 	c.notNodes = c.notNodes[:0]
 	for _, n := range w.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys, n.done)

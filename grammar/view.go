@@ -529,6 +529,30 @@ func (c *compiler) types(v *view) typeSet {
 	return set
 }
 
+// uniqueVacuous reports whether uniqueItems can't fail on the values of
+// v: v admits no array, or no array of two elements (maxItems 0 or 1, or
+// items false after at most one prefixItems).
+func (c *compiler) uniqueVacuous(v *view) bool {
+	if c.types(v)&tArr == 0 {
+		return true
+	}
+	d := c.d
+	for _, n := range v.nodes {
+		ks := n.ks
+		if ks.MaxItems >= 0 && d.Kind(ks.MaxItems) == pyjson.Number && isIntegral(string(d.Raw(ks.MaxItems))) {
+			if f, err := strconv.ParseFloat(string(d.Raw(ks.MaxItems)), 64); err == nil && f >= 0 && f <= 1 {
+				return true
+			}
+		}
+		if ks.Items >= 0 && d.Kind(ks.Items) == pyjson.False {
+			if ks.PrefixItems < 0 || d.Kind(ks.PrefixItems) != pyjson.Array || d.Nodes[ks.PrefixItems].Len <= 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // viewBody is the expression of view v, before it becomes a rule.
 func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if v.never {
@@ -549,6 +573,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	} else if _, ok := c.multipleOf(v, set&tFrac == 0); ok {
 		c.multipleDone = true
 	}
+	c.uniqueDone = c.uniqueVacuous(v)
 	if _, ok := c.unevaluatedItemsOf(v); ok {
 		c.itemsRoot = v.root
 	}

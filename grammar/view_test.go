@@ -687,3 +687,40 @@ func TestChunkedCountsWithPrefix(t *testing.T) {
 		}
 	}
 }
+
+// uniqueItems holds by itself where no array of two elements can be
+// written: it is enforced (nothing reported, strict compiles), and the
+// grammar agrees with a validator. Where two elements can be, it is
+// reported as before.
+func TestUniqueItemsVacuous(t *testing.T) {
+	values := []string{`[]`, `[1]`, `[1, 1]`, `[1, 2]`, `"a"`, `1`, `{}`, `null`, `[[1], [1]]`}
+	for _, schema := range []string{
+		`{"type": "string", "uniqueItems": true}`,
+		`{"type": ["integer", "null"], "uniqueItems": true}`,
+		`{"type": "array", "maxItems": 1, "uniqueItems": true}`,
+		`{"type": "array", "maxItems": 0, "uniqueItems": true}`,
+		`{"maxItems": 1.0, "uniqueItems": true}`,
+		`{"type": "array", "items": false, "uniqueItems": true}`,
+		`{"type": "array", "prefixItems": [{"type": "array"}], "items": false, "uniqueItems": true}`,
+	} {
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		validator := validatorFor(t, schema)
+		for _, v := range values {
+			agreeWithValidator(t, schema, g, validator, v)
+		}
+	}
+	for _, schema := range []string{
+		`{"type": "array", "maxItems": 2, "uniqueItems": true}`,
+		`{"type": "array", "prefixItems": [{}, {}], "items": false, "uniqueItems": true}`,
+		`{"maxItems": 1.5, "uniqueItems": true}`,
+		`{"uniqueItems": true}`,
+		// (decided on the view that holds it, before its variants)
+		`{"anyOf": [{"type": "string"}, {"type": "array", "maxItems": 1}], "uniqueItems": true}`,
+	} {
+		checkReportedAt(t, schema, "response_format.json_schema.schema.uniqueItems")
+	}
+}

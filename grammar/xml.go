@@ -38,7 +38,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		c.impossible(path, "no arguments can be written: the schema admits no object, and a tool's arguments are one")
 		return nil
 	}
-	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone = -1, -1, -1, false
+	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone, c.uniqueDone = -1, -1, -1, false, false
 	c.notNodes = c.notNodes[:0] // no not of strings is the view's (decision 198)
 	if c.unevaluatedClosed(v) {
 		c.rootOf = v.root
