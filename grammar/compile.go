@@ -193,6 +193,13 @@ type compiler struct {
 	// uniqueDone: no array of the view being compiled can hold two
 	// elements, so its uniqueItems holds (uniqueVacuous).
 	uniqueDone bool
+	// uniqueDefer: dropUnenforced leaves the view's uniqueItems pending
+	// (uniquePending, the paths; the view being compiled's from
+	// uniqueFrom on) for viewArray to enforce (uniqueArray); viewBody
+	// reports what is left.
+	uniqueDefer   bool
+	uniquePending []string
+	uniqueFrom    int
 	// notNodes are the schemas of the view being compiled whose not its
 	// strings enforce (notString, decision 198; view.notStrings), for
 	// dropUnenforced.
@@ -826,7 +833,11 @@ func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeK
 		}
 	}
 	if ks.UniqueItems >= 0 && d.Kind(ks.UniqueItems) == pyjson.True && !c.uniqueDone {
-		c.drop(path+".uniqueItems", "uniqueItems")
+		if c.uniqueDefer {
+			c.uniquePending = append(c.uniquePending, path+".uniqueItems")
+		} else {
+			c.drop(path+".uniqueItems", "uniqueItems")
+		}
 	}
 	for i, kw := range unenforced {
 		if !nk.mayOther {

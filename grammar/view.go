@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"math/big"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -561,6 +562,16 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if e, ok := c.checkedLiterals(v, ctx, xml); ok {
 		return e // listed values, each checked against the view (decision 207)
 	}
+	// The view's uniqueItems, pending until its arrays are written: what
+	// they do not enforce is reported when the view is done.
+	from := len(c.uniquePending)
+	defer func(outer int) {
+		for _, p := range c.uniquePending[from:] {
+			c.drop(p, "uniqueItems")
+		}
+		c.uniquePending, c.uniqueFrom = c.uniquePending[:from], outer
+	}(c.uniqueFrom)
+	c.uniqueFrom = from
 	d := c.d
 	c.rootOf = -1
 	if c.unevaluatedClosed(v) {
@@ -608,9 +619,11 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if e, ok := c.ifCases(v, ctx, xml); ok {
 		return e // a discriminator's conditions, a case each (decision 206)
 	}
+	c.uniqueDefer = true
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys, n.done)
 	}
+	c.uniqueDefer = false
 	// anyOf and oneOf: the value is valid for one of the variants, each
 	// together with the rest of the view.
 	for i, n := range v.nodes {
@@ -1844,6 +1857,14 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	if !rest.never {
 		item = c.value(rest, ctx, false)
 	}
+	if len(c.uniquePending) > c.uniqueFrom && prefixLen == 0 && !rest.never {
+		if _, ok := c.containsOf(v); !ok {
+			if e, ok := c.uniqueArray(rest, lo, hi, ctx); ok {
+				c.uniquePending = c.uniquePending[:c.uniqueFrom]
+				return e
+			}
+		}
+	}
 	if cn, ok := c.containsOf(v); ok {
 		array, done, l, h := c.containsArray(v, cn, prefixLen, rest, item, lo, hi, ctx)
 		if done {
@@ -1853,6 +1874,146 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	}
 	lo, hi, _ = c.budget(v, lo, hi, "Items")
 	return c.arrayOf(prefix, item, lo, hi, v.path)
+}
+
+// maxUniqueValues caps the distinct values uniqueArray keeps apart: it
+// writes a rule per set of values already written (2^8 = 256 rules), and
+// its cost to an engine is capped too (7 values fit).
+const maxUniqueValues = 8
+
+// uniqueArray is an array of lo to hi (hi < 0: no bound) distinct
+// elements of w when w's values are a list of at most maxUniqueValues
+// distinct values (enum or const, each checked against w as
+// checkedLiterals checks them), in any order: a rule per set of the
+// values already written, which offers the others and, from lo on, the
+// end (gap decision 211). ok is false when w's values are not such a
+// list, or a value can't be decided.
+func (c *compiler) uniqueArray(w *view, lo, hi int, ctx textContext) (*expr, bool) {
+	d := c.d
+	list := -1
+	for _, n := range w.nodes {
+		switch {
+		case n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array:
+			list = n.ks.Enum
+		case n.ks.Const >= 0:
+			list = -2 - n.ks.Const
+		default:
+			continue
+		}
+		break
+	}
+	if list == -1 || len(w.absent) > 0 || len(w.present) > 0 {
+		return nil, false
+	}
+	var members []int
+	if list <= -2 {
+		members = []int{-2 - list}
+	} else {
+		d.Elements(list, func(e, _ int) bool { members = append(members, e); return len(members) <= 4*maxUniqueValues })
+	}
+	// The valid members, grouped by value (1 and 1.0 are one value).
+	var classes [][]int
+	for _, m := range members {
+		if c.spent() || len(members) > 4*maxUniqueValues {
+			return nil, false
+		}
+		ok := valid
+		if w.objectsOnly && d.Kind(m) != pyjson.Object {
+			ok = invalid
+		}
+		for _, n := range w.nodes {
+			if ok == invalid {
+				break
+			}
+			ok = ok.and(c.valueValid(n.node, m, 0))
+		}
+		switch ok {
+		case undecided:
+			return nil, false
+		case invalid:
+			continue
+		}
+		found := false
+		for i, cl := range classes {
+			switch c.sameValue(cl[0], m, 0) {
+			case undecided:
+				return nil, false
+			case valid:
+				classes[i], found = append(cl, m), true
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			classes = append(classes, []int{m})
+		}
+	}
+	k := len(classes)
+	if k == 0 || k > maxUniqueValues {
+		return nil, false
+	}
+	// What the rules cost an engine (a rule per set, an alternative of
+	// four elements per value it offers), within a share of the caps.
+	if cost := (1 << k) * (ruleCost + 5*k); cost > maxShapeCost/2 || cost > (maxExpanded-c.g.expanded)/4 {
+		return nil, false
+	}
+	elems := make([]*expr, k)
+	for i, cl := range classes {
+		var alts []*expr
+		for _, m := range cl {
+			alts = c.appendListed(alts, m, string(d.AppendPython(nil, m)), ctx, false)
+		}
+		if len(alts) == 0 {
+			return nil, false // a value the context can't hold (a marker)
+		}
+		elems[i] = ref(c.g.rule("value", alt(alts...)))
+		if !c.spend(w.path, 64*len(alts)) {
+			return nil, true
+		}
+	}
+	if hi < 0 || hi > k {
+		hi = k
+	}
+	if lo > hi {
+		c.impossible(w.path, "no array can be written: minItems asks for more distinct elements than the items allow")
+		return nil, true
+	}
+	// rules[s]: the rest of an array whose elements so far are the set s.
+	rules := make([]int, 1<<k)
+	for s := 1; s < 1<<k; s++ {
+		if n := bits.OnesCount(uint(s)); n <= hi {
+			rules[s] = c.g.declare("unique")
+		}
+	}
+	for s := 1; s < 1<<k; s++ {
+		n := bits.OnesCount(uint(s))
+		if n > hi {
+			continue
+		}
+		var alts []*expr
+		if n < hi {
+			for i := range k {
+				if s&(1<<i) == 0 {
+					alts = append(alts, seq(lit(", "), elems[i], ref(rules[s|1<<i])))
+				}
+			}
+		}
+		if n >= lo {
+			alts = append(alts, empty())
+		}
+		c.g.define(rules[s], alt(alts...))
+	}
+	var first []*expr
+	if hi > 0 {
+		for i := range k {
+			first = append(first, seq(elems[i], ref(rules[1<<i])))
+		}
+	}
+	if lo == 0 {
+		first = append(first, empty())
+	}
+	return seq(lit("["), alt(first...), lit("]")), true
 }
 
 // elementAt returns the element of array arr at idx.

@@ -716,11 +716,57 @@ func TestUniqueItemsVacuous(t *testing.T) {
 	for _, schema := range []string{
 		`{"type": "array", "maxItems": 2, "uniqueItems": true}`,
 		`{"type": "array", "prefixItems": [{}, {}], "items": false, "uniqueItems": true}`,
-		`{"maxItems": 1.5, "uniqueItems": true}`,
+		`{"type": "array", "items": {"type": "integer"}, "maxItems": 3, "uniqueItems": true}`,
 		`{"uniqueItems": true}`,
 		// (decided on the view that holds it, before its variants)
 		`{"anyOf": [{"type": "string"}, {"type": "array", "maxItems": 1}], "uniqueItems": true}`,
 	} {
 		checkReportedAt(t, schema, "response_format.json_schema.schema.uniqueItems")
+	}
+}
+
+// uniqueItems on arrays whose elements are a short list of values is
+// enforced (uniqueArray, gap decision 211): every array of up to four
+// elements drawn from the values involved agrees with a validator, under
+// strict and not.
+func TestUniqueListedItems(t *testing.T) {
+	pool := []string{`"a"`, `"b"`, `"c"`, `1`, `1.0`, `2`, `null`, `[1]`}
+	var arrays []string
+	var grow func(prefix []string)
+	grow = func(prefix []string) {
+		arrays = append(arrays, "["+strings.Join(prefix, ", ")+"]")
+		if len(prefix) == 4 {
+			return
+		}
+		for _, v := range pool {
+			grow(append(slices.Clip(prefix), v))
+		}
+	}
+	grow(nil)
+	for _, schema := range []string{
+		`{"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": true}`,
+		`{"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": true, "minItems": 2}`,
+		`{"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": true, "minItems": 1, "maxItems": 2}`,
+		`{"items": {"enum": [1, 1.0, 2, "a"]}, "uniqueItems": true}`,
+		`{"type": "array", "items": {"type": "string", "enum": ["a", 1, "b", null]}, "uniqueItems": true}`,
+		`{"type": "array", "items": {"enum": [[1], null], "not": {"type": "null"}}, "uniqueItems": true}`,
+		`{"type": "array", "items": {"const": "a"}, "uniqueItems": true}`,
+		`{"type": "array", "items": {"$ref": "#/$defs/e"}, "uniqueItems": true, "$defs": {"e": {"enum": ["a", "b", "c", 2]}}}`,
+	} {
+		validator := validatorFor(t, schema)
+		for _, strict := range []bool{true, false} {
+			g, err := compileFormat(schema, strict)
+			if err != nil || len(g.Dropped) != 0 {
+				t.Errorf("%s (strict %v): %v %v", schema, strict, err, g)
+				continue
+			}
+			for _, a := range arrays {
+				agreeWithValidator(t, schema, g, validator, a)
+			}
+		}
+	}
+	// No array of enough distinct elements: an error naming the items.
+	if _, err := compileFormat(`{"type": "array", "items": {"enum": ["a", "a"]}, "uniqueItems": true, "minItems": 2}`, false); err == nil || !strings.Contains(err.Error(), "distinct") {
+		t.Errorf("minItems past the values: %v", err)
 	}
 }
