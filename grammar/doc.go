@@ -65,7 +65,7 @@
 // and $anchor refs too, and $dynamicRef where its target can't depend on
 // the path taken). An object that declares properties is closed unless the
 // spec is strict (then it is open as its schema says); closing it is
-// reported. What a grammar can't enforce (other not, uniqueItems, other
+// reported. What a grammar can't enforce (other not, other uniqueItems, other
 // multipleOf,
 // maxContains, other patternProperties, ...) is never dropped in silence:
 // under Strict, Compile fails with an *Error naming the keyword's path;
