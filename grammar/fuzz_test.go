@@ -79,6 +79,10 @@ func FuzzCompile(f *testing.F) {
 		// 209).
 		`{"type": "object", "unevaluatedProperties": {"minProperties": 1, "$ref": "#"}, "dependentSchemas": {"b": {"$ref": "#/$defs/o"}}, "$defs": {"o": {"dependentSchemas": {"c": {"$ref": "#"}}}}}`,
 		`{"type": "object", "properties": {"n": {"type": "integer", "$ref": "#/$defs/o"}, "m": {"enum": ["3", 4, 2.0]}, "k": {"type": ["string", "integer"], "minimum": 5}}, "allOf": [{"properties": {"z": {"type": "integer"}}}], "additionalProperties": {"enum": [1, "1"]}, "$defs": {"o": {"type": "object"}}}`,
+		// uniqueItems that holds by itself and on listed values (gap
+		// decision 211).
+		`{"type": "array", "items": {"anyOf": [{"enum": ["a", "b", 1, 1.0]}, {"const": [1]}]}, "uniqueItems": true, "minItems": 2, "maxItems": 3}`,
+		`{"type": ["string", "array"], "maxItems": 1, "uniqueItems": true, "items": {"enum": ["x", "y"], "not": {"const": "y"}}}`,
 		// Counts past 64 in chunks, length pairs shared, and counts that
 		// take a grammar past the engine's cap (gap decision 210).
 		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 70, "maxLength": 300}, "b": {"type": "array", "items": {"type": "string", "maxLength": 300}, "minItems": 65, "maxItems": 1000}, "c": {"additionalProperties": {"type": "integer"}, "minProperties": 100}}, "required": ["a", "b"]}`,
