@@ -121,8 +121,8 @@ const (
 	MaxDepth = 64
 	// MaxCount caps minItems and maxItems (and minContains,
 	// maxContains): a repetition is written out by some engines, so
-	// larger bounds are not enforced (an error under strict). String
-	// lengths up to it are one repetition too.
+	// larger bounds are not enforced (an error under strict). Counts past
+	// 64 (chunkFrom) are written in chunks (chunkedRep).
 	MaxCount = 1024
 	// MaxLength caps minLength and maxLength. A length past 64 characters
 	// (chunkFrom) is written in chunks, a rule of about the square root of
