@@ -657,7 +657,10 @@ func (c *compiler) moveChars(set charSet, raw bool) (chars *expr, made int) {
 		}
 		e = alt(jsonChars(set.minus(special).expr()), ref(c.keyEscape))
 	}
-	if e != nil && e.kind == kAlt {
+	if e != nil && (e.kind == kAlt || e.kind == kClass && expandedCost(e) > 3) {
+		// An alternation, or a class of more than one range: a rule, so
+		// that each move costs a reference (an automaton has many moves
+		// on the same characters).
 		made += expandedCost(e) + ruleCost
 		e = ref(c.g.rule("chars", e))
 	}

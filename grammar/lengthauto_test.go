@@ -114,3 +114,20 @@ func TestImpliedLengths(t *testing.T) {
 		}
 	}
 }
+
+// A pattern of several runs of classes beside a long maxLength (the
+// AWS-style ARN of 42 MaskBench schemas) fits the length automaton's
+// budget: each class of more than one range is a rule its moves refer to
+// (moveChars), where it was written out in each of about 1,000 pairs.
+// Strict, against a validator, at the bounds.
+func TestLengthAutomatonSharesClasses(t *testing.T) {
+	schema := `{"type": "string", "pattern": "^([a-z0-9-]+):([a-z0-9\\.-]+):([a-z0-9-]+)?:([a-z0-9-]+)$", "maxLength": 146}`
+	g, err := compileFormat(schema, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validator := validatorFor(t, schema)
+	for _, s := range []string{"a:b::c", "aws:s3.x:eu-1:b", "a:b:c", "A:b::c", "a:b::" + strings.Repeat("c", 141), "a:b::" + strings.Repeat("c", 142), strings.Repeat("a", 140) + ":b.c:d:e", strings.Repeat("a", 141) + ":b.c:d:e"} {
+		agreeWithValidator(t, schema, g, validator, strconv.Quote(s))
+	}
+}
