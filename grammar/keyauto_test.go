@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -211,6 +212,37 @@ func validatorFor(t *testing.T, schema string) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return validator
+}
+
+// exactGrammar compiles schema as a response format and returns its
+// grammar when the grammar holds every keyword: nil when the compiler
+// refuses it (an *Error) or, not strict, reports a keyword left out. Any
+// other error fails t.
+func exactGrammar(t *testing.T, schema string, strict bool) *Grammar {
+	t.Helper()
+	g, err := compileFormat(schema, strict)
+	if err != nil {
+		var ge *Error
+		if !errors.As(err, &ge) {
+			t.Fatalf("%s: %v", schema, err)
+		}
+		return nil
+	}
+	if !strict && len(g.Dropped) > 0 {
+		return nil
+	}
+	return g
+}
+
+// verdicts reports whether g holds content as the final message, and
+// whether validator, validatorFor's, finds it valid.
+func verdicts(t *testing.T, g *Grammar, validator *jsonschema.Schema, content string) (matched, valid bool) {
+	t.Helper()
+	instance, err := unmarshalInstance(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Matches(analysisPrefix + finalHeader + content), validator.Validate(instance) == nil
 }
 
 // agreeWithValidator checks that g, compiled from schema (nil: refused),

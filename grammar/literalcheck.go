@@ -55,6 +55,34 @@ const (
 	maxNumberText = 400
 )
 
+// listedValid is whether the listed value m is valid for view v: an
+// object where v admits only objects, without the names v rules out and
+// with those it asks for, and valid for every schema of v (valueValid).
+func (c *compiler) listedValid(v *view, m int) verdict {
+	d := c.d
+	ok := valid
+	if v.objectsOnly && d.Kind(m) != pyjson.Object {
+		ok = invalid
+	}
+	for _, name := range v.absent {
+		if d.Kind(m) == pyjson.Object && c.lookup(m, name) >= 0 {
+			ok = invalid
+		}
+	}
+	for _, name := range v.present {
+		if d.Kind(m) == pyjson.Object && c.lookup(m, name) < 0 {
+			ok = invalid
+		}
+	}
+	for _, n := range v.nodes {
+		if ok == invalid {
+			break
+		}
+		ok = ok.and(c.valueValid(n.node, m, 0))
+	}
+	return ok
+}
+
 // checkedLiterals is the expression of view v when it lists its values
 // (enum or const) and other keywords constrain them beyond what
 // viewLiterals checks: the listed values valid for every schema of the
@@ -96,26 +124,7 @@ func (c *compiler) checkedLiterals(v *view, ctx textContext, xml bool) (*expr, b
 		if c.spent() {
 			return nil, false
 		}
-		ok := valid
-		if v.objectsOnly && d.Kind(m) != pyjson.Object {
-			ok = invalid
-		}
-		for _, name := range v.absent {
-			if d.Kind(m) == pyjson.Object && c.lookup(m, name) >= 0 {
-				ok = invalid
-			}
-		}
-		for _, name := range v.present {
-			if d.Kind(m) == pyjson.Object && c.lookup(m, name) < 0 {
-				ok = invalid
-			}
-		}
-		for _, n := range v.nodes {
-			if ok == invalid {
-				break
-			}
-			ok = ok.and(c.valueValid(n.node, m, 0))
-		}
+		ok := c.listedValid(v, m)
 		if ok == undecided {
 			return nil, false
 		}

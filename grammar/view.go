@@ -1457,7 +1457,7 @@ func (c *compiler) shortString(v *view, ctx textContext, raw bool, lo, hi int) *
 // stringCharRule is a reference to the rule of stringChar(raw), once per
 // grammar.
 func (c *compiler) stringCharRule(raw bool) *expr {
-	key := "longchar" + strconv.FormatBool(raw)
+	key := "stringchar" + strconv.FormatBool(raw)
 	char, ok := c.memo[key]
 	if !ok {
 		char = ref(c.g.rule("char", stringChar(raw)))
@@ -1917,37 +1917,27 @@ func (c *compiler) uniqueArray(w *view, lo, hi int, ctx textContext) (*expr, boo
 		if c.spent() || len(members) > 4*maxUniqueValues {
 			return nil, false
 		}
-		ok := valid
-		if w.objectsOnly && d.Kind(m) != pyjson.Object {
-			ok = invalid
-		}
-		for _, n := range w.nodes {
-			if ok == invalid {
-				break
-			}
-			ok = ok.and(c.valueValid(n.node, m, 0))
-		}
-		switch ok {
+		switch c.listedValid(w, m) {
 		case undecided:
 			return nil, false
 		case invalid:
 			continue
 		}
-		found := false
+		class := len(classes)
 		for i, cl := range classes {
-			switch c.sameValue(cl[0], m, 0) {
-			case undecided:
+			same := c.sameValue(cl[0], m, 0)
+			if same == undecided {
 				return nil, false
-			case valid:
-				classes[i], found = append(cl, m), true
 			}
-			if found {
+			if same == valid {
+				class = i
 				break
 			}
 		}
-		if !found {
-			classes = append(classes, []int{m})
+		if class == len(classes) {
+			classes = append(classes, nil)
 		}
+		classes[class] = append(classes[class], m)
 	}
 	k := len(classes)
 	if k == 0 || k > maxUniqueValues {
