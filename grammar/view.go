@@ -654,13 +654,28 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					}
 				}
 			}
+			var ws []*view
 			d.Elements(kw.node, func(e, pos int) bool {
-				w := c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]")
+				ws = append(ws, c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]"))
+				return c.err == nil
+			})
+			if kw.name == "oneOf" && excl == nil && c.err == nil && c.types(v)&^tObj != 0 && c.objectsAlone(v, ws) {
+				// Any value but an object is valid for two variants at
+				// least, so for no variant alone: the variants are
+				// written as objects only.
+				for _, w := range ws {
+					w.objectsOnly = true
+				}
+			}
+			for pos, w := range ws {
+				if c.err != nil {
+					break
+				}
 				if excl == nil {
 					alts = append(alts, c.value(w, ctx, xml))
 					sets = append(sets, c.types(w))
 					variants = append(variants, w)
-					return c.err == nil
+					continue
 				}
 				// An object that holds this variant's names and lacks one
 				// of each other variant's: a case for each choice.
@@ -671,12 +686,11 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					wc.copyLinks(w)
 					cases = append(cases, c.value(wc, ctx, xml))
 					if c.err != nil {
-						return false
+						break
 					}
 				}
 				alts = append(alts, alt(cases...))
-				return true
-			})
+			}
 			if kw.name == "oneOf" && excl == nil && c.err == nil && c.variantsOverlap(sets, variants) {
 				c.loosen(n.path+".oneOf", "oneOf", "its variants admit values of one type, and the grammar can't tell that a value matches only one of them")
 			}
@@ -732,6 +746,61 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		alts = append(alts, c.viewObject(v, ctx, xml))
 	}
 	return alt(alts...)
+}
+
+// objectsAlone reports whether two of the variants ws of a oneOf of v at
+// least constrain objects alone (objectKeywordsOnly): then a value of
+// another type valid for v is valid for both, so for no variant alone,
+// and the oneOf holds objects only. {"oneOf": [{"properties": {"kind":
+// {"const": "a"}}, "required": ["kind"]}, {"properties": {"kind":
+// {"const": "b"}}, "required": ["kind"]}]} is a string for neither.
+func (c *compiler) objectsAlone(v *view, ws []*view) bool {
+	count := 0
+	for _, w := range ws {
+		if c.objectKeywordsOnly(v, w) {
+			if count++; count == 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// objectKeywordsOnly reports whether view w, a variant of a combinator of
+// v, admits every value but an object that v admits: each of its schemas
+// that v does not hold has no type and only keywords that constrain
+// objects (properties, required, dependentSchemas, ...), besides
+// annotations and the combinators already distributed.
+func (c *compiler) objectKeywordsOnly(v, w *view) bool {
+	if w.never {
+		return false
+	}
+	for i := range w.nodes {
+		n := &w.nodes[i]
+		if slices.ContainsFunc(v.nodes, func(m vnode) bool { return m.node == n.node }) {
+			continue // v's own: every value of the oneOf satisfies it
+		}
+		ks := *n.ks
+		if n.done&doneAnyOf != 0 {
+			ks.AnyOf = -1
+		}
+		if n.done&doneOneOf != 0 {
+			ks.OneOf = -1
+		}
+		if ks.Type >= 0 || keywordTypes(&ks)&^tObj != 0 {
+			return false
+		}
+		for kw := range unenforced {
+			switch otherKeyword(kw) {
+			case kwDependentSchemas, kwUnevaluatedProperties, kwDependencies:
+				continue // of objects only
+			}
+			if c.otherKey(n, otherKeyword(kw)) >= 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // overlap reports whether two of the type sets share a type.

@@ -121,6 +121,10 @@ func TestOneOfDiscriminated(t *testing.T) {
 			`{"properties": {"id": {"type": "integer"}}, "required": ["id"], "oneOf": [{"properties": {"kind": {"const": "a"}}, "required": ["kind"]}, {"properties": {"kind": {"const": "b"}, "b": {"type": "boolean"}}, "required": ["kind"]}], "type": "object"}`,
 			[]string{`{"id": 1, "kind": "a"}`, `{"id": 1, "kind": "b", "b": true}`},
 			[]string{`{"id": 1}`, `{"id": 1, "kind": "c"}`}},
+		{"untyped variants apart as objects: any other value is valid for both (decision 213)",
+			`{"oneOf": [{"properties": {"k": {"const": "a"}}, "required": ["k"]}, {"properties": {"k": {"const": "b"}}, "required": ["k"]}, {"type": "string"}]}`,
+			[]string{`{"k": "a"}`, `{"k": "b"}`},
+			[]string{`"s"`, `1`, `null`, `[]`, `true`, `{}`, `{"k": "c"}`}},
 		{"variants that each require one name: the other names absent",
 			`{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "integer"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"], "description": "b"}, {"required": ["c"]}]}`,
 			[]string{`{"a": "x"}`, `{"b": "y"}`, `{"c": 1}`},
@@ -141,8 +145,6 @@ func TestOneOfDiscriminated(t *testing.T) {
 		`{"oneOf": [{"type": "object", "properties": {"k": {"enum": [1, 2]}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": [2.0, 3]}}, "required": ["k"]}]}`,
 		// the discriminator is not required by either: {} is valid for both
 		`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}}, {"type": "object", "properties": {"k": {"const": "b"}}}]}`,
-		// objects apart, but strings valid for both
-		`{"oneOf": [{"properties": {"k": {"const": "a"}}, "required": ["k"]}, {"properties": {"k": {"const": "b"}}, "required": ["k"]}]}`,
 	} {
 		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
 			t.Errorf("%s: %v", s, err)
