@@ -220,6 +220,10 @@ type compiler struct {
 	// trie (raw, JSON), and keyEscape a JSON escape in a key.
 	keyRest   [2]int
 	keyEscape int
+	// keyNodes are keyExcept's trie nodes already written (raw, JSON),
+	// by what they accept: nodes alike share one rule, in one trie or
+	// across the grammar's tries.
+	keyNodes [2]map[string]int
 	// anyOfOf indexes the anyOfs of the schema being compiled: the anyOf
 	// array of each of their elements (siblingMembers), built when first
 	// needed.

@@ -258,10 +258,18 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 	if escape != nil {
 		escape = ref(c.keyEscape)
 	}
-	rules := make([]int, len(nodes))
-	for i := range nodes {
-		rules[i] = c.g.declare("key")
+	// A node's rule is made after its children's (a child comes after
+	// its parent in nodes), and once for every node that accepts the
+	// same rest of a key: the same names below it (by their children's
+	// rules), spelling a name or not. So the nodes of a long name's tail,
+	// and of every name that several objects declare, are one rule each.
+	if c.keyNodes[ix] == nil {
+		c.keyNodes[ix] = map[string]int{}
 	}
+	memo := c.keyNodes[ix]
+	rules := make([]int, len(nodes))
+	var sig []byte
+	var pairs []int
 	// What every node without children, and every node, ends with: the
 	// same expressions, made once.
 	freeTail := seq(free, tail)
@@ -272,30 +280,85 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 	endLit := lit(end)
 	for i := len(nodes) - 1; i >= 0; i-- {
 		nd := nodes[i]
+		sig = append(sig[:0], '0')
+		if nd.name {
+			sig[0] = '1'
+		}
+		if i == 0 && !json {
+			sig = append(sig, 'r') // a raw key is not empty
+		}
+		pairs = pairs[:0]
+		for _, r := range nd.order {
+			pairs = append(pairs, int(r), rules[nd.children[r]])
+		}
+		sortPairs(pairs)
+		for _, p := range pairs {
+			sig = strconv.AppendInt(append(sig, ','), int64(p), 10)
+		}
+		if r, ok := memo[string(sig)]; ok {
+			rules[i] = r
+			continue
+		}
+		rules[i] = c.g.declare("key")
+		memo[string(sig)] = rules[i]
+		// Where the key may end or leave the trie: a rule of its own,
+		// the same for every node whose names go on with the same
+		// characters, so that a node of one child is that character or
+		// this rule.
 		var buf [8]*expr
-		alts := buf[:0]
+		leave := buf[:0]
 		if !nd.name && (json || i > 0) {
-			alts = append(alts, endLit)
+			leave = append(leave, endLit)
 		}
 		if len(nd.order) == 0 {
-			alts = append(alts, freeTail)
-		} else {
+			leave = append(leave, freeTail)
+			if escTail != nil {
+				leave = append(leave, escTail)
+			}
+			c.g.define(rules[i], alt(leave...))
+			continue
+		}
+		sig = append(sig[:1], 'L')
+		if i == 0 && !json {
+			sig = append(sig, 'r')
+		}
+		for k := 0; k < len(pairs); k += 2 {
+			sig = strconv.AppendInt(append(sig, ','), int64(pairs[k]), 10)
+		}
+		leaveRule, ok := memo[string(sig)]
+		if !ok {
 			others := append([]runeRange(nil), excluded...)
 			for _, r := range nd.order {
 				others = append(others, runeRange{r, r})
-				alts = append(alts, seq(lit(string(r)), ref(rules[nd.children[r]])))
 			}
-			alts = append(alts, seq(class(true, others...), tail))
+			leave = append(leave, seq(class(true, others...), tail))
+			if escTail != nil {
+				leave = append(leave, escTail)
+			}
+			leaveRule = c.g.rule("key-leave", alt(leave...))
+			memo[string(sig)] = leaveRule
 		}
-		if escTail != nil {
-			alts = append(alts, escTail)
+		var moves [8]*expr
+		alts := moves[:0]
+		for _, r := range nd.order {
+			alts = append(alts, seq(lit(string(r)), ref(rules[nd.children[r]])))
 		}
-		c.g.define(rules[i], alt(alts...))
+		c.g.define(rules[i], alt(append(alts, ref(leaveRule))...))
 	}
 	if json {
 		return seq(lit(`"`), ref(rules[0]))
 	}
 	return ref(rules[0])
+}
+
+// sortPairs sorts a list of pairs (a rune, a rule) by rune.
+func sortPairs(pairs []int) {
+	for i := 2; i < len(pairs); i += 2 {
+		for j := i; j >= 2 && pairs[j-2] > pairs[j]; j -= 2 {
+			pairs[j-2], pairs[j] = pairs[j], pairs[j-2]
+			pairs[j-1], pairs[j+1] = pairs[j+1], pairs[j-1]
+		}
+	}
 }
 
 // The characters a key's text holds only apart from the trie: in a JSON

@@ -153,6 +153,8 @@ var dumpAttacks = []dumpAttack{
 		`{"tags": ["a"]} {"tags": ["a", "a"]} {"tags": ["g", "f", "e", "d", "c", "b", "a"]} {"tags": []} {"tags": ["a", "b", "a"]} {"tags": ["b"], "n": [1, 2]} {"tags": ["b"], "n": [1, 1.0]} {"tags": ["b"], "n": [2, 1.0]}`, true},
 	{"arn-length", `{"type": "object", "properties": {"arn": {"type": "string", "pattern": "^([a-z0-9-]+):([a-z0-9\\.-]+):([a-z0-9-]+)?:([a-z0-9-]+)$", "maxLength": 146}}, "required": ["arn"], "additionalProperties": false}`,
 		`{"arn": "aws:s3::bucket"} {"arn": "aws:s3.x:eu-1:b"} {"arn": "aws:s3:b"} {"arn": "a:b::` + strings.Repeat("c", 141) + `"} {"arn": "a:b::` + strings.Repeat("c", 142) + `"} {"arn": "A:b::c"}`, true},
+	{"shared-key-tries", `{"type": "object", "properties": {"o0": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind0": {"type": "string"}, "status": {"type": "integer"}}}, "o1": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind1": {"type": "string"}, "status": {"type": "integer"}}}}}`,
+		`{"o0": {"kind0": "x", "kind1": "y"}} {"o0": {"kind0": "x", "kind0": "y"}} {"o1": {"apiVersion": "v", "apiVersio": "s"}} {"o1": {"status": 1, "apiVersion": "v"}} {"o1": {"kind1": "k", "kind0": "j", "statu": 2, "statuss": 3}} {"o0": {"status": 1, "status": 2}}`, true},
 	{"mid-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 70, "maxLength": 300}, "b": {"type": "string", "maxLength": 65}}, "required": ["a"]}`, dumpLongStrings("a", 69, 70, 71, 134, 135, 299, 300, 301), false},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
@@ -211,6 +213,21 @@ var dumpFamilies = []dumpFamily{
 		b.WriteString(`}}`)
 		return b.String()
 	}, false},
+	{"open-object-tries", 4000, func(n int) string {
+		// Under strict, n open objects, each keeping other keys from its
+		// names: a trie each, their common names and tails one rule
+		// (keyExcept, gap decision 214), the rest their own.
+		var b strings.Builder
+		b.WriteString(`{"type": "object", "properties": {`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"o%d": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind%d": {"type": "string"}, "spec-%d-template": {"type": "integer"}, "status": {"type": "integer"}}}`, i, i, i)
+		}
+		b.WriteString(`}}`)
+		return b.String()
+	}, true},
 	{"strings-64", 8000, func(n int) string { return dumpProperties(n, `{"type": "string", "minLength": 1, "maxLength": 64}`) }, false},
 	{"bounded-arrays", 8000, func(n int) string {
 		return dumpProperties(n, `{"type": "array", "items": {"type": "boolean"}, "maxItems": 8}`)
