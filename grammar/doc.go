@@ -62,7 +62,8 @@
 // (exactly when its variants' types are disjoint, their objects told
 // apart, their literals apart, they only require names, or under strict
 // they only constrain strings; objects only where two variants constrain
-// objects alone; else as anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative
+// objects alone; by cases for a discriminator no variant requires beside
+// required names; else as anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative
 // and $anchor refs too, and $dynamicRef where its target can't depend on
 // the path taken). An object that declares properties is closed unless the
 // spec is strict (then it is open as its schema says); closing it is

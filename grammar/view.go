@@ -667,6 +667,29 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					w.objectsOnly = true
 				}
 			}
+			if kw.name == "oneOf" && excl == nil && c.err == nil {
+				if name, absent, ok := c.discriminatorCases(v, kw.node, ws); ok {
+					// Each variant's objects with the discriminator, and
+					// those without it that only its names tell apart.
+					for pos, w := range ws {
+						withIt := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
+							absent: w.absent, present: append(slices.Clip(w.present), name)}
+						withIt.copyLinks(w)
+						cases := []*expr{c.value(withIt, ctx, xml)}
+						for _, names := range absent[pos] {
+							without := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
+								absent: append(append(slices.Clip(w.absent), name), names...), present: w.present}
+							without.copyLinks(w)
+							cases = append(cases, c.value(without, ctx, xml))
+						}
+						if c.err != nil {
+							break
+						}
+						alts = append(alts, alt(cases...))
+					}
+					return alt(alts...)
+				}
+			}
 			for pos, w := range ws {
 				if c.err != nil {
 					break
@@ -898,6 +921,123 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 	return cases
 }
 
+// discriminatorCases reads a oneOf (node oneOf) of v whose variants ws
+// each declare one property, the same name in every one, whose const or
+// enum values are shown apart from every other variant's, and otherwise
+// only require names (annotations and "type": "object" aside; none or
+// two at least without it, so that no value but an object is valid for
+// one variant alone), the
+// function-calling shape {"oneOf": [{"properties": {"shape": {"const":
+// "circle"}}, "required": ["radius"]}, {"properties": {"shape": {"const":
+// "square"}}, "required": ["side"]}]} (gap decision 215). An object that
+// holds the discriminator is valid for the one variant whose values hold
+// its value, when it holds that variant's names: it fails the others by
+// the value. One without it is valid for variant i alone when it holds
+// i's names and, for every other variant j that does not require the
+// discriminator, lacks one of j's names that i does not require
+// (leastChoices, as exclusiveVariants). It returns the discriminator's
+// name and, for each variant, its choices of names to leave out besides
+// it (none when the variant requires it). ok is false for other shapes,
+// beside an enum, const, dependencies or dependentSchemas of v, when v
+// itself requires the name (decision 187 tells those apart), and past
+// maxExclusiveCases cases.
+func (c *compiler) discriminatorCases(v *view, oneOf int, ws []*view) (name string, absent [][][]string, ok bool) {
+	d := c.d
+	if d.Kind(oneOf) != pyjson.Array || len(ws) < 2 || len(ws) > maxDiscriminated || len(ws) != int(d.Nodes[oneOf].Len) ||
+		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) ||
+		c.hasDependencies(v) || c.hasDependentSchemas(v) {
+		return "", nil, false
+	}
+	var reqs [][]string
+	ok = true
+	typed := 0 // the variants of "type": "object"
+	d.Elements(oneOf, func(e, _ int) bool {
+		var names []string
+		ok = d.Kind(e) == pyjson.Object && d.DuplicateKey(e) < 0
+		declared := false
+		d.Members(e, func(k, val int) bool {
+			switch d.Str(k) {
+			case "properties":
+				ok = d.Kind(val) == pyjson.Object && d.Nodes[val].Len == 1
+				d.Members(val, func(key, _ int) bool {
+					if name == "" {
+						name = d.Str(key)
+					}
+					ok = ok && d.Str(key) == name
+					return false
+				})
+				declared = true
+			case "required":
+				ok = d.Kind(val) == pyjson.Array
+				d.Elements(val, func(r, _ int) bool {
+					if ok = ok && d.Kind(r) == pyjson.String; ok && !slices.Contains(names, d.Str(r)) {
+						names = append(names, d.Str(r))
+					}
+					return ok
+				})
+			case "type":
+				ok = d.Kind(val) == pyjson.String && d.Str(val) == "object"
+				typed++
+			case "description", "title", "$comment", "examples", "default":
+			default:
+				ok = false
+			}
+			return ok
+		})
+		ok = ok && declared
+		reqs = append(reqs, names)
+		return ok
+	})
+	if !ok || typed == len(ws)-1 || c.requiresName(v, name) {
+		// (One variant without a type admits the values of other types
+		// alone: they are valid for it, which its cases, objects, leave
+		// out. With two or more, such values are valid for two.)
+		return "", nil, false
+	}
+	// The values apart, pair by pair.
+	values := make([][]int, len(ws))
+	for i, w := range ws {
+		if values[i], ok = c.literalSet(c.memberValue(w, name)); !ok {
+			return "", nil, false
+		}
+	}
+	checks := 0
+	for i := range values {
+		for j := i + 1; j < len(values); j++ {
+			if checks += len(values[i]) * len(values[j]); checks > maxLiteralPairs || c.anyMayEqual(values[i], values[j]) {
+				return "", nil, false
+			}
+		}
+	}
+	absent = make([][][]string, len(reqs))
+	total := len(reqs) // one case with the discriminator a variant
+	for i, own := range reqs {
+		if slices.Contains(own, name) {
+			continue // never without it
+		}
+		var diffs [][]string
+		for j, other := range reqs {
+			if j == i || slices.Contains(other, name) {
+				continue // (j's objects hold the name: fails without it)
+			}
+			var diff []string
+			for _, n := range other {
+				if !slices.Contains(own, n) {
+					diff = append(diff, n)
+				}
+			}
+			diffs = append(diffs, diff)
+		}
+		choices, fits := leastChoices(diffs, maxExclusiveCases-total)
+		if !fits {
+			return "", nil, false
+		}
+		absent[i] = choices
+		total += len(choices)
+	}
+	return name, absent, true
+}
+
 // maxExclusiveCases caps the objects written for one oneOf of variants
 // that only require names (exclusiveVariants): each is an object rule.
 const maxExclusiveCases = 16
@@ -1091,23 +1231,53 @@ func (c *compiler) requiresAgainst(a, b *view) bool {
 	return false
 }
 
-// literalSet is the values of the first const or enum among v's schemas:
+// literalSet is the values of the first const or enum among v's schemas
+// that may equal a value of each other const and enum of v (anyMayEqual):
 // every value valid for v is among them. ok is false when none has one.
+// So a variant's {"const": "circle"} beside its siblings' {"enum":
+// ["circle", "square"]} is "circle", whichever comes first. Past
+// maxLiteralPairs comparisons the first list is kept whole (still every
+// valid value).
 func (c *compiler) literalSet(v *view) (values []int, ok bool) {
 	d := c.d
-	for _, n := range v.nodes {
+	first := -1
+	for i, n := range v.nodes {
 		if n.ks.Const >= 0 {
-			return []int{n.ks.Const}, true
+			values, first = []int{n.ks.Const}, i
+			break
 		}
 		if n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array {
 			d.Elements(n.ks.Enum, func(e, _ int) bool {
 				values = append(values, e)
 				return true
 			})
-			return values, true
+			first = i
+			break
 		}
 	}
-	return nil, false
+	if first < 0 {
+		return nil, false
+	}
+	checks := 0
+	for _, n := range v.nodes[first+1:] {
+		var other []int
+		switch {
+		case n.ks.Const >= 0:
+			other = []int{n.ks.Const}
+		case n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array:
+			d.Elements(n.ks.Enum, func(e, _ int) bool {
+				other = append(other, e)
+				return true
+			})
+		default:
+			continue
+		}
+		if checks += len(values) * len(other); checks > maxLiteralPairs {
+			break
+		}
+		values = slices.DeleteFunc(slices.Clip(values), func(m int) bool { return !c.anyMayEqual([]int{m}, other) })
+	}
+	return values, true
 }
 
 // anyMayEqual reports whether a value of as may equal one of bs, as JSON

@@ -121,6 +121,10 @@ func TestOneOfDiscriminated(t *testing.T) {
 			`{"properties": {"id": {"type": "integer"}}, "required": ["id"], "oneOf": [{"properties": {"kind": {"const": "a"}}, "required": ["kind"]}, {"properties": {"kind": {"const": "b"}, "b": {"type": "boolean"}}, "required": ["kind"]}], "type": "object"}`,
 			[]string{`{"id": 1, "kind": "a"}`, `{"id": 1, "kind": "b", "b": true}`},
 			[]string{`{"id": 1}`, `{"id": 1, "kind": "c"}`}},
+		{"a discriminator no variant requires: {} is valid for both, so for neither (decision 215)",
+			`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}}, {"type": "object", "properties": {"k": {"const": "b"}}}]}`,
+			[]string{`{"k": "a"}`, `{"k": "b"}`},
+			[]string{`{}`, `{"k": "c"}`, `"s"`}},
 		{"untyped variants apart as objects: any other value is valid for both (decision 213)",
 			`{"oneOf": [{"properties": {"k": {"const": "a"}}, "required": ["k"]}, {"properties": {"k": {"const": "b"}}, "required": ["k"]}, {"type": "string"}]}`,
 			[]string{`{"k": "a"}`, `{"k": "b"}`},
@@ -143,8 +147,6 @@ func TestOneOfDiscriminated(t *testing.T) {
 		`{"type": "object", "properties": {"a": {}, "c": {}}, "dependencies": {"a": ["c"]}, "oneOf": [{"required": ["a"]}, {"required": ["c"]}]}`,
 		// 2 and 2.0 are one value
 		`{"oneOf": [{"type": "object", "properties": {"k": {"enum": [1, 2]}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": [2.0, 3]}}, "required": ["k"]}]}`,
-		// the discriminator is not required by either: {} is valid for both
-		`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}}, {"type": "object", "properties": {"k": {"const": "b"}}}]}`,
 	} {
 		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
 			t.Errorf("%s: %v", s, err)
