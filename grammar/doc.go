@@ -60,7 +60,8 @@
 // the others by an automaton;
 // any, on enum and const members), anyOf, oneOf
 // (exactly when its variants' types are disjoint, their objects told
-// apart, their literals apart, they only require names, or under strict
+// apart, their literals apart, they only require names (or forbid them
+// by a not of required), or under strict
 // they only constrain strings; objects only where two variants constrain
 // objects alone; by cases for a discriminator no variant requires beside
 // required names; else as anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative

@@ -87,9 +87,11 @@ func FuzzCompile(f *testing.F) {
 		// take a grammar past the engine's cap (gap decision 210).
 		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 70, "maxLength": 300}, "b": {"type": "array", "items": {"type": "string", "maxLength": 300}, "minItems": 65, "maxItems": 1000}, "c": {"additionalProperties": {"type": "integer"}, "minProperties": 100}}, "required": ["a", "b"]}`,
 		strings.TrimSuffix(manyProperties(700, `{"type": "boolean"}`), "}}") + `, "s": {"type": "string", "maxLength": 32767}, "t": {"type": "string", "maxLength": 32768}, "u": {"type": "array", "maxItems": 1000}}}`,
-		// A oneOf of which two variants constrain objects alone, and one
-		// told apart by a discriminator no variant requires (gap
-		// decisions 213 and 215).
+		// A oneOf of which two variants constrain objects alone, one
+		// told apart by a discriminator no variant requires, and one of
+		// required names beside nots of required (gap decisions 213, 215
+		// and 216).
+		`{"properties": {"a": {}, "b": {}}, "oneOf": [{"required": ["a"], "not": {"required": ["b", "c"]}}, {"allOf": [{"required": ["b"]}, {"not": {"required": ["a"]}}, {"not": {"required": []}}]}, {"required": [], "not": {"required": ["a", "b"]}}]}`,
 		`{"properties": {"s": {"type": "string"}, "r": {}}, "oneOf": [{"properties": {"s": {"const": "c"}}, "required": ["r"]}, {"properties": {"s": {"enum": ["q", 1.0]}}, "required": ["r", "w"], "type": "object"}, {"properties": {"s": {"const": 1}}, "required": ["s"], "title": "t"}]}`,
 		`{"required": ["k"], "oneOf": [{"$ref": "#/$defs/a"}, {"properties": {"k": {"enum": [1, 2.0]}}, "dependentSchemas": {"z": false}}, {"type": ["string", "object"], "minProperties": 1}, {}], "$defs": {"a": {"properties": {"k": {"const": 2}}, "additionalProperties": false}}}`,
 	} {

@@ -49,6 +49,9 @@ type view struct {
 	// each, by the nots of its schemas, under strict (viewBody, decisions
 	// 199 and 205).
 	notRequired [][]string
+	// notsMet are schemas of the view whose not its absent names meet
+	// already (a case of exclusiveNotCases): enforced, not reported.
+	notsMet []int
 }
 
 // lead records that schema node was expanded into v, led there by the
@@ -590,7 +593,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	}
 	// Under strict, a not that rules out strings by their text is the
 	// view's strings' (viewString), unless enum or const lists the values.
-	c.notNodes = c.notNodes[:0]
+	c.notNodes = append(c.notNodes[:0], v.notsMet...)
 	v.notStrings, v.notRequired = nil, nil // kept on the view: what is compiled before its strings and objects makes its own
 	if c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
 		for _, n := range v.nodes {
@@ -646,9 +649,13 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			var sets []typeSet
 			var variants []*view
 			var excl [][][]string
+			var exclNot [][]exclusiveCase
 			if kw.name == "oneOf" {
 				excl = c.exclusiveVariants(v, kw.node)
 				if excl == nil {
+					exclNot = c.exclusiveNotCases(v, kw.node)
+				}
+				if excl == nil && exclNot == nil {
 					if text, ok := c.stringVariants(v, i, kw.node, n.path+".oneOf", xml); ok {
 						return text
 					}
@@ -659,6 +666,29 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				ws = append(ws, c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]"))
 				return c.err == nil
 			})
+			if exclNot != nil && c.err == nil {
+				// Each variant's objects that fail every other variant:
+				// a case for each choice of names present and absent.
+				for pos, w := range ws {
+					var cases []*expr
+					for _, ec := range exclNot[pos] {
+						wc := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
+							absent: append(slices.Clip(w.absent), ec.absent...), present: append(slices.Clip(w.present), ec.present...)}
+						wc.copyLinks(w)
+						for _, n := range w.nodes {
+							if n.ks.Not >= 0 && !slices.ContainsFunc(v.nodes, func(m vnode) bool { return m.node == n.node }) {
+								wc.notsMet = append(wc.notsMet, n.node) // the variant's: each case lacks a name of each
+							}
+						}
+						cases = append(cases, c.value(wc, ctx, xml))
+						if c.err != nil {
+							break
+						}
+					}
+					alts = append(alts, alt(cases...))
+				}
+				return alt(alts...)
+			}
 			if kw.name == "oneOf" && excl == nil && c.err == nil && c.types(v)&^tObj != 0 && c.objectsAlone(v, ws) {
 				// Any value but an object is valid for two variants at
 				// least, so for no variant alone: the variants are
@@ -919,6 +949,211 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 		total += len(choices)
 	}
 	return cases
+}
+
+// An exclusiveCase is names an object holds and names it lacks, so that
+// it is valid for one variant of a oneOf alone (exclusiveNotCases).
+type exclusiveCase struct{ present, absent []string }
+
+// exclusiveNotCases is exclusiveVariants for variants that also forbid
+// names together by a not of required, directly or in an allOf (gap
+// decision 216): {"oneOf": [{"required": ["length", "width"], "not":
+// {"required": ["radius"]}}, {"required": ["radius"], "not": {"required":
+// ["length", "width"]}}]}, a function-calling shape. Variant i holds
+// names R_i and lacks a name of each of its sets N_i; an object fails
+// variant j when it lacks one of R_j or holds every name of one of N_j.
+// The cases of variant i are the least choices of names present and
+// absent (R_i present) that meet every one of those conditions for i
+// and fail every other variant, each written as an object: a value of
+// another type meets every required and fails every not of required, so
+// it is valid for the variants without a not, and with none of them or
+// two, for no variant alone. nil when the variants are not of that form,
+// when none has a not (that is exclusiveVariants) or one alone has none,
+// beside what exclusiveVariants refuses, or past maxExclusiveCases
+// cases.
+func (c *compiler) exclusiveNotCases(v *view, oneOf int) [][]exclusiveCase {
+	d := c.d
+	if d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated ||
+		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) ||
+		c.hasDependencies(v) || c.hasDependentSchemas(v) {
+		return nil
+	}
+	type variant struct {
+		required []string
+		nots     [][]string
+	}
+	var read func(e, depth int, into *variant) bool
+	read = func(e, depth int, into *variant) bool {
+		if depth > 4 || d.Kind(e) != pyjson.Object || d.DuplicateKey(e) >= 0 {
+			return false
+		}
+		ok := true
+		names := func(list int) (out []string) {
+			if d.Kind(list) != pyjson.Array {
+				ok = false
+				return nil
+			}
+			d.Elements(list, func(r, _ int) bool {
+				if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(out, d.Str(r)) {
+					out = append(out, d.Str(r))
+				}
+				return ok
+			})
+			return out
+		}
+		d.Members(e, func(k, val int) bool {
+			switch d.Str(k) {
+			case "required":
+				for _, n := range names(val) {
+					if !slices.Contains(into.required, n) {
+						into.required = append(into.required, n)
+					}
+				}
+			case "not":
+				// only {"required": [...]}, of one name at least
+				ok = d.Kind(val) == pyjson.Object && d.Nodes[val].Len == 1 && d.DuplicateKey(val) < 0
+				if ok {
+					d.Members(val, func(k2, list int) bool {
+						ok = d.Str(k2) == "required"
+						if set := names(list); ok && len(set) > 0 {
+							into.nots = append(into.nots, set)
+						} else {
+							ok = false
+						}
+						return false
+					})
+				}
+			case "allOf":
+				ok = d.Kind(val) == pyjson.Array
+				d.Elements(val, func(m, _ int) bool {
+					ok = ok && read(m, depth+1, into)
+					return ok
+				})
+			case "description", "title", "$comment", "examples", "default":
+			default:
+				ok = false
+			}
+			return ok
+		})
+		return ok
+	}
+	var vs []variant
+	nots, plain := 0, 0
+	ok := true
+	d.Elements(oneOf, func(e, _ int) bool {
+		var x variant
+		ok = read(e, 0, &x)
+		vs = append(vs, x)
+		nots += len(x.nots)
+		if len(x.nots) == 0 {
+			plain++
+		}
+		return ok
+	})
+	if !ok || nots == 0 || plain == 1 {
+		// (A value that is not an object fails every not of required,
+		// and meets every required: with one variant without a not, it
+		// is valid for that one alone, which the cases, objects, leave
+		// out. With none or two, it is valid for none alone.)
+		return nil
+	}
+	out := make([][]exclusiveCase, len(vs))
+	total := 0
+	for i, own := range vs {
+		// What the object must do: each condition a list of options,
+		// an option a name to hold (all of them) or to lack.
+		type option struct {
+			hold []string
+			lack string
+		}
+		var conds [][]option
+		for _, set := range own.nots {
+			var opts []option
+			for _, n := range set {
+				opts = append(opts, option{lack: n})
+			}
+			conds = append(conds, opts)
+		}
+		for j, other := range vs {
+			if j == i {
+				continue
+			}
+			var opts []option
+			for _, n := range other.required {
+				opts = append(opts, option{lack: n})
+			}
+			for _, set := range other.nots {
+				opts = append(opts, option{hold: set})
+			}
+			conds = append(conds, opts)
+		}
+		cases := []exclusiveCase{{present: slices.Clone(own.required)}}
+		for _, opts := range conds {
+			var next []exclusiveCase
+			for _, cs := range cases {
+				met := slices.ContainsFunc(opts, func(o option) bool {
+					if o.hold == nil {
+						return slices.Contains(cs.absent, o.lack)
+					}
+					return !slices.ContainsFunc(o.hold, func(n string) bool { return !slices.Contains(cs.present, n) })
+				})
+				if met {
+					next = append(next, cs)
+					continue
+				}
+				for _, o := range opts {
+					if o.hold == nil {
+						if !slices.Contains(cs.present, o.lack) {
+							next = append(next, exclusiveCase{present: cs.present, absent: append(slices.Clip(cs.absent), o.lack)})
+						}
+						continue
+					}
+					if !slices.ContainsFunc(o.hold, func(n string) bool { return slices.Contains(cs.absent, n) }) {
+						held := slices.Clip(cs.present)
+						for _, n := range o.hold {
+							if !slices.Contains(held, n) {
+								held = append(held, n)
+							}
+						}
+						next = append(next, exclusiveCase{present: held, absent: cs.absent})
+					}
+				}
+			}
+			if len(next) > 16*maxExclusiveCases {
+				return nil
+			}
+			cases = leastCases(next)
+		}
+		if total += len(cases); total > maxExclusiveCases {
+			return nil
+		}
+		out[i] = cases
+	}
+	return out
+}
+
+// leastCases returns cases without those that hold and lack every name
+// another case does (its objects are the other's already), or that equal
+// an earlier one.
+func leastCases(cases []exclusiveCase) []exclusiveCase {
+	within := func(a, b []string) bool { // every name of a is in b
+		return !slices.ContainsFunc(a, func(n string) bool { return !slices.Contains(b, n) })
+	}
+	var out []exclusiveCase
+	for i, a := range cases {
+		redundant := false
+		for j, b := range cases {
+			if i != j && within(b.present, a.present) && within(b.absent, a.absent) &&
+				(!within(a.present, b.present) || !within(a.absent, b.absent) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // discriminatorCases reads a oneOf (node oneOf) of v whose variants ws
