@@ -220,6 +220,10 @@ type compiler struct {
 	// trie (raw, JSON), and keyEscape a JSON escape in a key.
 	keyRest   [2]int
 	keyEscape int
+	// enumSets are the strings of long enums, by node (inEnum).
+	enumSets map[int]map[string]bool
+	// notStringsRead are notString's findings, by schema.
+	notStringsRead map[int]notStringRead
 	// keyNodes are keyExcept's trie nodes already written (raw, JSON),
 	// by what they accept: nodes alike share one rule, in one trie or
 	// across the grammar's tries.

@@ -142,6 +142,26 @@ func readNot(d *pyjson.Doc, s int) (k notKeywords, ok bool) {
 // ({"not": {"pattern": "^a"}}: a number is valid for the pattern, so not
 // for the not). ok is false for any other not.
 func (c *compiler) notString(s int) (neg *expr, stringsOnly bool, ok bool) {
+	// Read once per schema: types asks for it at every view of the value.
+	if r, hit := c.notStringsRead[s]; hit {
+		return r.neg, r.stringsOnly, r.ok
+	}
+	neg, stringsOnly, ok = c.readNotString(s)
+	if c.notStringsRead == nil {
+		c.notStringsRead = map[int]notStringRead{}
+	}
+	c.notStringsRead[s] = notStringRead{neg, stringsOnly, ok}
+	return neg, stringsOnly, ok
+}
+
+// notStringRead is what notString found in a schema.
+type notStringRead struct {
+	neg             *expr
+	stringsOnly, ok bool
+}
+
+// readNotString is notString, read from the document.
+func (c *compiler) readNotString(s int) (neg *expr, stringsOnly bool, ok bool) {
 	d := c.d
 	k, ok := readNot(d, s)
 	if !ok || k.required >= 0 || (k.pattern >= 0) == (k.enum >= 0 || k.constant >= 0) || k.enum >= 0 && k.constant >= 0 {
@@ -243,6 +263,7 @@ func heldNames(d *pyjson.Doc, n, depth int) (sets [][]string, typed bool, ok boo
 			d.Elements(val, func(e, _ int) bool {
 				if ok = d.Kind(e) == pyjson.String; ok && !slices.Contains(names, d.Str(e)) {
 					names = append(names, d.Str(e))
+					ok = len(names) <= maxHeldNames // (past it: refused below; stop reading)
 				}
 				return ok
 			})

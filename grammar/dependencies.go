@@ -294,8 +294,22 @@ func (c *compiler) dependentMembers(v *view, names []string, values []*view, req
 	}
 	var deps []dependency
 	c.eachDependency(v, func(trigger string, dependents []string) {
+		if c.err != nil {
+			return
+		}
 		if _, ok := index[trigger]; !ok && !open || slices.Contains(absent, trigger) {
 			return // the object can't hold it
+		}
+		fresh := 1 // the names the object gains, the trigger at most among them
+		for _, name := range dependents {
+			if _, ok := index[name]; !ok {
+				fresh++
+			}
+		}
+		if len(names)+fresh > maxObjectMembers {
+			// (as objectMembers: past it no grammar of the object fits)
+			c.fail(v.path, "the object declares or requires more than "+itoa(maxObjectMembers)+" names, which take more than "+itoa(maxExpanded)+" elements once an engine expands the grammar; simplify the schema")
+			return
 		}
 		dp := dependency{dependents: make([]int, len(dependents))}
 		for j, name := range dependents {

@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -324,5 +325,43 @@ func TestValueValidAgainstValidator(t *testing.T) {
 	t.Logf("%d of %d checks decided; %d of 1500 strict schemas beside an enum compiled", decided, total, compiled)
 	if decided < total/2 || compiled < 500 {
 		t.Errorf("only %d of %d decided, %d compiled", decided, total, compiled)
+	}
+}
+
+// Long enums meet as JSON Schema compares values, whatever their length
+// (gap decision 217): 1999 and 1999.0 are one value, and no member is lost
+// to the work cap of comparing them pair by pair (which left 4,000,000
+// pairs undecided, and the members out).
+func TestLongEnumsIntersect(t *testing.T) {
+	var ints, floats []string
+	for i := range 2000 {
+		ints, floats = append(ints, strconv.Itoa(i)), append(floats, strconv.Itoa(i)+".0")
+	}
+	schema := `{"allOf": [{"enum": [` + strings.Join(ints, ", ") + `, "x", {"a": [1, 2.50]}]}, {"enum": [` + strings.Join(floats, ", ") + `, {"a": [1.0, 2.5]}, "y"]}]}`
+	for _, strict := range []bool{false, true} {
+		g, err := compileFormat(schema, strict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkContents(t, fmt.Sprintf("strict %v", strict), g,
+			[]string{`0`, `1999`, `1999.0`, `1000`, `{"a": [1, 2.50]}`},
+			[]string{`2000`, `"x"`, `"y"`, `-1`, `{"a": [1, 2.51]}`})
+	}
+}
+
+// An object of more names than any grammar of it can hold is refused
+// before its members are built, naming it (gap decision 217).
+func TestTooManyObjectMembers(t *testing.T) {
+	for _, schema := range []string{
+		`{"properties": {"o": {"required": ` + nameList(maxObjectMembers+1) + `}}}`,
+		`{"properties": {"o": {"type": "object", "properties": {"a": {}}, "dependentRequired": {"a": ` + nameList(maxObjectMembers+1) + `}}}}`,
+	} {
+		for _, strict := range []bool{false, true} {
+			_, err := compileFormat(schema, strict)
+			var ge *Error
+			if !errors.As(err, &ge) || ge.Path != "response_format.json_schema.schema.properties.o" || !strings.Contains(ge.Msg, "more than "+strconv.Itoa(maxObjectMembers)+" names") {
+				t.Errorf("strict %v: %v", strict, err)
+			}
+		}
 	}
 }

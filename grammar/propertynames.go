@@ -69,6 +69,37 @@ func (c *compiler) keyIn(w *view, name string) bool {
 	return c.stringIn(w, name, true)
 }
 
+// inEnum reports whether the enum at node list holds the string name: by
+// a scan of a short list, and of a long one by a set of its strings made
+// once per compile, so that checking each of an enum's names against it
+// (finiteKeys) is not quadratic.
+func (c *compiler) inEnum(list int, name string) bool {
+	d := c.d
+	if d.Nodes[list].Len <= 16 {
+		found := false
+		d.Elements(list, func(e, _ int) bool {
+			found = d.Kind(e) == pyjson.String && d.Str(e) == name
+			return !found
+		})
+		return found
+	}
+	set, ok := c.enumSets[list]
+	if !ok {
+		set = make(map[string]bool, d.Nodes[list].Len)
+		d.Elements(list, func(e, _ int) bool {
+			if d.Kind(e) == pyjson.String {
+				set[d.Str(e)] = true
+			}
+			return true
+		})
+		if c.enumSets == nil {
+			c.enumSets = map[int]map[string]bool{}
+		}
+		c.enumSets[list] = set
+	}
+	return set[name]
+}
+
 // stringIn is keyIn; report: a pattern or format the name can't be
 // checked against is reported (keyIn), or else silently counts as
 // matching (a check that only needs to tell when the name is shown out:
@@ -85,15 +116,8 @@ func (c *compiler) stringIn(w *view, name string, report bool) bool {
 		if n.ks.Const >= 0 && (d.Kind(n.ks.Const) != pyjson.String || d.Str(n.ks.Const) != name) {
 			return false
 		}
-		if n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array {
-			found := false
-			d.Elements(n.ks.Enum, func(e, _ int) bool {
-				found = d.Kind(e) == pyjson.String && d.Str(e) == name
-				return !found
-			})
-			if !found {
-				return false
-			}
+		if n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array && !c.inEnum(n.ks.Enum, name) {
+			return false
 		}
 		for _, k := range [...]struct {
 			node    int

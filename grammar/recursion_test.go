@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,6 +93,23 @@ func TestLargeSchemasAreBounded(t *testing.T) {
 		{"array", func(n int) string {
 			return `{"type": "array", "prefixItems": [` + strings.TrimSuffix(strings.Repeat(`{"type": "integer"}, `, n), ", ") + `]}`
 		}},
+		// Long lists of names and values, which were read pair by pair
+		// (gap decision 217).
+		{"required-names", func(n int) string { return `{"required": ` + nameList(n) + `}` }},
+		{"oneOf-required-names", func(n int) string {
+			return `{"oneOf": [{"required": ` + nameList(n) + `, "not": {"required": ["a"]}}, {"required": ["a"], "not": {"required": ["b"]}}]}`
+		}},
+		{"dependentRequired-names", func(n int) string {
+			return `{"type": "object", "properties": {"a": {}}, "dependentRequired": {"a": ` + nameList(n) + `}}`
+		}},
+		{"propertyNames-enum", func(n int) string { return `{"type": "object", "propertyNames": {"enum": ` + nameList(n) + `}}` }},
+		{"two-enums", func(n int) string {
+			var a, b []string
+			for i := range n / 2 {
+				a, b = append(a, strconv.Itoa(i)), append(b, strconv.Itoa(i)+".0")
+			}
+			return `{"allOf": [{"enum": [` + strings.Join(a, ", ") + `]}, {"enum": [` + strings.Join(b, ", ") + `]}]}`
+		}},
 	} {
 		for _, n := range []int{300, 3000, 8000, 16000, 30000, 300000} {
 			schema := c.schema(n)
@@ -143,4 +161,13 @@ func TestCountValues(t *testing.T) {
 			t.Errorf("%s: %d, want %d to %d", c.src, n, c.min, c.max)
 		}
 	}
+}
+
+// nameList is a JSON array of n distinct names.
+func nameList(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = `"n` + strconv.Itoa(i) + `"`
+	}
+	return "[" + strings.Join(names, ", ") + "]"
 }

@@ -906,6 +906,7 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 						d.Elements(val, func(r, _ int) bool {
 							if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(names, d.Str(r)) {
 								names = append(names, d.Str(r))
+								ok = len(names) <= maxExclusiveNames
 							}
 							return ok
 						})
@@ -996,6 +997,7 @@ func (c *compiler) exclusiveNotCases(v *view, oneOf int) [][]exclusiveCase {
 			d.Elements(list, func(r, _ int) bool {
 				if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(out, d.Str(r)) {
 					out = append(out, d.Str(r))
+					ok = len(out) <= maxExclusiveNames
 				}
 				return ok
 			})
@@ -1009,6 +1011,7 @@ func (c *compiler) exclusiveNotCases(v *view, oneOf int) [][]exclusiveCase {
 						into.required = append(into.required, n)
 					}
 				}
+				ok = ok && len(into.required) <= maxExclusiveNames
 			case "not":
 				// only {"required": [...]}, of one name at least
 				ok = d.Kind(val) == pyjson.Object && d.Nodes[val].Len == 1 && d.DuplicateKey(val) < 0
@@ -1207,6 +1210,7 @@ func (c *compiler) discriminatorCases(v *view, oneOf int, ws []*view) (name stri
 				d.Elements(val, func(r, _ int) bool {
 					if ok = ok && d.Kind(r) == pyjson.String; ok && !slices.Contains(names, d.Str(r)) {
 						names = append(names, d.Str(r))
+						ok = len(names) <= maxExclusiveNames
 					}
 					return ok
 				})
@@ -1276,6 +1280,13 @@ func (c *compiler) discriminatorCases(v *view, oneOf int, ws []*view) (name stri
 // maxExclusiveCases caps the objects written for one oneOf of variants
 // that only require names (exclusiveVariants): each is an object rule.
 const maxExclusiveCases = 16
+
+// maxExclusiveNames caps the names one variant of such a oneOf requires
+// (exclusiveVariants, exclusiveNotCases, discriminatorCases): past it the
+// oneOf goes the general way, so that reading a list of 40,000 names
+// costs no more than reading it (a list's names are told apart one
+// against the others read).
+const maxExclusiveNames = 64
 
 // maxDiscriminated caps the variants of a oneOf whose objects
 // variantsOverlap compares pair by pair, and the pairs of values it
@@ -1629,9 +1640,10 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			// Keep the members this enum or const also holds.
 			var keepM []int
 			var keepT []string
+			held := c.listedValues(these, tt)
 			for j, t := range texts {
 				// (equal as JSON Schema compares: 1.0 is 1)
-				if slices.Contains(tt, t) || slices.ContainsFunc(these, func(o int) bool { return c.sameValue(members[j], o, 0) == valid }) {
+				if held(members[j], t) {
 					keepM, keepT = append(keepM, members[j]), append(keepT, t)
 				}
 			}
@@ -1680,6 +1692,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 	lo, hi := c.viewLengths(v, "Length")
 	nlo, nhi := c.viewBounds(v)
 	var alts []*expr
+	cost := 0
 	for j, m := range members {
 		if !admits(d, set, m) {
 			continue
@@ -1694,7 +1707,17 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 				continue
 			}
 		}
+		before := len(alts)
 		alts = c.appendListed(alts, m, texts[j], ctx, xml)
+		for _, a := range alts[before:] {
+			// What the alternatives cost an engine, summed as they are
+			// made: past the cap the compile stops here, not after the
+			// last of 24,000 members.
+			if cost += expandedCost(a) + 1; cost > maxExpanded {
+				c.fail(path, "the grammar takes more than "+itoa(maxExpanded)+" elements once an engine expands its repetitions; simplify the schemas or lower their counts (maxLength, maxItems, ...)")
+				return nil, true
+			}
+		}
 	}
 	if len(alts) == 0 {
 		c.impossible(path, "no value can be written: every member is ruled out by the type or holds a Harmony marker")
@@ -2593,7 +2616,7 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 					req[d.Str(e)] = true
 					reqOrder = append(reqOrder, d.Str(e))
 				}
-				return true
+				return len(reqOrder) <= maxObjectMembers
 			})
 		}
 	}
@@ -2602,6 +2625,12 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 			index[name] = len(names)
 			names = append(names, name)
 		}
+	}
+	if len(names) > maxObjectMembers {
+		// Each member is its key's text and its value at least: past
+		// the cap, whatever the values, before building them.
+		c.fail(v.path, "the object declares or requires more than "+itoa(maxObjectMembers)+" names, which take more than "+itoa(maxExpanded)+" elements once an engine expands the grammar; simplify the schema")
+		return nil, nil, nil, &view{path: v.path} // (not compiled: the compile fails)
 	}
 	for _, name := range names {
 		if c.stop(v.path) {
@@ -2613,6 +2642,13 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 	names = names[:len(values)]
 	return names, values, required, c.otherMembers(v)
 }
+
+// maxObjectMembers caps the names one object declares or requires: each
+// member costs an engine seven elements at least (", \"\": " and its
+// value), so past maxExpanded/7 no grammar of the object fits, and the
+// compile stops before it reads the members' schemas (a required list of
+// 40,000 names took 80 ms to refuse after building them).
+const maxObjectMembers = maxExpanded / 7
 
 // memberValue is the view of member name's value in an object of v: in
 // each schema, the property's schema where it declares name and the
