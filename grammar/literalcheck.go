@@ -674,6 +674,10 @@ func (c *compiler) objectValid(s int, kw string, val, m, depth int) verdict {
 			return undecided
 		}
 		d.Members(val, func(k, dep int) bool {
+			if c.spent() {
+				out = out.and(undecided)
+				return false
+			}
 			if c.lookup(m, d.Str(k)) < 0 {
 				return true
 			}
@@ -888,6 +892,10 @@ func (c *compiler) sameValue(a, b, depth int) verdict {
 		}
 		out := valid
 		d.Members(a, func(k, va int) bool {
+			if c.spent() {
+				out = out.and(undecided) // (each lookup is work: past the cap, stop)
+				return false
+			}
 			vb := c.lookup(b, d.Str(k))
 			if vb < 0 {
 				out = invalid

@@ -103,6 +103,13 @@ func TestLargeSchemasAreBounded(t *testing.T) {
 			return `{"type": "object", "properties": {"a": {}}, "dependentRequired": {"a": ` + nameList(n) + `}}`
 		}},
 		{"propertyNames-enum", func(n int) string { return `{"type": "object", "propertyNames": {"enum": ` + nameList(n) + `}}` }},
+		{"const-object", func(n int) string {
+			var members []string
+			for i := range n / 2 {
+				members = append(members, `"k`+strconv.Itoa(i)+`": `+strconv.Itoa(i))
+			}
+			return `{"const": {` + strings.Join(members, ", ") + `}, "properties": {"k1": {"type": "integer"}}, "required": ["k5"], "minProperties": 3}`
+		}},
 		{"two-enums", func(n int) string {
 			var a, b []string
 			for i := range n / 2 {
