@@ -255,6 +255,9 @@ func (g *builder) rule(name string, body *expr) int {
 	return i
 }
 
+// overExpandedText is the error of a grammar past maxExpanded.
+var overExpandedText = "the grammar takes more than " + itoa(maxExpanded) + " elements once an engine expands its repetitions; simplify the schemas or lower their counts (maxLength, maxItems, ...)"
+
 // account adds a rule's text and expanded cost to the totals and checks
 // the caps.
 func (g *builder) account(bytes, cost int) {
@@ -266,7 +269,7 @@ func (g *builder) account(bytes, cost int) {
 		g.over = "the grammar takes more than " + itoa(MaxBytes) + " bytes; simplify the schemas"
 	case g.expanded > maxExpanded:
 		g.overExpanded = true
-		g.over = "the grammar takes more than " + itoa(maxExpanded) + " elements once an engine expands its repetitions; simplify the schemas or lower their counts (maxLength, maxItems, ...)"
+		g.over = overExpandedText
 	}
 }
 

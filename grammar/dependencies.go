@@ -308,7 +308,7 @@ func (c *compiler) dependentMembers(v *view, names []string, values []*view, req
 		}
 		if len(names)+fresh > maxObjectMembers {
 			// (as objectMembers: past it no grammar of the object fits)
-			c.fail(v.path, "the object declares or requires more than "+itoa(maxObjectMembers)+" names, which take more than "+itoa(maxExpanded)+" elements once an engine expands the grammar; simplify the schema")
+			c.fail(v.path, tooManyMembersText)
 			return
 		}
 		dp := dependency{dependents: make([]int, len(dependents))}

@@ -672,9 +672,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				for pos, w := range ws {
 					var cases []*expr
 					for _, ec := range exclNot[pos] {
-						wc := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
-							absent: append(slices.Clip(w.absent), ec.absent...), present: append(slices.Clip(w.present), ec.present...)}
-						wc.copyLinks(w)
+						wc := objectCase(w, ec.present, ec.absent)
 						for _, n := range w.nodes {
 							if n.ks.Not >= 0 && !slices.ContainsFunc(v.nodes, func(m vnode) bool { return m.node == n.node }) {
 								wc.notsMet = append(wc.notsMet, n.node) // the variant's: each case lacks a name of each
@@ -702,15 +700,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					// Each variant's objects with the discriminator, and
 					// those without it that only its names tell apart.
 					for pos, w := range ws {
-						withIt := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
-							absent: w.absent, present: append(slices.Clip(w.present), name)}
-						withIt.copyLinks(w)
-						cases := []*expr{c.value(withIt, ctx, xml)}
+						cases := []*expr{c.value(objectCase(w, []string{name}, nil), ctx, xml)}
 						for _, names := range absent[pos] {
-							without := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
-								absent: append(append(slices.Clip(w.absent), name), names...), present: w.present}
-							without.copyLinks(w)
-							cases = append(cases, c.value(without, ctx, xml))
+							cases = append(cases, c.value(objectCase(w, nil, append([]string{name}, names...)), ctx, xml))
 						}
 						if c.err != nil {
 							break
@@ -734,10 +726,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				// of each other variant's: a case for each choice.
 				var cases []*expr
 				for _, absent := range excl[pos] {
-					wc := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
-						absent: append(slices.Clip(w.absent), absent...), present: w.present}
-					wc.copyLinks(w)
-					cases = append(cases, c.value(wc, ctx, xml))
+					cases = append(cases, c.value(objectCase(w, nil, absent), ctx, xml))
 					if c.err != nil {
 						break
 					}
@@ -799,6 +788,17 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		alts = append(alts, c.viewObject(v, ctx, xml))
 	}
 	return alt(alts...)
+}
+
+// objectCase is the view of w's objects that hold present and lack
+// absent besides the names w's own present and absent say: a case of a
+// oneOf variant (exclusiveVariants, exclusiveNotCases, discriminatorCases),
+// written as objects only.
+func objectCase(w *view, present, absent []string) *view {
+	wc := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
+		absent: append(slices.Clip(w.absent), absent...), present: append(slices.Clip(w.present), present...)}
+	wc.copyLinks(w)
+	return wc
 }
 
 // objectsAlone reports whether two of the variants ws of a oneOf of v at
@@ -1714,7 +1714,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			// made: past the cap the compile stops here, not after the
 			// last of 24,000 members.
 			if cost += expandedCost(a) + 1; cost > maxExpanded {
-				c.fail(path, "the grammar takes more than "+itoa(maxExpanded)+" elements once an engine expands its repetitions; simplify the schemas or lower their counts (maxLength, maxItems, ...)")
+				c.fail(path, overExpandedText)
 				return nil, true
 			}
 		}
@@ -2629,7 +2629,7 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 	if len(names) > maxObjectMembers {
 		// Each member is its key's text and its value at least: past
 		// the cap, whatever the values, before building them.
-		c.fail(v.path, "the object declares or requires more than "+itoa(maxObjectMembers)+" names, which take more than "+itoa(maxExpanded)+" elements once an engine expands the grammar; simplify the schema")
+		c.fail(v.path, tooManyMembersText)
 		return nil, nil, nil, &view{path: v.path} // (not compiled: the compile fails)
 	}
 	for _, name := range names {
@@ -2642,6 +2642,9 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 	names = names[:len(values)]
 	return names, values, required, c.otherMembers(v)
 }
+
+// tooManyMembersText is the error of an object past maxObjectMembers.
+var tooManyMembersText = "the object declares or requires more than " + itoa(maxObjectMembers) + " names, which take more than " + itoa(maxExpanded) + " elements once an engine expands the grammar; simplify the schema"
 
 // maxObjectMembers caps the names one object declares or requires: each
 // member costs an engine seven elements at least (", \"\": " and its
