@@ -39,6 +39,7 @@ func TestReadmeCaps(t *testing.T) {
 		"up to " + strconv.Itoa(maxDependentTriggers) + " such properties (" + strconv.Itoa(1<<maxDependentTriggers) + " cases)",
 		"up to " + strconv.Itoa(maxKeyPatterns) + " patterns and " + commas(maxKeyStates) + " states",
 		"up to " + commas(maxLengthStates) + " pairs",
+		"objects of up to " + commas(maxObjectMembers) + " declared and required names",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("docs/serve.md does not say %q", want)
