@@ -2313,6 +2313,20 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	if hi >= 0 {
 		prefixLen = min(prefixLen, hi)
 	}
+	// The elements of the prefixItems (and older items) arrays, read
+	// once: looking each up by position is quadratic in the prefix.
+	var elements map[int][]int
+	nth := func(arr, i int) int {
+		es, ok := elements[arr]
+		if !ok {
+			if elements == nil {
+				elements = map[int][]int{}
+			}
+			es = elementsOf(d, arr)
+			elements[arr] = es
+		}
+		return es[i]
+	}
 	// at is the view of the element at position i (i == prefixLen: every
 	// element past the prefix).
 	at := func(i int) *view {
@@ -2320,13 +2334,12 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 		for _, n := range v.nodes {
 			ks := n.ks
 			if ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i < int(d.Nodes[ks.PrefixItems].Len) {
-				e := elementAt(d, ks.PrefixItems, i)
-				c.addTo(w, e, n.path+".prefixItems["+strconv.Itoa(i)+"]")
+				c.addTo(w, nth(ks.PrefixItems, i), n.path+".prefixItems["+strconv.Itoa(i)+"]")
 				continue
 			}
 			if tupleItems(d, ks) {
 				if i < int(d.Nodes[ks.Items].Len) {
-					c.addTo(w, elementAt(d, ks.Items, i), n.path+".items["+strconv.Itoa(i)+"]")
+					c.addTo(w, nth(ks.Items, i), n.path+".items["+strconv.Itoa(i)+"]")
 				} else if ai := d.Lookup(n.node, "additionalItems"); ai >= 0 {
 					c.addTo(w, ai, n.path+".additionalItems")
 				}
@@ -2341,9 +2354,24 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 		}
 		return w
 	}
-	var prefix []*expr
-	for i := 0; i < prefixLen; i++ {
-		prefix = append(prefix, c.value(at(i), ctx, false))
+	prefix := make([]*expr, prefixLen)
+	for i := range prefixLen {
+		w := at(i)
+		prefix[i] = c.value(w, ctx, false)
+		if w.never || c.err != nil {
+			// No element can be written here, so none past it: they
+			// are not built (what arrayOf writes after this one is
+			// never reached).
+			prefix = prefix[:i+1]
+			break
+		}
+		if 3*(i+1) > maxExpanded {
+			// Each element written costs an engine three elements at
+			// least (", " and its value): the prefix can't fit, and
+			// the compile stops before building the rest of it.
+			c.fail(v.path+".prefixItems", overExpandedText)
+			return nil
+		}
 	}
 	var item *expr // nil: no element past the prefix
 	rest := at(prefixLen)
@@ -2501,19 +2529,6 @@ func (c *compiler) uniqueArray(w *view, lo, hi int, ctx textContext) (*expr, boo
 		first = append(first, empty())
 	}
 	return seq(lit("["), alt(first...), lit("]")), true
-}
-
-// elementAt returns the element of array arr at idx.
-func elementAt(d *pyjson.Doc, arr, idx int) int {
-	found := -1
-	d.Elements(arr, func(e, pos int) bool {
-		if pos == idx {
-			found = e
-			return false
-		}
-		return true
-	})
-	return found
 }
 
 // arrayOf is a JSON array of the prefix's elements, then elements of item
