@@ -189,9 +189,17 @@ func (c *compiler) finiteKeys(w *view) (keys []string, finite bool) {
 		default:
 			continue
 		}
+		cost := 0
 		for _, m := range members {
 			if d.Kind(m) == pyjson.String && c.keyIn(w, d.Str(m)) {
 				keys = append(keys, d.Str(m))
+				// Each key is written, as a key or a declared member's,
+				// quoted and among alternatives: past the engine's cap,
+				// stop here rather than after the last of 90,000.
+				if cost += utf8.RuneCountInString(d.Str(m)) + 3; cost > maxExpanded {
+					c.fail(w.path, overExpandedText)
+					return nil, true
+				}
 			}
 		}
 		return keys, true

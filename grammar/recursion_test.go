@@ -202,3 +202,19 @@ func TestLongPrefixItems(t *testing.T) {
 		checkContents(t, "past false", g, []string{`[]`, `[1]`, `[1, "x"]`}, []string{`[1, "x", 3]`, `["x"]`})
 	}
 }
+
+// A propertyNames enum whose names alone pass the engine's cap is refused
+// while its keys are read, naming it (gap decision 217).
+func TestLongPropertyNamesEnum(t *testing.T) {
+	_, err := compileFormat(`{"type": "object", "propertyNames": {"enum": `+nameList(maxExpanded/4)+`}}`, false)
+	var ge *Error
+	if !errors.As(err, &ge) || ge.Path != "response_format.json_schema.schema.propertyNames" || !strings.Contains(ge.Msg, strconv.Itoa(maxExpanded)+" elements") {
+		t.Errorf("%v", err)
+	}
+	// Under the cap, the names are the keys.
+	g, err := compileFormat(`{"type": "object", "propertyNames": {"enum": `+nameList(50)+`}, "additionalProperties": {"type": "integer"}}`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContents(t, "fifty names", g, []string{`{"n0": 1, "n49": 2}`, `{}`}, []string{`{"n50": 1}`, `{"x": 1}`})
+}
