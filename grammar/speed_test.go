@@ -2,6 +2,8 @@ package grammar
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/beamharmony/harmony/internal/cputime"
@@ -47,6 +49,42 @@ func BenchmarkCompileCPU(b *testing.B) {
 				if _, err := Compile(context.Background(), c.spec); err != nil {
 					b.Fatal(err)
 				}
+			}
+			clock.Report(b, 0)
+		})
+	}
+}
+
+// BenchmarkCompileLongLists compiles schemas of one long list of names or
+// values (gap decision 217), each refused by a cap in the end since that
+// decision: what a request of a few hundred kilobytes costs before the
+// refusal. CPU time per op too (cpu-ns/op).
+func BenchmarkCompileLongLists(b *testing.B) {
+	numbers := func(n int, suffix string) string {
+		var out []string
+		for i := range n {
+			out = append(out, strconv.Itoa(i)+suffix)
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	}
+	var members []string
+	for i := range 30000 {
+		members = append(members, `"k`+strconv.Itoa(i)+`": `+strconv.Itoa(i))
+	}
+	for _, c := range []struct{ name, schema string }{
+		{"propertyNames-enum-30000", `{"type": "object", "propertyNames": {"enum": ` + nameList(30000) + `}}`},
+		{"two-enums-24000", `{"allOf": [{"enum": ` + numbers(24000, "") + `}, {"enum": ` + numbers(24000, ".0") + `}]}`},
+		{"required-40000", `{"required": ` + nameList(40000) + `}`},
+		{"oneOf-required-40000", `{"oneOf": [{"required": ` + nameList(40000) + `, "not": {"required": ["a"]}}, {"required": ["a"], "not": {"required": ["b"]}}]}`},
+		{"dependentRequired-40000", `{"type": "object", "properties": {"a": {}}, "dependentRequired": {"a": ` + nameList(40000) + `}}`},
+		{"enum-30000", `{"enum": ` + numbers(30000, "") + `}`},
+		{"const-object-30000", `{"const": {` + strings.Join(members, ", ") + `}, "properties": {"k1": {"type": "integer"}}, "required": ["k5"], "minProperties": 3}`},
+		{"prefixItems-45000", `{"type": "array", "prefixItems": [` + strings.TrimSuffix(strings.Repeat(`{}, `, 45000), ", ") + `]}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			clock := cputime.Start()
+			for b.Loop() {
+				compileFormat(c.schema, false)
 			}
 			clock.Report(b, 0)
 		})
