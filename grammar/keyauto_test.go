@@ -267,13 +267,19 @@ func agreeWithValidator(t *testing.T, schema string, g *Grammar, validator *json
 // randomObject is an object holding each of keys, in their order, with
 // even odds, its value 0, 1 or 2.
 func randomObject(rng *rand.Rand, keys []string) string {
-	var parts []string
+	return "{" + strings.Join(randomMembers(rng, keys, 3), ", ") + "}"
+}
+
+// randomMembers is each of keys, in their order, with even odds, as an
+// object's member whose value is a number below values.
+func randomMembers(rng *rand.Rand, keys []string, values int) []string {
+	var members []string
 	for _, k := range keys {
 		if rng.IntN(2) == 0 {
-			parts = append(parts, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(3)))
+			members = append(members, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(values)))
 		}
 	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	return members
 }
 
 // unmarshalInstance reads a JSON instance for validatorFor's validators.

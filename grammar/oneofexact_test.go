@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // A oneOf whose variants only require names is exact for any names (gap
@@ -228,29 +230,8 @@ func TestOneOfObjectsAloneAgainstValidator(t *testing.T) {
 		validator := validatorFor(t, schema)
 		sawObjectsOnly := true
 		for range 24 {
-			var members []string
-			for _, k := range keys {
-				if rng.IntN(2) == 0 {
-					members = append(members, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(3)))
-				}
-			}
-			content := "{" + strings.Join(members, ", ") + "}"
-			if rng.IntN(3) == 0 {
-				content = instances[rng.IntN(len(instances))]
-				members = nil
-			}
-			matched, valid := verdicts(t, g, validator, content)
-			if !matched && valid && len(members) > 1 {
-				// The grammar writes an object's members in an order of
-				// its own (declared, then required, then the others):
-				// the value is accepted when one order of it is.
-				for perm := range permutations(members) {
-					if g.Matches(analysisPrefix + finalHeader + "{" + strings.Join(perm, ", ") + "}") {
-						matched = true
-						break
-					}
-				}
-			}
+			content, members := randomObjectOr(rng, keys, 3, instances, 3)
+			matched, valid := verdictsInAnyOrder(t, g, validator, content, members)
 			if matched != valid {
 				t.Errorf("strict %v: %s: %s: the grammar says %v, the validator %v", strict, schema, content, matched, valid)
 			}
@@ -267,6 +248,34 @@ func TestOneOfObjectsAloneAgainstValidator(t *testing.T) {
 		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
 	}
 	t.Logf("%d schemas compiled (%d accepted objects only), %d instances checked", compiled, objectsOnly, checked)
+}
+
+// randomObjectOr is an object of randomMembers (values below values) or,
+// one time in others, one of instances; members are the object's (nil for
+// an instance).
+func randomObjectOr(rng *rand.Rand, keys []string, values int, instances []string, others int) (content string, members []string) {
+	members = randomMembers(rng, keys, values)
+	if rng.IntN(others) == 0 {
+		return instances[rng.IntN(len(instances))], nil
+	}
+	return "{" + strings.Join(members, ", ") + "}", members
+}
+
+// verdictsInAnyOrder is verdicts, but a valid object g rejects counts as
+// matched when one order of its members is in g: the grammar writes an
+// object's members in an order of its own (declared, then required, then
+// the others).
+func verdictsInAnyOrder(t *testing.T, g *Grammar, validator *jsonschema.Schema, content string, members []string) (matched, valid bool) {
+	t.Helper()
+	matched, valid = verdicts(t, g, validator, content)
+	if !matched && valid && len(members) > 1 {
+		for perm := range permutations(members) {
+			if g.Matches(analysisPrefix + finalHeader + "{" + strings.Join(perm, ", ") + "}") {
+				return true, valid
+			}
+		}
+	}
+	return matched, valid
 }
 
 // permutations yields every order of s.
@@ -342,25 +351,8 @@ func TestOneOfDiscriminatorCasesAgainstValidator(t *testing.T) {
 		}
 		validator := validatorFor(t, schema)
 		for range 30 {
-			var members []string
-			for _, k := range keys {
-				if rng.IntN(2) == 0 {
-					members = append(members, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(6)))
-				}
-			}
-			content := "{" + strings.Join(members, ", ") + "}"
-			if rng.IntN(4) == 0 {
-				content, members = instances[rng.IntN(len(instances))], nil
-			}
-			matched, valid := verdicts(t, g, validator, content)
-			if !matched && valid && strict {
-				for perm := range permutations(members) {
-					if g.Matches(analysisPrefix + finalHeader + "{" + strings.Join(perm, ", ") + "}") {
-						matched = true
-						break
-					}
-				}
-			}
+			content, members := randomObjectOr(rng, keys, 6, instances, 4)
+			matched, valid := verdictsInAnyOrder(t, g, validator, content, members)
 			if matched && !valid || strict && matched != valid {
 				t.Errorf("strict %v: %s: %s: the grammar says %v, the validator %v", strict, schema, content, matched, valid)
 			}
@@ -433,25 +425,8 @@ func TestOneOfNotRequiredAgainstValidator(t *testing.T) {
 		}
 		validator := validatorFor(t, schema)
 		for range 30 {
-			var members []string
-			for _, k := range keys {
-				if rng.IntN(2) == 0 {
-					members = append(members, strconv.Quote(k)+": "+strconv.Itoa(rng.IntN(3)))
-				}
-			}
-			content := "{" + strings.Join(members, ", ") + "}"
-			if rng.IntN(5) == 0 {
-				content, members = instances[rng.IntN(len(instances))], nil
-			}
-			matched, valid := verdicts(t, g, validator, content)
-			if !matched && valid && strict {
-				for perm := range permutations(members) {
-					if g.Matches(analysisPrefix + finalHeader + "{" + strings.Join(perm, ", ") + "}") {
-						matched = true
-						break
-					}
-				}
-			}
+			content, members := randomObjectOr(rng, keys, 3, instances, 5)
+			matched, valid := verdictsInAnyOrder(t, g, validator, content, members)
 			if matched && !valid || strict && matched != valid {
 				t.Errorf("strict %v: %s: %s: the grammar says %v, the validator %v", strict, schema, content, matched, valid)
 			}

@@ -50,13 +50,18 @@ type dumpFamily struct {
 }
 
 func dumpProperties(n int, item string) string {
+	return dumpObject(n, func(i int) string { return fmt.Sprintf(`"p%d": %s`, i, item) })
+}
+
+// dumpObject is an object schema of n properties, property(i) each.
+func dumpObject(n int, property func(i int) string) string {
 	var b strings.Builder
 	b.WriteString(`{"type": "object", "properties": {`)
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, `"p%d": %s`, i, item)
+		b.WriteString(property(i))
 	}
 	b.WriteString(`}}`)
 	return b.String()
@@ -194,43 +199,20 @@ var dumpFamilies = []dumpFamily{
 		return dumpProperties(n, `{"anyOf": [{"type": "boolean"}, {"type": "null"}, {"type": "integer", "minimum": 0, "maximum": 99}]}`)
 	}, false},
 	{"long-strings", 1000, func(n int) string {
-		var b strings.Builder
-		b.WriteString(`{"type": "object", "properties": {`)
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, `"p%d": {"type": "string", "maxLength": %d}`, i, 65536+i)
-		}
-		b.WriteString(`}}`)
-		return b.String()
+		return dumpObject(n, func(i int) string { return fmt.Sprintf(`"p%d": {"type": "string", "maxLength": %d}`, i, 65536+i) })
 	}, false},
 	{"string-lengths", 1000, func(n int) string {
-		var b strings.Builder
-		b.WriteString(`{"type": "object", "properties": {`)
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, `"p%d": {"type": "string", "minLength": %d, "maxLength": %d}`, i, i%7, 65+i)
-		}
-		b.WriteString(`}}`)
-		return b.String()
+		return dumpObject(n, func(i int) string {
+			return fmt.Sprintf(`"p%d": {"type": "string", "minLength": %d, "maxLength": %d}`, i, i%7, 65+i)
+		})
 	}, false},
 	{"open-object-tries", 4000, func(n int) string {
 		// Under strict, n open objects, each keeping other keys from its
 		// names: a trie each, their common names and tails one rule
 		// (keyExcept, gap decision 214), the rest their own.
-		var b strings.Builder
-		b.WriteString(`{"type": "object", "properties": {`)
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, `"o%d": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind%d": {"type": "string"}, "spec-%d-template": {"type": "integer"}, "status": {"type": "integer"}}}`, i, i, i)
-		}
-		b.WriteString(`}}`)
-		return b.String()
+		return dumpObject(n, func(i int) string {
+			return fmt.Sprintf(`"o%d": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind%d": {"type": "string"}, "spec-%d-template": {"type": "integer"}, "status": {"type": "integer"}}}`, i, i, i)
+		})
 	}, true},
 	{"strings-64", 8000, func(n int) string { return dumpProperties(n, `{"type": "string", "minLength": 1, "maxLength": 64}`) }, false},
 	{"bounded-arrays", 8000, func(n int) string {
