@@ -244,6 +244,9 @@ type compiler struct {
 	patterns  map[int]*expr
 	regexps   map[*expr]nameMatcher
 	matchWork int
+	// patternsLoosened is the patternProperties reported once the
+	// matching work was spent (loosenPatternsOnce).
+	patternsLoosened map[patternsAt]bool
 	// checkWork is the steps of checking listed values (maxCheckWork).
 	checkWork int
 	// writtenValue and writtenNodes are the value shownInvalid checks and

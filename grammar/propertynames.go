@@ -258,18 +258,30 @@ func (c *compiler) dropPropertyNames(v *view, why string) {
 // left are undecided.
 const maxMatchWork = 1 << 20
 
+// regexpCompileWork is what compiling a regular expression costs of
+// maxMatchWork per element of its expression (and 16 more): Go's regexp
+// takes about 4 us for the smallest pattern and a few hundred nanoseconds
+// for each element, a step of matching a nanosecond or a few. Uncharged,
+// an object of 3,000 properties beside 3,000 patterns compiled every
+// pattern (gap decision 218).
+const regexpCompileWork = 64
+
 // exprMatches reports whether s is in the language of e, an expression
 // without rule references; decided is false when e has no regular
 // expression, or the grammar's matching work is spent.
 func (c *compiler) exprMatches(e *expr, s string) (match, decided bool) {
 	m, ok := c.regexps[e]
 	if !ok {
+		if c.matchWork > maxMatchWork {
+			return false, false
+		}
 		var b strings.Builder
 		b.WriteString(`^(?s:`)
 		if writeRegexp(&b, e) {
 			b.WriteString(`)$`)
 			m.re, _ = regexp.Compile(b.String())
 			m.cost = expandedCost(e)
+			c.matchWork += regexpCompileWork * (m.cost + 16)
 		}
 		if c.regexps == nil {
 			c.regexps = map[*expr]nameMatcher{}

@@ -40,6 +40,7 @@ func TestReadmeCaps(t *testing.T) {
 		"up to " + strconv.Itoa(maxKeyPatterns) + " patterns and " + commas(maxKeyStates) + " states",
 		"up to " + commas(maxLengthStates) + " pairs",
 		"objects of up to " + commas(maxObjectMembers) + " declared and required names",
+		"all of them by one automaton, up to " + strconv.Itoa(maxStringShapes),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("docs/serve.md does not say %q", want)

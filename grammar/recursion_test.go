@@ -117,6 +117,23 @@ func TestLargeSchemasAreBounded(t *testing.T) {
 			}
 			return `{"allOf": [{"enum": [` + strings.Join(a, ", ") + `]}, {"enum": [` + strings.Join(b, ", ") + `]}]}`
 		}},
+		// Names times schemas (gap decision 218): each declared name
+		// beside as many patterns, and an allOf of objects.
+		{"patterns-beside-properties", func(n int) string {
+			var props, patterns []string
+			for i := range n / 4 {
+				props = append(props, fmt.Sprintf(`"k%d": {"type": "integer"}`, i))
+				patterns = append(patterns, fmt.Sprintf(`"^k%d": {"type": "integer", "minimum": %d}`, i, i))
+			}
+			return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "patternProperties": {` + strings.Join(patterns, ", ") + `}, "additionalProperties": false}`
+		}},
+		{"allOf-objects", func(n int) string {
+			var members []string
+			for i := range n / 4 {
+				members = append(members, fmt.Sprintf(`{"type": "object", "properties": {"k%d": {"type": "integer"}}, "required": ["k%d"]}`, i, i))
+			}
+			return `{"allOf": [` + strings.Join(members, ", ") + `]}`
+		}},
 	} {
 		for _, n := range []int{300, 3000, 8000, 16000, 30000, 300000} {
 			schema := c.schema(n)

@@ -90,3 +90,37 @@ func BenchmarkCompileLongLists(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompileWide compiles schemas whose cost was names times
+// schemas (gap decision 218): declared names beside as many patterns, an
+// allOf of objects (with unevaluatedProperties), an allOf of patterns of
+// one string (strict). CPU time per op too (cpu-ns/op).
+func BenchmarkCompileWide(b *testing.B) {
+	each := func(n int, f func(i int) string) string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = f(i)
+		}
+		return strings.Join(out, ", ")
+	}
+	for _, c := range []struct {
+		name, schema string
+		strict       bool
+	}{
+		{"patterns-beside-properties-3000", `{"type": "object", "properties": {` + each(3000, func(i int) string { return `"k` + strconv.Itoa(i) + `": {"type": "integer"}` }) +
+			`}, "patternProperties": {` + each(3000, func(i int) string { return `"^k` + strconv.Itoa(i) + `": {"minimum": ` + strconv.Itoa(i) + `}` }) + `}, "additionalProperties": false}`, false},
+		{"allOf-objects-3000", `{"allOf": [` + each(3000, func(i int) string {
+			return `{"type": "object", "properties": {"k` + strconv.Itoa(i) + `": {"type": "integer"}, "s": {"maxLength": ` + strconv.Itoa(i+5) + `}}, "required": ["k` + strconv.Itoa(i) + `"]}`
+		}) + `]}`, false},
+		{"allOf-unevaluated-3000", `{"type": "object", "unevaluatedProperties": false, "allOf": [` + each(3000, func(i int) string { return `{"properties": {"k` + strconv.Itoa(i) + `": {"type": "integer"}}}` }) + `]}`, false},
+		{"allOf-patterns-10000-strict", `{"type": "string", "allOf": [` + each(10000, func(i int) string { return `{"pattern": "` + string(rune('a'+i%26)) + `"}` }) + `]}`, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			clock := cputime.Start()
+			for b.Loop() {
+				compileFormat(c.schema, c.strict)
+			}
+			clock.Report(b, 0)
+		})
+	}
+}

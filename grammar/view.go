@@ -52,6 +52,11 @@ type view struct {
 	// notsMet are schemas of the view whose not its absent names meet
 	// already (a case of exclusiveNotCases): enforced, not reported.
 	notsMet []int
+	// index is where its schemas declare each name, for a wide view
+	// (nodesFor).
+	index *memberIndex
+	// seen is the set of its schemas' nodes, for a wide view (has).
+	seen map[int]struct{}
 }
 
 // lead records that schema node was expanded into v, led there by the
@@ -78,6 +83,31 @@ func (v *view) add(n vnode) {
 		v.nodes = v.buf[:0]
 	}
 	v.nodes = append(v.nodes, n)
+	if v.seen != nil {
+		v.seen[n.node] = struct{}{}
+	}
+}
+
+// has reports whether schema s is one of v's: a wide view (an allOf of
+// thousands of schemas) looks it up in a set, so that expanding it is
+// linear in its schemas (gap decision 218).
+func (v *view) has(s int) bool {
+	if len(v.nodes) < wideView {
+		for _, n := range v.nodes {
+			if n.node == s {
+				return true
+			}
+		}
+		return false
+	}
+	if len(v.seen) != len(v.nodes) { // first, or nodes added another way
+		v.seen = make(map[int]struct{}, 2*len(v.nodes))
+		for _, n := range v.nodes {
+			v.seen[n.node] = struct{}{}
+		}
+	}
+	_, ok := v.seen[s]
+	return ok
 }
 
 // vnode is one schema object of a view.
@@ -133,10 +163,8 @@ func (c *compiler) expand(v *view, s int, path string, stack []int) {
 		c.fail(path, "refers to itself before anything is written (a $ref cycle through no object or array), which no engine can use; make the recursion go through a property or an item")
 		return
 	}
-	for _, n := range v.nodes {
-		if n.node == s {
-			return // met twice (allOf: [A, A]): once is enough
-		}
+	if v.has(s) {
+		return // met twice (allOf: [A, A]): once is enough
 	}
 	if !c.spend(path, 64+len(path)) {
 		return
@@ -1991,7 +2019,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 	// Under strict, the other patterns and formats, which the string
 	// automaton enforces together (decision 201), and where each is.
 	var more []*expr
-	var morePaths, moreKws []string
+	var morePaths, moreKws, keys []string
 	for _, n := range v.nodes {
 		for _, k := range [...]struct {
 			node int
@@ -2010,6 +2038,12 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 				c.loosen(p, k.name, "only one pattern or format of a string is enforced, and "+kw+" at "+path+" is")
 				continue
 			}
+			if len(more) == maxStringShapes-1 {
+				// Each would be translated, and the automaton refuse them
+				// all in the end (decision 218).
+				c.fail(p, "more than "+strconv.Itoa(maxStringShapes)+" patterns and formats constrain one string, and strict enforces at most "+strconv.Itoa(maxStringShapes)+" together; merge them into fewer patterns or turn strict off")
+				return nil, false
+			}
 			var e *expr
 			if k.name == "pattern" {
 				var err error
@@ -2023,7 +2057,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 			}
 			if value != nil {
 				more, morePaths, moreKws = append(more, e), append(morePaths, p), append(moreKws, k.name)
-				key += "&" + k.name + ":" + text
+				keys = append(keys, "&"+k.name+":"+text)
 				continue
 			}
 			value = e
@@ -2033,6 +2067,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 	if value == nil && len(negs) == 0 {
 		return nil, false
 	}
+	key += strings.Join(keys, "")
 	if len(negs) > 0 || len(more) > 0 {
 		shape, ok := c.negatedShape(v, ctx, raw, lo, hi, append([]*expr{value}, more...), key, path, kw, negs, negNodes)
 		if ok || c.err != nil || len(more) == 0 {
@@ -2110,10 +2145,11 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 // automaton (counted true). Where it can't be built, each not is reported
 // (an error: only strict has negs), and ok is false.
 func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, values []*expr, key, path, kw string, negs []*expr, negNodes []int) (*expr, bool) {
-	key += "|not"
+	b := []byte(key + "|not")
 	for _, n := range negNodes {
-		key += "," + strconv.Itoa(n)
+		b = strconv.AppendInt(append(b, ','), int64(n), 10)
 	}
+	key = string(b)
 	memoKey := "shape" + strconv.Itoa(int(ctx)) + strconv.FormatBool(raw) + key + "|" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
 	if r, ok := c.memo[memoKey]; ok {
 		return r, true
@@ -2140,6 +2176,12 @@ func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, 
 	c.memo[memoKey] = r
 	return r, true
 }
+
+// maxStringShapes caps the patterns and formats of one string that strict
+// enforces together (by the string automaton, decision 201): an allOf of
+// 10,000 patterns translated each of them before the automaton refused
+// them, 200 ms and 500 MB (decision 218).
+const maxStringShapes = 64
 
 // longString is a string of v of lo to hi characters (hi < 0: no upper
 // bound) where lo or hi is past chunkFrom: JSON in ctx, or with raw the
@@ -2673,29 +2715,95 @@ const maxObjectMembers = maxExpanded / 7
 // schemas of its patternProperties whose patterns match name (both apply),
 // else its additionalProperties.
 func (c *compiler) memberValue(v *view, name string) *view {
-	d := c.d
 	w := &view{}
-	for _, n := range v.nodes {
-		ks := n.ks
-		if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
-			if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
-				c.addTo(w, s, n.path+".properties."+name)
-				// A declared name a pattern matches takes both schemas.
-				c.patternValues(w, n.ks.PatternProperties, n.path, name)
-				continue
-			}
+	if len(v.nodes) < wideView {
+		for i := range v.nodes {
+			c.memberIn(w, &v.nodes[i], name)
 		}
-		if c.patternValues(w, n.ks.PatternProperties, n.path, name) {
-			continue
-		}
-		if ks.AdditionalProperties >= 0 {
-			c.addTo(w, ks.AdditionalProperties, n.path+".additionalProperties")
-		}
+	} else {
+		c.nodesFor(v, name, func(n *vnode) { c.memberIn(w, n, name) })
 	}
 	if w.path == "" {
 		w.path = v.path + ".required"
 	}
 	return w
+}
+
+// memberIn adds to w what schema n says of member name's value.
+func (c *compiler) memberIn(w *view, n *vnode, name string) {
+	d, ks := c.d, n.ks
+	if ks.Properties >= 0 && d.Kind(ks.Properties) == pyjson.Object {
+		if s := c.ptr.Child(d, ks.Properties, name); s >= 0 {
+			c.addTo(w, s, n.path+".properties."+name)
+			// A declared name a pattern matches takes both schemas.
+			c.patternValues(w, n.ks.PatternProperties, n.path, name)
+			return
+		}
+	}
+	if c.patternValues(w, n.ks.PatternProperties, n.path, name) {
+		return
+	}
+	if ks.AdditionalProperties >= 0 {
+		c.addTo(w, ks.AdditionalProperties, n.path+".additionalProperties")
+	}
+}
+
+// wideView is the number of schemas from which a view's members are
+// looked up through an index of the names its schemas declare
+// (memberIndex), not schema by schema, and its schemas in a set (has):
+// an allOf of 3,000 objects of one property each looked at every schema
+// for every name, 9 million lookups (gap decision 218).
+//
+// A variable only so that TestWideViewsIndexed can compare both ways.
+var wideView = 16
+
+// A memberIndex is, for a wide view, where each name is declared and
+// which schemas say something of every member (patternProperties or
+// additionalProperties): the only schemas a member's value depends on.
+type memberIndex struct {
+	nodes    int // len(view.nodes) when it was built
+	declared map[string][]int32
+	every    []int32
+}
+
+// nodesFor calls f, in the view's order, with each schema of v that may
+// say something of member name: those declaring it, and those with
+// patternProperties or additionalProperties.
+func (c *compiler) nodesFor(v *view, name string, f func(n *vnode)) {
+	x := v.index
+	if x == nil || x.nodes != len(v.nodes) {
+		d := c.d
+		x = &memberIndex{nodes: len(v.nodes), declared: map[string][]int32{}}
+		for i, n := range v.nodes {
+			if n.ks.Properties >= 0 && d.Kind(n.ks.Properties) == pyjson.Object {
+				d.Members(n.ks.Properties, func(k, _ int) bool {
+					name := d.Str(k)
+					if at := x.declared[name]; len(at) == 0 || at[len(at)-1] != int32(i) {
+						x.declared[name] = append(at, int32(i))
+					}
+					return true
+				})
+			}
+			if n.ks.PatternProperties >= 0 || n.ks.AdditionalProperties >= 0 {
+				x.every = append(x.every, int32(i))
+			}
+		}
+		v.index = x
+	}
+	// Merge the two ordered lists.
+	at, every := x.declared[name], x.every
+	for len(at) > 0 || len(every) > 0 {
+		var i int32
+		switch {
+		case len(every) == 0 || len(at) > 0 && at[0] < every[0]:
+			i, at = at[0], at[1:]
+		case len(at) == 0 || every[0] < at[0]:
+			i, every = every[0], every[1:]
+		default:
+			i, at, every = at[0], at[1:], every[1:]
+		}
+		f(&v.nodes[i])
+	}
 }
 
 // patternValues adds to w the schemas of patternProperties (node pp, -1:
@@ -2707,6 +2815,13 @@ func (c *compiler) memberValue(v *view, name string) *view {
 func (c *compiler) patternValues(w *view, pp int, path, name string) bool {
 	d := c.d
 	if pp < 0 || d.Kind(pp) != pyjson.Object {
+		return false
+	}
+	if c.matchWork > maxMatchWork {
+		// Spent: each name after this would cost every pattern again
+		// (names times patterns, gap decision 218), so the patterns are
+		// reported once for the schema at path and applied to no name.
+		c.loosenPatternsOnce(pp, path)
 		return false
 	}
 	matched := false
@@ -2728,6 +2843,30 @@ func (c *compiler) patternValues(w *view, pp int, path, name string) bool {
 		return true
 	})
 	return matched
+}
+
+// loosenPatternsOnce reports each pattern of patternProperties (node pp
+// of the schema at path) as not checked against the names left, once per
+// schema and path, when the matching work is spent.
+func (c *compiler) loosenPatternsOnce(pp int, path string) {
+	key := patternsAt{pp, path}
+	if c.patternsLoosened[key] {
+		return
+	}
+	if c.patternsLoosened == nil {
+		c.patternsLoosened = map[patternsAt]bool{}
+	}
+	c.patternsLoosened[key] = true
+	c.d.Members(pp, func(k, _ int) bool {
+		c.loosen(path+".patternProperties."+c.d.Str(k), "patternProperties", "the names can't all be checked against it (the grammar's matching work spent)")
+		return c.err == nil
+	})
+}
+
+// patternsAt is a patternProperties node and the path of its schema.
+type patternsAt struct {
+	pp   int
+	path string
 }
 
 // otherMembers is the view of the values of an object's members its
@@ -2755,6 +2894,13 @@ func (c *compiler) hasDependencies(v *view) bool {
 
 // declares reports whether a schema of v declares property name.
 func (c *compiler) declares(v *view, name string) bool {
+	if len(v.nodes) >= wideView {
+		found := false
+		c.nodesFor(v, name, func(n *vnode) {
+			found = found || n.ks.Properties >= 0 && c.d.Kind(n.ks.Properties) == pyjson.Object && c.ptr.Child(c.d, n.ks.Properties, name) >= 0
+		})
+		return found
+	}
 	for _, n := range v.nodes {
 		if n.ks.Properties >= 0 && c.d.Kind(n.ks.Properties) == pyjson.Object && c.ptr.Child(c.d, n.ks.Properties, name) >= 0 {
 			return true
