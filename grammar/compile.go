@@ -244,6 +244,8 @@ type compiler struct {
 	patterns  map[int]*expr
 	regexps   map[*expr]nameMatcher
 	matchWork int
+	// trieNodes is the nodes of the key tries made (maxTrieNodes).
+	trieNodes int
 	// patternsLoosened is the patternProperties reported once the
 	// matching work was spent (loosenPatternsOnce).
 	patternsLoosened map[patternsAt]bool

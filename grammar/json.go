@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/beamharmony/harmony/internal/syntax"
@@ -27,20 +28,11 @@ var forbiddenIn = [2][]string{
 // containsForbidden reports whether s holds one of the strings of ctx.
 func containsForbidden(s string, ctx textContext) bool {
 	for _, f := range forbidden(ctx) {
-		if indexOf(s, f) >= 0 {
+		if strings.Contains(s, f) {
 			return true
 		}
 	}
 	return false
-}
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 // jsonControl is the characters a JSON string holds only escaped.

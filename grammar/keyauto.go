@@ -109,6 +109,9 @@ func (a *keyNFA) build(e *expr, from int32) (int32, bool) {
 	case kLit:
 		cur := from
 		for _, r := range e.text {
+			if len(a.states) > maxKeyNFA {
+				return 0, false // a literal of a million characters (decision 219)
+			}
 			cur = a.step(cur, setOf(runeRange{r, r}))
 		}
 		return cur, true

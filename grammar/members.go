@@ -189,6 +189,15 @@ func (c *compiler) countedRule(e *expr) *expr {
 	return ref(c.g.rule("m", e))
 }
 
+// maxTrieNodes caps the nodes of a grammar's key tries (keyExcept): each
+// is a rule of two elements at least, a character and where the key
+// leaves the trie, so a trie of more than maxExpanded/2 nodes (shared
+// ones apart) can't fit an engine. The largest of MaskBench's grammars
+// makes 6,918; a required name of 15 million characters made as many
+// rules, 25 GB and three minutes before the engine's cap refused it
+// (gap decision 219).
+const maxTrieNodes = maxExpanded / 2
+
 // keyExcept is the text of a key that is none of names: a JSON string
 // (with json) or an argument's raw key. It is a trie of the names' texts:
 // at each node the key may end (unless the node spells a name), go on with
@@ -197,13 +206,19 @@ func (c *compiler) countedRule(e *expr) *expr {
 // jsonCharText writes them, "<" as \u003c), so that no key outside the
 // trie names a declared property; a name whose text holds an escape or a
 // "<" is not followed past it (extras refuses such names under strict).
-func (c *compiler) keyExcept(names []string, json bool) *expr {
+// The tries of a grammar hold at most maxTrieNodes nodes together, counted
+// as they are made: past it the compile fails at path (the object's).
+func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
 	type node struct {
 		name     bool
 		children map[rune]int
 		order    []rune
 	}
 	nodes := []node{{}}
+	tooMany := func() *expr {
+		c.fail(path, "the names other members' keys must differ from make a trie of more than "+strconv.Itoa(maxTrieNodes)+" characters, more than an engine can hold; shorten them, or set additionalProperties to false (gap decision 219)")
+		return nil
+	}
 	for _, n := range names {
 		text := n
 		if json {
@@ -217,6 +232,9 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 				break
 			}
 			child, ok := nodes[at].children[r]
+			if !ok && c.trieNodes+len(nodes) >= maxTrieNodes {
+				return tooMany()
+			}
 			if !ok {
 				if nodes[at].children == nil {
 					nodes[at].children = map[rune]int{}
@@ -232,6 +250,7 @@ func (c *compiler) keyExcept(names []string, json bool) *expr {
 			nodes[at].name = true
 		}
 	}
+	c.trieNodes += len(nodes)
 	var free, escape *expr
 	var end string
 	var excluded []runeRange

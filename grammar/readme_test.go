@@ -41,6 +41,7 @@ func TestReadmeCaps(t *testing.T) {
 		"up to " + commas(maxLengthStates) + " pairs",
 		"objects of up to " + commas(maxObjectMembers) + " declared and required names",
 		"all of them by one automaton, up to " + strconv.Itoa(maxStringShapes),
+		"the key tries of a strict grammar at most " + commas(maxTrieNodes) + " characters",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("docs/serve.md does not say %q", want)

@@ -2679,6 +2679,11 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 	}
 	for _, name := range reqOrder {
 		if _, ok := index[name]; !ok {
+			// Written as a key, as a declared name is (decision 219: a
+			// required name of 15 MB was written out before a cap saw it).
+			if !c.spend(v.path, len(name)+64) {
+				break
+			}
 			index[name] = len(names)
 			names = append(names, name)
 		}
@@ -3168,12 +3173,12 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 	var key *expr
 	switch finite, ok := c.finiteKeys(keys); {
 	case keys == nil && args:
-		key = c.keyExcept(names, false)
+		key = c.keyExcept(names, false, v.path)
 	case keys == nil:
-		key = c.keyExcept(names, true)
+		key = c.keyExcept(names, true, v.path)
 	case !ok:
 		c.dropPropertyNames(v, "other members' keys can't be kept both from the declared names and to propertyNames, unless an enum or const lists them")
-		key = c.keyExcept(names, !args)
+		key = c.keyExcept(names, !args, v.path)
 	case args:
 		var alts []*expr
 		for _, k := range finite {
@@ -3277,7 +3282,7 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		case keys != nil:
 			c.loosenExcept(v, keys, except, "the keys of an object of free members are kept from names it must not hold only without propertyNames")
 		case len(pats) == 0:
-			anyKey = c.keyExcept(except, true)
+			anyKey = c.keyExcept(except, true, v.path)
 		}
 	}
 	if len(pats) == 0 {
@@ -3502,7 +3507,7 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 		if name, ok := escapedName(names); ok {
 			return nil, "the declared property " + strconv.Quote(name) + " holds a character written as an escape, so the keys of other members can't be kept from naming it", false
 		}
-		key = c.keyExcept(names, true)
+		key = c.keyExcept(names, true, v.path)
 	} else {
 		for _, name := range names {
 			switch match, decided := c.exprMatches(e, name); {
