@@ -545,3 +545,22 @@ func TestCountsPastExpandedCap(t *testing.T) {
 		t.Errorf("strict: %v", err)
 	}
 }
+
+// A tool that fails stops the compile: the tools after it are not
+// compiled (100,000 tools of which the 235th passed the engine's cap took
+// 70 ms and 55 MB, each of them compiled).
+func TestFailedToolStopsTheCompile(t *testing.T) {
+	tools := make([]Tool, 100000)
+	for i := range tools {
+		tools[i] = Tool{Name: "t" + itoa(i), Parameters: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string"}, "b` + itoa(i) + `": {"type": "integer"}}, "required": ["a"]}`)}
+	}
+	var err error
+	b := allocated(func() { _, err = Compile(context.Background(), &Spec{Tools: tools, Choice: Required, Parallel: true}) })
+	var ge *Error
+	if !errors.As(err, &ge) || !strings.HasPrefix(ge.Path, "tools[") || ge.Path == "tools[99999].function.parameters" {
+		t.Fatalf("%v", err)
+	}
+	if b > 16<<20 {
+		t.Errorf("%d bytes allocated after %s failed", b, ge.Path)
+	}
+}

@@ -517,6 +517,9 @@ var reasoningExprs = sync.OnceValue(func() (r struct {
 func (c *compiler) calls(spec *Spec, tools []Tool) *expr {
 	var alts []*expr
 	for i, t := range tools {
+		if c.err != nil {
+			break // a tool failed: the others are not compiled (100,000 tools took 70 ms)
+		}
 		path := "tools[" + strconv.Itoa(i) + "].function.parameters"
 		if spec.Choice == Named {
 			path = "tools[" + strconv.Itoa(toolIndex(spec.Tools, t.Name)) + "].function.parameters"
