@@ -214,6 +214,28 @@ var dumpFamilies = []dumpFamily{
 			return fmt.Sprintf(`"o%d": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind%d": {"type": "string"}, "spec-%d-template": {"type": "integer"}, "status": {"type": "integer"}}}`, i, i, i)
 		})
 	}, true},
+	// Under strict, a required name of n characters: a key trie of a
+	// rule per character, up to maxTrieNodes (gap decision 219).
+	{"long-required-name", maxTrieNodes, func(n int) string {
+		return `{"type": "object", "required": ["` + strings.Repeat("k", n) + `"]}`
+	}, true},
+	// n names beside n patterns, and an allOf of n objects (gap
+	// decision 218).
+	{"patterns-beside-properties", 4000, func(n int) string {
+		var props, patterns []string
+		for i := range n {
+			props = append(props, fmt.Sprintf(`"p%d": {"type": "integer"}`, i))
+			patterns = append(patterns, fmt.Sprintf(`"^p%d$": {"minimum": %d}`, i, i))
+		}
+		return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "patternProperties": {` + strings.Join(patterns, ", ") + `}}`
+	}, false},
+	{"allOf-objects", 4000, func(n int) string {
+		var members []string
+		for i := range n {
+			members = append(members, fmt.Sprintf(`{"type": "object", "properties": {"k%d": {"type": "integer"}}, "required": ["k%d"]}`, i, i))
+		}
+		return `{"allOf": [` + strings.Join(members, ", ") + `]}`
+	}, false},
 	{"strings-64", 8000, func(n int) string { return dumpProperties(n, `{"type": "string", "minLength": 1, "maxLength": 64}`) }, false},
 	{"bounded-arrays", 8000, func(n int) string {
 		return dumpProperties(n, `{"type": "array", "items": {"type": "boolean"}, "maxItems": 8}`)
