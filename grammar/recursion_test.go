@@ -127,6 +127,13 @@ func TestLargeSchemasAreBounded(t *testing.T) {
 			}
 			return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "patternProperties": {` + strings.Join(patterns, ", ") + `}, "additionalProperties": false}`
 		}},
+		{"allOf-patterns", func(n int) string {
+			var members []string
+			for i := range n / 4 {
+				members = append(members, fmt.Sprintf(`{"patternProperties": {"^k%d_": {"type": "integer"}}, "properties": {"j%d": {}}}`, i, i))
+			}
+			return `{"type": "object", "unevaluatedProperties": false, "allOf": [` + strings.Join(members, ", ") + `]}`
+		}},
 		{"allOf-objects", func(n int) string {
 			var members []string
 			for i := range n / 4 {

@@ -113,6 +113,9 @@ func BenchmarkCompileWide(b *testing.B) {
 			return `{"type": "object", "properties": {"k` + strconv.Itoa(i) + `": {"type": "integer"}, "s": {"maxLength": ` + strconv.Itoa(i+5) + `}}, "required": ["k` + strconv.Itoa(i) + `"]}`
 		}) + `]}`, false},
 		{"allOf-unevaluated-3000", `{"type": "object", "unevaluatedProperties": false, "allOf": [` + each(3000, func(i int) string { return `{"properties": {"k` + strconv.Itoa(i) + `": {"type": "integer"}}}` }) + `]}`, false},
+		{"allOf-patterns-unevaluated-3000", `{"type": "object", "unevaluatedProperties": false, "allOf": [` + each(3000, func(i int) string {
+			return `{"patternProperties": {"^k` + strconv.Itoa(i) + `_": {"type": "integer"}}, "properties": {"j` + strconv.Itoa(i) + `": {}}}`
+		}) + `]}`, false},
 		{"allOf-patterns-10000-strict", `{"type": "string", "allOf": [` + each(10000, func(i int) string { return `{"pattern": "` + string(rune('a'+i%26)) + `"}` }) + `]}`, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {

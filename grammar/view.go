@@ -2763,17 +2763,26 @@ func (c *compiler) memberIn(w *view, n *vnode, name string) {
 var wideView = 16
 
 // A memberIndex is, for a wide view, where each name is declared and
-// which schemas say something of every member (patternProperties or
-// additionalProperties): the only schemas a member's value depends on.
+// which schemas say something of every member (additionalProperties) or
+// of the names their patterns match (patternProperties): the only schemas
+// a member's value depends on.
 type memberIndex struct {
-	nodes    int // len(view.nodes) when it was built
-	declared map[string][]int32
-	every    []int32
+	nodes      int // len(view.nodes) when it was built
+	declared   map[string][]int32
+	additional []int32
+	patterned  []int32
+	// loosened: the matching work was spent, and the patterns reported
+	// (nodesFor).
+	loosened bool
 }
 
 // nodesFor calls f, in the view's order, with each schema of v that may
 // say something of member name: those declaring it, and those with
-// patternProperties or additionalProperties.
+// additionalProperties or patternProperties. Once the grammar's matching
+// work is spent no name is matched against a pattern (patternValues), so
+// the schemas with patterns are reported once and left out: an allOf of
+// 3,000 schemas with a pattern each looked at every one for every name
+// after that (gap decision 218).
 func (c *compiler) nodesFor(v *view, name string, f func(n *vnode)) {
 	x := v.index
 	if x == nil || x.nodes != len(v.nodes) {
@@ -2789,25 +2798,45 @@ func (c *compiler) nodesFor(v *view, name string, f func(n *vnode)) {
 					return true
 				})
 			}
-			if n.ks.PatternProperties >= 0 || n.ks.AdditionalProperties >= 0 {
-				x.every = append(x.every, int32(i))
+			if n.ks.AdditionalProperties >= 0 {
+				x.additional = append(x.additional, int32(i))
+			}
+			if n.ks.PatternProperties >= 0 {
+				x.patterned = append(x.patterned, int32(i))
 			}
 		}
 		v.index = x
 	}
-	// Merge the two ordered lists.
-	at, every := x.declared[name], x.every
-	for len(at) > 0 || len(every) > 0 {
-		var i int32
-		switch {
-		case len(every) == 0 || len(at) > 0 && at[0] < every[0]:
-			i, at = at[0], at[1:]
-		case len(at) == 0 || every[0] < at[0]:
-			i, every = every[0], every[1:]
-		default:
-			i, at, every = at[0], at[1:], every[1:]
+	patterned := x.patterned
+	if c.matchWork > maxMatchWork {
+		if !x.loosened {
+			x.loosened = true
+			for _, i := range x.patterned {
+				if n := &v.nodes[i]; c.d.Kind(n.ks.PatternProperties) == pyjson.Object {
+					c.loosenPatternsOnce(n.ks.PatternProperties, n.path)
+				}
+			}
 		}
-		f(&v.nodes[i])
+		patterned = nil
+	}
+	// Merge the three ordered lists.
+	lists := [3][]int32{x.declared[name], x.additional, patterned}
+	for {
+		next := int32(-1)
+		for _, l := range lists {
+			if len(l) > 0 && (next < 0 || l[0] < next) {
+				next = l[0]
+			}
+		}
+		if next < 0 {
+			return
+		}
+		for k := range lists {
+			if len(lists[k]) > 0 && lists[k][0] == next {
+				lists[k] = lists[k][1:]
+			}
+		}
+		f(&v.nodes[next])
 	}
 }
 
