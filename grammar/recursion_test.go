@@ -134,6 +134,22 @@ func TestLargeSchemasAreBounded(t *testing.T) {
 			}
 			return `{"type": "object", "unevaluatedProperties": false, "allOf": [` + strings.Join(members, ", ") + `]}`
 		}},
+		// An allOf of anyOfs and oneOfs, each variant a copy of the
+		// view (decision 218).
+		{"allOf-anyOfs", func(n int) string {
+			var members []string
+			for i := range n {
+				members = append(members, fmt.Sprintf(`{"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": %d}]}`, i+1))
+			}
+			return `{"allOf": [` + strings.Join(members, ", ") + `]}`
+		}},
+		{"allOf-oneOfs", func(n int) string {
+			var members []string
+			for i := range n {
+				members = append(members, fmt.Sprintf(`{"oneOf": [{"type": "integer"}, {"type": "string", "maxLength": %d}]}`, i+1))
+			}
+			return `{"allOf": [` + strings.Join(members, ", ") + `]}`
+		}},
 		{"allOf-objects", func(n int) string {
 			var members []string
 			for i := range n / 4 {

@@ -52,11 +52,17 @@ type view struct {
 	// notsMet are schemas of the view whose not its absent names meet
 	// already (a case of exclusiveNotCases): enforced, not reported.
 	notsMet []int
-	// index is where its schemas declare each name, for a wide view
-	// (nodesFor).
-	index *memberIndex
-	// seen is the set of its schemas' nodes, for a wide view (has).
-	seen map[int]struct{}
+	// wide is what a wide view looks its schemas up in (has, nodesFor).
+	wide *wideSets
+}
+
+// wideSets are the lookups of a wide view: index, where its schemas
+// declare each name (nodesFor); seen, the set of its schemas' nodes (has),
+// made once scanned is more than a few times its size.
+type wideSets struct {
+	index   *memberIndex
+	seen    map[int]struct{}
+	scanned int
 }
 
 // lead records that schema node was expanded into v, led there by the
@@ -83,8 +89,8 @@ func (v *view) add(n vnode) {
 		v.nodes = v.buf[:0]
 	}
 	v.nodes = append(v.nodes, n)
-	if v.seen != nil {
-		v.seen[n.node] = struct{}{}
+	if v.wide != nil && v.wide.seen != nil {
+		v.wide.seen[n.node] = struct{}{}
 	}
 }
 
@@ -100,13 +106,29 @@ func (v *view) has(s int) bool {
 		}
 		return false
 	}
-	if len(v.seen) != len(v.nodes) { // first, or nodes added another way
-		v.seen = make(map[int]struct{}, 2*len(v.nodes))
+	if v.wide == nil {
+		v.wide = &wideSets{}
+	}
+	x := v.wide
+	if len(x.seen) != len(v.nodes) { // first, or nodes added another way
+		if x.scanned < 8*len(v.nodes) {
+			// A view copied to add a schema or two (a variant
+			// distributed, with) scans: the set pays for itself only
+			// after a few scans of the whole view.
+			x.scanned += len(v.nodes)
+			for _, n := range v.nodes {
+				if n.node == s {
+					return true
+				}
+			}
+			return false
+		}
+		x.seen = make(map[int]struct{}, 2*len(v.nodes))
 		for _, n := range v.nodes {
-			v.seen[n.node] = struct{}{}
+			x.seen[n.node] = struct{}{}
 		}
 	}
-	_, ok := v.seen[s]
+	_, ok := x.seen[s]
 	return ok
 }
 
@@ -409,6 +431,11 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 // [{"$ref": "#/$defs/a"}, ...]}]} may lead to a.
 func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 	w := &view{path: path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
+	// The copy is work too: an allOf of 3,000 anyOfs copied its view
+	// at every variant, 80 MB before the depth cap (gap decision 218).
+	if !c.spend(path, 64*len(v.nodes)) {
+		return w // (not compiled: the compile fails)
+	}
 	for j, n := range v.nodes {
 		if j == i {
 			n.done |= done
@@ -629,7 +656,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				continue
 			}
 			if _, exact := notTypes(d, n.node); !exact {
-				if _, _, ok := c.notString(n.node); ok {
+				// At most maxStringShapes nots of strings together, as
+				// patterns (decision 218): the others are reported.
+				if _, _, ok := c.notString(n.node); ok && len(v.notStrings) < maxStringShapes {
 					c.notNodes = append(c.notNodes, n.node)
 					v.notStrings = append(v.notStrings, n.node)
 				} else if sets, _, ok := notRequired(d, n.node); ok {
@@ -702,7 +731,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					for _, ec := range exclNot[pos] {
 						wc := objectCase(w, ec.present, ec.absent)
 						for _, n := range w.nodes {
-							if n.ks.Not >= 0 && !slices.ContainsFunc(v.nodes, func(m vnode) bool { return m.node == n.node }) {
+							if n.ks.Not >= 0 && !v.has(n.node) {
 								wc.notsMet = append(wc.notsMet, n.node) // the variant's: each case lacks a name of each
 							}
 						}
@@ -858,7 +887,7 @@ func (c *compiler) objectKeywordsOnly(v, w *view) bool {
 	}
 	for i := range w.nodes {
 		n := &w.nodes[i]
-		if slices.ContainsFunc(v.nodes, func(m vnode) bool { return m.node == n.node }) {
+		if v.has(n.node) {
 			continue // v's own: every value of the oneOf satisfies it
 		}
 		ks := *n.ks
@@ -2784,7 +2813,10 @@ type memberIndex struct {
 // 3,000 schemas with a pattern each looked at every one for every name
 // after that (gap decision 218).
 func (c *compiler) nodesFor(v *view, name string, f func(n *vnode)) {
-	x := v.index
+	if v.wide == nil {
+		v.wide = &wideSets{}
+	}
+	x := v.wide.index
 	if x == nil || x.nodes != len(v.nodes) {
 		d := c.d
 		x = &memberIndex{nodes: len(v.nodes), declared: map[string][]int32{}}
@@ -2805,7 +2837,7 @@ func (c *compiler) nodesFor(v *view, name string, f func(n *vnode)) {
 				x.patterned = append(x.patterned, int32(i))
 			}
 		}
-		v.index = x
+		v.wide.index = x
 	}
 	patterned := x.patterned
 	if c.matchWork > maxMatchWork {
