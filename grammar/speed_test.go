@@ -116,6 +116,14 @@ func BenchmarkCompileWide(b *testing.B) {
 		{"allOf-patterns-unevaluated-3000", `{"type": "object", "unevaluatedProperties": false, "allOf": [` + each(3000, func(i int) string {
 			return `{"patternProperties": {"^k` + strconv.Itoa(i) + `_": {"type": "integer"}}, "properties": {"j` + strconv.Itoa(i) + `": {}}}`
 		}) + `]}`, false},
+		{"allOf-anyOfs-3000", `{"allOf": [` + each(3000, func(i int) string {
+			return `{"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": ` + strconv.Itoa(i+1) + `}]}`
+		}) + `]}`, false},
+		{"allOf-anyOfs-of-ranges-16x4", `{"type": "number", "allOf": [` + each(16, func(i int) string {
+			return `{"anyOf": [` + each(4, func(j int) string {
+				return `{"minimum": ` + strconv.Itoa(j*10+i) + `, "maximum": ` + strconv.Itoa(j*10+i+5) + `}`
+			}) + `]}`
+		}) + `]}`, false},
 		{"allOf-patterns-10000-strict", `{"type": "string", "allOf": [` + each(10000, func(i int) string { return `{"pattern": "` + string(rune('a'+i%26)) + `"}` }) + `]}`, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -433,7 +433,7 @@ func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
 	w := &view{path: path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
 	// The copy is work too: an allOf of 3,000 anyOfs copied its view
 	// at every variant, 80 MB before the depth cap (gap decision 218).
-	if !c.spend(path, 64*len(v.nodes)) {
+	if !c.spend(path, 256*len(v.nodes)) {
 		return w // (not compiled: the compile fails)
 	}
 	for j, n := range v.nodes {
