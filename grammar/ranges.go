@@ -307,7 +307,7 @@ func (c *compiler) number(lo, hi *bound, path string) *expr {
 		if lo != nil && lo.v.Sign() >= 0 {
 			from = lo
 		}
-		alts = append(alts, magnitudes(from, hi))
+		alts = append(alts, magnitudes(from, hi, -1))
 	}
 	// x < 0 part: "-" and magnitudes from max(-hi, 0 excluded) to -lo.
 	if lo == nil || lo.v.Sign() < 0 {
@@ -319,38 +319,41 @@ func (c *compiler) number(lo, hi *bound, path string) *expr {
 		if lo != nil {
 			to = &bound{new(big.Rat).Neg(lo.v), lo.incl}
 		}
-		alts = append(alts, seq(lit("-"), magnitudes(from, to)))
+		alts = append(alts, seq(lit("-"), magnitudes(from, to, -1)))
 	}
 	return alt(alts...)
 }
 
 // magnitudes is the non-negative decimals I or I.F between lo and hi (nil:
-// unbounded), written without leading zeros.
-func magnitudes(lo, hi *bound) *expr {
+// unbounded), written without leading zeros; with room >= 0, only those
+// whose digits after the first room of F are zeros (multiples of
+// 10^-room, decimalMultiples), the bounds then holding at most room
+// fraction digits.
+func magnitudes(lo, hi *bound, room int) *expr {
 	li, lf := decimal(lo.v)
 	var alts []*expr
 	if hi == nil {
 		// I = li with F past lf; I > li with any F.
-		alts = append(alts, withFraction(lit(li), fracAbove(lf, lo.incl)))
+		alts = append(alts, withFraction(lit(li), fracAbove(lf, lo.incl, room)))
 		next := new(big.Int)
 		next.SetString(li, 10)
 		next.Add(next, big.NewInt(1))
-		alts = append(alts, withFraction(natRange(next.String(), ""), anyFraction()))
+		alts = append(alts, withFraction(natRange(next.String(), ""), anyFraction(room)))
 		return alt(alts...)
 	}
 	hiInt, hf := decimal(hi.v)
 	if li == hiInt {
-		return withFraction(lit(li), fracBetween(lf, lo.incl, hf, hi.incl))
+		return withFraction(lit(li), fracBetween(lf, lo.incl, hf, hi.incl, room))
 	}
-	alts = append(alts, withFraction(lit(li), fracAbove(lf, lo.incl)))
+	alts = append(alts, withFraction(lit(li), fracAbove(lf, lo.incl, room)))
 	a, _ := new(big.Int).SetString(li, 10)
 	b, _ := new(big.Int).SetString(hiInt, 10)
 	a.Add(a, big.NewInt(1))
 	b.Sub(b, big.NewInt(1))
 	if a.Cmp(b) <= 0 {
-		alts = append(alts, withFraction(natRange(a.String(), b.String()), anyFraction()))
+		alts = append(alts, withFraction(natRange(a.String(), b.String()), anyFraction(room)))
 	}
-	alts = append(alts, withFraction(lit(hiInt), fracBelow(hf, hi.incl)))
+	alts = append(alts, withFraction(lit(hiInt), fracBelow(hf, hi.incl, room)))
 	return alt(alts...)
 }
 
@@ -371,7 +374,51 @@ type frac struct {
 	nonEmpty *expr // nil: none
 }
 
-func anyFraction() frac { return frac{true, plus(digit)} }
+// anyFraction is every F (with room >= 0: whose digits past the first
+// room are zeros).
+func anyFraction(room int) frac {
+	switch {
+	case room < 0:
+		return frac{true, plus(digit)}
+	case room == 0:
+		return frac{true, plus(lit("0"))}
+	}
+	return frac{true, seq(digit, digitsTail(room-1))}
+}
+
+// digitsTail is any digits (room < 0), or any digits whose digits past
+// the first room are zeros: up to room digits, or room digits and zeros,
+// an unambiguous choice by length.
+func digitsTail(room int) *expr {
+	switch {
+	case room < 0:
+		return star(digit)
+	case room == 0:
+		return star(lit("0"))
+	}
+	return alt(rep(digit, 0, room), seq(rep(digit, room, room), plus(lit("0"))))
+}
+
+// positiveTail is the F with a digit other than 0 (with room >= 0: among
+// the first room, zeros after them).
+func positiveTail(room int) *expr {
+	if room < 0 {
+		return seq(star(digit), class(false, runeRange{'1', '9'}), star(digit))
+	}
+	var alts []*expr
+	for p := range room {
+		alts = append(alts, seq(rep(lit("0"), p, p), class(false, runeRange{'1', '9'}), digitsTail(room-p-1)))
+	}
+	return alt(alts...) // nil (none) for room 0
+}
+
+// less is room after one more digit (unlimited stays so).
+func less(room int) int {
+	if room < 0 {
+		return room
+	}
+	return room - 1
+}
 
 // withFraction is the integer part followed by the fraction: ".F" for each
 // non-empty F, nothing for "".
@@ -389,20 +436,21 @@ func withFraction(i *expr, f frac) *expr {
 // zeros reports whether f holds only zeros (or nothing).
 func zeros(f string) bool { return strings.Trim(f, "0") == "" }
 
-// fracAbove is the fractions 0.F >= 0.f (incl) or > 0.f.
-func fracAbove(f string, incl bool) frac {
+// fracAbove is the fractions 0.F >= 0.f (incl) or > 0.f (room: as
+// magnitudes).
+func fracAbove(f string, incl bool, room int) frac {
 	if zeros(f) {
 		if incl {
-			return anyFraction()
+			return anyFraction(room)
 		}
 		// 0.F > 0: some digit is not zero.
-		return frac{false, seq(star(digit), class(false, runeRange{'1', '9'}), star(digit))}
+		return frac{false, positiveTail(room)}
 	}
 	d := f[0]
-	rest := fracAbove(f[1:], incl)
+	rest := fracAbove(f[1:], incl, less(room))
 	var alts []*expr
 	if d < '9' {
-		alts = append(alts, seq(digitRange(d+1, '9'), star(digit)))
+		alts = append(alts, seq(digitRange(d+1, '9'), digitsTail(less(room))))
 	}
 	// F starts with d: F' = the rest compared with f[1:]; an F' of ""
 	// means F is exactly "d".
@@ -415,8 +463,9 @@ func fracAbove(f string, incl bool) frac {
 	return frac{false, alt(alts...)}
 }
 
-// fracBelow is the fractions 0.F <= 0.f (incl) or < 0.f.
-func fracBelow(f string, incl bool) frac {
+// fracBelow is the fractions 0.F <= 0.f (incl) or < 0.f (room: as
+// magnitudes).
+func fracBelow(f string, incl bool, room int) frac {
 	if zeros(f) {
 		if incl {
 			return frac{true, plus(lit("0"))}
@@ -424,10 +473,10 @@ func fracBelow(f string, incl bool) frac {
 		return frac{false, nil}
 	}
 	d := f[0]
-	rest := fracBelow(f[1:], incl)
+	rest := fracBelow(f[1:], incl, less(room))
 	var alts []*expr
 	if d > '0' {
-		alts = append(alts, seq(digitRange('0', d-1), star(digit)))
+		alts = append(alts, seq(digitRange('0', d-1), digitsTail(less(room))))
 	}
 	if rest.empty {
 		alts = append(alts, lit(string(d)))
@@ -439,19 +488,19 @@ func fracBelow(f string, incl bool) frac {
 }
 
 // fracBetween is the fractions between 0.lo and 0.hi (lo <= hi), each
-// bound included or not.
-func fracBetween(lo string, loIncl bool, hi string, hiIncl bool) frac {
+// bound included or not (room: as magnitudes).
+func fracBetween(lo string, loIncl bool, hi string, hiIncl bool, room int) frac {
 	if zeros(lo) {
 		if loIncl {
-			return fracBelow(hi, hiIncl)
+			return fracBelow(hi, hiIncl, room)
 		}
-		return fracPositiveBelow(hi, hiIncl)
+		return fracPositiveBelow(hi, hiIncl, room)
 	}
 	if zeros(hi) {
 		return frac{false, nil} // lo > 0 = hi
 	}
 	if lo[0] == hi[0] {
-		rest := fracBetween(lo[1:], loIncl, hi[1:], hiIncl)
+		rest := fracBetween(lo[1:], loIncl, hi[1:], hiIncl, less(room))
 		var alts []*expr
 		if rest.empty {
 			alts = append(alts, lit(lo[:1]))
@@ -462,7 +511,7 @@ func fracBetween(lo string, loIncl bool, hi string, hiIncl bool) frac {
 		return frac{false, alt(alts...)}
 	}
 	var alts []*expr
-	above := fracAbove(lo[1:], loIncl)
+	above := fracAbove(lo[1:], loIncl, less(room))
 	if above.empty {
 		alts = append(alts, lit(lo[:1]))
 	}
@@ -470,9 +519,9 @@ func fracBetween(lo string, loIncl bool, hi string, hiIncl bool) frac {
 		alts = append(alts, seq(lit(lo[:1]), above.nonEmpty))
 	}
 	if lo[0]+1 <= hi[0]-1 {
-		alts = append(alts, seq(digitRange(lo[0]+1, hi[0]-1), star(digit)))
+		alts = append(alts, seq(digitRange(lo[0]+1, hi[0]-1), digitsTail(less(room))))
 	}
-	below := fracBelow(hi[1:], hiIncl)
+	below := fracBelow(hi[1:], hiIncl, less(room))
 	if below.empty {
 		alts = append(alts, lit(hi[:1]))
 	}
@@ -482,25 +531,28 @@ func fracBetween(lo string, loIncl bool, hi string, hiIncl bool) frac {
 	return frac{false, alt(alts...)}
 }
 
-// fracPositiveBelow is the fractions 0 < 0.F <= 0.hi (incl) or < 0.hi.
-func fracPositiveBelow(hi string, incl bool) frac {
+// fracPositiveBelow is the fractions 0 < 0.F <= 0.hi (incl) or < 0.hi
+// (room: as magnitudes).
+func fracPositiveBelow(hi string, incl bool, room int) frac {
 	if zeros(hi) {
 		return frac{false, nil}
 	}
 	d := hi[0]
 	if d == '0' {
-		rest := fracPositiveBelow(hi[1:], incl)
+		rest := fracPositiveBelow(hi[1:], incl, less(room))
 		if rest.nonEmpty == nil {
 			return frac{false, nil}
 		}
 		return frac{false, seq(lit("0"), rest.nonEmpty)}
 	}
-	nonZero := seq(star(lit("0")), class(false, runeRange{'1', '9'}), star(digit))
-	alts := []*expr{seq(lit("0"), nonZero)}
-	if d > '1' {
-		alts = append(alts, seq(digitRange('1', d-1), star(digit)))
+	var alts []*expr
+	if nonZero := positiveTail(less(room)); nonZero != nil {
+		alts = append(alts, seq(lit("0"), nonZero))
 	}
-	below := fracBelow(hi[1:], incl)
+	if d > '1' {
+		alts = append(alts, seq(digitRange('1', d-1), digitsTail(less(room))))
+	}
+	below := fracBelow(hi[1:], incl, less(room))
 	if below.empty {
 		alts = append(alts, lit(string(d)))
 	}

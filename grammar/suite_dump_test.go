@@ -165,6 +165,9 @@ var dumpAttacks = []dumpAttack{
 	{"not-required-cases", `{"type": "object", "properties": {"radius": {"type": "number"}, "length": {"type": "number"}, "width": {"type": "number"}, "base": {"type": "number"}, "height": {"type": "number"}}, "oneOf": [{"required": ["radius"], "not": {"required": ["length", "width", "base", "height"]}}, {"required": ["length", "width"], "not": {"required": ["radius", "base", "height"]}}, {"required": ["base", "height"], "not": {"required": ["length", "width", "radius"]}}]}`,
 		`{"radius": 1} {"length": 1, "width": 2} {"base": 1, "height": 2} {"radius": 1, "length": 2, "width": 3} {"radius": 1, "length": 2} {} {"length": 1, "width": 2, "base": 3, "height": 4} {"radius": 1, "base": 2, "height": 3, "length": 4}`, true},
 	{"mid-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 70, "maxLength": 300}, "b": {"type": "string", "maxLength": 65}}, "required": ["a"]}`, dumpLongStrings("a", 69, 70, 71, 134, 135, 299, 300, 301), false},
+	// Decimal multiples with and without bounds (gap decision 220).
+	{"decimal-multiples", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 0.01}, "b": {"type": "number", "multipleOf": 0.1, "exclusiveMinimum": -2.5, "maximum": 99999999999.99}}, "required": ["a", "b"]}`,
+		`{"a": 1.5, "b": 0} {"a": 1.505, "b": 0} {"a": -0.07, "b": -2.4} {"a": 0, "b": -2.5} {"a": 19.990, "b": 99999999999.9} {"a": 1e2, "b": 1} {"a": -0.0, "b": 0.10} {"a": 3, "b": 100000000000}`, false},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 

@@ -641,6 +641,8 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		c.multipleDone = true // no number: nothing it constrains
 	} else if _, ok := c.multipleOf(v, set&tFrac == 0); ok {
 		c.multipleDone = true
+	} else if _, ok := c.decimalPlaces(v); ok {
+		c.multipleDone = true // decimal multiples (viewNumber, decision 220)
 	}
 	c.uniqueDone = c.uniqueVacuous(v)
 	if _, ok := c.unevaluatedItemsOf(v); ok {
@@ -1926,6 +1928,9 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 				c.loosen(n.path+".multipleOf", "multipleOf", "beside minimum or maximum, the multiples are told apart by an automaton past its limits")
 			}
 		}
+	}
+	if k, ok := c.decimalPlaces(v); ok && !integers {
+		return c.decimalMultiples(lo, hi, k, v.path)
 	}
 	if integers {
 		return c.integer(lo, hi, v.path)

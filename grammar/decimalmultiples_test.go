@@ -1,0 +1,127 @@
+package grammar
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A multipleOf of 10^-k is enforced, with and without bounds, strict or
+// not (gap decision 220): numbers of at most k fraction digits that
+// matter, without an exponent, as bounded numbers are written.
+func TestDecimalMultiples(t *testing.T) {
+	for _, c := range []struct {
+		schema  string
+		in, out []string
+	}{
+		{`{"type": "number", "multipleOf": 0.01}`,
+			[]string{`0`, `12`, `-3`, `1.5`, `1.50`, `1.500`, `-0.07`, `19.99`, `0.10000`},
+			[]string{`1.234`, `0.001`, `-0.005`, `1.5e2`, `1.2340`}},
+		{`{"type": "number", "multipleOf": 0.1, "minimum": 0}`,
+			[]string{`0`, `0.1`, `7.5`, `7.50`, `100`},
+			[]string{`-0.1`, `0.05`, `7.55`}},
+		{`{"type": "number", "multipleOf": 0.01, "minimum": 0, "maximum": 99999999999.99}`,
+			[]string{`0`, `0.01`, `99999999999.99`, `5.5`},
+			[]string{`100000000000`, `99999999999.991`, `-0.01`}},
+		{`{"type": "number", "multipleOf": 0.01, "exclusiveMinimum": 0.005, "exclusiveMaximum": 1}`,
+			[]string{`0.01`, `0.99`, `0.5`},
+			[]string{`0`, `1`, `1.00`, `0.005`}},
+		{`{"type": "number", "multipleOf": 0.01, "minimum": -1.234, "maximum": -0.001}`,
+			[]string{`-1.23`, `-0.01`, `-1`},
+			[]string{`-1.24`, `0`, `-0`, `-0.001`}},
+		{`{"type": ["number", "null"], "multipleOf": 0.01}`,
+			[]string{`null`, `2.25`},
+			[]string{`2.255`}},
+		{`{"type": "number", "allOf": [{"multipleOf": 0.1}, {"multipleOf": 0.001}]}`,
+			[]string{`0.3`, `0.30`},
+			[]string{`0.03`, `0.003`}},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if err != nil {
+				t.Fatalf("%s strict %v: %v", c.schema, strict, err)
+			}
+			if len(g.Dropped) > 0 {
+				t.Errorf("%s: reported %v", c.schema, g.Dropped)
+			}
+			checkContents(t, c.schema, g, c.in, c.out)
+		}
+	}
+	// No multiple within the bounds: nothing to write.
+	if _, err := compileFormat(`{"type": "number", "multipleOf": 0.1, "minimum": 0.01, "maximum": 0.09}`, false); err == nil || !strings.Contains(err.Error(), "no multiple of multipleOf") {
+		t.Errorf("no multiple: %v", err)
+	}
+	// Other fractions stay reported.
+	if g, err := compileFormat(`{"type": "number", "multipleOf": 0.25}`, false); err != nil || len(g.Dropped) != 1 {
+		t.Errorf("0.25: %v", err)
+	}
+}
+
+// Random decimal multipleOf with random bounds, against a JSON Schema
+// validator on random decimals: the grammar accepts exactly the valid
+// ones (every number drawn is written without an exponent, as the grammar
+// writes them).
+func TestDecimalMultiplesAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(220, 1))
+	decimal := func() string {
+		s := strconv.Itoa(rng.IntN(200))
+		if rng.IntN(3) == 0 {
+			s = strconv.Itoa(rng.IntN(3))
+		}
+		if rng.IntN(3) > 0 {
+			f := ""
+			for range 1 + rng.IntN(5) {
+				f += strconv.Itoa(rng.IntN(10))
+			}
+			if rng.IntN(4) == 0 {
+				f += "00"
+			}
+			s += "." + f
+		}
+		if rng.IntN(2) == 0 && s != "0" {
+			s = "-" + s
+		}
+		return s
+	}
+	schemas, values, accepted := 0, 0, 0
+	for range 300 {
+		k := 1 + rng.IntN(4)
+		parts := []string{`"type": "number"`, fmt.Sprintf(`"multipleOf": 1e-%d`, k)}
+		for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
+			if rng.IntN(3) == 0 {
+				parts = append(parts, fmt.Sprintf(`%q: %s`, kw, decimal()))
+			}
+		}
+		schema := "{" + strings.Join(parts, ", ") + "}"
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			if !strings.Contains(err.Error(), "no multiple of multipleOf") && !strings.Contains(err.Error(), "no number") && !strings.Contains(err.Error(), "no value") {
+				t.Fatalf("%s: %v", schema, err)
+			}
+			continue
+		}
+		schemas++
+		validator := validatorFor(t, schema)
+		for range 40 {
+			text := decimal()
+			v, err := unmarshalInstance(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := validator.Validate(v) == nil
+			if got := g.Matches(suiteText(text)); got != valid {
+				t.Fatalf("%s: %s: grammar %v, validator %v", schema, text, got, valid)
+			}
+			values++
+			if valid {
+				accepted++
+			}
+		}
+	}
+	t.Logf("%d schemas, %d values, %d valid", schemas, values, accepted)
+	if schemas < 100 || accepted < values/10 {
+		t.Errorf("too few: %d schemas, %d of %d valid", schemas, accepted, values)
+	}
+}
