@@ -94,6 +94,13 @@ func FuzzCompile(f *testing.F) {
 		`{"properties": {"a": {}, "b": {}}, "oneOf": [{"required": ["a"], "not": {"required": ["b", "c"]}}, {"allOf": [{"required": ["b"]}, {"not": {"required": ["a"]}}, {"not": {"required": []}}]}, {"required": [], "not": {"required": ["a", "b"]}}]}`,
 		`{"properties": {"s": {"type": "string"}, "r": {}}, "oneOf": [{"properties": {"s": {"const": "c"}}, "required": ["r"]}, {"properties": {"s": {"enum": ["q", 1.0]}}, "required": ["r", "w"], "type": "object"}, {"properties": {"s": {"const": 1}}, "required": ["s"], "title": "t"}]}`,
 		`{"required": ["k"], "oneOf": [{"$ref": "#/$defs/a"}, {"properties": {"k": {"enum": [1, 2.0]}}, "dependentSchemas": {"z": false}}, {"type": ["string", "object"], "minProperties": 1}, {}], "$defs": {"a": {"properties": {"k": {"const": 2}}, "additionalProperties": false}}}`,
+		// Wide views, patterns beside names, copies of views, nots and
+		// patterns of one string, long names, decimal multiples (gap
+		// decisions 218 to 220).
+		`{"type": "object", "unevaluatedProperties": false, "allOf": [{"patternProperties": {"^k0_": {"type": "integer"}}, "properties": {"j0": {}}}, {"patternProperties": {"^k1_": {}}, "properties": {"j1": {"maximum": 3}}, "additionalProperties": {"type": "string"}}, {"properties": {"j0": {"minimum": 1}}}]}`,
+		`{"type": "string", "allOf": [{"pattern": "a"}, {"pattern": "b"}, {"not": {"const": "ab"}}, {"anyOf": [{"maxLength": 3}, {"minLength": 5}]}, {"oneOf": [{"format": "email"}, {"pattern": "^x"}]}]}`,
+		`{"type": "object", "required": ["` + strings.Repeat("k", 300) + `", "kk"], "properties": {"` + strings.Repeat("k", 200) + `": {"type": "number", "multipleOf": 0.01, "exclusiveMinimum": -1.005, "maximum": 1e3}}}`,
+		`{"type": ["number", "null"], "allOf": [{"multipleOf": 0.1}, {"multipleOf": 1e-3}, {"anyOf": [{"maximum": -0.5}, {"exclusiveMinimum": 2.25}]}]}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
