@@ -52,7 +52,9 @@ type view struct {
 	// notsMet are schemas of the view whose not its absent names meet
 	// already (a case of exclusiveNotCases): enforced, not reported.
 	notsMet []int
-	// wide is what a wide view looks its schemas up in (has, nodesFor).
+	// wide is what a wide view looks its schemas up in (has, nodesFor);
+	// never shared: a view is copied field by field (with, objectCase),
+	// never as a whole.
 	wide *wideSets
 }
 
