@@ -1,6 +1,8 @@
 package grammar
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -53,6 +55,12 @@ func TestDecimalMultiples(t *testing.T) {
 	if _, err := compileFormat(`{"type": "number", "multipleOf": 0.1, "minimum": 0.01, "maximum": 0.09}`, false); err == nil || !strings.Contains(err.Error(), "no multiple of multipleOf") {
 		t.Errorf("no multiple: %v", err)
 	}
+	// A tool's argument, written raw: the same numbers.
+	g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"p": {"type": "number", "multipleOf": 0.01, "minimum": 0}}, "required": ["p"], "additionalProperties": false}`), Strict: true}}, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkArgs(t, g, []argCase{{xmlArg("p", "19.99"), true}, {xmlArg("p", "2.50"), true}, {xmlArg("p", "0"), true}, {xmlArg("p", "1.005"), false}, {xmlArg("p", "-1"), false}})
 	// Other fractions stay reported.
 	if g, err := compileFormat(`{"type": "number", "multipleOf": 0.25}`, false); err != nil || len(g.Dropped) != 1 {
 		t.Errorf("0.25: %v", err)
