@@ -25,8 +25,11 @@ type stringGroup struct {
 	values []*expr
 	lo, hi int
 	// multiple > 0: also a whole number that is a multiple of it
-	// (keyNFA.multiples; gap decision 204).
+	// (keyNFA.multiples; gap decision 204); with decimals > 0, a number
+	// that is a multiple of multiple×10^-decimals (keyNFA.decimalMultiples,
+	// gap decision 220).
 	multiple int64
+	decimals int
 }
 
 // negTag is the tag of the texts a not rules out in a string automaton's
@@ -71,7 +74,14 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 			masks[i] |= 1 << tag
 			tag++
 		}
-		if g.multiple > 0 {
+		if g.multiple > 0 && g.decimals > 0 {
+			if tag >= negTag || len(a.states)+24*int(g.multiple)*(g.decimals+2) > maxKeyNFA {
+				return nil, false
+			}
+			a.accept(a.decimalMultiples(g.multiple, g.decimals, start), tag)
+			masks[i] |= 1 << tag
+			tag++
+		} else if g.multiple > 0 {
 			if tag >= negTag || len(a.states)+24*int(g.multiple) > maxKeyNFA {
 				return nil, false
 			}

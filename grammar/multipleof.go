@@ -75,6 +75,111 @@ func powerOfTenths(raw string) (int, bool) {
 	return j, j >= 1 && j <= maxRangeDigits && den.Cmp(big.NewInt(1)) == 0
 }
 
+// decimalMultiple returns j and k when the view's multipleOf, one value
+// however many schemas say it, is j×10^-k with 2 <= j <= maxMultiple and
+// 1 <= k <= maxRangeDigits (0.25 is 25×10^-2, 2.5 is 25×10^-1): under
+// strict its multiples are the numbers of at most k fraction digits that
+// matter (decimalMultiples) whose digits, read as a whole number with
+// the point left out and k fraction digits, are a multiple of j: a
+// remainder automaton (keyNFA.decimalMultiples) read together with them
+// by the string automaton, as whole multiples beside bounds are (gap
+// decisions 204 and 220).
+func (c *compiler) decimalMultiple(v *view) (j int64, k int, ok bool) {
+	d := c.d
+	var m *big.Rat
+	for _, n := range v.nodes {
+		if n.ks.Mult < 0 {
+			continue
+		}
+		if d.Kind(n.ks.Mult) != pyjson.Number {
+			return 0, 0, false
+		}
+		r, good := new(big.Rat).SetString(string(d.Raw(n.ks.Mult)))
+		if !good || r.Sign() <= 0 || m != nil && m.Cmp(r) != 0 {
+			return 0, 0, false
+		}
+		m = r
+	}
+	if m == nil || m.IsInt() {
+		return 0, 0, false
+	}
+	scaled := new(big.Rat).Set(m)
+	for k = 1; k <= maxRangeDigits; k++ {
+		scaled.Mul(scaled, big.NewRat(10, 1))
+		if scaled.IsInt() {
+			n := scaled.Num()
+			if !n.IsInt64() || n.Int64() < 2 || n.Int64() > maxMultiple {
+				return 0, 0, false
+			}
+			return n.Int64(), k, true
+		}
+	}
+	return 0, 0, false
+}
+
+// decimalMultiples adds to a the numbers of decimalMultiple's j and k,
+// from state from, and returns the state they end in: the integer part
+// ("0", or digits without a leading zero, after an optional "-") and then
+// each fraction digit move a remainder by j (multipleTable), up to k
+// fraction digits and zeros after them; the end takes the remainders that
+// the fraction digits not written (zeros) make 0.
+func (a *keyNFA) decimalMultiples(j int64, k int, from int32) int32 {
+	tab := multipleTable(j)
+	end := a.add()
+	// pow[f] is 10^f mod j: what f zeros still to come multiply by.
+	pow := make([]int64, k+1)
+	pow[0] = 1 % j
+	for f := 1; f <= k; f++ {
+		pow[f] = pow[f-1] * 10 % j
+	}
+	states := func() []int32 {
+		out := make([]int32, j)
+		for r := range out {
+			out[r] = a.add()
+		}
+		return out
+	}
+	sign := a.add()
+	a.link(from, sign)
+	a.link(a.step(from, setOf(runeRange{'-', '-'})), sign)
+	whole := states() // the integer part read, by remainder
+	a.link(a.step(sign, setOf(runeRange{'0', '0'})), whole[0])
+	for _, m := range tab.start {
+		a.link(a.step(sign, setOfClass(m.digits)), whole[m.to])
+	}
+	// frac[f] are the states after f fraction digits (frac[0]: after
+	// the point, before a digit), by remainder.
+	frac := make([][]int32, k+1)
+	for f := range frac {
+		frac[f] = states()
+	}
+	for r := range j {
+		if pow[k]*r%j == 0 {
+			a.link(whole[r], end)
+		}
+		a.link(a.step(whole[r], setOf(runeRange{'.', '.'})), frac[0][r])
+		for f := range k {
+			for _, m := range tab.from[r] {
+				a.link(a.step(frac[f][r], setOfClass(m.digits)), frac[f+1][m.to])
+			}
+		}
+		for f := 1; f <= k; f++ {
+			if pow[k-f]*r%j == 0 {
+				a.link(frac[f][r], end)
+			}
+		}
+		a.link(a.step(frac[k][r], setOf(runeRange{'0', '0'})), frac[k][r])
+	}
+	// The integer part's digits after its first (no leading zero: "0"
+	// takes no more, which the grid's expression says too).
+	for r := range j {
+		for _, m := range tab.from[r] {
+			a.link(a.step(whole[r], setOfClass(m.digits)), whole[m.to])
+		}
+	}
+	return end
+}
+
 // decimalMultiples is the multiples of 10^-k between lo and hi (nil:
 // unbounded): the bounds moved to the nearest multiples inside (so both
 // are included and hold at most k fraction digits), the magnitudes of at

@@ -168,6 +168,9 @@ var dumpAttacks = []dumpAttack{
 	// Decimal multiples with and without bounds (gap decision 220).
 	{"decimal-multiples", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 0.01}, "b": {"type": "number", "multipleOf": 0.1, "exclusiveMinimum": -2.5, "maximum": 99999999999.99}}, "required": ["a", "b"]}`,
 		`{"a": 1.5, "b": 0} {"a": 1.505, "b": 0} {"a": -0.07, "b": -2.4} {"a": 0, "b": -2.5} {"a": 19.990, "b": 99999999999.9} {"a": 1e2, "b": 1} {"a": -0.0, "b": 0.10} {"a": 3, "b": 100000000000}`, false},
+	// Under strict, fractions of a few remainders (gap decision 220).
+	{"decimal-remainders", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 0.25}, "b": {"type": "number", "multipleOf": 1.5, "minimum": -3, "maximum": 100}}, "required": ["a", "b"]}`,
+		`{"a": 0.25, "b": 1.5} {"a": 0.5, "b": -3} {"a": -7.750, "b": 99} {"a": 0.3, "b": 0} {"a": 1, "b": -4.5} {"a": 2.125, "b": 3} {"a": 0, "b": 100.5} {"a": 12.00, "b": 4.50}`, true},
 	{"longest-string", `{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1048576}}, "required": ["a"]}`, dumpLongStrings("a", 0, 1, 5000), false},
 }
 

@@ -645,6 +645,8 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		c.multipleDone = true
 	} else if _, ok := c.decimalPlaces(v); ok {
 		c.multipleDone = true // decimal multiples (viewNumber, decision 220)
+	} else if _, _, ok := c.decimalMultiple(v); ok && c.strict && set&tFrac != 0 {
+		c.multipleDone = true // by the automaton, or reported there (viewNumber)
 	}
 	c.uniqueDone = c.uniqueVacuous(v)
 	if _, ok := c.unevaluatedItemsOf(v); ok {
@@ -1933,6 +1935,24 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 	}
 	if k, ok := c.decimalPlaces(v); ok && !integers {
 		return c.decimalMultiples(lo, hi, k, v.path)
+	}
+	if j, k, ok := c.decimalMultiple(v); ok && !integers && c.strict {
+		grid := c.decimalMultiples(lo, hi, k, v.path)
+		if grid == nil {
+			return nil // no multiple of 10^-k in the bounds (reported)
+		}
+		e, ok := c.groupAutomaton([]stringGroup{{values: []*expr{grid}, multiple: j, decimals: k, hi: -1}}, nil, true, v.path)
+		if ok {
+			if e == nil {
+				c.impossible(v.path, "no multiple of multipleOf lies within minimum and maximum")
+			}
+			return e
+		}
+		for _, n := range v.nodes {
+			if n.ks.Mult >= 0 {
+				c.loosen(n.path+".multipleOf", "multipleOf", "its multiples are told apart by an automaton past its limits")
+			}
+		}
 	}
 	if integers {
 		return c.integer(lo, hi, v.path)
