@@ -198,3 +198,49 @@ func TestDecimalJMultiplesAgainstValidator(t *testing.T) {
 		t.Errorf("too few: %d schemas, %d of %d valid", schemas, accepted, values)
 	}
 }
+
+// Whole numbers (type integer) of a fractional multipleOf p/q: the
+// multiples of p, with and without bounds, against a JSON Schema
+// validator (gap decision 220).
+func TestWholeMultiplesOfFractionsAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(220, 3))
+	mults := []string{"2.5", "0.75", "1.5", "0.4", "3.5", "0.125", "1e-8", "6.4"}
+	schemas, values, accepted := 0, 0, 0
+	for range 150 {
+		parts := []string{`"type": "integer"`, `"multipleOf": ` + mults[rng.IntN(len(mults))]}
+		for _, kw := range []string{"minimum", "maximum"} {
+			if rng.IntN(3) == 0 {
+				parts = append(parts, fmt.Sprintf(`%q: %d`, kw, rng.IntN(200)-100))
+			}
+		}
+		schema := "{" + strings.Join(parts, ", ") + "}"
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			if !strings.Contains(err.Error(), "no multiple of multipleOf") && !strings.Contains(err.Error(), "no integer") && !strings.Contains(err.Error(), "no value") {
+				t.Fatalf("%s: %v", schema, err)
+			}
+			continue
+		}
+		schemas++
+		validator := validatorFor(t, schema)
+		for range 40 {
+			text := strconv.Itoa(rng.IntN(300) - 150)
+			v, err := unmarshalInstance(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := validator.Validate(v) == nil
+			if got := g.Matches(suiteText(text)); got != valid {
+				t.Fatalf("%s: %s: grammar %v, validator %v", schema, text, got, valid)
+			}
+			values++
+			if valid {
+				accepted++
+			}
+		}
+	}
+	t.Logf("%d schemas, %d values, %d valid", schemas, values, accepted)
+	if schemas < 100 || accepted < values/20 {
+		t.Errorf("too few: %d schemas, %d of %d valid", schemas, accepted, values)
+	}
+}

@@ -15,9 +15,10 @@ import (
 // values are all whole, at most maxMultiple together (their least common
 // multiple), without minimum or maximum beside (whose ranges the grammar
 // does not intersect with it), is written as those integers. For whole
-// numbers only (type integer), a multipleOf that divides 1 (0.5, 1e-8)
-// admits them all. Elsewhere multipleOf stays reported (an error under
-// strict); where the value can't be a number it constrains nothing.
+// numbers only (type integer), a multipleOf p/q admits the multiples of
+// p: one that divides 1 (0.5, 1e-8) admits them all. Elsewhere multipleOf
+// stays reported (an error under strict); where the value can't be a
+// number it constrains nothing.
 
 // maxMultiple bounds the remainders, and so the rules, of multipleOf.
 const maxMultiple = 64
@@ -276,11 +277,14 @@ func (c *compiler) wholeMultiple(v *view, integers bool) (k int64, ok bool) {
 			return 0, false
 		}
 		var whole int64
-		switch inv := new(big.Rat).Inv(r); {
+		switch {
 		case r.IsInt() && r.Num().IsInt64() && r.Num().Int64() <= maxMultiple:
 			whole = r.Num().Int64()
-		case integers && inv.IsInt():
-			whole = 1 // it divides every whole number
+		case integers && r.Num().IsInt64() && r.Num().Int64() <= maxMultiple:
+			// A whole number x is a multiple of p/q (in lowest terms)
+			// exactly when p divides x: 1e-8 divides every one, 2.5
+			// leaves the multiples of 5 (decision 220).
+			whole = r.Num().Int64()
 		default:
 			return 0, false
 		}

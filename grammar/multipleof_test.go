@@ -23,6 +23,8 @@ func TestMultipleOf(t *testing.T) {
 		{"a const beside", `{"const": 3, "multipleOf": 2}`, "no value", nil, nil},
 		{"dividing 1, for integers", `{"type": "integer", "multipleOf": 1e-8}`, "", []string{`5`, `-12`}, []string{`1.5`}},
 		{"no number", `{"type": "string", "multipleOf": 1.5}`, "", []string{`"a"`}, nil},
+		{"whole numbers of a fraction (decision 220)", `{"type": "integer", "multipleOf": 2.5}`, "", []string{`0`, `5`, `-10`, `25`}, []string{`2`, `7`, `12`}},
+		{"whole numbers of a fraction beside a bound", `{"type": "integer", "multipleOf": 0.75, "minimum": 4}`, "", []string{`6`, `9`, `300`}, []string{`3`, `4`, `7`}},
 		{"a fraction (decision 220)", `{"multipleOf": 1.5}`, "", []string{`0`, `1.5`, `-4.50`, `3`, `"a"`, `[1]`}, []string{`1`, `2.25`, `0.5`}},
 		{"a fraction of too many remainders", `{"multipleOf": 0.875}`, "multipleOf", nil, nil},
 		{"beside a bound (decision 204)", `{"type": "integer", "multipleOf": 2, "minimum": 1}`, "", []string{`2`, `40`}, []string{`0`, `3`}},
