@@ -57,7 +57,9 @@
 // nothing; under strict, of a pattern, enum or const of strings, and of
 // required),
 // multipleOf (whole numbers up to 64; beside bounds, 1, and under strict
-// the others by an automaton;
+// the others by an automaton; powers of ten below 1, with or without
+// bounds, and under strict j times one, j up to 64; for integers, a
+// fraction p/q as the multiples of p;
 // any, on enum and const members), anyOf, oneOf
 // (exactly when its variants' types are disjoint, their objects told
 // apart, their literals apart, they only require names (or forbid them
