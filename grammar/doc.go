@@ -58,7 +58,8 @@
 // required),
 // multipleOf (whole numbers up to 64; beside bounds, 1, and under strict
 // the others by an automaton; powers of ten below 1, with or without
-// bounds, and under strict j times one, j up to 64; for integers, a
+// bounds, and j times one, j up to 64, without bounds or under strict
+// beside them; for integers, a
 // fraction p/q as the multiples of p;
 // any, on enum and const members), anyOf, oneOf
 // (exactly when its variants' types are disjoint, their objects told

@@ -181,6 +181,88 @@ func (a *keyNFA) decimalMultiples(j int64, k int, from int32) int32 {
 	return end
 }
 
+// maxDecimalRules caps the rules of decimalRemaindersOf: j remainders
+// for the integer part and j for each of k+1 places after the point.
+const maxDecimalRules = 512
+
+// decimalRemaindersOf is, without bounds, the numbers that are multiples
+// of j×10^-k (decimalMultiple), strict or not: a rule per remainder by j
+// of the digits read, in the integer part and at each of the k places
+// after the point (zeros after those), each ending where the places not
+// written (zeros) make the remainder 0: the language of decimalMultiples'
+// grid read with keyNFA.decimalMultiples, written directly.
+func (c *compiler) decimalRemaindersOf(j int64, k int) *expr {
+	key := "decimal-multiples:" + itoa(int(j)) + "," + itoa(k)
+	if r, ok := c.memo[key]; ok {
+		return r
+	}
+	tab := multipleTable(j)
+	pow := make([]int64, k+1)
+	pow[0] = 1 % j
+	for f := 1; f <= k; f++ {
+		pow[f] = pow[f-1] * 10 % j
+	}
+	rules := func() []expr {
+		out := make([]expr, j)
+		for r := range out {
+			out[r] = expr{kind: kRef, rule: c.g.declare("decimal-multiple")}
+		}
+		return out
+	}
+	whole := rules()
+	frac := make([][]expr, k+1)
+	for f := range frac {
+		frac[f] = rules()
+	}
+	moves := func(ms []digitMove, to []expr) []*expr {
+		var alts []*expr
+		for _, m := range ms {
+			alts = append(alts, seq(m.digits, &to[m.to]))
+		}
+		return alts
+	}
+	for r := range j {
+		alts := append(moves(tab.from[r], whole), seq(lit("."), &frac[0][r]))
+		if pow[k]*r%j == 0 {
+			alts = append(alts, empty())
+		}
+		c.g.define(whole[r].rule, alt(alts...))
+		for f := range k {
+			alts := moves(tab.from[r], frac[f+1])
+			if f > 0 && pow[k-f]*r%j == 0 {
+				alts = append(alts, empty())
+			}
+			c.g.define(frac[f][r].rule, alt(alts...))
+		}
+		last := []*expr{seq(lit("0"), &frac[k][r])}
+		if r == 0 {
+			last = append(last, empty())
+		}
+		c.g.define(frac[k][r].rule, alt(last...))
+	}
+	// "0" takes no more digits: the point or the end, remainder 0.
+	zero := seq(lit("0"), alt(empty(), seq(lit("."), &frac[0][0])))
+	e := seq(opt(lit("-")), alt(zero, alt(moves(tab.start, whole)...)))
+	r := ref(c.g.rule("decimal-multiples", e))
+	c.memo[key] = r
+	return r
+}
+
+// decimalMultipleDone reports whether viewNumber enforces v's multipleOf
+// of j×10^-k (decimalMultiple), or, under strict, reports it there: without
+// bounds, by decimalRemaindersOf, strict or not; beside them, under strict,
+// by the string automaton.
+func (c *compiler) decimalMultipleDone(v *view) bool {
+	j, k, ok := c.decimalMultiple(v)
+	if !ok {
+		return false
+	}
+	if lo, hi := c.viewBounds(v); lo == nil && hi == nil && int(j)*(k+2) <= maxDecimalRules {
+		return true
+	}
+	return c.strict
+}
+
 // decimalMultiples is the multiples of 10^-k between lo and hi (nil:
 // unbounded): the bounds moved to the nearest multiples inside (so both
 // are included and hold at most k fraction digits), the magnitudes of at

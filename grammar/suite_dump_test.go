@@ -166,8 +166,8 @@ var dumpAttacks = []dumpAttack{
 		`{"radius": 1} {"length": 1, "width": 2} {"base": 1, "height": 2} {"radius": 1, "length": 2, "width": 3} {"radius": 1, "length": 2} {} {"length": 1, "width": 2, "base": 3, "height": 4} {"radius": 1, "base": 2, "height": 3, "length": 4}`, true},
 	{"mid-string", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 70, "maxLength": 300}, "b": {"type": "string", "maxLength": 65}}, "required": ["a"]}`, dumpLongStrings("a", 69, 70, 71, 134, 135, 299, 300, 301), false},
 	// Decimal multiples with and without bounds (gap decision 220).
-	{"decimal-multiples", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 0.01}, "b": {"type": "number", "multipleOf": 0.1, "exclusiveMinimum": -2.5, "maximum": 99999999999.99}}, "required": ["a", "b"]}`,
-		`{"a": 1.5, "b": 0} {"a": 1.505, "b": 0} {"a": -0.07, "b": -2.4} {"a": 0, "b": -2.5} {"a": 19.990, "b": 99999999999.9} {"a": 1e2, "b": 1} {"a": -0.0, "b": 0.10} {"a": 3, "b": 100000000000}`, false},
+	{"decimal-multiples", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 0.01}, "b": {"type": "number", "multipleOf": 0.1, "exclusiveMinimum": -2.5, "maximum": 99999999999.99}, "c": {"type": "number", "multipleOf": 0.25}}, "required": ["a", "b"]}`,
+		`{"a": 1.5, "b": 0} {"a": 1.505, "b": 0} {"a": -0.07, "b": -2.4} {"a": 0, "b": -2.5} {"a": 19.990, "b": 99999999999.9} {"a": 1e2, "b": 1} {"a": -0.0, "b": 0.10} {"a": 3, "b": 100000000000} {"a": 1, "b": 1, "c": -0.75} {"a": 1, "b": 1, "c": 0.3} {"a": 1, "b": 1, "c": 12.500} {"a": 1, "b": 1, "c": 0.125}`, false},
 	// Under strict, fractions of a few remainders (gap decision 220).
 	{"decimal-remainders", `{"type": "object", "properties": {"a": {"type": "number", "multipleOf": 0.25}, "b": {"type": "number", "multipleOf": 1.5, "minimum": -3, "maximum": 100}}, "required": ["a", "b"]}`,
 		`{"a": 0.25, "b": 1.5} {"a": 0.5, "b": -3} {"a": -7.750, "b": 99} {"a": 0.3, "b": 0} {"a": 1, "b": -4.5} {"a": 2.125, "b": 3} {"a": 0, "b": 100.5} {"a": 12.00, "b": 4.50}`, true},

@@ -645,8 +645,8 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		c.multipleDone = true
 	} else if _, ok := c.decimalPlaces(v); ok {
 		c.multipleDone = true // decimal multiples (viewNumber, decision 220)
-	} else if _, _, ok := c.decimalMultiple(v); ok && c.strict && set&tFrac != 0 {
-		c.multipleDone = true // by the automaton, or reported there (viewNumber)
+	} else if set&tFrac != 0 && c.decimalMultipleDone(v) {
+		c.multipleDone = true // by rules or the automaton, or reported there (viewNumber)
 	}
 	c.uniqueDone = c.uniqueVacuous(v)
 	if _, ok := c.unevaluatedItemsOf(v); ok {
@@ -1935,6 +1935,9 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 	}
 	if k, ok := c.decimalPlaces(v); ok && !integers {
 		return c.decimalMultiples(lo, hi, k, v.path)
+	}
+	if j, k, ok := c.decimalMultiple(v); ok && !integers && lo == nil && hi == nil && int(j)*(k+2) <= maxDecimalRules {
+		return c.decimalRemaindersOf(j, k)
 	}
 	if j, k, ok := c.decimalMultiple(v); ok && !integers && c.strict {
 		grid := c.decimalMultiples(lo, hi, k, v.path)
