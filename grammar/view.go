@@ -1914,7 +1914,8 @@ func (c *compiler) viewBounds(v *view) (lo, hi *bound) {
 // viewNumber is a number, or with integers an integer, within v's bounds.
 func (c *compiler) viewNumber(v *view, integers bool) *expr {
 	lo, hi := c.viewBounds(v)
-	if k, ok := c.multipleOf(v, integers); ok && k > 0 {
+	k, whole := c.multipleOf(v, integers)
+	if whole && k > 0 {
 		switch {
 		case lo == nil && hi == nil:
 			return c.multiplesOf(k)
@@ -1933,23 +1934,44 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 			}
 		}
 	}
-	if k, ok := c.decimalPlaces(v); ok && !integers {
-		return c.decimalMultiples(lo, hi, k, v.path)
+	if !whole && !integers {
+		// A multipleOf, but not a whole one: a decimal one (decision 220).
+		if e, done := c.decimalNumber(v, lo, hi); done {
+			return e
+		}
 	}
-	if j, k, ok := c.decimalMultiple(v); ok && !integers && lo == nil && hi == nil && int(j)*(k+2) <= maxDecimalRules {
-		return c.decimalRemaindersOf(j, k)
+	if integers {
+		return c.integer(lo, hi, v.path)
 	}
-	if j, k, ok := c.decimalMultiple(v); ok && !integers && c.strict {
+	return c.number(lo, hi, v.path)
+}
+
+// decimalNumber is the numbers between lo and hi that are multiples of
+// v's multipleOf when it is decimal (gap decision 220): a power of ten
+// below 1, or j times one (without bounds, or under strict beside them);
+// done is false when it is neither (the keyword is then reported), or
+// past the automaton's limits (then reported here).
+func (c *compiler) decimalNumber(v *view, lo, hi *bound) (e *expr, done bool) {
+	if k, ok := c.decimalPlaces(v); ok {
+		return c.decimalMultiples(lo, hi, k, v.path), true
+	}
+	j, k, ok := c.decimalMultiple(v)
+	switch {
+	case !ok:
+		return nil, false
+	case lo == nil && hi == nil && int(j)*(k+2) <= maxDecimalRules:
+		return c.decimalRemaindersOf(j, k), true
+	case c.strict:
 		grid := c.decimalMultiples(lo, hi, k, v.path)
 		if grid == nil {
-			return nil // no multiple of 10^-k in the bounds (reported)
+			return nil, true // no multiple of 10^-k in the bounds (reported)
 		}
 		e, ok := c.groupAutomaton([]stringGroup{{values: []*expr{grid}, multiple: j, decimals: k, hi: -1}}, nil, true, v.path)
 		if ok {
 			if e == nil {
 				c.impossible(v.path, "no multiple of multipleOf lies within minimum and maximum")
 			}
-			return e
+			return e, true
 		}
 		for _, n := range v.nodes {
 			if n.ks.Mult >= 0 {
@@ -1957,10 +1979,7 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 			}
 		}
 	}
-	if integers {
-		return c.integer(lo, hi, v.path)
-	}
-	return c.number(lo, hi, v.path)
+	return nil, false
 }
 
 // viewString is a string within v's lengths: JSON in ctx, or with raw the
