@@ -115,22 +115,8 @@ func TestDecimalMultiplesAgainstValidator(t *testing.T) {
 			continue
 		}
 		schemas++
-		validator := validatorFor(t, schema)
-		for range 40 {
-			text := decimal()
-			v, err := unmarshalInstance(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			valid := validator.Validate(v) == nil
-			if got := g.Matches(suiteText(text)); got != valid {
-				t.Fatalf("%s: %s: grammar %v, validator %v", schema, text, got, valid)
-			}
-			values++
-			if valid {
-				accepted++
-			}
-		}
+		accepted += judgedByValidator(t, g, schema, 40, func(int) string { return decimal() })
+		values += 40
 	}
 	t.Logf("%d schemas, %d values, %d valid", schemas, values, accepted)
 	if schemas < 100 || accepted < values/10 {
@@ -172,34 +158,20 @@ func TestDecimalJMultiplesAgainstValidator(t *testing.T) {
 			continue
 		}
 		schemas++
-		validator := validatorFor(t, schema)
 		mr, _ := new(big.Rat).SetString(m)
-		for i := range 40 {
-			var text string
+		accepted += judgedByValidator(t, g, schema, 40, func(i int) string {
 			if i%2 == 0 {
 				// A multiple, written with 0 to 3 zeros after it.
 				x := new(big.Rat).Mul(mr, big.NewRat(int64(rng.IntN(400)-200), 1))
-				text = x.FloatString(4)
-				text = strings.TrimRight(strings.TrimRight(text, "0"), ".")
+				text := strings.TrimRight(strings.TrimRight(x.FloatString(4), "0"), ".")
 				if strings.Contains(text, ".") {
 					text += strings.Repeat("0", rng.IntN(3))
 				}
-			} else {
-				text = strconv.Itoa(rng.IntN(60)-30) + "." + strconv.Itoa(rng.IntN(1000))
+				return text
 			}
-			v, err := unmarshalInstance(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			valid := validator.Validate(v) == nil
-			if got := g.Matches(suiteText(text)); got != valid {
-				t.Fatalf("%s: %s: grammar %v, validator %v", schema, text, got, valid)
-			}
-			values++
-			if valid {
-				accepted++
-			}
-		}
+			return strconv.Itoa(rng.IntN(60)-30) + "." + strconv.Itoa(rng.IntN(1000))
+		})
+		values += 40
 	}
 	t.Logf("%d schemas (%d refused), %d values, %d valid", schemas, refused, values, accepted)
 	if schemas < 100 || accepted < values/5 {
@@ -230,25 +202,34 @@ func TestWholeMultiplesOfFractionsAgainstValidator(t *testing.T) {
 			continue
 		}
 		schemas++
-		validator := validatorFor(t, schema)
-		for range 40 {
-			text := strconv.Itoa(rng.IntN(300) - 150)
-			v, err := unmarshalInstance(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			valid := validator.Validate(v) == nil
-			if got := g.Matches(suiteText(text)); got != valid {
-				t.Fatalf("%s: %s: grammar %v, validator %v", schema, text, got, valid)
-			}
-			values++
-			if valid {
-				accepted++
-			}
-		}
+		accepted += judgedByValidator(t, g, schema, 40, func(int) string { return strconv.Itoa(rng.IntN(300) - 150) })
+		values += 40
 	}
 	t.Logf("%d schemas, %d values, %d valid", schemas, values, accepted)
 	if schemas < 100 || accepted < values/20 {
 		t.Errorf("too few: %d schemas, %d of %d valid", schemas, accepted, values)
 	}
+}
+
+// judgedByValidator compares g's verdict on n contents drawn by draw (in
+// order, i from 0) with a JSON Schema validator's for schema, failing at
+// the first that differs, and returns how many were valid.
+func judgedByValidator(t *testing.T, g *Grammar, schema string, n int, draw func(i int) string) (valid int) {
+	t.Helper()
+	validator := validatorFor(t, schema)
+	for i := range n {
+		text := draw(i)
+		v, err := unmarshalInstance(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := validator.Validate(v) == nil
+		if got := g.Matches(suiteText(text)); got != ok {
+			t.Fatalf("%s: %s: grammar %v, validator %v", schema, text, got, ok)
+		}
+		if ok {
+			valid++
+		}
+	}
+	return valid
 }

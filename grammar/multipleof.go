@@ -127,12 +127,7 @@ func (c *compiler) decimalMultiple(v *view) (j int64, k int, ok bool) {
 func (a *keyNFA) decimalMultiples(j int64, k int, from int32) int32 {
 	tab := multipleTable(j)
 	end := a.add()
-	// pow[f] is 10^f mod j: what f zeros still to come multiply by.
-	pow := make([]int64, k+1)
-	pow[0] = 1 % j
-	for f := 1; f <= k; f++ {
-		pow[f] = pow[f-1] * 10 % j
-	}
+	pow := powersOfTen(j, k)
 	states := func() []int32 {
 		out := make([]int32, j)
 		for r := range out {
@@ -181,6 +176,17 @@ func (a *keyNFA) decimalMultiples(j int64, k int, from int32) int32 {
 	return end
 }
 
+// powersOfTen is 10^f mod j for f from 0 to k: what f zeros still to come
+// multiply a remainder by.
+func powersOfTen(j int64, k int) []int64 {
+	pow := make([]int64, k+1)
+	pow[0] = 1 % j
+	for f := 1; f <= k; f++ {
+		pow[f] = pow[f-1] * 10 % j
+	}
+	return pow
+}
+
 // maxDecimalRules caps the rules of decimalRemaindersOf: j remainders
 // for the integer part and j for each of k+1 places after the point.
 const maxDecimalRules = 512
@@ -197,11 +203,7 @@ func (c *compiler) decimalRemaindersOf(j int64, k int) *expr {
 		return r
 	}
 	tab := multipleTable(j)
-	pow := make([]int64, k+1)
-	pow[0] = 1 % j
-	for f := 1; f <= k; f++ {
-		pow[f] = pow[f-1] * 10 % j
-	}
+	pow := powersOfTen(j, k)
 	rules := func() []expr {
 		out := make([]expr, j)
 		for r := range out {
@@ -297,25 +299,7 @@ func (c *compiler) decimalMultiples(lo, hi *bound, k int, path string) *expr {
 		c.impossible(path, "no multiple of multipleOf lies within minimum and maximum")
 		return nil
 	}
-	var alts []*expr
-	if hi == nil || hi.v.Sign() >= 0 {
-		from := &bound{new(big.Rat), true}
-		if lo != nil && lo.v.Sign() >= 0 {
-			from = lo
-		}
-		alts = append(alts, magnitudes(from, hi, k))
-	}
-	if lo == nil || lo.v.Sign() < 0 {
-		from := &bound{unit, true}
-		if hi != nil && hi.v.Sign() < 0 {
-			from = &bound{new(big.Rat).Neg(hi.v), true}
-		}
-		var to *bound
-		if lo != nil {
-			to = &bound{new(big.Rat).Neg(lo.v), true}
-		}
-		alts = append(alts, seq(lit("-"), magnitudes(from, to, k)))
-	}
+	alts := []*expr{signedMagnitudes(lo, hi, k, &bound{unit, true})}
 	if (lo == nil || lo.v.Sign() <= 0) && (hi == nil || hi.v.Sign() >= 0) {
 		// 0 is one: -0 too, as JSON writes a negative zero.
 		alts = append(alts, seq(lit("-0"), opt(seq(lit("."), plus(lit("0"))))))

@@ -300,18 +300,25 @@ func (c *compiler) number(lo, hi *bound, path string) *expr {
 			return nil
 		}
 	}
+	return signedMagnitudes(lo, hi, -1, &bound{new(big.Rat), false})
+}
+
+// signedMagnitudes is the numbers between lo and hi (nil: unbounded): the
+// magnitudes (with room, as magnitudes) from max(lo, 0) to hi, and "-"
+// before those from max(-hi, least) to -lo, least the smallest negative
+// magnitude (0 excluded, so that no spelling of -0 is written; 10^-k for
+// decimal multiples).
+func signedMagnitudes(lo, hi *bound, room int, least *bound) *expr {
 	var alts []*expr
-	// x >= 0 part: magnitudes from max(lo, 0) to hi.
 	if hi == nil || hi.v.Sign() >= 0 {
 		from := &bound{new(big.Rat), true}
 		if lo != nil && lo.v.Sign() >= 0 {
 			from = lo
 		}
-		alts = append(alts, magnitudes(from, hi, -1))
+		alts = append(alts, magnitudes(from, hi, room))
 	}
-	// x < 0 part: "-" and magnitudes from max(-hi, 0 excluded) to -lo.
 	if lo == nil || lo.v.Sign() < 0 {
-		from := &bound{new(big.Rat), false}
+		from := least
 		if hi != nil && hi.v.Sign() < 0 {
 			from = &bound{new(big.Rat).Neg(hi.v), hi.incl}
 		}
@@ -319,7 +326,7 @@ func (c *compiler) number(lo, hi *bound, path string) *expr {
 		if lo != nil {
 			to = &bound{new(big.Rat).Neg(lo.v), lo.incl}
 		}
-		alts = append(alts, seq(lit("-"), magnitudes(from, to, -1)))
+		alts = append(alts, seq(lit("-"), magnitudes(from, to, room)))
 	}
 	return alt(alts...)
 }
