@@ -36,8 +36,10 @@
 // pattern vary), pattern (ECMA-262, translated
 // to the grammar; under strict, several patterns and formats of a string
 // together), format (date, time, date-time, duration, uuid, email,
-// hostname, ipv4, ipv6, uri, uri-reference, json-pointer,
-// relative-json-pointer), minimum, maximum, exclusiveMinimum and
+// hostname, ipv4, ipv6, uri, uri-reference, iri, iri-reference,
+// uri-template, json-pointer, relative-json-pointer; hostname loosely:
+// its total length and Punycode labels are not checked, which is
+// reported, an error under strict), minimum, maximum, exclusiveMinimum and
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
 // object's members are written by name), dependentSchemas (one case of
 // the object per choice of up to 4 triggers present),

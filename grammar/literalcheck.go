@@ -454,7 +454,9 @@ func (c *compiler) typedValid(s int, kw string, val, m, depth int) verdict {
 				return undecided
 			}
 			match, decided := c.exprMatches(e, d.Str(m))
-			if !decided {
+			if !decided || match && kw == "format" && formatLoose(d.Str(val)) != "" {
+				// (A loose format's expression holds some invalid
+				// strings too: only a mismatch is a verdict.)
 				return undecided
 			}
 			return verdictOf(match)

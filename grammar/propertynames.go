@@ -146,6 +146,10 @@ func (c *compiler) stringIn(w *view, name string, report bool) bool {
 				}
 			} else if !match {
 				return false
+			} else if why := formatLoose(d.Str(k.node)); report && !k.pattern && why != "" {
+				// The name may be one of the strings a loose format's
+				// expression holds that are not valid for it.
+				c.loosen(n.path+".format", "format", why)
 			}
 		}
 	}

@@ -48,3 +48,37 @@ func TestReadmeCaps(t *testing.T) {
 		}
 	}
 }
+
+// docs/serve.md's format row lists the formats the grammar knows, and says
+// which it enforces loosely.
+func TestServeDocFormats(t *testing.T) {
+	data, err := os.ReadFile("../docs/serve.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "| `format` |") {
+			row = line
+		}
+	}
+	if row == "" {
+		t.Fatal("docs/serve.md has no format row")
+	}
+	known, loose, _ := strings.Cut(row, "; enforced loosely")
+	var listed []string
+	for _, f := range strings.Split(strings.TrimSpace(strings.TrimPrefix(known, "| `format` |")), ", ") {
+		listed = append(listed, strings.Trim(f, "`"))
+	}
+	if strings.Join(listed, " ") != strings.Join(formatNames, " ") {
+		t.Errorf("docs/serve.md lists the formats %q, the grammar knows %q", listed, formatNames)
+	}
+	for _, name := range formatNames {
+		if formatExpr(name) == nil {
+			t.Errorf("format %q has no expression", name)
+		}
+		if said := strings.Contains(loose, "`"+name+"`"); said != (formatLoose(name) != "") {
+			t.Errorf("docs/serve.md says format %q is enforced loosely: %v; the grammar: %q", name, said, formatLoose(name))
+		}
+	}
+}

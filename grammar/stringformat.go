@@ -11,11 +11,15 @@ import (
 // each enforces is documented on its function and in docs/gap-decisions.md
 // (entries 125 to 134).
 
+// formatNames are the formats the grammar knows, as docs/serve.md lists
+// them (TestServeDocFormats).
+var formatNames = []string{"date", "time", "date-time", "duration", "uuid", "email", "hostname", "ipv4", "ipv6",
+	"uri", "uri-reference", "iri", "iri-reference", "uri-template", "json-pointer", "relative-json-pointer"}
+
 // formatExpr returns the expression of the string values valid for format
-// name, or nil for a format it does not know: date, time, date-time,
-// duration, uuid, email, hostname, ipv4, ipv6, uri, uri-reference,
-// json-pointer and relative-json-pointer. Each is built once per process
-// and shared (expressions are never changed once built).
+// name, or nil for a format it does not know (one of formatNames). Each is
+// built once per process and shared (expressions are never changed once
+// built).
 func formatExpr(name string) *expr { return cachedFormat(name, 0) }
 
 // formatJSON is jsonChars(formatExpr(name)) and formatRaw
@@ -48,6 +52,17 @@ func cachedFormat(name string, form int) *expr {
 	return c[form]
 }
 
+// formatLoose is why formatExpr(name) holds some strings that are not
+// valid for the format ("" where it holds exactly the valid ones): the
+// compiler reports such a format where it enforces it, an error under
+// strict (decision 221).
+func formatLoose(name string) string {
+	if name == "hostname" {
+		return "the total length of a host name (253 characters) and the Punycode of its xn-- labels are not checked"
+	}
+	return ""
+}
+
 // buildFormat builds formatExpr's expression.
 func buildFormat(name string) *expr {
 	switch name {
@@ -74,6 +89,13 @@ func buildFormat(name string) *expr {
 		return formatURI()
 	case "uri-reference":
 		return alt(formatURI(), formatRelativeRef())
+	case "iri":
+		return iriSyntax().absolute()
+	case "iri-reference":
+		u := iriSyntax()
+		return alt(u.absolute(), u.relative())
+	case "uri-template":
+		return formatURITemplate()
 	case "json-pointer":
 		return formatJSONPointer()
 	case "relative-json-pointer":
@@ -261,6 +283,22 @@ func formatEmail() *expr {
 	return seq(alt(dotAtom, quoted), lit("@"), domain)
 }
 
+// uriSyntax is the character sets that tell RFC 3986's URIs from RFC
+// 3987's IRIs: an IRI's unreserved characters add ucschar (most of
+// Unicode past ASCII), and its query iprivate (the private-use planes).
+// Everything else is one grammar.
+type uriSyntax struct {
+	unreserved charSet
+	private    charSet // in a query only
+}
+
+// uriASCII is RFC 3986's syntax, and iriSyntax RFC 3987's.
+func uriASCII() uriSyntax { return uriSyntax{unreserved: formatUnreserved()} }
+
+func iriSyntax() uriSyntax {
+	return uriSyntax{unreserved: formatUnreserved().union(formatUCSChar()), private: formatIPrivate()}
+}
+
 // The sets of RFC 3986's URI syntax.
 func formatUnreserved() charSet {
 	return setOf(runeRange{'0', '9'}, runeRange{'A', 'Z'}, runeRange{'a', 'z'}).union(setChars("-._~"))
@@ -268,60 +306,112 @@ func formatUnreserved() charSet {
 
 func formatSubDelims() charSet { return setChars("!$&'()*+,;=") }
 
-// formatURIChar is one character of the sets unreserved, sub-delims and extra,
-// or a percent-encoded octet.
-func formatURIChar(extra string) *expr {
-	pct := seq(lit("%"), formatHex(), formatHex())
-	return alt(formatUnreserved().union(formatSubDelims()).union(setChars(extra)).expr(), pct)
+// formatUCSChar is RFC 3987's ucschar: the characters past ASCII an IRI
+// writes as themselves (no controls, no surrogates, no private use, no
+// noncharacters at the ends of planes).
+func formatUCSChar() charSet {
+	rs := []runeRange{{0xA0, 0xD7FF}, {0xF900, 0xFDCF}, {0xFDF0, 0xFFEF}}
+	for plane := rune(1); plane <= 13; plane++ {
+		rs = append(rs, runeRange{plane << 16, plane<<16 | 0xFFFD})
+	}
+	rs = append(rs, runeRange{0xE1000, 0xEFFFD})
+	return setOf(rs...)
+}
+
+// formatIPrivate is RFC 3987's iprivate: the private-use characters.
+func formatIPrivate() charSet {
+	return setOf(runeRange{0xE000, 0xF8FF}, runeRange{0xF0000, 0xFFFFD}, runeRange{0x100000, 0x10FFFD})
+}
+
+func formatPercentEncoded() *expr { return seq(lit("%"), formatHex(), formatHex()) }
+
+// char is one character of the sets unreserved, sub-delims and extra, or a
+// percent-encoded octet.
+func (u uriSyntax) char(extra charSet) *expr {
+	return alt(u.unreserved.union(formatSubDelims()).union(extra).expr(), formatPercentEncoded())
 }
 
 // formatURI is RFC 3986's URI: scheme ":" hier-part ["?" query] ["#" fragment].
 // ASCII only (an IRI's other characters must be percent-encoded).
-func formatURI() *expr {
+func formatURI() *expr { return uriASCII().absolute() }
+
+// absolute is the syntax's URI (or IRI).
+func (u uriSyntax) absolute() *expr {
 	scheme := seq(class(false, runeRange{'A', 'Z'}, runeRange{'a', 'z'}),
 		star(class(false, runeRange{'+', '+'}, runeRange{'-', '.'}, runeRange{'0', '9'}, runeRange{'A', 'Z'}, runeRange{'a', 'z'})))
-	segment := star(formatURIChar(":@"))
-	segmentNz := plus(formatURIChar(":@"))
+	segment := star(u.char(setChars(":@")))
+	segmentNz := plus(u.char(setChars(":@")))
 	pathAbempty := star(seq(lit("/"), segment))
 	hier := alt(
-		seq(lit("//"), formatAuthority(), pathAbempty),
+		seq(lit("//"), u.authority(), pathAbempty),
 		seq(lit("/"), opt(seq(segmentNz, pathAbempty))), // path-absolute
 		seq(segmentNz, pathAbempty),                     // path-rootless
 		empty(),                                         // path-empty
 	)
-	return seq(scheme, lit(":"), hier, formatQueryFragment())
+	return seq(scheme, lit(":"), hier, u.queryFragment())
 }
 
 // formatRelativeRef is RFC 3986's relative-ref: a relative-part (a network
 // path, an absolute path, a path whose first segment has no colon, or
 // nothing), then ["?" query] ["#" fragment].
-func formatRelativeRef() *expr {
-	segment := star(formatURIChar(":@"))
-	segmentNz := plus(formatURIChar(":@"))
+func formatRelativeRef() *expr { return uriASCII().relative() }
+
+// relative is the syntax's relative reference.
+func (u uriSyntax) relative() *expr {
+	segment := star(u.char(setChars(":@")))
+	segmentNz := plus(u.char(setChars(":@")))
 	pathAbempty := star(seq(lit("/"), segment))
 	part := alt(
-		seq(lit("//"), formatAuthority(), pathAbempty),
+		seq(lit("//"), u.authority(), pathAbempty),
 		seq(lit("/"), opt(seq(segmentNz, pathAbempty))),
-		seq(plus(formatURIChar("@")), pathAbempty), // path-noscheme
+		seq(plus(u.char(setChars("@"))), pathAbempty), // path-noscheme
 		empty(),
 	)
-	return seq(part, formatQueryFragment())
+	return seq(part, u.queryFragment())
 }
 
-func formatQueryFragment() *expr {
-	q := star(formatURIChar(":@/?"))
-	return seq(opt(seq(lit("?"), q)), opt(seq(lit("#"), q)))
+// queryFragment is ["?" query] ["#" fragment]; an IRI's query (not its
+// fragment) may hold private-use characters too.
+func (u uriSyntax) queryFragment() *expr {
+	fragment := u.char(setChars(":@/?"))
+	query := fragment
+	if len(u.private) > 0 {
+		query = alt(u.private.expr(), fragment)
+	}
+	return seq(opt(seq(lit("?"), star(query))), opt(seq(lit("#"), star(fragment))))
 }
 
-// formatAuthority is [userinfo "@"] host [":" port]; the host an IP literal
+// authority is [userinfo "@"] host [":" port]; the host an IP literal
 // (an IPv6 address or an IPvFuture in brackets) or a reg-name (which holds
 // every IPv4 address too).
-func formatAuthority() *expr {
-	userinfo := star(formatURIChar(":"))
-	ipFuture := seq(lit("v"), plus(formatHex()), lit("."), plus(formatUnreserved().union(formatSubDelims()).union(setChars(":")).expr()))
+func (u uriSyntax) authority() *expr {
+	userinfo := star(u.char(setChars(":")))
+	ipFuture := seq(chars(false, "vV"), plus(formatHex()), lit("."), plus(formatUnreserved().union(formatSubDelims()).union(setChars(":")).expr()))
 	ipLiteral := seq(lit("["), alt(formatIPv6(), ipFuture), lit("]"))
-	host := alt(ipLiteral, star(formatURIChar("")))
+	host := alt(ipLiteral, star(u.char(nil)))
 	return seq(opt(seq(userinfo, lit("@"))), host, opt(seq(lit(":"), star(formatDigit()))))
+}
+
+// formatURITemplate is RFC 6570's URI-Template: literals (any character
+// but controls, space, '"', '%' outside a percent-encoded octet, '<',
+// '>', '\', '^', '`', '{', '|' and '}'; an apostrophe is allowed, as the
+// JSON Schema Test Suite has it, where the RFC's ABNF leaves %x27 out) and
+// expressions: "{", an optional operator, then variable names (letters,
+// digits, "_" or percent-encoded octets, dots only between them), each
+// with an optional prefix length (1 to 9999) or explode ("*"), separated
+// by commas, then "}".
+func formatURITemplate() *expr {
+	literal := alt(setOf(runeRange{0x21, 0x21}, runeRange{0x23, 0x24}, runeRange{0x26, 0x3B},
+		runeRange{0x3D, 0x3D}, runeRange{0x3F, 0x5B}, runeRange{0x5D, 0x5D}, runeRange{0x5F, 0x5F},
+		runeRange{0x61, 0x7A}, runeRange{0x7E, 0x7E}).union(formatUCSChar()).union(formatIPrivate()).expr(),
+		formatPercentEncoded())
+	varchar := alt(class(false, runeRange{'0', '9'}, runeRange{'A', 'Z'}, runeRange{'_', '_'}, runeRange{'a', 'z'}), formatPercentEncoded())
+	varname := seq(varchar, star(seq(opt(lit(".")), varchar)))
+	modifier := alt(seq(lit(":"), digitRange('1', '9'), rep(formatDigit(), 0, 3)), lit("*"))
+	varspec := seq(varname, opt(modifier))
+	operator := chars(false, "+#./;?&=,!@|")
+	expression := seq(lit("{"), opt(operator), varspec, star(seq(lit(","), varspec)), lit("}"))
+	return star(alt(literal, expression))
 }
 
 // formatJSONPointer is RFC 6901's JSON Pointer: "/"-led reference tokens in

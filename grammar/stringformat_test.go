@@ -2,8 +2,10 @@ package grammar
 
 import (
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -119,6 +121,28 @@ var formatCases = map[string]struct{ valid, invalid []string }{
 		invalid: []string{`\\WINDOWS\fileshare`, `#frag\ment`, "/foobar\u00ae.txt", `https://example.org/foobar\.txt`, "/%zz",
 			`/a"b`, "/[::1]", "//example.com:abc/p", "//a@b@example.com/", "//[::ffff:192.168.0.01]/p", "1:b", "a b"},
 	},
+	"iri": {
+		valid: []string{"http://\u0192\u00f8\u00f8.\u00df\u00e5r/?\u2202\u00e9\u0153=\u03c0\u00eex#\u03c0\u00ee\u00fcx", "http://\u0192\u00f8\u00f8.com/blah_(w\u00eek\u00efp\u00e9di\u00e5)_blah#\u00dfit\u00e9-1",
+			"http://-.~_!$&'()*+,;=:%40:80%2f::::::@example.com", "http://[2001:db8::1]", "http://[V1.fe]", "urn:example:resource",
+			"file:/etc/hosts", "http://\u0192\u00f8\u00f8.\u00df\u00e5r/\U00010300", "http://h/?q=\U000f0000", "http://h/?q=\ue000", "a:", "http://example.com/"},
+		invalid: []string{"http://2001:0db8:85a3:0000:0000:8a2e:0370:7334", "/abc", "\\\\WINDOWS\\fil\u00eb\u00df\u00e5r\u00e9", "\u00e2\u03c0\u03c0",
+			"http://[::ffff:192.168.0.01]", "http://\u0192\u00f8\u00f8.\u00df\u00e5r/\n", "http://h/#\ue000", "http://h/\ue000", "http://h/\ufdd0",
+			"http://h/\U0001fffe", "http://h/\u0085", "http://h/a b", ""},
+	},
+	"iri-reference": {
+		valid: []string{"http://\u0192\u00f8\u00f8.\u00df\u00e5r/?\u2202\u00e9\u0153=\u03c0\u00eex#\u03c0\u00ee\u00fcx", "//\u0192\u00f8\u00f8.\u00df\u00e5r/?\u2202\u00e9\u0153=\u03c0\u00eex#\u03c0\u00ee\u00fcx",
+			"/\u00e2\u03c0\u03c0", "\u00e2\u03c0\u03c0", "#\u0192r\u00e4gm\u00eant", "", "?q=\U000f0000", "a/b:c"},
+		invalid: []string{"\\\\WINDOWS\\fil\u00eb\u00df\u00e5r\u00e9", "#\u0192r\u00e4g\\m\u00eant", "#\ue000", "1:b", "a b", "/\ufffe"},
+	},
+	"uri-template": {
+		valid: []string{"http://example.com/dictionary/{term:1}/{term}", "http://example.com/dictionary", "dictionary/{term:1}/{term}",
+			"", "a%41b", "a\U0001F600b", "{+var}", "{#var}", "{.var}", "{/var}", "{;var}", "{?var}", "{&var}", "{=var}", "{,var}",
+			"{!var}", "{@var}", "{|var}", "{var*}", "{x,y}", "{a.b}", "{%41}", "{v:1000}", "{v:9999}", "{v:1}", "a'b", "{x*,y:3}",
+			"\ue000{a_1}"},
+		invalid: []string{"http://example.com/dictionary/{term:1}/{term", "{}", "{a,,b}", "{v:0}", "{v:10000}", "foo}bar",
+			"a b", "a\u007fb", "{a..b}", "{v:01}", "{a,}", "{var=def}", "{,+var}", "{..a}", "{a.}", "a%4", "a<b", "a\\b", "{a}}", "{{a}",
+			"{++a}", "{a*:3}", "{a:3*}", "a\"b", "a^b", "a`b", "a|b"},
+	},
 	"json-pointer": {
 		valid: []string{"", "/", "/foo", "/foo/0", "/a~1b", "/m~0n", "//", "/ ", "/é", "/foo/bar~0/baz~1/%a", "/foo/bar/",
 			"/c%d", "/e^f", "/g|h", `/i\j`, `/k"l`, "/foo/-", "/~1~0~0~1~1", "/~0.1", "/foo/bar/\U0001F60E", "/foo\x00bar\n\tbaz", "/<"},
@@ -137,7 +161,8 @@ var formatOverAccepts = map[string][]string{
 	// A leap second's minute is only checked as 00 to 58 when the offset
 	// has minutes (01:29:60+01:30 is the one valid minute).
 	"time": {"01:28:60+01:30", "23:00:60+23:30"},
-	// The total length (253), and IDNA's rules for xn-- labels.
+	// The total length (253), and IDNA's rules for xn-- labels: the
+	// format is reported, an error under strict (formatLoose).
 	"hostname": {strings.Repeat("abcdefghij.", 30) + "com", "xn--X", "XN--aa---o47jg78q", "xn--hello-txk"},
 	// Length limits of the local part (64) and the address (254).
 	"email": {strings.Repeat("a", 65) + "@example.com"},
@@ -176,7 +201,7 @@ func TestFormatExamples(t *testing.T) {
 		}
 	}
 	t.Logf("%d formats, %d values", len(formatCases), n)
-	for _, name := range []string{"", "regex", "iri", "idn-email", "Date", "uri-template"} {
+	for _, name := range []string{"", "regex", "idn-hostname", "idn-email", "Date", "url"} {
 		if formatExpr(name) != nil {
 			t.Errorf("format %q has an expression", name)
 		}
@@ -301,5 +326,43 @@ func TestFormatSizes(t *testing.T) {
 			t.Errorf("%s: %d bytes, weight %d", name, len(g.text), m.weight(e))
 		}
 		t.Logf("%s: %d bytes written, weight %d", name, len(g.text), m.weight(e))
+	}
+}
+
+// A format the grammar enforces loosely (formatLoose: hostname) is
+// reported wherever it applies, and under strict refused naming its path
+// (decision 221): as a string's format, a name's (propertyNames), a
+// variant's, and beside listed values it can't rule on.
+func TestLooseFormatReported(t *testing.T) {
+	const root = "response_format.json_schema.schema"
+	for _, c := range []struct{ schema, path string }{
+		{`{"type": "string", "format": "hostname"}`, root + ".format"},
+		{`{"type": "object", "properties": {"h": {"format": "hostname"}}}`, root + ".properties.h.format"},
+		{`{"type": "string", "format": "hostname", "enum": ["a.com", "b.org"]}`, root + ".format"},
+		{`{"const": "xn--a", "format": "hostname"}`, root + ".format"},
+		{`{"type": "object", "propertyNames": {"format": "hostname"}, "additionalProperties": {"type": "integer"}}`, root + ".propertyNames.format"},
+		{`{"type": "object", "properties": {"a.com": {"type": "integer"}}, "propertyNames": {"format": "hostname"}, "additionalProperties": false}`, root + ".propertyNames.format"},
+		{`{"oneOf": [{"type": "string", "format": "hostname"}, {"type": "string", "format": "ipv4"}]}`, root + ".oneOf[0].format"},
+		{`{"type": "string", "allOf": [{"format": "ipv4"}, {"format": "hostname"}]}`, root + ".allOf[1].format"},
+	} {
+		g, err := compileFormat(c.schema, false)
+		if err != nil {
+			t.Errorf("%s: not strict: %v", c.schema, err)
+		} else if !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == c.path }) {
+			t.Errorf("%s: not strict: %s not reported: %v", c.schema, c.path, g.Dropped)
+		}
+		var ge *Error
+		if _, err := compileFormat(c.schema, true); !errors.As(err, &ge) || ge.Path != c.path {
+			t.Errorf("%s: strict: %v, want an error at %s", c.schema, err, c.path)
+		}
+	}
+	// What the loose expression rules out is still ruled out.
+	if _, err := compileFormat(`{"const": "a-", "format": "hostname"}`, false); err == nil {
+		t.Error(`"a-" is no host name, and the only value`)
+	}
+	for _, name := range formatNames {
+		if why := formatLoose(name); why != "" && len(formatOverAccepts[name]) == 0 {
+			t.Errorf("%s is loose (%s), and formatOverAccepts shows nothing it accepts", name, why)
+		}
 	}
 }

@@ -84,7 +84,9 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 						key = append(key, " p"...)
 					} else {
 						key = append(key, " f"...)
-						e = formatExpr(d.Str(k.node))
+						if e = formatExpr(d.Str(k.node)); formatLoose(d.Str(k.node)) != "" {
+							e = nil // told apart by what it holds: not loosely
+						}
 					}
 				}
 				if e == nil {

@@ -43,6 +43,7 @@ var updateSuite = flag.Bool("update-suite", false, "rewrite testdata/json-schema
 
 const (
 	suiteDir           = "testdata/json-schema-test-suite"
+	suiteFormatsDir    = suiteDir + "/optional/format"
 	suiteKnownFailures = suiteDir + "/known-failures.txt"
 	suiteReadme        = suiteDir + "/README.md"
 	// The README's summary is the text between these two lines.
@@ -79,11 +80,22 @@ type suiteFile struct {
 }
 
 // loadSuite reads the vendored test-suite files, sorted by name.
-func loadSuite(t testing.TB) []suiteFile {
+func loadSuite(t testing.TB) []suiteFile { return loadSuiteDir(t, suiteDir, "") }
+
+// loadSuiteFormats reads the vendored files of the suite's optional
+// format tests (optional/format), each named optional-format-NAME: the
+// formats asserted, as the grammar asserts them.
+func loadSuiteFormats(t testing.TB) []suiteFile {
+	return loadSuiteDir(t, suiteFormatsDir, "optional-format-")
+}
+
+// loadSuiteDir reads the test-suite files in dir, sorted by name, each
+// named prefix and its file's name.
+func loadSuiteDir(t testing.TB, dir, prefix string) []suiteFile {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(suiteDir, "*.json"))
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no test-suite files under %s: %v", suiteDir, err)
+		t.Fatalf("no test-suite files under %s: %v", dir, err)
 	}
 	sort.Strings(paths)
 	var files []suiteFile
@@ -92,7 +104,7 @@ func loadSuite(t testing.TB) []suiteFile {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := suiteFile{name: strings.TrimSuffix(filepath.Base(p), ".json")}
+		f := suiteFile{name: prefix + strings.TrimSuffix(filepath.Base(p), ".json")}
 		if err := json.Unmarshal(raw, &f.cases); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -622,5 +634,28 @@ func TestJSONSchemaTestSuite(t *testing.T) {
 	}
 	if !bytes.Equal(readme, newReadme) {
 		t.Errorf("the summary in %s is not the current compiler's: rewrite it with -update-suite; it is now:\n%s", suiteReadme, summary)
+	}
+}
+
+// TestJSONSchemaTestSuiteFormats holds the grammars of the suite's optional
+// format tests (where a format is asserted, as the grammar asserts every
+// format it knows) to the same invariants as TestJSONSchemaTestSuite, with
+// no exception: a strict grammar accepts every valid instance and rejects
+// every invalid one, or the compile fails (an unknown format, or one the
+// grammar can't enforce exactly, such as hostname); a non-strict one
+// accepts every valid instance, and an invalid one only with the format
+// reported.
+func TestJSONSchemaTestSuiteFormats(t *testing.T) {
+	res := runSuite(t, loadSuiteFormats(t), 0)
+	for _, m := range suiteModes {
+		c := res.counts[m.name]
+		t.Logf("%s: %d schemas, %d compiled, %d refused; valid instances %d accepted, %d rejected; invalid %d rejected, %d accepted with a keyword dropped, %d accepted with nothing reported",
+			m.name, c.schemas, c.compiled, c.refused, c.validAccepted, c.validRejected, c.invalidRejected, c.invalidExcused, c.invalidAccepted)
+		if c.compiled == 0 || c.invalidRejected == 0 {
+			t.Errorf("%s: nothing compiled or nothing rejected: %+v", m.name, *c)
+		}
+	}
+	if len(res.lines) > 0 {
+		t.Errorf("%d violations:\n%s", len(res.lines), strings.Join(res.lines, "\n"))
 	}
 }

@@ -2132,6 +2132,11 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 			} else if e = formatExpr(text); e == nil {
 				c.loosen(p, k.name, "the format "+strconv.Quote(text)+" is not one the grammar knows")
 				continue
+			} else if why := formatLoose(text); why != "" {
+				// Enforced as far as it goes, and reported.
+				if c.loosen(p, k.name, why); c.err != nil {
+					return nil, false
+				}
 			}
 			if value != nil {
 				more, morePaths, moreKws = append(more, e), append(morePaths, p), append(moreKws, k.name)
