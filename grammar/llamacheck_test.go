@@ -367,7 +367,7 @@ func TestLlamaLeftRecursionCheck(t *testing.T) {
 		strict bool
 	}
 	var schemas []schema
-	for _, f := range append(loadSuite(t), loadSuiteFormats(t)...) {
+	for _, f := range append(loadSuite(t), loadSuiteOptional(t)...) {
 		for i, c := range f.cases {
 			for _, strict := range []bool{false, true} {
 				schemas = append(schemas, schema{fmt.Sprintf("%s#%d strict=%v", f.name, i, strict), c.Schema, strict})

@@ -329,7 +329,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	ctx := context.Background()
 	suite, refused := 0, 0
 	strict := 0
-	for _, f := range append(loadSuite(t), loadSuiteFormats(t)...) {
+	for _, f := range append(loadSuite(t), loadSuiteOptional(t)...) {
 		for i, sc := range f.cases {
 			var contents []string
 			rank := declaredOrder(sc.Schema)

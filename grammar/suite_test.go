@@ -82,11 +82,13 @@ type suiteFile struct {
 // loadSuite reads the vendored test-suite files, sorted by name.
 func loadSuite(t testing.TB) []suiteFile { return loadSuiteDir(t, suiteDir, "") }
 
-// loadSuiteFormats reads the vendored files of the suite's optional
-// format tests (optional/format), each named optional-format-NAME: the
-// formats asserted, as the grammar asserts them.
-func loadSuiteFormats(t testing.TB) []suiteFile {
-	return loadSuiteDir(t, suiteFormatsDir, "optional-format-")
+// loadSuiteOptional reads the vendored files of the suite's optional
+// tests: its format tests (optional/format, each named
+// optional-format-NAME: the formats asserted, as the grammar asserts
+// them) and its tests of ECMA-262 regular expressions (optional, named
+// optional-NAME).
+func loadSuiteOptional(t testing.TB) []suiteFile {
+	return append(loadSuiteDir(t, suiteFormatsDir, "optional-format-"), loadSuiteDir(t, suiteDir+"/optional", "optional-")...)
 }
 
 // loadSuiteDir reads the test-suite files in dir, sorted by name, each
@@ -637,16 +639,17 @@ func TestJSONSchemaTestSuite(t *testing.T) {
 	}
 }
 
-// TestJSONSchemaTestSuiteFormats holds the grammars of the suite's optional
-// format tests (where a format is asserted, as the grammar asserts every
-// format it knows) to the same invariants as TestJSONSchemaTestSuite, with
-// no exception: a strict grammar accepts every valid instance and rejects
+// TestJSONSchemaTestSuiteOptional holds the grammars of the suite's
+// optional format tests (where a format is asserted, as the grammar asserts
+// every format it knows) and its tests of ECMA-262 regular expressions in
+// patterns to the same invariants as TestJSONSchemaTestSuite, with no
+// exception: a strict grammar accepts every valid instance and rejects
 // every invalid one, or the compile fails (an unknown format, or one the
 // grammar can't enforce exactly, such as hostname); a non-strict one
-// accepts every valid instance, and an invalid one only with the format
+// accepts every valid instance, and an invalid one only with a keyword
 // reported.
-func TestJSONSchemaTestSuiteFormats(t *testing.T) {
-	res := runSuite(t, loadSuiteFormats(t), 0)
+func TestJSONSchemaTestSuiteOptional(t *testing.T) {
+	res := runSuite(t, loadSuiteOptional(t), 0)
 	for _, m := range suiteModes {
 		c := res.counts[m.name]
 		t.Logf("%s: %d schemas, %d compiled, %d refused; valid instances %d accepted, %d rejected; invalid %d rejected, %d accepted with a keyword dropped, %d accepted with nothing reported",
