@@ -10,7 +10,9 @@
 #                 (what serve/testdata/agents/sessions holds, untrimmed;
 #                 trim.py trims a recording as the sessions are)
 #
-# Needs Go, node and npm; reaches only the npm registry. Set GATEWAY_FLAGS
+# Needs Go, node and npm; reaches only the npm registry (Claude Code
+# 2.1.332 declares Node.js 22, and npm warns EBADENGINE on an older one, but
+# the package runs its own native binary, so Node.js 20 does). Set GATEWAY_FLAGS
 # to pass flags to the gateway (--refuse-late-instructions, say: Claude
 # Code then falls back and still finishes). The clients' versions are
 # pinned below; set AGENTS_LATEST=1 to try the newest, KEEP=1 to keep the
@@ -30,8 +32,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-versions="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 opencode-ai@1.18.33"
-[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code @openai/codex opencode-ai"
+versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33"
+# @latest, not a bare name: npm would otherwise fall back to an older
+# release whose "engines" field matches the machine's Node.js.
+[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest"
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund $versions >/dev/null)
 bin=$work/node_modules/.bin
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
