@@ -69,13 +69,12 @@ func (c *suiteCounts) add(o *suiteCounts) {
 // leaves out 364 of the 37,011 instances (the median is 266 bytes).
 const maxCheckedInstance = 4096
 
-func TestJSONSchemaBench(t *testing.T) {
-	if *benchDir == "" {
-		t.Skip("checks real-world schemas only with -jsonschemabench DIR")
-	}
-	paths, err := filepath.Glob(filepath.Join(*benchDir, "*.json"))
+// loadBench reads the MaskBench files in dir: one case each, named by
+// the file.
+func loadBench(t testing.TB, dir string) []suiteFile {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no .json files in %s: %v", *benchDir, err)
+		t.Fatalf("no .json files in %s: %v", dir, err)
 	}
 	sort.Strings(paths)
 	var files []suiteFile
@@ -94,6 +93,14 @@ func TestJSONSchemaBench(t *testing.T) {
 		c.Description = "-" // the file names it
 		files = append(files, suiteFile{name: strings.TrimSuffix(filepath.Base(p), ".json"), cases: []suiteCase{c}})
 	}
+	return files
+}
+
+func TestJSONSchemaBench(t *testing.T) {
+	if *benchDir == "" {
+		t.Skip("checks real-world schemas only with -jsonschemabench DIR")
+	}
+	files := loadBench(t, *benchDir)
 
 	// The cost of each compile, both modes.
 	type cost struct {

@@ -400,7 +400,44 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		dump(fmt.Sprintf("impossible-%02d", i), g, append(slices.Clone(c.yes), c.no...), uint64(200+i))
 		impossible++
 	}
+	// With -jsonschemabench DIR, MaskBench's schemas too, with their
+	// instances up to maxCheckedInstance bytes.
+	bench := 0
+	if *benchDir != "" {
+		for i, f := range loadBench(t, *benchDir) {
+			sc := f.cases[0]
+			var contents []string
+			rank := declaredOrder(sc.Schema)
+			for _, in := range sc.Tests {
+				if len(in.Data) > maxCheckedInstance {
+					continue
+				}
+				cs, ordered, err := suiteContents(in.Data, rank)
+				if err != nil {
+					t.Fatalf("%s: %v", f.name, err)
+				}
+				contents = append(append(contents, cs...), ordered...)
+			}
+			// A file name without the characters a shell or awk would
+			// split on.
+			name := "maskbench-" + strings.Map(func(r rune) rune {
+				if r == ' ' || r == '\t' || r == '/' {
+					return '_'
+				}
+				return r
+			}, f.name)
+			g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema}})
+			if err == nil {
+				dump(name, g, contents, uint64(300+i))
+				bench++
+			}
+			if gs, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema, Strict: true}}); err == nil && (g == nil || gs.GBNF() != g.GBNF()) {
+				dump(name+"-strict", gs, contents, uint64(300+i))
+				bench++
+			}
+		}
+	}
 	write("expected.txt", expected.String())
 	write("grammars.txt", grammars.String())
-	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars, %d with impossible parts and %d texts into %s", suite, refused, strict, attacks, impossible, texts, dir)
+	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars, %d with impossible parts, %d of MaskBench and %d texts into %s", suite, refused, strict, attacks, impossible, bench, texts, dir)
 }

@@ -2,10 +2,14 @@
 # The grammar package's grammars checked with llama.cpp's own GBNF parser and
 # matcher (issue 33; docs/llama-cpp.md, "Grammars in llama.cpp's matcher").
 #
-# Usage: templates/llamacpp/grammar.sh LLAMA_CPP_DIR
+# Usage: templates/llamacpp/grammar.sh LLAMA_CPP_DIR [MASKBENCH_DIR]
 #
 #   LLAMA_CPP_DIR  a llama.cpp checkout (src/, include/ and ggml/include/ are
 #                  enough: nothing of it needs to be built)
+#   MASKBENCH_DIR  also JSONSchemaBench's MaskBench files (maskbench/data of
+#                  github.com/guidance-ai/jsonschemabench, not vendored: see
+#                  TestJSONSchemaBench), each schema's grammars with its
+#                  instances up to 4 KB
 #
 # It builds gbnfcheck (templates/llamacpp/gbnfcheck: llama.cpp's grammar code
 # compiled alone, with stubs for ggml and the vocabulary) into a temporary
@@ -22,11 +26,15 @@
 # compilers, LLAMA_COMMIT names the commit of a tree that is not a git
 # checkout. Not part of CI.
 set -euo pipefail
-if [ $# -ne 1 ]; then
-  sed -n '2,23p' "$0" >&2
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  sed -n '2,27p' "$0" >&2
   exit 2
 fi
 llama=$(cd "$1" && pwd)
+bench=()
+if [ $# -eq 2 ]; then
+  bench=(-jsonschemabench "$(cd "$2" && pwd)")
+fi
 for f in src/llama-grammar.cpp src/unicode.cpp src/unicode-data.cpp src/llama-impl.cpp include/llama.h ggml/include/ggml.h; do
   [ -f "$llama/$f" ] || { echo "$llama/$f: not found; is $1 a llama.cpp checkout?" >&2; exit 2; }
 done
@@ -48,7 +56,7 @@ echo "building gbnfcheck..."
   "$work/stubs_c.o" -o "$work/gbnfcheck"
 
 echo "writing the grammars..."
-go test ./grammar/ -run '^TestDumpGrammarsForLlama$' -count=1 -v -dump-grammars "$work/g" | grep -E 'attack family|wrote' || true
+go test ./grammar/ -run '^TestDumpGrammarsForLlama$' -count=1 -v -timeout 60m -dump-grammars "$work/g" "${bench[@]}" | grep -E 'attack family|wrote' || true
 [ -s "$work/g/grammars.txt" ] || { echo "the dumper wrote no grammars" >&2; exit 1; }
 
 # Each grammar loaded REPEAT times, then its texts matched: loads.txt gets
@@ -58,8 +66,12 @@ echo "checking $(wc -l <"$work/g/grammars.txt") grammars with llama.cpp..."
 cd "$work/g"
 : >loads.txt
 : >got.txt
+# Each grammar's texts, gathered in one pass (expected.txt lists them
+# grammar by grammar).
+declare -A textsOf
+while read -r gr list; do textsOf[$gr]=$list; done < <(awk '$1 != g { if (g != "") print g, l; g = $1; l = "" } { l = l " " $2 } END { if (g != "") print g, l }' expected.txt)
 while read -r gr; do
-  mapfile -t texts < <(awk -v g="$gr" '$1 == g { print $2 }' expected.txt)
+  read -r -a texts <<<"${textsOf[$gr]:-}"
   set +e
   out=$("$work/gbnfcheck" -repeat "$repeat" "$gr" "${texts[@]}" 2>"$work/stderr")
   rc=$?
@@ -79,8 +91,9 @@ status=0
 grammars=$(wc -l <grammars.txt)
 attacks=$(grep -c '^attack-' grammars.txt || true)
 impossible=$(grep -c '^impossible-' grammars.txt || true)
-suite=$((grammars - attacks - impossible))
-strict=$(grep -c -- '-strict\.gbnf$' grammars.txt || true)
+maskbench=$(grep -c '^maskbench-' grammars.txt || true)
+suite=$((grammars - attacks - impossible - maskbench))
+strict=$(grep -v '^maskbench-' grammars.txt | grep -c -- '-strict\.gbnf$' || true)
 texts=$(wc -l <got.txt)
 expected=$(wc -l <expected.txt)
 disagree=$(awk 'NR == FNR { want[$1 " " $2] = $3; next } { k = $1 " " $2; if (!(k in want)) print k, "unexpected"; else if (want[k] != $3) print k, "llama.cpp:", $3, "Go:", want[k] }' expected.txt got.txt)
@@ -88,7 +101,7 @@ refused=$(awk '$2 == "refused"' loads.txt)
 slow=$(awk -v max="$load_ms_max" '$2 != "refused" && $3 > max * 1000 { print $1, $3 / 1000 " ms of CPU (" $2 / 1000 " ms)" }' loads.txt)
 big=$(awk -v max="$rss_mb_max" '$2 != "refused" && $4 > max * 1024 { print $1, $4 / 1024 " MB" }' loads.txt)
 echo
-echo "grammars checked: $grammars ($suite of the test suite, $strict of them strict; $attacks attacks; $impossible with parts that match nothing)"
+echo "grammars checked: $grammars ($suite of the test suite, $strict of them strict; $attacks attacks; $impossible with parts that match nothing; $maskbench of MaskBench)"
 echo "texts matched: $texts of $expected ($(awk '$3 == "ok"' got.txt | wc -l) in the grammar)"
 echo "slowest loads (grammar, CPU ms, wall-clock ms, peak RSS MB, rules):"
 awk '$2 != "refused" { printf "  %s %.3f %.3f %.1f %d\n", $1, $3 / 1000, $2 / 1000, $4 / 1024, $5 }' loads.txt | sort -k2 -g -r | sed -n '1,5p'
