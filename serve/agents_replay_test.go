@@ -50,9 +50,10 @@ func TestAgentSessions(t *testing.T) {
 		dropsReasoning bool
 	}{
 		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`, false, false},
-		// Newer: asks for thinking.display "omitted", which the gateway
-		// cannot honour (the next turn needs the thinking as written).
-		{"claude-code-2.1.332", "thinking.display, system[0]", `"type":"tool_use"`, false, false},
+		// Newer: asks for thinking.display "omitted", and gets its
+		// thinking blocks empty, the text sealed in their signatures,
+		// which it sends back for the next turn to open.
+		{"claude-code-2.1.332", "system[0]", `"type":"tool_use"`, false, false},
 		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false, false},
 		{"opencode-1.18.33", "", `"tool_calls"`, false, false},
 		// Refused, Claude Code resends with its environment folded into

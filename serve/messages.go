@@ -247,10 +247,21 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 			return paramError("thinking.type", "invalid_value", "must be enabled, disabled or adaptive, got "+quoteText(t.Type))
 		}
 		if !isNull(t.Display) {
-			// Beam's thinking is returned whole, however it is asked
-			// to be displayed: the next turn needs all of it.
-			r.report("thinking.display", unhonouredField, "thinking is returned in full whatever the display asked for "+
-				"(the next turn needs it, signed, as it was written)")
+			display, err := rawString(t.Display, "thinking.display")
+			if err != nil {
+				return err
+			}
+			if display == "omitted" {
+				// The text travels in the signature only: the next turn
+				// still gets all of it (thinkingDisplay).
+				r.omitThinking = true
+			} else {
+				// Beam's thinking is not summarized, nor written as
+				// progress updates apart from its reasoning: it is
+				// returned whole.
+				r.report("thinking.display", unhonouredField, "thinking is returned in full for display "+quoteText(display)+
+					" (Beam writes no summary of it; \"omitted\" is honoured)")
+			}
 		}
 	}
 	if !isNull(outputConfig) {
@@ -600,14 +611,23 @@ func (m *messagesReply) assistantMessage(path string, blocks []contentBlock, t *
 			if b.Thinking == nil {
 				return paramError(bp+".thinking", "invalid_block", "required, a string")
 			}
-			if !allow && (b.Signature == nil || !sg.verify(*b.Thinking, *b.Signature)) {
+			text := *b.Thinking
+			if b.Signature != nil && strings.HasPrefix(*b.Signature, sealPrefix) {
+				// A block returned with thinking.display "omitted": its
+				// text is in its signature.
+				sealed, ok := sg.open(*b.Signature)
+				if !ok || text != "" && text != sealed {
+					return paramError(bp+".signature", "invalid_thinking_signature", "not a signature this server wrote, or altered, or not of the thinking text beside it; send thinking blocks back exactly as this server returned them")
+				}
+				text = sealed
+			} else if !allow && (b.Signature == nil || !sg.verify(text, *b.Signature)) {
 				return paramError(bp+".signature", "invalid_thinking_signature", "missing or not this server's signature of the thinking text; send thinking blocks back exactly as this server returned them "+
 					"(edited or foreign reasoning misleads the model), or start the server with --allow-missing-thinking")
 			}
-			if t.Reasoning != "" && *b.Thinking != "" {
+			if t.Reasoning != "" && text != "" {
 				t.Reasoning += "\n\n"
 			}
-			t.Reasoning += *b.Thinking
+			t.Reasoning += text
 		case "redacted_thinking":
 			// This server never writes redacted thinking: it is another
 			// model's, and cannot be read.

@@ -129,8 +129,7 @@ func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthrop
 	content := make([]replyBlock, 0, 2+len(msg.ToolCalls))
 	content = append(content, c.searchBlocks()...)
 	if msg.Reasoning != "" {
-		sig := c.s.signer.sign(msg.Reasoning)
-		content = append(content, replyBlock{Type: "thinking", Thinking: &msg.Reasoning, Signature: &sig})
+		content = append(content, c.thinkingBlock(msg.Reasoning))
 	}
 	if msg.Content != "" || len(msg.ToolCalls) == 0 && !c.searchStopped() {
 		content = append(content, replyBlock{Type: "text", Text: &msg.Content})
@@ -205,6 +204,12 @@ func (s *messagesStream) writePending() {
 	if s.pending.Len() == 0 {
 		return
 	}
+	if s.kind == harmony.FieldThinking && s.c.omitsThinking() {
+		// thinking.display "omitted": the text is sealed in the
+		// block's signature at its end, and not shown.
+		s.pending.Reset()
+		return
+	}
 	s.open("content_block_delta")
 	s.buf = append(s.buf, `{"type":"content_block_delta","index":`...)
 	s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
@@ -250,7 +255,7 @@ func (s *messagesStream) finishBlock() {
 		s.buf = append(s.buf, `{"type":"content_block_delta","index":`...)
 		s.buf = strconv.AppendInt(s.buf, int64(s.index), 10)
 		s.buf = append(s.buf, `,"delta":{"type":"signature_delta","signature":`...)
-		s.buf = appendString(s.buf, s.c.s.signer.sign(s.text.String()))
+		s.buf = appendString(s.buf, s.c.thinkingSignature(s.text.String()))
 		s.buf = append(s.buf, "}}"...)
 		s.close()
 	}
@@ -404,3 +409,29 @@ type anthropicMessageDelta struct {
 	StopReason   string  `json:"stop_reason"`
 	StopSequence *string `json:"stop_sequence"`
 }
+
+// thinkingBlock is a reply's thinking block of text: the text and its
+// signature, or with thinking.display "omitted" an empty text and the
+// text sealed in the signature.
+func (c *exchange) thinkingBlock(text string) replyBlock {
+	sig := c.thinkingSignature(text)
+	shown := text
+	if c.omitsThinking() {
+		shown = ""
+	}
+	return replyBlock{Type: "thinking", Thinking: &shown, Signature: &sig}
+}
+
+// thinkingSignature is the signature of a thinking block of text: its MAC,
+// or with thinking.display "omitted" the text itself sealed (signer.seal),
+// which the next turn opens (messagesReply.assistantMessage).
+func (c *exchange) thinkingSignature(text string) string {
+	if c.omitsThinking() {
+		return c.s.signer.seal(text)
+	}
+	return c.s.signer.sign(text)
+}
+
+// omitsThinking reports whether the request asked for thinking.display
+// "omitted".
+func (c *exchange) omitsThinking() bool { return c.req != nil && c.req.omitThinking }

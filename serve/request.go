@@ -49,6 +49,10 @@ type request struct {
 	// choice, a response format, strict tools), compiled into a grammar
 	// for the engine when it constrains anything (constrain.go).
 	constraint constraint
+	// omitThinking is the Messages API's thinking.display "omitted":
+	// thinking blocks come back with an empty text, the text sealed in
+	// their signature, from which the next turn takes it.
+	omitThinking bool
 	// unhonoured is what the request asked for that the gateway left out
 	// or did not apply, reported rather than ignored (agents.go).
 	unhonoured []unhonoured

@@ -249,9 +249,7 @@ func (c *exchange) searchBlocks() []replyBlock {
 	var out []replyBlock
 	for _, r := range ws.rounds {
 		if r.reasoning != "" {
-			text := r.reasoning
-			sig := c.s.signer.sign(text)
-			out = append(out, replyBlock{Type: "thinking", Thinking: &text, Signature: &sig})
+			out = append(out, c.thinkingBlock(r.reasoning))
 		}
 		for _, t := range r.runs {
 			out = append(out, replyBlock{Type: "server_tool_use", ID: t.id, Name: t.serverToolName(), Input: t.input()}, t.resultBlock(c.s.signer))
