@@ -131,3 +131,23 @@ func TestLengthAutomatonSharesClasses(t *testing.T) {
 		agreeWithValidator(t, schema, g, validator, strconv.Quote(s))
 	}
 }
+
+// A length the automaton can't count within its limits (an email of up to
+// 1,024 characters: states times counts past maxLengthStates) is reported
+// not strict and an error under strict, saying so; a minLength of 0 beside
+// it binds nothing and is not reported.
+func TestLengthPastAutomatonReported(t *testing.T) {
+	schema := `{"type": "string", "format": "email", "minLength": 0, "maxLength": 1024}`
+	g, err := compileFormat(schema, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "response_format.json_schema.schema.maxLength"
+	if len(g.Dropped) != 1 || g.Dropped[0].Path != want {
+		t.Errorf("not strict: Dropped %v, want [%s]", g.Dropped, want)
+	}
+	_, err = compileFormat(schema, true)
+	if err == nil || !strings.Contains(err.Error(), want+":") || !strings.Contains(err.Error(), "past its limits") {
+		t.Errorf("strict: %v, want an error naming %s past the automaton's limits", err, want)
+	}
+}

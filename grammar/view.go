@@ -2002,13 +2002,21 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	}
 	if shape, counted := c.stringShape(v, ctx, raw, lo, hi, negs, negNodes); shape != nil || c.err != nil {
 		if (lo > 0 || hi >= 0) && !counted {
+			why := "a string's length is not enforced beside a pattern or a format"
+			if c.strict {
+				// Strict tried the length automaton (decision 197).
+				why = "a string's length beside a pattern or a format is counted by an automaton, and this one would be past its limits"
+			}
 			for _, n := range v.nodes {
+				// Only the side that binds: a minLength of 0 beside a
+				// maxLength constrains nothing.
 				for _, kw := range [...]struct {
-					node int
-					name string
-				}{{n.ks.MinLength, "minLength"}, {n.ks.MaxLength, "maxLength"}} {
-					if kw.node >= 0 {
-						c.loosen(n.path+"."+kw.name, kw.name, "a string's length is not enforced beside a pattern or a format")
+					node  int
+					name  string
+					binds bool
+				}{{n.ks.MinLength, "minLength", lo > 0}, {n.ks.MaxLength, "maxLength", hi >= 0}} {
+					if kw.node >= 0 && kw.binds {
+						c.loosen(n.path+"."+kw.name, kw.name, why)
 					}
 				}
 			}
