@@ -56,6 +56,8 @@ func TestAgentSessions(t *testing.T) {
 		{"claude-code-2.1.332", "system[0]", `"type":"tool_use"`, false, false},
 		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false, false},
 		{"opencode-1.18.33", "", `"tool_calls"`, false, false},
+		// Sends reasoning_content back on its assistant turns.
+		{"qwen-code-0.24.4", "", `"tool_calls"`, false, false},
 		// Refused, Claude Code resends with its environment folded into
 		// its first user message, and finishes.
 		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true, false},

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# Runs Claude Code, Codex and opencode, installed from npm, through the
+# Runs Claude Code, Codex, opencode and Qwen Code, installed from npm, through the
 # gateway in front of a scripted engine (engine/main.go), and checks that
 # each finishes a session of two shell tool calls and a streamed answer
 # (issue 32; docs/agents.md). Not part of CI: it downloads the clients.
 #
-# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode ...]
+# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|qwen ...]
 #
 #   --record DIR  also write each client's requests to DIR/CLIENT-VERSION/
 #                 (what serve/testdata/agents/sessions holds, untrimmed;
 #                 trim.py trims a recording as the sessions are)
 #
 # Needs Go, node and npm; reaches only the npm registry (Claude Code
-# 2.1.332 declares Node.js 22, and npm warns EBADENGINE on an older one, but
-# the package runs its own native binary, so Node.js 20 does). Set GATEWAY_FLAGS
+# 2.1.332 and Qwen Code 0.24.4 declare Node.js 22, and npm warns EBADENGINE on an older one, but
+# both run on Node.js 20). Set GATEWAY_FLAGS
 # to pass flags to the gateway (--refuse-late-instructions, say: Claude
 # Code then falls back and still finishes). The clients' versions are
 # pinned below; set AGENTS_LATEST=1 to try the newest, KEEP=1 to keep the
@@ -21,7 +21,7 @@ set -euo pipefail
 record=""
 if [ "${1:-}" = "--record" ]; then record=$(realpath -m "$2"); shift 2; fi
 clients=("$@")
-[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode)
+[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode qwen)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 work=$(mktemp -d)
@@ -32,10 +32,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33"
+versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4"
 # @latest, not a bare name: npm would otherwise fall back to an older
 # release whose "engines" field matches the machine's Node.js.
-[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest"
+[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest"
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund $versions >/dev/null)
 bin=$work/node_modules/.bin
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
@@ -93,6 +93,11 @@ TOML
 JSON
     (cd "$work/cwd-$c" && HOME=$home XDG_CONFIG_HOME=$home/.config timeout 180 "$bin/opencode" run "$prompt" >"$out" 2>"$out.err") || true
     name=opencode-$version ;;
+  qwen)
+    version=$("$bin/qwen" --version)
+    (cd "$work/cwd-$c" && HOME=$home QWEN_CODE_SUPPRESS_YOLO_WARNING=1 timeout 180 "$bin/qwen" --auth-type openai --openai-api-key sk-local \
+      --openai-base-url "http://127.0.0.1:$pport/v1" -m beam --yolo "$prompt" >"$out" 2>"$out.err") || true
+    name=qwen-code-$version ;;
   *) echo "unknown client $c" >&2; exit 2 ;;
   esac
   kill "$epid"; wait "$epid" 2>/dev/null || true

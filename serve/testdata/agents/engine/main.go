@@ -190,7 +190,7 @@ func Script(prompt string) (gen, stop string) {
 	shell, param := "", ""
 	for _, m := range declared.FindAllStringSubmatch(prompt, -1) {
 		switch m[1] {
-		case "Bash", "bash":
+		case "Bash", "bash", "run_shell_command": // run_shell_command: Qwen Code
 			shell, param = m[1], "command"
 		case "exec_command", "shell":
 			if shell == "" {
