@@ -25,7 +25,9 @@ import (
 //
 // Every schema is compiled as a response format, not strict and strict,
 // and every instance up to maxCheckedInstance bytes checked as
-// TestJSONSchemaTestSuite checks the official suite's. It fails when a compile fails with an error that is
+// TestJSONSchemaTestSuite checks the official suite's; it is compiled as
+// a tool's parameters too, both modes, for the checks of a compile. It
+// fails when a compile fails with an error that is
 // not *Error, allocates more than 64 MiB, writes a grammar llama.cpp would
 // refuse or whose left-recursion check costs more than the compiler
 // estimated (llamacheck_test.go), or when an instance breaks what
@@ -102,7 +104,7 @@ func TestJSONSchemaBench(t *testing.T) {
 	}
 	files := loadBench(t, *benchDir)
 
-	// The cost of each compile, both modes.
+	// The cost of each compile, in the four modes.
 	type cost struct {
 		name  string
 		wall  time.Duration
@@ -111,14 +113,24 @@ func TestJSONSchemaBench(t *testing.T) {
 	var costs []cost
 	var ms runtime.MemStats
 	for _, f := range files {
-		for _, strict := range []bool{false, true} {
+		// As a response format and as a tool's parameters (the argument
+		// grammar), strict and not.
+		for mode := range 4 {
+			strict, tool := mode%2 == 1, mode >= 2
+			spec := &Spec{Format: &Format{Schema: f.cases[0].Schema, Strict: strict}}
+			if tool {
+				spec = &Spec{Tools: []Tool{{Name: "f", Parameters: f.cases[0].Schema, Strict: strict}}, Choice: Required}
+			}
 			runtime.ReadMemStats(&ms)
 			before := ms.TotalAlloc
 			start := time.Now()
-			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: f.cases[0].Schema, Strict: strict}})
+			g, err := Compile(context.Background(), spec)
 			wall := time.Since(start)
 			runtime.ReadMemStats(&ms)
 			name := f.name
+			if tool {
+				name += " (tool)"
+			}
 			if strict {
 				name += " (strict)"
 			}

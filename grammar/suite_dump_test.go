@@ -29,6 +29,10 @@ import (
 //     members also in the schema's declared order when that differs), a
 //     few texts drawn from the grammar, and for the numeric attacks the
 //     numbers bounded_test.go tries;
+//   - with -jsonschemabench DIR, maskbench-NAME.gbnf for MaskBench's
+//     schemas (NAME-strict.gbnf as for the suite, NAME-tool.gbnf as a
+//     tool's parameters, with drawn texts only), their instances up to
+//     maxCheckedInstance bytes;
 //   - expected.txt, one line per text: GRAMMAR TEXT ok|fail, the verdict
 //     of this package's matcher; and grammars.txt, every grammar written.
 var dumpGrammars = flag.String("dump-grammars", "", "write the suite's and the attacks' grammars, with texts and this package's verdicts, into `DIR` for templates/llamacpp/grammar.sh")
@@ -433,6 +437,12 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			}
 			if gs, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema, Strict: true}}); err == nil && (g == nil || gs.GBNF() != g.GBNF()) {
 				dump(name+"-strict", gs, contents, uint64(300+i))
+				bench++
+			}
+			// As a tool's parameters (the XML arguments), with texts
+			// drawn from the grammar only.
+			if gt, err := Compile(ctx, &Spec{Tools: []Tool{{Name: "f", Parameters: sc.Schema}}, Choice: Required}); err == nil {
+				dump(name+"-tool", gt, nil, uint64(300+i))
 				bench++
 			}
 		}

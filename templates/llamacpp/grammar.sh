@@ -9,7 +9,8 @@
 #   MASKBENCH_DIR  also JSONSchemaBench's MaskBench files (maskbench/data of
 #                  github.com/guidance-ai/jsonschemabench, not vendored: see
 #                  TestJSONSchemaBench), each schema's grammars with its
-#                  instances up to 4 KB
+#                  instances up to 4 KB, and its grammar as a tool's
+#                  parameters with texts drawn from it
 #
 # It builds gbnfcheck (templates/llamacpp/gbnfcheck: llama.cpp's grammar code
 # compiled alone, with stubs for ggml and the vocabulary) into a temporary
@@ -27,7 +28,7 @@
 # checkout. Not part of CI.
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,27p' "$0" >&2
+  sed -n '2,28p' "$0" >&2
   exit 2
 fi
 llama=$(cd "$1" && pwd)
