@@ -171,6 +171,7 @@ var otherProgramsFlags = map[string]bool{
 	"run": true, "fuzz": true, "fuzztime": true, "quick": true, "dataset": true, "print": true,
 	"chat-template-file": true, "no-prefill-assistant": true, // llama-server
 	"end-bias": true, "high-byte-bias": true, "gguf-py": true, "seed": true, // templates/llamacpp/make_beam_gguf.py
+	"auth-type": true, // Qwen Code
 }
 
 // Every --flag the README and docs/ name is a flag of some beamharmony
