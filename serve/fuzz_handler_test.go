@@ -162,3 +162,45 @@ func FuzzMessagesHandler(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResponsesHandler is FuzzMessagesHandler for POST /v1/responses (the
+// Responses API: Codex's), with reasoning items sealed under the server's
+// key in the seeds.
+func FuzzResponsesHandler(f *testing.F) {
+	fe := newFakeEngine(f, fixed(answer("r", "c")))
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	s, err := New(Config{Backend: fe.srv.URL, Client: client, PingInterval: -1, SigningKey: "fuzz"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	sg := newSigner("fuzz")
+	turn := func(sealed, stream string) string {
+		return `{"model":"beam","stream":` + stream + `,"store":false,"include":["reasoning.encrypted_content"],"input":[` +
+			`{"role":"user","content":"Hi"},{"type":"reasoning","encrypted_content":` + quoteJSON(sealed) + `,"summary":[]},` +
+			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{\"a\":1}"},{"type":"function_call_output","call_id":"c1","output":"ok"},` +
+			`{"role":"user","content":[{"type":"input_text","text":"Again"}]}],` +
+			`"tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}]}`
+	}
+	for _, seed := range []string{
+		`{"model":"beam","input":"Hi","store":false}`,
+		`{"model":"beam","input":"Hi","stream":true,"reasoning":{"effort":"low","summary":"auto"}}`,
+		turn(sg.seal("r"), "false"),
+		turn(sg.seal("r"), "true"),
+		turn("bh1.cg.AAAA", "false"),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		base := runtime.NumGoroutine()
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/responses", bytes.NewReader(body)))
+		if w.Code >= 500 {
+			t.Fatalf("status %d for a client's body: %s", w.Code, w.Body.Bytes())
+		}
+		if n := settledGoroutines(base, 2*time.Second); n > base {
+			var b strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+			t.Fatalf("%d goroutines left, %d before:\n%s", n, base, b.String())
+		}
+	})
+}
