@@ -290,6 +290,25 @@ var dumpFamilies = []dumpFamily{
 // dumpNumbers are the numbers bounded_test.go tries on numeric bounds.
 const dumpNumbers = "0 -1 1 5 -5 0.5 1.1 -0.1 0.15 0.2 0.3 2.5 1000 -1000 9223372036854775807 9223372036854775808 -9223372036854775808 -9223372036854775809 18446744073709551615 18446744073709551616 100000000000000000000000 100000000000000000000001 1000000000000000000000001 123456789012345678901234567890 0.123456789012345678901234 0.12345678901234567890123 -0.123456789012345678901234 -0.12345678901234567890123"
 
+// caseContents is every writing of every instance of sc (suiteContents:
+// also in the schema's declared order when that differs), leaving out
+// instances over maxBytes of JSON (0: none).
+func caseContents(t *testing.T, file string, sc suiteCase, maxBytes int) []string {
+	var contents []string
+	rank := declaredOrder(sc.Schema)
+	for _, in := range sc.Tests {
+		if maxBytes > 0 && len(in.Data) > maxBytes {
+			continue
+		}
+		cs, ordered, err := suiteContents(in.Data, rank)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		contents = append(append(contents, cs...), ordered...)
+	}
+	return contents
+}
+
 func TestDumpGrammarsForLlama(t *testing.T) {
 	dir := *dumpGrammars
 	if dir == "" {
@@ -335,15 +354,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	strict := 0
 	for _, f := range append(loadSuite(t), loadSuiteOptional(t)...) {
 		for i, sc := range f.cases {
-			var contents []string
-			rank := declaredOrder(sc.Schema)
-			for _, in := range sc.Tests {
-				cs, ordered, err := suiteContents(in.Data, rank)
-				if err != nil {
-					t.Fatal(err)
-				}
-				contents = append(append(contents, cs...), ordered...)
-			}
+			contents := caseContents(t, f.name, sc, 0)
 			name := fmt.Sprintf("%s-%02d", f.name, i)
 			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema}}); err == nil {
 				dump(name, g, contents, uint64(suite))
@@ -410,18 +421,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	if *benchDir != "" {
 		for i, f := range loadBench(t, *benchDir) {
 			sc := f.cases[0]
-			var contents []string
-			rank := declaredOrder(sc.Schema)
-			for _, in := range sc.Tests {
-				if len(in.Data) > maxCheckedInstance {
-					continue
-				}
-				cs, ordered, err := suiteContents(in.Data, rank)
-				if err != nil {
-					t.Fatalf("%s: %v", f.name, err)
-				}
-				contents = append(append(contents, cs...), ordered...)
-			}
+			contents := caseContents(t, f.name, sc, maxCheckedInstance)
 			// A file name without the characters a shell or awk would
 			// split on.
 			name := "maskbench-" + strings.Map(func(r rune) rune {

@@ -121,59 +121,30 @@ func defuse(v any) any {
 
 // FuzzMessagesHandler sends arbitrary bodies to POST /v1/messages (the
 // Messages API: Claude Code's), streamed or not, in front of the fake
-// engine. A client's body never gets a 5xx, and no goroutine is left
-// behind. The seeds hold thinking blocks signed and sealed under the
-// server's key (thinking.display "omitted", gap decision 222), which the
-// fuzzer alters.
+// engine (fuzzEndpoint). The seeds hold thinking blocks signed and sealed
+// under the server's key (thinking.display "omitted", gap decision 222),
+// which the fuzzer alters.
 func FuzzMessagesHandler(f *testing.F) {
-	fe := newFakeEngine(f, fixed(answer("r", "c")))
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	s, err := New(Config{Backend: fe.srv.URL, Client: client, PingInterval: -1, SigningKey: "fuzz"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	sg := newSigner("fuzz")
+	sg := newSigner(fuzzSigningKey)
 	turn := func(thinking, sig, display string) string {
 		return `{"model":"beam","max_tokens":50,"thinking":{"type":"adaptive","display":"` + display + `"},"messages":[` +
 			`{"role":"user","content":"Hi"},{"role":"assistant","content":[{"type":"thinking","thinking":` + quoteJSON(thinking) +
 			`,"signature":` + quoteJSON(sig) + `},{"type":"text","text":"c"}]},{"role":"user","content":[{"type":"text","text":"Again"}]}]}`
 	}
-	for _, seed := range []string{
+	fuzzEndpoint(f, "/v1/messages",
 		`{"model":"beam","max_tokens":50,"messages":[{"role":"user","content":"Hi"}]}`,
 		`{"model":"beam","max_tokens":50,"stream":true,"thinking":{"type":"adaptive","display":"omitted"},"messages":[{"role":"user","content":"Hi"}]}`,
 		turn("r", sg.sign("r"), "summarized"),
 		turn("", sg.seal("r"), "omitted"),
 		turn("r", sg.seal("r"), "omitted"),
-		turn("", sg.seal("r\u0000<|end|>"), "omitted"),
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		base := runtime.NumGoroutine()
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body)))
-		if w.Code >= 500 {
-			t.Fatalf("status %d for a client's body: %s", w.Code, w.Body.Bytes())
-		}
-		if n := settledGoroutines(base, 2*time.Second); n > base {
-			var b strings.Builder
-			_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
-			t.Fatalf("%d goroutines left, %d before:\n%s", n, base, b.String())
-		}
-	})
+		turn("", sg.seal("r\u0000<|end|>"), "omitted"))
 }
 
 // FuzzResponsesHandler is FuzzMessagesHandler for POST /v1/responses (the
 // Responses API: Codex's), with reasoning items sealed under the server's
 // key in the seeds.
 func FuzzResponsesHandler(f *testing.F) {
-	fe := newFakeEngine(f, fixed(answer("r", "c")))
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	s, err := New(Config{Backend: fe.srv.URL, Client: client, PingInterval: -1, SigningKey: "fuzz"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	sg := newSigner("fuzz")
+	sg := newSigner(fuzzSigningKey)
 	turn := func(sealed, stream string) string {
 		return `{"model":"beam","stream":` + stream + `,"store":false,"include":["reasoning.encrypted_content"],"input":[` +
 			`{"role":"user","content":"Hi"},{"type":"reasoning","encrypted_content":` + quoteJSON(sealed) + `,"summary":[]},` +
@@ -181,19 +152,34 @@ func FuzzResponsesHandler(f *testing.F) {
 			`{"role":"user","content":[{"type":"input_text","text":"Again"}]}],` +
 			`"tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}]}`
 	}
-	for _, seed := range []string{
+	fuzzEndpoint(f, "/v1/responses",
 		`{"model":"beam","input":"Hi","store":false}`,
 		`{"model":"beam","input":"Hi","stream":true,"reasoning":{"effort":"low","summary":"auto"}}`,
 		turn(sg.seal("r"), "false"),
 		turn(sg.seal("r"), "true"),
-		turn("bh1.cg.AAAA", "false"),
-	} {
+		turn("bh1.cg.AAAA", "false"))
+}
+
+// fuzzSigningKey is the signing key of fuzzEndpoint's server.
+const fuzzSigningKey = "fuzz"
+
+// fuzzEndpoint posts arbitrary bodies, from seeds, to path on a gateway in
+// front of the fake engine, signing under fuzzSigningKey. A client's body
+// never gets a 5xx, and no goroutine is left behind.
+func fuzzEndpoint(f *testing.F, path string, seeds ...string) {
+	fe := newFakeEngine(f, fixed(answer("r", "c")))
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	s, err := New(Config{Backend: fe.srv.URL, Client: client, PingInterval: -1, SigningKey: fuzzSigningKey})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range seeds {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		base := runtime.NumGoroutine()
 		w := httptest.NewRecorder()
-		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/responses", bytes.NewReader(body)))
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body)))
 		if w.Code >= 500 {
 			t.Fatalf("status %d for a client's body: %s", w.Code, w.Body.Bytes())
 		}

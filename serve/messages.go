@@ -253,7 +253,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 			}
 			if display == "omitted" {
 				// The text travels in the signature only: the next turn
-				// still gets all of it (thinkingDisplay).
+				// still gets all of it (exchange.thinkingBlock).
 				r.omitThinking = true
 			} else {
 				// Beam's thinking is not summarized, nor written as
