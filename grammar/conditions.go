@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math/big"
 	"slices"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -197,6 +198,65 @@ func (c *compiler) readNotString(s int) (neg *expr, stringsOnly bool, ok bool) {
 		return nil, false, false
 	}
 	return lit(d.Str(k.constant)), false, true
+}
+
+// maxNotNumbers caps the numbers the nots of one view rule out
+// (notNumbers): each splits the view's range in two, a range of a few
+// rules per digit of its bounds.
+const maxNotNumbers = 16
+
+// notNumbers reads the not of schema s when, for a view of numbers, it
+// rules out numbers by their values (gap decision 223): an enum or a const
+// (beside a type and annotations at most). xs are the numbers it rules
+// out (3.0 is 3); others are the types of its other members (a string,
+// null, ...), which a view admitting any of them can't apply this way. ok
+// is false for any other not, for a number past maxRangeDigits digits
+// either side of the point, or past maxNotNumbers members.
+func notNumbers(d *pyjson.Doc, s int) (xs []*big.Rat, others typeSet, ok bool) {
+	k, ok := readNot(d, s)
+	if !ok || k.required >= 0 || k.pattern >= 0 || (k.enum >= 0) == (k.constant >= 0) {
+		return nil, 0, false
+	}
+	ruled := tAll // the types the not's schema admits
+	if k.typ >= 0 {
+		ruled = typesOf(d, k.typ)
+	}
+	add := func(m int) bool {
+		if !admits(d, ruled, m) {
+			return true // of a type the not's schema rules out: it rules out nothing
+		}
+		switch d.Kind(m) {
+		case pyjson.Number:
+			v, rounded, huge := parseBound(string(d.Raw(m)), true)
+			if huge || rounded || len(xs) == maxNotNumbers {
+				return false
+			}
+			xs = append(xs, v)
+		case pyjson.Null:
+			others |= tNull
+		case pyjson.True, pyjson.False:
+			others |= tBool
+		case pyjson.String:
+			others |= tStr
+		case pyjson.Array:
+			others |= tArr
+		case pyjson.Object:
+			others |= tObj
+		}
+		return true
+	}
+	if k.constant >= 0 {
+		return xs, others, add(k.constant)
+	}
+	if d.Kind(k.enum) != pyjson.Array {
+		return nil, 0, false
+	}
+	ok = true
+	d.Elements(k.enum, func(e, _ int) bool {
+		ok = add(e)
+		return ok
+	})
+	return xs, others, ok
 }
 
 // annotation reports whether a schema keyword only annotates: it

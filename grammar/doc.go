@@ -56,8 +56,8 @@
 // where the condition is known without the value (no if, if true or
 // false, branches admitting anything; under strict, a discriminator's
 // conditions, a case each), not (of types, of anything or of
-// nothing; under strict, of a pattern, enum or const of strings, and of
-// required),
+// nothing; of an enum or const among integers; under strict, of a
+// pattern, enum or const of strings, and of required),
 // multipleOf (whole numbers up to 64; beside bounds, 1, and under strict
 // the others by an automaton; powers of ten below 1, with or without
 // bounds, and j times one, j up to 64, without bounds or under strict

@@ -45,6 +45,9 @@ type view struct {
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
+	// notNums are the schemas of the view whose not its numbers enforce
+	// (viewBody, viewNumber, decision 223).
+	notNums []int
 	// notRequired are sets of names its objects must lack one name of
 	// each, by the nots of its schemas, under strict (viewBody, decisions
 	// 199 and 205).
@@ -655,7 +658,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	// Under strict, a not that rules out strings by their text is the
 	// view's strings' (viewString), unless enum or const lists the values.
 	c.notNodes = append(c.notNodes[:0], v.notsMet...)
-	v.notStrings, v.notRequired = nil, nil // kept on the view: what is compiled before its strings and objects makes its own
+	v.notStrings, v.notRequired, v.notNums = nil, nil, nil // kept on the view: what is compiled before its strings and objects makes its own
 	if c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
 		for _, n := range v.nodes {
 			if n.ks.Not < 0 {
@@ -679,6 +682,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			}
 		}
 	}
+	c.collectNotNumbers(v)
 	if noop, u := c.unevaluatedPropertiesOf(v); noop || u >= 0 {
 		c.propsRoot = v.root
 	}
@@ -1914,6 +1918,9 @@ func (c *compiler) viewBounds(v *view) (lo, hi *bound) {
 // viewNumber is a number, or with integers an integer, within v's bounds.
 func (c *compiler) viewNumber(v *view, integers bool) *expr {
 	lo, hi := c.viewBounds(v)
+	if len(v.notNums) > 0 {
+		return c.numbersExcept(v, lo, hi, integers)
+	}
 	k, whole := c.multipleOf(v, integers)
 	if whole && k > 0 {
 		switch {
@@ -1944,6 +1951,140 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 		return c.integer(lo, hi, v.path)
 	}
 	return c.number(lo, hi, v.path)
+}
+
+// collectNotNumbers finds the nots of v that its numbers enforce, in
+// both modes (gap decision 223): a view of numbers without enum, const or
+// multipleOf beside (whose values or multiples are not checked against
+// the not), of integers only or with a minimum or a maximum (an unbounded
+// number is written with an exponent, which spells each value many ways:
+// a bounded one is written without), and each not an enum or const
+// (notNumbers) whose members of other types are of types the view does
+// not admit. Together at most maxNotNumbers values; the other nots stay
+// reported.
+func (c *compiler) collectNotNumbers(v *view) {
+	set := c.types(v)
+	if set&tNum == 0 || c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 || ks.Mult >= 0 }) {
+		return
+	}
+	bounded := false // (read once, and only for a view with a not)
+	total := 0
+	for _, n := range v.nodes {
+		if n.ks.Not < 0 || slices.Contains(c.notNodes, n.node) {
+			continue
+		}
+		if _, exact := notTypes(c.d, n.node); exact {
+			continue
+		}
+		xs, others, ok := notNumbers(c.d, n.node)
+		if !ok || others&set != 0 || total+len(xs) > maxNotNumbers {
+			continue
+		}
+		if set&tFrac != 0 && !bounded {
+			if lo, hi := c.viewBounds(v); lo == nil && hi == nil {
+				return
+			}
+			bounded = true
+		}
+		total += len(xs)
+		c.notNodes = append(c.notNodes, n.node)
+		v.notNums = append(v.notNums, n.node)
+	}
+}
+
+// numbersExcept is the numbers (with integers, the integers) between lo
+// and hi that no not of v.notNums rules out: the range cut around each of
+// those values, a range each piece. A bounded range is written without an
+// exponent, so a value cut out has no spelling left in it (3, 3.0, 3.00).
+func (c *compiler) numbersExcept(v *view, lo, hi *bound, integers bool) *expr {
+	var xs []*big.Rat
+	for _, s := range v.notNums {
+		more, _, _ := notNumbers(c.d, s)
+		for _, x := range more {
+			if !integers || x.IsInt() {
+				xs = append(xs, x)
+			}
+		}
+	}
+	slices.SortFunc(xs, (*big.Rat).Cmp)
+	xs = slices.CompactFunc(xs, func(x, y *big.Rat) bool { return x.Cmp(y) == 0 })
+	if integers {
+		return c.integersExcept(v, lo, hi, xs)
+	}
+	var alts []*expr
+	from := lo // nil: no least
+	for _, x := range xs {
+		if !withinBounds(x, lo, hi) {
+			continue
+		}
+		if to := (&bound{x, false}); nonEmpty(from, to) {
+			alts = append(alts, c.number(from, to, v.path))
+		}
+		from = &bound{x, false}
+	}
+	if nonEmpty(from, hi) {
+		alts = append(alts, c.number(from, hi, v.path))
+	}
+	if len(alts) == 0 {
+		c.impossible(v.path, "every number within minimum and maximum is one the not rules out")
+		return nil
+	}
+	return alt(alts...)
+}
+
+// withinBounds reports whether x lies within lo and hi (nil: unbounded).
+func withinBounds(x *big.Rat, lo, hi *bound) bool {
+	if lo != nil {
+		if cmp := x.Cmp(lo.v); cmp < 0 || cmp == 0 && !lo.incl {
+			return false
+		}
+	}
+	if hi != nil {
+		if cmp := x.Cmp(hi.v); cmp > 0 || cmp == 0 && !hi.incl {
+			return false
+		}
+	}
+	return true
+}
+
+// nonEmpty reports whether some number lies within lo and hi.
+func nonEmpty(lo, hi *bound) bool {
+	if lo == nil || hi == nil {
+		return true
+	}
+	cmp := lo.v.Cmp(hi.v)
+	return cmp < 0 || cmp == 0 && lo.incl && hi.incl
+}
+
+// integersExcept is the integers between lo and hi but xs (sorted, each
+// once, whole): the range cut around each, a range each piece (intRange).
+func (c *compiler) integersExcept(v *view, lo, hi *bound, xs []*big.Rat) *expr {
+	a, b, ok := intBounds(lo, hi)
+	if !ok {
+		c.impossible(v.path, "no integer lies within minimum and maximum")
+		return nil
+	}
+	one := big.NewInt(1)
+	var alts []*expr
+	from := a // nil: no least
+	for _, r := range xs {
+		x := r.Num()
+		if a != nil && x.Cmp(a) < 0 || b != nil && x.Cmp(b) > 0 {
+			continue
+		}
+		if to := new(big.Int).Sub(x, one); from == nil || from.Cmp(to) <= 0 {
+			alts = append(alts, intRange(from, to))
+		}
+		from = new(big.Int).Add(x, one)
+	}
+	if from == nil || b == nil || from.Cmp(b) <= 0 {
+		alts = append(alts, intRange(from, b))
+	}
+	if len(alts) == 0 {
+		c.impossible(v.path, "every integer within minimum and maximum is one the not rules out")
+		return nil
+	}
+	return alt(alts...)
 }
 
 // decimalNumber is the numbers between lo and hi that are multiples of
