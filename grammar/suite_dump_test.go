@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -38,10 +39,28 @@ import (
 var dumpGrammars = flag.String("dump-grammars", "", "write the suite's and the attacks' grammars, with texts and this package's verdicts, into `DIR` for templates/llamacpp/grammar.sh")
 
 // dumpAttack is a worst-case schema of bounded_test.go or of issue 33's
-// attacks, with numbers to try when a number is what it holds.
+// attacks, with instances to try: JSON values one after another (numbers
+// when a number is what it holds, objects written as the renderer writes
+// them), each a text of its own (jsonValues).
 type dumpAttack struct {
-	name, schema, numbers string
-	strict                bool // compiled strict (the key automata are built under strict only)
+	name, schema, instances string
+	strict                  bool // compiled strict (the key automata are built under strict only)
+}
+
+// jsonValues splits s, JSON values one after another, into their texts,
+// each as s writes it.
+func jsonValues(t *testing.T, s string) []string {
+	var values []string
+	dec := json.NewDecoder(strings.NewReader(s))
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			return values
+		} else if err != nil {
+			t.Fatalf("%.60s...: %v", s, err)
+		}
+		values = append(values, string(v))
+	}
 }
 
 // dumpFamily is a family of attack schemas that grow with n: the largest
@@ -147,6 +166,7 @@ var dumpAttacks = []dumpAttack{
 	{"key-automaton", `{"type": "object", "properties": {"id": {"type": "string"}, "ix": {"type": "integer"}}, "patternProperties": {"^i": {"minimum": 0}, "x$": {"type": "integer"}, "\\d": {"type": "number"}, "^[a-z]{1,6}\\.(json|yaml)$": {"type": "boolean"}}, "additionalProperties": {"type": "string"}}`, "", true},
 	{"length-automaton", `{"type": "object", "properties": {"host": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?(\\.[a-z]([a-z0-9-]*[a-z0-9])?)*$", "maxLength": 63}, "mail": {"type": "string", "format": "ipv4", "minLength": 9}, "code": {"type": "string", "pattern": "[0-9]", "minLength": 4, "maxLength": 8}}, "required": ["host", "mail", "code"], "additionalProperties": false}`, "", true},
 	{"not-strings", `{"type": "object", "properties": {"user": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 12, "not": {"enum": ["root", "admin"]}}, "path": {"not": {"pattern": "\\.\\."}}, "tag": {"type": "string", "not": {"pattern": "^-"}}}, "required": ["user", "path", "tag"], "additionalProperties": false}`, "", true},
+	{"not-numbers", `{"type": "object", "properties": {"port": {"type": "integer", "minimum": 1024, "maximum": 65535, "not": {"enum": [6379, 6380, 43215]}}, "ratio": {"type": "number", "minimum": 0, "maximum": 1, "not": {"enum": [0, 0.5]}}}, "required": ["port", "ratio"], "additionalProperties": false}`, `{"port": 6378, "ratio": 0.25} {"port": 6379, "ratio": 0.25} {"port": 8080, "ratio": 0.5} {"port": 8080, "ratio": 0.50} {"port": 43216, "ratio": 1} {"port": 43215, "ratio": 0.0} {"port": 65535, "ratio": 0.49999}`, false},
 	{"not-required", `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["c"], "not": {"required": ["a", "b"]}}`, "", true},
 	{"oneof-required", `{"type": "object", "properties": {"radius": {"type": "number"}, "length": {"type": "number"}, "width": {"type": "number"}, "base": {"type": "number"}, "height": {"type": "number"}}, "oneOf": [{"required": ["radius"]}, {"required": ["length", "width"]}, {"required": ["base", "height"]}]}`, `{"radius": 1} {"length": 1, "width": 2} {"radius": 1, "length": 2, "width": 3} {"base": 1, "height": 2, "radius": 3} {"radius": 1, "base": 2}`, true},
 	{"oneof-literals", `{"type": "object", "properties": {"a": {"oneOf": [{"const": "exists"}, {"const": "invalid"}]}, "b": {"oneOf": [{"type": "string", "pattern": "^[0-9 x]+$"}, {"enum": ["any"]}]}}, "required": ["a", "b"], "additionalProperties": false}`, "", true},
@@ -398,7 +418,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			t.Logf("attack %s refused: %.200v", a.name, err)
 			continue
 		}
-		dump("attack-"+a.name, g, strings.Fields(a.numbers), uint64(i))
+		dump("attack-"+a.name, g, jsonValues(t, a.instances), uint64(i))
 		attacks++
 	}
 	// The schemas of TestImpossibleParts that compile: parts that match
