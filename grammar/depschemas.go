@@ -70,7 +70,7 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 	var cases []*expr
 	var present, absent []string
 	for mask := range 1 << len(triggers) {
-		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present, excluded: v.excluded}
 		w.copyLinks(v)
 		present, absent = present[:0], absent[:0]
 		for i, t := range triggers {

@@ -55,8 +55,9 @@
 // from below, or the length where every element counts), if/then/else
 // where the condition is known without the value (no if, if true or
 // false, branches admitting anything; under strict, a discriminator's
-// conditions, a case each), not (of types, of anything or of
-// nothing; of an enum or const among integers; under strict, of a
+// conditions, a case each, and one for the values none lists), not (of
+// types, of anything or of nothing; of an enum or const among integers
+// or bounded numbers; under strict, of a
 // pattern, enum or const of strings, and of required),
 // multipleOf (whole numbers up to 64; beside bounds, 1, and under strict
 // the others by an automaton; powers of ten below 1, with or without

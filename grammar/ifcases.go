@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // A discriminator's if/then/else (gap decision 206): schemas that apply
@@ -21,11 +22,15 @@ import (
 // the other conditions' else, and, when the object does not require the
 // property, a case where it is absent (then every condition without
 // required is true, and its then applies; one that requires the property
-// is false, and its else applies). This is exact when the values the
-// property may take (its const or enum, literalSet) are each among exactly
-// one condition's values, and the object's schemas allow only objects:
-// elsewhere, as before, the conditions are reported (an error under
-// strict).
+// is false, and its else applies). When the property may take a value no
+// condition lists (its values are not listed, or some of its const or
+// enum, literalSet, are among none), one case more holds it with a value
+// none lists, every else applied (gap decision 224): the property's value
+// leaves out every condition's values (view.excluded), which its strings,
+// booleans, null, integers and bounded numbers can (cuttable). This is
+// exact when no value is among two conditions' values and the object's
+// schemas allow only objects: elsewhere, as before, the conditions are
+// reported (an error under strict).
 
 // maxIfCases caps the cases of one view's discriminator conditions.
 const maxIfCases = 16
@@ -178,11 +183,11 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		return nil, false
 	}
 	name := ifs[0].name
-	// The values the property may take, each among one condition's.
+	// The values the property may take, each among one condition's at
+	// most; a value among none, or values not listed, make the case of
+	// the property present with none of the conditions' values (rest).
 	declared, finite := c.literalSet(c.memberValue(v, name))
-	if !finite {
-		return nil, false
-	}
+	rest := !finite
 	for _, m := range declared {
 		if !comparableLiteral(d, m) {
 			return nil, false
@@ -196,14 +201,19 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		if among > 1 {
 			return nil, false // two conditions true at once: not split here
 		}
-		if among == 0 {
-			return nil, false // every condition false: the elses with this value, not written here
-		}
+		rest = rest || among == 0
+	}
+	var listed []int // every condition's values, which the rest case rules out
+	for _, f := range ifs {
+		listed = append(listed, f.values...)
+	}
+	if rest && !c.cuttable(c.memberValue(v, name), listed) {
+		return nil, false
 	}
 	// A case: v's schemas, its conditions distributed, with the given
 	// branches (and ifs) added.
-	caseOf := func(add []int, paths []string, present, absent string) *expr {
-		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly || present != "", present: v.present}
+	caseOf := func(add []int, paths []string, present, absent string, excluded []exclusion) *expr {
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly || present != "", present: v.present, excluded: excluded}
 		w.copyLinks(v)
 		for _, f := range ifs {
 			w.nodes[f.at].done |= doneIf
@@ -230,7 +240,20 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 				add, paths = append(add, g.els), append(paths, g.el0)
 			}
 		}
-		cases = append(cases, caseOf(add, paths, name, ""))
+		cases = append(cases, caseOf(add, paths, name, "", v.excluded))
+		if c.err != nil {
+			return nil, true
+		}
+	}
+	if rest {
+		// The property holds a value no condition lists: every if is
+		// false, every else applies.
+		var add []int
+		var paths []string
+		for _, f := range ifs {
+			add, paths = append(add, f.els), append(paths, f.el0)
+		}
+		cases = append(cases, caseOf(add, paths, name, "", append(slices.Clip(v.excluded), exclusion{name, listed, ifs[0].condPath})))
 		if c.err != nil {
 			return nil, true
 		}
@@ -245,9 +268,33 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 				add, paths = append(add, f.then), append(paths, f.then0)
 			}
 		}
-		cases = append(cases, caseOf(add, paths, "", name))
+		cases = append(cases, caseOf(add, paths, "", name, v.excluded))
 	}
 	return alt(cases...), true
+}
+
+// cuttable reports whether the values of view mv (a discriminator's
+// property) can leave out the literal values listed (ifCases): a string
+// by the string automaton (under strict, which ifCases is), null and
+// booleans by their literals, a number where numbersExcept cuts its range
+// (integers, or a bounded number, without multipleOf). A view of literals
+// (enum, const) leaves them out whatever their type.
+func (c *compiler) cuttable(mv *view, listed []int) bool {
+	if mv.never || c.has(mv, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
+		return true
+	}
+	set := c.types(mv)
+	if set&tNum == 0 || !slices.ContainsFunc(listed, func(m int) bool { return c.d.Kind(m) == pyjson.Number }) {
+		return true
+	}
+	if c.has(mv, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
+		return false
+	}
+	if set&tFrac == 0 {
+		return true
+	}
+	lo, hi := c.viewBounds(mv)
+	return lo != nil || hi != nil
 }
 
 // requiresName reports whether a schema of v requires name, or v's

@@ -42,6 +42,11 @@ type view struct {
 	// present are names every object of the view holds (a case of a
 	// discriminator's if/then/else: ifCases).
 	present []string
+	// excluded are values members of the view's objects may not hold
+	// (name: the member's; "": the view's own value), for the case of a
+	// discriminator's if/then/else where the property holds a value no
+	// condition lists (ifCases, gap decision 224).
+	excluded []exclusion
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
@@ -422,7 +427,36 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 	for _, name := range v.present {
 		b = strconv.AppendQuote(append(b, '+'), name)
 	}
+	for _, x := range v.excluded {
+		b = strconv.AppendQuote(append(b, '^'), x.name)
+		for _, m := range x.values {
+			b = strconv.AppendInt(append(b, ','), int64(m), 10)
+		}
+	}
 	return b
+}
+
+// An exclusion is values (literal nodes) member name of an object may not
+// hold ("": the value itself may not be one of them), where a
+// discriminator's conditions at path list them (ifCases).
+type exclusion struct {
+	name   string
+	values []int
+	path   string
+}
+
+// excludedValues is the values v itself may not take, and the path of
+// the first condition that lists one ("": none).
+func (v *view) excludedValues() (values []int, path string) {
+	for _, x := range v.excluded {
+		if x.name == "" {
+			values = append(values, x.values...)
+			if path == "" {
+				path = x.path
+			}
+		}
+	}
+	return values, path
 }
 
 // with returns the view of variant s (at path) of node i's combinator
@@ -435,7 +469,7 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 // of {"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, ...]}, {"anyOf":
 // [{"$ref": "#/$defs/a"}, ...]}]} may lead to a.
 func (c *compiler) with(v *view, i int, done uint8, s int, path string) *view {
-	w := &view{path: path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
+	w := &view{path: path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present, excluded: v.excluded}
 	// The copy is work too: an allOf of 3,000 anyOfs copied its view
 	// at every variant, 80 MB before the depth cap (gap decision 218).
 	if !c.spend(path, 256*len(v.nodes)) {
@@ -707,7 +741,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			}
 			if d.Kind(kw.node) != pyjson.Array {
 				c.drop(n.path+"."+kw.name, kw.name)
-				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present}
+				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present, excluded: v.excluded}
 				w.copyLinks(v)
 				w.nodes[i].done |= kw.done
 				return c.value(w, ctx, xml)
@@ -816,6 +850,10 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			c.loosenCast(v)
 		}
 	}
+	excluded, _ := v.excludedValues()
+	if slices.ContainsFunc(excluded, func(m int) bool { return d.Kind(m) == pyjson.Null }) {
+		set &^= tNull
+	}
 	if lits, ok := c.viewLiterals(v, set, ctx, xml); ok {
 		return lits
 	}
@@ -830,7 +868,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && !c.has(v, constrainsType) && len(v.notStrings) == 0 && len(v.notRequired) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
+	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && len(excluded) == 0 && !c.has(v, constrainsType) && len(v.notStrings) == 0 && len(v.notRequired) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
 		return c.anyJSON(ctx)
 	}
@@ -840,7 +878,14 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		alts = append(alts, lit("null"))
 	}
 	if set&tBool != 0 {
-		alts = append(alts, lit("true"), lit("false"))
+		for _, b := range [...]struct {
+			text string
+			kind pyjson.Kind
+		}{{"true", pyjson.True}, {"false", pyjson.False}} {
+			if !slices.ContainsFunc(excluded, func(m int) bool { return d.Kind(m) == b.kind }) {
+				alts = append(alts, lit(b.text))
+			}
+		}
 	}
 	if set&tNum != 0 {
 		alts = append(alts, c.viewNumber(v, set&tFrac == 0))
@@ -863,7 +908,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 // written as objects only.
 func objectCase(w *view, present, absent []string) *view {
 	wc := &view{nodes: slices.Clone(w.nodes), path: w.path, root: w.root, objectsOnly: true,
-		absent: append(slices.Clip(w.absent), absent...), present: append(slices.Clip(w.present), present...)}
+		absent: append(slices.Clip(w.absent), absent...), present: append(slices.Clip(w.present), present...), excluded: w.excluded}
 	wc.copyLinks(w)
 	return wc
 }
@@ -1760,8 +1805,9 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 	nlo, nhi := c.viewBounds(v)
 	var alts []*expr
 	cost := 0
+	excluded, _ := v.excludedValues()
 	for j, m := range members {
-		if !admits(d, set, m) {
+		if !admits(d, set, m) || slices.ContainsFunc(excluded, func(x int) bool { return c.literalEqual(x, m) }) {
 			continue
 		}
 		switch d.Kind(m) {
@@ -1918,8 +1964,21 @@ func (c *compiler) viewBounds(v *view) (lo, hi *bound) {
 // viewNumber is a number, or with integers an integer, within v's bounds.
 func (c *compiler) viewNumber(v *view, integers bool) *expr {
 	lo, hi := c.viewBounds(v)
-	if len(v.notNums) > 0 {
-		return c.numbersExcept(v, lo, hi, integers)
+	var cut []*big.Rat // the numbers a discriminator's conditions list (ifCases)
+	if excluded, path := v.excludedValues(); len(excluded) > 0 {
+		for _, m := range excluded {
+			if c.d.Kind(m) == pyjson.Number {
+				x, _, _ := parseBound(string(c.d.Raw(m)), true) // (comparableLiteral: 40 characters, no exponent)
+				cut = append(cut, x)
+			}
+		}
+		if len(cut) > 0 && (!integers && lo == nil && hi == nil || c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 })) {
+			c.loosen(path, "if", "a number without bounds, or with multipleOf, is not cut around the values the conditions list")
+			cut = nil
+		}
+	}
+	if len(v.notNums) > 0 || len(cut) > 0 {
+		return c.numbersExcept(v, lo, hi, integers, cut)
 	}
 	k, whole := c.multipleOf(v, integers)
 	if whole && k > 0 {
@@ -1993,11 +2052,16 @@ func (c *compiler) collectNotNumbers(v *view) {
 }
 
 // numbersExcept is the numbers (with integers, the integers) between lo
-// and hi that no not of v.notNums rules out: the range cut around each of
+// and hi that no not of v.notNums rules out, nor cut lists: the range cut around each of
 // those values, a range each piece. A bounded range is written without an
 // exponent, so a value cut out has no spelling left in it (3, 3.0, 3.00).
-func (c *compiler) numbersExcept(v *view, lo, hi *bound, integers bool) *expr {
+func (c *compiler) numbersExcept(v *view, lo, hi *bound, integers bool, cut []*big.Rat) *expr {
 	var xs []*big.Rat
+	for _, x := range cut {
+		if !integers || x.IsInt() {
+			xs = append(xs, x)
+		}
+	}
 	for _, s := range v.notNums {
 		more, _, _ := notNumbers(c.d, s)
 		for _, x := range more {
@@ -2138,6 +2202,15 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 			if slices.Contains(v.notStrings, n.node) {
 				neg, _, _ := c.notString(n.node)
 				negs, negNodes = append(negs, neg), append(negNodes, n.node)
+			}
+		}
+	}
+	// The strings a discriminator's conditions list (ifCases): the value
+	// nodes name them in the shape's key.
+	if excluded, _ := v.excludedValues(); len(excluded) > 0 {
+		for _, m := range excluded {
+			if c.d.Kind(m) == pyjson.String {
+				negs, negNodes = append(negs, lit(c.d.Str(m))), append(negNodes, m)
 			}
 		}
 	}
@@ -2401,6 +2474,9 @@ func (c *compiler) negatedShape(v *view, ctx textContext, raw bool, lo, hi int, 
 			if slices.Contains(negNodes, n.node) {
 				c.loosen(n.path+".not", "not", "the strings it rules out are told apart by an automaton past its limits")
 			}
+		}
+		if excluded, at := v.excludedValues(); len(excluded) > 0 {
+			c.loosen(at, "if", "the strings the conditions list are told apart by an automaton past its limits")
 		}
 		return nil, false
 	}
@@ -2963,6 +3039,11 @@ func (c *compiler) memberValue(v *view, name string) *view {
 	if w.path == "" {
 		w.path = v.path + ".required"
 	}
+	for _, x := range v.excluded {
+		if x.name == name && name != "" {
+			w.excluded = append(w.excluded, exclusion{"", x.values, x.path})
+		}
+	}
 	return w
 }
 
@@ -3195,7 +3276,7 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 		choices, _ := leastChoices(v.notRequired, maxExclusiveCases)
 		var cases []*expr
 		for _, absent := range choices {
-			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), absent...), objectsOnly: v.objectsOnly, present: v.present}
+			w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: append(slices.Clip(v.absent), absent...), objectsOnly: v.objectsOnly, present: v.present, excluded: v.excluded}
 			w.copyLinks(v)
 			cases = append(cases, c.dependentObjects(w, ctx, xml))
 		}
