@@ -32,6 +32,9 @@ func TestIfCases(t *testing.T) {
 		{"an undeclared property, any value", `{"type": "object", "properties": {"x": {}}, "allOf": [{"if": {"properties": {"kind": {"const": "minecraft:flat"}}}, "then": {"required": ["x"]}}]}`,
 			[]string{`{"x": 1, "kind": "minecraft:flat"}`, `{"kind": "minecraft:noise"}`, `{"kind": 3}`, `{"kind": null}`, `{"x": 1}`},
 			[]string{`{"kind": "minecraft:flat"}`, `{}`}},
+		{"strings told apart by variants", `{"type": "object", "properties": {"k": {"type": "string", "oneOf": [{"pattern": "^a"}, {"pattern": "b$"}]}, "x": {}}, "if": {"properties": {"k": {"const": "a1"}}}, "then": {"required": ["x"]}}`,
+			[]string{`{"k": "a1", "x": 1}`, `{"k": "a2"}`, `{"k": "cb"}`, `{"x": 1}`},
+			[]string{`{"k": "a1"}`, `{"k": "ab"}`, `{"k": "c"}`, `{}`}},
 		{"integers", `{"type": "object", "properties": {"n": {"type": "integer"}, "x": {}}, "if": {"properties": {"n": {"const": 3}}}, "then": {"required": ["x"]}}`,
 			[]string{`{"n": 3, "x": 1}`, `{"n": 4}`, `{"n": 2}`, `{"n": -3}`, `{"n": 30}`, `{"x": 1}`},
 			[]string{`{"n": 3}`, `{"n": 3.5}`, `{}`}},
@@ -120,16 +123,17 @@ func TestIfCasesAgainstValidator(t *testing.T) {
 // the case of the property present with another value takes every else
 // (gap decision 224). Against a JSON Schema validator, on random
 // properties (undeclared, strings, a longer enum, integers, bounded
-// numbers, booleans, nullable strings) and conditions on random values.
+// numbers, booleans, nullable strings, strings told apart by a oneOf of
+// patterns) and conditions on random values.
 func TestIfCasesRestAgainstValidator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 224))
 	props := []string{``, `"k": {"type": "string"}, `, `"k": {"enum": ["p", "q", "r", 1]}, `, `"k": {"type": "integer"}, `,
 		`"k": {"type": "integer", "minimum": 0, "maximum": 3}, `, `"k": {"type": "boolean"}, `, `"k": {"type": ["string", "null"]}, `,
-		`"k": {"type": "number", "minimum": 0}, `}
+		`"k": {"type": "number", "minimum": 0}, `, `"k": {"type": "string", "oneOf": [{"pattern": "^p"}, {"pattern": "q$"}]}, `}
 	listed := []string{`"p"`, `"q"`, `"r"`, `1`, `2.0`, `true`, `false`, `null`, `""`}
-	kValues := []string{`"p"`, `"q"`, `"r"`, `"s"`, `""`, `"pp"`, `1`, `2`, `5`, `1.5`, `0`, `true`, `false`, `null`, `[]`, `{}`}
+	kValues := []string{`"p"`, `"q"`, `"r"`, `"s"`, `""`, `"pp"`, `"pq"`, `"sq"`, `1`, `2`, `5`, `1.5`, `0`, `true`, `false`, `null`, `[]`, `{}`}
 	checked, compiled := 0, 0
-	for range 300 {
+	for range 600 {
 		prop := props[rng.IntN(len(props))]
 		schema := `{"type": "object", "properties": {` + prop + `"x": {}, "y": {}}`
 		numbers := false // a number among the conditions' values
@@ -201,7 +205,7 @@ func TestIfCasesRestAgainstValidator(t *testing.T) {
 			checked++
 		}
 	}
-	if compiled < 250 || checked < 6000 {
+	if compiled < 500 || checked < 12000 {
 		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // none constrains it: so for one alone only when a single variant admits
 // it, which is left to the general path (ok false), as are views with an
 // enum, const, not or another pending anyOf or oneOf, raw arguments (xml),
-// and automata past their limits. ok false: the caller goes on as before.
+// and automata past their limits. The strings a discriminator's
+// conditions leave out (view.excluded) are left out by the automaton too. ok false: the caller goes on as before.
 func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bool) (text *expr, ok bool) {
 	d := c.d
 	if !c.strict || xml || d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated {
@@ -108,10 +109,20 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 			return nil, false
 		}
 	}
+	// The strings a discriminator's conditions list (view.excluded) are
+	// left out by the same automaton.
+	var negs []*expr
+	excluded, _ := v.excludedValues()
+	for _, m := range excluded {
+		if d.Kind(m) == pyjson.String {
+			negs = append(negs, lit(d.Str(m)))
+			key = strconv.AppendQuote(append(key, " not"...), d.Str(m))
+		}
+	}
 	if e, ok := c.memo[string(key)]; ok {
 		return e, true // the same variants elsewhere in the schemas
 	}
-	if text, ok = c.groupAutomaton(groups, nil, false, path); ok {
+	if text, ok = c.groupAutomaton(groups, negs, false, path); ok {
 		c.memo[string(key)] = text
 	}
 	return text, ok
