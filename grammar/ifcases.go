@@ -50,12 +50,32 @@ type discriminatorIf struct {
 // readDiscriminatorIf reads the if of schema s when it is a
 // discriminator's: properties of one name whose schema is a const or an
 // enum of strings, booleans, null or plain numbers, and required of that
-// name at most, with annotations.
-func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, required bool, ok bool) {
-	cond := d.Lookup(s, "if")
+// name at most, with annotations; or the not of such a schema alone
+// (negated: the condition is cond's failing, so then applies where cond
+// fails and else where it holds, gap decision 225). cond is the schema
+// read.
+func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, required, negated bool, cond int, ok bool) {
+	cond = d.Lookup(s, "if")
 	if cond < 0 || d.Kind(cond) != pyjson.Object || d.DuplicateKey(cond) >= 0 {
-		return "", nil, false, false
+		return "", nil, false, false, -1, false
 	}
+	if inner := d.Lookup(cond, "not"); inner >= 0 && d.Kind(inner) == pyjson.Object && d.DuplicateKey(inner) < 0 {
+		only := true
+		d.Members(cond, func(k, _ int) bool {
+			only = d.Str(k) == "not" || annotation(d.Str(k))
+			return only
+		})
+		if only {
+			cond, negated = inner, true
+		}
+	}
+	name, values, required, ok = readDiscriminator(d, cond)
+	return name, values, required, negated, cond, ok
+}
+
+// readDiscriminator reads schema cond when it is a discriminator's
+// condition (readDiscriminatorIf).
+func readDiscriminator(d *pyjson.Doc, cond int) (name string, values []int, required bool, ok bool) {
 	ok = true
 	reqName := ""
 	d.Members(cond, func(k, val int) bool {
@@ -85,15 +105,19 @@ func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, requi
 	return name, values, required, true
 }
 
-// literalsOnly reads schema s when it is only a const or an enum (and
-// annotations) of values literalEqual compares: its values.
+// literalsOnly reads schema s when it is only a const or an enum (and a
+// type and annotations) of values literalEqual compares: its values (of
+// the type's types).
 func literalsOnly(d *pyjson.Doc, s int) (values []int, ok bool) {
 	if d.Kind(s) != pyjson.Object || d.DuplicateKey(s) >= 0 {
 		return nil, false
 	}
 	ok = true
+	typ := -1
 	d.Members(s, func(k, val int) bool {
 		switch key := d.Str(k); key {
+		case "type":
+			typ = val
 		case "const":
 			values = append(values, val)
 		case "enum":
@@ -110,6 +134,15 @@ func literalsOnly(d *pyjson.Doc, s int) (values []int, ok bool) {
 	})
 	if !ok || len(values) == 0 || d.Lookup(s, "const") >= 0 && d.Lookup(s, "enum") >= 0 {
 		return nil, false
+	}
+	if typ >= 0 {
+		// Beside a type, the listed values of its types ({"type":
+		// "boolean", "enum": [false]}, decision 225).
+		set := typesOf(d, typ)
+		values = slices.DeleteFunc(values, func(m int) bool { return !admits(d, set, m) })
+		if len(values) == 0 {
+			return nil, false
+		}
 	}
 	for _, m := range values {
 		if !comparableLiteral(d, m) {
@@ -154,7 +187,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		if n.done&doneIf != 0 || c.otherKey(&n, kwIf) < 0 {
 			continue
 		}
-		name, values, required, ok := readDiscriminatorIf(d, n.node)
+		name, values, required, negated, cond, ok := readDiscriminatorIf(d, n.node)
 		if !ok {
 			if _, known := conditionKnown(d, n.node); known {
 				continue // applied by the view, or nothing to apply
@@ -167,9 +200,15 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		if _, known := conditionKnown(d, n.node); !known {
 			unknown = true
 		}
-		ifs = append(ifs, discriminatorIf{at: i, name: name, values: values, required: required,
-			cond: d.Lookup(n.node, "if"), then: d.Lookup(n.node, "then"), els: d.Lookup(n.node, "else"),
-			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else"})
+		f := discriminatorIf{at: i, name: name, values: values, required: required,
+			cond: cond, then: d.Lookup(n.node, "then"), els: d.Lookup(n.node, "else"),
+			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else"}
+		if negated {
+			// Where the not's schema holds, the if fails: else applies.
+			f.condPath += ".not"
+			f.then, f.els, f.then0, f.el0 = f.els, f.then, f.el0, f.then0
+		}
+		ifs = append(ifs, f)
 	}
 	if !unknown || len(ifs)+1 > maxIfCases {
 		return nil, false

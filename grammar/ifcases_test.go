@@ -35,6 +35,10 @@ func TestIfCases(t *testing.T) {
 		{"strings told apart by variants", `{"type": "object", "properties": {"k": {"type": "string", "oneOf": [{"pattern": "^a"}, {"pattern": "b$"}]}, "x": {}}, "if": {"properties": {"k": {"const": "a1"}}}, "then": {"required": ["x"]}}`,
 			[]string{`{"k": "a1", "x": 1}`, `{"k": "a2"}`, `{"k": "cb"}`, `{"x": 1}`},
 			[]string{`{"k": "a1"}`, `{"k": "ab"}`, `{"k": "c"}`, `{}`}},
+		{"a negated condition: then where it fails", `{"type": "object", "properties": {"auth": {"type": ["string", "null"]}, "user": {}}, "if": {"not": {"properties": {"auth": {"const": null}}}}, "then": {"required": ["user"]}, "else": {"properties": {"user": false}}}`,
+			[]string{`{"auth": "x", "user": 1}`, `{"auth": null}`, `{}`}, []string{`{"auth": "x"}`, `{"auth": null, "user": 1}`, `{"user": 1}`}},
+		{"a condition with a type beside its values, negated", `{"type": "object", "properties": {"webpack": {"type": "boolean"}, "config": {}}, "if": {"not": {"properties": {"webpack": {"type": "boolean", "enum": [false, "x"]}}}}, "then": {"required": ["config"]}}`,
+			[]string{`{"webpack": false}`, `{"webpack": true, "config": 1}`, `{"webpack": false, "config": 1}`, `{}`}, []string{`{"webpack": true}`, `{"webpack": "x"}`}},
 		{"integers", `{"type": "object", "properties": {"n": {"type": "integer"}, "x": {}}, "if": {"properties": {"n": {"const": 3}}}, "then": {"required": ["x"]}}`,
 			[]string{`{"n": 3, "x": 1}`, `{"n": 4}`, `{"n": 2}`, `{"n": -3}`, `{"n": 30}`, `{"x": 1}`},
 			[]string{`{"n": 3}`, `{"n": 3.5}`, `{}`}},
@@ -124,7 +128,8 @@ func TestIfCasesAgainstValidator(t *testing.T) {
 // (gap decision 224). Against a JSON Schema validator, on random
 // properties (undeclared, strings, a longer enum, integers, bounded
 // numbers, booleans, nullable strings, strings told apart by a oneOf of
-// patterns) and conditions on random values.
+// patterns) and conditions on random values, some negated by a not
+// (decision 225).
 func TestIfCasesRestAgainstValidator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 224))
 	props := []string{``, `"k": {"type": "string"}, `, `"k": {"enum": ["p", "q", "r", 1]}, `, `"k": {"type": "integer"}, `,
@@ -156,7 +161,11 @@ func TestIfCasesRestAgainstValidator(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				cond += `, "required": ["k"]`
 			}
-			s := `{"if": ` + cond + `}`
+			cond += `}`
+			if rng.IntN(4) == 0 {
+				cond = `{"not": ` + cond + `}` // decision 225
+			}
+			s := `{"if": ` + cond
 			if rng.IntN(4) > 0 {
 				s += `, "then": {"required": [` + strconv.Quote([]string{"x", "y"}[rng.IntN(2)]) + `]}`
 			}
