@@ -70,7 +70,7 @@ func TestNotNumbers(t *testing.T) {
 		}
 	}
 	// Nothing left is an error naming the schema.
-	if _, err := compileFormat(`{"type": "integer", "minimum": 3, "maximum": 4, "not": {"enum": [3, 4]}}`, false); err == nil || !strings.Contains(err.Error(), "response_format.json_schema.schema: every integer within minimum and maximum is one the not rules out") {
+	if _, err := compileFormat(`{"type": "integer", "minimum": 3, "maximum": 4, "not": {"enum": [3, 4]}}`, false); err == nil || !strings.Contains(err.Error(), "response_format.json_schema.schema: every integer within minimum and maximum is one that not, or the conditions of if, rule out") {
 		t.Errorf("every integer ruled out: %v", err)
 	}
 }

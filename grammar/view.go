@@ -2052,9 +2052,10 @@ func (c *compiler) collectNotNumbers(v *view) {
 }
 
 // numbersExcept is the numbers (with integers, the integers) between lo
-// and hi that no not of v.notNums rules out, nor cut lists: the range cut around each of
-// those values, a range each piece. A bounded range is written without an
-// exponent, so a value cut out has no spelling left in it (3, 3.0, 3.00).
+// and hi that neither a not of v.notNums rules out nor cut lists: the
+// range cut around each of those values, a range each piece. A bounded
+// range is written without an exponent, so a value cut out has no
+// spelling left in it (3, 3.0, 3.00).
 func (c *compiler) numbersExcept(v *view, lo, hi *bound, integers bool, cut []*big.Rat) *expr {
 	var xs []*big.Rat
 	for _, x := range cut {
@@ -2090,7 +2091,7 @@ func (c *compiler) numbersExcept(v *view, lo, hi *bound, integers bool, cut []*b
 		alts = append(alts, c.number(from, hi, v.path))
 	}
 	if len(alts) == 0 {
-		c.impossible(v.path, "every number within minimum and maximum is one the not rules out")
+		c.impossible(v.path, "every number within minimum and maximum is one that not, or the conditions of if, rule out")
 		return nil
 	}
 	return alt(alts...)
@@ -2145,7 +2146,7 @@ func (c *compiler) integersExcept(v *view, lo, hi *bound, xs []*big.Rat) *expr {
 		alts = append(alts, intRange(from, b))
 	}
 	if len(alts) == 0 {
-		c.impossible(v.path, "every integer within minimum and maximum is one the not rules out")
+		c.impossible(v.path, "every integer within minimum and maximum is one that not, or the conditions of if, rule out")
 		return nil
 	}
 	return alt(alts...)
