@@ -68,7 +68,7 @@
 // (exactly when its variants' types are disjoint, their objects told
 // apart, their literals apart, they only require names (or forbid them
 // by a not of required), or under strict
-// they only constrain strings; objects only where two variants constrain
+// they only constrain or list strings; objects only where two variants constrain
 // objects alone; by cases for a discriminator no variant requires beside
 // required names; else as anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative
 // and $anchor refs too, and $dynamicRef where its target can't depend on

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -8,18 +9,21 @@ import (
 
 // stringVariants is, under strict, the value of a oneOf (node oneOf of
 // v's schema i, at path) whose variants only constrain strings (type,
-// pattern, format, minLength, maxLength and annotations): the strings
-// valid for exactly one variant, by one string automaton over every
-// variant's patterns and formats and lengths (groupAutomaton, gap decision
-// 202). Unanchored or overlapping patterns ({"oneOf": [{"pattern":
-// "customer"}, {"pattern": "admin"}]}), a lowercase and an uppercase UUID
-// (the all-digit ones are valid for both), hostname against ipv4. A value
-// of another type is valid for every variant that admits its type, since
-// none constrains it: so for one alone only when a single variant admits
-// it, which is left to the general path (ok false), as are views with an
-// enum, const, not or another pending anyOf or oneOf, raw arguments (xml),
-// and automata past their limits. The strings a discriminator's
-// conditions leave out (view.excluded) are left out by the automaton too. ok false: the caller goes on as before.
+// pattern, format, minLength, maxLength, an enum or const of strings, and
+// annotations): the strings valid for exactly one variant, by one string
+// automaton over every variant's patterns, formats, listed strings and
+// lengths (groupAutomaton, gap decisions 202 and 226). Unanchored or
+// overlapping patterns ({"oneOf": [{"pattern": "customer"}, {"pattern":
+// "admin"}]}), a lowercase and an uppercase UUID (the all-digit ones are
+// valid for both), overlapping enums ({"oneOf": [{"enum": ["a", "b"]},
+// {"enum": ["b", "c"]}]}: "a" and "c"). A value of another type is valid
+// for every variant that admits its type, since none constrains it: so
+// for one alone only when a single variant admits it, which is left to
+// the general path (ok false), as are views with a not or another pending
+// anyOf or oneOf, a listed value that is not a string, raw arguments
+// (xml), and automata past their limits. The strings a discriminator's
+// conditions leave out (view.excluded) are left out by the automaton too.
+// ok false: the caller goes on as before.
 func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bool) (text *expr, ok bool) {
 	d := c.d
 	if !c.strict || xml || d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated {
@@ -30,7 +34,7 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 		if ok = d.Kind(e) == pyjson.Object && d.DuplicateKey(e) < 0; ok {
 			d.Members(e, func(k, _ int) bool {
 				switch d.Str(k) {
-				case "type", "pattern", "format", "minLength", "maxLength", "description", "title", "$comment", "examples", "default":
+				case "type", "pattern", "format", "minLength", "maxLength", "enum", "const", "description", "title", "$comment", "examples", "default":
 					return true
 				}
 				ok = false
@@ -52,12 +56,24 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 		}
 		for _, n := range w.nodes {
 			ks := n.ks
-			if ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 {
+			if ks.Not >= 0 || ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 {
 				ok = false
 				return false
 			}
 		}
 		set := c.types(w)
+		// An enum or const (the variant's own or beside the oneOf): its
+		// strings, every value valid for the variant among them.
+		lits, listed := c.literalSet(w)
+		if listed {
+			if slices.ContainsFunc(lits, func(m int) bool { return d.Kind(m) != pyjson.String }) {
+				ok = false
+				return false
+			}
+			if set &= tStr; len(lits) == 0 {
+				return true // valid for nothing
+			}
+		}
 		for bit := range admitting {
 			if t := typeSet(1) << bit; t != tStr && set&t != 0 {
 				admitting[bit]++
@@ -97,6 +113,15 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 				key = strconv.AppendQuote(key, d.Str(k.node))
 				g.values = append(g.values, e)
 			}
+		}
+		if listed {
+			alts := make([]*expr, len(lits))
+			key = append(key, " l"...)
+			for j, m := range lits {
+				alts[j] = lit(d.Str(m))
+				key = strconv.AppendQuote(key, d.Str(m))
+			}
+			g.values = append(g.values, alt(alts...))
 		}
 		groups = append(groups, g)
 		return true
