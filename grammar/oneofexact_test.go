@@ -71,9 +71,10 @@ func TestOneOfOfLiterals(t *testing.T) {
 			[]string{`{"k": "a", "x": 1}`, `{"k": "a"}`, `{"k": "b", "x": "s"}`, `{"x": "s"}`, `{}`}, []string{`{"k": "a", "x": "s"}`, `{"k": "b", "x": 1}`}},
 		{"an enum against items (each member checked, decision 207)", `{"oneOf": [{"enum": [[1]]}, {"type": "array", "items": {"type": "string"}}]}`,
 			[]string{`[1]`, `["a"]`, `[]`}, []string{`[2]`, `"a"`}},
+		{"a string listed and valid for a pattern too: left out (decision 226)", `{"oneOf": [{"type": "string", "pattern": "^[0-9]+$"}, {"enum": ["any", "12"]}]}`,
+			[]string{`"any"`, `"1"`, `"123"`}, []string{`"12"`, `"anything"`, `12`}},
 	})
 	for _, s := range []string{
-		`{"oneOf": [{"type": "string", "pattern": "^[0-9]+$"}, {"enum": ["any", "12"]}]}`,
 		`{"oneOf": [{"type": "integer", "minimum": 5}, {"enum": [1, 5.0]}]}`,
 		`{"oneOf": [{"enum": [1, 2]}, {"enum": [2.0, 3]}]}`,
 		`{"oneOf": [{"enum": [["a"]]}, {"type": "array", "items": {"type": "string"}}]}`,
