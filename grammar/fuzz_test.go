@@ -54,6 +54,8 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"h": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 63}, "m": {"format": "email", "minLength": 5, "maxLength": 30}, "u": {"pattern": "a.{3}b", "maxLength": 900}}}`,
 		// Nots of strings' texts (gap decision 198).
 		`{"type": "object", "properties": {"u": {"pattern": "^[a-z]+$", "not": {"enum": ["root", ""]}}, "p": {"not": {"pattern": "\\.\\."}}, "t": {"type": ["string", "null"], "not": {"const": "x"}}}}`,
+		// String variants that list their strings (gap decision 226).
+		`{"type": "object", "properties": {"t": {"oneOf": [{"enum": ["a", "b", 1]}, {"const": "b"}, {"type": "string", "pattern": "^[a-c]$", "maxLength": 1}]}, "u": {"enum": ["x", "y"], "oneOf": [{"pattern": "x"}, {"pattern": "[xy]"}]}}}`,
 		// A discriminator's values no condition lists (gap decision 224).
 		`{"type": "object", "properties": {"x": {}, "t": {"type": ["string", "integer", "null"], "maximum": 9}}, "allOf": [{"if": {"properties": {"t": {"const": "a"}}}, "then": {"required": ["x"]}}, {"if": {"properties": {"t": {"enum": [null, 2, "b"]}}, "required": ["t"]}, "else": {"properties": {"x": false}}}, {"if": {"properties": {"k": {"const": true}}}, "then": {"required": ["t"]}}]}`,
 		// Nots of numbers' values (gap decision 223).
