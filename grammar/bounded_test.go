@@ -140,6 +140,24 @@ type contentCase struct {
 	in, out      []string
 }
 
+// checkExact is checkStrictExact in both modes: not strict too, each
+// case's schema compiles with nothing reported, and its contents.
+func checkExact(t *testing.T, cases []contentCase) {
+	t.Helper()
+	checkStrictExact(t, cases)
+	for _, c := range cases {
+		g, err := compileFormat(c.schema, false)
+		if err != nil {
+			t.Errorf("%s (not strict): %v", c.name, err)
+			continue
+		}
+		if len(g.Dropped) != 0 {
+			t.Errorf("%s (not strict): reported %v", c.name, g.Dropped)
+		}
+		checkContents(t, c.name+" (not strict)", g, c.in, c.out)
+	}
+}
+
 // checkStrictExact checks that each case's schema compiles under strict
 // with nothing reported, and its contents.
 func checkStrictExact(t *testing.T, cases []contentCase) {

@@ -232,16 +232,8 @@ func notNumbers(d *pyjson.Doc, s int) (xs []*big.Rat, others typeSet, ok bool) {
 				return false
 			}
 			xs = append(xs, v)
-		case pyjson.Null:
-			others |= tNull
-		case pyjson.True, pyjson.False:
-			others |= tBool
-		case pyjson.String:
-			others |= tStr
-		case pyjson.Array:
-			others |= tArr
-		case pyjson.Object:
-			others |= tObj
+		default:
+			others |= valueType(d, m)
 		}
 		return true
 	}

@@ -50,9 +50,9 @@ type view struct {
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
-	// notNums are the schemas of the view whose not its numbers enforce
-	// (viewBody, viewNumber, decision 223).
-	notNums []int
+	// notCut are the numbers the nots of the view rule out, which its
+	// numbers leave out (viewBody, viewNumber, decision 223).
+	notCut []*big.Rat
 	// notRequired are sets of names its objects must lack one name of
 	// each, by the nots of its schemas, under strict (viewBody, decisions
 	// 199 and 205).
@@ -692,7 +692,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	// Under strict, a not that rules out strings by their text is the
 	// view's strings' (viewString), unless enum or const lists the values.
 	c.notNodes = append(c.notNodes[:0], v.notsMet...)
-	v.notStrings, v.notRequired, v.notNums = nil, nil, nil // kept on the view: what is compiled before its strings and objects makes its own
+	v.notStrings, v.notRequired, v.notCut = nil, nil, nil // kept on the view: what is compiled before its strings and objects makes its own
 	if c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
 		for _, n := range v.nodes {
 			if n.ks.Not < 0 {
@@ -1856,24 +1856,30 @@ func integralSpellings(lit string) []string {
 
 // admits reports whether a value of node m is of a type in set.
 func admits(d *pyjson.Doc, set typeSet, m int) bool {
+	return set&valueType(d, m) != 0
+}
+
+// valueType is the type of the JSON value m, a set of one (an integral
+// number's is tInt, another number's tFrac).
+func valueType(d *pyjson.Doc, m int) typeSet {
 	switch d.Kind(m) {
 	case pyjson.Null:
-		return set&tNull != 0
+		return tNull
 	case pyjson.True, pyjson.False:
-		return set&tBool != 0
+		return tBool
 	case pyjson.Number:
 		if isIntegral(string(d.Raw(m))) {
-			return set&tInt != 0
+			return tInt
 		}
-		return set&tFrac != 0
+		return tFrac
 	case pyjson.String:
-		return set&tStr != 0
+		return tStr
 	case pyjson.Array:
-		return set&tArr != 0
+		return tArr
 	case pyjson.Object:
-		return set&tObj != 0
+		return tObj
 	}
-	return false
+	return 0
 }
 
 // within reports whether the number literal lit lies within lo and hi.
@@ -1882,17 +1888,7 @@ func within(lit string, lo, hi *bound) bool {
 	if huge || rounded {
 		return lo == nil && hi == nil
 	}
-	if lo != nil {
-		if cmp := v.Cmp(lo.v); cmp < 0 || cmp == 0 && !lo.incl {
-			return false
-		}
-	}
-	if hi != nil {
-		if cmp := v.Cmp(hi.v); cmp > 0 || cmp == 0 && !hi.incl {
-			return false
-		}
-	}
-	return true
+	return withinBounds(v, lo, hi)
 }
 
 // viewLengths merges a pair of count keywords over v (minLength and
@@ -1977,8 +1973,8 @@ func (c *compiler) viewNumber(v *view, integers bool) *expr {
 			cut = nil
 		}
 	}
-	if len(v.notNums) > 0 || len(cut) > 0 {
-		return c.numbersExcept(v, lo, hi, integers, cut)
+	if len(v.notCut) > 0 || len(cut) > 0 {
+		return c.numbersExcept(v, lo, hi, integers, append(slices.Clip(v.notCut), cut...))
 	}
 	k, whole := c.multipleOf(v, integers)
 	if whole && k > 0 {
@@ -2047,12 +2043,12 @@ func (c *compiler) collectNotNumbers(v *view) {
 		}
 		total += len(xs)
 		c.notNodes = append(c.notNodes, n.node)
-		v.notNums = append(v.notNums, n.node)
+		v.notCut = append(v.notCut, xs...)
 	}
 }
 
 // numbersExcept is the numbers (with integers, the integers) between lo
-// and hi that neither a not of v.notNums rules out nor cut lists: the
+// and hi but those cut lists (the view's nots' and its conditions'): the
 // range cut around each of those values, a range each piece. A bounded
 // range is written without an exponent, so a value cut out has no
 // spelling left in it (3, 3.0, 3.00).
@@ -2061,14 +2057,6 @@ func (c *compiler) numbersExcept(v *view, lo, hi *bound, integers bool, cut []*b
 	for _, x := range cut {
 		if !integers || x.IsInt() {
 			xs = append(xs, x)
-		}
-	}
-	for _, s := range v.notNums {
-		more, _, _ := notNumbers(c.d, s)
-		for _, x := range more {
-			if !integers || x.IsInt() {
-				xs = append(xs, x)
-			}
 		}
 	}
 	slices.SortFunc(xs, (*big.Rat).Cmp)
