@@ -54,6 +54,8 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"h": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 63}, "m": {"format": "email", "minLength": 5, "maxLength": 30}, "u": {"pattern": "a.{3}b", "maxLength": 900}}}`,
 		// Nots of strings' texts (gap decision 198).
 		`{"type": "object", "properties": {"u": {"pattern": "^[a-z]+$", "not": {"enum": ["root", ""]}}, "p": {"not": {"pattern": "\\.\\."}}, "t": {"type": ["string", "null"], "not": {"const": "x"}}}}`,
+		// A format beside a pattern, the dead sets dropped (gap decision 227).
+		`{"type": "object", "properties": {"u": {"type": "string", "format": "uri", "pattern": "^https?://"}, "v": {"oneOf": [{"format": "ipv4", "pattern": "^1"}, {"format": "date", "pattern": "^2"}]}}}`,
 		// String variants that list their strings (gap decision 226).
 		`{"type": "object", "properties": {"t": {"oneOf": [{"enum": ["a", "b", 1]}, {"const": "b"}, {"type": "string", "pattern": "^[a-c]$", "maxLength": 1}]}, "u": {"enum": ["x", "y"], "oneOf": [{"pattern": "x"}, {"pattern": "[xy]"}]}}}`,
 		// A discriminator's values no condition lists (gap decision 224).

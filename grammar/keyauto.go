@@ -197,8 +197,10 @@ type dfaMove struct {
 
 // determinize builds the DFA of a from state start by the subset
 // construction, and returns the work it took (NFA states and set ends
-// visited); ok is false past maxKeyStates or budget's work.
-func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok bool) {
+// visited); ok is false past maxKeyStates or budget's work. A set of NFA
+// states that live (when not nil) says can lead to no accepted text is
+// made the dead state, the empty set's, rather than a state of its own.
+func (a *keyNFA) determinize(start int32, budget int, live func(set []int32) bool) (d *keyDFA, work int, ok bool) {
 	d = &keyDFA{}
 	index := map[string]int{}
 	var sets [][]int32
@@ -243,9 +245,20 @@ func (a *keyNFA) determinize(start int32, budget int) (d *keyDFA, work int, ok b
 		}
 		return key
 	}
-	stateOf := func(set []int32) (int, bool) {
+	var stateOf func(set []int32) (int, bool)
+	stateOf = func(set []int32) (int, bool) {
 		if i, ok := index[string(keyOf(set))]; ok {
 			return i, true
+		}
+		if live != nil && len(set) > 0 && !live(set) {
+			// No text from here is accepted: the dead state, the empty
+			// set's, found again by this set's key.
+			dead := string(key)
+			i, ok := stateOf(nil)
+			if ok {
+				index[dead] = i
+			}
+			return i, ok
 		}
 		if len(d.states) >= maxKeyStates {
 			return 0, false
@@ -471,12 +484,12 @@ func appendInt(b []byte, v int) []byte {
 // minMinimized states, its work counted against the key automata's budget
 // of the grammar and its size against the compile's (spend, at path); ok
 // is false past either, or past the limits on its states.
-func (c *compiler) deterministic(a *keyNFA, start int32, path string) (*keyDFA, bool) {
+func (c *compiler) deterministic(a *keyNFA, start int32, path string, live func(set []int32) bool) (*keyDFA, bool) {
 	c.keyWork += 4 * len(a.states)
 	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(path, 16*len(a.states)) {
 		return nil, false
 	}
-	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork))
+	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork), live)
 	c.keyWork += work
 	if ok && len(dfa.states) > minMinimized {
 		dfa, work = dfa.minimize(min(maxKeyWork, maxKeyWorkTotal-c.keyWork) / 4)
@@ -524,7 +537,7 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 		end, _ := a.build(lit(name), start)
 		a.accept(end, len(pats))
 	}
-	dfa, ok := c.deterministic(a, start, v.path)
+	dfa, ok := c.deterministic(a, start, v.path, nil)
 	if !ok {
 		return nil, false
 	}

@@ -1,5 +1,7 @@
 package grammar
 
+import "slices"
+
 // The length automaton enforces minLength and maxLength beside a pattern
 // or a format whose parts lengthBounded can't count one by one (gap
 // decision 197): ^[a-z][a-z0-9-]*[a-z0-9]$ with maxLength 63, an
@@ -60,12 +62,16 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 	a := &keyNFA{}
 	start := a.add()
 	masks := make([]uint64, len(groups))
+	// firsts[t] is the first NFA state of tag t's part (each part's states
+	// are added one after another, and the start is no part's).
+	var firsts []int32
 	tag := 0
 	for i, g := range groups {
 		for _, e := range g.values {
 			if tag >= negTag {
 				return nil, false
 			}
+			firsts = append(firsts, int32(len(a.states)))
 			end, ok := a.build(e, start)
 			if !ok {
 				return nil, false
@@ -78,6 +84,7 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 			if tag >= negTag || len(a.states)+24*int(g.multiple)*(g.decimals+2) > maxKeyNFA {
 				return nil, false
 			}
+			firsts = append(firsts, int32(len(a.states)))
 			a.accept(a.decimalMultiples(g.multiple, g.decimals, start), tag)
 			masks[i] |= 1 << tag
 			tag++
@@ -85,11 +92,13 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 			if tag >= negTag || len(a.states)+24*int(g.multiple) > maxKeyNFA {
 				return nil, false
 			}
+			firsts = append(firsts, int32(len(a.states)))
 			a.accept(a.multiples(g.multiple, start), tag)
 			masks[i] |= 1 << tag
 			tag++
 		}
 	}
+	partsEnd := int32(len(a.states)) // the nots' parts follow
 	for _, neg := range negs {
 		end, ok := a.build(neg, start)
 		if !ok {
@@ -97,7 +106,31 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 		}
 		a.accept(end, negTag)
 	}
-	dfa, ok := c.deterministic(a, start, path)
+	// A set of NFA states that lacks a state of some part of every group
+	// can't lead to a string valid for any group: it is the dead state
+	// (gap decision 227). Without this, a format's automaton was
+	// determinized again for every state of a pattern beside it that no
+	// text can satisfy any more: a uri beside ^https?:// took twice the
+	// states of the uri alone, past the work the automaton may take.
+	partLive := func(set []int32) bool {
+		var held uint64
+		for _, s := range set {
+			if len(firsts) > 0 && s >= firsts[0] && s < partsEnd {
+				t, found := slices.BinarySearch(firsts, s)
+				if !found {
+					t-- // the last part that starts before s
+				}
+				held |= 1 << t
+			}
+		}
+		for _, m := range masks {
+			if held&m == m {
+				return true
+			}
+		}
+		return false
+	}
+	dfa, ok := c.deterministic(a, start, path, partLive)
 	if !ok {
 		return nil, false
 	}
