@@ -72,7 +72,13 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 				return nil, false
 			}
 			firsts = append(firsts, int32(len(a.states)))
-			end, ok := a.build(e, start)
+			var end int32
+			var ok bool
+			if dfa := formatAutomaton(e); dfa != nil {
+				end, ok = a.embed(dfa, start) // a format's, made once (decision 228)
+			} else {
+				end, ok = a.build(e, start)
+			}
 			if !ok {
 				return nil, false
 			}

@@ -31,7 +31,16 @@ func formatRaw(name string) *expr { return cachedFormat(name, 2) }
 
 var formatCache struct {
 	sync.Mutex
-	exprs map[string]*[3]*expr // by name: the value, JSON and raw expressions
+	exprs  map[string]*[3]*expr // by name: the value, JSON and raw expressions
+	values map[*expr]bool       // the value expressions
+}
+
+// isFormatValue reports whether e is the value expression of a format,
+// as formatExpr returns it.
+func isFormatValue(e *expr) bool {
+	formatCache.Lock()
+	defer formatCache.Unlock()
+	return formatCache.values[e]
 }
 
 func cachedFormat(name string, form int) *expr {
@@ -46,9 +55,10 @@ func cachedFormat(name string, form int) *expr {
 	}
 	c := &[3]*expr{freeze(e), freeze(jsonChars(e)), freeze(rawChars(e))}
 	if formatCache.exprs == nil {
-		formatCache.exprs = map[string]*[3]*expr{}
+		formatCache.exprs, formatCache.values = map[string]*[3]*expr{}, map[*expr]bool{}
 	}
 	formatCache.exprs[name] = c
+	formatCache.values[c[0]] = true
 	return c[form]
 }
 
