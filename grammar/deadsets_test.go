@@ -39,10 +39,11 @@ func TestFormatBesidePattern(t *testing.T) {
 		{"hostname", `^www\.`, false},
 		{"ipv4", `^10\.`, true},
 		{"uuid", `^[0-9a-f]{8}-`, true},
+		{"uri-reference", `^/`, true},
 	}
 	// A pattern every value matches: the format alone, read by the
 	// automaton made once from its expression (decision 228).
-	for _, f := range []string{"date", "time", "date-time", "duration", "uuid", "email", "ipv4", "ipv6", "uri", "iri", "uri-template", "json-pointer", "relative-json-pointer"} {
+	for _, f := range []string{"date", "time", "date-time", "duration", "uuid", "email", "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uri-template", "json-pointer", "relative-json-pointer"} {
 		cases = append(cases, struct {
 			format, pattern string
 			compiles        bool
@@ -95,7 +96,7 @@ func TestFormatBesidePattern(t *testing.T) {
 			}
 		}
 	}
-	if compiled < 28 || matching < 150 || checked < 1500 {
+	if compiled < 31 || matching < 150 || checked < 1500 {
 		t.Errorf("only %d schemas compiled, %d values checked, %d of them valid", compiled, checked, matching)
 	}
 	t.Logf("%d schemas compiled, %d values checked, %d of them valid", compiled, checked, matching)

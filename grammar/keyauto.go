@@ -197,10 +197,10 @@ type dfaMove struct {
 
 // determinize builds the DFA of a from state start by the subset
 // construction, and returns the work it took (NFA states and set ends
-// visited); ok is false past maxKeyStates or budget's work. A set of NFA
+// visited); ok is false past maxStates states or budget's work. A set of NFA
 // states that live (when not nil) says can lead to no accepted text is
 // made the dead state, the empty set's, rather than a state of its own.
-func (a *keyNFA) determinize(start int32, budget int, live func(set []int32) bool) (d *keyDFA, work int, ok bool) {
+func (a *keyNFA) determinize(start int32, budget, maxStates int, live func(set []int32) bool) (d *keyDFA, work int, ok bool) {
 	d = &keyDFA{}
 	index := map[string]int{}
 	var sets [][]int32
@@ -260,7 +260,7 @@ func (a *keyNFA) determinize(start int32, budget int, live func(set []int32) boo
 			}
 			return i, ok
 		}
-		if len(d.states) >= maxKeyStates {
+		if len(d.states) >= maxStates {
 			return 0, false
 		}
 		var sig uint64
@@ -489,7 +489,7 @@ func (c *compiler) deterministic(a *keyNFA, start int32, path string, live func(
 	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(path, 16*len(a.states)) {
 		return nil, false
 	}
-	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork), live)
+	dfa, work, ok := a.determinize(start, min(maxKeyWork, maxKeyWorkTotal-c.keyWork), maxKeyStates, live)
 	c.keyWork += work
 	if ok && len(dfa.states) > minMinimized {
 		dfa, work = dfa.minimize(min(maxKeyWork, maxKeyWorkTotal-c.keyWork) / 4)
