@@ -366,3 +366,41 @@ func TestLooseFormatReported(t *testing.T) {
 		}
 	}
 }
+
+// A format constrains strings alone: on a value that can't be a string it
+// constrains nothing and is not reported, known or not (gap decision 229);
+// where the value may be a string, an unknown format is reported there.
+func TestFormatOnOtherTypes(t *testing.T) {
+	for _, c := range []struct {
+		schema, content string
+	}{
+		{`{"type": "integer", "format": "int32"}`, `4294967296`},
+		{`{"type": ["integer", "null"], "format": "int64"}`, `null`},
+		{`{"type": "number", "format": "double"}`, `1.5e300`},
+		{`{"type": "integer", "format": "uuid"}`, `7`},
+		{`{"type": "boolean", "format": "date"}`, `true`},
+		{`{"type": "object", "format": "grid"}`, `{"a": 1}`},
+		{`{"type": "array", "format": "table"}`, `[1, "x"]`},
+	} {
+		for _, strict := range []bool{false, true} {
+			g, err := compileFormat(c.schema, strict)
+			if err != nil {
+				t.Errorf("%s (strict %v): %v", c.schema, strict, err)
+				continue
+			}
+			if len(g.Dropped) > 0 {
+				t.Errorf("%s (strict %v): reported %v", c.schema, strict, g.Dropped)
+			}
+			if !g.Matches(analysisPrefix + finalHeader + c.content) {
+				t.Errorf("%s (strict %v): %s rejected", c.schema, strict, c.content)
+			}
+		}
+	}
+	schema := `{"type": ["integer", "string"], "format": "int32"}`
+	if _, err := compileFormat(schema, true); err == nil || !strings.Contains(err.Error(), "response_format.json_schema.schema.format:") {
+		t.Errorf("%s under strict: %v, want an error naming the format", schema, err)
+	}
+	if g, err := compileFormat(schema, false); err != nil || len(g.Dropped) != 1 || g.Dropped[0].Path != "response_format.json_schema.schema.format" {
+		t.Errorf("%s not strict: %v, reported %v", schema, err, g)
+	}
+}
