@@ -123,8 +123,11 @@ func (a *keyNFA) build(e *expr, from int32) (int32, bool) {
 			// Beside a part that matches every text (an unanchored
 			// pattern's ends), a repetition's count past its minimum
 			// is absorbed: .*X{m,n} and X{m,n}.* are .*X{m} and X{m}.*.
-			// Spelling it out would count to n in the automaton.
-			if it.kind == kRep && it.max != it.min && (i > 0 && matchesEverything(e.items[i-1]) || i+1 < len(e.items) && matchesEverything(e.items[i+1])) {
+			// Spelling it out would count to n in the automaton. A part
+			// that matches every text is kept as it is: two side by side
+			// (^[\s\S]* and the end of its search) absorbed each other,
+			// and the automaton took the empty text alone.
+			if it.kind == kRep && it.max != it.min && !matchesEverything(it) && (i > 0 && matchesEverything(e.items[i-1]) || i+1 < len(e.items) && matchesEverything(e.items[i+1])) {
 				it = &expr{kind: kRep, items: it.items, min: it.min, max: it.min}
 			}
 			var ok bool

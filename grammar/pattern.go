@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -26,6 +27,8 @@ import (
 // \k<name>), word boundaries (\b, \B), an anchor inside a repeated group
 // ((^a)*), octal escapes, unknown letter escapes (\q), inline modifiers,
 // anything that does not parse, and patterns past the limits below.
+// Lookahead assertions at a pattern's start are read apart, by
+// leadingLookaheads (gap decision 230).
 
 // Limits on a pattern. Each is an error past it.
 const (
@@ -950,4 +953,125 @@ func (m *patMeter) weight(e *expr) int {
 	}
 	m.weights[e] = n
 	return n
+}
+
+// leadingLookaheads splits a pattern that starts with ^ and lookahead
+// assertions, ^(?=A)(?!B)C, into the rest, ^C, the patterns its values
+// must match, ^(?:A), and those they must not match, ^(?:B) (gap decision
+// 230): at the start of the value, (?=A) holds where a start of the value
+// matches A, which is where ^(?:A) matches under search semantics. The
+// string automaton takes them as more values and nots. ok is false for any
+// other pattern: no such start, a quantified assertion, or an alternation
+// at the top of the rest (^(?!a)b|c asserts for b alone).
+func leadingLookaheads(p string) (rest string, musts, mustNots []string, ok bool) {
+	if !strings.HasPrefix(p, "^(?=") && !strings.HasPrefix(p, "^(?!") {
+		return "", nil, nil, false
+	}
+	pos := 1
+	for strings.HasPrefix(p[pos:], "(?=") || strings.HasPrefix(p[pos:], "(?!") {
+		end, found := patternGroupEnd(p, pos)
+		if !found || end < len(p) && strings.IndexByte("*+?{", p[end]) >= 0 {
+			return "", nil, nil, false
+		}
+		body := "^(?:" + p[pos+3:end-1] + ")"
+		if p[pos+2] == '=' {
+			musts = append(musts, body)
+		} else {
+			mustNots = append(mustNots, body)
+		}
+		pos = end
+	}
+	if patternTopAlternation(p[pos:]) {
+		return "", nil, nil, false
+	}
+	return "^" + p[pos:], musts, mustNots, true
+}
+
+// patternGroupEnd returns the position just past the ) that closes the
+// group opening at p[open], skipping escapes and classes.
+func patternGroupEnd(p string, open int) (int, bool) {
+	depth := 0
+	for i := open; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '[':
+			i = patternClassEnd(p, i)
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// patternClassEnd returns the position of the ] that closes the class
+// opening at p[open] (ECMA-262: the first one not escaped, so [] is an
+// empty class), or len(p).
+func patternClassEnd(p string, open int) int {
+	for i := open + 1; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case ']':
+			return i
+		}
+	}
+	return len(p)
+}
+
+// patternTopAlternation reports whether p has a | outside every group
+// and class.
+func patternTopAlternation(p string) bool {
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '[':
+			i = patternClassEnd(p, i)
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '|':
+			if depth == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lookaheadPattern is the expressions of a pattern with lookahead
+// assertions at its start (leadingLookaheads): the rest's, those of the
+// patterns its values must match and of those they must not. ok is false
+// when the pattern is not of that form or a part does not translate.
+func lookaheadPattern(p string) (rest *expr, musts, negs []*expr, ok bool) {
+	r, ms, ns, ok := leadingLookaheads(p)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	var err error
+	if rest, err = patternExpr(r); err != nil {
+		return nil, nil, nil, false
+	}
+	for _, m := range ms {
+		e, err := patternExpr(m)
+		if err != nil {
+			return nil, nil, nil, false
+		}
+		musts = append(musts, e)
+	}
+	for _, n := range ns {
+		e, err := patternExpr(n)
+		if err != nil {
+			return nil, nil, nil, false
+		}
+		negs = append(negs, e)
+	}
+	return rest, musts, negs, true
 }

@@ -2309,6 +2309,11 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 	// automaton enforces together (decision 201), and where each is.
 	var more []*expr
 	var morePaths, moreKws, keys []string
+	// Under strict, the lookahead assertions at the start of a pattern,
+	// as more values and nots of the automaton (decision 230), and the
+	// patterns that hold them.
+	var aheadNegs []*expr
+	var aheadPaths []string
 	for _, n := range v.nodes {
 		for _, k := range [...]struct {
 			node int
@@ -2337,8 +2342,22 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 			if k.name == "pattern" {
 				var err error
 				if e, err = patternExpr(text); err != nil {
-					c.loosen(p, k.name, err.Error())
-					continue
+					rest, musts, negs, ok := lookaheadPattern(text)
+					if !ok {
+						c.loosen(p, k.name, err.Error())
+						continue
+					}
+					e = rest
+					if !c.strict {
+						// The rest is enforced, the assertions reported.
+						c.loosen(p, k.name, "its lookahead assertions at its start are enforced under strict only")
+					} else {
+						for _, m := range musts {
+							more, morePaths, moreKws = append(more, m), append(morePaths, p), append(moreKws, k.name)
+						}
+						aheadNegs = append(aheadNegs, negs...)
+						aheadPaths = append(aheadPaths, p)
+					}
 				}
 			} else if e = formatExpr(text); e == nil {
 				c.loosen(p, k.name, "the format "+strconv.Quote(text)+" is not one the grammar knows")
@@ -2358,12 +2377,20 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 			key, path, kw = k.name+":"+text, p, k.name
 		}
 	}
+	if len(aheadNegs) > 0 {
+		negs = append(slices.Clip(negs), aheadNegs...)
+	}
 	if value == nil && len(negs) == 0 {
 		return nil, false
 	}
 	key += strings.Join(keys, "")
 	if len(negs) > 0 || len(more) > 0 {
 		shape, ok := c.negatedShape(v, ctx, raw, lo, hi, append([]*expr{value}, more...), key, path, kw, negs, negNodes)
+		if !ok && c.err == nil {
+			for _, p := range aheadPaths {
+				c.loosen(p, "pattern", "its lookahead assertions at its start are told apart by an automaton past its limits")
+			}
+		}
 		if ok || c.err != nil || len(more) == 0 {
 			return shape, ok
 		}

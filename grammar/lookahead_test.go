@@ -1,0 +1,167 @@
+package grammar
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLeadingLookaheads(t *testing.T) {
+	for _, c := range []struct {
+		pattern, rest   string
+		musts, mustNots []string
+		ok              bool
+	}{
+		{`^(?!a)b`, `^b`, nil, []string{`^(?:a)`}, true},
+		{`^(?=x)(?!y)z+$`, `^z+$`, []string{`^(?:x)`}, []string{`^(?:y)`}, true},
+		{`^(?!^lucene\.|builtin\.)`, `^`, nil, []string{`^(?:^lucene\.|builtin\.)`}, true},
+		{`^(?!a(b|c))d(e|f)`, `^d(e|f)`, nil, []string{`^(?:a(b|c))`}, true},
+		{`^(?![)(])[(]`, `^[(]`, nil, []string{`^(?:[)(])`}, true},
+		{`^(?!\))x`, `^x`, nil, []string{`^(?:\))`}, true},
+		{`^(?!a)b|c`, "", nil, nil, false}, // the assertion holds for b alone
+		{`^(?!a)*b`, "", nil, nil, false},  // a quantified assertion
+		{`a(?!b)`, "", nil, nil, false},    // not at the start
+		{`^a(?!b)`, "", nil, nil, false},   // not at the start
+		{`(?!b)^a`, "", nil, nil, false},   // before the anchor
+		{`^(?!b`, "", nil, nil, false},     // unterminated
+		{`^(?<!b)a`, "", nil, nil, false},  // lookbehind
+		{`^(?:b)a`, "", nil, nil, false},   // no assertion
+	} {
+		rest, musts, mustNots, ok := leadingLookaheads(c.pattern)
+		if ok != c.ok || rest != c.rest || !slices.Equal(musts, c.musts) || !slices.Equal(mustNots, c.mustNots) {
+			t.Errorf("%q: %q %q %q %v, want %q %q %q %v", c.pattern, rest, musts, mustNots, ok, c.rest, c.musts, c.mustNots, c.ok)
+		}
+	}
+}
+
+// Under strict, a pattern that starts with lookahead assertions is the
+// rest of the pattern, together with the patterns of its positive
+// assertions and none of its negative ones, by the string automaton (gap
+// decision 230); not strict, the rest is enforced and the pattern
+// reported. Checked against regexp2's ECMAScript engine on values drawn
+// from each part and on random texts.
+func TestLookaheadPatterns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(230, 1))
+	patterns := []string{
+		`^(?!org\.bukkit\.)([a-zA-Z_$][a-zA-Z\d_$]*\.)*[a-zA-Z_$][a-zA-Z\d_$]*$`,
+		`^(?=[^=]+$)(?!\s+$)(.|\n)+$`,
+		`^(?!^lucene\.|builtin\.|mongodb\.).*`,
+		`^(?![ \t\n]*\(default(.*)\))[\s\S]*`,
+		`^(?!.*(\{A\}|\{B\}|["<>*?:/\\])).*\.[bB][lL][fF]$`,
+		`^(?!\s*$).+`,
+		`^(?=.*[0-9])(?=.*[a-z])[a-z0-9]{4,8}$`,
+		`^(?!admin$|root$)[a-z]+$`,
+		`^(?=a)`,
+		`^(?!a)(?!b)[a-c]{0,3}`,
+	}
+	alphabet := []rune("abcz09.-_ =\t\n{}()ABLFblfx\"$:/lucenorgbukkit")
+	checked, matched := 0, 0
+	for _, p := range patterns {
+		re := ecmaRegexp(p)
+		if re == nil {
+			t.Fatalf("%q: regexp2 refuses it", p)
+		}
+		schema := `{"type": "string", "pattern": ` + jsonQuote(t, p) + `}`
+		strict, err := compileFormat(schema, true)
+		if err != nil {
+			t.Errorf("%s under strict: %v", schema, err)
+			continue
+		}
+		loose, err := compileFormat(schema, false)
+		if err != nil {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		if len(loose.Dropped) != 1 || loose.Dropped[0].Path != "response_format.json_schema.schema.pattern" {
+			t.Errorf("%s not strict: reported %v, want the pattern", schema, loose.Dropped)
+		}
+		// Values drawn from the parts, and random texts.
+		rest, musts, negs, ok := lookaheadPattern(p)
+		if !ok {
+			t.Fatalf("%q: no parts", p)
+		}
+		var samplers []*sampler
+		for _, e := range append(append([]*expr{rest}, musts...), negs...) {
+			samplers = append(samplers, newSampler(exprGrammar(t, e), rng))
+		}
+		for i := range 300 {
+			var s string
+			if i%2 == 0 {
+				s = samplers[rng.IntN(len(samplers))].Sample()
+				if rng.IntN(3) == 0 && len(s) > 0 { // a character changed
+					r := []rune(s)
+					r[rng.IntN(len(r))] = alphabet[rng.IntN(len(alphabet))]
+					s = string(r)
+				}
+			} else {
+				r := make([]rune, rng.IntN(12))
+				for j := range r {
+					r[j] = alphabet[rng.IntN(len(alphabet))]
+				}
+				s = string(r)
+			}
+			if !utf8.ValidString(s) || len(s) > 100 {
+				continue
+			}
+			want, err := re.MatchString(s)
+			if err != nil {
+				continue // the engine timed out
+			}
+			checked++
+			if want {
+				matched++
+			}
+			text := analysisPrefix + finalHeader + `"` + jsonText(s) + `"`
+			if got := strict.Matches(text); got != want {
+				t.Errorf("%q on %q: the strict grammar says %v, ECMAScript %v", p, s, got, want)
+			}
+			if want && !loose.Matches(text) {
+				t.Errorf("%q on %q: the grammar not strict rejects a value ECMAScript matches", p, s)
+			}
+		}
+	}
+	if checked < 2500 || matched < 600 {
+		t.Errorf("only %d values checked, %d of them matching", checked, matched)
+	}
+	t.Logf("%d values checked, %d of them matching", checked, matched)
+}
+
+// jsonQuote is s as a JSON string, as the renderer writes it.
+func jsonQuote(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(b))
+}
+
+// Two parts of a pattern that each match every text, side by side (the
+// pattern's [\s\S]* and the end of its search), are kept in the string
+// and key automata: the rule that absorbs a repetition's count beside
+// such a part absorbed them both, and a strict grammar took the empty
+// string alone, or, for keys, wrote no rule for the pattern's members.
+func TestEverythingBesideEverything(t *testing.T) {
+	for _, c := range []struct {
+		schema    string
+		instances []string
+	}{
+		{`{"type": "string", "pattern": "^[\\s\\S]*", "not": {"pattern": "^a"}}`, []string{`""`, `"b"`, `"ba"`, `"ab"`, `"a"`}},
+		{`{"type": "string", "pattern": "[\\s\\S]*", "not": {"pattern": "x"}}`, []string{`""`, `"b"`, `"bx"`, `"yy"`}},
+		{`{"type": "string", "allOf": [{"pattern": "^[\\s\\S]*"}, {"pattern": "b$"}]}`, []string{`""`, `"b"`, `"ab"`, `"ba"`}},
+		{`{"type": "object", "patternProperties": {"^[\\s\\S]*": {"type": "integer"}, "^a": {"minimum": 2}}}`, []string{`{}`, `{"b": 1}`, `{"ab": 1}`, `{"ab": 2}`, `{"b": "x"}`}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s: %v", c.schema, err)
+			continue
+		}
+		validator := validatorFor(t, c.schema)
+		for _, in := range c.instances {
+			agreeWithValidator(t, c.schema, g, validator, in)
+		}
+	}
+}
