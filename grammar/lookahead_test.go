@@ -165,3 +165,72 @@ func TestEverythingBesideEverything(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLeadingLookaheads checks the split of a pattern's leading
+// assertions: never a panic; when it splits, the rest and the assertions'
+// patterns are anchored as decision 230 says; and a value matches the
+// pattern, for regexp2's ECMAScript engine, exactly when it matches the
+// rest and the positive assertions' patterns and none of the negative
+// ones (by the translator's grammars).
+func FuzzLeadingLookaheads(f *testing.F) {
+	for _, p := range []string{
+		`^(?!org\.bukkit\.)([a-z_$][a-z\d_$]*\.)*[a-z_$]*$`, `^(?=[^=]+$)(?!\s+$)(.|\n)+$`,
+		`^(?!^lucene\.|builtin\.)`, `^(?![ \t]*\(default(.*)\))[\s\S]*`, `^(?!\s*$).+`,
+		`^(?=.*[0-9])(?=.*[a-z])[a-z0-9]{4,8}$`, `^(?!admin$|root$)[a-z]+$`, `^(?=a)`, `^(?!a)b|c`,
+		`^(?![)(])[(]`, `^(?!\))x`, `^(?!a)*b`, `^(?!b`, `^(?=[\]])a`, `^(?!a)(?=b)(?!bc)`,
+	} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		rest, musts, mustNots, ok := leadingLookaheads(p)
+		if !ok {
+			return
+		}
+		if !strings.HasPrefix(rest, "^") || len(musts)+len(mustNots) == 0 {
+			t.Fatalf("%q: rest %q, %d assertions", p, rest, len(musts)+len(mustNots))
+		}
+		for _, m := range append(slices.Clone(musts), mustNots...) {
+			if !strings.HasPrefix(m, "^(?:") || !strings.HasSuffix(m, ")") {
+				t.Fatalf("%q: assertion pattern %q", p, m)
+			}
+		}
+		re, musts2, negs, ok := lookaheadPattern(p)
+		if !ok || len(p) > 40 {
+			return
+		}
+		parts := append([]*expr{re}, musts2...)
+		for _, e := range append(slices.Clone(parts), negs...) {
+			if newPatMeter().size(e) > 400 || repDepth(e) > 3 {
+				return // the test matcher takes time exponential in the nesting of repetitions
+			}
+		}
+		var gs, ng []*Grammar
+		for _, e := range parts {
+			gs = append(gs, exprGrammar(t, e))
+		}
+		for _, e := range negs {
+			ng = append(ng, exprGrammar(t, e))
+		}
+		engine := ecmaRegexp(p)
+		if engine == nil {
+			return
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(p)), 230))
+		for _, s := range probes(p, gs[0], rng, 10, 10) {
+			want, err := engine.MatchString(s)
+			if err != nil {
+				return // timed out
+			}
+			got := true
+			for _, g := range gs {
+				got = got && g.Matches(s)
+			}
+			for _, g := range ng {
+				got = got && !g.Matches(s)
+			}
+			if got != want {
+				t.Fatalf("pattern %q on %q: the parts say %v, ECMAScript %v", p, s, got, want)
+			}
+		}
+	})
+}
