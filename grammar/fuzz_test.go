@@ -54,6 +54,8 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"h": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 63}, "m": {"format": "email", "minLength": 5, "maxLength": 30}, "u": {"pattern": "a.{3}b", "maxLength": 900}}}`,
 		// Nots of strings' texts (gap decision 198).
 		`{"type": "object", "properties": {"u": {"pattern": "^[a-z]+$", "not": {"enum": ["root", ""]}}, "p": {"not": {"pattern": "\\.\\."}}, "t": {"type": ["string", "null"], "not": {"const": "x"}}}}`,
+		// A oneOf of objects closed to names of their own (gap decision 231).
+		`{"oneOf": [{"properties": {"a": {"type": "integer"}, "b": {}}, "additionalProperties": false}, {"type": "object", "properties": {"c": {"$ref": "#/$defs/s"}}, "additionalProperties": false}, {"properties": {"d": {}}, "required": ["d"], "additionalProperties": false}], "$defs": {"s": {"type": "string"}}}`,
 		// Lookahead assertions at a pattern's start, and parts that match
 		// every text side by side (gap decision 230).
 		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?!org\\.)(?=[a-z])[a-z.]{1,9}$"}, "b": {"pattern": "^[\\s\\S]*", "not": {"pattern": "^x"}}}, "patternProperties": {"^[\\s\\S]*": {"type": "integer"}, "^c": {"minimum": 2}}}`,

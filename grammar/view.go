@@ -767,6 +767,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				ws = append(ws, c.with(v, i, kw.done, e, n.path+"."+kw.name+"["+strconv.Itoa(pos)+"]"))
 				return c.err == nil
 			})
+			if kw.name == "oneOf" && excl == nil && exclNot == nil && c.err == nil {
+				exclNot = c.closedVariantCases(v, ws) // variants closed to names of their own (decision 231)
+			}
 			if exclNot != nil && c.err == nil {
 				// Each variant's objects that fail every other variant:
 				// a case for each choice of names present and absent.
