@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -159,5 +160,48 @@ func TestFormatAutomatonColdEqualsWarm(t *testing.T) {
 		if texts[0] != texts[1] {
 			t.Errorf("%s: compiled cold to\n%.300s\nand warm to\n%.300s", schema, texts[0], texts[1])
 		}
+	}
+}
+
+// Compiles that make a format's automaton at once share it: each gets the
+// grammar a compile alone gets (the race detector watches the cache under
+// CI).
+func TestFormatAutomatonConcurrent(t *testing.T) {
+	schemas := []string{
+		`{"type": "string", "format": "uri", "pattern": "^https?://"}`,
+		`{"type": "string", "format": "email", "pattern": "@example\\.com$"}`,
+		`{"type": "object", "properties": {"a": {"type": "string", "format": "ipv6", "pattern": "^fe80:"}, "b": {"type": "string", "format": "uri", "pattern": "^mailto:"}}}`,
+	}
+	want := make([]string, len(schemas))
+	for i, s := range schemas {
+		g, err := compileFormat(s, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = g.GBNF()
+	}
+	formatDFAs.Lock()
+	formatDFAs.byExpr = nil // none made yet
+	formatDFAs.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(schemas))
+	for range 8 {
+		for i, s := range schemas {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g, err := compileFormat(s, true)
+				if err != nil {
+					errs <- err.Error()
+				} else if g.GBNF() != want[i] {
+					errs <- s + ": another grammar"
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
