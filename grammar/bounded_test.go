@@ -539,8 +539,8 @@ func TestCountsPastExpandedCap(t *testing.T) {
 	b.WriteString(`}, "additionalProperties": false}`)
 	schema := b.String()
 	spec := &Spec{Format: &Format{Schema: json.RawMessage(schema)}}
-	if _, countsOver, err := compile(context.Background(), spec, maxRepetitions); !countsOver || err == nil {
-		t.Fatalf("the counts should take the grammar past the cap: %v %v", countsOver, err)
+	if _, over, err := compile(context.Background(), spec, maxRepetitions, false); !over.counts || err == nil {
+		t.Fatalf("the counts should take the grammar past the cap: %v %v", over, err)
 	}
 	g, err := Compile(context.Background(), spec)
 	if err != nil {

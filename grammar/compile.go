@@ -213,6 +213,13 @@ type compiler struct {
 	// repLimit is this compilation's repetition budget: maxRepetitions,
 	// or 0 when the counts took the grammar past maxExpanded (Compile).
 	repLimit int
+	// bigLists counts the enums and consts of more than maxListRetry
+	// bytes of values written; dropLists, set when they took the grammar
+	// past maxExpanded (Compile), has them reported instead (gap decision
+	// 232).
+	bigLists  int
+	dropLists bool
+	listOver  bool // a list alone was past maxExpanded (viewLiterals)
 	// paths names the rule of each schema compiled, for the errors the
 	// analysis of the finished grammar finds.
 	paths []string
@@ -278,6 +285,9 @@ type compiler struct {
 	// refAlone: the schema being compiled declares draft 4, 6 or 7 in
 	// its $schema, where a $ref's siblings are ignored (legacyDialect).
 	refAlone bool
+	// noDollarID: $id names no schema resource, as in draft 3 and 4,
+	// whose identifier is id (gap decision 232).
+	noDollarID bool
 	// cur is the rule whose schema is being compiled (-1: none), and
 	// unsat the reasons recorded by impossible, with the rule each was
 	// found in.
@@ -307,27 +317,38 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
-	g, countsOver, err := compile(ctx, spec, maxRepetitions)
-	if countsOver {
-		// The grammar with its counts would cost an engine more than
-		// maxExpanded elements: once more with none of the counts the
-		// budget covers, each reported (an error under strict, naming it)
-		// rather than the whole grammar refused.
-		g, _, err = compile(ctx, spec, 0)
+	g, over, err := compile(ctx, spec, maxRepetitions, false)
+	if over.counts || over.lists {
+		// The grammar with its counts, or its long lists of values,
+		// would cost an engine more than maxExpanded elements: once more
+		// with none of the counts the budget covers, or none of the long
+		// lists, each reported (an error under strict, naming it) rather
+		// than the whole grammar refused.
+		limit := maxRepetitions
+		if over.counts {
+			limit = 0
+		}
+		g, _, err = compile(ctx, spec, limit, over.lists)
 	}
 	return g, err
 }
 
-// compile is Compile with the repetition budget repLimit. countsOver
-// reports that it failed on maxExpanded after spending some of the
-// budget.
-func compile(ctx context.Context, spec *Spec, repLimit int) (_ *Grammar, countsOver bool, _ error) {
+// overExpanded says why a compile failed on maxExpanded, when it might
+// not once more without them: the counts of the repetition budget, the
+// long lists of values.
+type overExpanded struct{ counts, lists bool }
+
+// compile is Compile with the repetition budget repLimit, and with
+// dropLists the long lists of values reported rather than written. over
+// reports that it failed on maxExpanded after spending some of the budget
+// or writing a long list.
+func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool) (_ *Grammar, over overExpanded, _ error) {
 	// What is needed only until the grammar is written out is borrowed:
 	// the compiler itself, the rules' text and where each is in it, the
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}
@@ -340,7 +361,11 @@ func compile(ctx context.Context, spec *Spec, repLimit int) (_ *Grammar, countsO
 	// at most a tenth of maxSchemaValues that built at most a quarter of
 	// maxWork.
 	defer func() {
-		countsOver = c.g.overExpanded && c.reps > 0 && c.values <= maxSchemaValues/10 && c.work <= maxWork/4
+		small := c.values <= maxSchemaValues/10 && c.work <= maxWork/4
+		over = overExpanded{
+			counts: small && c.g.overExpanded && c.reps > 0,
+			lists:  small && (c.g.overExpanded || c.listOver) && c.bigLists > 0 && !c.dropLists,
+		}
 	}()
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
@@ -355,13 +380,13 @@ func compile(ctx context.Context, spec *Spec, repLimit int) (_ *Grammar, countsO
 			}
 		}
 		if callable == nil {
-			return nil, false, &Error{Path: "tool_choice", Msg: fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
+			return nil, overExpanded{}, &Error{Path: "tool_choice", Msg: fmt.Sprintf("names %q, which is not among the tools", spec.Name)}
 		}
 	case Required, Auto:
 		callable = spec.Tools
 	}
 	if (spec.Choice == Required || spec.Choice == Named) && len(callable) == 0 {
-		return nil, false, &Error{Path: "tool_choice", Msg: "asks for a tool call, but the request declares no tools"}
+		return nil, overExpanded{}, &Error{Path: "tool_choice", Msg: "asks for a tool call, but the request declares no tools"}
 	}
 	var calls *expr
 	if len(callable) > 0 {
@@ -377,22 +402,22 @@ func compile(ctx context.Context, spec *Spec, repLimit int) (_ *Grammar, countsO
 		final = c.freeFinal()
 	}
 	if c.err != nil {
-		return nil, false, c.err
+		return nil, overExpanded{}, c.err
 	}
 	tail = alt(calls, final)
 	if tail == nil {
-		return nil, false, &Error{Path: c.what(spec), Msg: "no output satisfies the constraints"}
+		return nil, overExpanded{}, &Error{Path: c.what(spec), Msg: "no output satisfies the constraints"}
 	}
 	c.g.define(root, seq(reasoning, tail))
 	if c.g.over != "" {
-		return nil, false, &Error{Path: c.what(spec), Msg: c.g.over}
+		return nil, overExpanded{}, &Error{Path: c.what(spec), Msg: c.g.over}
 	}
 	lines, written, walk, err := c.analyze(root, sc)
 	if err != nil {
-		return nil, false, err
+		return nil, overExpanded{}, err
 	}
 	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written), leftmostWalk: walk}
-	return g, false, nil
+	return g, overExpanded{}, nil
 }
 
 // borrow takes the memory of sc for the compiler's working state.
@@ -610,10 +635,10 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.values += len(d.Nodes)
 	d.Text = string(raw) // names and keywords read as substrings of one copy
 	c.d, c.root = d, 0
-	c.refAlone = false
+	c.refAlone, c.noDollarID = false, false
 	if d.Kind(0) == pyjson.Object {
 		if s := d.Lookup(0, "$schema"); s >= 0 && d.Kind(s) == pyjson.String {
-			c.refAlone = legacyDialect(d.Str(s))
+			c.refAlone, c.noDollarID = legacyDialect(d.Str(s)), draftBeforeSix(d.Str(s))
 		}
 	}
 	c.keysAt = zeroed(&c.keysAt, len(d.Nodes))
@@ -633,6 +658,15 @@ func legacyDialect(uri string) bool {
 		return true
 	}
 	return false
+}
+
+// draftBeforeSix reports whether uri, a schema's $schema, names JSON
+// Schema draft 3 or 4, where "$id" is no keyword (their identifier is
+// "id").
+func draftBeforeSix(uri string) bool {
+	uri = strings.TrimPrefix(strings.TrimPrefix(uri, "http://"), "https://")
+	uri = strings.TrimSuffix(strings.TrimSuffix(uri, "#"), "/")
+	return uri == "json-schema.org/draft-03/schema" || uri == "json-schema.org/draft-04/schema"
 }
 
 // countValues estimates the JSON values (keys included) in src, from

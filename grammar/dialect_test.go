@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,80 @@ func TestTupleItems(t *testing.T) {
 			}
 			checkContents(t, fmt.Sprintf("%s strict %v", c.schema, strict), g, c.yes, c.no)
 		}
+	}
+}
+
+// A legacy dialect's $id: beside a $ref it is ignored with the $ref's
+// other siblings (drafts 6 and 7), and drafts 3 and 4 have no $id at all
+// (their identifier is id); from 2019-09 on, and without $schema, it sets
+// the base its $ref resolves against (gap decision 232).
+func TestLegacyDollarID(t *testing.T) {
+	for _, c := range []struct {
+		schema   string
+		resolved bool // the $ref resolves: property a is a string
+	}{
+		{`{"$schema": "http://json-schema.org/draft-04/schema#", "definitions": {"c": {"type": "string"}}, "properties": {"a": {"$id": "/x/y", "$ref": "#/definitions/c"}}}`, true},
+		{`{"$schema": "http://json-schema.org/draft-06/schema#", "definitions": {"c": {"type": "string"}}, "properties": {"a": {"$id": "/x/y", "$ref": "#/definitions/c"}}}`, true},
+		{`{"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"c": {"type": "string"}}, "properties": {"a": {"$id": "/x/y", "$ref": "#/definitions/c"}}}`, true},
+		{`{"definitions": {"c": {"type": "string"}}, "properties": {"a": {"$id": "/x/y", "$ref": "#/definitions/c"}}}`, false},
+		{`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"c": {"type": "string"}}, "properties": {"a": {"$id": "/x/y", "$ref": "#/$defs/c"}}}`, false},
+		{`{"$schema": "http://json-schema.org/draft-04/schema#", "definitions": {"c": {"$id": "c.json", "type": "string"}}, "properties": {"a": {"$ref": "c.json"}}}`, false},
+		{`{"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"c": {"$id": "c.json", "type": "string"}}, "properties": {"a": {"$ref": "c.json"}}}`, true},
+		{`{"definitions": {"c": {"$id": "c.json", "type": "string"}}, "properties": {"a": {"$ref": "c.json"}}}`, true},
+	} {
+		schema := strings.Replace(c.schema, `"properties"`, `"type": "object", "required": ["a"], "additionalProperties": false, "properties"`, 1)
+		g, err := compileFormat(schema, true)
+		if !c.resolved {
+			if err == nil || !strings.Contains(err.Error(), "properties.a.$ref:") {
+				t.Errorf("%s: %v, want the $ref refused", schema, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		for content, want := range map[string]bool{`{"a": "x"}`: true, `{"a": 1}`: false} {
+			if got := g.Matches(analysisPrefix + finalHeader + content); got != want {
+				t.Errorf("%s: %s: %v, want %v", schema, content, got, want)
+			}
+		}
+	}
+}
+
+// A long enum that takes the grammar past an engine's cap is reported, not
+// the whole schema refused: the compile is done once more without the
+// lists of more than maxListRetry bytes, each reported (an error under
+// strict, naming it), as the counts of decision 210 are (gap decision
+// 232). A list that fits is written.
+func TestLongListPastCap(t *testing.T) {
+	var long, short []string
+	for i := range 3000 {
+		long = append(long, fmt.Sprintf(`"cvar_name_number_%05d"`, i))
+	}
+	for i := range 20 {
+		short = append(short, fmt.Sprintf(`"mode%d"`, i))
+	}
+	schema := `{"type": "object", "properties": {"name": {"type": "string", "enum": [` + strings.Join(long, ", ") + `]}, "mode": {"enum": [` + strings.Join(short, ", ") + `]}}, "required": ["name", "mode"], "additionalProperties": false}`
+	g, err := compileFormat(schema, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[response_format.json_schema.schema.properties.name.enum]"
+	if fmt.Sprint(g.Dropped) != want {
+		t.Errorf("reported %v, want %s", g.Dropped, want)
+	}
+	for content, ok := range map[string]bool{
+		`{"name": "cvar_name_number_00042", "mode": "mode3"}`: true,
+		`{"name": "anything", "mode": "mode19"}`:              true, // the long list, reported, is not written
+		`{"name": "anything", "mode": "mode20"}`:              false,
+		`{"name": 1, "mode": "mode1"}`:                        false,
+	} {
+		if got := g.Matches(analysisPrefix + finalHeader + content); got != ok {
+			t.Errorf("%s: %v, want %v", content, got, ok)
+		}
+	}
+	if _, err := compileFormat(schema, true); err == nil || !strings.Contains(err.Error(), "response_format.json_schema.schema.properties.name.enum: ") || !strings.Contains(err.Error(), "past what an engine takes") {
+		t.Errorf("strict: %v, want the long enum named", err)
 	}
 }

@@ -52,7 +52,7 @@ func (c *compiler) resolve(s, ref int) (node int, anchor string) {
 	if c.res == nil {
 		c.res = &resourceIndex{}
 		if bytes.Contains(d.Src, []byte(`"$id"`)) || bytes.Contains(d.Src, []byte(`nchor"`)) {
-			c.res.build(d, c.root)
+			c.res.build(d, c.root, c.refAlone, c.noDollarID)
 		}
 	}
 	if c.res.ids == nil || d.Kind(ref) != pyjson.String {
@@ -138,7 +138,13 @@ func (c *compiler) resolveDynamic(s, ref int) int {
 
 // build indexes the resources under root, walking the schemas (not the
 // values of const, enum, default and examples).
-func (x *resourceIndex) build(d *pyjson.Doc, root int) {
+//
+// A legacy dialect (draft 3 to 7, refAlone) ignores a $ref's siblings, so
+// a $id beside a $ref sets no base (generated draft-07 schemas write
+// {"$id": "/properties/name", "$ref": "#/definitions/name"} everywhere); and
+// draft 3 and 4 have no $id at all (their identifier is id, which is not
+// read): with noDollarID, $id is ignored (gap decision 232).
+func (x *resourceIndex) build(d *pyjson.Doc, root int, refAlone, noDollarID bool) {
 	x.ids = map[string]int{}
 	x.base = map[int]*url.URL{}
 	x.anchors = map[string]int{}
@@ -157,7 +163,7 @@ func (x *resourceIndex) build(d *pyjson.Doc, root int) {
 		default:
 			return
 		}
-		if id := d.Lookup(n, "$id"); id >= 0 && d.Kind(id) == pyjson.String {
+		if id := d.Lookup(n, "$id"); id >= 0 && d.Kind(id) == pyjson.String && !noDollarID && !(refAlone && d.Lookup(n, "$ref") >= 0) {
 			if u, err := url.Parse(d.Str(id)); err == nil {
 				base = base.ResolveReference(u)
 				base.Fragment, base.RawFragment = "", ""

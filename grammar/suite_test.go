@@ -223,8 +223,14 @@ func firstRanks(schemaJSON []byte) rankedNames {
 	if err != nil {
 		return rankedNames{rank: rank}
 	}
-	// $refs resolve as the compiler resolves them ($id included).
+	// $refs resolve as the compiler resolves them ($id included, as the
+	// dialect reads it).
 	c := &compiler{d: d}
+	if d.Kind(0) == pyjson.Object {
+		if s := d.Lookup(0, "$schema"); s >= 0 && d.Kind(s) == pyjson.String {
+			c.refAlone, c.noDollarID = legacyDialect(d.Str(s)), draftBeforeSix(d.Str(s))
+		}
+	}
 	declare := func(k int) {
 		if _, ok := rank[d.Str(k)]; !ok {
 			rank[d.Str(k)] = len(rank)

@@ -1768,6 +1768,23 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 	if first {
 		return nil, false
 	}
+	if size := listBytes(texts); size > maxListRetry {
+		if !c.dropLists {
+			c.bigLists++ // written; Compile may try again without (decision 232)
+		} else {
+			// A long list took the grammar past an engine's cap: the
+			// values are left to the other keywords, and it is reported.
+			for _, n := range v.nodes {
+				if n.ks.Enum >= 0 {
+					c.loosen(n.path+".enum", "enum", "its values ("+itoa(size)+" bytes) would take the grammar past what an engine takes")
+				}
+				if n.ks.Const >= 0 {
+					c.loosen(n.path+".const", "const", "its value ("+itoa(size)+" bytes) would take the grammar past what an engine takes")
+				}
+			}
+			return nil, false
+		}
+	}
 	// The other keywords that constrain values of each type.
 	for _, n := range v.nodes {
 		ks := n.ks
@@ -1830,6 +1847,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 			// made: past the cap the compile stops here, not after the
 			// last of 24,000 members.
 			if cost += expandedCost(a) + 1; cost > maxExpanded {
+				c.listOver = true // (Compile may try again without the long lists)
 				c.fail(path, overExpandedText)
 				return nil, true
 			}
@@ -3929,4 +3947,18 @@ func (c *compiler) loosenCast(v *view) {
 		}
 	}
 	c.loosen(path+".type", "type", "a raw argument's text that spells another of its types is read back as that type (DECISIONS.md, Parsing), and this schema constrains values of that type")
+}
+
+// maxListRetry is the most bytes of values an enum or const keeps when a
+// grammar past maxExpanded is compiled once more without its long lists
+// (Compile, gap decision 232).
+const maxListRetry = 4096
+
+// listBytes is the bytes of texts together.
+func listBytes(texts []string) int {
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	return n
 }
