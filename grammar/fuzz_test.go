@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,10 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"h": {"type": "string", "pattern": "^[a-z]([a-z0-9-]*[a-z0-9])?$", "maxLength": 63}, "m": {"format": "email", "minLength": 5, "maxLength": 30}, "u": {"pattern": "a.{3}b", "maxLength": 900}}}`,
 		// Nots of strings' texts (gap decision 198).
 		`{"type": "object", "properties": {"u": {"pattern": "^[a-z]+$", "not": {"enum": ["root", ""]}}, "p": {"not": {"pattern": "\\.\\."}}, "t": {"type": ["string", "null"], "not": {"const": "x"}}}}`,
+		// A legacy $id beside a $ref, and a long enum past the engine's
+		// cap, reported (gap decision 232).
+		`{"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"c": {"type": "string"}}, "properties": {"a": {"$id": "/p/a", "$ref": "#/definitions/c"}}}`,
+		`{"properties": {"n": {"enum": [` + longList(3000) + `]}}}`,
 		// A oneOf of objects closed to names of their own (gap decision 231).
 		`{"oneOf": [{"properties": {"a": {"type": "integer"}, "b": {}}, "additionalProperties": false}, {"type": "object", "properties": {"c": {"$ref": "#/$defs/s"}}, "additionalProperties": false}, {"properties": {"d": {}}, "required": ["d"], "additionalProperties": false}], "$defs": {"s": {"type": "string"}}}`,
 		// Lookahead assertions at a pattern's start, and parts that match
@@ -152,4 +157,16 @@ func FuzzCompile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// longList is n distinct strings of 22 characters, a JSON list's members.
+func longList(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"cvar_name_number_%05d"`, i)
+	}
+	return b.String()
 }
