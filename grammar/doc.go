@@ -35,7 +35,7 @@
 // too: under strict, counted by an automaton where the parts of the
 // pattern vary), pattern (ECMA-262, translated
 // to the grammar; under strict, several patterns and formats of a string
-// together), format (date, time, date-time, duration, uuid, email,
+// together, and lookahead assertions at a pattern's start), format (date, time, date-time, duration, uuid, email,
 // hostname, ipv4, ipv6, uri, uri-reference, iri, iri-reference,
 // uri-template, json-pointer, relative-json-pointer; hostname loosely:
 // its total length and Punycode labels are not checked, which is
@@ -70,9 +70,11 @@
 // by a not of required), or under strict
 // they only constrain or list strings; objects only where two variants constrain
 // objects alone; by cases for a discriminator no variant requires beside
-// required names; else as anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative
-// and $anchor refs too, and $dynamicRef where its target can't depend on
-// the path taken). An object that declares properties is closed unless the
+// required names, or for variants closed to names of their own; else as
+// anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative
+// and $anchor refs too, $id read as the schema's dialect reads it, and
+// $dynamicRef where its target can't depend on the path taken). A format
+// on a value that can't be a string constrains nothing. An object that declares properties is closed unless the
 // spec is strict (then it is open as its schema says); closing it is
 // reported. What a grammar can't enforce (other not, other uniqueItems, other
 // multipleOf,
