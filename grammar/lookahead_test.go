@@ -234,3 +234,42 @@ func FuzzLeadingLookaheads(f *testing.F) {
 		}
 	})
 }
+
+// The string automaton reads a pattern as the pattern's rules do: each
+// pattern of the oracle's list compiled under strict alone (its rules)
+// and beside a second pattern every text matches (the automaton, decision
+// 201) accepts the same texts, probed as FuzzPatternExpr probes. The
+// automaton's NFA simplifies repetitions beside parts that match every
+// text (decision 196); two such parts once absorbed each other (decision
+// 230), which this finds.
+func TestAutomatonAgreesWithRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(230, 2))
+	extra := []string{`[\s\S]*`, `^[\s\S]*`, `[\s\S]*$`, `^[\s\S]*$`, `^.*`, `(.|\n)*`}
+	checked := 0
+	for _, p := range append(slices.Clone(oraclePatterns), extra...) {
+		rules, err := compileFormat(`{"type": "string", "pattern": "`+jsonText(p)+`"}`, true)
+		if err != nil {
+			continue // refused alone (a{2, an empty language): nothing to compare
+		}
+		both, err := compileFormat(`{"type": "string", "allOf": [{"pattern": "`+jsonText(p)+`"}, {"pattern": "^[\\s\\S]*$"}]}`, true)
+		if err != nil {
+			t.Errorf("%q beside a pattern every text matches: %v", p, err)
+			continue
+		}
+		e, err := patternExpr(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range probes(p, exprGrammar(t, e), rng, 20, 20, "\r") {
+			text := analysisPrefix + finalHeader + `"` + jsonText(s) + `"`
+			if a, b := rules.Matches(text), both.Matches(text); a != b {
+				t.Errorf("%q on %q: the rules say %v, the automaton %v", p, s, a, b)
+			}
+			checked++
+		}
+	}
+	if checked < 3000 {
+		t.Errorf("only %d texts checked", checked)
+	}
+	t.Logf("%d texts checked", checked)
+}
