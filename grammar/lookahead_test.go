@@ -273,3 +273,47 @@ func TestAutomatonAgreesWithRules(t *testing.T) {
 	}
 	t.Logf("%d texts checked", checked)
 }
+
+// The key automaton reads a pattern as the pattern's rules do: an object
+// whose keys each pattern of the oracle's list rules (its members integers)
+// beside a pattern every key matches is compiled under strict, so that the
+// key automaton (decision 196) tells the two apart, and a member of each
+// probe key is accepted with a string exactly where the pattern's own rules
+// do not match the key.
+func TestKeyAutomatonAgreesWithRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(230, 3))
+	checked, matching := 0, 0
+	for _, p := range oraclePatterns {
+		e, err := patternExpr(p)
+		if err != nil {
+			continue
+		}
+		rules := exprGrammar(t, e)
+		g, err := compileFormat(`{"type": "object", "patternProperties": {"`+jsonText(p)+`": {"type": "integer"}, "^[\\s\\S]*$": {}}, "additionalProperties": false}`, true)
+		if err != nil {
+			t.Errorf("%q: %v", p, err)
+			continue
+		}
+		for _, k := range probes(p, rules, rng, 10, 10, "\r") {
+			if strings.Contains(k, "<|") {
+				continue // a key can't hold a marker
+			}
+			want := !rules.Matches(k)
+			if !want {
+				matching++
+			}
+			text := analysisPrefix + finalHeader + `{"` + jsonText(k) + `": "x"}`
+			if got := g.Matches(text); got != want {
+				t.Errorf("%q: key %q with a string: the grammar says %v, the pattern's rules %v", p, k, got, want)
+			}
+			if !g.Matches(analysisPrefix + finalHeader + `{"` + jsonText(k) + `": 1}`) {
+				t.Errorf("%q: key %q with an integer rejected", p, k)
+			}
+			checked++
+		}
+	}
+	if checked < 2000 || matching < 500 || checked-matching < 500 {
+		t.Errorf("only %d keys checked, %d of them matching", checked, matching)
+	}
+	t.Logf("%d keys checked, %d of them matching", checked, matching)
+}
