@@ -37,13 +37,21 @@ var formatDFAs struct {
 
 type formatAutomatonEntry struct {
 	once sync.Once
-	dfa  *keyDFA // its accepting states have sig bit 0; nil: past the limits
+	dfa  *formatDFA // nil: past the limits
+}
+
+// formatDFA is a format's minimal automaton, its accepting states with sig
+// bit 0, and which of its states can still reach one (found once, as the
+// automaton is made, rather than at each embed).
+type formatDFA struct {
+	*keyDFA
+	live []bool
 }
 
 // formatAutomaton returns the minimal automaton of e when e is the value
 // expression of a format (formatExpr's) and the automaton is within the
 // limits above; nil otherwise (the caller then builds e as before).
-func formatAutomaton(e *expr) *keyDFA {
+func formatAutomaton(e *expr) *formatDFA {
 	if !isFormatValue(e) {
 		return nil
 	}
@@ -63,7 +71,7 @@ func formatAutomaton(e *expr) *keyDFA {
 
 // minimalAutomaton is the minimal automaton of e, its accepting states
 // with sig bit 0: nil past the limits of a format's automaton.
-func minimalAutomaton(e *expr) *keyDFA {
+func minimalAutomaton(e *expr) *formatDFA {
 	a := &keyNFA{}
 	start := a.add()
 	end, ok := a.build(e, start)
@@ -79,15 +87,12 @@ func minimalAutomaton(e *expr) *keyDFA {
 	if m == dfa {
 		return nil // (minimize returns dfa itself when it runs out of work)
 	}
-	return m
+	return &formatDFA{m, accepting(m)}
 }
 
-// embed adds the states of deterministic automaton d after from, as an
-// NFA (a state for each of d's states from which a text can still be
-// accepted, and one for each of their moves), and returns the state its
-// accepted texts (sig bit 0) lead to; ok is false past maxKeyNFA.
-func (a *keyNFA) embed(d *keyDFA, from int32) (int32, bool) {
-	// The states from which an accepting state can be reached.
+// accepting reports, for each state of d, whether a state with sig bit 0
+// can be reached from it.
+func accepting(d *keyDFA) []bool {
 	into := make([][]int, len(d.states))
 	for i, st := range d.states {
 		for _, m := range st.moves {
@@ -112,13 +117,21 @@ func (a *keyNFA) embed(d *keyDFA, from int32) (int32, bool) {
 			}
 		}
 	}
+	return live
+}
+
+// embed adds the states of format automaton d after from, as an NFA (a
+// state for each of d's states from which a text can still be accepted,
+// and one for each of their moves), and returns the state its accepted
+// texts lead to; ok is false past maxKeyNFA.
+func (a *keyNFA) embed(d *formatDFA, from int32) (int32, bool) {
 	end := a.add()
-	if !live[0] {
+	if !d.live[0] {
 		return end, true // no text: end is reached from nowhere
 	}
 	q := make([]int32, len(d.states))
 	for i := range d.states {
-		if live[i] {
+		if d.live[i] {
 			if len(a.states) > maxKeyNFA {
 				return 0, false
 			}
@@ -127,14 +140,14 @@ func (a *keyNFA) embed(d *keyDFA, from int32) (int32, bool) {
 	}
 	a.link(from, q[0])
 	for i, st := range d.states {
-		if !live[i] {
+		if !d.live[i] {
 			continue
 		}
 		if st.sig&1 != 0 {
 			a.link(q[i], end)
 		}
 		for _, m := range st.moves {
-			if !live[m.to] {
+			if !d.live[m.to] {
 				continue
 			}
 			if len(a.states) > maxKeyNFA {

@@ -987,25 +987,44 @@ func leadingLookaheads(p string) (rest string, musts, mustNots []string, ok bool
 	return "^" + p[pos:], musts, mustNots, true
 }
 
-// patternGroupEnd returns the position just past the ) that closes the
-// group opening at p[open], skipping escapes and classes.
-func patternGroupEnd(p string, open int) (int, bool) {
+// walkPatternGroups calls fn with each (, ) and | of p from start that is
+// neither escaped nor in a class, and the depth of the groups it stands
+// in (a group's parentheses stand outside it); fn returns false to stop.
+func walkPatternGroups(p string, start int, fn func(i, depth int) bool) {
 	depth := 0
-	for i := open; i < len(p); i++ {
+	for i := start; i < len(p); i++ {
 		switch p[i] {
 		case '\\':
 			i++
 		case '[':
 			i = patternClassEnd(p, i)
 		case '(':
+			if !fn(i, depth) {
+				return
+			}
 			depth++
 		case ')':
-			if depth--; depth == 0 {
-				return i + 1, true
+			if depth--; !fn(i, depth) {
+				return
+			}
+		case '|':
+			if !fn(i, depth) {
+				return
 			}
 		}
 	}
-	return 0, false
+}
+
+// patternGroupEnd returns the position just past the ) that closes the
+// group opening at p[open].
+func patternGroupEnd(p string, open int) (end int, found bool) {
+	walkPatternGroups(p, open, func(i, depth int) bool {
+		if p[i] == ')' && depth == 0 {
+			end, found = i+1, true
+		}
+		return !found
+	})
+	return end, found
 }
 
 // patternClassEnd returns the position of the ] that closes the class
@@ -1025,25 +1044,12 @@ func patternClassEnd(p string, open int) int {
 
 // patternTopAlternation reports whether p has a | outside every group
 // and class.
-func patternTopAlternation(p string) bool {
-	depth := 0
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '\\':
-			i++
-		case '[':
-			i = patternClassEnd(p, i)
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case '|':
-			if depth == 0 {
-				return true
-			}
-		}
-	}
-	return false
+func patternTopAlternation(p string) (found bool) {
+	walkPatternGroups(p, 0, func(i, depth int) bool {
+		found = p[i] == '|' && depth == 0
+		return !found
+	})
+	return found
 }
 
 // lookaheadPattern is the expressions of a pattern with lookahead
@@ -1055,23 +1061,23 @@ func lookaheadPattern(p string) (rest *expr, musts, negs []*expr, ok bool) {
 	if !ok {
 		return nil, nil, nil, false
 	}
-	var err error
-	if rest, err = patternExpr(r); err != nil {
+	all, ok := patternExprs(append(append([]string{r}, ms...), ns...))
+	if !ok {
 		return nil, nil, nil, false
 	}
-	for _, m := range ms {
-		e, err := patternExpr(m)
+	return all[0], all[1 : 1+len(ms)], all[1+len(ms):], true
+}
+
+// patternExprs is patternExpr of each of ps; ok is false when one does
+// not translate.
+func patternExprs(ps []string) ([]*expr, bool) {
+	out := make([]*expr, len(ps))
+	for i, p := range ps {
+		e, err := patternExpr(p)
 		if err != nil {
-			return nil, nil, nil, false
+			return nil, false
 		}
-		musts = append(musts, e)
+		out[i] = e
 	}
-	for _, n := range ns {
-		e, err := patternExpr(n)
-		if err != nil {
-			return nil, nil, nil, false
-		}
-		negs = append(negs, e)
-	}
-	return rest, musts, negs, true
+	return out, true
 }
