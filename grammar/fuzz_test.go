@@ -61,6 +61,9 @@ func FuzzCompile(f *testing.F) {
 		`{"properties": {"n": {"enum": [` + longList(3000) + `]}}}`,
 		// A oneOf of objects closed to names of their own (gap decision 231).
 		`{"oneOf": [{"properties": {"a": {"type": "integer"}, "b": {}}, "additionalProperties": false}, {"type": "object", "properties": {"c": {"$ref": "#/$defs/s"}}, "additionalProperties": false}, {"properties": {"d": {}}, "required": ["d"], "additionalProperties": false}], "$defs": {"s": {"type": "string"}}}`,
+		// Open variants told apart by the closed-object default, not
+		// strict (gap decision 233), one beside an anyOf.
+		`{"type": "object", "properties": {"errors": {"oneOf": [{"properties": {"login": {"type": "string"}}, "required": ["login"]}, {"anyOf": [{"properties": {"login": {}}}, {"properties": {"p": {"type": "integer"}}}], "required": ["p"]}]}}}`,
 		// Lookahead assertions at a pattern's start, and parts that match
 		// every text side by side (gap decision 230).
 		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?!org\\.)(?=[a-z])[a-z.]{1,9}$"}, "b": {"pattern": "^[\\s\\S]*", "not": {"pattern": "^x"}}}, "patternProperties": {"^[\\s\\S]*": {"type": "integer"}, "^c": {"minimum": 2}}}`,

@@ -1428,7 +1428,7 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
 			shared := sets[i] & sets[j]
-			if shared == 0 || shared == tObj && c.discriminated(views[i], views[j]) ||
+			if shared == 0 || shared == tObj && (c.discriminated(views[i], views[j]) || c.closedApart(views[i], views[j])) ||
 				c.literalsApart(views[i], views[j], &checks) || c.literalsApart(views[j], views[i], &checks) {
 				continue
 			}
@@ -1543,6 +1543,106 @@ func (c *compiler) shownInvalid(v *view, m int) bool {
 // "circle"}} against {"kind": {"const": "square"}}).
 func (c *compiler) discriminated(a, b *view) bool {
 	return c.requiresAgainst(a, b) || c.requiresAgainst(b, a)
+}
+
+// closedApart reports whether, not strict, the objects the grammar writes
+// for each of views a and b are invalid for the other because the other
+// requires a name they can't hold (gap decision 233): an object that
+// declares properties is written closed to its declared and required
+// names (the documented default), so {"oneOf": [{"properties": {"login":
+// ...}, "required": ["login"]}, {"properties": {"password": ...},
+// "required": ["password"]}]} writes {"login": ...} or {"password": ...},
+// each valid for its variant alone, though under the schema's own meaning
+// (strict: open objects) an object may hold both names.
+func (c *compiler) closedApart(a, b *view) bool {
+	return !c.strict && c.closedAgainst(a, b) && c.closedAgainst(b, a)
+}
+
+// closedAgainst reports whether a requires a name that no object written
+// for b holds (closedWithout): b's objects are then invalid for a.
+func (c *compiler) closedAgainst(a, b *view) bool {
+	d := c.d
+	if b.never {
+		return true
+	}
+	if slices.ContainsFunc(a.present, func(name string) bool { return c.closedWithout(b, name) }) {
+		return true
+	}
+	found := false
+	for _, n := range a.nodes {
+		if n.ks.Required < 0 || d.Kind(n.ks.Required) != pyjson.Array {
+			continue
+		}
+		d.Elements(n.ks.Required, func(e, pos int) bool {
+			if pos >= maxExclusiveNames || c.stop(a.path) {
+				return false // (a long list is not read for this)
+			}
+			found = d.Kind(e) == pyjson.String && c.closedWithout(b, d.Str(e))
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// closedWithout reports whether, not strict, no object written for v
+// holds member name: v's objects are written closed to the names its
+// schemas declare or require, there is at least one such name (an object
+// that declares none is written open: freeMember), and name is none of
+// them. Conservatively false where a schema of v may add names otherwise:
+// patternProperties, an anyOf or oneOf not yet distributed (its variants
+// declare names of their own), a keyword the compiler reports
+// (dependentSchemas, if, unevaluatedProperties, ...), or membership of an
+// anyOf (whose variants' names an object closed by default may also hold:
+// siblingMembers).
+func (c *compiler) closedWithout(v *view, name string) bool {
+	d := c.d
+	if c.strict || slices.Contains(v.present, name) {
+		return false
+	}
+	if slices.Contains(v.absent, name) {
+		return true
+	}
+	if len(v.nodes) >= wideView {
+		return false // (not scanned: a wide view's names are many)
+	}
+	names := false
+	for _, n := range v.nodes {
+		ks := n.ks
+		if n.other || n.mayOther || ks.PatternProperties >= 0 ||
+			ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 {
+			return false // (a combinator not yet distributed may declare names)
+		}
+		if _, ok := c.anyOfSiblings(n.node); ok {
+			return false
+		}
+		if ks.Properties >= 0 {
+			if d.Kind(ks.Properties) != pyjson.Object {
+				return false
+			}
+			if c.ptr.Child(d, ks.Properties, name) >= 0 {
+				return false
+			}
+			names = names || d.Nodes[ks.Properties].Len > 0
+		}
+		if ks.Required >= 0 {
+			if d.Kind(ks.Required) != pyjson.Array {
+				return false
+			}
+			held := false
+			d.Elements(ks.Required, func(e, _ int) bool {
+				names = true
+				held = d.Kind(e) == pyjson.String && d.Str(e) == name
+				return !held
+			})
+			if held {
+				return false
+			}
+		}
+	}
+	return names
 }
 
 // requiresAgainst reports whether a requires a property that no object of
