@@ -49,16 +49,29 @@ func conditionKnown(d *pyjson.Doc, s int) (branch int, known bool) {
 // all it does.
 func notTypes(d *pyjson.Doc, s int) (excluded typeSet, exact bool) {
 	n := d.Lookup(s, "not")
-	switch {
-	case n < 0, neverSchema(d, n):
+	if n < 0 {
 		return 0, true
-	case anySchema(d, n):
+	}
+	return typesOnly(d, n)
+}
+
+// typesOnly reads schema s when it constrains a value by its type alone:
+// the types it admits, tAll for a schema that admits anything (true,
+// annotations only), none for one that admits nothing (false). exact is
+// false for any other schema, and for "integer" without "number" (a whole
+// number written 2.0 is an integer, which the grammar's types, by
+// spelling, do not tell).
+func typesOnly(d *pyjson.Doc, s int) (types typeSet, exact bool) {
+	switch {
+	case neverSchema(d, s):
+		return 0, true
+	case anySchema(d, s):
 		return tAll, true
-	case d.Kind(n) != pyjson.Object, d.DuplicateKey(n) >= 0:
+	case d.Kind(s) != pyjson.Object, d.DuplicateKey(s) >= 0:
 		return 0, false // (a key written twice: not read, see heldNames)
 	}
 	t, exact := -1, true
-	d.Members(n, func(k, val int) bool {
+	d.Members(s, func(k, val int) bool {
 		switch d.Str(k) {
 		case "type":
 			t = val
@@ -70,11 +83,11 @@ func notTypes(d *pyjson.Doc, s int) (excluded typeSet, exact bool) {
 	if !exact || t < 0 {
 		return 0, false
 	}
-	excluded = typesOf(d, t)
-	if excluded&tInt != 0 && excluded&tFrac == 0 {
+	types = typesOf(d, t)
+	if types&tInt != 0 && types&tFrac == 0 {
 		return 0, false
 	}
-	return excluded, true
+	return types, true
 }
 
 // neverSchema reports whether schema s matches nothing: false, or only

@@ -292,7 +292,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		for _, f := range ifs {
 			add, paths = append(add, f.els), append(paths, f.el0)
 		}
-		cases = append(cases, caseOf(add, paths, name, "", append(slices.Clip(v.excluded), exclusion{name, listed, ifs[0].condPath})))
+		cases = append(cases, caseOf(add, paths, name, "", append(slices.Clip(v.excluded), exclusion{name: name, values: listed, path: ifs[0].condPath})))
 		if c.err != nil {
 			return nil, true
 		}

@@ -432,17 +432,23 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 		for _, m := range x.values {
 			b = strconv.AppendInt(append(b, ','), int64(m), 10)
 		}
+		if x.types != 0 {
+			b = strconv.AppendInt(append(b, ':'), int64(x.types), 10)
+		}
 	}
 	return b
 }
 
 // An exclusion is values (literal nodes) member name of an object may not
 // hold ("": the value itself may not be one of them), where a
-// discriminator's conditions at path list them (ifCases).
+// discriminator's conditions at path list them (ifCases), and types it
+// may not have (a case of a oneOf variant whose objects fail another
+// variant by a member's type: typedVariantCases).
 type exclusion struct {
 	name   string
 	values []int
 	path   string
+	types  typeSet
 }
 
 // excludedValues is the values v itself may not take, and the path of
@@ -608,6 +614,11 @@ func (c *compiler) types(v *view) typeSet {
 	if v.objectsOnly {
 		set = tObj
 	}
+	for _, x := range v.excluded {
+		if x.name == "" {
+			set &^= x.types // (a case of typedVariantCases)
+		}
+	}
 	for _, n := range v.nodes {
 		if n.ks.Type >= 0 {
 			set &= typesOf(c.d, n.ks.Type)
@@ -769,6 +780,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			})
 			if kw.name == "oneOf" && excl == nil && exclNot == nil && c.err == nil {
 				exclNot = c.closedVariantCases(v, ws) // variants closed to names of their own (decision 231)
+				if exclNot == nil && c.strict {
+					exclNot = c.typedVariantCases(v, ws) // open variants told apart by names and types (decision 234)
+				}
 			}
 			if exclNot != nil && c.err == nil {
 				// Each variant's objects that fail every other variant:
@@ -777,6 +791,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					var cases []*expr
 					for _, ec := range exclNot[pos] {
 						wc := objectCase(w, ec.present, ec.absent)
+						if len(ec.cuts) > 0 {
+							wc.excluded = append(slices.Clip(wc.excluded), ec.cuts...)
+						}
 						for _, n := range w.nodes {
 							if n.ks.Not >= 0 && !v.has(n.node) {
 								wc.notsMet = append(wc.notsMet, n.node) // the variant's: each case lacks a name of each
@@ -1068,8 +1085,12 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 }
 
 // An exclusiveCase is names an object holds and names it lacks, so that
-// it is valid for one variant of a oneOf alone (exclusiveNotCases).
-type exclusiveCase struct{ present, absent []string }
+// it is valid for one variant of a oneOf alone (exclusiveNotCases), and
+// the types members it holds may not have (typedVariantCases).
+type exclusiveCase struct {
+	present, absent []string
+	cuts            []exclusion
+}
 
 // exclusiveNotCases is exclusiveVariants for variants that also forbid
 // names together by a not of required, directly or in an allOf (gap
@@ -3178,7 +3199,7 @@ func (c *compiler) memberValue(v *view, name string) *view {
 	}
 	for _, x := range v.excluded {
 		if x.name == name && name != "" {
-			w.excluded = append(w.excluded, exclusion{"", x.values, x.path})
+			w.excluded = append(w.excluded, exclusion{name: "", values: x.values, path: x.path, types: x.types})
 		}
 	}
 	return w

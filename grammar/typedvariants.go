@@ -1,0 +1,260 @@
+package grammar
+
+import (
+	"slices"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
+)
+
+// typedVariantCases returns, under strict, for a oneOf of v whose variants
+// ws are open objects that declare properties and require names
+// ({"oneOf": [{"properties": {"login": {"type": "string"}}, "required":
+// ["login"]}, {"properties": {"password": {"type": "string"}},
+// "required": ["password"]}]}, gap decision 234), the cases of each
+// variant that make the oneOf exact. Objects are open under strict, so an
+// object may hold both names: it is valid for both variants, so for
+// neither, unless a value fails one ({"login": "x", "password": 1} is
+// valid for the first alone). An object fails variant j when it lacks a
+// name j requires, or holds a name j declares with a value of a type j's
+// schema of it does not allow; so the cases of variant i are the least
+// choices of one such failure for each other variant, beside i's required
+// names, each written as an object whose absent names are left out and
+// whose members of a cut type hold values of the other types only
+// (view.excluded). Each variant's own schemas may hold only type
+// "object", properties, required, annotations and definitions, and each
+// schema a variant declares for a name only a type (typesOnly: anything,
+// nothing, or types, but not integer without number, whose complement
+// the grammar does not write). nil when the variants are not of that
+// form, when variantsOverlap finds them apart already (their grammar is
+// exact as it is), when one variant alone has no type and v admits values
+// of other types (valid for that one alone, which the cases, objects,
+// leave out), beside an enum, const, dependencies or dependentSchemas of
+// v, or past maxExclusiveCases cases.
+func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
+	d := c.d
+	if !c.strict || len(ws) < 2 || len(ws) > maxDiscriminated ||
+		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) ||
+		c.hasDependencies(v) || c.hasDependentSchemas(v) {
+		return nil
+	}
+	// (A member's allowed types: the types of a value the variant's
+	// schema of that name admits.)
+	type property struct {
+		name  string
+		types typeSet
+	}
+	type variant struct {
+		required []string
+		props    []property
+		typed    bool
+	}
+	vs := make([]variant, len(ws))
+	untyped, declared := 0, 0
+	for i, w := range ws {
+		x := &vs[i]
+		for _, n := range w.nodes {
+			if v.has(n.node) {
+				continue // the view's own, not the variant's
+			}
+			ks := n.ks
+			if n.other || n.mayOther || !typedVariantKeys(ks) {
+				return nil
+			}
+			if ks.Type >= 0 {
+				if typesOf(d, ks.Type) != tObj {
+					return nil
+				}
+				x.typed = true
+			}
+			if ks.Required >= 0 {
+				if d.Kind(ks.Required) != pyjson.Array {
+					return nil
+				}
+				ok := true
+				d.Elements(ks.Required, func(r, _ int) bool {
+					if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(x.required, d.Str(r)) {
+						x.required = append(x.required, d.Str(r))
+						ok = len(x.required) <= maxExclusiveNames
+					}
+					return ok
+				})
+				if !ok {
+					return nil
+				}
+			}
+			if ks.Properties >= 0 {
+				if d.Kind(ks.Properties) != pyjson.Object || d.DuplicateKey(ks.Properties) >= 0 {
+					return nil
+				}
+				ok := true
+				d.Members(ks.Properties, func(k, s int) bool {
+					name := d.Str(k)
+					types, exact := typesOnly(d, s)
+					// (a name two schemas of the variant declare: both
+					// apply, not read here)
+					ok = exact && !slices.ContainsFunc(x.props, func(p property) bool { return p.name == name }) &&
+						len(x.props) < maxExclusiveNames
+					x.props = append(x.props, property{name, types})
+					return ok
+				})
+				if !ok {
+					return nil
+				}
+				declared++
+			}
+		}
+		if !x.typed {
+			untyped++
+		}
+	}
+	if declared == 0 || untyped == 1 && c.types(v)&^tObj != 0 {
+		// (Variants that only require names are exclusiveVariants'.)
+		return nil
+	}
+	sets := make([]typeSet, len(ws))
+	for i, w := range ws {
+		sets[i] = c.types(w)
+	}
+	if !c.variantsOverlap(sets, ws) || c.err != nil {
+		return nil
+	}
+	// An option fails one other variant: lacking a name (cut false), or
+	// holding name with a value of none of types (cut true).
+	type option struct {
+		name  string
+		cut   bool
+		types typeSet
+	}
+	out := make([][]exclusiveCase, len(vs))
+	total := 0
+	for i, own := range vs {
+		// The types a member of variant i's objects may have, by name
+		// (none: it can't be there).
+		memberTypes := map[string]typeSet{}
+		typesOfMember := func(name string) typeSet {
+			t, ok := memberTypes[name]
+			if !ok {
+				mv := c.memberValue(ws[i], name)
+				if !mv.never {
+					t = c.types(mv)
+				}
+				memberTypes[name] = t
+			}
+			return t
+		}
+		cases := []exclusiveCase{{present: slices.Clone(own.required)}}
+		for j, other := range vs {
+			if j == i {
+				continue
+			}
+			var opts []option
+			for _, r := range other.required {
+				opts = append(opts, option{name: r})
+			}
+			for _, p := range other.props {
+				if typesOfMember(p.name)&^p.types != 0 {
+					opts = append(opts, option{name: p.name, cut: true, types: p.types})
+				}
+			}
+			var next []exclusiveCase
+			for _, cs := range cases {
+				if slices.ContainsFunc(opts, func(o option) bool { return caseMeets(cs, o.name, o.cut, o.types) }) {
+					next = append(next, cs)
+					continue
+				}
+				for _, o := range opts {
+					if !o.cut {
+						if !slices.Contains(cs.present, o.name) {
+							next = append(next, exclusiveCase{present: cs.present, absent: append(slices.Clip(cs.absent), o.name), cuts: cs.cuts})
+						}
+						continue
+					}
+					if slices.Contains(cs.absent, o.name) {
+						continue
+					}
+					cut := o.types
+					k := slices.IndexFunc(cs.cuts, func(x exclusion) bool { return x.name == o.name })
+					if k >= 0 {
+						cut |= cs.cuts[k].types
+					}
+					if typesOfMember(o.name)&^cut == 0 {
+						continue // no value left for it
+					}
+					nc := exclusiveCase{present: cs.present, absent: cs.absent, cuts: slices.Clone(cs.cuts)}
+					if !slices.Contains(nc.present, o.name) {
+						nc.present = append(slices.Clip(nc.present), o.name)
+					}
+					if k >= 0 {
+						nc.cuts[k].types = cut
+					} else {
+						nc.cuts = append(nc.cuts, exclusion{name: o.name, types: cut, path: ws[j].path})
+					}
+					next = append(next, nc)
+				}
+			}
+			if len(next) > 16*maxExclusiveCases {
+				return nil
+			}
+			cases = leastTypedCases(next)
+		}
+		if total += len(cases); total > maxExclusiveCases {
+			return nil
+		}
+		out[i] = cases
+	}
+	return out
+}
+
+// caseMeets reports whether every object of case cs fails a variant by
+// the option: lacking name (cut false), or holding it with a value of a
+// type outside types (cut true).
+func caseMeets(cs exclusiveCase, name string, cut bool, types typeSet) bool {
+	if !cut {
+		return slices.Contains(cs.absent, name)
+	}
+	if !slices.Contains(cs.present, name) {
+		return false
+	}
+	k := slices.IndexFunc(cs.cuts, func(x exclusion) bool { return x.name == name })
+	var have typeSet
+	if k >= 0 {
+		have = cs.cuts[k].types
+	}
+	return have&types == types
+}
+
+// leastTypedCases returns cases without those whose objects another case
+// holds already (it asks no more names present or absent, and no more
+// types cut), or that equal an earlier one.
+func leastTypedCases(cases []exclusiveCase) []exclusiveCase {
+	// a asks everything b does: b's objects include a's.
+	asksAll := func(a, b exclusiveCase) bool {
+		if slices.ContainsFunc(b.present, func(n string) bool { return !slices.Contains(a.present, n) }) ||
+			slices.ContainsFunc(b.absent, func(n string) bool { return !slices.Contains(a.absent, n) }) {
+			return false
+		}
+		return !slices.ContainsFunc(b.cuts, func(x exclusion) bool { return !caseMeets(a, x.name, true, x.types) })
+	}
+	var out []exclusiveCase
+	for i, a := range cases {
+		redundant := false
+		for j, b := range cases {
+			if i != j && asksAll(a, b) && (!asksAll(b, a) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// typedVariantKeys reports whether a schema of a variant holds only what
+// typedVariantCases reads: type, properties, required, annotations,
+// definitions, and a $ref (whose schema is one of the variant's too).
+func typedVariantKeys(ks *schema.Keys) bool {
+	return ks.AdditionalProperties < 0 && closedVariantKeys(ks)
+}
