@@ -66,7 +66,7 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "object", "properties": {"errors": {"oneOf": [{"properties": {"login": {"type": "string"}}, "required": ["login"]}, {"anyOf": [{"properties": {"login": {}}}, {"properties": {"p": {"type": "integer"}}}], "required": ["p"]}]}}}`,
 		// Open object variants told apart by names and members' types,
 		// under strict (gap decision 234).
-		`{"type": "object", "oneOf": [{"properties": {"login": {"type": "string"}, "realm": {"type": ["string", "null"]}}, "required": ["login"]}, {"properties": {"password": {"type": "string"}, "realm": {"type": "number"}}, "required": ["password"]}, {"type": "object", "properties": {"token": {}, "login": false}, "required": ["token"]}]}`,
+		`{"type": "object", "oneOf": [{"properties": {"login": {"type": "string"}, "realm": {"type": ["string", "null"]}}, "required": ["login"]}, {"properties": {"password": {"type": "string"}, "realm": {"type": "number"}, "kind": {"enum": ["a", 1]}}, "required": ["password"]}, {"type": "object", "properties": {"token": {}, "login": false, "kind": {"const": "a"}}, "required": ["token"]}]}`,
 		// Lookahead assertions at a pattern's start, and parts that match
 		// every text side by side (gap decision 230).
 		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?!org\\.)(?=[a-z])[a-z.]{1,9}$"}, "b": {"pattern": "^[\\s\\S]*", "not": {"pattern": "^x"}}}, "patternProperties": {"^[\\s\\S]*": {"type": "integer"}, "^c": {"minimum": 2}}}`,

@@ -38,11 +38,13 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 		c.hasDependencies(v) || c.hasDependentSchemas(v) {
 		return nil
 	}
-	// (A member's allowed types: the types of a value the variant's
-	// schema of that name admits.)
+	// What the variant's schema of a name admits: values of types, or
+	// (listed) the values of a const or enum.
 	type property struct {
-		name  string
-		types typeSet
+		name   string
+		types  typeSet
+		values []int
+		listed bool
 	}
 	type variant struct {
 		required []string
@@ -90,12 +92,17 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 				ok := true
 				d.Members(ks.Properties, func(k, s int) bool {
 					name := d.Str(k)
-					types, exact := typesOnly(d, s)
+					p := property{name: name}
+					var exact bool
+					if p.types, exact = typesOnly(d, s); !exact {
+						p.values, exact = literalsOnly(d, s)
+						p.listed = exact
+					}
 					// (a name two schemas of the variant declare: both
 					// apply, not read here)
 					ok = exact && !slices.ContainsFunc(x.props, func(p property) bool { return p.name == name }) &&
 						len(x.props) < maxExclusiveNames
-					x.props = append(x.props, property{name, types})
+					x.props = append(x.props, p)
 					return ok
 				})
 				if !ok {
@@ -119,29 +126,25 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 	if !c.variantsOverlap(sets, ws) || c.err != nil {
 		return nil
 	}
-	// An option fails one other variant: lacking a name (cut false), or
-	// holding name with a value of none of types (cut true).
+	// An option fails one other variant: lacking a name (cut nil), or
+	// holding it with a value the other variant's schema of it rules out
+	// (cut: of none of its types, or none of its values).
 	type option struct {
-		name  string
-		cut   bool
-		types typeSet
+		name string
+		cut  *exclusion
 	}
 	out := make([][]exclusiveCase, len(vs))
 	total := 0
 	for i, own := range vs {
-		// The types a member of variant i's objects may have, by name
-		// (none: it can't be there).
-		memberTypes := map[string]typeSet{}
-		typesOfMember := func(name string) typeSet {
-			t, ok := memberTypes[name]
+		// The view of a member of variant i's objects, by name.
+		members := map[string]*view{}
+		member := func(name string) *view {
+			mv, ok := members[name]
 			if !ok {
-				mv := c.memberValue(ws[i], name)
-				if !mv.never {
-					t = c.types(mv)
-				}
-				memberTypes[name] = t
+				mv = c.memberValue(ws[i], name)
+				members[name] = mv
 			}
-			return t
+			return mv
 		}
 		cases := []exclusiveCase{{present: slices.Clone(own.required)}}
 		for j, other := range vs {
@@ -153,18 +156,28 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 				opts = append(opts, option{name: r})
 			}
 			for _, p := range other.props {
-				if typesOfMember(p.name)&^p.types != 0 {
-					opts = append(opts, option{name: p.name, cut: true, types: p.types})
+				cut := &exclusion{name: p.name, path: ws[j].path}
+				if p.listed {
+					cut.values = p.values
+				} else {
+					cut.types = p.types
 				}
+				if !c.cutLeaves(member(p.name), cut) {
+					continue // no value of i's is outside it
+				}
+				if p.listed && !c.cuttable(member(p.name), p.values) {
+					return nil // (a value outside the list the grammar can't write exactly)
+				}
+				opts = append(opts, option{name: p.name, cut: cut})
 			}
 			var next []exclusiveCase
 			for _, cs := range cases {
-				if slices.ContainsFunc(opts, func(o option) bool { return caseMeets(cs, o.name, o.cut, o.types) }) {
+				if slices.ContainsFunc(opts, func(o option) bool { return c.caseMeets(cs, o.name, o.cut) }) {
 					next = append(next, cs)
 					continue
 				}
 				for _, o := range opts {
-					if !o.cut {
+					if o.cut == nil {
 						if !slices.Contains(cs.present, o.name) {
 							next = append(next, exclusiveCase{present: cs.present, absent: append(slices.Clip(cs.absent), o.name), cuts: cs.cuts})
 						}
@@ -173,22 +186,18 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 					if slices.Contains(cs.absent, o.name) {
 						continue
 					}
-					cut := o.types
-					k := slices.IndexFunc(cs.cuts, func(x exclusion) bool { return x.name == o.name })
-					if k >= 0 {
-						cut |= cs.cuts[k].types
+					nc := exclusiveCase{present: cs.present, absent: cs.absent, cuts: slices.Clone(cs.cuts)}
+					k := slices.IndexFunc(nc.cuts, func(x exclusion) bool { return x.name == o.name })
+					if k < 0 {
+						nc.cuts, k = append(nc.cuts, exclusion{name: o.name, path: o.cut.path}), len(nc.cuts)
 					}
-					if typesOfMember(o.name)&^cut == 0 {
+					nc.cuts[k].types |= o.cut.types
+					nc.cuts[k].values = append(slices.Clip(nc.cuts[k].values), o.cut.values...)
+					if !c.cutLeaves(member(o.name), &nc.cuts[k]) {
 						continue // no value left for it
 					}
-					nc := exclusiveCase{present: cs.present, absent: cs.absent, cuts: slices.Clone(cs.cuts)}
 					if !slices.Contains(nc.present, o.name) {
 						nc.present = append(slices.Clip(nc.present), o.name)
-					}
-					if k >= 0 {
-						nc.cuts[k].types = cut
-					} else {
-						nc.cuts = append(nc.cuts, exclusion{name: o.name, types: cut, path: ws[j].path})
 					}
 					next = append(next, nc)
 				}
@@ -196,7 +205,7 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 			if len(next) > 16*maxExclusiveCases {
 				return nil
 			}
-			cases = leastTypedCases(next)
+			cases = c.leastTypedCases(next)
 		}
 		if total += len(cases); total > maxExclusiveCases {
 			return nil
@@ -207,34 +216,53 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 }
 
 // caseMeets reports whether every object of case cs fails a variant by
-// the option: lacking name (cut false), or holding it with a value of a
-// type outside types (cut true).
-func caseMeets(cs exclusiveCase, name string, cut bool, types typeSet) bool {
-	if !cut {
+// holding member name with a value cut rules out (cut nil: by lacking
+// name): the case holds the name, and its own cut of it rules out every
+// type and value cut does.
+func (c *compiler) caseMeets(cs exclusiveCase, name string, cut *exclusion) bool {
+	if cut == nil {
 		return slices.Contains(cs.absent, name)
 	}
 	if !slices.Contains(cs.present, name) {
 		return false
 	}
-	k := slices.IndexFunc(cs.cuts, func(x exclusion) bool { return x.name == name })
-	var have typeSet
-	if k >= 0 {
-		have = cs.cuts[k].types
+	var have exclusion
+	if k := slices.IndexFunc(cs.cuts, func(x exclusion) bool { return x.name == name }); k >= 0 {
+		have = cs.cuts[k]
 	}
-	return have&types == types
+	return have.types&cut.types == cut.types && !slices.ContainsFunc(cut.values, func(m int) bool {
+		return valueType(c.d, m)&have.types == 0 && !slices.ContainsFunc(have.values, func(h int) bool { return c.literalEqual(h, m) })
+	})
+}
+
+// cutLeaves reports whether member view mv keeps a value beside cut: a
+// type cut leaves none of the types mv allows, or every value mv lists
+// is cut.
+func (c *compiler) cutLeaves(mv *view, cut *exclusion) bool {
+	if mv.never {
+		return false
+	}
+	set := c.types(mv) &^ cut.types
+	if set == 0 {
+		return false
+	}
+	listed, ok := c.literalSet(mv)
+	return !ok || slices.ContainsFunc(listed, func(m int) bool {
+		return admits(c.d, set, m) && !slices.ContainsFunc(cut.values, func(x int) bool { return c.literalEqual(x, m) })
+	})
 }
 
 // leastTypedCases returns cases without those whose objects another case
-// holds already (it asks no more names present or absent, and no more
-// types cut), or that equal an earlier one.
-func leastTypedCases(cases []exclusiveCase) []exclusiveCase {
+// holds already (it asks no more names present or absent, and cuts no
+// more types or values), or that equal an earlier one.
+func (c *compiler) leastTypedCases(cases []exclusiveCase) []exclusiveCase {
 	// a asks everything b does: b's objects include a's.
 	asksAll := func(a, b exclusiveCase) bool {
 		if slices.ContainsFunc(b.present, func(n string) bool { return !slices.Contains(a.present, n) }) ||
 			slices.ContainsFunc(b.absent, func(n string) bool { return !slices.Contains(a.absent, n) }) {
 			return false
 		}
-		return !slices.ContainsFunc(b.cuts, func(x exclusion) bool { return !caseMeets(a, x.name, true, x.types) })
+		return !slices.ContainsFunc(b.cuts, func(x exclusion) bool { return !c.caseMeets(a, x.name, &x) })
 	}
 	var out []exclusiveCase
 	for i, a := range cases {

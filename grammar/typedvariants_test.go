@@ -8,24 +8,28 @@ import (
 )
 
 // Under strict, a oneOf of open object variants that declare properties
-// of types and require names is exact (gap decision 234): random variants
-// (two or three, each declaring one to three names of a pool with a
-// schema of types, some required, typed or not) beside a parent that may
+// of types or of listed values and require names is exact (gap decision
+// 234): random variants (two or three, each declaring one to three names
+// of a pool with a schema of types or a const or enum, some required,
+// typed or not) beside a parent that may
 // be an object, declare a name or require one, judged by a JSON Schema
 // validator on random objects (members of every type, in any order) and
 // other values. A strict grammar agrees with the validator on every
 // instance, or the compile fails naming the oneOf (integer without
-// number, whose complement the grammar does not write, is among the
-// schemas drawn) or the schema no value satisfies.
+// number, whose complement the grammar does not write, and a listed
+// fraction beside unbounded numbers are among the schemas drawn) or the
+// schema no value satisfies.
 func TestTypedVariantsAgainstValidator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(234, 3))
 	pool := []string{"a", "b", "c", "d", "e"}
 	schemas := []string{`{"type": "string"}`, `{"type": "number"}`, `{"type": ["string", "null"]}`, `{}`,
-		`{"type": "boolean"}`, `{"type": "object"}`, `false`, `{"type": "integer"}`, `{"type": ["array", "number"]}`}
-	values := []string{`0`, `1.5`, `"x"`, `null`, `true`, `[]`, `{}`}
+		`{"type": "boolean"}`, `{"type": "object"}`, `false`, `{"type": "integer"}`, `{"type": ["array", "number"]}`,
+		`{"enum": ["x", "y"]}`, `{"const": "x"}`, `{"type": "string", "enum": ["y", 0]}`, `{"enum": [0, null, true]}`,
+		`{"enum": [true, false]}`, `{"const": 1.5}`, `{"type": "integer", "enum": [0, 2]}`}
+	values := []string{`0`, `1.5`, `"x"`, `"y"`, `null`, `true`, `false`, `[]`, `{}`}
 	others := []string{`0`, `"x"`, `[]`, `null`}
 	compiled, refused, checked, valid := 0, 0, 0, 0
-	for range 600 {
+	for range 900 {
 		var variants []string
 		for range 2 + rng.IntN(2) {
 			var props, req []string
@@ -85,7 +89,7 @@ func TestTypedVariantsAgainstValidator(t *testing.T) {
 			checked++
 		}
 	}
-	if compiled < 250 || refused < 50 || valid < 1000 {
+	if compiled < 250 || refused < 100 || valid < 2000 {
 		t.Errorf("only %d schemas compiled (%d refused), %d of %d instances valid", compiled, refused, valid, checked)
 	}
 	t.Logf("%d schemas compiled (%d refused), %d of %d instances valid", compiled, refused, valid, checked)
