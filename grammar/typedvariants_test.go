@@ -12,7 +12,8 @@ import (
 // 234): random variants (two or three, each declaring one to three names
 // of a pool with a schema of types or a const or enum, some required,
 // typed or not) beside a parent that may
-// be an object, declare a name or require one, judged by a JSON Schema
+// be an object, declare a name or require one, and may hold
+// additionalProperties, a not of required or minProperties, judged by a JSON Schema
 // validator on random objects (members of every type, in any order) and
 // other values. A strict grammar agrees with the validator on every
 // instance, or the compile fails naming the oneOf (integer without
@@ -57,6 +58,14 @@ func TestTypedVariantsAgainstValidator(t *testing.T) {
 		}
 		if rng.IntN(4) == 0 {
 			parent = append(parent, `"required": [`+strconv.Quote(pool[rng.IntN(len(pool))])+`]`)
+		}
+		switch rng.IntN(8) {
+		case 0:
+			parent = append(parent, `"additionalProperties": {"type": ["number", "string", "boolean"]}`)
+		case 1:
+			parent = append(parent, `"not": {"required": [`+strconv.Quote(pool[rng.IntN(len(pool))])+`]}`)
+		case 2:
+			parent = append(parent, `"minProperties": 2`)
 		}
 		schema := "{" + strings.Join(parent, ", ") + "}"
 		g, err := compileFormat(schema, true)
