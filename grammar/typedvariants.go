@@ -135,16 +135,25 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 	}
 	out := make([][]exclusiveCase, len(vs))
 	total := 0
+	w := &cutWork{c: c}
+	if cutWorkDone != nil {
+		defer func() { cutWorkDone(w.compared) }()
+	}
 	for i, own := range vs {
-		// The view of a member of variant i's objects, by name.
-		members := map[string]*view{}
-		member := func(name string) *view {
-			mv, ok := members[name]
+		// A member of variant i's objects, by name.
+		members := map[string]*cutMember{}
+		member := func(name string) *cutMember {
+			m, ok := members[name]
 			if !ok {
-				mv = c.memberValue(ws[i], name)
-				members[name] = mv
+				m = &cutMember{view: c.memberValue(ws[i], name)}
+				if !m.view.never {
+					m.types = c.types(m.view)
+					m.listed, m.isListed = c.literalSet(m.view)
+				}
+				members[name] = m
+				w.charge(len(m.listed) + 16)
 			}
-			return mv
+			return m
 		}
 		cases := []exclusiveCase{{present: slices.Clone(own.required)}}
 		for j, other := range vs {
@@ -162,17 +171,17 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 				} else {
 					cut.types = p.types
 				}
-				if !c.cutLeaves(member(p.name), cut) {
+				if !w.leaves(member(p.name), cut) {
 					continue // no value of i's is outside it
 				}
-				if p.listed && !c.cuttable(member(p.name), p.values) {
+				if w.charge(len(p.values)); p.listed && !c.cuttable(member(p.name).view, p.values) {
 					return nil // (a value outside the list the grammar can't write exactly)
 				}
 				opts = append(opts, option{name: p.name, cut: cut})
 			}
 			var next []exclusiveCase
 			for _, cs := range cases {
-				if slices.ContainsFunc(opts, func(o option) bool { return c.caseMeets(cs, o.name, o.cut) }) {
+				if slices.ContainsFunc(opts, func(o option) bool { return w.meets(cs, o.name, o.cut) }) {
 					next = append(next, cs)
 					continue
 				}
@@ -193,7 +202,8 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 					}
 					nc.cuts[k].types |= o.cut.types
 					nc.cuts[k].values = append(slices.Clip(nc.cuts[k].values), o.cut.values...)
-					if !c.cutLeaves(member(o.name), &nc.cuts[k]) {
+					w.charge(len(nc.present) + len(nc.absent) + len(nc.cuts) + len(nc.cuts[k].values))
+					if !w.leaves(member(o.name), &nc.cuts[k]) {
 						continue // no value left for it
 					}
 					if !slices.Contains(nc.present, o.name) {
@@ -202,10 +212,12 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 					next = append(next, nc)
 				}
 			}
-			if len(next) > 16*maxExclusiveCases {
+			if len(next) > 16*maxExclusiveCases || w.over() {
 				return nil
 			}
-			cases = c.leastTypedCases(next)
+			if cases = w.least(next); w.over() {
+				return nil // past maxCutWork
+			}
 		}
 		if total += len(cases); total > maxExclusiveCases {
 			return nil
@@ -215,11 +227,53 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 	return out
 }
 
-// caseMeets reports whether every object of case cs fails a variant by
+// maxCutWork caps the work of one typedVariantCases, in names and values
+// compared: a oneOf of 32 variants whose properties list 900 values each
+// took 43 s comparing cuts case by case before it.
+const maxCutWork = 1 << 17
+
+// cutWork is what typedVariantCases has compared so far, against
+// maxCutWork: past it every check fails and the oneOf is left to the
+// general path (refused under strict).
+type cutWork struct {
+	c     *compiler
+	spent int
+	// compared counts the values compared (literalEqual), which spent
+	// bounds from above: for cutWorkDone.
+	compared int
+}
+
+// cutWorkDone, set by tests, is told the values each typedVariantCases
+// compared.
+var cutWorkDone func(compared int)
+
+// charge counts n comparisons, and reports whether the work is still
+// within maxCutWork.
+func (w *cutWork) charge(n int) bool {
+	w.spent += n
+	return w.spent <= maxCutWork
+}
+
+// over reports whether the work went past maxCutWork.
+func (w *cutWork) over() bool { return w.spent > maxCutWork }
+
+// A cutMember is a member of a variant's objects: its view, the types it
+// allows and the values it lists (isListed: by a const or enum).
+type cutMember struct {
+	view     *view
+	types    typeSet
+	listed   []int
+	isListed bool
+}
+
+// meets reports whether every object of case cs fails a variant by
 // holding member name with a value cut rules out (cut nil: by lacking
 // name): the case holds the name, and its own cut of it rules out every
-// type and value cut does.
-func (c *compiler) caseMeets(cs exclusiveCase, name string, cut *exclusion) bool {
+// type and value cut does. False past maxCutWork.
+func (w *cutWork) meets(cs exclusiveCase, name string, cut *exclusion) bool {
+	if !w.charge(len(cs.absent) + len(cs.present) + len(cs.cuts)) {
+		return false
+	}
 	if cut == nil {
 		return slices.Contains(cs.absent, name)
 	}
@@ -230,39 +284,47 @@ func (c *compiler) caseMeets(cs exclusiveCase, name string, cut *exclusion) bool
 	if k := slices.IndexFunc(cs.cuts, func(x exclusion) bool { return x.name == name }); k >= 0 {
 		have = cs.cuts[k]
 	}
+	if !w.charge(len(cut.values) * (1 + len(have.values))) {
+		return false
+	}
 	return have.types&cut.types == cut.types && !slices.ContainsFunc(cut.values, func(m int) bool {
-		return valueType(c.d, m)&have.types == 0 && !slices.ContainsFunc(have.values, func(h int) bool { return c.literalEqual(h, m) })
+		return valueType(w.c.d, m)&have.types == 0 && !slices.ContainsFunc(have.values, func(h int) bool {
+			w.compared++
+			return w.c.literalEqual(h, m)
+		})
 	})
 }
 
-// cutLeaves reports whether member view mv keeps a value beside cut: a
-// type cut leaves none of the types mv allows, or every value mv lists
-// is cut.
-func (c *compiler) cutLeaves(mv *view, cut *exclusion) bool {
-	if mv.never {
+// leaves reports whether member m keeps a value beside cut: a type cut
+// leaves none of the types m allows, or every value m lists is cut.
+// False past maxCutWork.
+func (w *cutWork) leaves(m *cutMember, cut *exclusion) bool {
+	set := m.types &^ cut.types
+	if m.view.never || set == 0 || !w.charge(len(m.listed)*(1+len(cut.values))) {
 		return false
 	}
-	set := c.types(mv) &^ cut.types
-	if set == 0 {
-		return false
-	}
-	listed, ok := c.literalSet(mv)
-	return !ok || slices.ContainsFunc(listed, func(m int) bool {
-		return admits(c.d, set, m) && !slices.ContainsFunc(cut.values, func(x int) bool { return c.literalEqual(x, m) })
+	return !m.isListed || slices.ContainsFunc(m.listed, func(x int) bool {
+		return admits(w.c.d, set, x) && !slices.ContainsFunc(cut.values, func(y int) bool {
+			w.compared++
+			return w.c.literalEqual(y, x)
+		})
 	})
 }
 
-// leastTypedCases returns cases without those whose objects another case
-// holds already (it asks no more names present or absent, and cuts no
-// more types or values), or that equal an earlier one.
-func (c *compiler) leastTypedCases(cases []exclusiveCase) []exclusiveCase {
+// least returns cases without those whose objects another case holds
+// already (it asks no more names present or absent, and cuts no more
+// types or values), or that equal an earlier one.
+func (w *cutWork) least(cases []exclusiveCase) []exclusiveCase {
 	// a asks everything b does: b's objects include a's.
 	asksAll := func(a, b exclusiveCase) bool {
+		if !w.charge(len(a.present)*len(b.present) + len(a.absent)*len(b.absent)) {
+			return false
+		}
 		if slices.ContainsFunc(b.present, func(n string) bool { return !slices.Contains(a.present, n) }) ||
 			slices.ContainsFunc(b.absent, func(n string) bool { return !slices.Contains(a.absent, n) }) {
 			return false
 		}
-		return !slices.ContainsFunc(b.cuts, func(x exclusion) bool { return !c.caseMeets(a, x.name, &x) })
+		return !slices.ContainsFunc(b.cuts, func(x exclusion) bool { return !w.meets(a, x.name, &x) })
 	}
 	var out []exclusiveCase
 	for i, a := range cases {
