@@ -1586,6 +1586,9 @@ func (c *compiler) closedAgainst(a, b *view) bool {
 	if b.never {
 		return true
 	}
+	if len(a.nodes) >= wideView {
+		return false // (not scanned: a wide view's names are many)
+	}
 	if slices.ContainsFunc(a.present, func(name string) bool { return c.closedWithout(b, name) }) {
 		return true
 	}
@@ -1649,8 +1652,8 @@ func (c *compiler) closedWithout(v *view, name string) bool {
 			names = names || d.Nodes[ks.Properties].Len > 0
 		}
 		if ks.Required >= 0 {
-			if d.Kind(ks.Required) != pyjson.Array {
-				return false
+			if d.Kind(ks.Required) != pyjson.Array || d.Nodes[ks.Required].Len > maxExclusiveNames {
+				return false // (a long list is not read for this)
 			}
 			held := false
 			d.Elements(ks.Required, func(e, _ int) bool {
