@@ -11,8 +11,9 @@ import (
 // Not strict, a oneOf of objects that each require a name the others'
 // objects, closed by default, can't hold is not reported (gap decision
 // 233): random open variants (two or three, each declaring one to three
-// names from a pool, some required, sometimes in the variants of an anyOf,
-// and sometimes a name declared by another variant too, or by the parent)
+// names from a pool, some required, sometimes in the variants of an anyOf
+// or beside a dependentRequired, and sometimes a name declared by another
+// variant too, or by the parent)
 // checked against a JSON Schema
 // validator on random objects: every object the grammar accepts is valid
 // unless oneOf is reported. The schemas must include some where it is not
@@ -54,6 +55,10 @@ func TestClosedDefaultVariants(t *testing.T) {
 			}
 			if rng.IntN(2) == 0 {
 				kws = append(kws, `"type": "object"`)
+			}
+			if len(own) > 0 && rng.IntN(5) == 0 {
+				// A dependent written beside its trigger, declared or not.
+				kws = append(kws, `"dependentRequired": {`+strconv.Quote(own[0])+`: [`+strconv.Quote(pool[rng.IntN(len(pool))])+`]}`)
 			}
 			variants = append(variants, "{"+strings.Join(kws, ", ")+"}")
 		}

@@ -1616,8 +1616,9 @@ func (c *compiler) closedAgainst(a, b *view) bool {
 // schemas declare or require, there is at least one such name (an object
 // that declares none is written open: freeMember), and name is none of
 // them. Conservatively false where a schema of v may add names otherwise:
-// patternProperties, an anyOf or oneOf not yet distributed (its variants
-// declare names of their own), a keyword the compiler reports
+// patternProperties, dependentRequired (a dependent is written beside its
+// trigger, declared or not), an anyOf or oneOf not yet distributed (its
+// variants declare names of their own), a keyword the compiler reports
 // (dependentSchemas, if, unevaluatedProperties, ...), or membership of an
 // anyOf (whose variants' names an object closed by default may also hold:
 // siblingMembers).
@@ -1635,7 +1636,7 @@ func (c *compiler) closedWithout(v *view, name string) bool {
 	names := false
 	for _, n := range v.nodes {
 		ks := n.ks
-		if n.other || n.mayOther || ks.PatternProperties >= 0 ||
+		if n.other || n.mayOther || ks.PatternProperties >= 0 || ks.DependentRequired >= 0 ||
 			ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 {
 			return false // (a combinator not yet distributed may declare names)
 		}
