@@ -16,21 +16,23 @@ import (
 // object may hold both names: it is valid for both variants, so for
 // neither, unless a value fails one ({"login": "x", "password": 1} is
 // valid for the first alone). An object fails variant j when it lacks a
-// name j requires, or holds a name j declares with a value of a type j's
-// schema of it does not allow; so the cases of variant i are the least
-// choices of one such failure for each other variant, beside i's required
-// names, each written as an object whose absent names are left out and
-// whose members of a cut type hold values of the other types only
-// (view.excluded). Each variant's own schemas may hold only type
-// "object", properties, required, annotations and definitions, and each
-// schema a variant declares for a name only a type (typesOnly: anything,
-// nothing, or types, but not integer without number, whose complement
-// the grammar does not write). nil when the variants are not of that
-// form, when variantsOverlap finds them apart already (their grammar is
-// exact as it is), when one variant alone has no type and v admits values
-// of other types (valid for that one alone, which the cases, objects,
-// leave out), beside an enum, const, dependencies or dependentSchemas of
-// v, or past maxExclusiveCases cases.
+// name j requires, or holds a name j declares with a value j's schema of
+// it rules out; so the cases of variant i are the least choices of one
+// such failure for each other variant, beside i's required names, each
+// written as an object whose absent names are left out and whose cut
+// members hold values of none of the types, and none of the values, the
+// cut names (view.excluded). Each variant's own schemas may hold only
+// type "object", properties, required, annotations and definitions, and
+// each schema a variant declares for a name only a type (typesOnly:
+// anything, nothing, or types, but not integer without number, whose
+// complement the grammar does not write) or a const or enum of scalars
+// (literalsOnly; a cut of numbers a member can't leave out exactly,
+// cuttable, refuses). nil when the variants are not of that form, when
+// variantsOverlap finds them apart already (their grammar is exact as it
+// is), when one variant alone has no type and v admits values of other
+// types (valid for that one alone, which the cases, objects, leave out),
+// beside an enum, const, dependencies or dependentSchemas of v, past
+// maxExclusiveCases cases, or past maxCutWork comparisons.
 func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 	d := c.d
 	if !c.strict || len(ws) < 2 || len(ws) > maxDiscriminated ||
