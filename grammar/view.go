@@ -1445,11 +1445,26 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 	if len(sets) > maxDiscriminated {
 		return true
 	}
-	checks := 0 // literalsApart's, against maxLiteralPairs
+	checks := 0              // literalsApart's, against maxLiteralPairs
+	var facts []*closedFacts // each view's, read once (not strict)
+	closedApart := func(i, j int) bool {
+		if c.strict {
+			return false
+		}
+		if facts == nil {
+			facts = make([]*closedFacts, len(views))
+		}
+		for _, k := range [...]int{i, j} {
+			if facts[k] == nil {
+				facts[k] = c.closedFactsOf(views[k])
+			}
+		}
+		return c.closedApart(facts[i], facts[j])
+	}
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
 			shared := sets[i] & sets[j]
-			if shared == 0 || shared == tObj && (c.discriminated(views[i], views[j]) || c.closedApart(views[i], views[j])) ||
+			if shared == 0 || shared == tObj && (c.discriminated(views[i], views[j]) || closedApart(i, j)) ||
 				c.literalsApart(views[i], views[j], &checks) || c.literalsApart(views[j], views[i], &checks) {
 				continue
 			}
@@ -1567,107 +1582,117 @@ func (c *compiler) discriminated(a, b *view) bool {
 }
 
 // closedApart reports whether, not strict, the objects the grammar writes
-// for each of views a and b are invalid for the other because the other
-// requires a name they can't hold (gap decision 233): an object that
-// declares properties is written closed to its declared and required
-// names (the documented default), so {"oneOf": [{"properties": {"login":
-// ...}, "required": ["login"]}, {"properties": {"password": ...},
-// "required": ["password"]}]} writes {"login": ...} or {"password": ...},
-// each valid for its variant alone, though under the schema's own meaning
-// (strict: open objects) an object may hold both names.
-func (c *compiler) closedApart(a, b *view) bool {
+// for each of two views (their closedFacts a and b) are invalid for the
+// other because the other requires a name they can't hold (gap decision
+// 233): an object that declares properties is written closed to its
+// declared and required names (the documented default), so {"oneOf":
+// [{"properties": {"login": ...}, "required": ["login"]}, {"properties":
+// {"password": ...}, "required": ["password"]}]} writes {"login": ...} or
+// {"password": ...}, each valid for its variant alone, though under the
+// schema's own meaning (strict: open objects) an object may hold both
+// names.
+func (c *compiler) closedApart(a, b *closedFacts) bool {
 	return !c.strict && c.closedAgainst(a, b) && c.closedAgainst(b, a)
 }
 
 // closedAgainst reports whether a requires a name that no object written
 // for b holds (closedWithout): b's objects are then invalid for a.
-func (c *compiler) closedAgainst(a, b *view) bool {
-	d := c.d
-	if b.never {
-		return true
-	}
-	if len(a.nodes) >= wideView {
-		return false // (not scanned: a wide view's names are many)
-	}
-	if slices.ContainsFunc(a.present, func(name string) bool { return c.closedWithout(b, name) }) {
-		return true
-	}
-	found := false
-	for _, n := range a.nodes {
-		if n.ks.Required < 0 || d.Kind(n.ks.Required) != pyjson.Array {
-			continue
-		}
-		d.Elements(n.ks.Required, func(e, pos int) bool {
-			if pos >= maxExclusiveNames || c.stop(a.path) {
-				return false // (a long list is not read for this)
-			}
-			found = d.Kind(e) == pyjson.String && c.closedWithout(b, d.Str(e))
-			return !found
-		})
-		if found {
-			return true
-		}
-	}
-	return false
+func (c *compiler) closedAgainst(a, b *closedFacts) bool {
+	return b.view.never || slices.ContainsFunc(a.required, func(name string) bool { return c.closedWithout(b, name) })
 }
 
-// closedWithout reports whether, not strict, no object written for v
-// holds member name: v's objects are written closed to the names its
-// schemas declare or require, there is at least one such name (an object
-// that declares none is written open: freeMember), and name is none of
-// them. Conservatively false where a schema of v may add names otherwise:
+// closedFacts is what closedApart reads of a variant's view, once for a
+// oneOf (closedFactsOf): the names its schemas require (at most
+// maxExclusiveNames of them, each a condition of its own), and, when its
+// objects are written closed, the names they may hold besides those its
+// schemas declare (held: the required and present ones).
+type closedFacts struct {
+	view     *view
+	required []string
+	held     map[string]bool
+	closed   bool
+}
+
+// closedFactsOf reads v for closedApart. v's objects are written closed
+// to the names its schemas declare or require when there is at least one
+// such name (an object that declares none is written open: freeMember).
+// Conservatively not closed where a schema of v may add names otherwise:
 // patternProperties, dependentRequired (a dependent is written beside its
 // trigger, declared or not), an anyOf or oneOf not yet distributed (its
 // variants declare names of their own), a keyword the compiler reports
 // (dependentSchemas, if, unevaluatedProperties, ...), or membership of an
 // anyOf (whose variants' names an object closed by default may also hold:
-// siblingMembers).
-func (c *compiler) closedWithout(v *view, name string) bool {
+// siblingMembers); nor a wide view, nor one whose required lists are
+// longer than maxExclusiveNames (not read for this).
+func (c *compiler) closedFactsOf(v *view) *closedFacts {
 	d := c.d
-	if c.strict || slices.Contains(v.present, name) {
-		return false
+	f := &closedFacts{view: v, held: map[string]bool{}}
+	if c.strict || len(v.nodes) >= wideView {
+		return f
 	}
-	if slices.Contains(v.absent, name) {
-		return true
+	add := func(name string) {
+		if !f.held[name] {
+			f.held[name] = true
+			if len(f.required) < maxExclusiveNames {
+				f.required = append(f.required, name)
+			}
+		}
 	}
-	if len(v.nodes) >= wideView {
-		return false // (not scanned: a wide view's names are many)
+	for _, name := range v.present {
+		add(name)
 	}
-	names := false
+	closed, names := true, len(v.present) > 0
 	for _, n := range v.nodes {
 		ks := n.ks
 		if n.other || n.mayOther || ks.PatternProperties >= 0 || ks.DependentRequired >= 0 ||
 			ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 {
-			return false // (a combinator not yet distributed may declare names)
+			closed = false // (a combinator not yet distributed may declare names)
 		}
 		if _, ok := c.anyOfSiblings(n.node); ok {
-			return false
+			closed = false
 		}
 		if ks.Properties >= 0 {
 			if d.Kind(ks.Properties) != pyjson.Object {
-				return false
+				closed = false
+			} else {
+				names = names || d.Nodes[ks.Properties].Len > 0
 			}
-			if c.ptr.Child(d, ks.Properties, name) >= 0 {
-				return false
-			}
-			names = names || d.Nodes[ks.Properties].Len > 0
 		}
 		if ks.Required >= 0 {
 			if d.Kind(ks.Required) != pyjson.Array || d.Nodes[ks.Required].Len > maxExclusiveNames {
-				return false // (a long list is not read for this)
+				closed = false // (a long list is not read for this)
+				continue
 			}
-			held := false
 			d.Elements(ks.Required, func(e, _ int) bool {
-				names = true
-				held = d.Kind(e) == pyjson.String && d.Str(e) == name
-				return !held
+				if names = true; d.Kind(e) == pyjson.String {
+					add(d.Str(e))
+				}
+				return true
 			})
-			if held {
-				return false
-			}
 		}
 	}
-	return names
+	f.closed = closed && names
+	return f
+}
+
+// closedWithout reports whether, not strict, no object written for the
+// view of f holds member name: its objects are written closed (f.closed),
+// and name is none its schemas declare or require, or one it is written
+// without (absent).
+func (c *compiler) closedWithout(f *closedFacts, name string) bool {
+	v := f.view
+	if slices.Contains(v.absent, name) {
+		return true
+	}
+	if !f.closed || f.held[name] {
+		return false
+	}
+	for _, n := range v.nodes {
+		if ps := n.ks.Properties; ps >= 0 && c.ptr.Child(c.d, ps, name) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // requiresAgainst reports whether a requires a property that no object of
