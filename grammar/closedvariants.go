@@ -52,27 +52,11 @@ func (c *compiler) closedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 			if n.other || n.mayOther || !closedVariantKeys(ks) {
 				return nil
 			}
-			if ks.Type >= 0 {
-				if typesOf(d, ks.Type) != tObj {
-					return nil
-				}
-				x.typed = true
+			typed, ok := readVariantNode(d, ks, &x.required)
+			if !ok {
+				return nil
 			}
-			if ks.Required >= 0 {
-				if d.Kind(ks.Required) != pyjson.Array {
-					return nil
-				}
-				ok := true
-				d.Elements(ks.Required, func(r, _ int) bool {
-					if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(x.required, d.Str(r)) {
-						x.required = append(x.required, d.Str(r))
-					}
-					return ok
-				})
-				if !ok {
-					return nil
-				}
-			}
+			x.typed = x.typed || typed
 			if ks.AdditionalProperties >= 0 {
 				if d.Kind(ks.AdditionalProperties) != pyjson.False || closed {
 					return nil // (two closed schemas: the names both declare)
@@ -147,4 +131,33 @@ func closedVariantKeys(ks *schema.Keys) bool {
 		}
 	}
 	return true
+}
+
+// readVariantNode reads a schema ks of a oneOf variant's own for
+// closedVariantCases and typedVariantCases: whether it says "type":
+// "object" (typed), and its required names, added to required (at most
+// maxExclusiveNames in all). ok is false for another type, a required
+// that is not a list of strings, or one past maxExclusiveNames names.
+func readVariantNode(d *pyjson.Doc, ks *schema.Keys, required *[]string) (typed, ok bool) {
+	if ks.Type >= 0 {
+		if typesOf(d, ks.Type) != tObj {
+			return false, false
+		}
+		typed = true
+	}
+	if ks.Required < 0 {
+		return typed, true
+	}
+	if d.Kind(ks.Required) != pyjson.Array {
+		return false, false
+	}
+	ok = true
+	d.Elements(ks.Required, func(r, _ int) bool {
+		if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(*required, d.Str(r)) {
+			*required = append(*required, d.Str(r))
+			ok = len(*required) <= maxExclusiveNames
+		}
+		return ok
+	})
+	return typed, ok
 }

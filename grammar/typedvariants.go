@@ -65,33 +65,16 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 			if n.other || n.mayOther || !typedVariantKeys(ks) {
 				return nil
 			}
-			if ks.Type >= 0 {
-				if typesOf(d, ks.Type) != tObj {
-					return nil
-				}
-				x.typed = true
+			typed, ok := readVariantNode(d, ks, &x.required)
+			if !ok {
+				return nil
 			}
-			if ks.Required >= 0 {
-				if d.Kind(ks.Required) != pyjson.Array {
-					return nil
-				}
-				ok := true
-				d.Elements(ks.Required, func(r, _ int) bool {
-					if ok = d.Kind(r) == pyjson.String; ok && !slices.Contains(x.required, d.Str(r)) {
-						x.required = append(x.required, d.Str(r))
-						ok = len(x.required) <= maxExclusiveNames
-					}
-					return ok
-				})
-				if !ok {
-					return nil
-				}
-			}
+			x.typed = x.typed || typed
 			if ks.Properties >= 0 {
 				if d.Kind(ks.Properties) != pyjson.Object || d.DuplicateKey(ks.Properties) >= 0 {
 					return nil
 				}
-				ok := true
+				ok = true
 				d.Members(ks.Properties, func(k, s int) bool {
 					name := d.Str(k)
 					p := property{name: name}

@@ -1445,9 +1445,9 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 	if len(sets) > maxDiscriminated {
 		return true
 	}
-	checks := 0              // literalsApart's, against maxLiteralPairs
-	var facts []*closedFacts // each view's, read once (not strict)
-	closedApart := func(i, j int) bool {
+	checks := 0                    // literalsApart's, against maxLiteralPairs
+	var facts []*closedFacts       // each view's, read once (not strict)
+	apart := func(i, j int) bool { // closedApart, each view's facts read once
 		if c.strict {
 			return false
 		}
@@ -1464,7 +1464,7 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
 			shared := sets[i] & sets[j]
-			if shared == 0 || shared == tObj && (c.discriminated(views[i], views[j]) || closedApart(i, j)) ||
+			if shared == 0 || shared == tObj && (c.discriminated(views[i], views[j]) || apart(i, j)) ||
 				c.literalsApart(views[i], views[j], &checks) || c.literalsApart(views[j], views[i], &checks) {
 				continue
 			}
