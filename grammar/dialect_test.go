@@ -126,7 +126,7 @@ func TestLegacyDollarID(t *testing.T) {
 // 232). A list that fits is written.
 func TestLongListPastCap(t *testing.T) {
 	var long, short []string
-	for i := range 3000 {
+	for i := range 3000 * maxExpanded / 65536 {
 		long = append(long, fmt.Sprintf(`"cvar_name_number_%05d"`, i))
 	}
 	for i := range 20 {
