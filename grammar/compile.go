@@ -220,6 +220,11 @@ type compiler struct {
 	bigLists  int
 	dropLists bool
 	listOver  bool // a list alone was past maxExpanded (viewLiterals)
+	// loosenPast, when not 0, is the engine's cost (builder.expanded)
+	// past which a schema that is not strict, below the top of a tool's
+	// arguments or a response format, is written as any JSON value and
+	// reported (gap decision 236).
+	loosenPast int
 	// paths names the rule of each schema compiled, for the errors the
 	// analysis of the finished grammar finds.
 	paths []string
@@ -317,38 +322,72 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if !spec.Constrained() {
 		return nil, nil
 	}
-	g, over, err := compile(ctx, spec, maxRepetitions, false)
+	limit, dropLists := maxRepetitions, false
+	g, over, err := compile(ctx, spec, limit, dropLists, 0)
 	if over.counts || over.lists {
 		// The grammar with its counts, or its long lists of values,
 		// would cost an engine more than maxExpanded elements: once more
 		// with none of the counts the budget covers, or none of the long
 		// lists, each reported (an error under strict, naming it) rather
-		// than the whole grammar refused.
-		limit := maxRepetitions
+		// than the whole grammar refused. (Only a small compile is done
+		// again for them.)
 		if over.counts {
 			limit = 0
 		}
-		g, _, err = compile(ctx, spec, limit, over.lists)
+		dropLists = over.lists
+		g, over, err = compile(ctx, spec, limit, dropLists, 0)
+	}
+	if over.schemas && spec.loose() {
+		// Not strict, the schemas themselves take the grammar past the
+		// cap: once more with the schemas compiled once half of the cap
+		// is spent written as any JSON value, each reported (gap
+		// decision 236). A strict schema is never loosened. Should that
+		// fail too, the error is the one that names where the cap was
+		// passed.
+		if loose, _, lerr := compile(ctx, spec, limit, dropLists, loosenFrom); lerr == nil {
+			return loose, nil
+		}
 	}
 	return g, err
 }
 
+// loosenFrom is the engine's cost (builder.expanded) past which Compile's
+// last retry writes a schema that is not strict as any JSON value: half of
+// maxExpanded, so that the rules already begun (the objects and variants
+// that hold the loosened schemas) have the other half to be finished.
+const loosenFrom = maxExpanded / 2
+
+// loose reports whether some schema of s is not strict.
+func (s *Spec) loose() bool {
+	if s.Format != nil && !s.Format.Strict {
+		return true
+	}
+	for _, t := range s.Tools {
+		if !t.Strict {
+			return true
+		}
+	}
+	return false
+}
+
 // overExpanded says why a compile failed on maxExpanded, when it might
 // not once more without them: the counts of the repetition budget, the
-// long lists of values.
-type overExpanded struct{ counts, lists bool }
+// long lists of values; or schemas, neither of those.
+type overExpanded struct{ counts, lists, schemas bool }
 
-// compile is Compile with the repetition budget repLimit, and with
-// dropLists the long lists of values reported rather than written. over
-// reports that it failed on maxExpanded after spending some of the budget
-// or writing a long list.
-func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool) (_ *Grammar, over overExpanded, _ error) {
+// compile is Compile with the repetition budget repLimit, with dropLists
+// the long lists of values reported rather than written, and with
+// loosenPast > 0 the schemas that are not strict written as any JSON
+// value once the grammar costs an engine more than loosenPast elements.
+// over reports that it failed on maxExpanded after spending some of the
+// budget or writing a long list, or neither.
+func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loosenPast int) (_ *Grammar, over overExpanded, _ error) {
 	// What is needed only until the grammar is written out is borrowed:
 	// the compiler itself, the rules' text and where each is in it, the
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists, loosenPast: loosenPast}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}
@@ -366,6 +405,10 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool) (_ *
 			counts: small && c.g.overExpanded && c.reps > 0,
 			lists:  small && (c.g.overExpanded || c.listOver) && c.bigLists > 0 && !c.dropLists,
 		}
+		// Whatever its size: the compile stopped at the cap, and the
+		// next one costs no more than this one up to three quarters of
+		// it, then less (a loosened schema is not read further).
+		over.schemas = c.g.overExpanded && !over.counts && !over.lists && c.loosenPast == 0
 	}()
 	root := c.g.declare("root")
 	reasoning := c.reasoning()

@@ -1,0 +1,96 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// loosenSchema is an object of n properties p0 ... each an object of 60
+// boolean properties q0 ..., with different names in each so that no two
+// share a rule: past the engine's cap for n of 40 or so.
+func loosenSchema(n int) string {
+	return closed(dumpObject(n, func(i int) string {
+		var inner []string
+		for j := range 60 {
+			inner = append(inner, fmt.Sprintf(`"q%d_%d": {"type": "boolean"}`, i, j))
+		}
+		return fmt.Sprintf(`"p%d": {"type": "object", "properties": {%s}, "additionalProperties": false}`, i, strings.Join(inner, ", "))
+	}))
+}
+
+// Not strict, schemas that take a grammar past the engine's cap are
+// compiled once more with the schemas compiled past half of the cap
+// written as any JSON value, each reported; under strict the schema is
+// refused as before (gap decision 236).
+func TestLoosenPastCap(t *testing.T) {
+	const n = 60
+	schema := loosenSchema(n)
+	spec := &Spec{Format: &Format{Schema: json.RawMessage(schema)}}
+	if _, over, err := compile(context.Background(), spec, maxRepetitions, false, 0); err == nil || !over.schemas {
+		t.Fatalf("the schema should take the grammar past the cap: %v %v", over, err)
+	}
+	g, err := Compile(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := grammarCost(g); c > maxExpanded {
+		t.Errorf("cost %d, more than %d", c, maxExpanded)
+	}
+	// The first properties compiled are whole; the last ones loosened,
+	// a property's object or its members, each reported where it is.
+	reported := map[string]bool{}
+	for _, d := range g.Dropped {
+		if !strings.HasPrefix(d.Path, "response_format.json_schema.schema.properties.p") || d.Keyword != "*" {
+			t.Errorf("reported %v", d)
+		}
+		reported[d.Path] = true
+	}
+	loosened := map[int]bool{}
+	for i := range n {
+		p := fmt.Sprintf("response_format.json_schema.schema.properties.p%d", i)
+		loosened[i] = reported[p] || reported[fmt.Sprintf("%s.properties.q%d_0", p, i)]
+	}
+	if loosened[0] || !loosened[n-1] || !reported["response_format.json_schema.schema.properties.p"+itoa(n-1)] {
+		t.Fatalf("loosened %v of %d, reported %v", loosened, n, reported)
+	}
+	valid := func(i int, value string) string {
+		return fmt.Sprintf(`{"p%d": {"q%d_0": %s, "q%d_1": true}}`, i, i, value, i)
+	}
+	for i := range n {
+		content := valid(i, "false")
+		if !g.Matches(analysisPrefix + finalHeader + content) {
+			t.Errorf("%s: rejected", content)
+		}
+		// A value the schema rules out: accepted only where its schema
+		// was reported loosened.
+		content = valid(i, `"x"`)
+		if got := g.Matches(analysisPrefix + finalHeader + content); got != loosened[i] {
+			t.Errorf("%s: %v, loosened %v", content, got, loosened[i])
+		}
+	}
+	if _, err := compileFormat(schema, true); err == nil || !strings.Contains(err.Error(), "elements once an engine expands") {
+		t.Errorf("strict: %v, want the cap", err)
+	}
+	// A strict tool beside a loose one: only the loose one is loosened,
+	// and not its arguments (XML, read back by their declared types),
+	// only the JSON in them.
+	// (The strict one past half of the cap, the argument's variant
+	// compiled past it.)
+	strictTool := Tool{Name: "s", Parameters: json.RawMessage(loosenSchema(12)), Strict: true}
+	looseTool := Tool{Name: "l", Parameters: json.RawMessage(`{"type": "object", "properties": {"doc": {"anyOf": [` + schema + `, {"type": "null"}]}}, "required": ["doc"], "additionalProperties": false}`)}
+	g, err = Compile(context.Background(), &Spec{Tools: []Tool{strictTool, looseTool}, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range g.Dropped {
+		if !strings.HasPrefix(d.Path, "tools[1].function.parameters.properties.doc.anyOf[0].properties.p") {
+			t.Errorf("reported %v", d)
+		}
+	}
+	if len(g.Dropped) == 0 {
+		t.Error("nothing loosened")
+	}
+}
