@@ -406,8 +406,8 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 			lists:  small && (c.g.overExpanded || c.listOver) && c.bigLists > 0 && !c.dropLists,
 		}
 		// Whatever its size: the compile stopped at the cap, and the
-		// next one costs no more than this one up to three quarters of
-		// it, then less (a loosened schema is not read further).
+		// loosened one costs no more than this one up to half of it,
+		// then less (a loosened schema is not read further).
 		over.schemas = c.g.overExpanded && !over.counts && !over.lists && c.loosenPast == 0
 	}()
 	root := c.g.declare("root")
