@@ -539,7 +539,7 @@ func TestCountsPastExpandedCap(t *testing.T) {
 	b.WriteString(`}, "additionalProperties": false}`)
 	schema := b.String()
 	spec := &Spec{Format: &Format{Schema: json.RawMessage(schema)}}
-	if _, over, err := compile(context.Background(), spec, maxRepetitions, false, 0); !over.counts || err == nil {
+	if _, over, err := compile(context.Background(), spec, maxRepetitions, false, 0, nil); !over.counts || err == nil {
 		t.Fatalf("the counts should take the grammar past the cap: %v %v", over, err)
 	}
 	g, err := Compile(context.Background(), spec)

@@ -225,6 +225,10 @@ type compiler struct {
 	// arguments or a response format, is written as any JSON value and
 	// reported (gap decision 236).
 	loosenPast int
+	// kept is where Compile keeps the last schema parsed for its next
+	// compile (keptDoc), and lastRaw that schema.
+	kept    *keptDoc
+	lastRaw []byte
 	// paths names the rule of each schema compiled, for the errors the
 	// analysis of the finished grammar finds.
 	paths []string
@@ -323,7 +327,8 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 		return nil, nil
 	}
 	limit, dropLists := maxRepetitions, false
-	g, over, err := compile(ctx, spec, limit, dropLists, 0)
+	var kept keptDoc // the last schema parsed, for the next compile
+	g, over, err := compile(ctx, spec, limit, dropLists, 0, &kept)
 	if over.counts || over.lists {
 		// The grammar with its counts, or its long lists of values,
 		// would cost an engine more than maxExpanded elements: once more
@@ -335,7 +340,7 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 			limit = 0
 		}
 		dropLists = over.lists
-		g, over, err = compile(ctx, spec, limit, dropLists, 0)
+		g, over, err = compile(ctx, spec, limit, dropLists, 0, &kept)
 	}
 	if over.schemas && spec.loose() {
 		// Not strict, the schemas themselves take the grammar past the
@@ -344,11 +349,21 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 		// decision 236). A strict schema is never loosened. Should that
 		// fail too, the error is the one that names where the cap was
 		// passed.
-		if loose, _, lerr := compile(ctx, spec, limit, dropLists, loosenFrom); lerr == nil {
+		if loose, _, lerr := compile(ctx, spec, limit, dropLists, loosenFrom, &kept); lerr == nil {
 			return loose, nil
 		}
 	}
 	return g, err
+}
+
+// keptDoc is the schema a compile parsed last (raw, its parse doc), kept
+// when Compile compiles once more, so that the next compile does not
+// parse and count it again: the schema that stopped a compile at a cap is
+// the one it was reading, and the largest ones take half of a compile to
+// parse and count (a 1.9 MB schema, 4 of 8 ms).
+type keptDoc struct {
+	raw []byte
+	doc *pyjson.Doc
 }
 
 // loosenFrom is the engine's cost (builder.expanded) past which Compile's
@@ -381,13 +396,13 @@ type overExpanded struct{ counts, lists, schemas bool }
 // value once the grammar costs an engine more than loosenPast elements.
 // over reports that it failed on maxExpanded after spending some of the
 // budget or writing a long list, or neither.
-func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loosenPast int) (_ *Grammar, over overExpanded, _ error) {
+func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loosenPast int, kept *keptDoc) (_ *Grammar, over overExpanded, _ error) {
 	// What is needed only until the grammar is written out is borrowed:
 	// the compiler itself, the rules' text and where each is in it, the
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists, loosenPast: loosenPast}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists, loosenPast: loosenPast, kept: kept}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}
@@ -409,6 +424,13 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 		// loosened one costs no more than this one up to half of it,
 		// then less (a loosened schema is not read further).
 		over.schemas = c.g.overExpanded && !over.counts && !over.lists && c.loosenPast == 0
+		if (over.counts || over.lists || over.schemas) && kept != nil && c.lastRaw != nil {
+			// Compiled once more: the last schema's parse goes to the
+			// next compile, and the scratch gets a document of its own.
+			*kept = keptDoc{c.lastRaw, c.doc}
+			sc.doc = &pyjson.Doc{}
+			c.doc = sc.doc
+		}
 	}()
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
@@ -661,6 +683,15 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
+	c.lastRaw = raw
+	if k := c.kept; k != nil && k.doc != nil && len(raw) > 0 && len(raw) == len(k.raw) && &raw[0] == &k.raw[0] {
+		// The schema the previous compile parsed last, counted and
+		// parsed there with the same schemas before it: its parse, once.
+		d := k.doc
+		k.doc = nil
+		c.doc = d // (the later schemas, if any, are parsed into it)
+		return c.loaded(d)
+	}
 	// A JSON value takes at least two bytes (1,) beside the brackets: a
 	// schema that can't reach the cap is not scanned.
 	if len(raw)/2+2 > maxSchemaValues-c.values {
@@ -675,8 +706,13 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 		c.fail(path, "not valid JSON: "+err.Error())
 		return false
 	}
-	c.values += len(d.Nodes)
 	d.Text = string(raw) // names and keywords read as substrings of one copy
+	return c.loaded(d)
+}
+
+// loaded makes d, a schema parsed, the one compiled.
+func (c *compiler) loaded(d *pyjson.Doc) bool {
+	c.values += len(d.Nodes)
 	c.d, c.root = d, 0
 	c.refAlone, c.noDollarID = false, false
 	if d.Kind(0) == pyjson.Object {

@@ -29,7 +29,7 @@ func TestLoosenPastCap(t *testing.T) {
 	const n = 60
 	schema := loosenSchema(n)
 	spec := &Spec{Format: &Format{Schema: json.RawMessage(schema)}}
-	if _, over, err := compile(context.Background(), spec, maxRepetitions, false, 0); err == nil || !over.schemas {
+	if _, over, err := compile(context.Background(), spec, maxRepetitions, false, 0, nil); err == nil || !over.schemas {
 		t.Fatalf("the schema should take the grammar past the cap: %v %v", over, err)
 	}
 	g, err := Compile(context.Background(), spec)
@@ -92,5 +92,48 @@ func TestLoosenPastCap(t *testing.T) {
 	}
 	if len(g.Dropped) == 0 {
 		t.Error("nothing loosened")
+	}
+}
+
+// Compile's retries take the last schema's parse from the compile before
+// (keptDoc) rather than parse it again: the grammar is the one a fresh
+// parse gives, with one schema or several before it.
+func TestKeptDocSameGrammar(t *testing.T) {
+	big := json.RawMessage(loosenSchema(60))
+	for i, spec := range []*Spec{
+		{Format: &Format{Schema: big}},
+		{Tools: []Tool{{Name: "a", Parameters: json.RawMessage(loosenSchema(2))}, {Name: "b", Parameters: json.RawMessage(`{"type": "object", "properties": {"doc": ` + string(big) + `}}`)}}, Choice: Required},
+		// The counts retry first (decision 210: a small schema), then
+		// the loosened one.
+		{Format: &Format{Schema: json.RawMessage(strings.Replace(loosenSchema(40), `"p0": {`, `"s": {"type": "string", "maxLength": 32767}, "p0": {`, 1))}},
+	} {
+		g, err := Compile(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit, lists := maxRepetitions, false
+		fresh, over, err := compile(context.Background(), spec, limit, lists, 0, nil)
+		if i == 2 && !over.counts {
+			t.Errorf("the counts retry should come first: %+v", over)
+		}
+		if over.counts || over.lists {
+			if over.counts {
+				limit = 0
+			}
+			lists = over.lists
+			fresh, over, err = compile(context.Background(), spec, limit, lists, 0, nil)
+		}
+		if over.schemas {
+			fresh, _, err = compile(context.Background(), spec, limit, lists, loosenFrom, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.GBNF() != fresh.GBNF() || fmt.Sprint(g.Dropped) != fmt.Sprint(fresh.Dropped) {
+			t.Errorf("the grammar with the kept parse differs from a fresh one")
+		}
+		if len(g.Dropped) == 0 {
+			t.Errorf("nothing loosened")
+		}
 	}
 }
