@@ -94,7 +94,9 @@
 // string's length pair is one rule however many strings share it, and
 // what the counts cost an engine is capped, each count past it loosened
 // and reported (a grammar its counts would take past the engine's cap is
-// compiled once more without them). Before a grammar is returned it is
+// compiled once more without them; not strict, one its schemas take past
+// it, once more with the schemas met past half of the cap written as any
+// JSON value, each reported). Before a grammar is returned it is
 // checked as an engine would meet it: a schema nothing satisfies, a $ref cycle that consumes
 // nothing (left recursion) and alternatives nested so that llama.cpp's
 // check for left recursion would cost more than a cap (estimated as that
