@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -870,20 +871,73 @@ func (set *ruleSet) prune(e *expr, productive []bool) *expr {
 // format that match nothing, the schema at fault at path, compiled by rule
 // (-1: none): the first reason impossible recorded in that rule, else a
 // schema that admits no value there.
-func (c *compiler) unsatisfiedError(path string, rule int) error {
-	for _, u := range c.unsat {
-		if u.rule == rule {
-			return &Error{Path: u.err.Path, Msg: u.err.Msg}
+func (c *compiler) unsatisfiedError(u unsatisfied) error {
+	for _, r := range c.unsat {
+		if r.rule == u.rule {
+			return &Error{Path: r.err.Path, Msg: r.err.Msg}
 		}
 	}
-	return &Error{Path: path, Msg: "no value satisfies this schema, so no generation could complete; remove it or relax it"}
+	if u.variants != "" {
+		// The variants, none of which can be written: say so of the
+		// keyword, not of the first variant (which alone may well be
+		// satisfiable).
+		what := "any"
+		if strings.HasSuffix(u.variants, ".oneOf") {
+			what = "exactly one"
+		}
+		return &Error{Path: u.variants, Msg: "no value satisfies " + what + " of its variants together with the rest of the schema, so no generation could complete; remove it or relax it"}
+	}
+	return &Error{Path: u.path, Msg: "no value satisfies this schema, so no generation could complete; remove it or relax it"}
+}
+
+// unsatisfied is what unsatisfiable finds: the schema at fault (path),
+// the rule that compiles it (-1: none), and the oneOf or anyOf on the way
+// down whose variants all match nothing ("": none).
+type unsatisfied struct {
+	path     string
+	rule     int
+	variants string
+}
+
+// variantsOf returns the path of the oneOf or anyOf whose variants the
+// items of e, an alternation, compile, when they are references to rules
+// compiling two or more of them (the cases of a oneOf are a variant each,
+// several cases for one variant), else "".
+func (c *compiler) variantsOf(e *expr) string {
+	if e.kind != kAlt {
+		return ""
+	}
+	parent, first := "", ""
+	several := false
+	for _, it := range e.items {
+		if it.kind != kRef || it.proto != nil {
+			return ""
+		}
+		p := c.pathOf(it.rule)
+		i := strings.LastIndexByte(p, '[')
+		if i < 0 || !strings.HasSuffix(p, "]") || !strings.HasSuffix(p[:i], ".oneOf") && !strings.HasSuffix(p[:i], ".anyOf") {
+			return ""
+		}
+		switch {
+		case parent == "":
+			parent, first = p[:i], p
+		case p[:i] != parent:
+			return ""
+		case p != first:
+			several = true
+		}
+	}
+	if !several {
+		return ""
+	}
+	return parent
 }
 
 // unsatisfiable names the schema at fault when t matches nothing: down
 // from t through what matches nothing, the deepest rule that compiles a
 // schema, and that rule (-1: none).
-func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) (string, int) {
-	at, atRule := t.path, -1
+func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) unsatisfied {
+	at, atRule, variants := t.path, -1, ""
 	visited := map[int]bool{}
 	e := t.e
 	for e != nil {
@@ -909,6 +963,9 @@ func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) (string
 		if !find(e) {
 			break
 		}
+		if variants == "" {
+			variants = c.variantsOf(e)
+		}
 		if next.proto != nil {
 			break // a proto's rules all match some text
 		}
@@ -922,5 +979,5 @@ func (c *compiler) unsatisfiable(t top, productive []bool, set *ruleSet) (string
 		}
 		e = c.g.rules[r].body
 	}
-	return at, atRule
+	return unsatisfied{at, atRule, variants}
 }

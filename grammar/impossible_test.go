@@ -43,6 +43,15 @@ var impossibleCases = func() []impossibleCase {
 	const schema = "response_format.json_schema.schema"
 	return []impossibleCase{
 		{
+			// Every name required, so every object satisfies each variant
+			// (JSONSchemaBench's Glaive calculate_area schemas): the
+			// error names the oneOf, not its first variant, which alone
+			// is satisfiable.
+			name:   "oneOf of required names beside required ones",
+			schema: `{"type": "object", "properties": {"r": {"type": "number"}, "w": {"type": "number"}, "h": {"type": "number"}}, "required": ["r", "w", "h"], "oneOf": [{"required": ["r"]}, {"required": ["w", "h"]}]}`,
+			err:    schema + ".oneOf: no value satisfies exactly one of its variants together with the rest of the schema, so no generation could complete; remove it or relax it",
+		},
+		{
 			name:   "optional property, enum ruled out by the type",
 			schema: `{"type": "object", "properties": {"a": {"type": "object", "enum": ["A", "B"]}, "b": {"type": "integer"}}}`,
 			yes:    []string{`{}`, `{"b": 1}`},
