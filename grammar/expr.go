@@ -480,11 +480,12 @@ func grouped(e *expr) bool { return e.kind == kSeq || e.kind == kAlt || e.kind =
 // parsed it and expanded its repetitions (expandedCost), so that no grammar
 // the gateway sends costs the engine much to load: llama.cpp copies the
 // item of S{m,n} n times, in m copies and n-m rules of their own. It was
-// 65,536 (gap decision 99); measured again with llama.cpp's loader on the
-// largest grammar of each attack family, a grammar at the cap loaded in at
-// most 2.3 ms of CPU, so it is 81,920 (gap decision 235), which lets the
-// strict grammars of real Kubernetes schemas through and keeps a margin of
-// three or more below the 10 ms an engine may take.
+// 65,536 (gap decision 99); measured again with llama.cpp's loader, the
+// attack families' largest grammars loaded in at most 2.3 ms of CPU there,
+// so it is 81,920 (gap decision 235), which lets the strict grammars of
+// real Kubernetes schemas through; at it the slowest grammar seen (long
+// lists of literals) loads in about 5 ms, half the 10 ms an engine may
+// take.
 const maxExpanded = 81920
 
 // ruleCost is what a rule costs an engine beside its elements, in
