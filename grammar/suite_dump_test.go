@@ -358,6 +358,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	// dump writes g and its texts (the samples drawn from g added).
 	dump := func(name string, g *Grammar, contents []string, seed uint64) {
 		write(name+".gbnf", g.GBNF())
+		write(name+".ebnf", g.EBNF())
 		dumped[g.GBNF()] = true
 		fmt.Fprintln(&grammars, name+".gbnf")
 		all := make([]string, 0, len(contents)+3)

@@ -6,11 +6,21 @@ package grammar
 func (g *Grammar) GBNF() string { return g.text }
 
 // EBNF returns the grammar in xgrammar's EBNF, for vLLM's
-// structured_outputs.grammar and SGLang's ebnf. The notation both read is
-// the same here: rule names of lowercase letters, digits and hyphens, one
+// structured_outputs.grammar and SGLang's ebnf: the notation GBNF's is
+// written in (rule names of lowercase letters, digits and hyphens, one
 // rule a line with root first, literals and classes written with \uXXXX
-// escapes only (xgrammar reads \x greedily).
-func (g *Grammar) EBNF() string { return g.text }
+// escapes only, as xgrammar reads \x greedily), without the two
+// constructs xgrammar matches otherwise than they mean: bounded
+// repetitions are written out, and negated classes that name a character
+// past ASCII are written as positive ones (ebnf.go, gap decision 238). The
+// language is GBNF's. It is written from the GBNF text on each call, in
+// time linear in its size.
+func (g *Grammar) EBNF() string {
+	if g.text == "" {
+		return ""
+	}
+	return toEBNF(g.text)
+}
 
 // The rules of a grammar, its own and its protos', are numbered for the
 // tests that walk them: its own first, then each proto's in turn.

@@ -1,0 +1,215 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestAppendAligned checks the ranges EBNF cuts a class's ranges into:
+// together they are the range, in order, and each is a set of UTF-8 byte
+// sequences that share their first bytes, then take one byte of a range,
+// then any continuation bytes (what xgrammar matches right).
+func TestAppendAligned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(238, 1))
+	pick := func() rune {
+		for {
+			// Mostly near the boundaries of the encoded lengths and of
+			// the continuation bytes, where cutting goes wrong.
+			var c rune
+			switch rng.IntN(3) {
+			case 0:
+				c = rune(rng.IntN(utf8.MaxRune + 1))
+			case 1:
+				c = []rune{0x7F, 0x7FF, 0xFFFF, 0x10000, 0x3FFFF, 0xFFF, 0x3F}[rng.IntN(7)] + rune(rng.IntN(5)) - 2
+			default:
+				c = rune(rng.IntN(0x800))
+			}
+			if c >= 0 && c <= utf8.MaxRune && (c < surrogateLo || c > surrogateHi) {
+				return c
+			}
+		}
+	}
+	for range 20000 {
+		lo, hi := pick(), pick()
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		if lo < surrogateLo && hi > surrogateHi {
+			hi = surrogateLo - 1 // classes never hold surrogates
+		}
+		got := appendAligned(nil, lo, hi)
+		next := lo
+		for _, r := range got {
+			if r.lo != next || r.hi < r.lo {
+				t.Fatalf("%X-%X: pieces %X are not the range in order", lo, hi, got)
+			}
+			next = r.hi + 1
+			if !alignedUTF8(r) {
+				t.Fatalf("%X-%X: piece %X-%X is not aligned to UTF-8 bytes", lo, hi, r.lo, r.hi)
+			}
+		}
+		if next != hi+1 {
+			t.Fatalf("%X-%X: pieces %X end at %X", lo, hi, got, next-1)
+		}
+	}
+}
+
+// alignedUTF8 reports whether r's characters are every sequence of some
+// first bytes, one byte of a range, then any continuation bytes.
+func alignedUTF8(r runeRange) bool {
+	a, b := utf8.AppendRune(nil, r.lo), utf8.AppendRune(nil, r.hi)
+	if len(a) != len(b) {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) {
+		return true // one character
+	}
+	for j := i + 1; j < len(a); j++ {
+		if a[j] != 0x80 || b[j] != 0xBF {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEBNFSameLanguage checks that EBNF writes the language GBNF does:
+// both texts, read back, match what the compiled grammar matches, for
+// every schema of the JSON Schema Test Suite (not strict and strict) with
+// its instances and texts drawn from the grammar; and that the EBNF holds
+// none of what xgrammar matches otherwise (gap decision 238).
+func TestEBNFSameLanguage(t *testing.T) {
+	ctx := context.Background()
+	grammars, texts, rewritten := 0, 0, 0
+	check := func(name string, g *Grammar, contents []string, seed uint64) {
+		t.Helper()
+		gbnf, err := parseWritten(g.GBNF())
+		if err != nil {
+			t.Fatalf("%s: GBNF read back: %v", name, err)
+		}
+		ebnfText := g.EBNF()
+		ebnf, err := parseWritten(ebnfText)
+		if err != nil {
+			t.Fatalf("%s: EBNF read back: %v", name, err)
+		}
+		if ebnfText != g.GBNF() {
+			rewritten++
+		}
+		if bad := xgrammarHazard(ebnf); bad != "" {
+			t.Fatalf("%s: the EBNF holds %s", name, bad)
+		}
+		all := make([]string, 0, len(contents)+4)
+		for _, c := range contents {
+			all = append(all, suiteText(c))
+		}
+		s := newSampler(g, rand.New(rand.NewPCG(seed, 238)))
+		for range 4 {
+			all = append(all, s.Sample())
+		}
+		for _, text := range all {
+			want := g.Matches(text)
+			if got := gbnf.Matches(text); got != want {
+				t.Errorf("%s: the GBNF read back matches %q: %v, the grammar %v", name, text, got, want)
+			}
+			if got := ebnf.Matches(text); got != want {
+				t.Errorf("%s: the EBNF matches %q: %v, the grammar %v", name, text, got, want)
+			}
+			texts++
+		}
+		grammars++
+	}
+	for _, f := range append(loadSuite(t), loadSuiteOptional(t)...) {
+		for i, sc := range f.cases {
+			contents := caseContents(t, f.name, sc, 0)
+			for _, strict := range []bool{false, true} {
+				if g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema, Strict: strict}}); err == nil {
+					check(fmt.Sprintf("%s-%02d strict=%v", f.name, i, strict), g, contents, uint64(grammars))
+				}
+			}
+		}
+	}
+	// Long strings and arrays: the repetitions xgrammar counts wrongly.
+	for _, schema := range []string{
+		`{"type": "string", "minLength": 100, "maxLength": 300}`,
+		`{"type": "array", "items": {"type": "string", "maxLength": 3}, "minItems": 2, "maxItems": 70}`,
+		`{"type": "string", "pattern": "^(?:\\S+\\s+){0,9}\\S+$"}`,
+		`{"type": "string", "pattern": "^[\\p{L}\\u{1F600}-\\u{1F64F} ]{2,8}$"}`,
+	} {
+		g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}})
+		if err != nil {
+			t.Fatalf("%s: %v", schema, err)
+		}
+		check(schema, g, nil, uint64(grammars))
+	}
+	if rewritten == 0 {
+		t.Fatal("no grammar's EBNF differs from its GBNF: the check checks nothing")
+	}
+	t.Logf("%d grammars (%d rewritten for xgrammar), %d texts", grammars, rewritten, texts)
+}
+
+// xgrammarHazard names the first construct of g xgrammar matches
+// otherwise than it means, or "".
+func xgrammarHazard(g *Grammar) string {
+	var walk func(e *expr) string
+	walk = func(e *expr) string {
+		switch e.kind {
+		case kClass:
+			if e.neg && len(e.rs) > 0 && e.rs[len(e.rs)-1].hi >= utf8.RuneSelf {
+				return "a negated class naming a character past ASCII"
+			}
+			for _, r := range e.rs {
+				if r.hi >= utf8.RuneSelf && !alignedUTF8(r) {
+					return fmt.Sprintf("the range %X-%X, not at UTF-8 byte boundaries", r.lo, r.hi)
+				}
+			}
+		case kRep:
+			if !(e.min == 0 && (e.max == 1 || e.max < 0) || e.min == 1 && e.max < 0) {
+				return fmt.Sprintf("a counted repetition {%d,%d}", e.min, e.max)
+			}
+		}
+		for _, it := range e.items {
+			if bad := walk(it); bad != "" {
+				return bad
+			}
+		}
+		return ""
+	}
+	for _, r := range g.rules {
+		if bad := walk(r.body); bad != "" {
+			return r.name + ": " + bad
+		}
+	}
+	return ""
+}
+
+// TestParseWrittenRefuses checks that text Compile does not write is an
+// error, never a grammar read wrongly.
+func TestParseWrittenRefuses(t *testing.T) {
+	for _, text := range []string{
+		"",
+		"root \"a\"\n",
+		"root ::= \"a\n",
+		"root ::= [a-\n",
+		"root ::= other\n",
+		"root ::= (\"a\"\n",
+		"root ::= \"a\"{2\n",
+		"root ::= \"a\"{3,2}\n",
+		"root ::= \"\\q\"\n",
+		"root ::= \"a\"  \"b\"\n",
+	} {
+		if g, err := parseWritten(text); err == nil {
+			t.Errorf("%q read as %d rules", text, len(g.rules))
+		}
+	}
+	if !strings.Contains(toEBNF("root ::= \"a\"{2}\n"), `"a" "a"`) {
+		t.Error(`"a"{2} is not written out`)
+	}
+}
