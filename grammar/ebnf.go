@@ -34,37 +34,94 @@ import (
 // GBNF's.
 
 // toEBNF rewrites text, a grammar as Compile writes it, into the EBNF
-// xgrammar matches as written. It panics on text Compile does not write.
+// xgrammar matches as written. A rule with nothing to rewrite (most of
+// them: the text languages' states) is copied as it is; the others are
+// read, rewritten and written again, and the rules their repetitions need
+// added at the end. It panics on text Compile does not write.
 func toEBNF(text string) string {
-	g, err := parseWritten(text)
-	if err != nil {
-		panic("grammar: EBNF of a text Compile did not write: " + err.Error())
+	x := &ebnfRewriter{names: map[string]bool{}, chains: map[string][]string{}, atoms: map[string]string{}}
+	for line := range strings.Lines(text) {
+		if name, _, ok := strings.Cut(line, " ::= "); ok {
+			x.names[name] = true
+		}
 	}
-	x := &ebnfRewriter{g: g, names: map[string]bool{}, chains: map[string][]int{}, atoms: map[string]int{}}
-	for _, r := range g.rules {
-		x.names[r.name] = true
+	b := make([]byte, 0, len(text)+len(text)/8)
+	p := &writtenParser{}
+	for line := range strings.Lines(text) {
+		name, body, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ::= ")
+		if !ok {
+			panic("grammar: EBNF of a text Compile did not write: a line without ::=")
+		}
+		if !needsRewrite(body) {
+			b = append(append(b, name+" ::= "...), body...)
+			b = append(b, '\n')
+			continue
+		}
+		p.src, p.pos, p.refs = body, 0, p.refs[:0]
+		e, err := p.alt()
+		if err == nil && p.pos < len(p.src) {
+			err = p.errorf("unexpected %q", p.src[p.pos])
+		}
+		if err != nil {
+			panic("grammar: EBNF of a text Compile did not write: rule " + name + ": " + err.Error())
+		}
+		b = appendRule(b, name, x.rewrite(e), refName)
 	}
-	for i := range g.rules {
-		g.rules[i].body = x.rewrite(g.rules[i].body)
-	}
-	b := make([]byte, 0, len(text)+len(text)/4)
-	nameOf := func(e *expr) string { return g.rules[e.rule].name }
-	for _, r := range g.rules {
-		b = appendRule(b, r.name, r.body, nameOf)
+	for _, r := range x.added {
+		b = appendRule(b, r.name, r.body, refName)
 	}
 	return string(b)
 }
 
-// ebnfRewriter rewrites the rules of g, adding the rules its repetitions
-// need.
+// refName is the name of a reference toEBNF reads or makes: its text.
+func refName(e *expr) string { return e.text }
+
+// needsRewrite reports whether a rule's body, as Compile writes it, holds
+// a counted repetition or a class that names a character past ASCII.
+func needsRewrite(body string) bool {
+	inLit, inClass := false, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inLit:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inLit = false
+			}
+		case inClass:
+			switch {
+			case c >= utf8.RuneSelf:
+				return true
+			case c == ']':
+				inClass = false
+			case c == '\\' && i+1 < len(body):
+				if body[i+1] == 'U' || body[i+1] == 'u' && i+5 < len(body) && body[i+2:i+4] != "00" || body[i+1] == 'u' && i+5 < len(body) && body[i+4] >= '8' {
+					return true
+				}
+				i++
+			}
+		case c == '"':
+			inLit = true
+		case c == '[':
+			inClass = true
+		case c == '{':
+			return true
+		}
+	}
+	return false
+}
+
+// ebnfRewriter rewrites rules read from a grammar's text, adding the rules
+// its repetitions need. References hold their rule's name in text.
 type ebnfRewriter struct {
-	g     *Grammar
 	names map[string]bool // the rule names taken
+	added []rule
 	// atoms are the rules made for repeated expressions that are not a
-	// reference, by their text; chains the rules of a repeated reference's
-	// optional copies (chains[name][k-1] matches up to k of them).
-	atoms  map[string]int
-	chains map[string][]int
+	// reference, by their text; chains the rules of a repeated element's
+	// optional copies, by its text (chains[t][k-1] matches up to k).
+	atoms  map[string]string
+	chains map[string][]string
 }
 
 func (x *ebnfRewriter) rewrite(e *expr) *expr {
@@ -118,6 +175,58 @@ func (x *ebnfRewriter) rewrite(e *expr) *expr {
 	return e
 }
 
+// atom is e as one element to repeat: e itself when it is a reference,
+// a literal or a short class, else a reference to a rule of e (made once
+// per text).
+func (x *ebnfRewriter) atom(e *expr) *expr {
+	if e.kind == kRef || e.kind == kLit && len(e.text) <= 16 || e.kind == kClass && len(e.rs) <= 4 {
+		return e
+	}
+	key := string(appendExpr(nil, refName, e, false))
+	name, ok := x.atoms[key]
+	if !ok {
+		name = x.add("rep", e)
+		x.atoms[key] = name
+	}
+	return &expr{kind: kRef, text: name}
+}
+
+// chain is up to k copies of atom: a reference to the rule upto-k of a
+// chain upto-1 ::= atom?, upto-j ::= (atom upto-(j-1))?, one rule a copy,
+// as llama.cpp expands x{0,k}, so that no repetition is counted and no
+// group nests deeper than one.
+func (x *ebnfRewriter) chain(atom *expr, k int) *expr {
+	if k == 1 {
+		return &expr{kind: kRep, items: []*expr{atom}, min: 0, max: 1}
+	}
+	key := string(appendExpr(nil, refName, atom, false))
+	rules := x.chains[key]
+	for j := len(rules) + 1; j <= k; j++ {
+		var body *expr
+		if j == 1 {
+			body = &expr{kind: kRep, items: []*expr{atom}, min: 0, max: 1}
+		} else {
+			body = &expr{kind: kRep, items: []*expr{{kind: kSeq, items: []*expr{atom, {kind: kRef, text: rules[j-2]}}}}, min: 0, max: 1}
+		}
+		rules = append(rules, x.add("upto", body))
+	}
+	x.chains[key] = rules
+	return &expr{kind: kRef, text: rules[k-1]}
+}
+
+// add adds a rule of body named xg-BASE-N, a name no rule has, and
+// returns the name.
+func (x *ebnfRewriter) add(base string, body *expr) string {
+	for n := len(x.added); ; n++ {
+		name := "xg-" + base + "-" + strconv.Itoa(n)
+		if !x.names[name] {
+			x.names[name] = true
+			x.added = append(x.added, rule{name: name, body: body})
+			return name
+		}
+	}
+}
+
 // appendAligned appends the characters lo to hi as ranges that each hold
 // every character of some UTF-8 prefix bytes followed by one byte of a
 // range and then any continuation bytes (U+1F000-U+1FFFF, F0 9F then
@@ -145,57 +254,6 @@ func appendAligned(out []runeRange, lo, hi rune) []runeRange {
 		}
 	}
 	return append(out, runeRange{lo, hi})
-}
-
-// atom is e as one element to repeat: e itself when it is a reference,
-// a literal or a short class, else a reference to a rule of e (made once
-// per text).
-func (x *ebnfRewriter) atom(e *expr) *expr {
-	if e.kind == kRef || e.kind == kLit && len(e.text) <= 16 || e.kind == kClass && len(e.rs) <= 4 {
-		return e
-	}
-	key := string(appendExpr(nil, func(r *expr) string { return x.g.rules[r.rule].name }, e, false))
-	i, ok := x.atoms[key]
-	if !ok {
-		i = x.add("rep", e)
-		x.atoms[key] = i
-	}
-	return &expr{kind: kRef, rule: i}
-}
-
-// chain is up to k copies of atom: a reference to the rule opt-k of a
-// chain opt-1 ::= atom?, opt-j ::= (atom opt-(j-1))?, one rule a copy, as
-// llama.cpp expands x{0,k}, so that no repetition is counted and no group
-// nests deeper than one.
-func (x *ebnfRewriter) chain(atom *expr, k int) *expr {
-	if k == 1 {
-		return &expr{kind: kRep, items: []*expr{atom}, min: 0, max: 1}
-	}
-	key := string(appendExpr(nil, func(r *expr) string { return x.g.rules[r.rule].name }, atom, false))
-	rules := x.chains[key]
-	for j := len(rules) + 1; j <= k; j++ {
-		var body *expr
-		if j == 1 {
-			body = &expr{kind: kRep, items: []*expr{atom}, min: 0, max: 1}
-		} else {
-			body = &expr{kind: kRep, items: []*expr{{kind: kSeq, items: []*expr{atom, {kind: kRef, rule: rules[j-2]}}}}, min: 0, max: 1}
-		}
-		rules = append(rules, x.add("upto", body))
-	}
-	x.chains[key] = rules
-	return &expr{kind: kRef, rule: rules[k-1]}
-}
-
-// add adds a rule of body named xg-BASE-N, a name no rule has.
-func (x *ebnfRewriter) add(base string, body *expr) int {
-	for n := len(x.g.rules); ; n++ {
-		name := "xg-" + base + "-" + strconv.Itoa(n)
-		if !x.names[name] {
-			x.names[name] = true
-			x.g.rules = append(x.g.rules, rule{name: name, body: body})
-			return len(x.g.rules) - 1
-		}
-	}
 }
 
 // parseWritten reads a grammar's text as Compile writes it (appendRule:
@@ -226,7 +284,7 @@ func parseWritten(text string) (*Grammar, error) {
 		if !ok {
 			return nil, fmt.Errorf("no rule %s", r.text)
 		}
-		r.rule, r.text = i, ""
+		r.rule = i
 	}
 	if len(g.rules) == 0 {
 		return nil, fmt.Errorf("no rules")

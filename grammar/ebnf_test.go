@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -211,5 +212,21 @@ func TestParseWrittenRefuses(t *testing.T) {
 	}
 	if !strings.Contains(toEBNF("root ::= \"a\"{2}\n"), `"a" "a"`) {
 		t.Error(`"a"{2} is not written out`)
+	}
+}
+
+// BenchmarkEBNF is Grammar.EBNF on the realistic request's grammar (the
+// golden testdata/realistic_required.gbnf), which the gateway writes once a
+// request sent to vLLM or SGLang.
+func BenchmarkEBNF(b *testing.B) {
+	text, err := os.ReadFile("testdata/realistic_required.gbnf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := &Grammar{text: string(text)}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		g.EBNF()
 	}
 }
