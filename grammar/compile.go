@@ -82,7 +82,7 @@ func (s *Spec) strictTools() bool {
 type Grammar struct {
 	rules  []rule // its own rules
 	root   int
-	text   string    // the grammar written out, the same in both dialects
+	text   string    // the grammar written out in GBNF (EBNF rewrites it, ebnf.go)
 	protos []protoAt // the shared sets of rules, and where each is written
 	// leftmostWalk is what llama.cpp's check of the grammar for left
 	// recursion costs, as estimated (engineWalk and the protos').

@@ -117,8 +117,9 @@
 //   - [Compile] turns a [Spec] (the request's [Tool]s, its [Choice] of
 //     [Auto], [Required] and the rest, a tool's name, parallel calls, a
 //     response [Format]) into a [Grammar]: [Grammar.GBNF] for llama.cpp,
-//     [Grammar.EBNF] for vLLM and SGLang, and the keywords it left out,
-//     each a [Dropped].
+//     [Grammar.EBNF] for vLLM and SGLang (the same language, written
+//     without what xgrammar matches otherwise: ebnf.go), and the keywords
+//     it left out, each a [Dropped].
 //   - A [Cache] ([NewCache]) compiles each distinct spec once, within a
 //     budget of bytes; each caller gets its own copy of the grammar.
 //   - An [Error] (the root package's RenderError) names the JSON path of

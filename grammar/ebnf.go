@@ -8,7 +8,7 @@ import (
 )
 
 // xgrammar (vLLM's and SGLang's grammar engine) reads the notation the
-// grammar is written in, but matches two of its constructs differently
+// grammar is written in, but matches three of its constructs differently
 // from llama.cpp and from what they mean (gap decision 238; found by
 // matching every grammar of the JSON Schema Test Suite and of the attacks
 // with xgrammar's own matcher, templates/xgrammar):
@@ -53,7 +53,7 @@ func toEBNF(text string) string {
 			panic("grammar: EBNF of a text Compile did not write: a line without ::=")
 		}
 		if !needsRewrite(body) {
-			b = append(append(b, name+" ::= "...), body...)
+			b = append(append(append(b, name...), " ::= "...), body...)
 			b = append(b, '\n')
 			continue
 		}

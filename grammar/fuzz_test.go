@@ -161,6 +161,15 @@ func FuzzCompile(f *testing.F) {
 			if cost, recursive := llamaLeftRecursionCheck(rules); recursive || cost > g.leftmostWalk {
 				t.Fatalf("llama.cpp's check for left recursion: recursive %v, cost %d, estimated %d", recursive, cost, g.leftmostWalk)
 			}
+			// As xgrammar gets it: readable, without what it matches
+			// otherwise (gap decision 238).
+			x, err := parseWritten(g.EBNF())
+			if err != nil {
+				t.Fatalf("the EBNF does not read back: %v", err)
+			}
+			if bad := xgrammarHazard(x); bad != "" {
+				t.Fatalf("the EBNF holds %s", bad)
+			}
 		}
 	})
 }
