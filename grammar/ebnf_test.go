@@ -88,10 +88,8 @@ func alignedUTF8(r runeRange) bool {
 // its instances and texts drawn from the grammar; and that the EBNF holds
 // none of what xgrammar matches otherwise (gap decision 238).
 func TestEBNFSameLanguage(t *testing.T) {
-	ctx := context.Background()
 	grammars, texts, rewritten := 0, 0, 0
-	check := func(name string, g *Grammar, contents []string, seed uint64) {
-		t.Helper()
+	forEBNFCases(t, func(name string, g *Grammar, all []string) {
 		gbnf, err := parseWritten(g.GBNF())
 		if err != nil {
 			t.Fatalf("%s: GBNF read back: %v", name, err)
@@ -107,14 +105,6 @@ func TestEBNFSameLanguage(t *testing.T) {
 		if bad := xgrammarHazard(ebnf); bad != "" {
 			t.Fatalf("%s: the EBNF holds %s", name, bad)
 		}
-		all := make([]string, 0, len(contents)+4)
-		for _, c := range contents {
-			all = append(all, suiteText(c))
-		}
-		s := newSampler(g, rand.New(rand.NewPCG(seed, 238)))
-		for range 4 {
-			all = append(all, s.Sample())
-		}
 		for _, text := range all {
 			want := g.Matches(text)
 			if got := gbnf.Matches(text); got != want {
@@ -126,19 +116,46 @@ func TestEBNFSameLanguage(t *testing.T) {
 			texts++
 		}
 		grammars++
+	})
+	if rewritten == 0 {
+		t.Fatal("no grammar's EBNF differs from its GBNF: the check checks nothing")
+	}
+	t.Logf("%d grammars (%d rewritten for xgrammar), %d texts", grammars, rewritten, texts)
+}
+
+// forEBNFCases calls fn with every grammar of the JSON Schema Test Suite
+// (its optional tests too; not strict and strict) and a few of long
+// strings, long arrays and classes past ASCII, each with the texts to
+// match: its instances, as the suite tests write them, and four drawn from
+// the grammar.
+func forEBNFCases(t *testing.T, fn func(name string, g *Grammar, texts []string)) {
+	t.Helper()
+	ctx := context.Background()
+	n := 0
+	run := func(name string, g *Grammar, contents []string) {
+		all := make([]string, 0, len(contents)+4)
+		for _, c := range contents {
+			all = append(all, suiteText(c))
+		}
+		s := newSampler(g, rand.New(rand.NewPCG(uint64(n), 238)))
+		for range 4 {
+			all = append(all, s.Sample())
+		}
+		n++
+		fn(name, g, all)
 	}
 	for _, f := range append(loadSuite(t), loadSuiteOptional(t)...) {
 		for i, sc := range f.cases {
 			contents := caseContents(t, f.name, sc, 0)
 			for _, strict := range []bool{false, true} {
 				if g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema, Strict: strict}}); err == nil {
-					check(fmt.Sprintf("%s-%02d strict=%v", f.name, i, strict), g, contents, uint64(grammars))
+					run(fmt.Sprintf("%s-%02d-strict-%v", f.name, i, strict), g, contents)
 				}
 			}
 		}
 	}
 	// Long strings and arrays: the repetitions xgrammar counts wrongly.
-	for _, schema := range []string{
+	for i, schema := range []string{
 		`{"type": "string", "minLength": 100, "maxLength": 300}`,
 		`{"type": "array", "items": {"type": "string", "maxLength": 3}, "minItems": 2, "maxItems": 70}`,
 		`{"type": "string", "pattern": "^(?:\\S+\\s+){0,9}\\S+$"}`,
@@ -148,12 +165,8 @@ func TestEBNFSameLanguage(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", schema, err)
 		}
-		check(schema, g, nil, uint64(grammars))
+		run(fmt.Sprintf("extra-%d", i), g, nil)
 	}
-	if rewritten == 0 {
-		t.Fatal("no grammar's EBNF differs from its GBNF: the check checks nothing")
-	}
-	t.Logf("%d grammars (%d rewritten for xgrammar), %d texts", grammars, rewritten, texts)
 }
 
 // xgrammarHazard names the first construct of g xgrammar matches
