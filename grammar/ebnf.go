@@ -57,11 +57,8 @@ func toEBNF(text string) string {
 			b = append(b, '\n')
 			continue
 		}
-		p.src, p.pos, p.refs = body, 0, p.refs[:0]
-		e, err := p.alt()
-		if err == nil && p.pos < len(p.src) {
-			err = p.errorf("unexpected %q", p.src[p.pos])
-		}
+		p.refs = p.refs[:0]
+		e, err := p.body(body)
 		if err != nil {
 			panic("grammar: EBNF of a text Compile did not write: rule " + name + ": " + err.Error())
 		}
@@ -256,48 +253,22 @@ func appendAligned(out []runeRange, lo, hi rune) []runeRange {
 	return append(out, runeRange{lo, hi})
 }
 
-// parseWritten reads a grammar's text as Compile writes it (appendRule:
-// one rule a line, root first) back into rules.
-func parseWritten(text string) (*Grammar, error) {
-	g := &Grammar{text: text}
-	index := map[string]int{}
-	p := &writtenParser{}
-	for line := range strings.Lines(text) {
-		line = strings.TrimSuffix(line, "\n")
-		name, body, ok := strings.Cut(line, " ::= ")
-		if !ok {
-			return nil, fmt.Errorf("rule %d: no ::=", len(g.rules)+1)
-		}
-		p.src, p.pos = body, 0
-		e, err := p.alt()
-		if err == nil && p.pos < len(p.src) {
-			err = p.errorf("unexpected %q", p.src[p.pos])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("rule %s: %w", name, err)
-		}
-		index[name] = len(g.rules)
-		g.rules = append(g.rules, rule{name: name, body: e})
-	}
-	for _, r := range p.refs {
-		i, ok := index[r.text]
-		if !ok {
-			return nil, fmt.Errorf("no rule %s", r.text)
-		}
-		r.rule = i
-	}
-	if len(g.rules) == 0 {
-		return nil, fmt.Errorf("no rules")
-	}
-	return g, nil
-}
-
-// writtenParser reads one rule's body; refs are the references read, by
-// name (text) until parseWritten resolves them.
+// writtenParser reads rules' bodies as Compile writes them (appendExpr);
+// refs are the references read, each naming its rule in text.
 type writtenParser struct {
 	src  string
 	pos  int
 	refs []*expr
+}
+
+// body reads a whole rule body.
+func (p *writtenParser) body(src string) (*expr, error) {
+	p.src, p.pos = src, 0
+	e, err := p.alt()
+	if err == nil && p.pos < len(p.src) {
+		err = p.errorf("unexpected %q", p.src[p.pos])
+	}
+	return e, err
 }
 
 func (p *writtenParser) errorf(format string, args ...any) error {

@@ -172,36 +172,85 @@ func forEBNFCases(t *testing.T, fn func(name string, g *Grammar, texts []string)
 // xgrammarHazard names the first construct of g xgrammar matches
 // otherwise than it means, or "".
 func xgrammarHazard(g *Grammar) string {
-	var walk func(e *expr) string
-	walk = func(e *expr) string {
+	var bad string
+	anyExpr(g, func(e *expr) bool {
 		switch e.kind {
 		case kClass:
 			if e.neg && len(e.rs) > 0 && e.rs[len(e.rs)-1].hi >= utf8.RuneSelf {
-				return "a negated class naming a character past ASCII"
+				bad = "a negated class naming a character past ASCII"
+				return true
 			}
 			for _, r := range e.rs {
 				if r.hi >= utf8.RuneSelf && !alignedUTF8(r) {
-					return fmt.Sprintf("the range %X-%X, not at UTF-8 byte boundaries", r.lo, r.hi)
+					bad = fmt.Sprintf("the range %X-%X, not at UTF-8 byte boundaries", r.lo, r.hi)
+					return true
 				}
 			}
 		case kRep:
 			if !(e.min == 0 && (e.max == 1 || e.max < 0) || e.min == 1 && e.max < 0) {
-				return fmt.Sprintf("a counted repetition {%d,%d}", e.min, e.max)
+				bad = fmt.Sprintf("a counted repetition {%d,%d}", e.min, e.max)
+				return true
 			}
+		}
+		return false
+	})
+	return bad
+}
+
+// anyExpr reports whether f holds for an expression of one of g's rules,
+// its own or one inside it.
+func anyExpr(g *Grammar, f func(e *expr) bool) bool {
+	var walk func(e *expr) bool
+	walk = func(e *expr) bool {
+		if f(e) {
+			return true
 		}
 		for _, it := range e.items {
-			if bad := walk(it); bad != "" {
-				return bad
+			if walk(it) {
+				return true
 			}
 		}
-		return ""
+		return false
 	}
 	for _, r := range g.rules {
-		if bad := walk(r.body); bad != "" {
-			return r.name + ": " + bad
+		if walk(r.body) {
+			return true
 		}
 	}
-	return ""
+	return false
+}
+
+// parseWritten reads a grammar's text as Compile writes it (appendRule:
+// one rule a line, root first) back into rules, for the tests to match
+// the text itself.
+func parseWritten(text string) (*Grammar, error) {
+	g := &Grammar{text: text}
+	index := map[string]int{}
+	p := &writtenParser{}
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		name, body, ok := strings.Cut(line, " ::= ")
+		if !ok {
+			return nil, fmt.Errorf("rule %d: no ::=", len(g.rules)+1)
+		}
+		e, err := p.body(body)
+		if err != nil {
+			return nil, fmt.Errorf("rule %s: %w", name, err)
+		}
+		index[name] = len(g.rules)
+		g.rules = append(g.rules, rule{name: name, body: e})
+	}
+	for _, r := range p.refs {
+		i, ok := index[r.text]
+		if !ok {
+			return nil, fmt.Errorf("no rule %s", r.text)
+		}
+		r.rule = i
+	}
+	if len(g.rules) == 0 {
+		return nil, fmt.Errorf("no rules")
+	}
+	return g, nil
 }
 
 // TestParseWrittenRefuses checks that text Compile does not write is an

@@ -98,22 +98,7 @@ func TestEBNFInXGrammar(t *testing.T) {
 // positiveClassPastASCII reports whether g has a class that matches a
 // character past ASCII by naming it.
 func positiveClassPastASCII(g *Grammar) bool {
-	var walk func(e *expr) bool
-	walk = func(e *expr) bool {
-		if e.kind == kClass && !e.neg && len(e.rs) > 0 && e.rs[len(e.rs)-1].hi >= utf8.RuneSelf {
-			return true
-		}
-		for _, it := range e.items {
-			if walk(it) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, r := range g.rules {
-		if walk(r.body) {
-			return true
-		}
-	}
-	return false
+	return anyExpr(g, func(e *expr) bool {
+		return e.kind == kClass && !e.neg && len(e.rs) > 0 && e.rs[len(e.rs)-1].hi >= utf8.RuneSelf
+	})
 }
