@@ -172,6 +172,8 @@ var otherProgramsFlags = map[string]bool{
 	"chat-template-file": true, "no-prefill-assistant": true, // llama-server
 	"end-bias": true, "high-byte-bias": true, "gguf-py": true, "seed": true, // templates/llamacpp/make_beam_gguf.py
 	"auth-type": true, // Qwen Code
+	// vLLM's and SGLang's grammar backends
+	"structured-outputs-config": true, "grammar-backend": true,
 }
 
 // Every --flag the README and docs/ name is a flag of some beamharmony
