@@ -10,9 +10,9 @@ import (
 
 // Cache holds compiled grammars by spec, so that a gateway compiles each
 // distinct (tools, choice, parallel, format) once. It holds at most its
-// budget of bytes of them (their text and reports; a cached grammar keeps
-// nothing else), dropping the least recently used. A Cache is safe for
-// concurrent use.
+// budget of bytes of them (their text, their EBNF once a caller has asked
+// for it, and reports; a cached grammar keeps nothing else), dropping the
+// least recently used. A Cache is safe for concurrent use.
 type Cache struct {
 	mu       sync.Mutex
 	maxBytes int
@@ -22,6 +22,7 @@ type Cache struct {
 }
 
 type cacheEntry struct {
+	key   [32]byte
 	g     *Grammar
 	err   error
 	used  uint64
@@ -53,10 +54,11 @@ func (c *Cache) Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
-	e := &cacheEntry{err: err, bytes: 256}
+	e := &cacheEntry{key: key, err: err, bytes: 256}
 	if g != nil {
 		// Only what a caller reads is kept: the text and the reports.
-		g = &Grammar{text: g.text, Dropped: g.Dropped}
+		g = &Grammar{text: g.text, Dropped: g.Dropped, ebnf: &ebnfMemo{}}
+		g.ebnf.written = func(n int) { c.grew(e, n) }
 		e.g = g
 		e.bytes += len(g.text)
 		for _, d := range g.Dropped {
@@ -73,22 +75,45 @@ func (c *Cache) Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 		old.used = c.clock
 		return old.result()
 	}
-	for len(c.items) > 0 && c.bytes+e.bytes > c.maxBytes {
-		var oldest [32]byte
-		least := ^uint64(0)
-		for k, o := range c.items {
-			if o.used < least {
-				oldest, least = k, o.used
-			}
-		}
-		c.bytes -= c.items[oldest].bytes
-		delete(c.items, oldest)
-	}
+	c.evict(e.bytes, nil)
 	c.clock++
 	e.used = c.clock
 	c.items[key] = e
 	c.bytes += e.bytes
 	return e.result()
+}
+
+// evict drops the least recently used grammars, other than keep, until
+// more bytes fit in the budget (or no other grammar is left). c.mu is held.
+func (c *Cache) evict(more int, keep *cacheEntry) {
+	for c.bytes+more > c.maxBytes {
+		var oldest [32]byte
+		least, found := ^uint64(0), false
+		for k, o := range c.items {
+			if o != keep && o.used < least {
+				oldest, least, found = k, o.used, true
+			}
+		}
+		if !found {
+			return
+		}
+		c.bytes -= c.items[oldest].bytes
+		delete(c.items, oldest)
+	}
+}
+
+// grew counts the n bytes of e's EBNF, written after e was cached, making
+// room for them as for a new grammar. An entry dropped meanwhile counts
+// nothing: its bytes left the budget with it.
+func (c *Cache) grew(e *cacheEntry, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.items[e.key] != e {
+		return
+	}
+	c.evict(n, e)
+	e.bytes += n
+	c.bytes += n
 }
 
 // result is the entry's grammar and error. The grammar is the caller's
@@ -98,7 +123,7 @@ func (e *cacheEntry) result() (*Grammar, error) {
 	if e.g == nil {
 		return nil, e.err
 	}
-	return &Grammar{text: e.g.text, Dropped: slices.Clone(e.g.Dropped)}, e.err
+	return &Grammar{text: e.g.text, Dropped: slices.Clone(e.g.Dropped), ebnf: e.g.ebnf}, e.err
 }
 
 // Bytes is the size of the grammars held, as the budget counts it.

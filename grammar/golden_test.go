@@ -165,6 +165,66 @@ func TestCache(t *testing.T) {
 	}
 }
 
+// A cached grammar's EBNF is written once, on the first caller's asking,
+// shared by every copy the cache hands out, and counted in its budget: the
+// budget still holds once it is, dropping the least recently used grammar
+// to make room, and an entry dropped before its EBNF is written counts
+// nothing.
+func TestCacheKeepsEBNF(t *testing.T) {
+	ctx := context.Background()
+	a := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required}
+	b := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required, Parallel: true}
+	want, err := Compile(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEBNF := toEBNF(want.GBNF())
+	sizeOf := func(s *Spec) int {
+		one := NewCache(1 << 30)
+		one.Compile(ctx, s)
+		return one.Bytes()
+	}
+	sa, sb := sizeOf(a), sizeOf(b)
+
+	c := NewCache(1 << 30)
+	g1, _ := c.Compile(ctx, a)
+	g2, _ := c.Compile(ctx, a)
+	if got := g1.EBNF(); got != wantEBNF {
+		t.Fatalf("cached EBNF differs from the grammar's")
+	}
+	if c.Bytes() != sa+len(wantEBNF) {
+		t.Errorf("after EBNF: %d bytes held, want %d + %d", c.Bytes(), sa, len(wantEBNF))
+	}
+	if unsafe.StringData(g2.EBNF()) != unsafe.StringData(g1.EBNF()) {
+		t.Error("two copies of one entry wrote their EBNF each")
+	}
+	if n := testing.AllocsPerRun(10, func() { g2.EBNF() }); n != 0 {
+		t.Errorf("a written EBNF costs %v allocations a call", n)
+	}
+	g1.EBNF()
+	if c.Bytes() != sa+len(wantEBNF) {
+		t.Errorf("EBNF counted twice: %d bytes", c.Bytes())
+	}
+
+	// Room for a and b, not for a's EBNF too: writing it drops b, the
+	// least recently used.
+	small := NewCache(sa + sb)
+	small.Compile(ctx, b)
+	ga, _ := small.Compile(ctx, a)
+	ga.EBNF()
+	if small.Len() != 1 || small.Bytes() != sa+len(wantEBNF) {
+		t.Errorf("after EBNF in a full cache: %d grammars in %d bytes, want 1 in %d", small.Len(), small.Bytes(), sa+len(wantEBNF))
+	}
+	// An entry dropped before its EBNF is written counts nothing.
+	tiny := NewCache(1)
+	gt, _ := tiny.Compile(ctx, a)
+	tiny.Compile(ctx, b) // drops a
+	gt.EBNF()
+	if tiny.Len() != 1 || tiny.Bytes() != sb {
+		t.Errorf("a dropped entry's EBNF was counted: %d grammars in %d bytes, want 1 in %d", tiny.Len(), tiny.Bytes(), sb)
+	}
+}
+
 // Under Auto, a strict tool makes a grammar of calls or a free answer;
 // without one, auto stays unconstrained. Samples parse to valid calls or
 // to a non-empty answer, and both come up.

@@ -1,5 +1,7 @@
 package grammar
 
+import "sync"
+
 // GBNF returns the grammar in llama.cpp's GBNF, for the grammar field of
 // its /v1/completions. Markers are written as literal strings, never as
 // token references.
@@ -13,13 +15,34 @@ func (g *Grammar) GBNF() string { return g.text }
 // constructs xgrammar matches otherwise than they mean: bounded
 // repetitions are written out, and negated classes that name a character
 // past ASCII are written as positive ones (ebnf.go, gap decision 238). The
-// language is GBNF's. It is written from the GBNF text on each call, in
-// time linear in its size.
+// language is GBNF's. It is written from the GBNF text on the first call,
+// in time linear in its size, and kept: a grammar from a [Cache] shares it
+// with every other copy of that cache entry, and the cache counts its
+// bytes.
 func (g *Grammar) EBNF() string {
 	if g.text == "" {
 		return ""
 	}
-	return toEBNF(g.text)
+	if g.ebnf == nil {
+		return toEBNF(g.text)
+	}
+	m := g.ebnf
+	m.once.Do(func() {
+		m.text = toEBNF(g.text)
+		if m.written != nil {
+			m.written(len(m.text))
+		}
+	})
+	return m.text
+}
+
+// ebnfMemo holds a grammar's EBNF once written, for the copies of the
+// grammar that share it; written, when set, is told its size (the cache's
+// accounting).
+type ebnfMemo struct {
+	once    sync.Once
+	text    string
+	written func(bytes int)
 }
 
 // The rules of a grammar, its own and its protos', are numbered for the
