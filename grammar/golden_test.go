@@ -111,6 +111,21 @@ func BenchmarkCompileCached(b *testing.B) {
 	}
 }
 
+// BenchmarkCompileCachedEBNF is what a gateway in front of vLLM or SGLang
+// pays a request for its grammar: the cached grammar and its EBNF.
+func BenchmarkCompileCachedEBNF(b *testing.B) {
+	spec := &Spec{Tools: realisticTools(b), Choice: Required, Parallel: true}
+	c := NewCache(1 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := c.Compile(context.Background(), spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.EBNF()
+	}
+}
+
 func TestCache(t *testing.T) {
 	ctx := context.Background()
 	a := &Spec{Tools: []Tool{propertyTools[0]}, Choice: Required}
