@@ -83,7 +83,7 @@ type Grammar struct {
 	rules  []rule // its own rules
 	root   int
 	text   string    // the grammar written out in GBNF (EBNF rewrites it, ebnf.go)
-	ebnf   *ebnfMemo // the EBNF once written (write.go), shared by the copies of a cache entry
+	ebnf   *ebnfMemo // a cached grammar's EBNF once written (write.go), shared by the entry's copies
 	protos []protoAt // the shared sets of rules, and where each is written
 	// leftmostWalk is what llama.cpp's check of the grammar for left
 	// recursion costs, as estimated (engineWalk and the protos').
@@ -482,7 +482,7 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 	if err != nil {
 		return nil, overExpanded{}, err
 	}
-	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written), leftmostWalk: walk, ebnf: &ebnfMemo{}}
+	g := &Grammar{rules: c.g.rules, root: root, Dropped: c.dropped, protos: slices.Clone(c.g.protoAt), text: c.g.text(lines, written), leftmostWalk: walk}
 	return g, overExpanded{}, nil
 }
 

@@ -15,10 +15,10 @@ func (g *Grammar) GBNF() string { return g.text }
 // constructs xgrammar matches otherwise than they mean: bounded
 // repetitions are written out, and negated classes that name a character
 // past ASCII are written as positive ones (ebnf.go, gap decision 238). The
-// language is GBNF's. It is written from the GBNF text on the first call,
-// in time linear in its size, and kept: a grammar from a [Cache] shares it
-// with every other copy of that cache entry, and the cache counts its
-// bytes.
+// language is GBNF's. It is written from the GBNF text, in time linear in
+// its size: for a grammar from a [Cache] on the first call only, kept for
+// every copy of that cache entry and counted in the cache's budget; for one
+// from [Compile], which is compiled for one use, on each call.
 func (g *Grammar) EBNF() string {
 	if g.text == "" {
 		return ""
