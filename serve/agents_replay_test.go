@@ -63,6 +63,13 @@ func TestAgentSessions(t *testing.T) {
 		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true, false},
 		{"cline-3.0.65", "", `"tool_calls"`, false, false},
 		{"continue-cli-1.5.47-allow-missing-thinking", "", `"tool_calls"`, false, true},
+		// One client over the gateway's three APIs (its models.json's
+		// "api"), each with reasoning on. It asks for summarized
+		// thinking or reasoning summaries, and gets the whole reasoning
+		// (decision 222), reported.
+		{"pi-coding-agent-0.73.1", "", `"tool_calls"`, false, false},
+		{"pi-coding-agent-0.73.1-anthropic", "thinking.display", `"type":"tool_use"`, false, false},
+		{"pi-coding-agent-0.73.1-responses", "reasoning.summary", `"type":"function_call"`, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {

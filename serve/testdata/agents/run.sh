@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs Claude Code, Codex, opencode and Qwen Code, installed from npm, through the
+# Runs Claude Code, Codex, opencode, Qwen Code and pi (over each of the
+# three APIs), installed from npm, through the
 # gateway in front of a scripted engine (engine/main.go), and checks that
 # each finishes a session of two shell tool calls and a streamed answer
 # (issue 32; docs/agents.md). Not part of CI: it downloads the clients.
 #
-# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|qwen ...]
+# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|qwen|pi|pi-anthropic|pi-responses ...]
 #
 #   --record DIR  also write each client's requests to DIR/CLIENT-VERSION/
 #                 (what serve/testdata/agents/sessions holds, untrimmed;
@@ -21,7 +22,7 @@ set -euo pipefail
 record=""
 if [ "${1:-}" = "--record" ]; then record=$(realpath -m "$2"); shift 2; fi
 clients=("$@")
-[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode qwen)
+[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode qwen pi pi-anthropic pi-responses)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 work=$(mktemp -d)
@@ -32,10 +33,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4"
+versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4 @mariozechner/pi-coding-agent@0.73.1"
 # @latest, not a bare name: npm would otherwise fall back to an older
 # release whose "engines" field matches the machine's Node.js.
-[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest"
+[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest @mariozechner/pi-coding-agent@latest"
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund $versions >/dev/null)
 bin=$work/node_modules/.bin
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
@@ -98,6 +99,23 @@ JSON
     (cd "$work/cwd-$c" && HOME=$home QWEN_CODE_SUPPRESS_YOLO_WARNING=1 timeout 180 "$bin/qwen" --auth-type openai --openai-api-key sk-local \
       --openai-base-url "http://127.0.0.1:$pport/v1" -m beam --yolo "$prompt" >"$out" 2>"$out.err") || true
     name=qwen-code-$version ;;
+  pi|pi-anthropic|pi-responses)
+    # pi speaks Chat Completions, Anthropic Messages or Responses as its
+    # models.json says: one client, the gateway's three APIs.
+    version=$("$bin/pi" --version 2>&1 | tail -1) # pi prints it on stderr
+    case $c in
+    pi) api=openai-completions url=http://127.0.0.1:$pport/v1 ;;
+    pi-anthropic) api=anthropic-messages url=http://127.0.0.1:$pport ;;
+    pi-responses) api=openai-responses url=http://127.0.0.1:$pport/v1 ;;
+    esac
+    mkdir -p "$home/.pi/agent"
+    cat >"$home/.pi/agent/models.json" <<JSON
+{"providers": {"beam": {"baseUrl": "$url", "api": "$api", "apiKey": "sk-local",
+  "models": [{"id": "beam", "reasoning": true}]}}}
+JSON
+    (cd "$work/cwd-$c" && HOME=$home PI_SKIP_VERSION_CHECK=1 timeout 180 "$bin/pi" -p --no-session --provider beam --model beam "$prompt" \
+      >"$out" 2>"$out.err") || true
+    name=pi-coding-agent-$version${c#pi} ;;
   *) echo "unknown client $c" >&2; exit 2 ;;
   esac
   kill "$epid"; wait "$epid" 2>/dev/null || true
