@@ -30,12 +30,17 @@ const (
 	// unhonouredContextManagement is a context_management edit the
 	// gateway does not apply.
 	unhonouredContextManagement = "context_management"
+	// unhonouredReasoningEcho is an assistant message before a turn's
+	// calls that is the turn's reasoning (GitHub Copilot's CLI on the
+	// Responses API): left out when it repeats the reasoning item, read
+	// as the reasoning when the turn has none (--allow-missing-thinking).
+	unhonouredReasoningEcho = "reasoning_echo"
 	// unhonouredField is any other field accepted without effect.
 	unhonouredField = "field"
 )
 
 // unhonouredKinds are the label values, exported at 0 from the start.
-var unhonouredKinds = [...]string{unhonouredHostedTool, unhonouredBillingHeader, unhonouredDeferredTool, unhonouredContextManagement, unhonouredField}
+var unhonouredKinds = [...]string{unhonouredHostedTool, unhonouredBillingHeader, unhonouredDeferredTool, unhonouredContextManagement, unhonouredReasoningEcho, unhonouredField}
 
 // lateInstructionsPlacements label beamharmony_late_instructions_total:
 // where a late system or developer message went.

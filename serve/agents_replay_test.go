@@ -48,28 +48,39 @@ func TestAgentSessions(t *testing.T) {
 		// prompts begin with the previous prompt, but the reply in them
 		// is not the generation as written.
 		dropsReasoning bool
+		// each, when set, is unhonoured request by request (the agent's
+		// turns, in order), for what grows with the history.
+		each []string
 	}{
-		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`, false, false},
+		{"claude-code-2.1.197", "system[0]", `"type":"tool_use"`, false, false, nil},
 		// Newer: asks for thinking.display "omitted", and gets its
 		// thinking blocks empty, the text sealed in their signatures,
 		// which it sends back for the next turn to open.
-		{"claude-code-2.1.332", "system[0]", `"type":"tool_use"`, false, false},
-		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false, false},
-		{"opencode-1.18.33", "", `"tool_calls"`, false, false},
+		{"claude-code-2.1.332", "system[0]", `"type":"tool_use"`, false, false, nil},
+		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false, false, nil},
+		{"opencode-1.18.33", "", `"tool_calls"`, false, false, nil},
 		// Sends reasoning_content back on its assistant turns.
-		{"qwen-code-0.24.4", "", `"tool_calls"`, false, false},
+		{"qwen-code-0.24.4", "", `"tool_calls"`, false, false, nil},
 		// Refused, Claude Code resends with its environment folded into
 		// its first user message, and finishes.
-		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true, false},
-		{"cline-3.0.65", "", `"tool_calls"`, false, false},
-		{"continue-cli-1.5.47-allow-missing-thinking", "", `"tool_calls"`, false, true},
+		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true, false, nil},
+		{"cline-3.0.65", "", `"tool_calls"`, false, false, nil},
+		{"continue-cli-1.5.47-allow-missing-thinking", "", `"tool_calls"`, false, true, nil},
 		// One client over the gateway's three APIs (its models.json's
 		// "api"), each with reasoning on. It asks for summarized
 		// thinking or reasoning summaries, and gets the whole reasoning
 		// (decision 222), reported.
-		{"pi-coding-agent-0.73.1", "", `"tool_calls"`, false, false},
-		{"pi-coding-agent-0.73.1-anthropic", "thinking.display", `"type":"tool_use"`, false, false},
-		{"pi-coding-agent-0.73.1-responses", "reasoning.summary", `"type":"function_call"`, false, false},
+		{"pi-coding-agent-0.73.1", "", `"tool_calls"`, false, false, nil},
+		{"pi-coding-agent-0.73.1-anthropic", "thinking.display", `"type":"tool_use"`, false, false, nil},
+		{"pi-coding-agent-0.73.1-responses", "reasoning.summary", `"type":"function_call"`, false, false, nil},
+		// GitHub Copilot's CLI with a custom provider (BYOK), on the three
+		// APIs. On Responses it sends back an assistant message repeating
+		// each turn's reasoning before the turn's calls: left out, and
+		// reported (decision 241).
+		{"copilot-1.0.102", "", `"tool_calls"`, false, false, nil},
+		{"copilot-1.0.102-anthropic", "", `"type":"tool_use"`, false, false, nil},
+		{"copilot-1.0.102-responses", "", `"type":"function_call"`, false, false,
+			[]string{"reasoning.summary", "reasoning.summary, input[2]", "reasoning.summary, input[2], input[6]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -115,7 +126,7 @@ func TestAgentSessions(t *testing.T) {
 			// conversation (a title request has none).
 			type chain struct{ prompt, gen string }
 			last := map[bool]*chain{}
-			calls, final := 0, ""
+			calls, final, turns := 0, "", 0
 			for i, e := range exchanges {
 				seen := len(fe.requests())
 				resp, data := do(t, gw, e.Method, e.Path, string(e.Body), e.Headers)
@@ -151,8 +162,13 @@ func TestAgentSessions(t *testing.T) {
 				if !agent {
 					continue
 				}
-				if h := resp.Header.Get(UnenforcedHeader); h != tt.unhonoured {
-					t.Errorf("request %d: %s %q, want %q", i+1, UnenforcedHeader, h, tt.unhonoured)
+				unhonoured := tt.unhonoured
+				if tt.each != nil {
+					unhonoured = tt.each[min(turns, len(tt.each)-1)]
+				}
+				turns++
+				if h := resp.Header.Get(UnenforcedHeader); h != unhonoured {
+					t.Errorf("request %d: %s %q, want %q", i+1, UnenforcedHeader, h, unhonoured)
 				}
 				if strings.Contains(string(data), tt.call) {
 					calls++

@@ -443,3 +443,106 @@ func TestClientKeyRoutes(t *testing.T) {
 		t.Errorf("%d sessions with their own keys went to %d replicas (requests per replica %v), want more than one", sessions, used, whoGot(fes))
 	}
 }
+
+// TestResponsesReasoningEcho: GitHub Copilot's CLI (1.0.102, Responses
+// API) shows a reasoning item's text as the turn's message, and sends back
+// the reasoning item, an assistant message holding the same text, then the
+// turn's function calls. The message says nothing the reasoning does not
+// and Beam wrote no message before its calls: it is left out and reported,
+// and the prompt is the one without it (decision 241). A message that
+// differs from the reasoning is still a 400, and a message equal to the
+// reasoning in a turn without calls is the turn's answer, kept. A resumed
+// session has the message alone: under --allow-missing-thinking it is the
+// turn's reasoning.
+func TestResponsesReasoningEcho(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "ok")))
+	gw := newGateway(t, fe, func(c *Config) { c.Model = "beam"; c.SigningKey = "k" })
+	sg := newSigner("k")
+	const reasoning = "I will run echo one."
+	thought := func(text string) string {
+		return `{"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":` + quoteJSON(text) +
+			`}],"encrypted_content":` + quoteJSON(sg.seal(text)) + `}`
+	}
+	item := func(typ string) string {
+		switch typ {
+		case "reasoning":
+			return thought(reasoning)
+		case "call":
+			return `{"type":"function_call","call_id":"c1","name":"bash","arguments":"{\"command\":\"echo one\"}"},` +
+				`{"type":"function_call_output","call_id":"c1","output":"one"}`
+		}
+		return `{"type":"message","role":"assistant","content":[{"type":"output_text","text":` + quoteJSON(typ) + `}]}`
+	}
+	body := func(items ...string) string {
+		return `{"model":"beam","store":false,"input":[{"role":"user","content":"Run echo one"},` + strings.Join(items, ",") +
+			`],"tools":[{"type":"function","name":"bash","parameters":{"type":"object","properties":{"command":{"type":"string"}}}}]}`
+	}
+	post := func(b string) (*http.Response, string, string) {
+		resp, data := do(t, gw, "POST", "/v1/responses", b, nil)
+		prompt := ""
+		if resp.StatusCode == 200 {
+			prompt = fe.lastRequest(t).Prompt
+		}
+		return resp, string(data), prompt
+	}
+	resp, data, want := post(body(item("reasoning"), item("call")))
+	if resp.StatusCode != 200 || resp.Header.Get(UnenforcedHeader) != "" {
+		t.Fatalf("without the message: %d %s %q", resp.StatusCode, data, resp.Header.Get(UnenforcedHeader))
+	}
+	// As Copilot sends it, and twice over: two reasoning items, each
+	// repeated by a message (a turn's reasoning items are joined as its
+	// messages are).
+	resp, data, want2 := post(body(thought("I will run"), thought("echo one."), item("call")))
+	if resp.StatusCode != 200 {
+		t.Fatalf("two reasoning items: %d %s", resp.StatusCode, data)
+	}
+	for _, items := range [][]string{
+		{item("reasoning"), item(reasoning), item("call")},
+		{thought("I will run"), thought("echo one."), item("I will run"), item("echo one."), item("call")},
+	} {
+		resp, data, prompt := post(body(items...))
+		if resp.StatusCode != 200 {
+			t.Fatalf("echo: %d %s", resp.StatusCode, data)
+		}
+		wantPaths, wantPrompt := "input[2]", want
+		if len(items) == 5 {
+			wantPaths, wantPrompt = "input[3], input[4]", want2
+		}
+		if prompt != wantPrompt {
+			t.Errorf("echo: prompt\n%q\nwant\n%q", prompt, wantPrompt)
+		}
+		if got := resp.Header.Get(UnenforcedHeader); got != wantPaths {
+			t.Errorf("echo: %s %q, want %q", UnenforcedHeader, got, wantPaths)
+		}
+	}
+	if got := metric(t, gw, `beamharmony_unhonoured_total{endpoint="/v1/responses",kind="reasoning_echo"}`); got != 3 {
+		t.Errorf("reasoning_echo counted %v times, want 3", got)
+	}
+	resp, data, _ = post(body(item("reasoning"), item("Something else."), item("call")))
+	if resp.StatusCode != 400 || !strings.Contains(data, "an assistant message and function calls in one turn") {
+		t.Errorf("a message that is not the reasoning: %d %s", resp.StatusCode, data)
+	}
+	// A message that repeats only part of it is not an echo.
+	resp, data, _ = post(body(item("reasoning"), item("I will run"), item("call")))
+	if resp.StatusCode != 400 {
+		t.Errorf("a message with part of the reasoning: %d %s", resp.StatusCode, data)
+	}
+	// A session Copilot resumes has the message without the reasoning:
+	// a missing reasoning, and with --allow-missing-thinking the message
+	// read as the turn's reasoning, which gives the prompt of the live
+	// session.
+	resp, data, _ = post(body(item(reasoning), item("call")))
+	if resp.StatusCode != 400 || !strings.Contains(data, `"missing_reasoning"`) {
+		t.Errorf("the message alone: %d %s", resp.StatusCode, data)
+	}
+	allowing := newGateway(t, fe, func(c *Config) { c.Model = "beam"; c.SigningKey = "k"; c.AllowMissingThinking = true })
+	resp, got := do(t, allowing, "POST", "/v1/responses", body(item(reasoning), item("call")), nil)
+	if resp.StatusCode != 200 || resp.Header.Get(UnenforcedHeader) != "input[1]" || fe.lastRequest(t).Prompt != want {
+		t.Errorf("the message alone, allowing missing thinking: %d %s %q\n%q\nwant\n%q", resp.StatusCode, got,
+			resp.Header.Get(UnenforcedHeader), fe.lastRequest(t).Prompt, want)
+	}
+	resp, data, prompt := post(body(item("reasoning"), item(reasoning), `{"role":"user","content":"Again"}`))
+	if resp.StatusCode != 200 || resp.Header.Get(UnenforcedHeader) != "" || !strings.Contains(prompt, "<|channel|>final<|message|>"+reasoning) {
+		t.Errorf("an answer equal to its reasoning: %d %s %q\n%s", resp.StatusCode, data, resp.Header.Get(UnenforcedHeader), prompt)
+	}
+}

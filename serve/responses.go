@@ -406,6 +406,8 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 	}
 	allow := s.cfg.AllowMissingThinking
 	turn := -1 // index of the open assistant turn
+	// said holds the paths of each assistant turn's messages with text.
+	said := map[int][]string{}
 	openTurn := func(path string) *harmony.Message {
 		if turn < 0 {
 			rr.add(path, harmony.Message{Role: harmony.RoleAssistant})
@@ -442,6 +444,9 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 					t.Content += "\n\n"
 				}
 				t.Content += text
+				if text != "" {
+					said[turn] = append(said[turn], path)
+				}
 			default:
 				return paramError(path+".role", "invalid_role", "must be user, system, developer or assistant, got "+quoteText(it.Role))
 			}
@@ -510,8 +515,26 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 			continue
 		}
 		if m.Content != "" && len(m.ToolCalls) > 0 {
-			return paramError(rr.origin[i], "invalid_item", "an assistant message and function calls in one turn; "+
-				"Beam writes no commentary before its calls, so put a reasoning item between them")
+			// Text before a turn's calls, which Beam never writes. GitHub
+			// Copilot's CLI shows a reasoning item's text as the turn's
+			// message and sends both back; a session it resumes has the
+			// message alone. Either way the text is the turn's reasoning,
+			// and is read as such, reported (decision 241).
+			switch {
+			case m.Content == m.Reasoning:
+				for _, p := range said[i] {
+					rr.req.report(p, unhonouredReasoningEcho, "repeats the turn's reasoning word for word; left out (Beam writes no message before its calls)")
+				}
+				m.Content = ""
+			case m.Reasoning == "" && allow:
+				for _, p := range said[i] {
+					rr.req.report(p, unhonouredReasoningEcho, "a message before the turn's calls, in a turn without reasoning: read as its reasoning (Beam writes no message before its calls)")
+				}
+				m.Reasoning, m.Content = m.Content, ""
+			case m.Reasoning != "":
+				return paramError(rr.origin[i], "invalid_item", "an assistant message and function calls in one turn; "+
+					"Beam writes no commentary before its calls, so put a reasoning item between them")
+			}
 		}
 		if m.Reasoning == "" && !allow {
 			return paramError(rr.origin[i], "missing_reasoning", "the assistant turn has no reasoning item before it. "+

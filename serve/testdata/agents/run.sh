@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs Claude Code, Codex, opencode, Qwen Code and pi (over each of the
-# three APIs), installed from npm, through the
+# Runs Claude Code, Codex, opencode, Qwen Code, pi and GitHub Copilot (each of
+# the last two over the three APIs), installed from npm, through the
 # gateway in front of a scripted engine (engine/main.go), and checks that
 # each finishes a session of two shell tool calls and a streamed answer
 # (issue 32; docs/agents.md). Not part of CI: it downloads the clients.
 #
-# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|qwen|pi|pi-anthropic|pi-responses ...]
+# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|qwen|pi|pi-anthropic|pi-responses|copilot|copilot-anthropic|copilot-responses ...]
 #
 #   --record DIR  also write each client's requests to DIR/CLIENT-VERSION/
 #                 (what serve/testdata/agents/sessions holds, untrimmed;
@@ -22,7 +22,7 @@ set -euo pipefail
 record=""
 if [ "${1:-}" = "--record" ]; then record=$(realpath -m "$2"); shift 2; fi
 clients=("$@")
-[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode qwen pi pi-anthropic pi-responses)
+[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode qwen pi pi-anthropic pi-responses copilot copilot-anthropic copilot-responses)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 work=$(mktemp -d)
@@ -33,10 +33,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4 @mariozechner/pi-coding-agent@0.73.1"
+versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4 @mariozechner/pi-coding-agent@0.73.1 @github/copilot@1.0.102"
 # @latest, not a bare name: npm would otherwise fall back to an older
 # release whose "engines" field matches the machine's Node.js.
-[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest @mariozechner/pi-coding-agent@latest"
+[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest @mariozechner/pi-coding-agent@latest @github/copilot@latest"
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund $versions >/dev/null)
 bin=$work/node_modules/.bin
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
@@ -116,9 +116,25 @@ JSON
     (cd "$work/cwd-$c" && HOME=$home PI_SKIP_VERSION_CHECK=1 timeout 180 "$bin/pi" -p --no-session --provider beam --model beam "$prompt" \
       >"$out" 2>"$out.err") || true
     name=pi-coding-agent-$version${c#pi} ;;
+  copilot|copilot-anthropic|copilot-responses)
+    # GitHub Copilot CLI with a custom provider (BYOK), offline: no GitHub
+    # sign-in, telemetry or update.
+    version=$("$bin/copilot" --version | grep -o "[0-9]*\.[0-9]*\.[0-9]*" | head -1)
+    ptype=openai wire=completions url=http://127.0.0.1:$pport/v1
+    case $c in
+    copilot-anthropic) ptype=anthropic url=http://127.0.0.1:$pport ;;
+    copilot-responses) wire=responses ;;
+    esac
+    (cd "$work/cwd-$c" && HOME=$home COPILOT_HOME=$home/.copilot COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
+      COPILOT_PROVIDER_BASE_URL=$url COPILOT_PROVIDER_TYPE=$ptype COPILOT_PROVIDER_WIRE_API=$wire \
+      COPILOT_PROVIDER_API_KEY=sk-local COPILOT_MODEL=beam COPILOT_ALLOW_ALL=true \
+      timeout 180 "$bin/copilot" -p "$prompt" -s --disable-client-telemetry >"$out" 2>"$out.err") || true
+    name=copilot-$version${c#copilot} ;;
   *) echo "unknown client $c" >&2; exit 2 ;;
   esac
-  kill "$epid"; wait "$epid" 2>/dev/null || true
+  # A second for the recorder to write the last exchanges: a client can
+  # exit before the proxy has finished relaying a reply it did not wait for.
+  sleep 1; kill "$epid"; wait "$epid" 2>/dev/null || true
   if grep -qF "$want" "$out" && [ "$(grep -c '"generations"' "$dir"/*.json | awk -F: '{s+=$2} END {print s}')" -ge 3 ]; then
     echo "$name: ok ($(ls "$dir" | wc -l) requests)"
   else

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -36,11 +37,14 @@ var (
 	record      = flag.String("record", "", "directory to record the agent's requests in")
 )
 
-// last is the generation of the latest engine request, which the proxy
-// records beside the client request that caused it.
+// gens are the generations the engine wrote, in order, and starts where
+// each client request's begin among them (by arrival): the proxy records
+// a request's generations beside it, those written from its arrival to its
+// end or to the next request's arrival, whichever comes first.
 var (
-	mu   sync.Mutex
-	last []string
+	mu     sync.Mutex
+	gens   []string
+	starts []int
 )
 
 func main() {
@@ -63,15 +67,21 @@ func main() {
 	log.Fatal(http.ListenAndServe(*proxyListen, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		// Numbered as they arrive: a client may still be reading one
+		// reply when it sends the next request (GitHub Copilot's CLI).
 		mu.Lock()
-		last = nil
+		starts = append(starts, len(gens))
+		n++
+		i := n
 		mu.Unlock()
 		rec := &recorder{ResponseWriter: w}
 		rp.ServeHTTP(rec, r)
 		mu.Lock()
-		n++
-		gens := last
-		i := n
+		end := len(gens)
+		if i < len(starts) {
+			end = min(end, starts[i])
+		}
+		mine := slices.Clone(gens[starts[i-1]:end])
 		mu.Unlock()
 		headers := map[string]string{}
 		for _, h := range []string{"anthropic-version", "anthropic-beta", "user-agent", "originator", "x-app", "openai-beta"} {
@@ -80,7 +90,7 @@ func main() {
 			}
 		}
 		entry := map[string]any{"method": r.Method, "path": r.URL.RequestURI(), "headers": headers, "status": rec.status,
-			"body": json.RawMessage(orNull(body)), "generations": gens}
+			"body": json.RawMessage(orNull(body)), "generations": mine}
 		data, _ := json.MarshalIndent(entry, "", "  ")
 		_ = os.WriteFile(filepath.Join(*record, fmt.Sprintf("%03d.json", i)), data, 0o644)
 	})))
@@ -133,7 +143,7 @@ func engine(w http.ResponseWriter, r *http.Request) {
 	}
 	gen, stop := Script(req.Prompt)
 	mu.Lock()
-	last = append(last, gen)
+	gens = append(gens, gen)
 	mu.Unlock()
 	usage := fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, len(req.Prompt)/4, len(gen)/4, len(req.Prompt)/4+len(gen)/4)
 	text, _ := json.Marshal(gen)
