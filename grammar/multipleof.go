@@ -540,12 +540,15 @@ func multipleTable(k int64) *multipleMoves {
 // the report of multipleOf).
 func (c *compiler) multiples(v *view, x string) bool {
 	d := c.d
-	val, ok := new(big.Rat).SetString(x)
-	if !ok {
-		return true
-	}
+	var val *big.Rat // x, read at the first multipleOf
 	for _, n := range v.nodes {
 		if m := n.ks.Mult; m >= 0 && d.Kind(m) == pyjson.Number {
+			if val == nil {
+				var ok bool
+				if val, ok = new(big.Rat).SetString(x); !ok {
+					return true
+				}
+			}
 			k, ok := new(big.Rat).SetString(string(d.Raw(m)))
 			if ok && k.Sign() > 0 && !new(big.Rat).Quo(val, k).IsInt() {
 				return false

@@ -56,6 +56,28 @@ func BenchmarkCompileCPU(b *testing.B) {
 	}
 }
 
+// BenchmarkCompileSmall compiles small response formats of the kinds
+// the JSON Schema Test Suite is made of: a type alone, and the suite's
+// first enum schema (three integers, each written as an int and as a
+// float: 2 and 2.0), whose costs are the fixed cost of a grammar and that
+// of reading listed numbers.
+func BenchmarkCompileSmall(b *testing.B) {
+	for _, c := range []struct{ name, schema string }{
+		{"null", `{"type": "null"}`},
+		{"enum", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "enum": [1, 2, 3]}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			spec := &Spec{Format: &Format{Schema: json.RawMessage(c.schema)}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Compile(context.Background(), spec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkCompileLongLists compiles schemas of one long list of names or
 // values (gap decision 217), each refused by a cap in the end since that
 // decision: what a request of a few hundred kilobytes costs before the

@@ -2024,12 +2024,33 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 // for other numbers, and for magnitudes from 10^16 on, which a float
 // writes with an exponent.
 func integralSpellings(lit string) []string {
+	if plainInt(lit) {
+		// The common case, without a rational: an integer written
+		// plainly is its int's spelling.
+		return []string{lit, lit + ".0"}
+	}
 	r, ok := new(big.Rat).SetString(lit)
 	if !ok || !r.IsInt() || new(big.Int).Abs(r.Num()).Cmp(big.NewInt(1e16)) >= 0 {
 		return nil
 	}
 	n := r.Num().String()
 	return []string{n, n + ".0"}
+}
+
+// plainInt reports whether lit is an integer as Python's json.dumps writes
+// an int below 10^16 in magnitude: an optional minus, then digits without
+// leading zeros, at most 16 of them ("-0" is not: its int is 0).
+func plainInt(lit string) bool {
+	digits := strings.TrimPrefix(lit, "-")
+	if digits == "" || len(digits) > 16 || digits[0] == '0' && (len(digits) > 1 || len(lit) > 1) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // admits reports whether a value of node m is of a type in set.
@@ -2062,6 +2083,9 @@ func valueType(d *pyjson.Doc, m int) typeSet {
 
 // within reports whether the number literal lit lies within lo and hi.
 func within(lit string, lo, hi *bound) bool {
+	if lo == nil && hi == nil {
+		return true
+	}
 	v, rounded, huge := parseBound(lit, true)
 	if huge || rounded {
 		return lo == nil && hi == nil
