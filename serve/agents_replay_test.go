@@ -59,6 +59,8 @@ func TestAgentSessions(t *testing.T) {
 		{"claude-code-2.1.332", "system[0]", `"type":"tool_use"`, false, false, nil},
 		{"codex-0.171.0", "reasoning.summary, tools[8], client_metadata", `"type":"function_call"`, false, false, nil},
 		{"opencode-1.18.33", "", `"tool_calls"`, false, false, nil},
+		// Kilo Code's CLI, a fork of opencode.
+		{"kilo-7.7.7", "", `"tool_calls"`, false, false, nil},
 		// Sends reasoning_content back on its assistant turns.
 		{"qwen-code-0.24.4", "", `"tool_calls"`, false, false, nil},
 		// Refused, Claude Code resends with its environment folded into
