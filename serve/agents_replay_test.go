@@ -61,6 +61,11 @@ func TestAgentSessions(t *testing.T) {
 		{"opencode-1.18.33", "", `"tool_calls"`, false, false, nil},
 		// Kilo Code's CLI, a fork of opencode.
 		{"kilo-7.7.7", "", `"tool_calls"`, false, false, nil},
+		// Factory's droid with a custom model, on the three APIs. On Chat
+		// Completions it leaves reasoning out of the history.
+		{"droid-0.225.2-allow-missing-thinking", "", `"tool_calls"`, false, true, nil},
+		{"droid-0.225.2-anthropic", "", `"type":"tool_use"`, false, false, nil},
+		{"droid-0.225.2-responses", "", `"type":"function_call"`, false, false, nil},
 		// Sends reasoning_content back on its assistant turns.
 		{"qwen-code-0.24.4", "", `"tool_calls"`, false, false, nil},
 		// Refused, Claude Code resends with its environment folded into

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Runs Claude Code, Codex, opencode, Kilo Code, Qwen Code, pi and GitHub
-# Copilot (each of the last two over the three APIs), installed from npm, through the
+# Runs Claude Code, Codex, opencode, Kilo Code, Factory's droid (Messages and
+# Responses; "droid", Chat Completions, only when named, since it needs
+# GATEWAY_FLAGS=--allow-missing-thinking), Qwen Code, pi and GitHub Copilot
+# (each of the last two over the three APIs), installed from npm, through the
 # gateway in front of a scripted engine (engine/main.go), and checks that
 # each finishes a session of two shell tool calls and a streamed answer
 # (issue 32; docs/agents.md). Not part of CI: it downloads the clients.
 #
-# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|kilo|qwen|pi|pi-anthropic|pi-responses|copilot|copilot-anthropic|copilot-responses ...]
+# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|kilo|droid|droid-anthropic|droid-responses|qwen|pi|pi-anthropic|pi-responses|copilot|copilot-anthropic|copilot-responses ...]
 #
 #   --record DIR  also write each client's requests to DIR/CLIENT-VERSION/
 #                 (what serve/testdata/agents/sessions holds, untrimmed;
@@ -22,7 +24,7 @@ set -euo pipefail
 record=""
 if [ "${1:-}" = "--record" ]; then record=$(realpath -m "$2"); shift 2; fi
 clients=("$@")
-[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode kilo qwen pi pi-anthropic pi-responses copilot copilot-anthropic copilot-responses)
+[ ${#clients[@]} -gt 0 ] || clients=(claude codex opencode kilo droid-anthropic droid-responses qwen pi pi-anthropic pi-responses copilot copilot-anthropic copilot-responses)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 work=$(mktemp -d)
@@ -33,10 +35,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4 @mariozechner/pi-coding-agent@0.73.1 @github/copilot@1.0.102 @kilocode/cli@7.7.7"
+versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4 @mariozechner/pi-coding-agent@0.73.1 @github/copilot@1.0.102 @kilocode/cli@7.7.7 @factory/cli-linux-x64@0.225.2"
 # @latest, not a bare name: npm would otherwise fall back to an older
 # release whose "engines" field matches the machine's Node.js.
-[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest @mariozechner/pi-coding-agent@latest @github/copilot@latest @kilocode/cli@latest"
+[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest @mariozechner/pi-coding-agent@latest @github/copilot@latest @kilocode/cli@latest @factory/cli-linux-x64@latest"
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund $versions >/dev/null)
 bin=$work/node_modules/.bin
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
@@ -107,6 +109,24 @@ JSON
 JSON
     (cd "$work/cwd-$c" && HOME=$home XDG_CONFIG_HOME=$home/.config timeout 180 "$bin/kilo" run "$prompt" >"$out" 2>"$out.err") || true
     name=kilo-$version ;;
+  droid|droid-anthropic|droid-responses)
+    # Factory's droid with a custom model ("bring your own key"); its
+    # platform package is installed by name (its launcher's optional
+    # dependency may lag behind it on a registry mirror).
+    droid=$work/node_modules/@factory/cli-linux-x64/bin/droid
+    version=$("$droid" --version | tail -1)
+    mkdir -p "$home/.factory"
+    provider=generic-chat-completion-api url=http://127.0.0.1:$pport/v1
+    case $c in
+    droid-anthropic) provider=anthropic url=http://127.0.0.1:$pport ;;
+    droid-responses) provider=openai ;;
+    esac
+    cat >"$home/.factory/settings.json" <<JSON
+{"customModels": [{"model": "beam", "displayName": "Beam", "baseUrl": "$url",
+  "apiKey": "sk-local", "provider": "$provider", "maxOutputTokens": 16384}]}
+JSON
+    (cd "$work/cwd-$c" && HOME=$home timeout 180 "$droid" exec -m custom:Beam-0 --auto high "$prompt" >"$out" 2>"$out.err") || true
+    name=droid-$version${c#droid} ;;
   qwen)
     version=$("$bin/qwen" --version)
     (cd "$work/cwd-$c" && HOME=$home QWEN_CODE_SUPPRESS_YOLO_WARNING=1 timeout 180 "$bin/qwen" --auth-type openai --openai-api-key sk-local \

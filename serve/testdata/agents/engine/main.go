@@ -200,7 +200,7 @@ func Script(prompt string) (gen, stop string) {
 	shell, param := "", ""
 	for _, m := range declared.FindAllStringSubmatch(prompt, -1) {
 		switch m[1] {
-		case "Bash", "bash", "run_shell_command": // run_shell_command: Qwen Code
+		case "Bash", "bash", "run_shell_command", "Execute": // run_shell_command: Qwen Code; Execute: Factory's droid
 			shell, param = m[1], "command"
 		case "exec_command", "shell":
 			if shell == "" {
@@ -243,6 +243,10 @@ func Script(prompt string) (gen, stop string) {
 		"<rfl:parameter name=\"" + param + "\">\n" + value + "\n</rfl:parameter>"
 	if shell == "Bash" || shell == "bash" {
 		call += "\n<rfl:parameter name=\"description\">\nRun " + cmd + "\n</rfl:parameter>"
+	}
+	if shell == "Execute" { // droid asks for a risk level
+		call += "\n<rfl:parameter name=\"riskLevelReason\">\nIt only prints a word.\n</rfl:parameter>" +
+			"\n<rfl:parameter name=\"riskLevel\">\nlow\n</rfl:parameter>"
 	}
 	return call + "<|call|>", "<|call|>"
 }
