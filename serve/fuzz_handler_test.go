@@ -157,7 +157,16 @@ func FuzzResponsesHandler(f *testing.F) {
 		`{"model":"beam","input":"Hi","stream":true,"reasoning":{"effort":"low","summary":"auto"}}`,
 		turn(sg.seal("r"), "false"),
 		turn(sg.seal("r"), "true"),
-		turn("bh1.cg.AAAA", "false"))
+		turn("bh1.cg.AAAA", "false"),
+		// GitHub Copilot's echo of the reasoning before the calls
+		// (decision 241), and the echo alone.
+		`{"model":"beam","store":false,"input":[{"role":"user","content":"Hi"},{"type":"reasoning","encrypted_content":`+quoteJSON(sg.seal("r"))+
+			`,"summary":[]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"r"}]},`+
+			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}],`+
+			`"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]}`,
+		`{"model":"beam","store":false,"input":[{"role":"user","content":"Hi"},{"type":"message","role":"assistant","content":"r"},`+
+			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}],`+
+			`"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]}`)
 }
 
 // fuzzSigningKey is the signing key of fuzzEndpoint's server.
