@@ -35,11 +35,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
-versions="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4 @mariozechner/pi-coding-agent@0.73.1 @github/copilot@1.0.102 @kilocode/cli@7.7.7 @factory/cli-linux-x64@0.225.2"
-# @latest, not a bare name: npm would otherwise fall back to an older
-# release whose "engines" field matches the machine's Node.js.
-[ -z "${AGENTS_LATEST:-}" ] || versions="@anthropic-ai/claude-code@latest @openai/codex@latest opencode-ai@latest @qwen-code/qwen-code@latest @mariozechner/pi-coding-agent@latest @github/copilot@latest @kilocode/cli@latest @factory/cli-linux-x64@latest"
-(cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund $versions >/dev/null)
+# The npm package each client runs from, pinned.
+package_of() {
+  case $1 in
+  claude) echo @anthropic-ai/claude-code@2.1.332 ;;
+  codex) echo @openai/codex@0.171.0 ;;
+  opencode) echo opencode-ai@1.18.33 ;;
+  kilo) echo @kilocode/cli@7.7.7 ;;
+  droid*) echo @factory/cli-linux-x64@0.225.2 ;;
+  qwen) echo @qwen-code/qwen-code@0.24.4 ;;
+  pi*) echo @mariozechner/pi-coding-agent@0.73.1 ;;
+  copilot*) echo @github/copilot@1.0.102 ;;
+  *) echo "unknown client $1" >&2; exit 2 ;;
+  esac
+}
+# Each package on its own, only those the clients named need: one that
+# can't be installed fails its clients, not the run.
+(cd "$work" && npm init -y >/dev/null)
+installed=" "
+for c in "${clients[@]}"; do
+  pkg=$(package_of "$c")
+  # @latest, not a bare name: npm would otherwise fall back to an older
+  # release whose "engines" field matches the machine's Node.js.
+  [ -z "${AGENTS_LATEST:-}" ] || pkg=${pkg%@*}@latest
+  case $installed in *" $pkg "*) continue ;; esac
+  if (cd "$work" && npm install --no-audit --no-fund "$pkg" >"$work/npm.log" 2>&1); then
+    installed="$installed$pkg "
+  else
+    echo "npm could not install $pkg:" >&2; grep -i error "$work/npm.log" | head -5 >&2
+  fi
+done
 bin=$work/node_modules/.bin
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
 
@@ -61,6 +86,11 @@ for c in "${clients[@]}"; do
   home=$work/home-$c
   mkdir -p "$home" "$work/cwd-$c"
   out=$work/$c.out
+  pkg=$(package_of "$c")
+  [ -z "${AGENTS_LATEST:-}" ] || pkg=${pkg%@*}@latest
+  case $installed in *" $pkg "*) ;; *)
+    echo "$c: FAILED (not installed)" >&2; status=1; kill "$epid"; wait "$epid" 2>/dev/null || true; continue ;;
+  esac
   case $c in
   claude)
     version=$("$bin/claude" --version | cut -d' ' -f1)
