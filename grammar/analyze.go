@@ -159,9 +159,13 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 		sc = new(scratch)
 	}
 	bools := zeroed(&sc.bools, 3*n)
-	f := &facts{}
+	// (Two branches, not a default overwritten: a composite literal
+	// taken by address before the test would be allocated on every call.)
+	var f *facts
 	if set.scratch != nil {
 		f = &sc.facts
+	} else {
+		f = &facts{}
 	}
 	*f = facts{nullable: bools[:n:n], productive: bools[n : 2*n : 2*n], visits: zeroed(&sc.ints, n)}
 	queued := bools[2*n:]
@@ -600,9 +604,11 @@ func refGraph(set *ruleSet, roots ...int) *graph {
 		sc = new(scratch)
 	}
 	idx := zeroed(&sc.idx, 5*n)
-	g := &graph{}
+	var g *graph
 	if set.scratch != nil {
 		g = &sc.graph
+	} else {
+		g = &graph{}
 	}
 	*g = graph{refStart: idx[:n:n], refEnd: idx[n : 2*n : 2*n], userStart: idx[2*n : 3*n : 3*n], userEnd: idx[3*n : 4*n : 4*n]}
 	state := idx[4*n:] // 0: not seen, 1: seen
