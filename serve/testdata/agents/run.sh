@@ -30,7 +30,7 @@ root=$(cd "$here/../../.." && pwd)
 work=$(mktemp -d)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}" ${epid:-}; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   if [ -n "${KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -49,15 +49,21 @@ package_of() {
   *) echo "unknown client $1" >&2; exit 2 ;;
   esac
 }
+# package_for is package_of at the version run: @latest with AGENTS_LATEST
+# (not a bare name: npm would otherwise fall back to an older release
+# whose "engines" field matches the machine's Node.js).
+package_for() {
+  local pkg
+  pkg=$(package_of "$1") || exit 2
+  [ -z "${AGENTS_LATEST:-}" ] || pkg=${pkg%@*}@latest
+  echo "$pkg"
+}
 # Each package on its own, only those the clients named need: one that
 # can't be installed fails its clients, not the run.
 (cd "$work" && npm init -y >/dev/null)
 installed=" "
 for c in "${clients[@]}"; do
-  pkg=$(package_of "$c")
-  # @latest, not a bare name: npm would otherwise fall back to an older
-  # release whose "engines" field matches the machine's Node.js.
-  [ -z "${AGENTS_LATEST:-}" ] || pkg=${pkg%@*}@latest
+  pkg=$(package_for "$c")
   case $installed in *" $pkg "*) continue ;; esac
   if (cd "$work" && npm install --no-audit --no-fund "$pkg" >"$work/npm.log" 2>&1); then
     installed="$installed$pkg "
@@ -86,9 +92,7 @@ for c in "${clients[@]}"; do
   home=$work/home-$c
   mkdir -p "$home" "$work/cwd-$c"
   out=$work/$c.out
-  pkg=$(package_of "$c")
-  [ -z "${AGENTS_LATEST:-}" ] || pkg=${pkg%@*}@latest
-  case $installed in *" $pkg "*) ;; *)
+  case $installed in *" $(package_for "$c") "*) ;; *)
     echo "$c: FAILED (not installed)" >&2; status=1; kill "$epid"; wait "$epid" 2>/dev/null || true; continue ;;
   esac
   case $c in
@@ -114,31 +118,21 @@ TOML
     (cd "$work/cwd-$c" && CODEX_HOME=$home BEAM_API_KEY=sk-local timeout 180 "$bin/codex" exec --skip-git-repo-check \
       --dangerously-bypass-approvals-and-sandbox "$prompt" >"$out" 2>"$out.err") || true
     name=codex-$version ;;
-  opencode)
-    version=$("$bin/opencode" --version)
-    mkdir -p "$home/.config/opencode"
-    cat >"$home/.config/opencode/opencode.json" <<JSON
-{"\$schema": "https://opencode.ai/config.json",
- "provider": {"beam": {"npm": "@ai-sdk/openai-compatible", "name": "Beam",
-   "options": {"baseURL": "http://127.0.0.1:$pport/v1", "apiKey": "sk-local"},
-   "models": {"beam": {"name": "Beam", "tool_call": true, "reasoning": true}}}},
- "model": "beam/beam", "small_model": "beam/beam", "autoupdate": false, "share": "disabled"}
-JSON
-    (cd "$work/cwd-$c" && HOME=$home XDG_CONFIG_HOME=$home/.config timeout 180 "$bin/opencode" run "$prompt" >"$out" 2>"$out.err") || true
-    name=opencode-$version ;;
-  kilo)
-    # Kilo Code's CLI, a fork of opencode: the same provider settings, in
-    # its own configuration file.
-    version=$("$bin/kilo" --version 2>/dev/null | tail -1)
-    mkdir -p "$home/.config/kilo"
-    cat >"$home/.config/kilo/kilo.json" <<JSON
+  opencode|kilo)
+    # Kilo Code's CLI is a fork of opencode: the same provider settings, in
+    # its own configuration file (~/.config/kilo/kilo.json).
+    version=$("$bin/$c" --version 2>/dev/null | tail -1)
+    config=opencode
+    [ "$c" = opencode ] || config=kilo
+    mkdir -p "$home/.config/$config"
+    cat >"$home/.config/$config/$config.json" <<JSON
 {"provider": {"beam": {"npm": "@ai-sdk/openai-compatible", "name": "Beam",
    "options": {"baseURL": "http://127.0.0.1:$pport/v1", "apiKey": "sk-local"},
    "models": {"beam": {"name": "Beam", "tool_call": true, "reasoning": true}}}},
  "model": "beam/beam", "small_model": "beam/beam", "autoupdate": false, "share": "disabled"}
 JSON
-    (cd "$work/cwd-$c" && HOME=$home XDG_CONFIG_HOME=$home/.config timeout 180 "$bin/kilo" run "$prompt" >"$out" 2>"$out.err") || true
-    name=kilo-$version ;;
+    (cd "$work/cwd-$c" && HOME=$home XDG_CONFIG_HOME=$home/.config timeout 180 "$bin/$c" run "$prompt" >"$out" 2>"$out.err") || true
+    name=$c-$version ;;
   droid|droid-anthropic|droid-responses)
     # Factory's droid with a custom model ("bring your own key"); its
     # platform package is installed by name (its launcher's optional
