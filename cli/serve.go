@@ -62,7 +62,11 @@ are left out and listed in the X-Beam-Unenforced header
 (--refuse-hosted-tools refuses them); with --search-backend the gateway runs
 web search itself, with Beam's built-in search and browse tools. Reasoning sent back must carry the signature this
 server gave it (HMAC under --signing-key; a random key per process when
-unset, so give every replica the same key).
+unset, so give every replica the same key). For clients that drop it
+(docs/agents.md), --reasoning-memory-bytes keeps the reasoning of the turns
+the gateway wrote and restores it, listing the turns in the
+X-Beam-Reasoning-Restored header; --allow-missing-thinking lets turns
+without it through.
 
 Several engine replicas: repeat --backend (or list them, comma-separated;
 a replica may carry a weight, URL;weight=2). Each request goes to the
@@ -182,6 +186,7 @@ type serveFlags struct {
 	shutdown                                 *time.Duration
 	maxBody, maxPrompt, prepare              *int64
 	allowMissing                             *bool
+	reasoningMemory                          *int64
 	signingKey                               *string
 	pingInterval                             *time.Duration
 	tokenizerPath                            *string
@@ -230,6 +235,7 @@ func newServeFlags(fs *flag.FlagSet) *serveFlags {
 	f.prepare = new(int64) // 0: one per CPU, serve.Config's default
 	fs.Var(cpusValue{positiveValue{f.prepare, math.MaxInt32}}, "prepare-concurrency", usage("prepare-concurrency", "most `requests` decoded, rendered and tokenized at once; the others wait their turn (503 past --timeout)"))
 	f.allowMissing = fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
+	f.reasoningMemory = fs.Int64("reasoning-memory-bytes", 0, usage("reasoning-memory-bytes", "keep the reasoning of the turns the gateway writes, up to this many `bytes` (the least recently used go first), and give it back to a turn that returns without it, found by its tool call ids or its answer's text, for the same API key (clients that drop reasoning_content or reasoning items); 0: off"))
 	f.signingKey = fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
 	f.pingInterval = durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
 	f.tokenizerPath = fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused"))
@@ -363,6 +369,10 @@ func (f *serveFlags) start(stderr io.Writer) (g *gateway, code int) {
 			fmt.Fprintf(stderr, "beamharmony serve: warning: %s\n", w)
 		}
 	}
+	if *f.reasoningMemory < 0 {
+		fail(stderr, "serve", fmt.Errorf("--reasoning-memory-bytes %d: must be 0 (off) or more", *f.reasoningMemory))
+		return nil, 2
+	}
 	srv, err := serve.New(serve.Config{
 		Tokenizer:              tok,
 		ConsoleParquet:         dataset.ParquetRows,
@@ -379,6 +389,7 @@ func (f *serveFlags) start(stderr io.Writer) (g *gateway, code int) {
 		PrepareConcurrency:     int(*f.prepare),
 		BodyTimeout:            *f.bodyTimeout,
 		AllowMissingThinking:   *f.allowMissing,
+		ReasoningMemoryBytes:   *f.reasoningMemory,
 		AllowMarkers:           *f.allowMarkers,
 		RefuseLateInstructions: *f.refuseLate,
 		RefuseHostedTools:      *f.refuseHosted,
@@ -434,6 +445,9 @@ func (g *gateway) logStart(f *serveFlags, keys int, origins []string) {
 	}
 	if g.replicas > 1 {
 		attrs = append(attrs, slog.String("route_new", *f.routeNew))
+	}
+	if *f.reasoningMemory > 0 {
+		attrs = append(attrs, slog.Int64("reasoning_memory_bytes", *f.reasoningMemory))
 	}
 	g.logger.Info("listening", attrs...)
 	if keys == 0 && !isLoopback(g.ln.Addr()) {

@@ -371,13 +371,13 @@ func TestClientConversationKey(t *testing.T) {
 	for _, tt := range tests {
 		var r *request
 		if strings.HasPrefix(tt.name, "messages") {
-			m, aerr := decodeMessagesRequest([]byte(tt.body), s, false)
+			m, aerr := decodeMessagesRequest([]byte(tt.body), s, false, "")
 			if aerr != nil {
 				t.Fatal(aerr)
 			}
 			r = m.req
 		} else {
-			rr, aerr := decodeResponsesRequest([]byte(tt.body), s)
+			rr, aerr := decodeResponsesRequest([]byte(tt.body), s, "")
 			if aerr != nil {
 				t.Fatal(aerr)
 			}

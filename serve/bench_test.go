@@ -318,7 +318,7 @@ func BenchmarkMessagesRequestDecode(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, aerr := decodeMessagesRequest(body, s, false); aerr != nil {
+		if _, aerr := decodeMessagesRequest(body, s, false, ""); aerr != nil {
 			b.Fatal(aerr.msg)
 		}
 	}

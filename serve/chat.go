@@ -22,11 +22,12 @@ var chatEndpoint = &endpoint{
 	name:     "chat completion",
 	path:     "/v1/chat/completions",
 	idPrefix: "chatcmpl-",
-	decode: func(s *Server, body []byte) (reply, *apiError) {
+	decode: func(s *Server, body []byte, owner string) (reply, *apiError) {
 		req, err := decodeChatRequest(body, &s.cfg)
 		if err != nil {
 			return nil, err
 		}
+		s.restoreReasoning(req, owner, req.messages, messagePath)
 		return chatReply{req}, nil
 	},
 	writeError: writeError,

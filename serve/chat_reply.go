@@ -263,7 +263,7 @@ func (s *streamer) emit(events []harmony.Event) {
 			case harmony.FieldToolCalls:
 				s.flushPending()
 				s.calls++
-				s.out.callOpen(e.Index, newID("call_"), e.Name)
+				s.out.callOpen(e.Index, s.out.c.newCallID("call_"), e.Name)
 			}
 		case harmony.EventRegionChunk:
 			if e.Text != "" {
@@ -413,7 +413,7 @@ func (c *exchange) newChatCompletion(m *harmony.Message, finish string) *chatCom
 		if args == "" {
 			args = "{}"
 		}
-		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: newID("call_"), Type: "function",
+		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: c.newCallID("call_"), Type: "function",
 			Function: chatFunction{Name: &tc.Function.Name, Arguments: args}})
 	}
 	cc := &chatCompletion{ID: c.chatID, Object: "chat.completion", Created: c.created, Model: c.model,

@@ -197,6 +197,15 @@ type Config struct {
 	// reasoning through. By default such a request gets the page's 400;
 	// a request can still set chat_template_kwargs.allow_missing_thinking.
 	AllowMissingThinking bool
+	// ReasoningMemoryBytes, when above 0, keeps the reasoning of the
+	// assistant turns the gateway writes, up to this many bytes (the least
+	// recently used go first), keyed by their tool call ids or their
+	// answer's text and by the API key that received them. A turn that
+	// comes back without its reasoning (clients that drop
+	// reasoning_content or reasoning items) gets it again, reported in
+	// the X-Beam-Reasoning-Restored header; a turn the memory does not
+	// hold is checked as AllowMissingThinking says. 0: off.
+	ReasoningMemoryBytes int64
 	// AllowMarkers lets message content and names, argument values and
 	// schema fields (harmony.MarkerUses) carry Harmony markers, which the
 	// engine then reads as format tokens. By default they are a 400 naming

@@ -19,13 +19,13 @@ func decodeFor(t *testing.T, api, body string) (*request, *apiError) {
 	case "chat":
 		return decodeChatRequest([]byte(body), &s.cfg)
 	case "messages":
-		m, aerr := decodeMessagesRequest([]byte(body), s, false)
+		m, aerr := decodeMessagesRequest([]byte(body), s, false, "")
 		if aerr != nil {
 			return nil, aerr
 		}
 		return m.req, nil
 	}
-	rr, aerr := decodeResponsesRequest([]byte(body), s)
+	rr, aerr := decodeResponsesRequest([]byte(body), s, "")
 	if aerr != nil {
 		return nil, aerr
 	}

@@ -82,7 +82,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request, rt *route) (handle
 	allowed := s.corsPolicy.allows(origin)
 	if allowed {
 		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Expose-Headers", "X-Request-Id, "+UnenforcedHeader)
+		h.Set("Access-Control-Expose-Headers", "X-Request-Id, "+UnenforcedHeader+", "+RestoredHeader)
 	}
 	if rt == nil || !isPreflight(r) {
 		return false, nil

@@ -62,6 +62,9 @@
 //     [DefaultProbeInterval], [DefaultSearchRounds] and the web search's.
 //   - [UnenforcedHeader], the response header that lists what a
 //     constrained request asked for and the grammar could not enforce.
+//   - [RestoredHeader], the response header that lists the assistant
+//     turns whose reasoning came from the gateway's memory
+//     (Config.ReasoningMemoryBytes).
 //
 // Reading files (API keys, certificates) and comma-separated lists is the
 // command line's (package cli); the rules they are checked by are the

@@ -137,7 +137,10 @@ func FuzzMessagesHandler(f *testing.F) {
 		turn("r", sg.sign("r"), "summarized"),
 		turn("", sg.seal("r"), "omitted"),
 		turn("r", sg.seal("r"), "omitted"),
-		turn("", sg.seal("r\u0000<|end|>"), "omitted"))
+		turn("", sg.seal("r\u0000<|end|>"), "omitted"),
+		// The engine's answer sent back without its thinking: restored
+		// from the reasoning memory (decision 242).
+		`{"model":"beam","max_tokens":50,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`)
 }
 
 // FuzzResponsesHandler is FuzzMessagesHandler for POST /v1/responses (the
@@ -166,7 +169,10 @@ func FuzzResponsesHandler(f *testing.F) {
 			`"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]}`,
 		`{"model":"beam","store":false,"input":[{"role":"user","content":"Hi"},{"type":"message","role":"assistant","content":"r"},`+
 			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}],`+
-			`"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]}`)
+			`"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]}`,
+		// The engine's answer sent back without its reasoning item:
+		// restored from the reasoning memory (decision 242).
+		`{"model":"beam","store":false,"input":[{"role":"user","content":"Hi"},{"type":"message","role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`)
 }
 
 // fuzzSigningKey is the signing key of fuzzEndpoint's server.
@@ -178,7 +184,10 @@ const fuzzSigningKey = "fuzz"
 func fuzzEndpoint(f *testing.F, path string, seeds ...string) {
 	fe := newFakeEngine(f, fixed(answer("r", "c")))
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	s, err := New(Config{Backend: fe.srv.URL, Client: client, PingInterval: -1, SigningKey: fuzzSigningKey})
+	// With the reasoning memory on: the engine's answer ("c", reasoned
+	// "r") is remembered, and a body that sends it back without its
+	// reasoning gets it restored (recall.go).
+	s, err := New(Config{Backend: fe.srv.URL, Client: client, PingInterval: -1, SigningKey: fuzzSigningKey, ReasoningMemoryBytes: 1 << 20})
 	if err != nil {
 		f.Fatal(err)
 	}

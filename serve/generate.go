@@ -31,7 +31,7 @@ type endpoint struct {
 	idPrefix string
 	// decode reads a request body into the generation request and the
 	// reply writer for it.
-	decode func(s *Server, body []byte) (reply, *apiError)
+	decode func(s *Server, body []byte, owner string) (reply, *apiError)
 	// writeError writes an HTTP error in the API's shape.
 	writeError func(w http.ResponseWriter, e *apiError)
 }
@@ -141,11 +141,17 @@ type exchange struct {
 
 	// insp is the request inspector's record (inspect.go); nil when off.
 	insp *inspectRec
+
+	// owner is whose remembered turns the request may recall, and
+	// callIDs the ids of the calls its reply handed out (recall.go).
+	owner   string
+	callIDs []string
 }
 
 // generate serves a POST to a generating endpoint.
-func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep *endpoint) {
-	c := &exchange{s: s, ep: ep, id: id, start: time.Now(), clientCtx: r.Context(), status: http.StatusOK}
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep *endpoint, fam apiFamily) {
+	c := &exchange{s: s, ep: ep, id: id, start: time.Now(), clientCtx: r.Context(), status: http.StatusOK,
+		owner: s.requestOwner(r, fam)}
 	c.created = c.start.Unix()
 	c.chatID = newID(ep.idPrefix)
 	defer c.finishLog()
@@ -169,6 +175,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	}
 	c.reportUnhonoured(w)
 	req := rep.request()
+	if len(req.restored) > 0 {
+		w.Header().Set(RestoredHeader, headerList(req.restored))
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.timeout())
 	defer cancel()
 	c.ctx = ctx
@@ -184,6 +193,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 		return
 	}
 	rep.complete(w, c, p, end)
+	c.rememberTurn(&p.Message)
 }
 
 // httpError records e and sends it as the HTTP reply in the endpoint's
@@ -273,6 +283,9 @@ func (c *exchange) finishLog() {
 	}
 	if c.lateInstructions > 0 {
 		attrs = append(attrs, slog.Int("late_instructions", c.lateInstructions))
+	}
+	if c.req != nil && len(c.req.restored) > 0 {
+		attrs = append(attrs, slog.Any("reasoning_restored", c.req.restored))
 	}
 	if len(c.warnings) > 0 {
 		attrs = append(attrs, slog.Any("warnings", c.warnings))

@@ -20,8 +20,8 @@ var messagesEndpoint = &endpoint{
 	name:     "messages",
 	path:     "/v1/messages",
 	idPrefix: "msg_",
-	decode: func(s *Server, body []byte) (reply, *apiError) {
-		mr, err := decodeMessagesRequest(body, s, false)
+	decode: func(s *Server, body []byte, owner string) (reply, *apiError) {
+		mr, err := decodeMessagesRequest(body, s, false, owner)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +107,7 @@ func (m *messagesReply) request() *request { return m.req }
 // decodeMessagesRequest reads a Messages request body. forCount is
 // /v1/messages/count_tokens, which has no max_tokens or stream. Every error
 // is a 400 that names the offending field.
-func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesReply, *apiError) {
+func decodeMessagesRequest(body []byte, s *Server, forCount bool, owner string) (*messagesReply, *apiError) {
 	cfg := &s.cfg
 	if !utf8.Valid(body) {
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
@@ -158,7 +158,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool) (*messagesRepl
 	if err := m.decodeSystem(mb.System); err != nil {
 		return nil, err
 	}
-	if err := m.decodeMessages(mb.Messages, s); err != nil {
+	if err := m.decodeMessages(mb.Messages, s, owner); err != nil {
 		return nil, err
 	}
 	if err := refuseLateInstructions(cfg, r.messages, m.origin, true); err != nil {
@@ -457,7 +457,7 @@ func (m *messagesReply) add(path string, msg harmony.Message) {
 // per tool_result block and a user message for its text; consecutive
 // assistant messages form one turn: its thinking (each block's signature
 // checked), then its text or its tool_use calls.
-func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError {
+func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner string) *apiError {
 	var msgs []json.RawMessage
 	if !isNull(raw) {
 		msgs, _ = rawElements(raw)
@@ -532,6 +532,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server) *apiError
 			return paramError(path+".role", "invalid_role", "must be user, assistant or system, got "+quoteText(am.Role))
 		}
 	}
+	s.restoreReasoning(m.req, owner, m.req.messages, func(i int) string { return m.origin[i] })
 	if allow {
 		return nil
 	}

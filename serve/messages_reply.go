@@ -142,7 +142,7 @@ func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthrop
 		} else if !json.Valid(input) {
 			return nil, modelOutputError(fmt.Errorf("tool call %d (%s): its arguments are not JSON", i, tc.Function.Name))
 		}
-		content = append(content, replyBlock{Type: "tool_use", ID: newID("toolu_"), Name: tc.Function.Name, Input: input})
+		content = append(content, replyBlock{Type: "tool_use", ID: c.newCallID("toolu_"), Name: tc.Function.Name, Input: input})
 	}
 	stopReason := end.stopReason()
 	u := newAnthropicUsage(c.usage)
@@ -239,7 +239,7 @@ func (s *messagesStream) startBlock(e *harmony.Event) {
 	default:
 		s.calls++
 		s.buf = append(s.buf, `,"content_block":{"type":"tool_use","id":`...)
-		s.buf = appendString(s.buf, newID("toolu_"))
+		s.buf = appendString(s.buf, s.c.newCallID("toolu_"))
 		s.buf = append(s.buf, `,"name":`...)
 		s.buf = appendString(s.buf, e.Name)
 		s.buf = append(s.buf, `,"input":{}}}`...)
@@ -310,7 +310,7 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	defer release()
-	m, aerr := decodeMessagesRequest(body, s, true)
+	m, aerr := decodeMessagesRequest(body, s, true, "")
 	if aerr != nil {
 		c.httpError(w, aerr)
 		return

@@ -100,7 +100,7 @@ func (c *exchange) prepare(body []byte) (reply, *apiError) {
 	}
 	defer release()
 	c.inspectQueued()
-	rep, aerr := c.ep.decode(c.s, body)
+	rep, aerr := c.ep.decode(c.s, body, c.owner)
 	if aerr != nil {
 		if aerr.code == lateInstructionsCode {
 			c.s.metrics.lateInstructions.With(c.ep.path, "refused").Inc()

@@ -64,6 +64,9 @@ type request struct {
 	search *webSearch
 	// toolSet collects the tools as they are decoded (decodeToolList).
 	toolSet toolSet
+	// restored lists the assistant turns (their request paths) whose
+	// reasoning came from the gateway's memory (recall.go).
+	restored []string
 }
 
 // jsonErrorText words an encoding/json error with the field it concerns.

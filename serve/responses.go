@@ -19,8 +19,8 @@ var responsesEndpoint = &endpoint{
 	name:     "responses",
 	path:     "/v1/responses",
 	idPrefix: "resp_",
-	decode: func(s *Server, body []byte) (reply, *apiError) {
-		rr, err := decodeResponsesRequest(body, s)
+	decode: func(s *Server, body []byte, owner string) (reply, *apiError) {
+		rr, err := decodeResponsesRequest(body, s, owner)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func (rr *responsesReply) add(path string, msg harmony.Message) {
 
 // decodeResponsesRequest reads a Responses request body. Every error is a
 // 400 that names the offending field.
-func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError) {
+func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesReply, *apiError) {
 	cfg := &s.cfg
 	if !utf8.Valid(body) {
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
@@ -205,7 +205,7 @@ func decodeResponsesRequest(body []byte, s *Server) (*responsesReply, *apiError)
 	if rr.instructions != "" {
 		rr.add("instructions", harmony.Message{Role: harmony.RoleSystem, Content: rr.instructions})
 	}
-	if err := rr.decodeInput(rb.Input, s); err != nil {
+	if err := rr.decodeInput(rb.Input, s, owner); err != nil {
 		return nil, err
 	}
 	if err := rr.decodeAgentFields(&rb); err != nil {
@@ -388,7 +388,7 @@ func (rr *responsesReply) decodeText(raw json.RawMessage) *apiError {
 // items. Assistant-side items that follow each other (reasoning, then an
 // assistant message or function calls) form one assistant turn; a
 // reasoning item after a finished turn starts the next one.
-func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError {
+func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner string) *apiError {
 	if isNull(raw) {
 		return paramError("input", "missing_input", "required, a string or a list of input items")
 	}
@@ -509,6 +509,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server) *apiError 
 	if err := refuseLateInstructions(&s.cfg, rr.req.messages, rr.origin, false); err != nil {
 		return err
 	}
+	s.restoreReasoning(rr.req, owner, rr.req.messages, func(i int) string { return rr.origin[i] })
 	for i := range rr.req.messages {
 		m := &rr.req.messages[i]
 		if m.Role != harmony.RoleAssistant {

@@ -113,7 +113,7 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmon
 		if args == "" {
 			args = "{}"
 		}
-		out = append(out, newCallItem(newID("fc_"), newID("call_"), tc.Function.Name, rr.namespaceOf(tc.Function.Name), args, "completed"))
+		out = append(out, newCallItem(newID("fc_"), c.newCallID("call_"), tc.Function.Name, rr.namespaceOf(tc.Function.Name), args, "completed"))
 	}
 	writeJSON(w, rr.newResponse(c, status, incomplete, out, nil))
 }
@@ -243,7 +243,7 @@ func (s *responsesStream) startBlock(e *harmony.Event) {
 	case harmony.FieldContent:
 		s.id = newID("msg_")
 	default:
-		s.id, s.callID, s.name = newID("fc_"), newID("call_"), e.Name
+		s.id, s.callID, s.name = newID("fc_"), s.c.newCallID("call_"), e.Name
 	}
 	s.event("response.output_item.added")
 	s.buf = append(s.buf, `,"output_index":`...)

@@ -57,6 +57,9 @@ type Server struct {
 	modelLen modelLength
 	// web runs the hosted web search's calls; nil when it is off.
 	web *webClient
+	// memory keeps the reasoning of the turns the gateway wrote, for
+	// clients that send them back without it (recall.go); nil when off.
+	memory *reasoningMemory
 	// inspect keeps the last requests for the console (Inspect; nil: off);
 	// console serves /console/ (inspect.go).
 	inspect     *inspectState
@@ -96,6 +99,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxModelLen < 0 {
 		return nil, errors.New("max model length: must not be negative")
 	}
+	if cfg.ReasoningMemoryBytes < 0 {
+		return nil, errors.New("reasoning memory: must not be negative")
+	}
 	if cfg.PrepareConcurrency < 0 || cfg.MaxPromptBytes < 0 {
 		return nil, errors.New("prepare concurrency and max prompt bytes: must not be negative")
 	}
@@ -106,7 +112,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("engine: use EngineAuto, EngineLlamaCpp, EngineVLLM or EngineSGLang")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey), metrics: newMetrics(),
-		grammars: grammar.NewCache(grammarCacheBytes)}
+		grammars: grammar.NewCache(grammarCacheBytes), memory: newReasoningMemory(cfg.ReasoningMemoryBytes)}
 	if len(cfg.APIKeys) > 0 {
 		ks, err := newKeySet(cfg.APIKeys)
 		if err != nil {
@@ -166,7 +172,7 @@ var (
 func generating(ep *endpoint, fam apiFamily) *route {
 	return &route{name: ep.name, family: fam, methods: postOnly, ep: ep,
 		serve: func(s *Server, w http.ResponseWriter, r *http.Request, id string, _ authCheck) {
-			s.generate(w, r, id, ep)
+			s.generate(w, r, id, ep, fam)
 		}}
 }
 

@@ -45,6 +45,7 @@ func (c *exchange) stream(w http.ResponseWriter, out streamSink) {
 	}
 	if held == nil && g.parsed != nil {
 		g.finishReply(g.end)
+		c.rememberTurn(&g.parsed.Message)
 	}
 	g.mu.Lock()
 	g.itl.Flush()

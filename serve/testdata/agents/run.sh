@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs Claude Code, Codex, opencode, Kilo Code, Factory's droid (Messages and
-# Responses; "droid", Chat Completions, only when named, since it needs
-# GATEWAY_FLAGS=--allow-missing-thinking), Qwen Code, pi and GitHub Copilot
-# (each of the last two over the three APIs), installed from npm, through the
+# Responses; "droid", Chat Completions, and "continue", Continue's CLI, only
+# when named, since they drop the reasoning and need GATEWAY_FLAGS=
+# "--reasoning-memory-bytes N" or --allow-missing-thinking), Qwen Code, pi and
+# GitHub Copilot (each of the last two over the three APIs), installed from npm, through the
 # gateway in front of a scripted engine (engine/main.go), and checks that
 # each finishes a session of two shell tool calls and a streamed answer
 # (issue 32; docs/agents.md). Not part of CI: it downloads the clients.
 #
-# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|kilo|droid|droid-anthropic|droid-responses|qwen|pi|pi-anthropic|pi-responses|copilot|copilot-anthropic|copilot-responses ...]
+# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|kilo|droid|droid-anthropic|droid-responses|continue|qwen|pi|pi-anthropic|pi-responses|copilot|copilot-anthropic|copilot-responses ...]
 #
 #   --record DIR  also write each client's requests to DIR/CLIENT-VERSION/
 #                 (what serve/testdata/agents/sessions holds, untrimmed;
@@ -46,6 +47,7 @@ package_of() {
   qwen) echo @qwen-code/qwen-code@0.24.4 ;;
   pi*) echo @mariozechner/pi-coding-agent@0.73.1 ;;
   copilot*) echo @github/copilot@1.0.102 ;;
+  continue) echo @continuedev/cli@1.5.47 ;;
   *) echo "unknown client $1" >&2; exit 2 ;;
   esac
 }
@@ -156,6 +158,24 @@ JSON
     (cd "$work/cwd-$c" && HOME=$home QWEN_CODE_SUPPRESS_YOLO_WARNING=1 timeout 180 "$bin/qwen" --auth-type openai --openai-api-key sk-local \
       --openai-base-url "http://127.0.0.1:$pport/v1" -m beam --yolo "$prompt" >"$out" 2>"$out.err") || true
     name=qwen-code-$version ;;
+  continue)
+    version=$("$bin/cn" --version 2>/dev/null | tail -1)
+    mkdir -p "$home/.continue"
+    cat >"$home/.continue/config.yaml" <<YAML
+name: Beam
+version: 1.0.0
+schema: v1
+models:
+  - name: Beam
+    provider: openai
+    model: beam
+    apiBase: http://127.0.0.1:$pport/v1
+    apiKey: sk-local
+    roles: [chat, edit, apply]
+    capabilities: [tool_use]
+YAML
+    (cd "$work/cwd-$c" && HOME=$home timeout 180 "$bin/cn" --config "$home/.continue/config.yaml" --auto -p "$prompt" >"$out" 2>"$out.err") || true
+    name=continue-cli-$version ;;
   pi|pi-anthropic|pi-responses)
     # pi speaks Chat Completions, Anthropic Messages or Responses as its
     # models.json says: one client, the gateway's three APIs.

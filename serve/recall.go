@@ -1,0 +1,214 @@
+package serve
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"sync"
+
+	"github.com/beamharmony/harmony"
+)
+
+// reasoningMemory keeps the reasoning of the assistant turns this gateway
+// wrote, keyed by what every client sends back of a turn: the ids of its
+// tool calls, or the text of its answer. Some clients drop the reasoning
+// (Continue and Factory droid on Chat Completions, GitHub Copilot's
+// resumed sessions on Responses); with the memory on, a turn that comes
+// back without its reasoning gets it again, so that the prompt is the one
+// Beam wrote (gap decision 242). It is bounded in bytes, the least
+// recently used turns going first, and each entry belongs to the API key
+// the request was made with: a turn is restored only for the key that
+// received it. A miss (another gateway, a restart, an evicted turn) leaves
+// the turn as sent, to the usual check.
+type reasoningMemory struct {
+	mu    sync.Mutex
+	max   int64
+	used  int64
+	byKey map[string]*recalled
+	order list.List // of *recalled, the most recently used first
+}
+
+// recalled is one remembered turn.
+type recalled struct {
+	reasoning string
+	keys      []string
+	size      int64
+	at        *list.Element
+}
+
+// recallOverhead is what a remembered turn and each of its keys cost
+// beside their text: the map entry, the list element, the headers.
+const recallOverhead = 128
+
+func newReasoningMemory(maxBytes int64) *reasoningMemory {
+	if maxBytes <= 0 {
+		return nil
+	}
+	return &reasoningMemory{max: maxBytes, byKey: map[string]*recalled{}}
+}
+
+// turnKey is a memory key: the owner (the API key's digest, "" without
+// keys), the kind and the value.
+func turnKey(owner, kind, value string) string {
+	return owner + "\x00" + kind + "\x00" + value
+}
+
+// textKey is the key of an answer's text: its digest, so that a long
+// answer costs the memory 32 bytes.
+func textKey(owner, text string) string {
+	d := sha256.Sum256([]byte(text))
+	return turnKey(owner, "text", string(d[:]))
+}
+
+// remember keeps reasoning under callIDs, the ids of the calls the reply
+// handed out, or, for a turn without calls, under its answer's text. A
+// turn larger than an eighth of the memory is not kept.
+func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, answer string) {
+	if m == nil || reasoning == "" {
+		return
+	}
+	var keys []string
+	switch {
+	case len(callIDs) > 0:
+		keys = make([]string, len(callIDs))
+		for i, id := range callIDs {
+			keys[i] = turnKey(owner, "call", id)
+		}
+	case answer != "":
+		keys = []string{textKey(owner, answer)}
+	default:
+		return
+	}
+	size := int64(len(reasoning)) + recallOverhead
+	for _, k := range keys {
+		size += int64(len(k)) + recallOverhead
+	}
+	if size > m.max/8 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range keys {
+		if old := m.byKey[k]; old != nil {
+			m.forget(old)
+		}
+	}
+	t := &recalled{reasoning: reasoning, keys: keys, size: size}
+	t.at = m.order.PushFront(t)
+	for _, k := range keys {
+		m.byKey[k] = t
+	}
+	m.used += size
+	for m.used > m.max {
+		m.forget(m.order.Back().Value.(*recalled))
+	}
+}
+
+// forget drops t; m.mu is held.
+func (m *reasoningMemory) forget(t *recalled) {
+	for _, k := range t.keys {
+		if m.byKey[k] == t {
+			delete(m.byKey, k)
+		}
+	}
+	m.order.Remove(t.at)
+	m.used -= t.size
+}
+
+// recall returns the reasoning of the turn msg is, when owner received
+// it: every one of its calls must carry an id this memory holds, all of
+// one turn; a turn without calls is looked up by its answer's text.
+func (m *reasoningMemory) recall(owner string, msg *harmony.Message) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var t *recalled
+	if len(msg.ToolCalls) > 0 {
+		for _, tc := range msg.ToolCalls {
+			if tc.ID == "" {
+				return "", false
+			}
+			got := m.byKey[turnKey(owner, "call", tc.ID)]
+			if got == nil || t != nil && got != t {
+				return "", false
+			}
+			t = got
+		}
+	} else if msg.Content != "" {
+		t = m.byKey[textKey(owner, msg.Content)]
+	}
+	if t == nil {
+		return "", false
+	}
+	m.order.MoveToFront(t.at)
+	return t.reasoning, true
+}
+
+// restoreReasoning gives each assistant turn of msgs that lacks its
+// reasoning the reasoning the memory holds for it, and records where
+// (origin(i) is message i's path in the request), for the reply's
+// X-Beam-Reasoning-Restored header and the log.
+func (s *Server) restoreReasoning(r *request, owner string, msgs []harmony.Message, origin func(i int) string) {
+	if s.memory == nil {
+		return
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Role != harmony.RoleAssistant || m.Reasoning != "" {
+			continue
+		}
+		if text, ok := s.memory.recall(owner, m); ok {
+			m.Reasoning = text
+			r.restored = append(r.restored, origin(i))
+		}
+	}
+}
+
+// RestoredHeader lists the assistant turns (their paths in the request)
+// whose reasoning the gateway restored from its memory of the turns it
+// wrote (Config.ReasoningMemoryBytes).
+const RestoredHeader = "X-Beam-Reasoning-Restored"
+
+// requestOwner is whose turns a request may recall: the digest of the API
+// key it was let in with, or "" when the server takes no keys.
+func (s *Server) requestOwner(r *http.Request, fam apiFamily) string {
+	ks := s.keys.Load()
+	if ks == nil || s.memory == nil {
+		return ""
+	}
+	key := ""
+	if k := r.Header.Get("X-Api-Key"); fam != familyOpenAI && k != "" && ks.match(k) {
+		key = k
+	} else if tok, _ := bearerToken(r); ks.match(tok) {
+		key = tok
+	}
+	d := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(d[:16])
+}
+
+// rememberTurn keeps the reasoning of the turn the exchange's reply
+// handed out, under the call ids it issued or its answer's text. Replies
+// of the hosted web search's rounds are not kept (their calls are the
+// gateway's own).
+func (c *exchange) rememberTurn(msg *harmony.Message) {
+	if c.s == nil || c.s.memory == nil || c.req == nil || c.req.search != nil || c.status != http.StatusOK {
+		return
+	}
+	answer := ""
+	if len(c.callIDs) == 0 {
+		answer = msg.Content
+	}
+	c.s.memory.remember(c.owner, msg.Reasoning, c.callIDs, answer)
+}
+
+// newCallID is the id of a call the reply hands out, kept for the memory.
+func (c *exchange) newCallID(prefix string) string {
+	id := newID(prefix)
+	if c.s != nil && c.s.memory != nil {
+		c.callIDs = append(c.callIDs, id)
+	}
+	return id
+}
