@@ -200,7 +200,8 @@ type Config struct {
 	// ReasoningMemoryBytes, when above 0, keeps the reasoning of the
 	// assistant turns the gateway writes, up to this many bytes (the least
 	// recently used go first), keyed by their tool call ids or their
-	// answer's text and by the API key that received them. A turn that
+	// answer's text (with the message it answers) and by the API key that
+	// received them. A turn that
 	// comes back without its reasoning (clients that drop
 	// reasoning_content or reasoning items) gets it again, reported in
 	// the X-Beam-Reasoning-Restored header; a turn the memory does not

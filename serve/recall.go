@@ -12,7 +12,7 @@ import (
 
 // reasoningMemory keeps the reasoning of the assistant turns this gateway
 // wrote, keyed by what every client sends back of a turn: the ids of its
-// tool calls, or the text of its answer. Some clients drop the reasoning
+// tool calls, or the text of its answer with the message it answers. Some clients drop the reasoning
 // (Continue and Factory droid on Chat Completions, GitHub Copilot's
 // resumed sessions on Responses); with the memory on, a turn that comes
 // back without its reasoning gets it again, so that the prompt is the one
@@ -54,17 +54,30 @@ func turnKey(owner, kind, value string) string {
 	return owner + "\x00" + kind + "\x00" + value
 }
 
-// textKey is the key of an answer's text: its digest, so that a long
-// answer costs the memory 32 bytes.
-func textKey(owner, text string) string {
-	d := sha256.Sum256([]byte(text))
-	return turnKey(owner, "text", string(d[:]))
+// textKey is the key of an answer's text and of the message before it
+// (the question or tool result it answers; nil when none): their digest,
+// so that a long answer costs the memory 32 bytes, and so that a short
+// answer ("Done.") of one conversation does not give its reasoning to
+// the same answer to another question.
+func textKey(owner string, before *harmony.Message, text string) string {
+	h := sha256.New()
+	if before != nil {
+		h.Write([]byte(before.Role))
+		h.Write([]byte{0})
+		h.Write([]byte(before.ToolCallID))
+		h.Write([]byte{0})
+		h.Write([]byte(before.Content))
+	}
+	h.Write([]byte{0, 0})
+	h.Write([]byte(text))
+	return turnKey(owner, "text", string(h.Sum(nil)))
 }
 
 // remember keeps reasoning under callIDs, the ids of the calls the reply
-// handed out, or, for a turn without calls, under its answer's text. A
-// turn larger than an eighth of the memory is not kept.
-func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, answer string) {
+// handed out, or, for a turn without calls, under its answer's text and
+// the message before it. A turn larger than an eighth of the memory is
+// not kept.
+func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, before *harmony.Message, answer string) {
 	if m == nil || reasoning == "" {
 		return
 	}
@@ -76,7 +89,7 @@ func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, an
 			keys[i] = turnKey(owner, "call", id)
 		}
 	case answer != "":
-		keys = []string{textKey(owner, answer)}
+		keys = []string{textKey(owner, before, answer)}
 	default:
 		return
 	}
@@ -118,8 +131,9 @@ func (m *reasoningMemory) forget(t *recalled) {
 
 // recall returns the reasoning of the turn msg is, when owner received
 // it: every one of its calls must carry an id this memory holds, all of
-// one turn; a turn without calls is looked up by its answer's text.
-func (m *reasoningMemory) recall(owner string, msg *harmony.Message) (string, bool) {
+// one turn; a turn without calls is looked up by its answer's text and
+// the message before it (before; nil when none).
+func (m *reasoningMemory) recall(owner string, msg, before *harmony.Message) (string, bool) {
 	if m == nil {
 		return "", false
 	}
@@ -138,7 +152,7 @@ func (m *reasoningMemory) recall(owner string, msg *harmony.Message) (string, bo
 			t = got
 		}
 	} else if msg.Content != "" {
-		t = m.byKey[textKey(owner, msg.Content)]
+		t = m.byKey[textKey(owner, before, msg.Content)]
 	}
 	if t == nil {
 		return "", false
@@ -160,7 +174,11 @@ func (s *Server) restoreReasoning(r *request, owner string, msgs []harmony.Messa
 		if m.Role != harmony.RoleAssistant || m.Reasoning != "" {
 			continue
 		}
-		if text, ok := s.memory.recall(owner, m); ok {
+		var before *harmony.Message
+		if i > 0 {
+			before = &msgs[i-1]
+		}
+		if text, ok := s.memory.recall(owner, m, before); ok {
 			m.Reasoning = text
 			r.restored = append(r.restored, origin(i))
 		}
@@ -201,7 +219,11 @@ func (c *exchange) rememberTurn(msg *harmony.Message) {
 	if len(c.callIDs) == 0 {
 		answer = msg.Content
 	}
-	c.s.memory.remember(c.owner, msg.Reasoning, c.callIDs, answer)
+	var before *harmony.Message
+	if n := len(c.req.messages); n > 0 {
+		before = &c.req.messages[n-1]
+	}
+	c.s.memory.remember(c.owner, msg.Reasoning, c.callIDs, before, answer)
 }
 
 // newCallID is the id of a call the reply hands out, kept for the memory.

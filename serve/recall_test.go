@@ -183,21 +183,21 @@ func TestReasoningMemoryBound(t *testing.T) {
 	}
 	reasoning := strings.Repeat("r", 1000)
 	for i := range 1000 {
-		m.remember("o", reasoning+strconv.Itoa(i), []string{"a" + strconv.Itoa(i), "b" + strconv.Itoa(i)}, "")
+		m.remember("o", reasoning+strconv.Itoa(i), []string{"a" + strconv.Itoa(i), "b" + strconv.Itoa(i)}, nil, "")
 		if m.used > max {
 			t.Fatalf("after %d turns: %d bytes used, more than %d", i+1, m.used, max)
 		}
 		if i == 10 {
 			// Used, so kept past the turns remembered before it.
-			if _, ok := m.recall("o", call("a3", "b3")); !ok {
+			if _, ok := m.recall("o", call("a3", "b3"), nil); !ok {
 				t.Fatal("turn 3 not recalled")
 			}
 		}
 	}
-	if got, ok := m.recall("o", call("a999", "b999")); !ok || got != reasoning+"999" {
+	if got, ok := m.recall("o", call("a999", "b999"), nil); !ok || got != reasoning+"999" {
 		t.Errorf("the last turn: %q %v", got, ok)
 	}
-	if _, ok := m.recall("o", call("a0")); ok {
+	if _, ok := m.recall("o", call("a0"), nil); ok {
 		t.Error("the first turn is still held after the memory filled")
 	}
 	for _, c := range []struct {
@@ -210,24 +210,29 @@ func TestReasoningMemoryBound(t *testing.T) {
 		{"a call without id", "o", call("a999", "")},
 		{"an unknown call", "o", call("a999", "c")},
 	} {
-		if _, ok := m.recall(c.owner, c.msg); ok {
+		if _, ok := m.recall(c.owner, c.msg, nil); ok {
 			t.Errorf("%s: recalled", c.name)
 		}
 	}
-	m.remember("o", strings.Repeat("x", max/8), []string{"big"}, "")
-	if _, ok := m.recall("o", call("big")); ok {
+	m.remember("o", strings.Repeat("x", max/8), []string{"big"}, nil, "")
+	if _, ok := m.recall("o", call("big"), nil); ok {
 		t.Error("a turn of an eighth of the memory was kept")
 	}
-	m.remember("o", "thought", nil, "the answer")
-	if got, ok := m.recall("o", &harmony.Message{Role: harmony.RoleAssistant, Content: "the answer"}); !ok || got != "thought" {
+	question := &harmony.Message{Role: harmony.RoleUser, Content: "the question"}
+	m.remember("o", "thought", nil, question, "the answer")
+	answer := &harmony.Message{Role: harmony.RoleAssistant, Content: "the answer"}
+	if got, ok := m.recall("o", answer, question); !ok || got != "thought" {
 		t.Errorf("by its answer: %q %v", got, ok)
+	}
+	if _, ok := m.recall("o", answer, &harmony.Message{Role: harmony.RoleUser, Content: "another question"}); ok {
+		t.Error("the same answer to another question: recalled")
 	}
 	if newReasoningMemory(0) != nil {
 		t.Error("a memory of 0 bytes is not off")
 	}
 	var none *reasoningMemory
-	none.remember("o", "r", []string{"x"}, "")
-	if _, ok := none.recall("o", call("x")); ok {
+	none.remember("o", "r", []string{"x"}, nil, "")
+	if _, ok := none.recall("o", call("x"), nil); ok {
 		t.Error("the memory that is off recalled")
 	}
 }
