@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -73,6 +74,12 @@ func TestAgentSessions(t *testing.T) {
 		{"claude-code-2.1.197-refuse-late-instructions", "system[0]", `"type":"tool_use"`, true, false, nil},
 		{"cline-3.0.65", "", `"tool_calls"`, false, false, nil},
 		{"continue-cli-1.5.47-allow-missing-thinking", "", `"tool_calls"`, false, true, nil},
+		// The two that drop their reasoning, recorded with
+		// --reasoning-memory-bytes (a directory named so): the gateway
+		// restores it, and the prompts are the ones Beam wrote
+		// (decision 242).
+		{"continue-cli-1.5.47-reasoning-memory", "", `"tool_calls"`, false, false, nil},
+		{"droid-0.225.2-reasoning-memory", "", `"tool_calls"`, false, false, nil},
 		// One client over the gateway's three APIs (its models.json's
 		// "api"), each with reasoning on. It asks for summarized
 		// thinking or reasoning summaries, and gets the whole reasoning
@@ -124,10 +131,18 @@ func TestAgentSessions(t *testing.T) {
 				}
 				return gen{text: g, stopReason: stop}
 			})
+			// A session recorded with the reasoning memory: its requests
+			// name the calls by the ids the recording's gateway handed
+			// out, which are replaced by those this one hands out.
+			memory := strings.HasSuffix(tt.dir, "-reasoning-memory")
+			ids := replayIDs{}
 			// The recording's gateway signed reasoning with this key.
 			gw := newGateway(t, fe, func(c *Config) {
 				c.Model, c.SigningKey, c.Engine, c.RefuseLateInstructions = "beam", "agents-replay", EngineVLLM, tt.refuse
 				c.AllowMissingThinking = tt.dropsReasoning
+				if memory {
+					c.ReasoningMemoryBytes = 16 << 20
+				}
 			})
 			// Each chain of requests that share their tools is one
 			// conversation (a title request has none).
@@ -136,7 +151,14 @@ func TestAgentSessions(t *testing.T) {
 			calls, final, turns := 0, "", 0
 			for i, e := range exchanges {
 				seen := len(fe.requests())
-				resp, data := do(t, gw, e.Method, e.Path, string(e.Body), e.Headers)
+				sent := string(e.Body)
+				if memory {
+					sent = ids.mapped(sent)
+				}
+				resp, data := do(t, gw, e.Method, e.Path, sent, e.Headers)
+				if memory {
+					ids.handedOut(string(data))
+				}
 				want := e.Status
 				if want == 0 {
 					want = 200
@@ -173,6 +195,9 @@ func TestAgentSessions(t *testing.T) {
 				if tt.each != nil {
 					unhonoured = tt.each[min(turns, len(tt.each)-1)]
 				}
+				if memory && turns > 0 && resp.Header.Get(RestoredHeader) == "" {
+					t.Errorf("request %d: no turn's reasoning restored", i+1)
+				}
 				turns++
 				if h := resp.Header.Get(UnenforcedHeader); h != unhonoured {
 					t.Errorf("request %d: %s %q, want %q", i+1, UnenforcedHeader, h, unhonoured)
@@ -190,6 +215,46 @@ func TestAgentSessions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replayIDs maps the call ids of a recorded session to those the
+// replaying gateway handed out: the ids a request names that are not yet
+// mapped, in the order they first appear, are the ones the gateway's
+// previous replies handed out, in order.
+type replayIDs struct {
+	to      map[string]string
+	pending []string
+}
+
+var callIDPattern = regexp.MustCompile(`\b(?:call|toolu)_[0-9a-f]{24}\b`)
+
+// handedOut notes the ids a reply of the replaying gateway carries.
+func (m *replayIDs) handedOut(reply string) {
+	seen := map[string]bool{}
+	for _, id := range callIDPattern.FindAllString(reply, -1) {
+		if !seen[id] {
+			seen[id] = true
+			m.pending = append(m.pending, id)
+		}
+	}
+}
+
+// mapped is body with the recorded ids replaced.
+func (m *replayIDs) mapped(body string) string {
+	if m.to == nil {
+		m.to = map[string]string{}
+	}
+	for _, id := range callIDPattern.FindAllString(body, -1) {
+		if _, ok := m.to[id]; !ok && len(m.pending) > 0 {
+			m.to[id], m.pending = m.pending[0], m.pending[1:]
+		}
+	}
+	return callIDPattern.ReplaceAllStringFunc(body, func(id string) string {
+		if to, ok := m.to[id]; ok {
+			return to
+		}
+		return id
+	})
 }
 
 // streamedText joins the answer text a streamed reply carries, in any of
