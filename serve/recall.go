@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/beamharmony/harmony"
@@ -107,7 +108,9 @@ func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, be
 			m.forget(old)
 		}
 	}
-	t := &recalled{reasoning: reasoning, keys: keys, size: size}
+	// A copy: the parsed reasoning may share the memory of the whole
+	// generation, which the memory does not count.
+	t := &recalled{reasoning: strings.Clone(reasoning), keys: keys, size: size}
 	t.at = m.order.PushFront(t)
 	for _, k := range keys {
 		m.byKey[k] = t
