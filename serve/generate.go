@@ -177,6 +177,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 	req := rep.request()
 	if len(req.restored) > 0 {
 		w.Header().Set(RestoredHeader, headerList(req.restored))
+		s.metrics.restored.With(ep.path).Add(float64(len(req.restored)))
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.timeout())
 	defer cancel()

@@ -94,6 +94,7 @@ type gatewayMetrics struct {
 	engineErrors     *metrics.CounterVec   // kind
 	lateInstructions *metrics.CounterVec   // endpoint, placement
 	unhonoured       *metrics.CounterVec   // endpoint, kind
+	restored         *metrics.CounterVec   // endpoint
 	webTools         *metrics.CounterVec   // tool, outcome
 
 	replicas replicaMetrics
@@ -141,6 +142,9 @@ func newMetrics() *gatewayMetrics {
 	m.unhonoured = r.CounterVec("beamharmony_unhonoured_total",
 		"Request values left out or not applied, each listed in the X-Beam-Unenforced header: hosted tools, billing-header blocks, deferred tools declared in full, context_management edits, other fields.",
 		"endpoint", "kind")
+	m.restored = r.CounterVec("beamharmony_reasoning_restored_total",
+		"Assistant turns sent back without their reasoning that got it from the gateway's memory (--reasoning-memory-bytes), each listed in the X-Beam-Reasoning-Restored header.",
+		"endpoint")
 	m.webTools = r.CounterVec("beamharmony_web_tool_calls_total",
 		"Calls of the hosted web search's built-in tools (--search-backend), by tool (search, browse) and outcome: ok, or the error code the client sees (unavailable, url_not_allowed, ...).",
 		"tool", "outcome")
@@ -165,6 +169,7 @@ func newMetrics() *gatewayMetrics {
 		for _, k := range unhonouredKinds {
 			m.unhonoured.With(ep.path, k)
 		}
+		m.restored.With(ep.path)
 	}
 	return m
 }

@@ -61,6 +61,7 @@ func TestMetricsExposition(t *testing.T) {
 	m.lateInstructions.With(chat, "user_message").Inc()
 	m.unhonoured.With(messages, "hosted_tool").Inc()
 	m.unhonoured.With(messages, "hosted_tool").Inc()
+	m.restored.With(chat).Add(2)
 	m.webTools.With("search", "unavailable").Inc()
 	m.webTools.With("browse", "ok").Inc()
 	m.errors.With(kindNotFound.String()).Inc()
@@ -163,5 +164,41 @@ func golden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("/metrics differs from %s\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// TestMetricsDocumented: every beamharmony_ family the gateway exports
+// (the exposition golden's TYPE lines) is named in docs/serve.md's
+// metrics table or docs/routing.md (the replicas' and the router's), and
+// every beamharmony_ name those pages give is exported.
+func TestMetricsDocumented(t *testing.T) {
+	golden, err := os.ReadFile("testdata/metrics_exposition.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^# TYPE (beamharmony_\w+) `).FindAllStringSubmatch(string(golden), -1) {
+		exported[m[1]] = true
+	}
+	if len(exported) < 20 {
+		t.Fatalf("the golden names %d families; the pattern no longer reads it", len(exported))
+	}
+	named := map[string]bool{}
+	for _, page := range []string{"../docs/serve.md", "../docs/routing.md"} {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile("`(beamharmony_\\w+)").FindAllStringSubmatch(string(text), -1) {
+			named[m[1]] = true
+			if !exported[m[1]] {
+				t.Errorf("%s names %s, which the gateway does not export", page, m[1])
+			}
+		}
+	}
+	for name := range exported {
+		if !named[name] {
+			t.Errorf("%s is exported but neither docs/serve.md nor docs/routing.md names it", name)
+		}
 	}
 }
