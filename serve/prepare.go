@@ -105,7 +105,7 @@ func (c *exchange) prepare(body []byte) (reply, *apiError) {
 		if aerr.code == lateInstructionsCode {
 			c.s.metrics.lateInstructions.With(c.ep.path, "refused").Inc()
 		}
-		return nil, aerr
+		return nil, c.s.memoryHint(aerr)
 	}
 	c.req = rep.request()
 	c.noteLateInstructions()
@@ -117,7 +117,7 @@ func (c *exchange) prepare(body []byte) (reply, *apiError) {
 		if pm, ok := rep.(pathMapper); ok {
 			aerr = pm.mapPath(aerr)
 		}
-		return nil, aerr
+		return nil, c.s.memoryHint(aerr)
 	}
 	if aerr := c.compileGrammar(); aerr != nil {
 		return nil, aerr
