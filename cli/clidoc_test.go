@@ -172,6 +172,7 @@ var otherProgramsFlags = map[string]bool{
 	"chat-template-file": true, "no-prefill-assistant": true, // llama-server
 	"end-bias": true, "high-byte-bias": true, "gguf-py": true, "seed": true, // templates/llamacpp/make_beam_gguf.py
 	"auth-type": true, // Qwen Code
+	"continue":  true, // GitHub Copilot's CLI (copilot --continue)
 	// vLLM's and SGLang's grammar backends
 	"structured-outputs-config": true, "grammar-backend": true,
 }
