@@ -238,20 +238,16 @@ func (c *exchange) newCallID(prefix string) string {
 	return id
 }
 
-// memoryHint adds to a missing_reasoning error what the reasoning memory
-// could do about it: with the memory on, that it does not hold the turn
-// (and why it may not); with it off, that it could restore turns this
-// gateway wrote.
+// memoryHint adds to a missing_reasoning error, when the reasoning memory
+// is on, that it does not hold the turn and why it may not. Without the
+// memory the error is left as it was worded before the memory existed
+// (clients and tests match it).
 func (s *Server) memoryHint(e *apiError) *apiError {
-	if e == nil || e.code != "missing_reasoning" {
+	if e == nil || e.code != "missing_reasoning" || s.memory == nil {
 		return e
 	}
 	hinted := *e
-	if s.memory != nil {
-		hinted.msg += " This gateway keeps the reasoning of the turns it wrote (--reasoning-memory-bytes), but not this turn's: " +
-			"another gateway or this one before a restart wrote it, it was evicted, or its call ids or answer differ from those handed out."
-	} else {
-		hinted.msg += " A gateway started with --reasoning-memory-bytes restores the reasoning of the turns it wrote."
-	}
+	hinted.msg += " This gateway keeps the reasoning of the turns it wrote (--reasoning-memory-bytes), but not this turn's: " +
+		"another gateway or this one before a restart wrote it, it was evicted, or its call ids or answer differ from those handed out."
 	return &hinted
 }

@@ -161,13 +161,11 @@ func TestReasoningMemory(t *testing.T) {
 					if resp.StatusCode != 400 || !missing || resp.Header.Get(RestoredHeader) != "" {
 						t.Errorf("%s: %d %q %s", c.name, resp.StatusCode, resp.Header.Get(RestoredHeader), data)
 					}
-					// The error says what the memory could do.
-					hint := "but not this turn's"
-					if c.gw == off {
-						hint = "A gateway started with --reasoning-memory-bytes restores"
-					}
-					if !strings.Contains(string(data), hint) {
-						t.Errorf("%s: the error does not say %q: %s", c.name, hint, data)
+					// With the memory, the error says it does not hold the
+					// turn; without, it is worded as before the memory.
+					hint, want := "but not this turn's", c.gw != off
+					if got := strings.Contains(string(data), hint); got != want {
+						t.Errorf("%s: the error says %q: %v, want %v: %s", c.name, hint, got, want, data)
 					}
 				}
 			})
