@@ -143,6 +143,10 @@ func TestReasoningMemory(t *testing.T) {
 				if got, want := resp.Header.Get(RestoredHeader), api.turns[0]+", "+api.turns[1]; got != want {
 					t.Errorf("third: %s %q, want %q", RestoredHeader, got, want)
 				}
+				const answerTurn = "<|channel|>analysis<|message|>The listing is back.<|end|><|start|>assistant<|channel|>final<|message|>" + text
+				if p := fe.lastRequest(t).Prompt; !strings.Contains(p, callAnalysis) || !strings.Contains(p, answerTurn) {
+					t.Errorf("third: the turns' reasoning is not in the prompt:\n%s", p)
+				}
 				// Each refusal: another key, ids and text this gateway
 				// did not hand out, and no memory.
 				for _, c := range []struct {
