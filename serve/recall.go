@@ -13,11 +13,11 @@ import (
 
 // reasoningMemory keeps the reasoning of the assistant turns this gateway
 // wrote, keyed by what every client sends back of a turn: the ids of its
-// tool calls, or the text of its answer with the message it answers. Some clients drop the reasoning
-// (Continue and Factory droid on Chat Completions, GitHub Copilot's
-// resumed sessions on Responses); with the memory on, a turn that comes
-// back without its reasoning gets it again, so that the prompt is the one
-// Beam wrote (gap decision 242). It is bounded in bytes, the least
+// tool calls, or the text of its answer with the message it answers.
+// Some clients drop the reasoning (Continue and Factory droid on Chat
+// Completions, GitHub Copilot's resumed sessions on Responses); with the
+// memory on, a turn that comes back without its reasoning gets it again,
+// so that the prompt is the one Beam wrote (gap decision 242). It is bounded in bytes, the least
 // recently used turns going first, and each entry belongs to the API key
 // the request was made with: a turn is restored only for the key that
 // received it. A miss (another gateway, a restart, an evicted turn) leaves
@@ -211,7 +211,8 @@ func (s *Server) requestOwner(r *http.Request, fam apiFamily) string {
 }
 
 // rememberTurn keeps the reasoning of the turn the exchange's reply
-// handed out, under the call ids it issued or its answer's text. Replies
+// handed out, under the call ids it issued or its answer's text (with the
+// request's last message, the one it answers). Replies
 // of the hosted web search's rounds are not kept (their calls are the
 // gateway's own).
 func (c *exchange) rememberTurn(msg *harmony.Message) {
