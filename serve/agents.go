@@ -58,6 +58,19 @@ func (r *request) report(path, kind, why string) {
 	r.unhonoured = append(r.unhonoured, unhonoured{path: path, kind: kind, why: why})
 }
 
+// reportUnread reports the top-level members of a request body its API
+// does not read (decodeRequestBody): accepted, and not used. more says
+// the body has others than those listed.
+func (r *request) reportUnread(keys []string, more bool) {
+	for i, k := range keys {
+		why := "not read by this gateway: accepted and not used"
+		if more && i == len(keys)-1 {
+			why += "; the body has more such members, not listed"
+		}
+		r.report(k, unhonouredField, why)
+	}
+}
+
 // reportUnhonoured sets the X-Beam-Unenforced header to every path the
 // request's grammar and its decoding left out, and keeps the reasons for
 // the log record. It runs once the request is ready to go to the engine.

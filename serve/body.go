@@ -47,7 +47,98 @@ func splitBody(body []byte, dst any) bool {
 		return splitList(body, v)
 	}
 	fs := bodyFieldsOf(v.Type())
-	return fs != nil && decodeBodyFast(body, v, fs)
+	return fs != nil && decodeBodyFast(body, v, fs, nil)
+}
+
+// decodeRequestBody is decodeBody for a request's top-level object that
+// also returns the members dst has no field for (unread), in the order
+// they come, each once, so that the API can report what it accepted
+// without using it. At most maxUnread are listed; more is true when the
+// body has others besides.
+func decodeRequestBody(body []byte, dst any) (unread []string, more bool, err error) {
+	v := reflect.ValueOf(dst).Elem()
+	v.SetZero()
+	fs := bodyFieldsOf(v.Type())
+	if fs != nil && decodeBodyFast(body, v, fs, &unread) {
+		return unread, false, nil // at most maxPlainMembers, each once
+	}
+	v.SetZero()
+	if err := json.Unmarshal(body, dst); err != nil {
+		return nil, false, err
+	}
+	if fs == nil {
+		return nil, false, nil
+	}
+	unread, more = unreadMembers(body, fs)
+	return unread, more, nil
+}
+
+// unescapedKey is the text of quoted, a JSON string with escapes, or nil
+// when it is not one.
+func unescapedKey(quoted []byte) []byte {
+	var key string
+	if json.Unmarshal(quoted, &key) != nil {
+		return nil
+	}
+	return []byte(key)
+}
+
+// listed reports whether key is among list, without converting it.
+func listed(list []string, key []byte) bool {
+	for _, s := range list {
+		if s == string(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxUnread bounds the unread members decodeRequestBody lists.
+const maxUnread = 32
+
+// unreadMembers lists the members of body, a valid JSON object, that fs
+// has no field for: each once, at most maxUnread, more reporting others.
+// It parses one member at a time and keeps no key it does not list, so
+// that a body of many keys costs no more than its largest value.
+func unreadMembers(body []byte, fs *bodyFields) (unread []string, more bool) {
+	d := bodyDocs.Get().(*pyjson.Doc)
+	defer releaseBodyDoc(d)
+	pos := pyjson.SkipSpace(body, 0)
+	if pos >= len(body) || body[pos] != '{' {
+		return nil, false
+	}
+	for pos = pyjson.SkipSpace(body, pos+1); pos < len(body) && body[pos] == '"'; {
+		size, err := d.ParseValue(body[pos:])
+		if err != nil {
+			return unread, more
+		}
+		raw := body[pos+1 : pos+size-1]
+		if d.Nodes[0].Escaped {
+			if raw = unescapedKey(body[pos : pos+size]); raw == nil {
+				return unread, more
+			}
+		}
+		if _, found := fs.byName[string(raw)]; !found && !fs.foldsToField(raw) && !listed(unread, raw) {
+			if len(unread) == maxUnread {
+				more = true
+			} else {
+				unread = append(unread, string(raw))
+			}
+		}
+		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) || body[pos] != ':' {
+			return unread, more
+		}
+		if pos = pyjson.SkipSpace(body, pos+1); pos >= len(body) {
+			return unread, more
+		}
+		if size, err = d.ParseValue(body[pos:]); err != nil {
+			return unread, more
+		}
+		if pos = pyjson.SkipSpace(body, pos+size); pos < len(body) && body[pos] == ',' {
+			pos = pyjson.SkipSpace(body, pos+1)
+		}
+	}
+	return unread, more
 }
 
 // splitList is splitBody for v, a slice of structs, from a JSON list of
@@ -161,11 +252,32 @@ func (fs *bodyFields) foldsToField(key []byte) bool {
 		}
 	}
 	for name := range fs.byName {
-		if strings.EqualFold(name, string(key)) {
+		if asciiEqualFold(name, key) {
 			return true
 		}
 	}
 	return false
+}
+
+// asciiEqualFold is strings.EqualFold for name and key, key holding ASCII
+// only, without converting key to a string.
+func asciiEqualFold(name string, key []byte) bool {
+	if len(name) != len(key) {
+		return false
+	}
+	for i := range len(key) {
+		a, b := name[i], key[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
 }
 
 // bodyDocs are the tapes of bodies being split, reused.
@@ -175,11 +287,11 @@ var bodyDocs = sync.Pool{New: func() any { return new(pyjson.Doc) }}
 const maxPooledBodyNodes = 1 << 16
 
 // decodeBodyFast fills v from body in the plain case and reports whether
-// it could. It reads the top-level object member by member, parsing one
+// it could; with unread, it appends the keys v has no field for. It reads the top-level object member by member, parsing one
 // value at a time into a reused tape, so that the tape holds the largest
 // value rather than the whole body, and a body with more members than a
 // plain one has stops early.
-func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields) bool {
+func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *[]string) bool {
 	if !utf8.Valid(body) {
 		return false // ParseValue reads valid UTF-8 only
 	}
@@ -223,6 +335,11 @@ func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields) bool {
 		}
 		if !setMember(d, fs, key, v) {
 			return false
+		}
+		if unread != nil {
+			if _, found := fs.byName[string(key)]; !found {
+				*unread = append(*unread, string(key))
+			}
 		}
 		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) {
 			return false

@@ -112,6 +112,7 @@ func checkDecodeBody(t *testing.T, body []byte) {
 func TestDecodeBodyMatchesEncodingJSON(t *testing.T) {
 	for _, c := range bodyCases {
 		checkDecodeBody(t, []byte(c))
+		checkUnread(t, []byte(c))
 	}
 	realistic, err := os.ReadFile("../testdata/bench/realistic_request.json")
 	if err != nil {
@@ -126,7 +127,7 @@ func TestDecodeBodyMatchesEncodingJSON(t *testing.T) {
 func TestDecodeBodyFastPath(t *testing.T) {
 	body := []byte(`{"model":"beam","messages":[{"role":"user"},{"role":"assistant"}],"temperature":1}`)
 	var cr chatRequest
-	if !decodeBodyFast(body, reflect.ValueOf(&cr).Elem(), bodyFieldsOf(reflect.TypeFor[chatRequest]())) {
+	if !decodeBodyFast(body, reflect.ValueOf(&cr).Elem(), bodyFieldsOf(reflect.TypeFor[chatRequest]()), nil) {
 		t.Fatal("the plain body was not split")
 	}
 	if string(cr.Model) != `"beam"` || string(cr.Messages) != `[{"role":"user"},{"role":"assistant"}]` || string(cr.Temperature) != "1" {
@@ -137,7 +138,7 @@ func TestDecodeBodyFastPath(t *testing.T) {
 	}
 	for _, c := range []string{`{"Model":"beam"}`, `{"mod\u0065l":"beam"}`, `{"model":1,"model":2}`, `[]`, `{`} {
 		var cr chatRequest
-		if decodeBodyFast([]byte(c), reflect.ValueOf(&cr).Elem(), bodyFieldsOf(reflect.TypeFor[chatRequest]())) {
+		if decodeBodyFast([]byte(c), reflect.ValueOf(&cr).Elem(), bodyFieldsOf(reflect.TypeFor[chatRequest]()), nil) {
 			t.Errorf("%s: split, want it left to json.Unmarshal", c)
 		}
 	}
@@ -248,6 +249,7 @@ func FuzzDecodeBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkDecodeBody(t, body)
+		checkUnread(t, body)
 		checkPlainString(t, body)
 		if json.Valid(body) {
 			if got, want := functionStrict(body), nestedStrict(body); string(got) != string(want) {

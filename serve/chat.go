@@ -54,6 +54,8 @@ type chatRequest struct {
 	Logprobs          json.RawMessage `json:"logprobs"`
 	ResponseFormat    json.RawMessage `json:"response_format"`
 	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
+	// Store false (or absent) is what the gateway does; true is reported.
+	Store json.RawMessage `json:"store"`
 }
 
 // chatTemplateKwargs are the template arguments a request may pass in
@@ -73,7 +75,8 @@ func decodeChatRequest(body []byte, cfg *Config) (*request, *apiError) {
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var cr chatRequest
-	if err := decodeBody(body, &cr); err != nil {
+	unread, more, err := decodeRequestBody(body, &cr)
+	if err != nil {
 		return nil, bodyError("invalid_json", jsonErrorText(err))
 	}
 	if !isNull(cr.Messages) && cr.Messages[0] != '[' {
@@ -93,6 +96,12 @@ func decodeChatRequest(body []byte, cfg *Config) (*request, *apiError) {
 			return nil, err
 		}
 	}
+	if store, _, err := rawBool(cr.Store, "store"); err != nil {
+		return nil, err
+	} else if store {
+		r.report("store", unhonouredField, "nothing is stored: this gateway keeps nothing")
+	}
+	r.reportUnread(unread, more)
 	return r, nil
 }
 

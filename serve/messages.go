@@ -113,8 +113,9 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool, owner string) 
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var mb messagesBody
-	if err := decodeBody(body, &mb); err != nil {
-		return nil, bodyError("invalid_json", jsonErrorText(err))
+	unread, more, jerr := decodeRequestBody(body, &mb)
+	if jerr != nil {
+		return nil, bodyError("invalid_json", jsonErrorText(jerr))
 	}
 	r := &request{opts: newOptions(), constraint: newConstraint()}
 	m := &messagesReply{req: r, cfg: cfg}
@@ -174,6 +175,7 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool, owner string) 
 		return nil, aerr
 	}
 	r.opts.RequireReasoning = !cfg.AllowMissingThinking
+	r.reportUnread(unread, more)
 	return m, nil
 }
 

@@ -118,8 +118,9 @@ func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesRep
 		return nil, bodyError("invalid_utf8", "not valid UTF-8")
 	}
 	var rb responsesBody
-	if err := decodeBody(body, &rb); err != nil {
-		return nil, bodyError("invalid_json", jsonErrorText(err))
+	unread, more, jerr := decodeRequestBody(body, &rb)
+	if jerr != nil {
+		return nil, bodyError("invalid_json", jsonErrorText(jerr))
 	}
 	r := &request{opts: newOptions(), constraint: newConstraint()}
 	rr := &responsesReply{req: r, cfg: cfg, parallel: true}
@@ -215,6 +216,7 @@ func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesRep
 		return nil, mapToolPath(aerr, r.constraint.toolSchemas)
 	}
 	r.opts.RequireReasoning = !cfg.AllowMissingThinking
+	r.reportUnread(unread, more)
 	return rr, nil
 }
 
