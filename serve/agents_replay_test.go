@@ -80,6 +80,10 @@ func TestAgentSessions(t *testing.T) {
 		// (decision 242).
 		{"continue-cli-1.5.47-reasoning-memory", "", `"tool_calls"`, false, false, nil},
 		{"droid-0.225.2-reasoning-memory", "", `"tool_calls"`, false, false, nil},
+		// Grok CLI drops the reasoning too, and sends xAI's
+		// search_parameters, which the gateway does not read (decision
+		// 243).
+		{"grok-cli-0.0.34-reasoning-memory", "search_parameters", `"tool_calls"`, false, false, nil},
 		// One client over the gateway's three APIs (its models.json's
 		// "api"), each with reasoning on. It asks for summarized
 		// thinking or reasoning summaries, and gets the whole reasoning
@@ -205,7 +209,9 @@ func TestAgentSessions(t *testing.T) {
 				if strings.Contains(string(data), tt.call) {
 					calls++
 				}
-				final = streamedText(string(data))
+				if final = streamedText(string(data)); final == "" {
+					final = replyText(data) // a client that does not stream
+				}
 			}
 			if calls < 2 {
 				t.Errorf("%d turns ended in tool calls, want 2", calls)
@@ -294,6 +300,45 @@ func streamedText(stream string) string {
 		case "":
 			for _, c := range ev.Choices {
 				b.WriteString(c.Delta.Content)
+			}
+		}
+	}
+	return b.String()
+}
+
+// replyText is the answer text of a reply that was not streamed, in any
+// of the three APIs: a chat.completion's message content, a Messages
+// reply's text blocks, a Responses reply's output_text parts.
+func replyText(data []byte) string {
+	var r struct {
+		Choices []struct {
+			Message struct {
+				Content *string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+		Content []struct{ Type, Text string } `json:"content"`
+		Output  []struct {
+			Content []struct{ Type, Text string } `json:"content"`
+		} `json:"output"`
+	}
+	if json.Unmarshal(data, &r) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range r.Choices {
+		if c.Message.Content != nil {
+			b.WriteString(*c.Message.Content)
+		}
+	}
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	for _, o := range r.Output {
+		for _, c := range o.Content {
+			if c.Type == "output_text" {
+				b.WriteString(c.Text)
 			}
 		}
 	}

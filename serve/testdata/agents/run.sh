@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs Claude Code, Codex, opencode, Kilo Code, Factory's droid (Messages and
-# Responses; "droid", Chat Completions, and "continue", Continue's CLI, only
-# when named, since they drop the reasoning and need GATEWAY_FLAGS=
+# Responses; "droid", Chat Completions, "continue", Continue's CLI, and
+# "grok", Grok CLI, only when named, since they drop the reasoning and need GATEWAY_FLAGS=
 # "--reasoning-memory-bytes N" or --allow-missing-thinking), Qwen Code, pi and
 # GitHub Copilot (each of the last two over the three APIs), installed from npm, through the
 # gateway in front of a scripted engine (engine/main.go), and checks that
 # each finishes a session of two shell tool calls and a streamed answer
 # (issue 32; docs/agents.md). Not part of CI: it downloads the clients.
 #
-# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|kilo|droid|droid-anthropic|droid-responses|continue|qwen|pi|pi-anthropic|pi-responses|copilot|copilot-anthropic|copilot-responses ...]
+# Usage: serve/testdata/agents/run.sh [--record DIR] [claude|codex|opencode|kilo|droid|droid-anthropic|droid-responses|continue|grok|qwen|pi|pi-anthropic|pi-responses|copilot|copilot-anthropic|copilot-responses ...]
 #
 #   --record DIR  also write each client's requests to DIR/CLIENT-VERSION/
 #                 (what serve/testdata/agents/sessions holds, untrimmed;
@@ -48,6 +48,7 @@ package_of() {
   pi*) echo @mariozechner/pi-coding-agent@0.73.1 ;;
   copilot*) echo @github/copilot@1.0.102 ;;
   continue) echo @continuedev/cli@1.5.47 ;;
+  grok) echo @vibe-kit/grok-cli@0.0.34 ;;
   *) echo "unknown client $1" >&2; exit 2 ;;
   esac
 }
@@ -176,6 +177,13 @@ models:
 YAML
     (cd "$work/cwd-$c" && HOME=$home timeout 180 "$bin/cn" --config "$home/.continue/config.yaml" --auto -p "$prompt" >"$out" 2>"$out.err") || true
     name=continue-cli-$version ;;
+  grok)
+    # Grok CLI: Chat Completions through the openai SDK, headless with -p.
+    # (grok --version prints 1.0.1 for the npm package 0.0.34: the package's version names it.)
+    version=$(node -p "require('$work/node_modules/@vibe-kit/grok-cli/package.json').version")
+    (cd "$work/cwd-$c" && HOME=$home timeout 180 "$bin/grok" -k sk-local -u "http://127.0.0.1:$pport/v1" -m beam -d "$work/cwd-$c" \
+      -p "$prompt" >"$out" 2>"$out.err") || true
+    name=grok-cli-$version ;;
   pi|pi-anthropic|pi-responses)
     # pi speaks Chat Completions, Anthropic Messages or Responses as its
     # models.json says: one client, the gateway's three APIs.
