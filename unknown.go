@@ -43,22 +43,10 @@ func newUnknownKey(prefix, key string, known []string) unknownKey {
 	return unknownKey{path: keyPath(prefix, key), suggestion: closestKey(key, known)}
 }
 
-// keyPath joins key to prefix: a key made of letters, digits and
-// underscores after a dot, any other quoted in brackets, so that the path
-// names it unambiguously.
-func keyPath(prefix, key string) string {
-	plain := key != ""
-	for _, c := range key {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return jsonpath.Join(prefix, key)
-	}
-	return prefix + "[" + quote(key) + "]"
-}
+// keyPath joins key to prefix as jsonpath.Key does: a key made of
+// letters, digits and underscores after a dot, any other quoted in
+// brackets, so that the path names it unambiguously.
+func keyPath(prefix, key string) string { return jsonpath.Key(prefix, key) }
 
 // closestKey returns the known key at the smallest edit distance from key
 // (insertions, deletions, substitutions and swaps of two neighbours),

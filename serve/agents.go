@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/jsonpath"
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -67,7 +68,7 @@ func (r *request) reportUnread(keys []string, more bool) {
 		if more && i == len(keys)-1 {
 			why += "; the body has more such members, not listed"
 		}
-		r.report(k, unhonouredField, why)
+		r.report(jsonpath.Key("", k), unhonouredField, why)
 	}
 }
 

@@ -26,6 +26,7 @@ func TestUnreadMembersReported(t *testing.T) {
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"store":false}`, ""},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"store":true}`, "store"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"f\u006fo":1,"foo":2}`, "foo"},
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"a b":1}`, `["a b"]`},
 		{"/v1/messages", `{"model":"beam","max_tokens":10,"mcp_servers":[],"messages":[{"role":"user","content":"Hi"}],"container":"c"}`, "mcp_servers, container"},
 		{"/v1/responses", `{"model":"beam","input":"Hi","truncation":"auto","reasoning":{"summary":"auto"},"user":"u"}`, "reasoning.summary, truncation, user"},
 	} {

@@ -16,3 +16,18 @@ func TestJoin(t *testing.T) {
 		}
 	}
 }
+
+func TestKey(t *testing.T) {
+	for _, tt := range []struct{ prefix, key, want string }{
+		{"messages[1]", "role", "messages[1].role"},
+		{"", "search_parameters", "search_parameters"},
+		{"", "a b", `["a b"]`},
+		{"tools[0]", "", `tools[0][""]`},
+		{"", "x.y", `["x.y"]`},
+		{"", "q\"", `["q\""]`},
+	} {
+		if got := Key(tt.prefix, tt.key); got != tt.want {
+			t.Errorf("Key(%q, %q) = %q, want %q", tt.prefix, tt.key, got, tt.want)
+		}
+	}
+}
