@@ -62,7 +62,11 @@ func (ks *keySet) match(key string) bool {
 	if key == "" || len(key) > maxKeyLen {
 		return false
 	}
-	d := sha256.Sum256([]byte(key))
+	return ks.matchDigest(sha256.Sum256([]byte(key)))
+}
+
+// matchDigest is match for a key's SHA-256 digest, d.
+func (ks *keySet) matchDigest(d [32]byte) bool {
 	ok := 0
 	for i := range ks.digests {
 		ok |= subtle.ConstantTimeCompare(d[:], ks.digests[i][:])

@@ -200,14 +200,20 @@ func (s *Server) requestOwner(r *http.Request, fam apiFamily) string {
 	if ks == nil || s.memory == nil {
 		return ""
 	}
-	key := ""
-	if k := r.Header.Get("X-Api-Key"); fam != familyOpenAI && k != "" && ks.match(k) {
-		key = k
-	} else if tok, _ := bearerToken(r); ks.match(tok) {
-		key = tok
+	// Each key is hashed once: its digest is both what the key set
+	// holds and the owner.
+	var d [32]byte
+	if k := r.Header.Get("X-Api-Key"); fam != familyOpenAI && k != "" && len(k) <= maxKeyLen {
+		if d = sha256.Sum256([]byte(k)); ks.matchDigest(d) {
+			return hex.EncodeToString(d[:16])
+		}
 	}
-	d := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(d[:16])
+	if tok, _ := bearerToken(r); tok != "" && len(tok) <= maxKeyLen {
+		if d = sha256.Sum256([]byte(tok)); ks.matchDigest(d) {
+			return hex.EncodeToString(d[:16])
+		}
+	}
+	return ""
 }
 
 // rememberTurn keeps the reasoning of the turn the exchange's reply
