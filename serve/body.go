@@ -29,25 +29,54 @@ import (
 // raw value, which for a long conversation was most of the gateway's time
 // before rendering.
 func decodeBody(body []byte, dst any) error {
+	return decodeBodyUnread(body, dst, nil)
+}
+
+// decodeBodyUnread is decodeBody that also collects in unread, when it is
+// not nil, the members dst has no field for whose value is not null: of
+// the object, or of each object of the list (unreadMember.elem), each
+// once. Matching is encoding/json's, case folding included. A member whose
+// value is null is not collected: null is how these APIs write a value
+// left out (OpenAI's clients send "refusal": null back).
+func decodeBodyUnread(body []byte, dst any, unread *unreadSet) error {
 	v := reflect.ValueOf(dst).Elem()
 	v.SetZero()
-	if splitBody(body, dst) {
+	mark := unread.mark()
+	if splitBody(body, dst, unread) {
 		return nil
 	}
+	unread.reset(mark)
 	v.SetZero()
-	return json.Unmarshal(body, dst)
+	if err := json.Unmarshal(body, dst); err != nil {
+		return err
+	}
+	if unread == nil {
+		return nil
+	}
+	t := v.Type()
+	if t.Kind() != reflect.Slice {
+		unreadMembers(body, memberNamesOf(t), unread, 0)
+		return nil
+	}
+	names := memberNamesOf(t.Elem())
+	eachElement(body, func(i int, elem []byte) bool {
+		unreadMembers(elem, names, unread, i)
+		return true
+	})
+	return nil
 }
 
 // splitBody is decodeBody's plain case: it fills dst, which must be zero,
 // and reports true, or reports false when body is not the plain case,
-// leaving dst in an unspecified state.
-func splitBody(body []byte, dst any) bool {
+// leaving dst in an unspecified state. With unread, it collects the
+// members dst has no field for, as decodeBodyUnread does.
+func splitBody(body []byte, dst any, unread *unreadSet) bool {
 	v := reflect.ValueOf(dst).Elem()
 	if v.Kind() == reflect.Slice {
-		return splitList(body, v)
+		return splitList(body, v, unread)
 	}
 	fs := bodyFieldsOf(v.Type())
-	return fs != nil && decodeBodyFast(body, v, fs, nil)
+	return fs != nil && decodeBodyFast(body, v, fs, unread)
 }
 
 // decodeRequestBody is decodeBody for a request's top-level object that
@@ -56,21 +85,65 @@ func splitBody(body []byte, dst any) bool {
 // without using it. At most maxUnread are listed; more is true when the
 // body has others besides.
 func decodeRequestBody(body []byte, dst any) (unread []string, more bool, err error) {
-	v := reflect.ValueOf(dst).Elem()
-	v.SetZero()
-	fs := bodyFieldsOf(v.Type())
-	if fs != nil && decodeBodyFast(body, v, fs, &unread) {
-		return unread, false, nil // at most maxPlainMembers, each once
-	}
-	v.SetZero()
-	if err := json.Unmarshal(body, dst); err != nil {
+	var u unreadSet
+	if err := decodeBodyUnread(body, dst, &u); err != nil {
 		return nil, false, err
 	}
-	if fs == nil {
-		return nil, false, nil
+	for _, m := range u.list {
+		unread = append(unread, m.key)
 	}
-	unread, more = unreadMembers(body, fs)
-	return unread, more, nil
+	return unread, u.more, nil
+}
+
+// unreadMember is a member of a decoded object that its struct has no
+// field for: elem is the object's place in the list decoded (0 for an
+// object), key the member's name, unescaped.
+type unreadMember struct {
+	elem int
+	key  string
+}
+
+// unreadSet collects unread members: at most maxUnread, more set when
+// there were others. Its methods do nothing on a nil set.
+type unreadSet struct {
+	list []unreadMember
+	more bool
+}
+
+// add collects key of the object elem, unless it is collected already.
+func (u *unreadSet) add(elem int, key []byte) {
+	if u == nil {
+		return
+	}
+	for _, m := range u.list {
+		if m.elem == elem && m.key == string(key) {
+			return
+		}
+	}
+	if len(u.list) == maxUnread {
+		u.more = true
+		return
+	}
+	u.list = append(u.list, unreadMember{elem, string(key)})
+}
+
+// unreadMark is what an unreadSet held at a point, to go back to.
+type unreadMark struct {
+	n    int
+	more bool
+}
+
+func (u *unreadSet) mark() unreadMark {
+	if u == nil {
+		return unreadMark{}
+	}
+	return unreadMark{len(u.list), u.more}
+}
+
+func (u *unreadSet) reset(m unreadMark) {
+	if u != nil {
+		u.list, u.more = u.list[:m.n], m.more
+	}
 }
 
 // unescapedKey is the text of quoted, a JSON string with escapes, or nil
@@ -83,67 +156,55 @@ func unescapedKey(quoted []byte) []byte {
 	return []byte(key)
 }
 
-// listed reports whether key is among list, without converting it.
-func listed(list []string, key []byte) bool {
-	for _, s := range list {
-		if s == string(key) {
-			return true
-		}
-	}
-	return false
-}
-
-// maxUnread bounds the unread members decodeRequestBody lists.
+// maxUnread bounds the unread members an unreadSet collects.
 const maxUnread = 32
 
-// unreadMembers lists the members of body, a valid JSON object, that fs
-// has no field for: each once, at most maxUnread, more reporting others.
-// It parses one member at a time and keeps no key it does not list, so
-// that a body of many keys costs no more than its largest value.
-func unreadMembers(body []byte, fs *bodyFields) (unread []string, more bool) {
+// unreadMembers collects in u the members of body, a valid JSON object,
+// that names has no field for and whose value is not null, as those of
+// the object elem. It parses one member at a time and keeps no key it
+// does not collect, so that a body of many keys costs no more than its
+// largest value.
+func unreadMembers(body []byte, names *bodyFields, u *unreadSet, elem int) {
 	d := bodyDocs.Get().(*pyjson.Doc)
 	defer releaseBodyDoc(d)
 	pos := pyjson.SkipSpace(body, 0)
 	if pos >= len(body) || body[pos] != '{' {
-		return nil, false
+		return
 	}
 	for pos = pyjson.SkipSpace(body, pos+1); pos < len(body) && body[pos] == '"'; {
 		size, err := d.ParseValue(body[pos:])
 		if err != nil {
-			return unread, more
+			return
 		}
 		raw := body[pos+1 : pos+size-1]
 		if d.Nodes[0].Escaped {
 			if raw = unescapedKey(body[pos : pos+size]); raw == nil {
-				return unread, more
+				return
 			}
 		}
-		if _, found := fs.byName[string(raw)]; !found && !fs.foldsToField(raw) && !listed(unread, raw) {
-			if len(unread) == maxUnread {
-				more = true
-			} else {
-				unread = append(unread, string(raw))
-			}
-		}
+		_, found := names.byName[string(raw)]
+		unread := !found && !names.foldsToField(raw)
 		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) || body[pos] != ':' {
-			return unread, more
+			return
 		}
 		if pos = pyjson.SkipSpace(body, pos+1); pos >= len(body) {
-			return unread, more
+			return
 		}
 		if size, err = d.ParseValue(body[pos:]); err != nil {
-			return unread, more
+			return
+		}
+		if unread && d.Kind(0) != pyjson.Null {
+			u.add(elem, raw)
 		}
 		if pos = pyjson.SkipSpace(body, pos+size); pos < len(body) && body[pos] == ',' {
 			pos = pyjson.SkipSpace(body, pos+1)
 		}
 	}
-	return unread, more
 }
 
 // splitList is splitBody for v, a slice of structs, from a JSON list of
 // objects.
-func splitList(body []byte, v reflect.Value) bool {
+func splitList(body []byte, v reflect.Value, unread *unreadSet) bool {
 	t := v.Type().Elem()
 	if t.Kind() != reflect.Struct {
 		return false
@@ -170,7 +231,7 @@ func splitList(body []byte, v reflect.Value) bool {
 	n := int(d.Nodes[0].Len)
 	list := reflect.MakeSlice(v.Type(), n, n)
 	d.Elements(0, func(e, pos int) bool {
-		ok = decodeObject(d, e, list.Index(pos), fs)
+		ok = decodeObject(d, e, list.Index(pos), fs, unread, pos)
 		return ok
 	})
 	if ok {
@@ -243,6 +304,34 @@ func bodyFieldsOf(t reflect.Type) *bodyFields {
 	return fs
 }
 
+var memberNameCache sync.Map // reflect.Type -> *bodyFields
+
+// memberNamesOf returns the JSON names of t's fields as encoding/json
+// reads them, whatever their types (only byName's keys are set): the
+// members a struct decoded with json.Unmarshal reads.
+func memberNamesOf(t reflect.Type) *bodyFields {
+	if fs, ok := memberNameCache.Load(t); ok {
+		return fs.(*bodyFields)
+	}
+	fs := &bodyFields{byName: map[string]bodyField{}}
+	if t.Kind() == reflect.Struct {
+		for _, f := range reflect.VisibleFields(t) {
+			tag := f.Tag.Get("json")
+			name, _, _ := strings.Cut(tag, ",")
+			switch {
+			case f.Anonymous && f.Type.Kind() == reflect.Struct && name == "",
+				!f.IsExported() && !f.Anonymous, tag == "-":
+				continue
+			case name == "":
+				name = f.Name
+			}
+			fs.byName[name] = bodyField{}
+		}
+	}
+	memberNameCache.Store(t, fs)
+	return fs
+}
+
 // foldsToField reports whether key, which names no field exactly, could
 // still name one under encoding/json's case-insensitive matching.
 func (fs *bodyFields) foldsToField(key []byte) bool {
@@ -291,7 +380,7 @@ const maxPooledBodyNodes = 1 << 16
 // value at a time into a reused tape, so that the tape holds the largest
 // value rather than the whole body, and a body with more members than a
 // plain one has stops early.
-func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *[]string) bool {
+func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *unreadSet) bool {
 	if !utf8.Valid(body) {
 		return false // ParseValue reads valid UTF-8 only
 	}
@@ -336,10 +425,8 @@ func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *[]stri
 		if !setMember(d, fs, key, v) {
 			return false
 		}
-		if unread != nil {
-			if _, found := fs.byName[string(key)]; !found {
-				*unread = append(*unread, string(key))
-			}
+		if _, found := fs.byName[string(key)]; !found && d.Kind(0) != pyjson.Null {
+			unread.add(0, key)
 		}
 		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) {
 			return false
@@ -416,7 +503,7 @@ func tapeDepth(d *pyjson.Doc) int {
 func splitNode(d *pyjson.Doc, i int, dst any) bool {
 	v := reflect.ValueOf(dst).Elem()
 	fs := bodyFieldsOf(v.Type())
-	return fs != nil && decodeObject(d, i, v, fs)
+	return fs != nil && decodeObject(d, i, v, fs, nil, 0)
 }
 
 // maxPlainMembers bounds the members of a plain object: the bodies have a
@@ -426,8 +513,9 @@ func splitNode(d *pyjson.Doc, i int, dst any) bool {
 const maxPlainMembers = 64
 
 // decodeObject fills v from the object at node obj in the plain case and
-// reports whether it could.
-func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields) bool {
+// reports whether it could, collecting in unread the members v has no
+// field for, as those of the object elem.
+func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields, unread *unreadSet, elem int) bool {
 	if d.Kind(obj) != pyjson.Object || d.Nodes[obj].Len > maxPlainMembers || d.DuplicateKey(obj) >= 0 {
 		return false
 	}
@@ -440,7 +528,9 @@ func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields) bool 
 		case d.Nodes[k].Escaped:
 			ok = false
 		case !found:
-			ok = !fs.foldsToField(key)
+			if ok = !fs.foldsToField(key); ok && d.Kind(val) != pyjson.Null {
+				unread.add(elem, key)
+			}
 		default:
 			ok = setField(d, val, f, v)
 		}

@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,7 +108,76 @@ func checkDecodeBody(t *testing.T, body []byte) {
 		if wantErr == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s %.80q:\n got %+v\nwant %+v", name, body, got, want)
 		}
+		var unread unreadSet
+		again := fresh()
+		if err := decodeBodyUnread(body, again, &unread); (err == nil) != (wantErr == nil) || err == nil && !reflect.DeepEqual(again, want) {
+			t.Fatalf("%s %.80q: decodeBodyUnread %v %+v, json.Unmarshal %v %+v", name, body, err, again, wantErr, want)
+		}
+		if wantErr == nil {
+			checkUnreadSet(t, name, body, reflect.TypeOf(want).Elem(), &unread)
+		}
 	}
+}
+
+// checkUnreadSet requires unread to hold, of body decoded into a value of
+// type typ (a struct, or a list of structs), the members whose key no
+// field's JSON name equals, ASCII case folded, and whose value is not
+// null: each once per object, in order, at most maxUnread. A key with a
+// byte above ASCII may be listed or not (encoding/json's Unicode folding
+// is left to it).
+func checkUnreadSet(t *testing.T, name string, body []byte, typ reflect.Type, unread *unreadSet) {
+	t.Helper()
+	objects := [][]byte{body}
+	if typ.Kind() == reflect.Slice {
+		typ, objects = typ.Elem(), nil
+		var list []json.RawMessage
+		if err := json.Unmarshal(body, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range list {
+			objects = append(objects, e)
+		}
+	}
+	var names []string
+	for _, f := range reflect.VisibleFields(typ) {
+		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
+			names = append(names, tag)
+		}
+	}
+	var want []unreadMember
+	for i, obj := range objects {
+		if obj = bytes.TrimSpace(obj); len(obj) == 0 || obj[0] != '{' {
+			continue // null in a list of structs
+		}
+		for _, m := range membersOf(t, obj) {
+			read := slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, m.key) })
+			um := unreadMember{i, m.key}
+			if ascii(m.key) && !read && string(m.value) != "null" && !slices.Contains(want, um) {
+				want = append(want, um)
+			}
+		}
+	}
+	got := unread.list
+	if !slices.ContainsFunc(got, func(m unreadMember) bool { return !ascii(m.key) }) {
+		if n := min(len(want), maxUnread); !slices.Equal(got, want[:n]) || unread.more != (len(want) > maxUnread) {
+			t.Fatalf("%s %.120q: unread %+v (more %v), want %+v", name, body, got, unread.more, want)
+		}
+		return
+	}
+	for _, m := range got {
+		if ascii(m.key) && !slices.Contains(want, m) {
+			t.Fatalf("%s %.120q: %+v listed as unread, want %+v", name, body, m, want)
+		}
+	}
+}
+
+func ascii(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func TestDecodeBodyMatchesEncodingJSON(t *testing.T) {
