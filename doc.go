@@ -56,7 +56,9 @@
 //     Beam was trained with, [TrainedSearch] and [TrainedBrowse].
 //   - Requests: [ParseRequest] decodes the command line's JSON into a
 //     [Request], whose methods render it ([ParseMessages] decodes a list
-//     of messages alone, as a gateway reads a body's messages); [Options]
+//     of messages alone, as a gateway reads a body's messages, and
+//     [ParseMessagesUnread] also names the members it does not read, for
+//     a gateway to report); [Options]
 //     holds what a request
 //     sets besides its messages: tools, [ReasoningEffort] (made by
 //     [Effort] or [EffortLabel]; [DefaultEffort], [MinTrainedEffort]), the

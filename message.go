@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -107,6 +108,33 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	}
 	*m = Message{}
 	return decodeMessage(d, 0, m, nil, nil, 0)
+}
+
+// keyNotes is where the message decoder notes the members it does not
+// read: unknown keeps a message's keys (ParseRequest's, for Lint and
+// Strict); unread is called with the path of each member, of a message,
+// a text part, a tool call or its function, whose value is not null
+// (ParseMessagesUnread's).
+type keyNotes struct {
+	unknown *[]unknownKey
+	unread  func(path string)
+}
+
+// note notes key, of the object at node k's message pos (a key of the
+// message itself when within is empty, else of the object at
+// within, such as "content[1]"), whose value is at node v.
+func (n *keyNotes) note(d *pyjson.Doc, k, v, pos int, within string) {
+	switch {
+	case n == nil:
+	case n.unknown != nil && within == "":
+		*n.unknown = append(*n.unknown, newUnknownKey(messagePath(pos), string(d.KeyText(k, nil)), messageKeys))
+	case n.unread != nil && d.Kind(v) != pyjson.Null:
+		prefix := messagePath(pos)
+		if within != "" {
+			prefix += "." + within
+		}
+		n.unread(keyPath(prefix, string(d.KeyText(k, nil))))
+	}
 }
 
 // UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
@@ -220,9 +248,9 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 
 // decodeMessage reads the message object at node i of d. Arguments and
 // parameters keep sub-slices of d.Src, so d.Src must not be reused. Keys
-// it does not read are added to unknown, when it is not nil, as keys of
+// it does not read are noted in notes, when it is not nil, as keys of
 // messages[pos].
-func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall, unknown *[]unknownKey, pos int) error {
+func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall, notes *keyNotes, pos int) error {
 	if d.Kind(i) != pyjson.Object {
 		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
@@ -234,7 +262,7 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall, unknown 
 		case "role":
 			m.Role, err = optString(d, v, "role")
 		case "content":
-			m.Content, err = decodeContent(d, v)
+			m.Content, err = decodeContent(d, v, notes, pos)
 		// The first non-empty of reasoning_content, thinking, reasoning
 		// wins, wherever the keys stand in the object.
 		case "reasoning_content":
@@ -244,15 +272,13 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall, unknown 
 		case "reasoning":
 			err = decodeReasoning(d, v, m, &rank, 2)
 		case "tool_calls":
-			err = decodeToolCalls(d, v, m, calls)
+			err = decodeToolCalls(d, v, m, calls, notes, pos)
 		case "tool_call_id":
 			m.ToolCallID, err = optString(d, v, "tool_call_id")
 		case "name":
 			m.Name, err = optString(d, v, "name")
 		default:
-			if unknown != nil {
-				*unknown = append(*unknown, newUnknownKey(messagePath(pos), string(d.KeyText(k, nil)), messageKeys))
-			}
+			notes.note(d, k, v, pos, "")
 		}
 		return err == nil
 	})
@@ -300,8 +326,9 @@ func optString(d *pyjson.Doc, v int, field string) (string, error) {
 }
 
 // decodeContent reads content: a string, null, or a list of text parts
-// joined with "\n" (DECISIONS.md, Messages and roles).
-func decodeContent(d *pyjson.Doc, v int) (string, error) {
+// joined with "\n" (DECISIONS.md, Messages and roles). A part's members
+// other than type and text are noted in notes, as those of message pos.
+func decodeContent(d *pyjson.Doc, v int, notes *keyNotes, msg int) (string, error) {
 	switch d.Kind(v) {
 	case pyjson.Null:
 		return "", nil
@@ -335,6 +362,9 @@ func decodeContent(d *pyjson.Doc, v int) (string, error) {
 			buf = append(buf, '\n')
 		}
 		buf = d.AppendString(buf, t)
+		if notes != nil && notes.unread != nil {
+			noteOthers(d, e, notes, msg, partPath(pos), "type", "text")
+		}
 		return true
 	})
 	return string(buf), err
@@ -362,7 +392,21 @@ func newToolCalls(n int, calls *[]ToolCall) []ToolCall {
 // toolCallBlock is how many calls newToolCalls allocates room for at once.
 const toolCallBlock = 16
 
-func decodeToolCalls(d *pyjson.Doc, v int, m *Message, calls *[]ToolCall) error {
+// noteOthers notes the members of the object at node obj, within message
+// msg at within, whose keys are not among known.
+func noteOthers(d *pyjson.Doc, obj int, notes *keyNotes, msg int, within string, known ...string) {
+	var buf [16]byte
+	d.Members(obj, func(k, v int) bool {
+		if !slices.Contains(known, string(d.KeyText(k, buf[:0]))) {
+			notes.note(d, k, v, msg, within)
+		}
+		return true
+	})
+}
+
+// decodeToolCalls reads tool_calls into m; the calls' members it does not
+// read are noted in notes, as those of message msg.
+func decodeToolCalls(d *pyjson.Doc, v int, m *Message, calls *[]ToolCall, notes *keyNotes, msg int) error {
 	switch d.Kind(v) {
 	case pyjson.Null:
 		return nil
@@ -378,6 +422,13 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message, calls *[]ToolCall) error 
 		if err = decodeToolCall(d, e, &tc[pos]); err != nil {
 			err = prefixPath("tool_calls["+strconv.Itoa(pos)+"]", err)
 			return false
+		}
+		if notes != nil && notes.unread != nil {
+			within := "tool_calls[" + strconv.Itoa(pos) + "]"
+			noteOthers(d, e, notes, msg, within, "id", "type", "function")
+			if f := d.Lookup(e, "function"); f >= 0 && d.Kind(f) == pyjson.Object {
+				noteOthers(d, f, notes, msg, within+".function", "name", "arguments")
+			}
 		}
 		return true
 	})

@@ -74,9 +74,26 @@ func ParseRequest(data []byte) (*Request, error) {
 // message, not the whole list: a list of a million numbers fails at the
 // first without a tape of them all.
 func ParseMessages(data []byte) ([]Message, error) {
+	return parseMessages(data, nil)
+}
+
+// ParseMessagesUnread is ParseMessages that also calls unread, in order,
+// with the path of each member the format does not read and whose value
+// is not null: a key of a message, of a text part, of a tool call or of
+// its function, such as "messages[2].audio" or
+// "messages[0].content[1].cache_control". A server that renders requests
+// can so report what a client sent and the prompt left out; null is left
+// out as the absence it stands for ("refusal": null, which OpenAI's
+// clients send back). unread is not called for a list that fails to
+// decode past the message that fails.
+func ParseMessagesUnread(data []byte, unread func(path string)) ([]Message, error) {
+	return parseMessages(data, &keyNotes{unread: unread})
+}
+
+func parseMessages(data []byte, notes *keyNotes) ([]Message, error) {
 	d := docPool.Get().(*pyjson.Doc)
 	defer releaseDoc(d)
-	if messages, err, ok := decodeEach(d, data); ok {
+	if messages, err, ok := decodeEach(d, data, notes); ok {
 		return messages, err
 	}
 	// Not a well-formed list: the errors ParseRequest gives.
@@ -90,7 +107,7 @@ func ParseMessages(data []byte) ([]Message, error) {
 		return nil, errAt("messages", "must be a list of messages, got "+kindName(d.Kind(0)))
 	}
 	d.Text = string(data)
-	return decodeMessageList(d, 0, nil)
+	return decodeMessageList(d, 0, notes)
 }
 
 // decodeEach is ParseMessages for a well-formed list: each element is
@@ -99,7 +116,7 @@ func ParseMessages(data []byte) ([]Message, error) {
 // be well formed (a syntax error anywhere wins, as in a parse of the
 // whole). ok is false when data is not a well-formed list of at most
 // pyjson.MaxDepth levels.
-func decodeEach(d *pyjson.Doc, data []byte) (messages []Message, err error, ok bool) {
+func decodeEach(d *pyjson.Doc, data []byte, notes *keyNotes) (messages []Message, err error, ok bool) {
 	if !utf8.Valid(data) { // ParseValue reads valid UTF-8 only
 		return nil, nil, false
 	}
@@ -121,7 +138,7 @@ func decodeEach(d *pyjson.Doc, data []byte) (messages []Message, err error, ok b
 		if err == nil {
 			d.Text = text[pos:]
 			messages = append(messages, Message{})
-			if e := decodeMessage(d, 0, &messages[k], &calls, nil, k); e != nil {
+			if e := decodeMessage(d, 0, &messages[k], &calls, notes, k); e != nil {
 				messages, err = nil, prefixPath(messagePath(k), e)
 			}
 		}
@@ -202,15 +219,15 @@ func tapeDepth(d *pyjson.Doc) int {
 }
 
 // decodeMessageList decodes the list of messages at node list of d,
-// recording the keys it does not read in unknown when that is not nil.
-func decodeMessageList(d *pyjson.Doc, list int, unknown *[]unknownKey) ([]Message, error) {
+// noting the keys it does not read in notes when that is not nil.
+func decodeMessageList(d *pyjson.Doc, list int, notes *keyNotes) ([]Message, error) {
 	// Decoded in place, into the new slice's zero values: a copy would
 	// cost a barrier per pointer.
 	messages := make([]Message, d.Nodes[list].Len)
 	var err error
 	var calls []ToolCall // room for the messages' tool calls
 	d.Elements(list, func(e, pos int) bool {
-		if err = decodeMessage(d, e, &messages[pos], &calls, unknown, pos); err != nil {
+		if err = decodeMessage(d, e, &messages[pos], &calls, notes, pos); err != nil {
 			err = prefixPath(messagePath(pos), err)
 			return false
 		}
@@ -251,7 +268,7 @@ func (r *Request) decode(d *pyjson.Doc) error {
 	if msgs < 0 || d.Kind(msgs) != pyjson.Array {
 		return errAt("messages", "required, a list of messages")
 	}
-	messages, err := decodeMessageList(d, msgs, &r.unknown)
+	messages, err := decodeMessageList(d, msgs, &keyNotes{unknown: &r.unknown})
 	if err != nil {
 		return err
 	}
