@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,16 +60,68 @@ func (r *request) report(path, kind, why string) {
 	r.unhonoured = append(r.unhonoured, unhonoured{path: path, kind: kind, why: why})
 }
 
-// reportUnread reports the top-level members of a request body its API
-// does not read (decodeRequestBody): accepted, and not used. more says
-// the body has others than those listed.
+// unreadWhy is why a member the gateway does not read is reported.
+const unreadWhy = "not read by this gateway: accepted and not used"
+
+// noteMembers notes the members unread holds, of the object at path or,
+// with list, of each object of the list at path, to be reported with the
+// request's top-level members (reportUnread). At most maxUnread are kept.
+func (r *request) noteMembers(path string, list bool, unread *unreadSet) {
+	for _, m := range unread.list {
+		p := path
+		if list {
+			p += "[" + strconv.Itoa(m.elem) + "]"
+		}
+		r.noteMember(jsonpath.Key(p, m.key))
+	}
+	r.unreadMore = r.unreadMore || unread.more
+}
+
+// noteMember notes one member the gateway does not read, at path, unless
+// it is an acceptedNoOp.
+func (r *request) noteMember(path string) {
+	if strings.HasSuffix(path, "."+acceptedNoOp) {
+		return
+	}
+	if len(r.unreadNested) == maxUnread {
+		r.unreadMore = true
+		return
+	}
+	r.unreadNested = append(r.unreadNested, path)
+}
+
+// decodeMembers is decodeBodyUnread for the object at path (or, with a
+// list, each object at path[i]) that notes the members dst has no field
+// for.
+func (r *request) decodeMembers(raw []byte, dst any, path string) error {
+	var unread unreadSet
+	if err := decodeBodyUnread(raw, dst, &unread); err != nil {
+		return err
+	}
+	r.noteMembers(path, reflect.TypeOf(dst).Elem().Kind() == reflect.Slice, &unread)
+	return nil
+}
+
+// reportUnread reports the members of a request body its API does not
+// read: keys, the top-level ones (decodeRequestBody), then those noted in
+// nested objects, at most maxUnread in all; the last listed says when
+// there are more (more: the body has others at the top level).
 func (r *request) reportUnread(keys []string, more bool) {
-	for i, k := range keys {
-		why := "not read by this gateway: accepted and not used"
-		if more && i == len(keys)-1 {
+	paths := make([]string, 0, len(keys)+len(r.unreadNested))
+	for _, k := range keys {
+		paths = append(paths, jsonpath.Key("", k))
+	}
+	paths = append(paths, r.unreadNested...)
+	more = more || r.unreadMore
+	if len(paths) > maxUnread {
+		paths, more = paths[:maxUnread], true
+	}
+	for i, p := range paths {
+		why := unreadWhy
+		if more && i == len(paths)-1 {
 			why += "; the body has more such members, not listed"
 		}
-		r.report(jsonpath.Key("", k), unhonouredField, why)
+		r.report(p, unhonouredField, why)
 	}
 }
 

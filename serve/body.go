@@ -110,9 +110,17 @@ type unreadSet struct {
 	more bool
 }
 
-// add collects key of the object elem, unless it is collected already.
+// acceptedNoOp is the member of any object that counts as read although
+// the gateway has nothing to do for it, as its client wants
+// (docs/gap-decisions.md 111 and 244): cache_control, a prompt-caching
+// breakpoint, since llama.cpp, vLLM and SGLang reuse a shared prefix
+// without marks.
+const acceptedNoOp = "cache_control"
+
+// add collects key of the object elem, unless it is collected already or
+// is acceptedNoOp.
 func (u *unreadSet) add(elem int, key []byte) {
-	if u == nil {
+	if u == nil || asciiEqualFold(acceptedNoOp, key) {
 		return
 	}
 	for _, m := range u.list {
@@ -499,11 +507,18 @@ func tapeDepth(d *pyjson.Doc) int {
 	return deepest
 }
 
-// splitNode is splitBody for the value at node i of a parsed document.
-func splitNode(d *pyjson.Doc, i int, dst any) bool {
+// splitNode is splitBody for the value at node i of a parsed document,
+// collecting in unread (when not nil) the members dst has no field for;
+// when it reports false, unread is as it was.
+func splitNode(d *pyjson.Doc, i int, dst any, unread *unreadSet) bool {
 	v := reflect.ValueOf(dst).Elem()
 	fs := bodyFieldsOf(v.Type())
-	return fs != nil && decodeObject(d, i, v, fs, nil, 0)
+	mark := unread.mark()
+	if fs != nil && decodeObject(d, i, v, fs, unread, 0) {
+		return true
+	}
+	unread.reset(mark)
+	return false
 }
 
 // maxPlainMembers bounds the members of a plain object: the bodies have a

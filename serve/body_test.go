@@ -122,7 +122,8 @@ func checkDecodeBody(t *testing.T, body []byte) {
 // checkUnreadSet requires unread to hold, of body decoded into a value of
 // type typ (a struct, or a list of structs), the members whose key no
 // field's JSON name equals, ASCII case folded, and whose value is not
-// null: each once per object, in order, at most maxUnread. A key with a
+// null, cache_control apart: each once per object, in order, at most
+// maxUnread. A key with a
 // byte above ASCII may be listed or not (encoding/json's Unicode folding
 // is left to it).
 func checkUnreadSet(t *testing.T, name string, body []byte, typ reflect.Type, unread *unreadSet) {
@@ -152,7 +153,7 @@ func checkUnreadSet(t *testing.T, name string, body []byte, typ reflect.Type, un
 		for _, m := range membersOf(t, obj) {
 			read := slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, m.key) })
 			um := unreadMember{i, m.key}
-			if ascii(m.key) && !read && string(m.value) != "null" && !slices.Contains(want, um) {
+			if ascii(m.key) && !read && string(m.value) != "null" && !strings.EqualFold(m.key, acceptedNoOp) && !slices.Contains(want, um) {
 				want = append(want, um)
 			}
 		}
@@ -234,11 +235,14 @@ func TestFunctionStrictMatchesEncodingJSON(t *testing.T) {
 		`{}`,
 		`[]`,
 		`null`,
+		`{"type":"function","id":"t1","function":{"name":"f","parameters":{},"strict":true,"x":[1],"cache_control":{},"y":null},"cache_control":{}}`,
+		`{"type":"function","z":1,"z":2,"function":{"name":"f","w":1},"function":{"name":"g","v":2}}`,
 	}
 	for _, tool := range tools {
 		if got, want := functionStrict([]byte(tool)), nestedStrict([]byte(tool)); string(got) != string(want) {
 			t.Errorf("%s: function.strict %q, json.Unmarshal finds %q", tool, got, want)
 		}
+		checkToolUnread(t, []byte(tool))
 	}
 }
 
@@ -323,6 +327,7 @@ func FuzzDecodeBody(f *testing.F) {
 		checkUnread(t, body)
 		checkPlainString(t, body)
 		if json.Valid(body) {
+			checkToolUnread(t, body)
 			if got, want := functionStrict(body), nestedStrict(body); string(got) != string(want) {
 				t.Fatalf("%q: function.strict %q, json.Unmarshal finds %q", body, got, want)
 			}
@@ -372,7 +377,7 @@ func TestDecodeMessageListMatchesOneByOne(t *testing.T) {
 			continue // too deep for a body: refused before its messages
 		}
 		for _, check := range []bool{true, false} {
-			got, gotErr := decodeMessageList(cr.Messages, check)
+			got, gotErr := decodeMessageList(cr.Messages, check, nil)
 			want, wantErr := decodeMessagesOneByOne(cr.Messages, check)
 			if !reflect.DeepEqual(gotErr, wantErr) {
 				t.Fatalf("%.200s: error %+v, one by one %+v", list, gotErr, wantErr)
@@ -424,5 +429,30 @@ func TestDecodeBodyHostileMemory(t *testing.T) {
 		if c.name == "scalars for messages" && aerr == nil {
 			t.Errorf("%s: no error", c.name)
 		}
+	}
+}
+
+// checkToolUnread requires functionStrictUnread to collect the members of
+// a chat tool and of its function that chatToolMembers and
+// chatFunctionMembers do not have, as checkUnreadSet finds them.
+func checkToolUnread(t *testing.T, body []byte) {
+	t.Helper()
+	var tu, fu unreadSet
+	got := functionStrictUnread(body, &tu, &fu)
+	if want := nestedStrict(body); string(got) != string(want) {
+		t.Fatalf("%q: function.strict %q, json.Unmarshal finds %q", body, got, want)
+	}
+	var tool chatToolMembers
+	if json.Unmarshal(body, &tool) != nil {
+		if len(tu.list)+len(fu.list) > 0 {
+			t.Fatalf("%q: not a tool, yet unread %+v %+v", body, tu.list, fu.list)
+		}
+		return
+	}
+	checkUnreadSet(t, "tool", body, reflect.TypeFor[chatToolMembers](), &tu)
+	if fn := bytes.TrimSpace(tool.Function); len(fn) > 0 && fn[0] == '{' {
+		checkUnreadSet(t, "function", fn, reflect.TypeFor[chatFunctionMembers](), &fu)
+	} else if len(fu.list) > 0 {
+		t.Fatalf("%q: no function object, yet unread %+v", body, fu.list)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -214,7 +215,7 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 // checkMarkers, unless the server allows them (DECISIONS.md, Serving).
 func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 	var err *apiError
-	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed()); err != nil {
+	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed(), r.noteMember); err != nil {
 		return err
 	}
 	if len(r.messages) == 0 {
@@ -226,15 +227,16 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 // decodeMessageList decodes raw, the messages of a chat request (a list,
 // null or nothing), each as Message.UnmarshalJSON does, and with
 // checkNames refuses a marker in a message's name. The list is decoded in
-// one harmony.ParseMessages; when that fails, each message is decoded on
+// one harmony.ParseMessagesUnread, which gives unread (when not nil) the
+// path of each member the format does not read; when that fails, each message is decoded on
 // its own, so that the first error (a message that does not decode, or a
 // name with a marker in an earlier one) names the message and the field
 // as it always has.
-func decodeMessageList(raw json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
+func decodeMessageList(raw json.RawMessage, checkNames bool, unread func(path string)) ([]harmony.Message, *apiError) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	messages, err := harmony.ParseMessages(raw)
+	messages, err := harmony.ParseMessagesUnread(raw, unread)
 	if err != nil {
 		return decodeMessagesOneByOne(raw, checkNames)
 	}
@@ -315,42 +317,72 @@ func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
 // chatTools reads the entries of a chat request's tools.
 type chatTools struct{}
 
-// readTool reads a function tool in the OpenAI shape.
+// readTool reads a function tool in the OpenAI shape, and notes the
+// members of the tool and of its function that it does not read.
 func (chatTools) readTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
 	var t harmony.Tool
 	if err := t.UnmarshalJSON(raw); err != nil {
 		return harmonyError(path, "invalid_tool", err)
 	}
-	strict, _, err := rawBool(functionStrict(raw), path+".function.strict")
+	var toolUnread, fnUnread unreadSet
+	strict, _, err := rawBool(functionStrictUnread(raw, &toolUnread, &fnUnread), path+".function.strict")
 	if err != nil {
 		return err
 	}
+	ts.r.noteMembers(path, false, &toolUnread)
+	ts.r.noteMembers(path+".function", false, &fnUnread)
 	ts.add(t, strict, path+".function.parameters")
 	return nil
 }
 
-// functionStrict returns the raw value of a tool's function.strict, as
-// json.Unmarshal into nested structs finds it, or nil. The plain case is
-// split without encoding/json; any other tool (a key written with an
-// escape or in another case, a key twice, a function that is not an
-// object) is read by json.Unmarshal, whose rules decide.
-func functionStrict(tool json.RawMessage) json.RawMessage {
-	var t struct {
+// chatToolMembers and chatFunctionMembers are what the gateway reads of a
+// chat request's tool and of its function: harmony.Tool's members, and
+// strict.
+type (
+	chatToolMembers struct {
+		Type     json.RawMessage `json:"type"`
 		Function json.RawMessage `json:"function"`
 	}
-	var f struct {
-		Strict json.RawMessage `json:"strict"`
+	chatFunctionMembers struct {
+		Name        json.RawMessage `json:"name"`
+		Description json.RawMessage `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+		Strict      json.RawMessage `json:"strict"`
 	}
+)
+
+// functionStrict returns the raw value of a tool's function.strict, as
+// json.Unmarshal into nested structs finds it, or nil.
+func functionStrict(tool json.RawMessage) json.RawMessage {
+	return functionStrictUnread(tool, nil, nil)
+}
+
+// functionStrictUnread is functionStrict that also collects the members
+// of the tool and of its function that chatToolMembers and
+// chatFunctionMembers do not have, when toolUnread and fnUnread are not
+// nil. The plain case is split without encoding/json; any other tool (a
+// key written with an escape or in another case, a key twice, a function
+// that is not an object) is read by json.Unmarshal, whose rules decide.
+func functionStrictUnread(tool json.RawMessage, toolUnread, fnUnread *unreadSet) json.RawMessage {
+	var t chatToolMembers
+	var f chatFunctionMembers
 	d := bodyDocs.Get().(*pyjson.Doc)
 	defer releaseBodyDoc(d)
-	if d.Parse(tool) == nil && splitNode(d, 0, &t) {
+	if d.Parse(tool) == nil && splitNode(d, 0, &t, toolUnread) {
 		// Plain: "function" is there once at most, as written.
 		fn := d.Lookup(0, "function")
 		if fn < 0 || d.Kind(fn) == pyjson.Null {
 			return nil
 		}
-		if splitNode(d, fn, &f) {
+		if splitNode(d, fn, &f, fnUnread) {
 			return f.Strict
+		}
+		toolUnread.reset(unreadMark{})
+	}
+	if toolUnread != nil && json.Unmarshal(tool, &t) == nil {
+		unreadMembers(tool, memberNamesOf(reflect.TypeFor[chatToolMembers]()), toolUnread, 0)
+		if !isNull(t.Function) && t.Function[0] == '{' {
+			unreadMembers(t.Function, memberNamesOf(reflect.TypeFor[chatFunctionMembers]()), fnUnread, 0)
 		}
 	}
 	return nestedStrict(tool)

@@ -56,6 +56,11 @@ type request struct {
 	// unhonoured is what the request asked for that the gateway left out
 	// or did not apply, reported rather than ignored (agents.go).
 	unhonoured []unhonoured
+	// unreadNested are the paths of members of nested objects the
+	// gateway does not read, at most maxUnread, and unreadMore says there
+	// were others: reported with the top-level ones (reportUnread).
+	unreadNested []string
+	unreadMore   bool
 	// convKey is the conversation's routing key the client named
 	// (clientConversationKey); 0: the router keys by the prompt.
 	convKey uint64
