@@ -60,7 +60,8 @@ type chatRequest struct {
 }
 
 // chatTemplateKwargs are the template arguments a request may pass in
-// chat_template_kwargs (page: Template arguments). Other keys are ignored.
+// chat_template_kwargs (page: Template arguments). Other keys are
+// reported, as any member the gateway does not read.
 type chatTemplateKwargs struct {
 	ReasoningEffort      json.RawMessage `json:"reasoning_effort"`
 	ModelIdentity        json.RawMessage `json:"model_identity"`
@@ -157,7 +158,7 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 		var so struct {
 			IncludeUsage json.RawMessage `json:"include_usage"`
 		}
-		if cr.StreamOptions[0] != '{' || json.Unmarshal(cr.StreamOptions, &so) != nil {
+		if cr.StreamOptions[0] != '{' || r.decodeMembers(cr.StreamOptions, &so, "stream_options") != nil {
 			return paramError("stream_options", "invalid_type", "must be an object, got "+kindOf(cr.StreamOptions))
 		}
 		if r.wantUsage, _, err = rawBool(so.IncludeUsage, "stream_options.include_usage"); err != nil {
@@ -169,7 +170,7 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 	} else if logprobs {
 		return paramError("logprobs", "unsupported_parameter", "not supported by this gateway")
 	}
-	format, schemaPath, err := decodeFormat(cr.ResponseFormat, "response_format", true)
+	format, schemaPath, err := r.decodeFormat(cr.ResponseFormat, "response_format", true)
 	if err != nil {
 		return err
 	}
@@ -302,7 +303,7 @@ func (r *request) checkMarkers(_ *chatRequest, cfg *Config) *apiError {
 // tools and parallel_tool_calls false constrain the generation
 // (constrain.go).
 func (r *request) decodeTools(cr *chatRequest, _ *Config) *apiError {
-	tc, aerr := decodeChatToolChoice(cr.ToolChoice)
+	tc, aerr := r.decodeChatToolChoice(cr.ToolChoice)
 	if aerr != nil {
 		return aerr
 	}
@@ -411,7 +412,7 @@ func (r *request) decodeTemplateArgs(cr *chatRequest, cfg *Config) *apiError {
 		if cr.ChatTemplateKwargs[0] != '{' {
 			return paramError("chat_template_kwargs", "invalid_type", "must be an object, got "+kindOf(cr.ChatTemplateKwargs))
 		}
-		if err := json.Unmarshal(cr.ChatTemplateKwargs, &kw); err != nil {
+		if err := r.decodeMembers(cr.ChatTemplateKwargs, &kw, "chat_template_kwargs"); err != nil {
 			return paramJSONError("chat_template_kwargs", "invalid_type", err)
 		}
 		if !isNull(kw.ReasoningEffort) {

@@ -109,22 +109,38 @@ func (k *constraint) mapPath(p string) string {
 // decodeFormat reads a response format object at path: {"type": "text"}
 // (nil), {"type": "json_object"}, or {"type": "json_schema"} with its
 // schema and strict flag, nested in json_schema (Chat Completions) or
-// beside type. It returns the schema's request path with the format.
-func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Format, string, *apiError) {
+// beside type. It returns the schema's request path with the format, and
+// notes the members it does not read. A name is read as what it is, an
+// identifier: it asks for nothing; a description is reported, since
+// nothing puts it in the prompt.
+func (r *request) decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Format, string, *apiError) {
 	if isNull(raw) {
 		return nil, "", nil
 	}
 	if raw[0] != '{' {
 		return nil, "", paramError(path, "invalid_type", "must be an object such as {\"type\": \"json_object\"}, got "+kindOf(raw))
 	}
+	// Chat Completions nests name, schema and strict in json_schema; the
+	// others have them beside type.
 	var f struct {
+		Type   json.RawMessage `json:"type"`
+		Name   json.RawMessage `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict json.RawMessage `json:"strict"`
+	}
+	var outer struct {
 		Type       json.RawMessage `json:"type"`
-		Schema     json.RawMessage `json:"schema"`
-		Strict     json.RawMessage `json:"strict"`
 		JSONSchema json.RawMessage `json:"json_schema"`
 	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, "", paramJSONError(path, "invalid_type", err)
+	var jerr error
+	if nested {
+		jerr = r.decodeMembers(raw, &outer, path)
+		f.Type = outer.Type
+	} else {
+		jerr = r.decodeMembers(raw, &f, path)
+	}
+	if jerr != nil {
+		return nil, "", paramJSONError(path, "invalid_type", jerr)
 	}
 	typ, err := rawString(f.Type, path+".type")
 	if err != nil {
@@ -146,13 +162,18 @@ func decodeFormat(raw json.RawMessage, path string, nested bool) (*grammar.Forma
 	if nested {
 		// Chat Completions: {"type": "json_schema", "json_schema": {"name", "schema", "strict"}}.
 		inner := path + ".json_schema"
-		if isNull(f.JSONSchema) || f.JSONSchema[0] != '{' {
+		if isNull(outer.JSONSchema) || outer.JSONSchema[0] != '{' {
 			return nil, "", paramError(inner, "invalid_type", "required with type json_schema, an object with name and schema")
 		}
-		f.Schema, f.Strict = nil, nil
-		if err := json.Unmarshal(f.JSONSchema, &f); err != nil {
+		var js struct {
+			Name   json.RawMessage `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+			Strict json.RawMessage `json:"strict"`
+		}
+		if err := r.decodeMembers(outer.JSONSchema, &js, inner); err != nil {
 			return nil, "", paramJSONError(inner, "invalid_type", err)
 		}
+		f.Schema, f.Strict = js.Schema, js.Strict
 		schemaPath = inner + ".schema"
 	}
 	strict, _, aerr := rawBool(f.Strict, strings.TrimSuffix(schemaPath, ".schema")+".strict")

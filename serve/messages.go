@@ -293,7 +293,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 // constrain the generation (constrain.go), and disable_parallel_tool_use
 // keeps the first call of an unconstrained one.
 func (m *messagesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
-	tc, err := decodeAnthropicToolChoice(rawChoice)
+	tc, err := m.req.decodeAnthropicToolChoice(rawChoice)
 	if err != nil {
 		return err
 	}
@@ -380,7 +380,7 @@ func (m *messagesReply) decodeOutputFormat(outputConfig, outputFormat json.RawMe
 	if raw[0] == '{' && json.Unmarshal(raw, &t) == nil && t.Type != "json_schema" {
 		return paramError(path+".type", "invalid_value", "must be json_schema, got "+quoteText(t.Type))
 	}
-	format, schemaPath, err := decodeFormat(raw, path, false)
+	format, schemaPath, err := m.req.decodeFormat(raw, path, false)
 	if err != nil {
 		return err
 	}

@@ -233,7 +233,7 @@ func statelessError(param, msg string) *apiError {
 // it (112).
 func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiError {
 	rr.tools, rr.toolChoice = rawTools, rawChoice
-	tc, aerr := decodeResponsesToolChoice(rawChoice)
+	tc, aerr := rr.req.decodeResponsesToolChoice(rawChoice)
 	if aerr != nil {
 		return aerr
 	}
@@ -374,7 +374,7 @@ func (rr *responsesReply) decodeText(raw json.RawMessage) *apiError {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return paramJSONError("text", "invalid_type", err)
 	}
-	format, schemaPath, err := decodeFormat(t.Format, "text.format", false)
+	format, schemaPath, err := rr.req.decodeFormat(t.Format, "text.format", false)
 	if err != nil {
 		return err
 	}

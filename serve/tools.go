@@ -159,7 +159,7 @@ func toolChoiceHead(raw json.RawMessage, param string) (tc toolChoice, object bo
 // decodeChatToolChoice reads Chat Completions' tool_choice: "auto",
 // "none", "required", {"type": "function", "function": {"name"}}, or
 // {"type": "allowed_tools", "allowed_tools": {"mode", "tools"}}.
-func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
+func (r *request) decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 	const param = "tool_choice"
 	tc, object, aerr := toolChoiceHead(raw, param)
 	if !object {
@@ -170,7 +170,7 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		Function     json.RawMessage `json:"function"`
 		AllowedTools json.RawMessage `json:"allowed_tools"`
 	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	if err := r.decodeMembers(raw, &obj, param); err != nil {
 		return tc, paramJSONError(param, "invalid_type", err)
 	}
 	switch obj.Type {
@@ -178,7 +178,7 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		var f struct {
 			Name json.RawMessage `json:"name"`
 		}
-		if isNull(obj.Function) || obj.Function[0] != '{' || json.Unmarshal(obj.Function, &f) != nil {
+		if isNull(obj.Function) || obj.Function[0] != '{' || r.decodeMembers(obj.Function, &f, param+".function") != nil {
 			return tc, paramError(param+".function", "invalid_type", "required, an object such as {\"name\": \"get_weather\"}")
 		}
 		name, err := rawString(f.Name, param+".function.name")
@@ -192,28 +192,31 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		return tc, nil
 	case "allowed_tools":
 		var a struct {
-			Mode  string `json:"mode"`
-			Tools []struct {
-				Type     string `json:"type"`
-				Function struct {
-					Name string `json:"name"`
-				} `json:"function"`
-			} `json:"tools"`
+			Mode  string          `json:"mode"`
+			Tools json.RawMessage `json:"tools"`
+		}
+		var tools []struct {
+			Type     string          `json:"type"`
+			Function json.RawMessage `json:"function"`
 		}
 		p := param + ".allowed_tools"
-		if isNull(obj.AllowedTools) || obj.AllowedTools[0] != '{' || json.Unmarshal(obj.AllowedTools, &a) != nil {
+		if isNull(obj.AllowedTools) || obj.AllowedTools[0] != '{' || r.decodeMembers(obj.AllowedTools, &a, p) != nil ||
+			!isNull(a.Tools) && (a.Tools[0] != '[' || r.decodeMembers(a.Tools, &tools, p+".tools") != nil) {
 			return tc, paramError(p, "invalid_type", "required, an object with mode and tools")
 		}
 		if err := tc.setMode(a.Mode, p+".mode", false); err != nil {
 			return tc, err
 		}
 		tc.allowed, tc.allowedPath = []string{}, p+".tools"
-		for i, t := range a.Tools {
-			if t.Type != "function" || t.Function.Name == "" {
-				tp := p + ".tools[" + strconv.Itoa(i) + "]"
+		for i, t := range tools {
+			tp := p + ".tools[" + strconv.Itoa(i) + "]"
+			var f struct {
+				Name string `json:"name"`
+			}
+			if t.Type != "function" || isNull(t.Function) || t.Function[0] != '{' || r.decodeMembers(t.Function, &f, tp+".function") != nil || f.Name == "" {
 				return tc, paramError(tp, "invalid_value", "must be {\"type\": \"function\", \"function\": {\"name\": ...}}")
 			}
-			tc.allowed = append(tc.allowed, t.Function.Name)
+			tc.allowed = append(tc.allowed, f.Name)
 		}
 		return tc, nil
 	case "custom":
@@ -225,7 +228,7 @@ func decodeChatToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 // decodeResponsesToolChoice reads the Responses API's tool_choice: "auto",
 // "none", "required", {"type": "function", "name"}, or {"type":
 // "allowed_tools", "mode", "tools"}.
-func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
+func (r *request) decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 	const param = "tool_choice"
 	tc, object, aerr := toolChoiceHead(raw, param)
 	if !object {
@@ -235,13 +238,22 @@ func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		Type  string          `json:"type"`
 		Name  json.RawMessage `json:"name"`
 		Mode  string          `json:"mode"`
-		Tools []struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		} `json:"tools"`
+		Tools json.RawMessage `json:"tools"`
 	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	if err := r.decodeMembers(raw, &obj, param); err != nil {
 		return tc, paramJSONError(param, "invalid_type", err)
+	}
+	var tools []struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}
+	if obj.Type == "allowed_tools" && !isNull(obj.Tools) {
+		if obj.Tools[0] != '[' {
+			return tc, paramError(param+".tools", "invalid_type", "must be a list of tools, got "+kindOf(obj.Tools))
+		}
+		if err := r.decodeMembers(obj.Tools, &tools, param+".tools"); err != nil {
+			return tc, paramJSONError(param+".tools", "invalid_type", err)
+		}
 	}
 	switch obj.Type {
 	case "function":
@@ -259,7 +271,7 @@ func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 			return tc, err
 		}
 		tc.allowed, tc.allowedPath = []string{}, param+".tools"
-		for i, t := range obj.Tools {
+		for i, t := range tools {
 			if t.Type != "function" || t.Name == "" {
 				tp := param + ".tools[" + strconv.Itoa(i) + "]"
 				return tc, paramError(tp, "invalid_value", "must be {\"type\": \"function\", \"name\": ...} (a namespace's functions by their own names); this gateway runs no hosted tools")
@@ -278,7 +290,7 @@ func decodeResponsesToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 // decodeAnthropicToolChoice reads the Messages API's tool_choice, an
 // object: {"type": "auto"}, "none", "any", or "tool" with its name, each
 // with disable_parallel_tool_use.
-func decodeAnthropicToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
+func (r *request) decodeAnthropicToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 	var tc toolChoice
 	if isNull(raw) {
 		return tc, nil
@@ -288,7 +300,7 @@ func decodeAnthropicToolChoice(raw json.RawMessage) (toolChoice, *apiError) {
 		Name                   string          `json:"name"`
 		DisableParallelToolUse json.RawMessage `json:"disable_parallel_tool_use"`
 	}
-	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+	if raw[0] != '{' || r.decodeMembers(raw, &obj, "tool_choice") != nil {
 		return tc, paramError("tool_choice", "invalid_type", "must be an object such as {\"type\": \"auto\"}, got "+kindOf(raw))
 	}
 	switch obj.Type {
