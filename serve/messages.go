@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/jsonpath"
 )
 
 // The Anthropic Messages API (POST /v1/messages): requests decoded into a
@@ -69,6 +70,9 @@ type contentBlock struct {
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
+	// IsError marks a failed tool's result, which renders like any
+	// other: its content says what failed (docs/gap-decisions.md 111).
+	IsError json.RawMessage `json:"is_error"`
 	// ToolName is a tool_reference block's tool, which the block loads.
 	ToolName string `json:"tool_name"`
 }
@@ -83,6 +87,9 @@ type anthropicTool struct {
 	// DeferLoading keeps the tool out of the declarations until a
 	// tool_reference block in a tool result loads it (tool search).
 	DeferLoading json.RawMessage `json:"defer_loading"`
+	// EagerInputStreaming asks for the tool's input streamed as it is
+	// written, which is how the gateway streams every call's input.
+	EagerInputStreaming json.RawMessage `json:"eager_input_streaming"`
 }
 
 // messagesReply is a decoded Messages request with what its reply needs.
@@ -229,7 +236,7 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 			BudgetTokens json.RawMessage `json:"budget_tokens"`
 			Display      json.RawMessage `json:"display"`
 		}
-		if thinking[0] != '{' || json.Unmarshal(thinking, &t) != nil {
+		if thinking[0] != '{' || r.decodeMembers(thinking, &t, "thinking") != nil {
 			return paramError("thinking", "invalid_type", "must be an object such as {\"type\": \"enabled\", \"budget_tokens\": 8192}")
 		}
 		switch t.Type {
@@ -267,10 +274,12 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 		}
 	}
 	if !isNull(outputConfig) {
+		// format is decodeOutputFormat's.
 		var oc struct {
 			Effort json.RawMessage `json:"effort"`
+			Format json.RawMessage `json:"format"`
 		}
-		if outputConfig[0] != '{' || json.Unmarshal(outputConfig, &oc) != nil {
+		if outputConfig[0] != '{' || r.decodeMembers(outputConfig, &oc, "output_config") != nil {
 			return paramError("output_config", "invalid_type", "must be an object, got "+kindOf(outputConfig))
 		}
 		effort, err := rawString(oc.Effort, "output_config.effort")
@@ -309,7 +318,8 @@ func (m *messagesReply) readTool(ts *toolSet, path string, raw json.RawMessage) 
 	if len(raw) == 0 || raw[0] != '{' {
 		return paramError(path, "invalid_tool", "must be an object, got "+kindOf(raw))
 	}
-	if err := decodeBody(raw, &t); err != nil {
+	var unread unreadSet
+	if err := decodeBodyUnread(raw, &t, &unread); err != nil {
 		return paramJSONError(path, "invalid_tool", err)
 	}
 	if isAnthropicServerTool(t.Type) {
@@ -345,6 +355,10 @@ func (m *messagesReply) readTool(ts *toolSet, path string, raw json.RawMessage) 
 	if err != nil {
 		return err
 	}
+	if _, _, err := rawBool(t.EagerInputStreaming, path+".eager_input_streaming"); err != nil {
+		return err
+	}
+	r.noteMembers(path, false, &unread) // a custom tool's: a server tool is read, or reported, as a whole
 	tool := harmony.Tool{Type: "function", Function: harmony.Function{Name: t.Name, Description: t.Description, Parameters: schema}}
 	if deferred {
 		m.deferred = append(m.deferred, deferredTool{tool: tool, path: path, strict: strict})
@@ -402,7 +416,11 @@ func (m *messagesReply) decodeSystem(raw json.RawMessage) *apiError {
 		m.req.report("system[0]", unhonouredBillingHeader, "Claude Code's x-anthropic-billing-header block is metadata for Anthropic's billing, "+
 			"not instructions, and changes with each client version: left out of the prompt")
 	}
-	text, err := blocksText(raw, "system")
+	first := 0 // the index in the request of raw's first block
+	if dropped {
+		first = 1
+	}
+	text, err := m.req.blocksText(raw, "system", first)
 	if err != nil {
 		return err
 	}
@@ -412,8 +430,10 @@ func (m *messagesReply) decodeSystem(raw json.RawMessage) *apiError {
 	return nil
 }
 
-// blocksText reads content that is a string or a list of text blocks.
-func blocksText(raw json.RawMessage, path string) (string, *apiError) {
+// blocksText reads content that is a string or a list of text blocks,
+// noting the blocks' members it does not read. The list's first block is
+// path[first] of the request.
+func (r *request) blocksText(raw json.RawMessage, path string, first int) (string, *apiError) {
 	if isNull(raw) {
 		return "", nil
 	}
@@ -422,12 +442,17 @@ func blocksText(raw json.RawMessage, path string) (string, *apiError) {
 		return rawString(raw, path)
 	case '[':
 		var blocks []contentBlock
-		if err := decodeBody(raw, &blocks); err != nil {
+		var unread unreadSet
+		if err := decodeBodyUnread(raw, &blocks, &unread); err != nil {
 			return "", paramError(path, "invalid_type", "must be a string or a list of text blocks ("+jsonErrorText(err)+")")
 		}
+		for _, u := range unread.list {
+			r.noteMember(jsonpath.Key(path+"["+strconv.Itoa(first+u.elem)+"]", u.key))
+		}
+		r.unreadMore = r.unreadMore || unread.more
 		var b strings.Builder
 		for j := range blocks {
-			bp := path + "[" + strconv.Itoa(j) + "]"
+			bp := path + "[" + strconv.Itoa(first+j) + "]"
 			if blocks[j].Type != "text" {
 				return "", unsupportedBlock(bp, blocks[j].Type)
 			}
@@ -475,7 +500,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 		if len(rm) == 0 || rm[0] != '{' {
 			return paramError(path, "invalid_message", "must be an object, got "+kindOf(rm))
 		}
-		if err := decodeBody(rm, &am); err != nil {
+		if err := m.req.decodeMembers(rm, &am, path); err != nil {
 			return paramJSONError(path, "invalid_message", err)
 		}
 		var blocks []contentBlock
@@ -489,7 +514,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 			}
 			blocks = []contentBlock{{Type: "text", Text: &text}}
 		case am.Content[0] == '[':
-			if err := decodeBody(am.Content, &blocks); err != nil {
+			if err := m.req.decodeMembers(am.Content, &blocks, path+".content"); err != nil {
 				return badRequest(path+".content", "invalid_message", path+".content"+jsonPathText(err))
 			}
 		default:
@@ -525,7 +550,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 			// join the system field's; later ones are placed by
 			// harmony's rule (docs/gap-decisions.md 110), or refused.
 			lastAssistant = -1
-			text, err := blocksText(am.Content, path+".content")
+			text, err := m.req.blocksText(am.Content, path+".content", 0)
 			if err != nil {
 				return err
 			}
@@ -586,7 +611,10 @@ func (m *messagesReply) userMessage(path string, blocks []contentBlock) *apiErro
 			if b.ToolUseID == "" {
 				return paramError(bp+".tool_use_id", "invalid_block", "required, the id of the tool_use block it answers")
 			}
-			content, refs, err := toolResultText(b.Content, bp+".content")
+			if _, _, err := rawBool(b.IsError, bp+".is_error"); err != nil {
+				return err
+			}
+			content, refs, err := m.req.toolResultText(b.Content, bp+".content")
 			if err != nil {
 				return err
 			}

@@ -36,13 +36,13 @@ type toolRef struct{ name, path string }
 // toolResultText reads a tool_result's content: a string, or a list of
 // text blocks (joined with "\n") and tool_reference blocks, which load a
 // deferred tool (Anthropic's tool search) and are returned apart.
-func toolResultText(raw json.RawMessage, path string) (string, []toolRef, *apiError) {
+func (r *request) toolResultText(raw json.RawMessage, path string) (string, []toolRef, *apiError) {
 	if isNull(raw) || raw[0] != '[' {
-		text, err := blocksText(raw, path)
+		text, err := r.blocksText(raw, path, 0)
 		return text, nil, err
 	}
 	var blocks []contentBlock
-	if err := decodeBody(raw, &blocks); err != nil {
+	if err := r.decodeMembers(raw, &blocks, path); err != nil {
 		return "", nil, paramError(path, "invalid_type", "must be a string or a list of text and tool_reference blocks ("+jsonErrorText(err)+")")
 	}
 	var b strings.Builder
@@ -219,7 +219,7 @@ func (m *messagesReply) decodeAgentFields(mb *messagesBody) *apiError {
 	var cm struct {
 		Edits json.RawMessage `json:"edits"`
 	}
-	if mb.ContextManagement[0] != '{' || json.Unmarshal(mb.ContextManagement, &cm) != nil {
+	if mb.ContextManagement[0] != '{' || r.decodeMembers(mb.ContextManagement, &cm, "context_management") != nil {
 		return paramError("context_management", "invalid_type", "must be an object such as {\"edits\": [...]}, got "+kindOf(mb.ContextManagement))
 	}
 	if isNull(cm.Edits) {
@@ -235,13 +235,16 @@ func (m *messagesReply) decodeAgentFields(mb *messagesBody) *apiError {
 			Type string          `json:"type"`
 			Keep json.RawMessage `json:"keep"`
 		}
-		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &e) != nil {
+		var unread unreadSet
+		if len(raw) == 0 || raw[0] != '{' || decodeBodyUnread(raw, &e, &unread) != nil {
 			return paramError(path, "invalid_type", "must be an edit object such as {\"type\": \"clear_thinking_20251015\", \"keep\": \"all\"}")
 		}
 		switch {
 		case strings.HasPrefix(e.Type, "clear_thinking_") && string(bytes.TrimSpace(e.Keep)) == `"all"`:
 			// Keeping every turn's thinking is what Beam needs (page:
-			// Reasoning across turns): honoured as it stands.
+			// Reasoning across turns): honoured as it stands. Its other
+			// members are not read.
+			r.noteMembers(path, false, &unread)
 		case strings.HasPrefix(e.Type, "clear_thinking_"):
 			r.report(path, unhonouredContextManagement, "not applied: every earlier turn's thinking is kept, since Beam's output degrades without it "+
 				"and clearing it would change the prompt of earlier turns (the engine's prefix cache)")
