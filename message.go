@@ -113,8 +113,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // keyNotes is where the message decoder notes the members it does not
 // read: unknown keeps a message's keys (ParseRequest's, for Lint and
 // Strict); unread is called with the path of each member, of a message,
-// a text part, a tool call or its function, whose value is not null
-// (ParseMessagesUnread's).
+// a text part, a tool call or its function, whose value holds something
+// (not null, [] or {}: ParseMessagesUnread's).
 type keyNotes struct {
 	unknown *[]unknownKey
 	unread  func(path string)
@@ -128,7 +128,7 @@ func (n *keyNotes) note(d *pyjson.Doc, k, v, pos int, within string) {
 	case n == nil:
 	case n.unknown != nil && within == "":
 		*n.unknown = append(*n.unknown, newUnknownKey(messagePath(pos), string(d.KeyText(k, nil)), messageKeys))
-	case n.unread != nil && d.Kind(v) != pyjson.Null:
+	case n.unread != nil && !d.HoldsNothing(v):
 		prefix := messagePath(pos)
 		if within != "" {
 			prefix += "." + within

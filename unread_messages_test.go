@@ -15,7 +15,7 @@ import (
 // unreadLists are message lists with members the format does not read,
 // at every level ParseMessagesUnread looks at, null values among them.
 var unreadLists = []string{
-	`[{"role":"user","content":"Hi","refusal":null,"audio":{"id":"a"}}]`,
+	`[{"role":"user","content":"Hi","refusal":null,"audio":{"id":"a"},"annotations":[],"extra":{},"e2":[0]}]`,
 	`[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","x":null}]}]`,
 	`[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","content":null,"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{}","strict":true}}],"annotations":[]},{"role":"tool","tool_call_id":"c1","content":"ok","name":"f","is_error":false}]`,
 	`[{"foo":1,"role":"user","content":[{"bar":2,"type":"text","text":"t"}],"foo":3,"content":[{"type":"text","text":"u","baz":4}]}]`,
@@ -48,7 +48,7 @@ func TestParseMessagesUnread(t *testing.T) {
 	if _, err := ParseMessagesUnread([]byte(unreadLists[2]), func(p string) { got = append(got, p) }); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"messages[1].tool_calls[0].index", "messages[1].tool_calls[0].function.strict", "messages[1].annotations", "messages[2].is_error"}
+	want := []string{"messages[1].tool_calls[0].index", "messages[1].tool_calls[0].function.strict", "messages[2].is_error"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -87,8 +87,8 @@ func checkUnreadMessages(t *testing.T, list []byte) []string {
 // encoding/json's tokens: in order, each occurrence of a member of a
 // message not among messageKeys, of a text part other than type and text,
 // of a tool call other than id, type and function, and of the last
-// function of a call other than name and arguments, when its value is
-// not null.
+// function of a call other than name and arguments, when its value holds
+// something (not null, [] or {}).
 func unreadOracle(t *testing.T, list []byte) []string {
 	var out []string
 	var elems []json.RawMessage
@@ -119,7 +119,7 @@ func unreadOracle(t *testing.T, list []byte) []string {
 					}
 					out = others(t, out, fn, cp+".function", "name", "arguments")
 				}
-			case !slices.Contains(messageKeys, m.key) && string(m.value) != "null":
+			case !slices.Contains(messageKeys, m.key) && !holdsNothing(m.value):
 				out = append(out, jsonpath.Key(path, m.key))
 			}
 		}
@@ -131,7 +131,7 @@ func unreadOracle(t *testing.T, list []byte) []string {
 // null, as paths under path.
 func others(t *testing.T, out []string, raw json.RawMessage, path string, known ...string) []string {
 	for _, m := range orderedMembers(t, raw) {
-		if !slices.Contains(known, m.key) && string(m.value) != "null" {
+		if !slices.Contains(known, m.key) && !holdsNothing(m.value) {
 			out = append(out, jsonpath.Key(path, m.key))
 		}
 	}
@@ -167,4 +167,21 @@ func orderedMembers(t *testing.T, raw json.RawMessage) []orderedMember {
 		out = append(out, orderedMember{tok.(string), v})
 	}
 	return out
+}
+
+// holdsNothing reports whether raw is null, [] or {}, spaces aside.
+func holdsNothing(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
 }

@@ -33,11 +33,12 @@ func decodeBody(body []byte, dst any) error {
 }
 
 // decodeBodyUnread is decodeBody that also collects in unread, when it is
-// not nil, the members dst has no field for whose value is not null: of
+// not nil, the members dst has no field for whose value holds something: of
 // the object, or of each object of the list (unreadMember.elem), each
 // once. Matching is encoding/json's, case folding included. A member whose
-// value is null is not collected: null is how these APIs write a value
-// left out (OpenAI's clients send "refusal": null back).
+// value holds nothing (null, [] or {}) is not collected: it asks for
+// nothing, and OpenAI's clients send "refusal": null and "annotations": []
+// back with every turn.
 func decodeBodyUnread(body []byte, dst any, unread *unreadSet) error {
 	v := reflect.ValueOf(dst).Elem()
 	v.SetZero()
@@ -168,7 +169,7 @@ func unescapedKey(quoted []byte) []byte {
 const maxUnread = 32
 
 // unreadMembers collects in u the members of body, a valid JSON object,
-// that names has no field for and whose value is not null, as those of
+// that names has no field for and whose value holds something, as those of
 // the object elem. It parses one member at a time and keeps no key it
 // does not collect, so that a body of many keys costs no more than its
 // largest value.
@@ -201,7 +202,7 @@ func unreadMembers(body []byte, names *bodyFields, u *unreadSet, elem int) {
 		if size, err = d.ParseValue(body[pos:]); err != nil {
 			return
 		}
-		if unread && d.Kind(0) != pyjson.Null {
+		if unread && !d.HoldsNothing(0) {
 			u.add(elem, raw)
 		}
 		if pos = pyjson.SkipSpace(body, pos+size); pos < len(body) && body[pos] == ',' {
@@ -433,7 +434,7 @@ func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *unread
 		if !setMember(d, fs, key, v) {
 			return false
 		}
-		if _, found := fs.byName[string(key)]; !found && d.Kind(0) != pyjson.Null {
+		if _, found := fs.byName[string(key)]; !found && !d.HoldsNothing(0) {
 			unread.add(0, key)
 		}
 		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) {
@@ -543,7 +544,7 @@ func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields, unrea
 		case d.Nodes[k].Escaped:
 			ok = false
 		case !found:
-			if ok = !fs.foldsToField(key); ok && d.Kind(val) != pyjson.Null {
+			if ok = !fs.foldsToField(key); ok && !d.HoldsNothing(val) {
 				unread.add(elem, key)
 			}
 		default:

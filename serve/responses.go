@@ -67,6 +67,10 @@ type inputItem struct {
 	Output           json.RawMessage `json:"output"`
 	// Action is a web_search_call's action (websearch_history.go).
 	Action json.RawMessage `json:"action"`
+	// ID and Status are identifiers of the item, not requests
+	// (docs/gap-decisions.md 111): read, and used for nothing.
+	ID     json.RawMessage `json:"id"`
+	Status json.RawMessage `json:"status"`
 }
 
 // textPart is a part of a message's content, a reasoning item's content
@@ -177,7 +181,7 @@ func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesRep
 			Effort  json.RawMessage `json:"effort"`
 			Summary json.RawMessage `json:"summary"`
 		}
-		if rb.Reasoning[0] != '{' || json.Unmarshal(rb.Reasoning, &rs) != nil {
+		if rb.Reasoning[0] != '{' || r.decodeMembers(rb.Reasoning, &rs, "reasoning") != nil {
 			return nil, paramError("reasoning", "invalid_type", "must be an object such as {\"effort\": \"medium\"}, got "+kindOf(rb.Reasoning))
 		}
 		if rr.effort, err = rawString(rs.Effort, "reasoning.effort"); err != nil {
@@ -246,13 +250,16 @@ func (rr *responsesReply) decodeTools(rawTools, rawChoice json.RawMessage) *apiE
 func (rr *responsesReply) readTool(ts *toolSet, path string, raw json.RawMessage) *apiError {
 	r, cfg := rr.req, rr.cfg
 	var t responsesTool
-	if len(raw) == 0 || raw[0] != '{' || decodeBody(raw, &t) != nil {
+	var unread unreadSet
+	if len(raw) == 0 || raw[0] != '{' || decodeBodyUnread(raw, &t, &unread) != nil {
 		return paramError(path, "invalid_tool", "must be a tool object")
 	}
 	switch {
 	case t.Type == "function":
+		r.noteMembers(path, false, &unread)
 		return rr.function(ts, path, "", &t)
 	case t.Type == "namespace":
+		r.noteMembers(path, false, &unread)
 		if t.Name == "" {
 			return paramError(path+".name", "invalid_tool", "required, the namespace's name")
 		}
@@ -263,7 +270,7 @@ func (rr *responsesReply) readTool(ts *toolSet, path string, raw json.RawMessage
 		for j, ri := range inner {
 			ip := path + ".tools[" + strconv.Itoa(j) + "]"
 			var it responsesTool
-			if len(ri) == 0 || ri[0] != '{' || decodeBody(ri, &it) != nil {
+			if len(ri) == 0 || ri[0] != '{' || r.decodeMembers(ri, &it, ip) != nil {
 				return paramError(ip, "invalid_tool", "must be a function tool object")
 			}
 			if it.Type != "function" {
@@ -371,7 +378,7 @@ func (rr *responsesReply) decodeText(raw json.RawMessage) *apiError {
 	var t struct {
 		Format json.RawMessage `json:"format"`
 	}
-	if err := json.Unmarshal(raw, &t); err != nil {
+	if err := rr.req.decodeMembers(raw, &t, "text"); err != nil {
 		return paramJSONError("text", "invalid_type", err)
 	}
 	format, schemaPath, err := rr.req.decodeFormat(t.Format, "text.format", false)
@@ -423,7 +430,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 		if len(ri) == 0 || ri[0] != '{' {
 			return paramError(path, "invalid_item", "must be an object, got "+kindOf(ri))
 		}
-		if err := decodeBody(ri, &it); err != nil {
+		if err := rr.req.decodeMembers(ri, &it, path); err != nil {
 			return paramJSONError(path, "invalid_item", err)
 		}
 		typ := it.Type
@@ -432,7 +439,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 		}
 		switch typ {
 		case "message":
-			text, err := partsText(it.Content, path+".content")
+			text, err := rr.req.partsText(it.Content, path+".content")
 			if err != nil {
 				return err
 			}
@@ -486,7 +493,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 			if it.CallID == "" {
 				return paramError(path+".call_id", "invalid_item", "required, the call_id of the function_call it answers")
 			}
-			out, err := partsText(it.Output, path+".output")
+			out, err := rr.req.partsText(it.Output, path+".output")
 			if err != nil {
 				return err
 			}
@@ -553,13 +560,13 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 // content that differs from it has been edited. Unless allow is set,
 // either is a 400. ok is false for an item with no text.
 func (rr *responsesReply) reasoningText(path string, it *inputItem, sg *signer, allow bool) (text string, ok bool, aerr *apiError) {
-	content, err := partsText(it.Content, path+".content")
+	content, err := rr.req.partsText(it.Content, path+".content")
 	if err != nil {
 		return "", false, err
 	}
 	hasContent := !isNull(it.Content) && string(it.Content) != "[]"
 	if !hasContent {
-		if content, err = partsText(it.Summary, path+".summary"); err != nil {
+		if content, err = rr.req.partsText(it.Summary, path+".summary"); err != nil {
 			return "", false, err
 		}
 	}
@@ -588,8 +595,8 @@ func (rr *responsesReply) reasoningText(path string, it *inputItem, sg *signer, 
 
 // partsText reads content that is a string or a list of text parts
 // (input_text, output_text, reasoning_text, summary_text, text), joined
-// with "\n".
-func partsText(raw json.RawMessage, path string) (string, *apiError) {
+// with "\n", noting the parts' members it does not read.
+func (r *request) partsText(raw json.RawMessage, path string) (string, *apiError) {
 	if isNull(raw) {
 		return "", nil
 	}
@@ -598,7 +605,7 @@ func partsText(raw json.RawMessage, path string) (string, *apiError) {
 		return rawString(raw, path)
 	case '[':
 		var parts []textPart
-		if err := decodeBody(raw, &parts); err != nil {
+		if err := r.decodeMembers(raw, &parts, path); err != nil {
 			return "", paramError(path, "invalid_type", "must be a string or a list of text parts ("+jsonErrorText(err)+")")
 		}
 		var b strings.Builder

@@ -28,7 +28,7 @@ func TestUnreadMembersReported(t *testing.T) {
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"store":true}`, "store"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"f\u006fo":1,"foo":2}`, "foo"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"a b":1}`, `["a b"]`},
-		{"/v1/messages", `{"model":"beam","max_tokens":10,"mcp_servers":[],"messages":[{"role":"user","content":"Hi"}],"container":"c"}`, "mcp_servers, container"},
+		{"/v1/messages", `{"model":"beam","max_tokens":10,"mcp_servers":[{"type":"url","url":"https://example.com/mcp","name":"m"}],"messages":[{"role":"user","content":"Hi"}],"container":"c"}`, "mcp_servers, container"},
 		{"/v1/responses", `{"model":"beam","input":"Hi","truncation":"auto","reasoning":{"summary":"auto"},"user":"u"}`, "reasoning.summary, truncation, user"},
 	} {
 		resp, data := do(t, gw, "POST", c.path, c.body, nil)
@@ -56,6 +56,65 @@ func TestUnreadMembersReported(t *testing.T) {
 	}
 }
 
+// TestNestedMembersReported: a member of a nested object that the gateway
+// does not read (of a message, a content block or part, a tool call, a
+// tool, a function, tool_choice, a format, thinking, reasoning, text,
+// stream_options, chat_template_kwargs) is reported at its path, after the
+// top-level ones, in the order the API reads them; a member holding nothing (null, [] or {}) is not, nor
+// cache_control, an accepted no-op, nor the identifiers and flags the
+// gateway reads (a format's name, an input item's id and status, a tool
+// result's is_error, eager_input_streaming); a request lists at most
+// maxUnread such members, the last saying there are more.
+func TestNestedMembersReported(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "ok")))
+	gw := newGateway(t, fe, func(c *Config) { c.Engine, c.AllowMissingThinking = EngineLlamaCpp, true })
+	for _, c := range []struct {
+		path, body, want string
+	}{
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi","foo":1,"refusal":null,"annotations":[],"audio":{}}]}`, "messages[0].foo"},
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"},"bar":2}]}]}`, "messages[0].content[0].bar"},
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":"{}","x":1}}]},{"role":"tool","tool_call_id":"c","content":"ok"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]}`,
+			"messages[1].tool_calls[0].index, messages[1].tool_calls[0].function.x"},
+		{"/v1/chat/completions", `{"model":"beam","user":"u","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"},"baz":1},"qux":2}],"tool_choice":{"type":"function","function":{"name":"f","w":1},"v":2}}`,
+			"user, tool_choice.v, tool_choice.function.w, tools[0].qux, tools[0].function.baz"},
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"stream_options":{"include_obfuscation":false},"chat_template_kwargs":{"enable_thinking":false},"response_format":{"type":"json_schema","json_schema":{"name":"n","description":"d","schema":{"type":"object"}},"schema":{}}}`,
+			"stream_options.include_obfuscation, response_format.json_schema.description, chat_template_kwargs.enable_thinking"},
+		{"/v1/messages", `{"model":"beam","max_tokens":10,"system":[{"type":"text","text":"S","zz":1,"cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"Hi","bar":2}],"foo":1}],"tools":[{"name":"f","input_schema":{"type":"object"},"baz":1,"eager_input_streaming":true,"cache_control":{"type":"ephemeral"}}],"thinking":{"type":"adaptive","q":1},"tool_choice":{"type":"auto","p":1}}`,
+			"thinking.q, tool_choice.p, tools[0].baz, system[0].zz, messages[0].foo, messages[0].content[0].bar"},
+		{"/v1/messages", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"failed","citations":[{"x":1}]}]}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}]}`,
+			"messages[2].content[0].content[0].citations"},
+		{"/v1/responses", `{"model":"beam","input":[{"role":"user","content":[{"type":"input_text","text":"Hi","bar":1}],"foo":1,"id":"i1","status":"completed"}],"tools":[{"type":"function","name":"f","parameters":{"type":"object"},"baz":1}],"text":{"verbosity":"low","format":{"type":"json_object","q":1}},"reasoning":{"effort":"low","generate_summary":"auto"}}`,
+			"reasoning.generate_summary, tools[0].baz, text.verbosity, text.format.q, input[0].foo, input[0].content[0].bar"},
+	} {
+		resp, data := do(t, gw, "POST", c.path, c.body, nil)
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d %s", c.body, resp.StatusCode, data)
+			continue
+		}
+		if got := resp.Header.Get(UnenforcedHeader); got != c.want {
+			t.Errorf("%s:\n%s %q\nwant %q", c.body, UnenforcedHeader, got, c.want)
+		}
+	}
+	// Many: maxUnread in all, top-level ones first, the last saying more.
+	var b strings.Builder
+	b.WriteString(`{"model":"beam","a":1,"messages":[`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"role":"user","content":"x","k":1}`)
+	}
+	b.WriteString(`]}`)
+	r, aerr := decodeChatRequest([]byte(b.String()), &Config{})
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	if len(r.unhonoured) != maxUnread || r.unhonoured[0].path != "a" || r.unhonoured[1].path != "messages[0].k" ||
+		!strings.Contains(r.unhonoured[maxUnread-1].why, "more such members") || strings.Contains(r.unhonoured[maxUnread-2].why, "more") {
+		t.Errorf("101 unread members: %d reported: %+v", len(r.unhonoured), r.unhonoured)
+	}
+}
+
 // checkUnread: decodeRequestBody decodes as decodeBody does, and its
 // unread members are the body's top-level keys that neither name a field
 // of chatRequest nor match one by encoding/json's case folding, each once,
@@ -74,7 +133,7 @@ func checkUnread(t *testing.T, body []byte) {
 	fs := bodyFieldsOf(reflect.TypeFor[chatRequest]())
 	var all []string
 	for _, m := range membersOf(t, body) {
-		if _, found := fs.byName[m.key]; !found && !fs.foldsToField([]byte(m.key)) && string(m.value) != "null" && !strings.EqualFold(m.key, acceptedNoOp) && !slices.Contains(all, m.key) {
+		if _, found := fs.byName[m.key]; !found && !fs.foldsToField([]byte(m.key)) && !holdsNothing(m.value) && !strings.EqualFold(m.key, acceptedNoOp) && !slices.Contains(all, m.key) {
 			all = append(all, m.key)
 		}
 	}
@@ -115,4 +174,21 @@ func membersOf(t *testing.T, body []byte) []member {
 		out = append(out, member{tok.(string), v})
 	}
 	return out
+}
+
+// holdsNothing reports whether raw is null, [] or {}, spaces aside.
+func holdsNothing(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
 }

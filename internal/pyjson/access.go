@@ -16,6 +16,18 @@ func (d *Doc) Raw(i int) []byte {
 // Kind returns the kind of node i.
 func (d *Doc) Kind(i int) Kind { return d.Nodes[i].Kind }
 
+// HoldsNothing reports whether node i is null, an empty list or an empty
+// object: a value that says nothing, as a request member left unset.
+func (d *Doc) HoldsNothing(i int) bool {
+	switch n := &d.Nodes[i]; n.Kind {
+	case Null:
+		return true
+	case Array, Object:
+		return n.Len == 0
+	}
+	return false
+}
+
 // Next returns the index of the node after node i and its descendants.
 func (d *Doc) Next(i int) int { return int(d.Nodes[i].Next) }
 
