@@ -120,22 +120,34 @@ type keyNotes struct {
 	unread  func(path string)
 }
 
-// note notes key, of the object at node k's message pos (a key of the
-// message itself when within is empty, else of the object at
-// within, such as "content[1]"), whose value is at node v.
-func (n *keyNotes) note(d *pyjson.Doc, k, v, pos int, within string) {
+// within is where in a message an object is: the message itself (field
+// ""), or field[index] and then sub, such as content[1] or
+// tool_calls[0].function. Its text is built only for a note.
+type within struct {
+	field string
+	index int
+	sub   string
+}
+
+// note notes key, of the object at w in message pos, whose value is at
+// node v.
+func (n *keyNotes) note(d *pyjson.Doc, k, v, pos int, w within) {
 	switch {
 	case n == nil:
-	case n.unknown != nil && within == "":
+	case n.unknown != nil && w.field == "":
 		*n.unknown = append(*n.unknown, newUnknownKey(messagePath(pos), string(d.KeyText(k, nil)), messageKeys))
 	case n.unread != nil && !d.HoldsNothing(v):
 		prefix := messagePath(pos)
-		if within != "" {
-			prefix += "." + within
+		if w.field != "" {
+			prefix += "." + w.field + "[" + strconv.Itoa(w.index) + "]" + w.sub
 		}
 		n.unread(keyPath(prefix, string(d.KeyText(k, nil))))
 	}
 }
+
+// reading reports whether n notes the members of objects within
+// messages (ParseMessagesUnread).
+func (n *keyNotes) reading() bool { return n != nil && n.unread != nil }
 
 // UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
 // data is not retained.
@@ -278,7 +290,7 @@ func decodeMessage(d *pyjson.Doc, i int, m *Message, calls *[]ToolCall, notes *k
 		case "name":
 			m.Name, err = optString(d, v, "name")
 		default:
-			notes.note(d, k, v, pos, "")
+			notes.note(d, k, v, pos, within{})
 		}
 		return err == nil
 	})
@@ -362,8 +374,8 @@ func decodeContent(d *pyjson.Doc, v int, notes *keyNotes, msg int) (string, erro
 			buf = append(buf, '\n')
 		}
 		buf = d.AppendString(buf, t)
-		if notes != nil && notes.unread != nil {
-			noteOthers(d, e, notes, msg, partPath(pos), "type", "text")
+		if notes.reading() {
+			noteOthers(d, e, notes, msg, within{"content", pos, ""}, "type", "text")
 		}
 		return true
 	})
@@ -394,11 +406,11 @@ const toolCallBlock = 16
 
 // noteOthers notes the members of the object at node obj, within message
 // msg at within, whose keys are not among known.
-func noteOthers(d *pyjson.Doc, obj int, notes *keyNotes, msg int, within string, known ...string) {
+func noteOthers(d *pyjson.Doc, obj int, notes *keyNotes, msg int, w within, known ...string) {
 	var buf [16]byte
 	d.Members(obj, func(k, v int) bool {
 		if !slices.Contains(known, string(d.KeyText(k, buf[:0]))) {
-			notes.note(d, k, v, msg, within)
+			notes.note(d, k, v, msg, w)
 		}
 		return true
 	})
@@ -419,16 +431,9 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message, calls *[]ToolCall, notes 
 	var err error
 	d.Elements(v, func(e, pos int) bool {
 		tc = tc[:pos+1]
-		if err = decodeToolCall(d, e, &tc[pos]); err != nil {
+		if err = decodeToolCall(d, e, &tc[pos], notes, msg, pos); err != nil {
 			err = prefixPath("tool_calls["+strconv.Itoa(pos)+"]", err)
 			return false
-		}
-		if notes != nil && notes.unread != nil {
-			within := "tool_calls[" + strconv.Itoa(pos) + "]"
-			noteOthers(d, e, notes, msg, within, "id", "type", "function")
-			if f := d.Lookup(e, "function"); f >= 0 && d.Kind(f) == pyjson.Object {
-				noteOthers(d, f, notes, msg, within+".function", "name", "arguments")
-			}
 		}
 		return true
 	})
@@ -436,7 +441,10 @@ func decodeToolCalls(d *pyjson.Doc, v int, m *Message, calls *[]ToolCall, notes 
 	return err
 }
 
-func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
+// decodeToolCall reads the call at node e; with notes reading, the
+// members of the call and of its function that it does not read are
+// noted as those of tool_calls[pos] of message msg.
+func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall, notes *keyNotes, msg, pos int) error {
 	if d.Kind(e) != pyjson.Object {
 		return errAt("", "must be a JSON object, got "+d.Kind(e).String())
 	}
@@ -453,6 +461,10 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 			t = v
 		case "function":
 			f = v
+		default:
+			if notes.reading() {
+				notes.note(d, k, v, msg, within{"tool_calls", pos, ""})
+			}
 		}
 		return true
 	})
@@ -477,6 +489,10 @@ func decodeToolCall(d *pyjson.Doc, e int, c *ToolCall) error {
 			n = v
 		case "arguments":
 			a = v
+		default:
+			if notes.reading() {
+				notes.note(d, k, v, msg, within{"tool_calls", pos, ".function"})
+			}
 		}
 		return true
 	})

@@ -102,6 +102,19 @@ func (r *request) decodeMembers(raw []byte, dst any, path string) error {
 	return nil
 }
 
+// decodeMembersIn is decodeMembers for the object at path+sub, a path
+// built only when there is a member to note.
+func (r *request) decodeMembersIn(raw []byte, dst any, path, sub string) error {
+	var unread unreadSet
+	if err := decodeBodyUnread(raw, dst, &unread); err != nil {
+		return err
+	}
+	if len(unread.list) > 0 {
+		r.noteMembers(path+sub, reflect.TypeOf(dst).Elem().Kind() == reflect.Slice, &unread)
+	}
+	return nil
+}
+
 // reportUnread reports the members of a request body its API does not
 // read: keys, the top-level ones (decodeRequestBody), then those noted in
 // nested objects, at most maxUnread in all; the last listed says when

@@ -355,7 +355,8 @@ func (m *messagesReply) readTool(ts *toolSet, path string, raw json.RawMessage) 
 	if err != nil {
 		return err
 	}
-	if _, _, err := rawBool(t.EagerInputStreaming, path+".eager_input_streaming"); err != nil {
+	if !isBool(t.EagerInputStreaming) {
+		_, _, err := rawBool(t.EagerInputStreaming, path+".eager_input_streaming")
 		return err
 	}
 	r.noteMembers(path, false, &unread) // a custom tool's: a server tool is read, or reported, as a whole
@@ -514,7 +515,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 			}
 			blocks = []contentBlock{{Type: "text", Text: &text}}
 		case am.Content[0] == '[':
-			if err := m.req.decodeMembers(am.Content, &blocks, path+".content"); err != nil {
+			if err := m.req.decodeMembersIn(am.Content, &blocks, path, ".content"); err != nil {
 				return badRequest(path+".content", "invalid_message", path+".content"+jsonPathText(err))
 			}
 		default:
@@ -611,7 +612,8 @@ func (m *messagesReply) userMessage(path string, blocks []contentBlock) *apiErro
 			if b.ToolUseID == "" {
 				return paramError(bp+".tool_use_id", "invalid_block", "required, the id of the tool_use block it answers")
 			}
-			if _, _, err := rawBool(b.IsError, bp+".is_error"); err != nil {
+			if !isBool(b.IsError) {
+				_, _, err := rawBool(b.IsError, bp+".is_error")
 				return err
 			}
 			content, refs, err := m.req.toolResultText(b.Content, bp+".content")

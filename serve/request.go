@@ -144,15 +144,21 @@ func plainString(raw []byte) (string, bool) {
 }
 
 func rawBool(raw json.RawMessage, param string) (value, set bool, err *apiError) {
-	switch string(raw) {
-	case "", "null":
-		return false, false, nil
-	case "true":
-		return true, true, nil
-	case "false":
-		return false, true, nil
+	if !isBool(raw) {
+		return false, false, paramError(param, "invalid_type", "must be true or false, got "+kindOf(raw))
 	}
-	return false, false, paramError(param, "invalid_type", "must be true or false, got "+kindOf(raw))
+	return string(raw) == "true", string(raw) == "true" || string(raw) == "false", nil
+}
+
+// isBool reports whether raw is what rawBool reads without an error:
+// true, false, null or nothing. A caller that builds param only for an
+// error checks it first.
+func isBool(raw json.RawMessage) bool {
+	switch string(raw) {
+	case "", "null", "true", "false":
+		return true
+	}
+	return false
 }
 
 // rawInt reads an integer; a number with a fraction or exponent is refused.
