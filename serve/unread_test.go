@@ -83,6 +83,8 @@ func TestNestedMembersReported(t *testing.T) {
 			"thinking.q, tool_choice.p, tools[0].baz, system[0].zz, messages[0].foo, messages[0].content[0].bar"},
 		{"/v1/messages", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"failed","citations":[{"x":1}]}]}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}]}`,
 			"messages[2].content[0].content[0].citations"},
+		{"/v1/messages", `{"model":"beam","max_tokens":10,"system":[{"type":"text","text":"x-anthropic-billing-header: cc_version=1"},{"type":"text","text":"S"},{"type":"text","text":"T","zz":1}],"messages":[{"role":"user","content":"Hi"}]}`,
+			"system[0], system[2].zz"},
 		{"/v1/responses", `{"model":"beam","input":[{"role":"user","content":[{"type":"input_text","text":"Hi","bar":1}],"foo":1,"id":"i1","status":"completed"}],"tools":[{"type":"function","name":"f","parameters":{"type":"object"},"baz":1}],"text":{"verbosity":"low","format":{"type":"json_object","q":1}},"reasoning":{"effort":"low","generate_summary":"auto"}}`,
 			"reasoning.generate_summary, tools[0].baz, text.verbosity, text.format.q, input[0].foo, input[0].content[0].bar"},
 	} {
@@ -94,6 +96,12 @@ func TestNestedMembersReported(t *testing.T) {
 		if got := resp.Header.Get(UnenforcedHeader); got != c.want {
 			t.Errorf("%s:\n%s %q\nwant %q", c.body, UnenforcedHeader, got, c.want)
 		}
+	}
+	// After a billing header left out, a block's error names its place
+	// in the request.
+	resp, data := do(t, gw, "POST", "/v1/messages", `{"model":"beam","max_tokens":10,"system":[{"type":"text","text":"x-anthropic-billing-header: cc_version=1"},{"type":"text","text":"S"},{"type":"image"}],"messages":[{"role":"user","content":"Hi"}]}`, nil)
+	if resp.StatusCode != 400 || !strings.Contains(string(data), "system[2].type") {
+		t.Errorf("an image block after the billing header: %d %s", resp.StatusCode, data)
 	}
 	// Many: maxUnread in all, top-level ones first, the last saying more.
 	var b strings.Builder
