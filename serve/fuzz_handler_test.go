@@ -37,6 +37,10 @@ func FuzzChatHandler(f *testing.F) {
 		s.ServeHTTP(w, r)
 		return w
 	}
+	// Members the gateway does not read, nested (decision 244).
+	f.Add([]byte(`{"model":"beam","messages":[{"role":"user","content":[{"type":"text","text":"Hi","x":1}],"refusal":null},` +
+		`{"role":"assistant","reasoning_content":"r","tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":"{}","y":[1]}}]},` +
+		`{"role":"tool","tool_call_id":"c","content":"ok"}],"tools":[{"type":"function","function":{"name":"f","z":{}},"w":2}],"stream_options":{"v":1}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		base := runtime.NumGoroutine()
 		before := len(fe.requests())
@@ -140,7 +144,9 @@ func FuzzMessagesHandler(f *testing.F) {
 		turn("", sg.seal("r\u0000<|end|>"), "omitted"),
 		// The engine's answer sent back without its thinking: restored
 		// from the reasoning memory (decision 242).
-		`{"model":"beam","max_tokens":50,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`)
+		`{"model":"beam","max_tokens":50,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`,
+		// Members the gateway does not read, nested (decision 244).
+		`{"model":"beam","max_tokens":50,"system":[{"type":"text","text":"S","q":1}],"thinking":{"type":"adaptive","p":2},"messages":[{"role":"user","content":[{"type":"text","text":"Hi","citations":[1],"cache_control":{}}],"x":1}],"tools":[{"name":"f","input_schema":{"type":"object"},"eager_input_streaming":true,"y":1}]}`)
 }
 
 // FuzzResponsesHandler is FuzzMessagesHandler for POST /v1/responses (the
@@ -172,7 +178,9 @@ func FuzzResponsesHandler(f *testing.F) {
 			`"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]}`,
 		// The engine's answer sent back without its reasoning item:
 		// restored from the reasoning memory (decision 242).
-		`{"model":"beam","store":false,"input":[{"role":"user","content":"Hi"},{"type":"message","role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`)
+		`{"model":"beam","store":false,"input":[{"role":"user","content":"Hi"},{"type":"message","role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`,
+		// Members the gateway does not read, nested (decision 244).
+		`{"model":"beam","input":[{"role":"user","id":"i","content":[{"type":"input_text","text":"Hi","x":1,"annotations":[]}],"y":2}],"text":{"verbosity":"low"},"reasoning":{"effort":"low","z":3},"tools":[{"type":"function","name":"f","parameters":{"type":"object"},"w":4}]}`)
 }
 
 // fuzzSigningKey is the signing key of fuzzEndpoint's server.
