@@ -200,3 +200,75 @@ func holdsNothing(raw json.RawMessage) bool {
 	}
 	return false
 }
+
+// TestRepliesReadBackUnreported: what the gateway writes, sent back as
+// it came (a Chat Completions message, a Messages reply's content blocks,
+// a Responses reply's output items), is read whole: a conversation that
+// carries its own replies gets no X-Beam-Unenforced.
+func TestRepliesReadBackUnreported(t *testing.T) {
+	fe := newFakeEngine(t, nil)
+	gw := newGateway(t, fe, func(c *Config) { c.SigningKey = "k" })
+	call := callGen("r1", scriptCall{"f", [][2]string{{"a", "1"}}})
+	done := answer("r2", "done")
+	post := func(path, body string) []byte {
+		t.Helper()
+		resp, data := do(t, gw, "POST", path, body, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", body, resp.StatusCode, data)
+		}
+		if h := resp.Header.Get(UnenforcedHeader); h != "" {
+			t.Errorf("%s:\n%s %q", body, UnenforcedHeader, h)
+		}
+		return data
+	}
+	var reply struct {
+		Choices []struct {
+			Message json.RawMessage `json:"message"`
+		} `json:"choices"`
+		Content json.RawMessage   `json:"content"`
+		Output  []json.RawMessage `json:"output"`
+	}
+	callID := func(raw []byte, key string) string {
+		i := strings.Index(string(raw), `"`+key+`":"`)
+		if i < 0 {
+			t.Fatalf("no %s in %s", key, raw)
+		}
+		rest := string(raw[i+len(key)+4:])
+		return rest[:strings.IndexByte(rest, '"')]
+	}
+
+	const chatTools = `"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}}]`
+	fe.script = fixed(call)
+	_ = json.Unmarshal(post("/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"q"}],`+chatTools+`}`), &reply)
+	msg := reply.Choices[0].Message
+	fe.script = fixed(done)
+	history := `[{"role":"user","content":"q"},` + string(msg) + `,{"role":"tool","tool_call_id":"` + callID(msg, "id") + `","content":"ok"}`
+	_ = json.Unmarshal(post("/v1/chat/completions", `{"model":"beam","messages":`+history+`],`+chatTools+`}`), &reply)
+	post("/v1/chat/completions", `{"model":"beam","messages":`+history+`,`+string(reply.Choices[0].Message)+`,{"role":"user","content":"again"}],`+chatTools+`}`)
+
+	const messagesTools = `"tools":[{"name":"f","input_schema":{"type":"object","properties":{"a":{"type":"integer"}}}}]`
+	fe.script = fixed(call)
+	reply.Content = nil
+	_ = json.Unmarshal(post("/v1/messages", `{"model":"beam","max_tokens":100,"messages":[{"role":"user","content":"q"}],`+messagesTools+`}`), &reply)
+	blocks := reply.Content
+	fe.script = fixed(done)
+	history = `[{"role":"user","content":"q"},{"role":"assistant","content":` + string(blocks) + `},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + callID(blocks, "id") + `","content":"ok"}]}`
+	_ = json.Unmarshal(post("/v1/messages", `{"model":"beam","max_tokens":100,"messages":`+history+`],`+messagesTools+`}`), &reply)
+	post("/v1/messages", `{"model":"beam","max_tokens":100,"messages":`+history+`,{"role":"assistant","content":`+string(reply.Content)+`},{"role":"user","content":"again"}],`+messagesTools+`}`)
+
+	const responsesTools = `"tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}]`
+	fe.script = fixed(call)
+	_ = json.Unmarshal(post("/v1/responses", `{"model":"beam","input":[{"role":"user","content":"q"}],`+responsesTools+`}`), &reply)
+	items := `{"role":"user","content":"q"}`
+	for _, it := range reply.Output {
+		items += "," + string(it)
+	}
+	items += `,{"type":"function_call_output","call_id":"` + callID([]byte(items), "call_id") + `","output":"ok"}`
+	fe.script = fixed(done)
+	reply.Output = nil
+	_ = json.Unmarshal(post("/v1/responses", `{"model":"beam","input":[`+items+`],`+responsesTools+`}`), &reply)
+	for _, it := range reply.Output {
+		items += "," + string(it)
+	}
+	post("/v1/responses", `{"model":"beam","input":[`+items+`,{"role":"user","content":"again"}],`+responsesTools+`}`)
+}
