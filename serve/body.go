@@ -426,16 +426,27 @@ func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *unread
 			return false
 		}
 		// encoding/json refuses a body nested deeper than pyjson.MaxDepth,
-		// this value one level less.
-		if size, err = d.ParseValue(body[pos:]); err != nil ||
-			len(d.Nodes) >= pyjson.MaxDepth && tapeDepth(d) >= pyjson.MaxDepth {
+		// this value one level less. A raw field's value, or a member's
+		// that no field reads, is skipped without a tape, so that a large
+		// one (the messages) costs no tape of its parts; a string field's
+		// is parsed, for its escapes.
+		f, found := fs.byName[string(key)]
+		if !found || f.kind == rawField {
+			var depth int
+			if size, depth, err = pyjson.SkipValue(body[pos:]); err != nil || depth >= pyjson.MaxDepth {
+				return false
+			}
+			raw := body[pos : pos+size : pos+size]
+			switch {
+			case found:
+				v.FieldByIndex(f.index).SetBytes(raw)
+			case fs.foldsToField(key):
+				return false
+			case !pyjson.HoldsNothingText(raw):
+				unread.add(0, key)
+			}
+		} else if size, err = d.ParseValue(body[pos:]); err != nil || !setField(d, 0, f, v) {
 			return false
-		}
-		if !setMember(d, fs, key, v) {
-			return false
-		}
-		if _, found := fs.byName[string(key)]; !found && !d.HoldsNothing(0) {
-			unread.add(0, key)
 		}
 		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) {
 			return false
@@ -449,16 +460,6 @@ func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *unread
 			return false
 		}
 	}
-}
-
-// setMember stores the value on d's tape (node 0) in the field key names,
-// and reports false when the body is not plain after all.
-func setMember(d *pyjson.Doc, fs *bodyFields, key []byte, v reflect.Value) bool {
-	f, found := fs.byName[string(key)]
-	if !found {
-		return !fs.foldsToField(key)
-	}
-	return setField(d, 0, f, v)
 }
 
 // setField stores the value at node val in v's field f, as json.Unmarshal
@@ -490,22 +491,6 @@ func setField(d *pyjson.Doc, val int, f bodyField, v reflect.Value) bool {
 	raw := d.Raw(val)
 	fv.SetBytes(raw[:len(raw):len(raw)])
 	return true
-}
-
-// tapeDepth returns the deepest nesting of arrays and objects on d's tape.
-func tapeDepth(d *pyjson.Doc) int {
-	var ends []int32 // where each open container ends
-	deepest := 0
-	for i := range d.Nodes {
-		for len(ends) > 0 && int32(i) >= ends[len(ends)-1] {
-			ends = ends[:len(ends)-1]
-		}
-		if k := d.Nodes[i].Kind; k == pyjson.Array || k == pyjson.Object {
-			ends = append(ends, d.Nodes[i].Next)
-			deepest = max(deepest, len(ends))
-		}
-	}
-	return deepest
 }
 
 // splitNode is splitBody for the value at node i of a parsed document,
@@ -555,18 +540,6 @@ func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields, unrea
 	return ok
 }
 
-// elementsOf returns the raw text of each element of the list at node
-// val, each a piece of d.Src that cannot grow into the next.
-func elementsOf(d *pyjson.Doc, val int) []json.RawMessage {
-	list := make([]json.RawMessage, 0, d.Nodes[val].Len)
-	d.Elements(val, func(e, _ int) bool {
-		raw := d.Raw(e)
-		list = append(list, raw[:len(raw):len(raw)])
-		return true
-	})
-	return list
-}
-
 // eachElement calls fn with each element of raw, a well-formed JSON list
 // of valid UTF-8 (a value decodeBody split), until fn returns false. The
 // elements are parsed one at a time, so that a long list is never on a
@@ -592,14 +565,42 @@ func eachElement(raw []byte, fn func(i int, elem []byte) bool) {
 
 // rawElements is json.Unmarshal(raw, &list) for a list of
 // json.RawMessage, without the copies: the elements of the JSON list raw,
-// or false when raw is not one.
+// or false when raw is not one (or not UTF-8, which the APIs refuse
+// before). Each element is skipped without a tape
+// (pyjson.SkipValue), so that a long list costs its slice only.
 func rawElements(raw json.RawMessage) ([]json.RawMessage, bool) {
-	d := bodyDocs.Get().(*pyjson.Doc)
-	defer releaseBodyDoc(d)
-	if d.Parse(raw) != nil || d.Kind(0) != pyjson.Array {
+	if !utf8.Valid(raw) {
 		return nil, false
 	}
-	return elementsOf(d, 0), true
+	pos := pyjson.SkipSpace(raw, 0)
+	if pos == len(raw) || raw[pos] != '[' {
+		return nil, false
+	}
+	// Each element valid, and not nested deeper than encoding/json reads
+	// (pyjson.MaxDepth, the list's level included); commas between them.
+	list := make([]json.RawMessage, 0, 16) // grown as the elements come: the count is not known before
+	pos = pyjson.SkipSpace(raw, pos+1)
+	if pos < len(raw) && raw[pos] == ']' {
+		return list, pyjson.SkipSpace(raw, pos+1) == len(raw)
+	}
+	for {
+		size, depth, err := pyjson.SkipValue(raw[pos:])
+		if err != nil || depth >= pyjson.MaxDepth {
+			return nil, false
+		}
+		list = append(list, raw[pos:pos+size:pos+size])
+		if pos = pyjson.SkipSpace(raw, pos+size); pos >= len(raw) {
+			return nil, false
+		}
+		switch raw[pos] {
+		case ']':
+			return list, pyjson.SkipSpace(raw, pos+1) == len(raw)
+		case ',':
+			pos = pyjson.SkipSpace(raw, pos+1)
+		default:
+			return nil, false
+		}
+	}
 }
 
 // releaseBodyDoc returns d to bodyDocs, unless its tape grew too large to

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/corpus"
 )
@@ -185,6 +186,11 @@ func TestDecodeBodyMatchesEncodingJSON(t *testing.T) {
 	for _, c := range bodyCases {
 		checkDecodeBody(t, []byte(c))
 		checkUnread(t, []byte(c))
+		checkRawElements(t, []byte(c))
+	}
+	for _, c := range []string{`[]`, ` [ ] `, `[1]`, `[1,]`, `[,1]`, `[1 2]`, `[{"a":[1,{}]}, "x" ,null]`, `[1] x`, `[`, `[1`, "[\"\xff\"]",
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat("[", 10001) + strings.Repeat("]", 10001)} {
+		checkRawElements(t, []byte(c))
 	}
 	realistic, err := os.ReadFile("../testdata/bench/realistic_request.json")
 	if err != nil {
@@ -326,6 +332,7 @@ func FuzzDecodeBody(f *testing.F) {
 		checkDecodeBody(t, body)
 		checkUnread(t, body)
 		checkPlainString(t, body)
+		checkRawElements(t, body)
 		if json.Valid(body) {
 			checkToolUnread(t, body)
 			if got, want := functionStrict(body), nestedStrict(body); string(got) != string(want) {
@@ -454,5 +461,76 @@ func checkToolUnread(t *testing.T, body []byte) {
 		checkUnreadSet(t, "function", fn, reflect.TypeFor[chatFunctionMembers](), &fu)
 	} else if len(fu.list) > 0 {
 		t.Fatalf("%q: no function object, yet unread %+v", body, fu.list)
+	}
+}
+
+// checkRawElements requires rawElements to split a JSON list as
+// json.Unmarshal into []json.RawMessage does, and to refuse what it
+// refuses; text that is not UTF-8, which the APIs refuse before, it
+// refuses too.
+func checkRawElements(t *testing.T, body []byte) {
+	t.Helper()
+	if !utf8.Valid(body) {
+		if _, ok := rawElements(body); ok {
+			t.Fatalf("%.200q: rawElements splits text that is not UTF-8", body)
+		}
+		return
+	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '[' {
+		return
+	}
+	got, ok := rawElements(body)
+	var want []json.RawMessage
+	err := json.Unmarshal(body, &want)
+	if ok != (err == nil) || ok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%.200q: rawElements %q %v, json.Unmarshal %q %v", body, got, ok, want, err)
+	}
+}
+
+// TestDecodeHostileShapes: a body of many small members inside one
+// message, or of many blocks in one message's content, is decoded with
+// allocation in proportion to it, at most 45 bytes per byte of body (a
+// member's value that the API keeps as text is skipped without a tape,
+// pyjson.SkipValue; before, the Messages shape allocated 116 bytes per
+// byte, four tapes of the whole list). Bytes allocated, never time.
+func TestDecodeHostileShapes(t *testing.T) {
+	const size = 2 << 20
+	var chat, messages strings.Builder
+	chat.WriteString(`{"model":"beam","messages":[{"role":"user","content":"x"`)
+	for i := 0; chat.Len() < size; i++ {
+		chat.WriteString(`,"k` + strings.Repeat("a", i%7) + `":1`)
+	}
+	chat.WriteString(`}]}`)
+	messages.WriteString(`{"model":"beam","max_tokens":5,"messages":[{"role":"user","content":[{"type":"text","text":"a"}`)
+	for messages.Len() < size {
+		messages.WriteString(`,{"type":"text","text":"a","z":1}`)
+	}
+	messages.WriteString(`]}]}`)
+	s, err := New(Config{Backend: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		body   string
+		decode func([]byte) *apiError
+	}{
+		{"chat: one message of many members", chat.String(), func(b []byte) *apiError { _, e := decodeChatRequest(b, &Config{}); return e }},
+		{"messages: one message of many blocks", messages.String(), func(b []byte) *apiError { _, e := decodeMessagesRequest(b, s, false, ""); return e }},
+	} {
+		body := []byte(c.body)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		aerr := c.decode(body)
+		runtime.ReadMemStats(&after)
+		if aerr != nil {
+			t.Errorf("%s: %v", c.name, aerr.msg)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 45*uint64(len(body)) {
+			t.Errorf("%s: %d bytes allocated for a body of %d (%.0f per byte), want at most 45 per byte", c.name, got, len(body), float64(got)/float64(len(body)))
+		} else {
+			t.Logf("%s: %.1f bytes allocated per byte of body", c.name, float64(got)/float64(len(body)))
+		}
 	}
 }
