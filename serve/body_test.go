@@ -506,6 +506,17 @@ func TestDecodeHostileShapes(t *testing.T) {
 		messages.WriteString(`,{"type":"text","text":"a","z":1}`)
 	}
 	messages.WriteString(`]}]}`)
+	var responses, many strings.Builder
+	responses.WriteString(`{"model":"beam","input":[{"role":"user","content":[{"type":"input_text","text":"a"}`)
+	for responses.Len() < size {
+		responses.WriteString(`,{"type":"input_text","text":"a","z":1}`)
+	}
+	responses.WriteString(`]}]}`)
+	many.WriteString(`{"model":"beam","max_tokens":5,"messages":[{"role":"user","content":"a"}`)
+	for many.Len() < size {
+		many.WriteString(`,{"role":"user","content":[{"type":"text","text":"a","z":1}]}`)
+	}
+	many.WriteString(`]}`)
 	s, err := New(Config{Backend: "http://127.0.0.1:1"})
 	if err != nil {
 		t.Fatal(err)
@@ -517,6 +528,8 @@ func TestDecodeHostileShapes(t *testing.T) {
 	}{
 		{"chat: one message of many members", chat.String(), func(b []byte) *apiError { _, e := decodeChatRequest(b, &Config{}); return e }},
 		{"messages: one message of many blocks", messages.String(), func(b []byte) *apiError { _, e := decodeMessagesRequest(b, s, false, ""); return e }},
+		{"messages: many messages", many.String(), func(b []byte) *apiError { _, e := decodeMessagesRequest(b, s, false, ""); return e }},
+		{"responses: one item of many parts", responses.String(), func(b []byte) *apiError { _, e := decodeResponsesRequest(b, s, ""); return e }},
 	} {
 		body := []byte(c.body)
 		var before, after runtime.MemStats
