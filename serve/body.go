@@ -222,31 +222,32 @@ func splitList(body []byte, v reflect.Value, unread *unreadSet) bool {
 	if fs == nil || !utf8.Valid(body) {
 		return false
 	}
+	// The list checked first, without a tape: well formed, of objects
+	// only, before a slice for them all is made (a list of a million
+	// numbers fails here, at little cost). Then each element is parsed on
+	// its own: the tape holds one element, not the list.
+	n := 0
+	if !eachRawElement(body, func(e []byte) bool {
+		n++
+		return e[0] == '{'
+	}) {
+		return false
+	}
 	d := bodyDocs.Get().(*pyjson.Doc)
 	defer releaseBodyDoc(d)
-	if d.Parse(body) != nil || d.Kind(0) != pyjson.Array {
-		return false
-	}
-	// Every element an object, before a slice for them all is made: a
-	// list of a million numbers fails here, at no cost.
-	ok := true
-	d.Elements(0, func(e, _ int) bool {
-		ok = d.Kind(e) == pyjson.Object
-		return ok
-	})
-	if !ok {
-		return false
-	}
-	n := int(d.Nodes[0].Len)
 	list := reflect.MakeSlice(v.Type(), n, n)
-	d.Elements(0, func(e, pos int) bool {
-		ok = decodeObject(d, e, list.Index(pos), fs, unread, pos)
-		return ok
-	})
-	if ok {
-		v.Set(list)
+	pos := pyjson.SkipSpace(body, pyjson.SkipSpace(body, 0)+1) // the first element: the list is well formed
+	for i := range n {
+		size, err := d.ParseValue(body[pos:])
+		if err != nil || !decodeObject(d, 0, list.Index(i), fs, unread, i) {
+			return false
+		}
+		if pos = pyjson.SkipSpace(body, pos+size); body[pos] == ',' {
+			pos = pyjson.SkipSpace(body, pos+1)
+		}
 	}
-	return ok
+	v.Set(list)
+	return true
 }
 
 // bodyFields are the JSON names of a body struct's fields (those of
@@ -566,39 +567,52 @@ func eachElement(raw []byte, fn func(i int, elem []byte) bool) {
 // rawElements is json.Unmarshal(raw, &list) for a list of
 // json.RawMessage, without the copies: the elements of the JSON list raw,
 // or false when raw is not one (or not UTF-8, which the APIs refuse
-// before). Each element is skipped without a tape
-// (pyjson.SkipValue), so that a long list costs its slice only.
+// before). Each element is skipped without a tape (pyjson.SkipValue), so
+// that a long list costs its slice only.
 func rawElements(raw json.RawMessage) ([]json.RawMessage, bool) {
-	if !utf8.Valid(raw) {
+	// The count is not known before: room for a few elements of 32 bytes
+	// or more, grown as they come.
+	list := make([]json.RawMessage, 0, min(16, len(raw)/32+1))
+	if !eachRawElement(raw, func(e []byte) bool {
+		list = append(list, e)
+		return true
+	}) {
 		return nil, false
+	}
+	return list, true
+}
+
+// eachRawElement calls fn with the text of each element of the JSON list
+// raw, in order, and reports whether raw is a well-formed list of valid
+// UTF-8, not nested deeper than encoding/json reads (pyjson.MaxDepth, the
+// list's level included), and fn returned true for every element. An
+// element's text is a piece of raw that cannot grow into the next.
+func eachRawElement(raw []byte, fn func(elem []byte) bool) bool {
+	if !utf8.Valid(raw) {
+		return false
 	}
 	pos := pyjson.SkipSpace(raw, 0)
 	if pos == len(raw) || raw[pos] != '[' {
-		return nil, false
+		return false
 	}
-	// Each element valid, and not nested deeper than encoding/json reads
-	// (pyjson.MaxDepth, the list's level included); commas between them.
-	list := make([]json.RawMessage, 0, 16) // grown as the elements come: the count is not known before
-	pos = pyjson.SkipSpace(raw, pos+1)
-	if pos < len(raw) && raw[pos] == ']' {
-		return list, pyjson.SkipSpace(raw, pos+1) == len(raw)
+	if pos = pyjson.SkipSpace(raw, pos+1); pos < len(raw) && raw[pos] == ']' {
+		return pyjson.SkipSpace(raw, pos+1) == len(raw)
 	}
 	for {
 		size, depth, err := pyjson.SkipValue(raw[pos:])
-		if err != nil || depth >= pyjson.MaxDepth {
-			return nil, false
+		if err != nil || depth >= pyjson.MaxDepth || !fn(raw[pos:pos+size:pos+size]) {
+			return false
 		}
-		list = append(list, raw[pos:pos+size:pos+size])
 		if pos = pyjson.SkipSpace(raw, pos+size); pos >= len(raw) {
-			return nil, false
+			return false
 		}
 		switch raw[pos] {
 		case ']':
-			return list, pyjson.SkipSpace(raw, pos+1) == len(raw)
+			return pyjson.SkipSpace(raw, pos+1) == len(raw)
 		case ',':
 			pos = pyjson.SkipSpace(raw, pos+1)
 		default:
-			return nil, false
+			return false
 		}
 	}
 }
