@@ -77,6 +77,55 @@ type contentBlock struct {
 	ToolName string `json:"tool_name"`
 }
 
+// blockMembers are the members each block type has: a member of
+// contentBlock set on a block of a type that does not have it is not
+// read, and is reported as such (foreignMembers).
+var blockMembers = map[string][]string{
+	"text":                   {"text"},
+	"thinking":               {"thinking", "signature"},
+	"redacted_thinking":      {},
+	"tool_use":               {"id", "name", "input"},
+	"server_tool_use":        {"id", "name", "input"},
+	"tool_result":            {"tool_use_id", "content", "is_error"},
+	"web_search_tool_result": {"tool_use_id", "content"},
+	"web_fetch_tool_result":  {"tool_use_id", "content"},
+	"tool_reference":         {"tool_name"},
+}
+
+// foreignMembers calls note with each member b holds that its type does
+// not have (a text block's input, say): decoded into the union of every
+// type's fields, and read by none. A type the gateway does not take is
+// refused whole, so it has none.
+func (b *contentBlock) foreignMembers(note func(member string)) {
+	own, known := blockMembers[b.Type]
+	if !known {
+		return
+	}
+	for _, f := range [...]struct {
+		name string
+		set  bool
+	}{
+		{"text", b.Text != nil}, {"thinking", b.Thinking != nil}, {"signature", b.Signature != nil},
+		{"id", b.ID != ""}, {"name", b.Name != ""}, {"input", !isNull(b.Input)},
+		{"tool_use_id", b.ToolUseID != ""}, {"content", !isNull(b.Content)}, {"tool_name", b.ToolName != ""},
+		{"is_error", !isNull(b.IsError)},
+	} {
+		if f.set && !slices.Contains(own, f.name) {
+			note(f.name)
+		}
+	}
+}
+
+// noteForeignBlockMembers notes the foreign members of blocks, the list
+// at path whose first block is path[first].
+func (r *request) noteForeignBlockMembers(path string, first int, blocks []contentBlock) {
+	for j := range blocks {
+		blocks[j].foreignMembers(func(member string) {
+			r.noteMember(path + "[" + strconv.Itoa(first+j) + "]." + member)
+		})
+	}
+}
+
 // anthropicTool is one entry of tools.
 type anthropicTool struct {
 	Type        string          `json:"type"`
@@ -451,6 +500,7 @@ func (r *request) blocksText(raw json.RawMessage, path string, first int) (strin
 			r.noteMember(jsonpath.Key(path+"["+strconv.Itoa(first+u.elem)+"]", u.key))
 		}
 		r.unreadMore = r.unreadMore || unread.more
+		r.noteForeignBlockMembers(path, first, blocks)
 		var b strings.Builder
 		for j := range blocks {
 			bp := path + "[" + strconv.Itoa(first+j) + "]"
@@ -518,6 +568,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 			if err := m.req.decodeMembersIn(am.Content, &blocks, path, ".content"); err != nil {
 				return badRequest(path+".content", "invalid_message", path+".content"+jsonPathText(err))
 			}
+			m.req.noteForeignBlockMembers(path+".content", 0, blocks)
 		default:
 			return paramError(path+".content", "invalid_message", "must be a string or a list of content blocks, got "+kindOf(am.Content))
 		}
@@ -668,6 +719,7 @@ func (m *messagesReply) assistantMessage(path string, blocks []contentBlock, t *
 				return badRequest(bp+".type", "invalid_thinking_signature", bp+": redacted_thinking was not written by this server and cannot be read; "+
 					"leave it out and start the server with --allow-missing-thinking")
 			}
+			m.req.report(bp, unhonouredField, "redacted thinking is another model's and cannot be read: left out (--allow-missing-thinking)")
 		case "text":
 			if b.Text == nil {
 				return paramError(bp+".text", "invalid_block", "required, a string")

@@ -45,6 +45,7 @@ func (r *request) toolResultText(raw json.RawMessage, path string) (string, []to
 	if err := r.decodeMembers(raw, &blocks, path); err != nil {
 		return "", nil, paramError(path, "invalid_type", "must be a string or a list of text and tool_reference blocks ("+jsonErrorText(err)+")")
 	}
+	r.noteForeignBlockMembers(path, 0, blocks)
 	var b strings.Builder
 	var refs []toolRef
 	texts := 0

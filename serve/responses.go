@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -71,6 +72,40 @@ type inputItem struct {
 	// (docs/gap-decisions.md 111): read, and used for nothing.
 	ID     json.RawMessage `json:"id"`
 	Status json.RawMessage `json:"status"`
+}
+
+// itemMembers are the members each input item type has besides type,
+// id and status: a member of inputItem set on an item of a type that
+// does not have it is not read, and is reported (foreignMembers).
+var itemMembers = map[string][]string{
+	"message":              {"role", "content"},
+	"reasoning":            {"summary", "content", "encrypted_content"},
+	"function_call":        {"call_id", "name", "namespace", "arguments"},
+	"function_call_output": {"call_id", "output"},
+	"web_search_call":      {"action"},
+}
+
+// foreignMembers calls note with each member it holds that its type
+// (typ: a message's may be left out) does not have. A type the gateway
+// does not take is refused whole, so it has none.
+func (it *inputItem) foreignMembers(typ string, note func(member string)) {
+	own, known := itemMembers[typ]
+	if !known {
+		return
+	}
+	for _, f := range [...]struct {
+		name string
+		set  bool
+	}{
+		{"role", it.Role != ""}, {"content", !isNull(it.Content)}, {"summary", !isNull(it.Summary)},
+		{"encrypted_content", it.EncryptedContent != nil}, {"call_id", it.CallID != ""}, {"name", it.Name != ""},
+		{"namespace", it.Namespace != ""}, {"arguments", !isNull(it.Arguments)}, {"output", !isNull(it.Output)},
+		{"action", !isNull(it.Action)},
+	} {
+		if f.set && !slices.Contains(own, f.name) {
+			note(f.name)
+		}
+	}
 }
 
 // textPart is a part of a message's content, a reasoning item's content
@@ -437,6 +472,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 		if typ == "" && it.Role != "" {
 			typ = "message"
 		}
+		it.foreignMembers(typ, func(member string) { rr.req.noteMember(path + "." + member) })
 		switch typ {
 		case "message":
 			text, err := rr.req.partsText(it.Content, path+".content")
