@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"maps"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -135,6 +137,26 @@ func (r *request) reportUnread(keys []string, more bool) {
 			why += "; the body has more such members, not listed"
 		}
 		r.report(p, unhonouredField, why)
+	}
+}
+
+// reportQuery reports the request URL's query parameters, which no
+// endpoint reads, each as ?name (at most maxUnread), but Anthropic's SDK's
+// beta=true on the Anthropic family: like the anthropic-beta header, an
+// accepted no-op (docs/gap-decisions.md 111 and 244). Azure's OpenAI
+// client sends api-version, for one.
+func (r *request) reportQuery(q url.Values, fam apiFamily) {
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if k == "beta" && fam == familyAnthropic {
+			continue
+		}
+		if n == maxUnread {
+			r.unhonoured[len(r.unhonoured)-1].why += "; the URL has more such parameters, not listed"
+			return
+		}
+		r.report("?"+k, unhonouredField, "a query parameter this gateway does not read: accepted and not used")
+		n++
 	}
 }
 

@@ -168,6 +168,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, id string, ep 
 		c.httpError(w, aerr)
 		return
 	}
+	c.req.reportQuery(r.URL.Query(), fam)
 	c.inspectPrepared()
 	if aerr := c.checkEngine(w); aerr != nil {
 		c.httpError(w, aerr)

@@ -63,7 +63,8 @@ func TestUnreadMembersReported(t *testing.T) {
 // top-level ones, in the order the API reads them; a member holding nothing (null, [] or {}) is not, nor
 // cache_control, an accepted no-op, nor the identifiers and flags the
 // gateway reads (a format's name, an input item's id and status, a tool
-// result's is_error, eager_input_streaming); a request lists at most
+// result's is_error, eager_input_streaming); a query parameter is
+// reported as ?name, but Anthropic's beta=true; a request lists at most
 // maxUnread such members, the last saying there are more.
 func TestNestedMembersReported(t *testing.T) {
 	fe := newFakeEngine(t, fixed(answer("r", "ok")))
@@ -83,6 +84,10 @@ func TestNestedMembersReported(t *testing.T) {
 			"thinking.q, tool_choice.p, tools[0].baz, system[0].zz, messages[0].foo, messages[0].content[0].bar"},
 		{"/v1/messages", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"failed","citations":[{"x":1}]}]}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}]}`,
 			"messages[2].content[0].content[0].citations"},
+		// Query parameters: none is read; Anthropic's beta=true is a no-op.
+		{"/v1/chat/completions?api-version=2024-10-21&b=1", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"user":"u"}`, "user, ?api-version, ?b"},
+		{"/v1/messages?beta=true", `{"model":"beam","max_tokens":10,"messages":[{"role":"user","content":"Hi"}]}`, ""},
+		{"/v1/responses?beta=true", `{"model":"beam","input":"Hi"}`, "?beta"},
 		// A member of another block or item type than the one it is on.
 		{"/v1/messages", `{"model":"beam","max_tokens":10,"system":[{"type":"text","text":"S","id":"x"}],"messages":[{"role":"user","content":[{"type":"text","text":"q","input":{"a":1}}]},{"role":"assistant","content":[{"type":"redacted_thinking","data":"x"},{"type":"tool_use","id":"t1","name":"f","input":{},"text":"t"}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","name":"f","content":[{"type":"text","text":"ok","tool_use_id":"t1"}]}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}]}`,
 			"messages[1].content[0], system[0].id, messages[0].content[0].input, messages[1].content[0].data, messages[1].content[1].text, messages[2].content[0].name, messages[2].content[0].content[0].tool_use_id"},
