@@ -216,13 +216,53 @@ func decodeStop(raw json.RawMessage) ([]string, *apiError) {
 // checkMarkers, unless the server allows them (DECISIONS.md, Serving).
 func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 	var err *apiError
-	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed(), r.noteMember); err != nil {
+	if r.messages, err = decodeMessageList(cr.Messages, !cfg.markersAllowed(), r.noteChatMember); err != nil {
 		return err
 	}
 	if len(r.messages) == 0 {
 		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
 	}
 	return refuseLateInstructions(cfg, r.messages, nil, false)
+}
+
+// noteChatMember notes a member of a chat message that the format does
+// not read, but a tool call's index: the call's place in the list, which
+// the streamed deltas carry and clients that assemble them keep
+// (docs/gap-decisions.md 136 and 244), an identifier that asks for
+// nothing.
+func (r *request) noteChatMember(path string) {
+	if isCallIndex(path) {
+		return
+	}
+	r.noteMember(path)
+}
+
+// isCallIndex reports whether path is messages[i].tool_calls[j].index.
+func isCallIndex(path string) bool {
+	rest, ok := cutIndex(path, "messages[")
+	if !ok {
+		return false
+	}
+	if rest, ok = cutIndex(rest, ".tool_calls["); !ok {
+		return false
+	}
+	return rest == ".index"
+}
+
+// cutIndex cuts prefix, then decimal digits and "]", from the start of s.
+func cutIndex(s, prefix string) (string, bool) {
+	if len(s) < len(prefix) || s[:len(prefix)] != prefix {
+		return "", false
+	}
+	s = s[len(prefix):]
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	if n == 0 || n == len(s) || s[n] != ']' {
+		return "", false
+	}
+	return s[n+1:], true
 }
 
 // decodeMessageList decodes raw, the messages of a chat request (a list,

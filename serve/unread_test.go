@@ -75,7 +75,7 @@ func TestNestedMembersReported(t *testing.T) {
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi","foo":1,"refusal":null,"annotations":[],"audio":{}}]}`, "messages[0].foo"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"},"bar":2}]}]}`, "messages[0].content[0].bar"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":"{}","x":1}}]},{"role":"tool","tool_call_id":"c","content":"ok"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]}`,
-			"messages[1].tool_calls[0].index, messages[1].tool_calls[0].function.x"},
+			"messages[1].tool_calls[0].function.x"},
 		{"/v1/chat/completions", `{"model":"beam","user":"u","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"},"baz":1},"qux":2}],"tool_choice":{"type":"function","function":{"name":"f","w":1},"v":2}}`,
 			"user, tool_choice.v, tool_choice.function.w, tools[0].qux, tools[0].function.baz"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"stream_options":{"include_obfuscation":false},"chat_template_kwargs":{"enable_thinking":false},"response_format":{"type":"json_schema","json_schema":{"name":"n","description":"d","schema":{"type":"object"}},"schema":{}}}`,
