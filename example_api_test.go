@@ -38,6 +38,27 @@ func ExampleParseRequest() {
 }
 
 // ExampleLint lists what a request that renders may still get wrong.
+// ExampleParseMessagesUnread decodes a list of messages as a gateway
+// reads a body's, and names what the format does not read, so that a
+// server can report it; null and empty values say nothing and are not
+// named.
+func ExampleParseMessagesUnread() {
+	messages, err := harmony.ParseMessagesUnread([]byte(`[
+		{"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]},
+		{"role": "assistant", "content": "Hello!", "reasoning_content": "Greet back.", "refusal": null, "annotations": []},
+		{"role": "user", "content": "Weather?", "audio": {"id": "a1"}}
+	]`), func(path string) { fmt.Println("not read:", path) })
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(messages), "messages")
+	// Output:
+	// not read: messages[0].content[0].cache_control
+	// not read: messages[2].audio
+	// 3 messages
+}
+
 func ExampleLint() {
 	msgs := []harmony.Message{
 		{Role: harmony.RoleUser, Content: "Hi"},
