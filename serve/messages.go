@@ -719,7 +719,8 @@ func (m *messagesReply) assistantMessage(path string, blocks []contentBlock, t *
 				return badRequest(bp+".type", "invalid_thinking_signature", bp+": redacted_thinking was not written by this server and cannot be read; "+
 					"leave it out and start the server with --allow-missing-thinking")
 			}
-			m.req.report(bp, unhonouredField, "redacted thinking is another model's and cannot be read: left out (--allow-missing-thinking)")
+			// The path built again: bp, kept, would be allocated for every block.
+			m.req.report(path+".content["+strconv.Itoa(j)+"]", unhonouredField, "redacted thinking is another model's and cannot be read: left out (--allow-missing-thinking)")
 		case "text":
 			if b.Text == nil {
 				return paramError(bp+".text", "invalid_block", "required, a string")
