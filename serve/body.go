@@ -570,17 +570,30 @@ func eachElement(raw []byte, fn func(i int, elem []byte) bool) {
 // before). Each element is skipped without a tape (pyjson.SkipValue), so
 // that a long list costs its slice only.
 func rawElements(raw json.RawMessage) ([]json.RawMessage, bool) {
-	// The count is not known before: room for a few elements of 32 bytes
-	// or more, grown as they come.
-	list := make([]json.RawMessage, 0, min(16, len(raw)/32+1))
+	// The count is not known before: the elements are gathered in a
+	// pooled list, then copied into one of their number.
+	scratch := elementLists.Get().(*[]json.RawMessage)
+	defer func() {
+		clear(*scratch)
+		if cap(*scratch) <= maxPooledElements {
+			*scratch = (*scratch)[:0]
+			elementLists.Put(scratch)
+		}
+	}()
 	if !eachRawElement(raw, func(e []byte) bool {
-		list = append(list, e)
+		*scratch = append(*scratch, e)
 		return true
 	}) {
 		return nil, false
 	}
-	return list, true
+	return append([]json.RawMessage{}, *scratch...), true
 }
+
+// elementLists are rawElements' scratch lists, reused; one grown past
+// maxPooledElements is let go.
+var elementLists = sync.Pool{New: func() any { return new([]json.RawMessage) }}
+
+const maxPooledElements = 1 << 12
 
 // eachRawElement calls fn with the text of each element of the JSON list
 // raw, in order, and reports whether raw is a well-formed list of valid
