@@ -47,7 +47,10 @@ func ExampleParseMessagesUnread() {
 		{"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]},
 		{"role": "assistant", "content": "Hello!", "reasoning_content": "Greet back.", "refusal": null, "annotations": []},
 		{"role": "user", "content": "Weather?", "audio": {"id": "a1"}}
-	]`), func(path string) { fmt.Println("not read:", path) })
+	]`), func(path string) bool {
+		fmt.Println("not read:", path)
+		return true // false: no more calls
+	})
 	if err != nil {
 		fmt.Println(err)
 		return

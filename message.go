@@ -114,10 +114,12 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // read: unknown keeps a message's keys (ParseRequest's, for Lint and
 // Strict); unread is called with the path of each member, of a message,
 // a text part, a tool call or its function, whose value holds something
-// (not null, [] or {}: ParseMessagesUnread's).
+// (not null, [] or {}: ParseMessagesUnread's), until it returns false
+// (done).
 type keyNotes struct {
 	unknown *[]unknownKey
-	unread  func(path string)
+	unread  func(path string) bool
+	done    bool
 }
 
 // within is where in a message an object is: the message itself (field
@@ -136,18 +138,18 @@ func (n *keyNotes) note(d *pyjson.Doc, k, v, pos int, w within) {
 	case n == nil:
 	case n.unknown != nil && w.field == "":
 		*n.unknown = append(*n.unknown, newUnknownKey(messagePath(pos), string(d.KeyText(k, nil)), messageKeys))
-	case n.unread != nil && !d.HoldsNothing(v):
+	case n.unread != nil && !n.done && !d.HoldsNothing(v):
 		prefix := messagePath(pos)
 		if w.field != "" {
 			prefix += "." + w.field + "[" + strconv.Itoa(w.index) + "]" + w.sub
 		}
-		n.unread(keyPath(prefix, string(d.KeyText(k, nil))))
+		n.done = !n.unread(keyPath(prefix, string(d.KeyText(k, nil))))
 	}
 }
 
 // reading reports whether n notes the members of objects within
-// messages (ParseMessagesUnread).
-func (n *keyNotes) reading() bool { return n != nil && n.unread != nil }
+// messages (ParseMessagesUnread), and has not been told to stop.
+func (n *keyNotes) reading() bool { return n != nil && n.unread != nil && !n.done }
 
 // UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
 // data is not retained.

@@ -79,14 +79,17 @@ func ParseMessages(data []byte) ([]Message, error) {
 
 // ParseMessagesUnread is ParseMessages that also calls unread, in order,
 // with the path of each member the format does not read and whose value
-// holds something: a key of a message, of a text part, of a tool call or of
-// its function, such as "messages[2].audio" or
+// holds something: a key of a message, of a text part, of a tool call or
+// of its function, such as "messages[2].audio" or
 // "messages[0].content[1].cache_control". A server that renders requests
 // can so report what a client sent and the prompt left out. A value that
 // holds nothing (null, [] or {}) is left out, as the absence it stands
-// for: OpenAI's clients send "refusal": null and "annotations": [] back. unread is not called for a list that fails to
+// for: OpenAI's clients send "refusal": null and "annotations": [] back.
+// When unread returns false it is called no more, and the rest of the
+// list is decoded without naming its members: a server that lists the
+// first few stops there. unread is not called for a list that fails to
 // decode past the message that fails.
-func ParseMessagesUnread(data []byte, unread func(path string)) ([]Message, error) {
+func ParseMessagesUnread(data []byte, unread func(path string) bool) ([]Message, error) {
 	return parseMessages(data, &keyNotes{unread: unread})
 }
 

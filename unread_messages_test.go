@@ -45,12 +45,18 @@ func TestParseMessagesUnread(t *testing.T) {
 		t.Fatalf("only %d members reported in all: the lists no longer test the report", reported)
 	}
 	var got []string
-	if _, err := ParseMessagesUnread([]byte(unreadLists[2]), func(p string) { got = append(got, p) }); err != nil {
+	if _, err := ParseMessagesUnread([]byte(unreadLists[2]), func(p string) bool { got = append(got, p); return true }); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"messages[1].tool_calls[0].index", "messages[1].tool_calls[0].function.strict", "messages[2].is_error"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	// Told to stop after two, it names no more, and decodes the rest.
+	got = nil
+	messages, err := ParseMessagesUnread([]byte(unreadLists[2]), func(p string) bool { got = append(got, p); return len(got) < 2 })
+	if err != nil || len(messages) != 3 || !slices.Equal(got, want[:2]) {
+		t.Errorf("stopped after two: %v, %d messages, got %q", err, len(messages), got)
 	}
 }
 
@@ -69,7 +75,7 @@ func FuzzParseMessagesUnread(f *testing.F) {
 func checkUnreadMessages(t *testing.T, list []byte) []string {
 	t.Helper()
 	var got []string
-	messages, err := ParseMessagesUnread(list, func(p string) { got = append(got, p) })
+	messages, err := ParseMessagesUnread(list, func(p string) bool { got = append(got, p); return true })
 	want, wantErr := ParseMessages(list)
 	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() || !reflect.DeepEqual(messages, want) {
 		t.Fatalf("%.200q: ParseMessagesUnread %v, ParseMessages %v", list, err, wantErr)

@@ -226,15 +226,16 @@ func (r *request) decodeMessages(cr *chatRequest, cfg *Config) *apiError {
 }
 
 // noteChatMember notes a member of a chat message that the format does
-// not read, but a tool call's index: the call's place in the list, which
+// not read, and reports whether to hear of more (not once past the cap);
+// but a tool call's index: the call's place in the list, which
 // the streamed deltas carry and clients that assemble them keep
 // (docs/gap-decisions.md 136 and 244), an identifier that asks for
 // nothing.
-func (r *request) noteChatMember(path string) {
-	if isCallIndex(path) {
-		return
+func (r *request) noteChatMember(path string) bool {
+	if !isCallIndex(path) {
+		r.noteMember(path)
 	}
-	r.noteMember(path)
+	return !r.unreadMore // past the cap, no more paths are built
 }
 
 // isCallIndex reports whether path is messages[i].tool_calls[j].index.
@@ -273,7 +274,7 @@ func cutIndex(s, prefix string) (string, bool) {
 // its own, so that the first error (a message that does not decode, or a
 // name with a marker in an earlier one) names the message and the field
 // as it always has.
-func decodeMessageList(raw json.RawMessage, checkNames bool, unread func(path string)) ([]harmony.Message, *apiError) {
+func decodeMessageList(raw json.RawMessage, checkNames bool, unread func(path string) bool) ([]harmony.Message, *apiError) {
 	if isNull(raw) {
 		return nil, nil
 	}
