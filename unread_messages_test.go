@@ -10,6 +10,7 @@ import (
 
 	"github.com/beamharmony/harmony/internal/corpus"
 	"github.com/beamharmony/harmony/internal/jsonpath"
+	"github.com/beamharmony/harmony/internal/jsontest"
 )
 
 // unreadLists are message lists with members the format does not read,
@@ -103,91 +104,43 @@ func unreadOracle(t *testing.T, list []byte) []string {
 	}
 	for i, raw := range elems {
 		path := messagePath(i)
-		for _, m := range orderedMembers(t, raw) {
+		for _, m := range jsontest.Members(t, raw) {
 			switch {
-			case m.key == "content" && bytes.TrimSpace(m.value)[0] == '[':
+			case m.Key == "content" && bytes.TrimSpace(m.Value)[0] == '[':
 				var parts []json.RawMessage
-				_ = json.Unmarshal(m.value, &parts)
+				_ = json.Unmarshal(m.Value, &parts)
 				for j, p := range parts {
 					out = others(t, out, p, path+".content["+strconv.Itoa(j)+"]", "type", "text")
 				}
-			case m.key == "tool_calls" && bytes.TrimSpace(m.value)[0] == '[':
+			case m.Key == "tool_calls" && bytes.TrimSpace(m.Value)[0] == '[':
 				var calls []json.RawMessage
-				_ = json.Unmarshal(m.value, &calls)
+				_ = json.Unmarshal(m.Value, &calls)
 				for j, c := range calls {
 					cp := path + ".tool_calls[" + strconv.Itoa(j) + "]"
 					out = others(t, out, c, cp, "id", "type", "function")
 					var fn json.RawMessage
-					for _, cm := range orderedMembers(t, c) {
-						if cm.key == "function" {
-							fn = cm.value
+					for _, cm := range jsontest.Members(t, c) {
+						if cm.Key == "function" {
+							fn = cm.Value
 						}
 					}
 					out = others(t, out, fn, cp+".function", "name", "arguments")
 				}
-			case !slices.Contains(messageKeys, m.key) && !holdsNothing(m.value):
-				out = append(out, jsonpath.Key(path, m.key))
+			case !slices.Contains(messageKeys, m.Key) && !jsontest.HoldsNothing(m.Value):
+				out = append(out, jsonpath.Key(path, m.Key))
 			}
 		}
 	}
 	return out
 }
 
-// others appends the members of the object raw not among known and not
-// null, as paths under path.
+// others appends the members of the object raw not among known and
+// holding something, as paths under path.
 func others(t *testing.T, out []string, raw json.RawMessage, path string, known ...string) []string {
-	for _, m := range orderedMembers(t, raw) {
-		if !slices.Contains(known, m.key) && !holdsNothing(m.value) {
-			out = append(out, jsonpath.Key(path, m.key))
+	for _, m := range jsontest.Members(t, raw) {
+		if !slices.Contains(known, m.Key) && !jsontest.HoldsNothing(m.Value) {
+			out = append(out, jsonpath.Key(path, m.Key))
 		}
 	}
 	return out
-}
-
-type orderedMember struct {
-	key   string
-	value json.RawMessage
-}
-
-// orderedMembers returns the members of raw, a JSON object, in order,
-// each occurrence of a repeated key.
-func orderedMembers(t *testing.T, raw json.RawMessage) []orderedMember {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		t.Fatal(err)
-	}
-	var out []orderedMember
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, orderedMember{tok.(string), v})
-	}
-	return out
-}
-
-// holdsNothing reports whether raw is null, [] or {}, spaces aside.
-func holdsNothing(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v := v.(type) {
-	case nil:
-		return true
-	case []any:
-		return len(v) == 0
-	case map[string]any:
-		return len(v) == 0
-	}
-	return false
 }

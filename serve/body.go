@@ -59,11 +59,14 @@ func decodeBodyUnread(body []byte, dst any, unread *unreadSet) error {
 		unreadMembers(body, memberNamesOf(t), unread, 0)
 		return nil
 	}
+	// The slow path's list (escapes, repeated keys, invalid UTF-8 that
+	// encoding/json reads): its elements as encoding/json splits them.
+	var elems []json.RawMessage
+	_ = json.Unmarshal(body, &elems)
 	names := memberNamesOf(t.Elem())
-	eachElement(body, func(i int, elem []byte) bool {
+	for i, elem := range elems {
 		unreadMembers(elem, names, unread, i)
-		return true
-	})
+	}
 	return nil
 }
 
@@ -155,60 +158,25 @@ func (u *unreadSet) reset(m unreadMark) {
 	}
 }
 
-// unescapedKey is the text of quoted, a JSON string with escapes, or nil
-// when it is not one.
-func unescapedKey(quoted []byte) []byte {
-	var key string
-	if json.Unmarshal(quoted, &key) != nil {
-		return nil
-	}
-	return []byte(key)
-}
-
 // maxUnread bounds the unread members an unreadSet collects.
 const maxUnread = 32
 
 // unreadMembers collects in u the members of body, a valid JSON object,
-// that names has no field for and whose value holds something, as those of
-// the object elem. It parses one member at a time and keeps no key it
-// does not collect, so that a body of many keys costs no more than its
-// largest value.
+// that names has no field for and whose value holds something, as those
+// of the object elem. The body is valid (json.Unmarshal read it), so it
+// is skimmed (pyjson.SkimMembers), not parsed, and no key is kept that is
+// not collected: a body of many keys costs no more than its text.
 func unreadMembers(body []byte, names *bodyFields, u *unreadSet, elem int) {
-	d := bodyDocs.Get().(*pyjson.Doc)
-	defer releaseBodyDoc(d)
-	pos := pyjson.SkipSpace(body, 0)
-	if pos >= len(body) || body[pos] != '{' {
-		return
-	}
-	for pos = pyjson.SkipSpace(body, pos+1); pos < len(body) && body[pos] == '"'; {
-		size, err := d.ParseValue(body[pos:])
-		if err != nil {
-			return
+	pyjson.SkimMembers(body, func(quoted, value []byte) bool {
+		key, ok := pyjson.KeyString(quoted)
+		if !ok {
+			return false
 		}
-		raw := body[pos+1 : pos+size-1]
-		if d.Nodes[0].Escaped {
-			if raw = unescapedKey(body[pos : pos+size]); raw == nil {
-				return
-			}
+		if _, found := names.byName[key]; !found && !names.foldsToField([]byte(key)) && !pyjson.HoldsNothingText(value) {
+			u.add(elem, []byte(key))
 		}
-		_, found := names.byName[string(raw)]
-		unread := !found && !names.foldsToField(raw)
-		if pos = pyjson.SkipSpace(body, pos+size); pos >= len(body) || body[pos] != ':' {
-			return
-		}
-		if pos = pyjson.SkipSpace(body, pos+1); pos >= len(body) {
-			return
-		}
-		if size, err = d.ParseValue(body[pos:]); err != nil {
-			return
-		}
-		if unread && !d.HoldsNothing(0) {
-			u.add(elem, raw)
-		}
-		if pos = pyjson.SkipSpace(body, pos+size); pos < len(body) && body[pos] == ',' {
-			pos = pyjson.SkipSpace(body, pos+1)
-		}
-	}
+		return true
+	})
 }
 
 // splitList is splitBody for v, a slice of structs, from a JSON list of
@@ -539,29 +507,6 @@ func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields, unrea
 		return ok
 	})
 	return ok
-}
-
-// eachElement calls fn with each element of raw, a well-formed JSON list
-// of valid UTF-8 (a value decodeBody split), until fn returns false. The
-// elements are parsed one at a time, so that a long list is never on a
-// tape whole.
-func eachElement(raw []byte, fn func(i int, elem []byte) bool) {
-	d := bodyDocs.Get().(*pyjson.Doc)
-	defer releaseBodyDoc(d)
-	pos := pyjson.SkipSpace(raw, 0)
-	if pos == len(raw) || raw[pos] != '[' {
-		return
-	}
-	pos = pyjson.SkipSpace(raw, pos+1)
-	for i := 0; pos < len(raw) && raw[pos] != ']'; i++ {
-		size, err := d.ParseValue(raw[pos:])
-		if err != nil || !fn(i, raw[pos:pos+size:pos+size]) {
-			return
-		}
-		if pos = pyjson.SkipSpace(raw, pos+size); pos < len(raw) && raw[pos] == ',' {
-			pos = pyjson.SkipSpace(raw, pos+1)
-		}
-	}
 }
 
 // rawElements is json.Unmarshal(raw, &list) for a list of

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/corpus"
+	"github.com/beamharmony/harmony/internal/jsontest"
 )
 
 // bodyCases are bodies on both sides of every rule decodeBody follows:
@@ -151,10 +152,10 @@ func checkUnreadSet(t *testing.T, name string, body []byte, typ reflect.Type, un
 		if obj = bytes.TrimSpace(obj); len(obj) == 0 || obj[0] != '{' {
 			continue // null in a list of structs
 		}
-		for _, m := range membersOf(t, obj) {
-			read := slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, m.key) })
-			um := unreadMember{i, m.key}
-			if ascii(m.key) && !read && !holdsNothing(m.value) && !strings.EqualFold(m.key, acceptedNoOp) && !slices.Contains(want, um) {
+		for _, m := range jsontest.Members(t, obj) {
+			read := slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, m.Key) })
+			um := unreadMember{i, m.Key}
+			if ascii(m.Key) && !read && !jsontest.HoldsNothing(m.Value) && !strings.EqualFold(m.Key, acceptedNoOp) && !slices.Contains(want, um) {
 				want = append(want, um)
 			}
 		}

@@ -296,7 +296,8 @@ func decodeMessageList(raw json.RawMessage, checkNames bool, unread func(path st
 func decodeMessagesOneByOne(raw json.RawMessage, checkNames bool) ([]harmony.Message, *apiError) {
 	var messages []harmony.Message
 	var aerr *apiError
-	eachElement(raw, func(i int, elem []byte) bool {
+	whole := eachRawElement(raw, func(elem []byte) bool {
+		i := len(messages)
 		messages = append(messages, harmony.Message{})
 		// The path is built only for an error: a long conversation would
 		// otherwise pay an allocation per message.
@@ -313,6 +314,11 @@ func decodeMessagesOneByOne(raw json.RawMessage, checkNames bool) ([]harmony.Mes
 	})
 	if aerr != nil {
 		return nil, aerr
+	}
+	if !whole {
+		// Not reached for a body decodeBody split, whose lists are well
+		// formed; said rather than a list cut short in silence.
+		return nil, bodyError("invalid_json", "messages: not a well-formed list")
 	}
 	return messages, nil
 }

@@ -1,8 +1,9 @@
 package serve
 
 import (
-	"bytes"
 	"encoding/json"
+	"github.com/beamharmony/harmony/internal/jsontest"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -31,14 +32,7 @@ func TestUnreadMembersReported(t *testing.T) {
 		{"/v1/messages", `{"model":"beam","max_tokens":10,"mcp_servers":[{"type":"url","url":"https://example.com/mcp","name":"m"}],"messages":[{"role":"user","content":"Hi"}],"container":"c"}`, "mcp_servers, container"},
 		{"/v1/responses", `{"model":"beam","input":"Hi","truncation":"auto","reasoning":{"summary":"auto"},"user":"u"}`, "reasoning.summary, truncation, user"},
 	} {
-		resp, data := do(t, gw, "POST", c.path, c.body, nil)
-		if resp.StatusCode != 200 {
-			t.Errorf("%s: %d %s", c.body, resp.StatusCode, data)
-			continue
-		}
-		if got := resp.Header.Get(UnenforcedHeader); got != c.want {
-			t.Errorf("%s: %s %q, want %q", c.body, UnenforcedHeader, got, c.want)
-		}
+		checkUnenforced(t, gw, c.path, c.body, c.want)
 	}
 	// Many unread members: maxUnread listed, and the last says more.
 	var b strings.Builder
@@ -98,14 +92,7 @@ func TestNestedMembersReported(t *testing.T) {
 		{"/v1/responses", `{"model":"beam","input":[{"role":"user","content":[{"type":"input_text","text":"Hi","bar":1}],"foo":1,"id":"i1","status":"completed"}],"tools":[{"type":"function","name":"f","parameters":{"type":"object"},"baz":1}],"text":{"verbosity":"low","format":{"type":"json_object","q":1}},"reasoning":{"effort":"low","generate_summary":"auto"}}`,
 			"reasoning.generate_summary, tools[0].baz, text.verbosity, text.format.q, input[0].foo, input[0].content[0].bar"},
 	} {
-		resp, data := do(t, gw, "POST", c.path, c.body, nil)
-		if resp.StatusCode != 200 {
-			t.Errorf("%s: %d %s", c.body, resp.StatusCode, data)
-			continue
-		}
-		if got := resp.Header.Get(UnenforcedHeader); got != c.want {
-			t.Errorf("%s:\n%s %q\nwant %q", c.body, UnenforcedHeader, got, c.want)
-		}
+		checkUnenforced(t, gw, c.path, c.body, c.want)
 	}
 	// After a billing header left out, a block's error names its place
 	// in the request.
@@ -133,6 +120,20 @@ func TestNestedMembersReported(t *testing.T) {
 	}
 }
 
+// checkUnenforced posts body to path and requires a 200 whose
+// X-Beam-Unenforced is want.
+func checkUnenforced(t *testing.T, gw *httptest.Server, path, body, want string) {
+	t.Helper()
+	resp, data := do(t, gw, "POST", path, body, nil)
+	if resp.StatusCode != 200 {
+		t.Errorf("%s: %d %s", body, resp.StatusCode, data)
+		return
+	}
+	if got := resp.Header.Get(UnenforcedHeader); got != want {
+		t.Errorf("%s:\n%s %q\nwant %q", body, UnenforcedHeader, got, want)
+	}
+}
+
 // checkUnread: decodeRequestBody decodes as decodeBody does, and its
 // unread members are the body's top-level keys that neither name a field
 // of chatRequest nor match one by encoding/json's case folding, each once,
@@ -150,9 +151,9 @@ func checkUnread(t *testing.T, body []byte) {
 	}
 	fs := bodyFieldsOf(reflect.TypeFor[chatRequest]())
 	var all []string
-	for _, m := range membersOf(t, body) {
-		if _, found := fs.byName[m.key]; !found && !fs.foldsToField([]byte(m.key)) && !holdsNothing(m.value) && !strings.EqualFold(m.key, acceptedNoOp) && !slices.Contains(all, m.key) {
-			all = append(all, m.key)
+	for _, m := range jsontest.Members(t, body) {
+		if _, found := fs.byName[m.Key]; !found && !fs.foldsToField([]byte(m.Key)) && !jsontest.HoldsNothing(m.Value) && !strings.EqualFold(m.Key, acceptedNoOp) && !slices.Contains(all, m.Key) {
+			all = append(all, m.Key)
 		}
 	}
 	for _, k := range unread {
@@ -163,52 +164,6 @@ func checkUnread(t *testing.T, body []byte) {
 	if len(unread) != min(len(all), maxUnread) || more != (len(all) > maxUnread) {
 		t.Fatalf("%q: unread %q (more %v), want %d of %q", body, unread, more, min(len(all), maxUnread), all)
 	}
-}
-
-// member is a member of a JSON object as encoding/json's tokens give it.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// membersOf returns the members of body, a valid JSON object, in order,
-// repeated keys each time.
-func membersOf(t *testing.T, body []byte) []member {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if _, err := dec.Token(); err != nil {
-		t.Fatal(err)
-	}
-	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, member{tok.(string), v})
-	}
-	return out
-}
-
-// holdsNothing reports whether raw is null, [] or {}, spaces aside.
-func holdsNothing(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v := v.(type) {
-	case nil:
-		return true
-	case []any:
-		return len(v) == 0
-	case map[string]any:
-		return len(v) == 0
-	}
-	return false
 }
 
 // TestRepliesReadBackUnreported: what the gateway writes, sent back as
