@@ -101,17 +101,26 @@ func (b *contentBlock) foreignMembers(note func(member string)) {
 	if !known {
 		return
 	}
-	for _, f := range [...]struct {
-		name string
-		set  bool
-	}{
-		{"text", b.Text != nil}, {"thinking", b.Thinking != nil}, {"signature", b.Signature != nil},
-		{"id", b.ID != ""}, {"name", b.Name != ""}, {"input", !isNull(b.Input)},
-		{"tool_use_id", b.ToolUseID != ""}, {"content", !isNull(b.Content)}, {"tool_name", b.ToolName != ""},
-		{"is_error", !isNull(b.IsError)},
-	} {
-		if f.set && !slices.Contains(own, f.name) {
-			note(f.name)
+	foreign(own, note,
+		heldMember{"text", b.Text != nil}, heldMember{"thinking", b.Thinking != nil}, heldMember{"signature", b.Signature != nil},
+		heldMember{"id", b.ID != ""}, heldMember{"name", b.Name != ""}, heldMember{"input", !isNull(b.Input)},
+		heldMember{"tool_use_id", b.ToolUseID != ""}, heldMember{"content", !isNull(b.Content)}, heldMember{"tool_name", b.ToolName != ""},
+		heldMember{"is_error", !isNull(b.IsError)})
+}
+
+// heldMember is a member of a struct that decodes several types of
+// object, and whether the decoded object held it.
+type heldMember struct {
+	name string
+	held bool
+}
+
+// foreign calls note with each member held that own, the members of the
+// object's type, does not list.
+func foreign(own []string, note func(member string), members ...heldMember) {
+	for _, m := range members {
+		if m.held && !slices.Contains(own, m.name) {
+			note(m.name)
 		}
 	}
 }

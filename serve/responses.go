@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -93,19 +92,11 @@ func (it *inputItem) foreignMembers(typ string, note func(member string)) {
 	if !known {
 		return
 	}
-	for _, f := range [...]struct {
-		name string
-		set  bool
-	}{
-		{"role", it.Role != ""}, {"content", !isNull(it.Content)}, {"summary", !isNull(it.Summary)},
-		{"encrypted_content", it.EncryptedContent != nil}, {"call_id", it.CallID != ""}, {"name", it.Name != ""},
-		{"namespace", it.Namespace != ""}, {"arguments", !isNull(it.Arguments)}, {"output", !isNull(it.Output)},
-		{"action", !isNull(it.Action)},
-	} {
-		if f.set && !slices.Contains(own, f.name) {
-			note(f.name)
-		}
-	}
+	foreign(own, note,
+		heldMember{"role", it.Role != ""}, heldMember{"content", !isNull(it.Content)}, heldMember{"summary", !isNull(it.Summary)},
+		heldMember{"encrypted_content", it.EncryptedContent != nil}, heldMember{"call_id", it.CallID != ""}, heldMember{"name", it.Name != ""},
+		heldMember{"namespace", it.Namespace != ""}, heldMember{"arguments", !isNull(it.Arguments)}, heldMember{"output", !isNull(it.Output)},
+		heldMember{"action", !isNull(it.Action)})
 }
 
 // textPart is a part of a message's content, a reasoning item's content
