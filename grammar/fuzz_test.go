@@ -130,48 +130,61 @@ func FuzzCompile(f *testing.F) {
 		f.Add([]byte(seed), true)
 	}
 	f.Fuzz(func(t *testing.T, schema []byte, strict bool) {
-		if !json.Valid(schema) {
-			return
-		}
-		for _, spec := range []*Spec{
-			{Format: &Format{Schema: schema, Strict: strict}},
-			{Tools: []Tool{{Name: "f", Parameters: schema, Strict: strict}}, Choice: Required},
-		} {
-			var g *Grammar
-			var err error
-			n := allocated(func() { g, err = Compile(context.Background(), spec) })
-			if n > maxCompileBytes {
-				t.Fatalf("%d bytes allocated", n)
-			}
-			if err != nil {
-				var ge *Error
-				if !errors.As(err, &ge) || ge.Path == "" || ge.Msg == "" {
-					t.Fatalf("error %#v", err)
-				}
-				continue
-			}
-			if len(g.text) > MaxBytes || grammarCost(g) > maxExpanded+ruleCost*g.numRules() {
-				t.Fatalf("a grammar of %d bytes, cost %d", len(g.text), grammarCost(g))
-			}
-			// As llama.cpp would load it (llamacheck_test.go).
-			rules, err := llamaParse(g.GBNF())
-			if err != nil {
-				t.Fatalf("llama.cpp would refuse the grammar: %v", err)
-			}
-			if cost, recursive := llamaLeftRecursionCheck(rules); recursive || cost > g.leftmostWalk {
-				t.Fatalf("llama.cpp's check for left recursion: recursive %v, cost %d, estimated %d", recursive, cost, g.leftmostWalk)
-			}
-			// As xgrammar gets it: readable, without what it matches
-			// otherwise (gap decision 238).
-			x, err := parseWritten(g.EBNF())
-			if err != nil {
-				t.Fatalf("the EBNF does not read back: %v", err)
-			}
-			if bad := xgrammarHazard(x); bad != "" {
-				t.Fatalf("the EBNF holds %s", bad)
-			}
+		if err := checkBounded(schema, strict); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+// checkBounded compiles schema (when it is JSON) as a response format and
+// as a tool's parameters, strict or not, and returns what breaks a bound:
+// more than 64 MiB allocated, an error that is not an *Error naming a
+// path, a grammar past the caps, or one that llama.cpp would refuse, whose
+// leftmost walk is past the estimate, or whose EBNF does not read back or
+// holds what xgrammar matches otherwise.
+func checkBounded(schema []byte, strict bool) error {
+	if !json.Valid(schema) {
+		return nil
+	}
+	for _, spec := range []*Spec{
+		{Format: &Format{Schema: schema, Strict: strict}},
+		{Tools: []Tool{{Name: "f", Parameters: schema, Strict: strict}}, Choice: Required},
+	} {
+		var g *Grammar
+		var err error
+		n := allocated(func() { g, err = Compile(context.Background(), spec) })
+		if n > maxCompileBytes {
+			return fmt.Errorf("%d bytes allocated", n)
+		}
+		if err != nil {
+			var ge *Error
+			if !errors.As(err, &ge) || ge.Path == "" || ge.Msg == "" {
+				return fmt.Errorf("error %#v", err)
+			}
+			continue
+		}
+		if len(g.text) > MaxBytes || grammarCost(g) > maxExpanded+ruleCost*g.numRules() {
+			return fmt.Errorf("a grammar of %d bytes, cost %d", len(g.text), grammarCost(g))
+		}
+		// As llama.cpp would load it (llamacheck_test.go).
+		rules, err := llamaParse(g.GBNF())
+		if err != nil {
+			return fmt.Errorf("llama.cpp would refuse the grammar: %v", err)
+		}
+		if cost, recursive := llamaLeftRecursionCheck(rules); recursive || cost > g.leftmostWalk {
+			return fmt.Errorf("llama.cpp's check for left recursion: recursive %v, cost %d, estimated %d", recursive, cost, g.leftmostWalk)
+		}
+		// As xgrammar gets it: readable, without what it matches
+		// otherwise (gap decision 238).
+		x, err := parseWritten(g.EBNF())
+		if err != nil {
+			return fmt.Errorf("the EBNF does not read back: %v", err)
+		}
+		if bad := xgrammarHazard(x); bad != "" {
+			return fmt.Errorf("the EBNF holds %s", bad)
+		}
+	}
+	return nil
 }
 
 // longList is n distinct strings of 22 characters, a JSON list's members.

@@ -608,14 +608,15 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	if c.err != nil {
 		return nil, true
 	}
-	for changed := true; changed; {
-		changed = false
-		for i, s := range dfa.states {
-			if !live[i] && slices.ContainsFunc(s.moves, func(m dfaMove) bool { return live[m.to] }) {
-				live[i], changed = true, true
-			}
+	first := make([]int32, 1, n+1)
+	var to []int32
+	for _, s := range dfa.states {
+		for _, m := range s.moves {
+			to = append(to, int32(m.to))
 		}
+		first = append(first, int32(len(to)))
 	}
+	liveBackwards(live, first, to)
 	if !live[0] {
 		return nil, true
 	}

@@ -170,21 +170,31 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 		}
 		return pair{}, false // past the maximum
 	}
+	// Each pair's moves that stay within the count, recorded as they are
+	// found: pair i's are the moves edgeMove[firstEdge[i]:firstEdge[i+1]]
+	// to the pairs at the same places of edgeTo, so that nothing below
+	// looks a pair up again.
+	var edgeMove, edgeTo []int32
+	firstEdge := []int32{0}
 	for i := 0; i < len(pairs); i++ {
 		p := pairs[i]
-		for _, m := range dfa.states[p.q].moves {
+		for j, m := range dfa.states[p.q].moves {
 			np, ok := next(p, m.to)
 			if !ok {
 				continue
 			}
-			if _, seen := index[np]; !seen {
+			to, seen := index[np]
+			if !seen {
 				if len(pairs) >= maxLengthStates {
 					return nil, false
 				}
-				index[np] = len(pairs)
+				to = len(pairs)
+				index[np] = to
 				pairs = append(pairs, np)
 			}
+			edgeMove, edgeTo = append(edgeMove, int32(j)), append(edgeTo, int32(to))
 		}
+		firstEdge = append(firstEdge, int32(len(edgeTo)))
 		c.keyWork += stateWork + moveWork*len(dfa.states[p.q].moves)
 	}
 	if c.keyWork >= maxKeyWorkTotal || !c.spend(path, 64*len(pairs)) {
@@ -208,20 +218,7 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 	for i, p := range pairs {
 		live[i] = accepts(p)
 	}
-	for changed := true; changed; {
-		changed = false
-		for i, p := range pairs {
-			if live[i] {
-				continue
-			}
-			for _, m := range dfa.states[p.q].moves {
-				if np, ok := next(p, m.to); ok && live[index[np]] {
-					live[i], changed = true, true
-					break
-				}
-			}
-		}
-	}
+	liveBackwards(live, firstEdge, edgeTo)
 	if !live[0] {
 		return nil, true // no value has such a length
 	}
@@ -242,9 +239,9 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 		if !live[i] {
 			continue
 		}
-		for j, m := range dfa.states[p.q].moves {
-			if np, ok := next(p, m.to); ok && live[index[np]] && moves[p.q][j] != nil {
-				cost += expandedCost(moves[p.q][j]) + 1
+		for e := firstEdge[i]; e < firstEdge[i+1]; e++ {
+			if move := moves[p.q][edgeMove[e]]; live[edgeTo[e]] && move != nil {
+				cost += expandedCost(move) + 1
 			}
 		}
 		cost += ruleCost + 2
@@ -268,9 +265,9 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 			continue
 		}
 		var alts []*expr
-		for j, m := range dfa.states[p.q].moves {
-			if np, ok := next(p, m.to); ok && live[index[np]] {
-				alts = append(alts, seq(moves[p.q][j], ref(rules[index[np]])))
+		for e := firstEdge[i]; e < firstEdge[i+1]; e++ {
+			if to := edgeTo[e]; live[to] {
+				alts = append(alts, seq(moves[p.q][edgeMove[e]], ref(rules[to])))
 			}
 		}
 		if accepts(p) {
@@ -282,4 +279,45 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 		return ref(rules[0]), true
 	}
 	return seq(lit(`"`), ref(rules[0])), true
+}
+
+// liveBackwards marks live every node of a graph from which a live node
+// can be reached: node i's edges lead to to[first[i]:first[i+1]]. It
+// follows the edges reversed from the live nodes, each edge once, so its
+// work is linear in the graph: sweeping forwards until nothing changes
+// takes a sweep per step of the longest path to a live node (a length
+// automaton's pairs for a minLength of 1,024: 80 ms).
+func liveBackwards(live []bool, first, to []int32) {
+	n := len(live)
+	firstFrom := make([]int32, n+1) // the reversed edges, by target
+	for _, t := range to {
+		firstFrom[t+1]++
+	}
+	for i := range n {
+		firstFrom[i+1] += firstFrom[i]
+	}
+	from := make([]int32, len(to))
+	filled := slices.Clone(firstFrom[:n])
+	for i := range n {
+		for _, t := range to[first[i]:first[i+1]] {
+			from[filled[t]] = int32(i)
+			filled[t]++
+		}
+	}
+	var stack []int32
+	for i, l := range live {
+		if l {
+			stack = append(stack, int32(i))
+		}
+	}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, f := range from[firstFrom[t]:firstFrom[t+1]] {
+			if !live[f] {
+				live[f] = true
+				stack = append(stack, f)
+			}
+		}
+	}
 }

@@ -27,6 +27,12 @@ func TestLengthAutomaton(t *testing.T) {
 			[]string{`"\"a"`, `"\u003c\""`}, []string{`"\"ab"`, `"a"`}},
 		{"no value of such a length", `{"type": "object", "properties": {"s": {"type": "string", "pattern": "^(aaa)+$", "maxLength": 2}}}`,
 			[]string{`{}`}, []string{`{"s": "aaa"}`, `{"s": ""}`}},
+		// A long minimum: the pairs from which a string can end are
+		// found backwards, in one pass (before, a sweep per character:
+		// 58 ms for this one, 80 ms to refuse a json-pointer's).
+		{"a long minimum", `{"type": "string", "pattern": "^(/[a-z~]*)*$", "minLength": 1000}`,
+			[]string{`"/` + strings.Repeat("a", 999) + `"`, `"/` + strings.Repeat("a/", 600) + `"`},
+			[]string{`"/` + strings.Repeat("a", 998) + `"`, `"/` + strings.Repeat("a", 998) + `A"`, `""`}},
 	}
 	checkStrictExact(t, cases)
 	// In a raw argument too.
@@ -149,5 +155,42 @@ func TestLengthPastAutomatonReported(t *testing.T) {
 	_, err = compileFormat(schema, true)
 	if err == nil || !strings.Contains(err.Error(), want+":") || !strings.Contains(err.Error(), "past its limits") {
 		t.Errorf("strict: %v, want an error naming %s past the automaton's limits", err, want)
+	}
+}
+
+// liveBackwards marks what a fixpoint of forward sweeps marks, on random
+// graphs (self-loops, cycles, nodes without edges).
+func TestLiveBackwards(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 197))
+	for range 500 {
+		n := 1 + rng.IntN(30)
+		first, to := []int32{0}, []int32(nil)
+		for range n {
+			for range rng.IntN(4) {
+				to = append(to, int32(rng.IntN(n)))
+			}
+			first = append(first, int32(len(to)))
+		}
+		live, want := make([]bool, n), make([]bool, n)
+		for i := range n {
+			live[i] = rng.IntN(6) == 0
+			want[i] = live[i]
+		}
+		for changed := true; changed; {
+			changed = false
+			for i := range n {
+				for _, j := range to[first[i]:first[i+1]] {
+					if !want[i] && want[j] {
+						want[i], changed = true, true
+					}
+				}
+			}
+		}
+		liveBackwards(live, first, to)
+		for i := range n {
+			if live[i] != want[i] {
+				t.Fatalf("graph %v %v: node %d live %v, want %v", first, to, i, live[i], want[i])
+			}
+		}
 	}
 }

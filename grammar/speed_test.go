@@ -161,13 +161,14 @@ func BenchmarkCompileWide(b *testing.B) {
 
 // BenchmarkCompileStrictFormats compiles, under strict, strings whose
 // format and pattern the string automaton reads together (gap decisions
-// 227, 228 and 230), each format's automaton made before the timer
+// 227, 228 and 230) and a long minimum beside a pattern, each format's automaton made before the timer
 // starts, as it is once per process. CPU time per op too (cpu-ns/op).
 func BenchmarkCompileStrictFormats(b *testing.B) {
 	for _, c := range []struct{ name, schema string }{
 		{"uri-prefix", `{"type": "string", "format": "uri", "pattern": "^https?://"}`},
 		{"email-suffix", `{"type": "string", "format": "email", "pattern": "@example\\.com$"}`},
 		{"lookahead", `{"type": "string", "pattern": "^(?!org\\.bukkit\\.)([a-z_$][a-z\\d_$]*\\.)*[a-z_$][a-z\\d_$]*$"}`},
+		{"long-minimum", `{"type": "string", "pattern": "^(/[a-z~]*)*$", "minLength": 1000}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			spec := &Spec{Format: &Format{Schema: json.RawMessage(c.schema), Strict: true}}
