@@ -115,7 +115,7 @@ func (c *compiler) castOfSchema(s, depth int, st *castWalk) argCast {
 	var out argCast
 	switch ks.Rule(d) {
 	case schema.RuleRef:
-		target := c.ptr.Resolve(d, 0, ks.Ref)
+		target := c.localRef(ks.Ref) // (c.root is the document's, 0)
 		if target < 0 || slices.Contains(st.refs, target) {
 			return castAny
 		}

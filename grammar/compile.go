@@ -148,6 +148,15 @@ const maxWork = MaxBytes
 // (countValues estimates it at 57,000).
 const maxSchemaValues = 100000
 
+// maxSchemaBytes caps the bytes of a request's schemas together, checked
+// before they are read: reading is linear, but at the gateway's default
+// body limit (16 MiB) even a schema of long descriptions or long $ref
+// pointers took 70 to 150 ms and up to 100 MB (gap decision 246). The
+// largest of JSONSchemaBench's real-world schemas is 1.9 MB, and a
+// schema is written into the prompt too, where 4 MiB is past any
+// context.
+const maxSchemaBytes = 4 << 20
+
 // maxRepetitions caps the sum of the counts of a grammar's bounded
 // repetitions (minLength/maxLength, minItems/maxItems): each is expanded by
 // the engines, so a schema of many long strings is a large grammar there
@@ -251,6 +260,10 @@ type compiler struct {
 	anyOfOf map[int]int
 	// res indexes the schema's resources ($id), built at its first $ref.
 	res *resourceIndex
+	// localRefs are the local pointers ($ref "#/...") resolved so far, by
+	// node: each is read once, however often its schema is (a pointer
+	// may be thousands of characters long).
+	localRefs map[int]int
 	// keyWork is the work of the key automata built or given up
 	// (maxKeyWorkTotal), and keyCost the engine's elements of those
 	// built (maxKeyCostTotal).
@@ -261,6 +274,10 @@ type compiler struct {
 	patterns  map[int]*expr
 	regexps   map[*expr]nameMatcher
 	matchWork int
+	// patternTexts are the patterns translated so far, by text, and
+	// patternBytes their bytes together (maxPatternBytes).
+	patternTexts map[string]translated
+	patternBytes int
 	// trieNodes is the nodes of the key tries made (maxTrieNodes).
 	trieNodes int
 	// patternsLoosened is the patternProperties reported once the
@@ -292,6 +309,9 @@ type compiler struct {
 	// values are the JSON values of the schemas loaded so far
 	// (maxSchemaValues).
 	values int
+	// schemaBytes are the bytes of the schemas loaded so far
+	// (maxSchemaBytes).
+	schemaBytes int
 	// refAlone: the schema being compiled declares draft 4, 6 or 7 in
 	// its $schema, where a $ref's siblings are ignored (legacyDialect).
 	refAlone bool
@@ -476,7 +496,7 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 	}
 	c.g.define(root, seq(reasoning, tail))
 	if c.g.over != "" {
-		return nil, overExpanded{}, &Error{Path: c.what(spec), Msg: c.g.over}
+		return nil, overExpanded{}, &Error{Path: c.overPath(spec), Msg: c.g.over}
 	}
 	lines, written, walk, err := c.analyze(root, sc)
 	if err != nil {
@@ -545,6 +565,24 @@ func (c *compiler) what(spec *Spec) string {
 		return "tool_choice"
 	}
 	return "tools"
+}
+
+// overPath is the request field to name when the grammar passed a cap only
+// as its last rules were written (the calls, the root): the schema whose
+// expression, written into those rules, costs the most, since that is what
+// took the grammar past the cap (a tool's parameters of one long key);
+// what(spec) when no schema was compiled.
+func (c *compiler) overPath(spec *Spec) string {
+	path, most := c.what(spec), -1
+	for _, t := range c.tops {
+		if t.e == nil {
+			continue
+		}
+		if cost := expandedCost(t.e); cost > most {
+			path, most = t.path, cost
+		}
+	}
+	return path
 }
 
 // stop reports whether compiling must stop: an error was recorded, a cap
@@ -678,13 +716,17 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	c.strict, c.prefix = strict, prefix
 	c.ptr.Reset()
 	clear(c.memo)
-	c.anyOfOf, c.res, c.patterns = nil, nil, nil
+	c.anyOfOf, c.res, c.patterns, c.localRefs = nil, nil, nil, nil
 	c.argRead = false           // (each tool's parameters are a document of their own)
 	c.notNodes = c.notNodes[:0] // node numbers are the document's
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
 	c.lastRaw = raw
+	if c.schemaBytes += len(raw); c.schemaBytes > maxSchemaBytes {
+		c.fail(path, "the schemas are too large to compile ("+itoa(c.schemaBytes)+" bytes of JSON together, more than "+itoa(maxSchemaBytes)+"); simplify them")
+		return false
+	}
 	if k := c.kept; k != nil && k.doc != nil && len(raw) > 0 && len(raw) == len(k.raw) && &raw[0] == &k.raw[0] {
 		// The schema the previous compile parsed last, counted and
 		// parsed there with the same schemas before it: its parse, once.

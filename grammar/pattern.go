@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -48,6 +49,52 @@ const (
 	// maxPatternDepth caps how deep groups nest.
 	maxPatternDepth = 100
 )
+
+// maxPatternBytes caps the bytes of the distinct patterns one compile
+// translates, together: a pattern's translation costs up to about 270
+// bytes of memory and as many nanoseconds per byte (an alternation of
+// 1,300 two-letter words, 3.9 KB, took 1 MB and 1 ms), so 100 such
+// patterns, a 260 KB schema, took 100 MB and 95 ms before this cap (gap
+// decision 246). The most any of JSONSchemaBench's real-world schemas
+// holds is 8.6 KB.
+const maxPatternBytes = 32 << 10
+
+// patternOf is patternExpr of text, translated once per compile (the same
+// pattern is often on many properties), within maxPatternBytes: past it a
+// pattern is refused with errPatternBudget, the callers' report (an error
+// under strict).
+func (c *compiler) patternOf(text string) (*expr, error) {
+	if r, ok := c.patternTexts[text]; ok {
+		return r.e, r.err
+	}
+	var r translated
+	if !c.chargePattern(len(text)) {
+		r.err = errPatternBudget
+	} else {
+		r.e, r.err = patternExpr(text)
+	}
+	if c.patternTexts == nil {
+		c.patternTexts = map[string]translated{}
+	}
+	c.patternTexts[text] = r
+	return r.e, r.err
+}
+
+// chargePattern counts n bytes of patterns translated against
+// maxPatternBytes, and reports whether they fit.
+func (c *compiler) chargePattern(n int) bool {
+	c.patternBytes += n
+	return c.patternBytes <= maxPatternBytes
+}
+
+// translated is a pattern's translation, or why there is none.
+type translated struct {
+	e   *expr
+	err error
+}
+
+// errPatternBudget is patternOf's error past maxPatternBytes.
+var errPatternBudget = errors.New("the schemas' distinct patterns are longer than " + strconv.Itoa(maxPatternBytes) + " bytes together, more than the grammar translates for one request; shorten them or use fewer")
 
 // patternError is a pattern that can't be translated: Offset is the byte
 // offset in the pattern where the problem is.

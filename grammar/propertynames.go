@@ -164,7 +164,7 @@ func (c *compiler) namePattern(p int) *expr {
 	if e, ok := c.patterns[p]; ok {
 		return e
 	}
-	e, _ := patternExpr(c.d.Str(p))
+	e, _ := c.patternOf(c.d.Str(p))
 	if c.patterns == nil {
 		c.patterns = map[int]*expr{}
 	}

@@ -24,9 +24,10 @@ func TestReadmeCaps(t *testing.T) {
 	}
 	readme := string(data)
 	for _, want := range []string{
-		"schemas of " + commas(maxSchemaValues) + " JSON values",
+		"schemas of " + commas(maxSchemaValues) + " JSON values and " + strconv.Itoa(maxSchemaBytes>>20) + " MiB of JSON together",
+		strconv.Itoa(maxPatternBytes>>10) + " KiB of distinct patterns",
 		commas(MaxRules) + " rules",
-		strconv.Itoa(MaxBytes>>20) + " MiB",
+		strconv.Itoa(MaxBytes>>20) + " MiB of grammar",
 		"nested " + strconv.Itoa(MaxDepth) + " deep",
 		"counts up to " + strconv.Itoa(MaxCount),
 		"lengths up to " + commas(MaxLength),

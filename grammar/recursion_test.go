@@ -258,3 +258,37 @@ func TestLongPropertyNamesEnum(t *testing.T) {
 	}
 	checkContents(t, "fifty names", g, []string{`{"n0": 1, "n49": 2}`, `{}`}, []string{`{"n50": 1}`, `{"x": 1}`})
 }
+
+// Past maxSchemaBytes, the request's schemas together, a schema is
+// refused before it is read, naming it: a schema of long descriptions or
+// long $ref pointers at the gateway's 16 MiB body limit took 70 to 150 ms
+// and up to 100 MB to read (gap decision 246).
+func TestSchemaBytesCap(t *testing.T) {
+	long := func(n int) string {
+		return `{"type": "object", "description": "` + strings.Repeat("d", n) + `"}`
+	}
+	for _, c := range []struct {
+		name  string
+		tools []string
+		want  string // the error's start; "" for none
+	}{
+		{"at the cap", []string{long(maxSchemaBytes - len(long(0)))}, ""},
+		{"past the cap", []string{long(maxSchemaBytes)}, "tools[0].function.parameters: the schemas are too large to compile (" + itoa(len(long(maxSchemaBytes))) + " bytes of JSON together"},
+		{"together", []string{long(maxSchemaBytes / 2), long(maxSchemaBytes / 2)}, "tools[1].function.parameters: the schemas are too large to compile"},
+	} {
+		var tools []Tool
+		for i, p := range c.tools {
+			tools = append(tools, Tool{Name: "t" + itoa(i), Parameters: json.RawMessage(p)})
+		}
+		var err error
+		n := allocated(func() { _, err = Compile(context.Background(), &Spec{Tools: tools, Choice: Required}) })
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %s...", c.name, err, c.want)
+		case c.want != "" && len(c.tools) == 1 && n > 1<<20:
+			t.Errorf("%s: %d bytes allocated to refuse it unread", c.name, n)
+		}
+	}
+}

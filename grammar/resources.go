@@ -56,11 +56,11 @@ func (c *compiler) resolve(s, ref int) (node int, anchor string) {
 		}
 	}
 	if c.res.ids == nil || d.Kind(ref) != pyjson.String {
-		return c.ptr.Resolve(d, c.root, ref), ""
+		return c.localRef(ref), ""
 	}
 	base, ok := c.res.base[s]
 	if !ok {
-		return c.ptr.Resolve(d, c.root, ref), ""
+		return c.localRef(ref), ""
 	}
 	if r, ok := c.res.resolved[ref]; ok {
 		return r.node, r.anchor
@@ -71,6 +71,20 @@ func (c *compiler) resolve(s, ref int) (node int, anchor string) {
 	}
 	c.res.resolved[ref] = resolution{node, anchor}
 	return node, anchor
+}
+
+// localRef resolves the local pointer at node ref against the schema's
+// root, once per node.
+func (c *compiler) localRef(ref int) int {
+	if target, ok := c.localRefs[ref]; ok {
+		return target
+	}
+	target := c.ptr.Resolve(c.d, c.root, ref)
+	if c.localRefs == nil {
+		c.localRefs = map[int]int{}
+	}
+	c.localRefs[ref] = target
+	return target
 }
 
 // resolution is where a reference resolved to.

@@ -2543,8 +2543,14 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 			var e *expr
 			if k.name == "pattern" {
 				var err error
-				if e, err = patternExpr(text); err != nil {
-					rest, musts, negs, ok := lookaheadPattern(text)
+				if e, err = c.patternOf(text); err != nil {
+					var rest *expr
+					var musts, negs []*expr
+					ok := err != errPatternBudget && c.chargePattern(len(text))
+					if ok {
+						// (Its parts are parsed again, up to its length.)
+						rest, musts, negs, ok = lookaheadPattern(text)
+					}
 					if !ok {
 						c.loosen(p, k.name, err.Error())
 						continue

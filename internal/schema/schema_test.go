@@ -172,3 +172,23 @@ func TestRefs(t *testing.T) {
 		t.Error("a fresh target is not reusable after an earlier recurrence")
 	}
 }
+
+// A token decodes as the two replacements of RFC 6901 do (~1 first, then
+// ~0), for every string of ~, 0, 1 and a up to six long.
+func TestTokenUnescaping(t *testing.T) {
+	var each func(prefix string)
+	each = func(prefix string) {
+		want := strings.ReplaceAll(strings.ReplaceAll(prefix, "~1", "/"), "~0", "~")
+		var got string
+		schema.Tokens("#/"+prefix, func(tok string) bool { got = tok; return false })
+		if got != want {
+			t.Errorf("%q: %q, want %q", prefix, got, want)
+		}
+		if len(prefix) < 6 {
+			for _, c := range []string{"~", "0", "1", "a"} {
+				each(prefix + c)
+			}
+		}
+	}
+	each("")
+}
