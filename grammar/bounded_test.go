@@ -481,7 +481,7 @@ func TestCapErrorsNameTheSchema(t *testing.T) {
 	for _, c := range []struct{ schema, prefix string }{
 		{manyProperties(8000, `{"type": "integer"}`), "response_format.json_schema.schema"},
 		{`{"type": "object", "properties": {"x": ` + manyProperties(8000, `{"type": "integer"}`) + `}}`, "response_format.json_schema.schema.properties.x"},
-		{`{"enum": [` + strings.Repeat(`"`+strings.Repeat("v", 2000)+`", `, 2000) + `1]}`, "response_format.json_schema.schema.enum"},
+		{`{"enum": [` + strings.Repeat(`"`+strings.Repeat("v", 1000)+`", `, 2000) + `1]}`, "response_format.json_schema.schema.enum"},
 		// Past maxSchemaBytes the schema itself is named, before it is read.
 		{`{"enum": [` + strings.Repeat(`"`+strings.Repeat("v", 1000)+`", `, 10000) + `1]}`, "response_format.json_schema.schema: the schemas are too large to compile (10040013 bytes of JSON together"},
 	} {

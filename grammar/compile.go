@@ -151,11 +151,11 @@ const maxSchemaValues = 100000
 // maxSchemaBytes caps the bytes of a request's schemas together, checked
 // before they are read: reading is linear, but at the gateway's default
 // body limit (16 MiB) even a schema of long descriptions or long $ref
-// pointers took 70 to 150 ms and up to 100 MB (gap decision 246). The
-// largest of JSONSchemaBench's real-world schemas is 1.9 MB, and a
-// schema is written into the prompt too, where 4 MiB is past any
-// context.
-const maxSchemaBytes = 4 << 20
+// pointers took 70 to 150 ms and up to 100 MB, and at 4 MiB up to 55 ms
+// (gap decision 246). The largest of JSONSchemaBench's real-world
+// schemas is 0.94 MB, and a schema is written into the prompt too, whose
+// default cap is 2 MiB as well (serve.DefaultMaxPromptBytes).
+const maxSchemaBytes = 2 << 20
 
 // maxRepetitions caps the sum of the counts of a grammar's bounded
 // repetitions (minLength/maxLength, minItems/maxItems): each is expanded by
