@@ -217,10 +217,17 @@ JSON
     name=copilot-$version${c#copilot} ;;
   *) echo "unknown client $c" >&2; exit 2 ;;
   esac
-  # A second for the recorder to write the last exchanges: a client can
-  # exit before the proxy has finished relaying a reply it did not wait for.
+  # Time for the recorder to write the last exchanges: a client can exit
+  # before the proxy has finished relaying a reply it did not wait for.
+  # Up to ten seconds, while fewer than three are written (one second was
+  # too short once on a busy machine: codex's third exchange came late).
+  generations() { cat "$dir"/*.json 2>/dev/null | grep -c '"generations"' || true; }
+  for _ in $(seq 20); do
+    [ "$(generations)" -ge 3 ] && break
+    sleep 0.5
+  done
   sleep 1; kill "$epid"; wait "$epid" 2>/dev/null || true
-  if grep -qF "$want" "$out" && [ "$(grep -c '"generations"' "$dir"/*.json | awk -F: '{s+=$2} END {print s}')" -ge 3 ]; then
+  if grep -qF "$want" "$out" && [ "$(generations)" -ge 3 ]; then
     echo "$name: ok ($(ls "$dir" | wc -l) requests)"
   else
     echo "$name: FAILED ($(ls "$dir" | wc -l) requests recorded); its output, then the gateway's log:" >&2
