@@ -125,6 +125,14 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "string", "allOf": [{"pattern": "a"}, {"pattern": "b"}, {"not": {"const": "ab"}}, {"anyOf": [{"maxLength": 3}, {"minLength": 5}]}, {"oneOf": [{"format": "email"}, {"pattern": "^x"}]}]}`,
 		`{"type": "object", "required": ["` + strings.Repeat("k", 300) + `", "kk"], "properties": {"` + strings.Repeat("k", 200) + `": {"type": "number", "multipleOf": 0.01, "exclusiveMinimum": -1.005, "maximum": 1e3}}}`,
 		`{"type": ["number", "null"], "allOf": [{"multipleOf": 0.1}, {"multipleOf": 1e-3}, {"anyOf": [{"maximum": -0.5}, {"exclusiveMinimum": 2.25}]}]}`,
+		// A long minimum beside a format and beside a pattern, whose
+		// live pairs took a sweep per character (gap decision 245);
+		// distinct long patterns, one repeated, and escaped pointers
+		// (decision 246).
+		`{"minLength": 1024, "format": "json-pointer"}`,
+		`{"type": "string", "pattern": "^(/[a-z~]*)*$", "minLength": 1000, "not": {"const": "/a"}}`,
+		`{"type": "object", "properties": {"a": {"pattern": "^(` + strings.Repeat("ab|", 400) + `c)1$"}, "b": {"pattern": "^(` + strings.Repeat("ab|", 400) + `c)2$"}, "c": {"pattern": "^(` + strings.Repeat("ab|", 400) + `c)1$"}}}`,
+		`{"$defs": {"a/b~c": {"type": "integer"}, "d%25": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a~1b~0c"}, "y": {"$ref": "#/$defs/d%2525"}, "z": {"$ref": "#/$defs/a~1b~0c"}}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
