@@ -94,7 +94,7 @@ type translated struct {
 }
 
 // errPatternBudget is patternOf's error past maxPatternBytes.
-var errPatternBudget = errors.New("the schemas' distinct patterns are longer than " + strconv.Itoa(maxPatternBytes) + " bytes together, more than the grammar translates for one request; shorten them or use fewer")
+var errPatternBudget = errors.New("the schemas' distinct patterns are longer than " + strconv.Itoa(maxPatternBytes) + " bytes together, more than the grammar translates for one request")
 
 // patternError is a pattern that can't be translated: Offset is the byte
 // offset in the pattern where the problem is.
