@@ -159,7 +159,9 @@ func (c *compiler) stringIn(w *view, name string, report bool) bool {
 }
 
 // namePattern is the expression of the pattern at node p (nil when the
-// translator refuses it), translated once per schema.
+// translator refuses it), translated once per compile (patternOf) and
+// found by node after that: it is asked for once per name matched, and a
+// node is cheaper to look up than a pattern's text.
 func (c *compiler) namePattern(p int) *expr {
 	if e, ok := c.patterns[p]; ok {
 		return e
