@@ -133,6 +133,10 @@ func FuzzCompile(f *testing.F) {
 		`{"type": "string", "pattern": "^(/[a-z~]*)*$", "minLength": 1000, "not": {"const": "/a"}}`,
 		`{"type": "object", "properties": {"a": {"pattern": "^(` + strings.Repeat("ab|", 400) + `c)1$"}, "b": {"pattern": "^(` + strings.Repeat("ab|", 400) + `c)2$"}, "c": {"pattern": "^(` + strings.Repeat("ab|", 400) + `c)1$"}}}`,
 		`{"$defs": {"a/b~c": {"type": "integer"}, "d%25": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a~1b~0c"}, "y": {"$ref": "#/$defs/d%2525"}, "z": {"$ref": "#/$defs/a~1b~0c"}}}`,
+		// Percent-escapes in pointers, decoded before ~1 and ~0, with and
+		// without $id (decision 247).
+		`{"$defs": {"a b": {"type": "integer"}, "c%": {"maxLength": 2}, "d/e": {"const": 1}, "%C3": {}}, "properties": {"x": {"$ref": "#/$defs/a%20b"}, "y": {"$ref": "#%2F$defs/c%25"}, "z": {"$ref": "#/$defs/d%7E1e"}, "w": {"$ref": "#/$defs/%C3"}, "v": {"$ref": "#/$defs/c%"}}}`,
+		`{"$id": "http://e.com/s", "$defs": {"a<b>": {"type": "integer"}}, "properties": {"x": {"$ref": "#/$defs/a%3Cb%3e"}, "y": {"$ref": "s#/$defs/a%3cb%3E"}, "z": {"$ref": "http://e.com/s#%2F$defs%2Fa%3Cb%3E"}}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)

@@ -108,16 +108,24 @@ func (c *compiler) resolveURI(base *url.URL, ref int) (node int, anchor string) 
 	if !ok {
 		return -1, ""
 	}
-	if frag == "" {
+	// A pointer is read from the fragment as written, not as url.Parse
+	// decoded it: schema.Tokens decodes the escapes of printable ASCII
+	// only, as the chat template does for the prompt (decision 247).
+	raw := ""
+	if i := strings.IndexByte(d.Str(ref), '#'); i >= 0 {
+		raw = d.Str(ref)[i+1:]
+	}
+	pointer := schema.UnescapeFragment(raw)
+	if frag == "" && pointer == "" {
 		return node, ""
 	}
-	if !strings.HasPrefix(frag, "/") {
+	if !strings.HasPrefix(pointer, "/") {
 		if n, ok := c.res.anchors[uri+"#"+frag]; ok {
 			return n, frag
 		}
 		return -1, ""
 	}
-	if !schema.Tokens("#"+frag, func(tok string) bool {
+	if !schema.Tokens("#"+raw, func(tok string) bool {
 		node = c.ptr.Child(d, node, tok)
 		return node >= 0
 	}) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/beamharmony/harmony/internal/schema"
 	"github.com/beamharmony/harmony/templates"
 	"golang.org/x/text/unicode/norm"
 )
@@ -61,5 +62,38 @@ func TestTemplateNFKCLetters(t *testing.T) {
 	got := templateList(t, "NFKC_LETTERS")
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("NFKC_LETTERS holds %d entries, want %d; regenerate the list:\n%q", len(got), len(want), want)
+	}
+}
+
+// The template's PERCENT table decodes a $ref's percent-escapes as
+// schema.UnescapeFragment does (the Go renderer's and the grammar's
+// pointers): each key is an escape's two hex digits, its value the
+// character; every escape the Go side decodes is a key, and no other.
+func TestTemplatePercentTable(t *testing.T) {
+	start := strings.Index(templates.ChatTemplate, "{%- set PERCENT = {")
+	if start < 0 {
+		t.Fatal("the template sets no PERCENT")
+	}
+	line := templates.ChatTemplate[start:]
+	line = line[:strings.IndexByte(line, '\n')]
+	got := map[string]string{}
+	for _, m := range regexp.MustCompile(`'([0-9A-Fa-f]{2})': '((?:\\.|[^'\\])*)'`).FindAllStringSubmatch(line, -1) {
+		v := strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(m[2])
+		got[m[1]] = v
+	}
+	for a := range 256 {
+		for _, hex := range []string{fmt.Sprintf("%02X", a), fmt.Sprintf("%02x", a)} {
+			decoded := schema.UnescapeFragment("%" + hex)
+			v, in := got[hex]
+			switch {
+			case decoded != "%"+hex && (!in || v != decoded):
+				t.Errorf("%%%s: the Go side decodes it to %q, the template's table has %q (listed: %v)", hex, decoded, v, in)
+			case decoded == "%"+hex && in:
+				t.Errorf("%%%s: the template's table decodes it to %q, the Go side does not decode it", hex, v)
+			}
+		}
+	}
+	if len(got) != 130 {
+		t.Errorf("the table has %d entries, want 130 (95 characters, 35 of them with hex letters in both cases)", len(got))
 	}
 }

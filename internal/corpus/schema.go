@@ -377,7 +377,7 @@ func (s *schemaGen) conflicting(depth int) obj {
 
 // definitions returns the definitions of a parameters document: plain
 // types, an enum, a recursive tree, mutually recursive types, names that
-// need ~0 and ~1 in a pointer, and a list to index into.
+// need ~0 and ~1 or percent-escapes in a pointer, and a list to index into.
 func (s *schemaGen) definitions() obj {
 	g := s.g
 	inner := &schemaGen{g: g} // definitions refer to each other by fixed refs only
@@ -395,6 +395,9 @@ func (s *schemaGen) definitions() obj {
 		{"B", obj{{"type", "object"}, {"properties", obj{{"a", obj{{"$ref", "#/DEFS/A"}}}}}}},
 		{"with/slash", obj{{"type", "boolean"}}},
 		{"tilde~name", obj{{"type", "number"}}},
+		{"with space", obj{{"type", "integer"}}},
+		{"per%cent", obj{{"type", "null"}}},
+		{"a<b>", obj{{"type", "string"}, {"maxLength", 3}}},
 		{"List", []any{obj{{"type", "string"}}, obj{{"type", "integer"}}, true}},
 		{"Random", inner.schema(2)},
 		// Never referenced, so never rendered: its markers are no error.
@@ -403,7 +406,7 @@ func (s *schemaGen) definitions() obj {
 }
 
 // ref returns a {"$ref": ...} schema: to a definition, the root, a
-// property, through ~0 and ~1 escapes or an array index, or one that does
+// property, through ~0 and ~1 escapes, percent-escapes or an array index, or one that does
 // not resolve (rendered any).
 func (s *schemaGen) ref() obj {
 	g := s.g
@@ -414,6 +417,10 @@ func (s *schemaGen) ref() obj {
 		"#/"+d+"/List/+0", "#/"+d+"/List/-0", "#/"+d+"/List/2", "#/"+d+"/List/3", "#/"+d+"/Random",
 		"#", "#/properties", "#/"+d+"/Missing", "http://example.com/schema.json", "#/"+d+"/Address/properties/street",
 		"#/"+d+"/List/x", "#/"+d+"/List/1.0", "#/"+d, "#/", "",
+		// Percent-escapes of printable ASCII are decoded first, then ~1 and ~0;
+		// any other % stays ("per%cent": %ce is not printable ASCII).
+		"#/"+d+"/with%20space", "#/"+d+"/per%25cent", "#/"+d+"/per%cent", "#/"+d+"/a%3Cb%3e",
+		"#/"+d+"/List%2F1", "#%2F"+d+"/Color", "#/"+d+"/with%7E1slash", "#/"+d+"/%C3%A9", "#%41",
 	)
 	if g.chance(0.05) {
 		return obj{{"$ref", num("5")}}

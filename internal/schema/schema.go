@@ -306,17 +306,28 @@ func Types(d *pyjson.Doc, t int, fn func(Type) bool) {
 }
 
 // Tokens calls fn with each reference token of the local JSON pointer ptr
-// ("#/$defs/X" gives "$defs" then "X"), decoded (~1 is /, ~0 is ~), and
-// stops when fn returns false. It reports false when ptr is not local
-// ("#" or "#/..."); "#" has no tokens.
+// ("#/$defs/X" gives "$defs" then "X"), decoded, and stops when fn returns
+// false. ptr is a URI fragment as a $ref writes it: its percent-escapes of
+// printable ASCII are decoded first (UnescapeFragment: "#/$defs/a%20b"
+// names "a b", "#/a%2Fb" is "a" then "b", as RFC 6901 section 6 reads a
+// fragment), then each token's ~1 is / and ~0 is ~. It reports false when
+// ptr is not a local pointer ("#" or "#/..." once decoded); "#" has no
+// tokens.
 func Tokens(ptr string, fn func(tok string) bool) bool {
-	if ptr == "#" {
-		return true
-	}
-	if !strings.HasPrefix(ptr, "#/") {
+	if !strings.HasPrefix(ptr, "#") {
 		return false
 	}
-	for rest, more := ptr[2:], true; more; {
+	frag := ptr[1:]
+	if strings.IndexByte(frag, '%') >= 0 {
+		frag = UnescapeFragment(frag)
+	}
+	if frag == "" {
+		return true
+	}
+	if frag[0] != '/' {
+		return false
+	}
+	for rest, more := frag[1:], true; more; {
 		var tok string
 		tok, rest, more = strings.Cut(rest, "/")
 		if strings.IndexByte(tok, '~') >= 0 {
@@ -327,6 +338,56 @@ func Tokens(ptr string, fn func(tok string) bool) bool {
 		}
 	}
 	return true
+}
+
+// UnescapeFragment decodes the percent-escapes of printable ASCII in a
+// URI fragment (%20 to %7E, hex digits of either case), left to right; any
+// other % stays as written: an escape of a control character or of a byte
+// of a multi-byte character, and a % not followed by two hex digits. The
+// chat template decodes pointers by the same rule (its PERCENT table),
+// which is as far as every Jinja engine can go: none can make a character
+// from the bytes of its UTF-8 encoding. So the prompt and the grammar read
+// every $ref alike.
+func UnescapeFragment(frag string) string {
+	i := strings.IndexByte(frag, '%')
+	if i < 0 {
+		return frag
+	}
+	b := make([]byte, 0, len(frag))
+	b = append(b, frag[:i]...)
+	for ; i < len(frag); i++ {
+		if c, ok := percentASCII(frag, i); ok {
+			b = append(b, c)
+			i += 2
+			continue
+		}
+		b = append(b, frag[i])
+	}
+	return string(b)
+}
+
+// percentASCII reports the character s[i:i+3] escapes when it is % and
+// two hex digits of a printable ASCII character (0x20 to 0x7E).
+func percentASCII(s string, i int) (byte, bool) {
+	if s[i] != '%' || i+2 >= len(s) {
+		return 0, false
+	}
+	hi, ok1 := hexDigit(s[i+1])
+	lo, ok2 := hexDigit(s[i+2])
+	c := hi<<4 | lo
+	return c, ok1 && ok2 && c >= 0x20 && c <= 0x7E
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // unescapeToken decodes a JSON pointer's reference token in one pass: ~1 is

@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -191,4 +192,86 @@ func TestTokenUnescaping(t *testing.T) {
 		}
 	}
 	each("")
+}
+
+// TestUnescapeFragment checks the percent-decoding of a $ref's fragment
+// against the chat template's way of doing it (split on %, then look the
+// first two characters of each part up in a table of printable ASCII), on
+// every string of up to five characters from an alphabet that makes
+// escapes, half escapes and escapes of other bytes.
+func TestUnescapeFragment(t *testing.T) {
+	table := map[string]string{}
+	for c := 0x20; c <= 0x7E; c++ {
+		table[fmt.Sprintf("%02X", c)] = string(rune(c))
+		table[fmt.Sprintf("%02x", c)] = string(rune(c))
+	}
+	template := func(s string) string {
+		parts := strings.Split(s, "%")
+		out := parts[0]
+		for _, p := range parts[1:] {
+			if c, ok := table[p[:min(2, len(p))]]; ok {
+				out += c + p[2:]
+			} else {
+				out += "%" + p
+			}
+		}
+		return out
+	}
+	var each func(s string)
+	each = func(s string) {
+		if got, want := schema.UnescapeFragment(s), template(s); got != want {
+			t.Errorf("%q: %q, want %q", s, got, want)
+		}
+		if len(s) < 5 {
+			for _, c := range []string{"%", "2", "5", "7", "e", "F", "1", "0", "x"} {
+				each(s + c)
+			}
+		}
+	}
+	each("")
+	for _, c := range []struct{ in, want string }{
+		{"/$defs/a%20b", "/$defs/a b"},
+		{"/a%2Fb", "/a/b"},
+		{"/100%25", "/100%"},
+		{"/%2541", "/%41"},         // decoded once
+		{"/per%cent", "/per%cent"}, // %ce is not printable ASCII
+		{"/%C3%A9", "/%C3%A9"},     // a byte of a multi-byte character stays
+		{"/%7f%1F", "/%7f%1F"},     // control characters stay
+		{"/a%3cb%3E", "/a<b>"},
+		{"/%", "/%"},
+		{"/%2", "/%2"},
+	} {
+		if got := schema.UnescapeFragment(c.in); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestTokensOfFragments checks that a pointer's fragment is decoded before
+// it is split and before ~1 and ~0 are read, and which fragments are
+// pointers at all.
+func TestTokensOfFragments(t *testing.T) {
+	for _, c := range []struct {
+		ptr   string
+		local bool
+		want  []string
+	}{
+		{"#", true, nil},
+		{"#/", true, []string{""}},
+		{"#/a%2Fb", true, []string{"a", "b"}},
+		{"#%2Fa", true, []string{"a"}},
+		{"#/a%7E1b", true, []string{"a/b"}},
+		{"#/a~01", true, []string{"a~1"}},
+		{"#/with%20space/x", true, []string{"with space", "x"}},
+		{"#%41", false, nil},
+		{"#a", false, nil},
+		{"a#/b", false, nil},
+		{"", false, nil},
+	} {
+		var got []string
+		local := schema.Tokens(c.ptr, func(tok string) bool { got = append(got, tok); return true })
+		if local != c.local || !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v %q, want %v %q", c.ptr, local, got, c.local, c.want)
+		}
+	}
 }
