@@ -405,3 +405,31 @@ func TestConstrainedLlamaCpp(t *testing.T) {
 		t.Logf("gateway log records of the failed requests:\n%s", strings.Join(failed, "\n"))
 	}
 }
+
+// TestCutShort checks which replies the llama.cpp test counts as cut by
+// max_tokens rather than failed.
+func TestCutShort(t *testing.T) {
+	partial := []streamCall{{name: "search", args: `{"topic": "weather", "limit": 10`}}
+	whole := []streamCall{{name: "search", args: `{"topic": "weather"}`}}
+	for _, c := range []struct {
+		want string
+		o    outcome
+		cut  bool
+	}{
+		{"call", outcome{status: 200, finish: "max_tokens"}, true},                         // in the reasoning
+		{"call", outcome{status: 200, finish: "length", calls: partial}, true},             // inside an argument
+		{"named", outcome{status: 200, finish: "incomplete", calls: partial}, true},        // Responses
+		{"json", outcome{status: 200, finish: "length", content: `{"answer": 0.12`}, true}, // inside the JSON
+		{"call", outcome{status: 200, finish: "length", calls: whole}, false},              // complete: wrong finish
+		{"json", outcome{status: 200, finish: "length", content: `{"answer": 1}`}, false},  // complete: wrong finish
+		{"call", outcome{status: 200, finish: "length", content: "free text"}, false},      // an answer where a call was required
+		{"call", outcome{status: 200, finish: "tool_use", calls: partial}, false},          // not cut
+		{"call", outcome{status: 200, finish: "length", calls: append(partial, partial...)}, false},
+		{"call", outcome{status: 500, finish: "length"}, false},
+		{"call", outcome{status: 200, finish: "length", errMsg: "engine"}, false},
+	} {
+		if got := cutShort(c.want, c.o); got != c.cut {
+			t.Errorf("want %s, %+v: cut %v, want %v", c.want, c.o, got, c.cut)
+		}
+	}
+}
