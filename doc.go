@@ -74,8 +74,9 @@
 //     ([DefaultMaxBufferedBytes]); a [ParseError] says where the text left
 //     the format.
 //   - Checks: [Lint] ([Warning]s, each naming a [Field]), [MissingReasoning]
-//     and [ErrMissingReasoning]; [DecodeArguments] (a call's arguments as
-//     OpenAI sends them, [ErrArgumentsString]).
+//     and [ErrMissingReasoning], [UnresolvedRefs] (a tool schema's [RefUse]s
+//     that name nothing); [DecodeArguments] (a call's arguments as OpenAI
+//     sends them, [ErrArgumentsString]).
 //   - The format's parts: the markers ([MarkerStart] ..., [Markers],
 //     [FindMarker], [MarkerUses] and [MarkerUse]), [DeclareTool] (a tool
 //     as the prompt declares it), late instructions ([PlaceInstructions],

@@ -85,6 +85,7 @@ func Lint(messages []Message, opts *Options) []Warning {
 	ws = lintBuiltins(ws, opts)
 	ws = lintResults(ws, messages)
 	ws = lintMarkers(ws, messages, opts)
+	ws = lintRefs(ws, opts)
 	return ws
 }
 
@@ -236,6 +237,16 @@ func lintResult(ws []Warning, messages []Message, i, k, pos int, first map[strin
 func lintMarkers(ws []Warning, messages []Message, opts *Options) []Warning {
 	for _, u := range MarkerUses(messages, opts) {
 		ws = append(ws, Warning{u.Path, u.Text() + ", which the model reads as a format token, not as text"})
+	}
+	return ws
+}
+
+// lintRefs warns about each $ref of a tool's parameters that names nothing
+// (UnresolvedRefs): the prompt declares its value any, which is seldom
+// what the schema's author meant.
+func lintRefs(ws []Warning, opts *Options) []Warning {
+	for _, r := range UnresolvedRefs(opts) {
+		ws = append(ws, Warning{r.Path, r.Ref + " names nothing in this schema, so the prompt declares the value any"})
 	}
 	return ws
 }

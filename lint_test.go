@@ -49,6 +49,20 @@ func TestLint(t *testing.T) {
 				"tools[0].function.parameters.properties.cabin.default: contains the marker <|return|>, which the model reads as a format token, not as text",
 				`tools[0].function.parameters.properties: key "x<|channel|>" contains the marker <|channel|>, which the model reads as a format token, not as text`,
 			}},
+		{"$refs that name nothing, and those that name something (gap decision 250)",
+			`{"messages": [], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "$defs": {"a b": {"type": "integer"}, "T": {"type": "object", "properties": {"next": {"$ref": "#/$defs/T"}, "gone": {"$ref": "#/$defs/Gone"}}}}, ` +
+				`"properties": {"ok": {"$ref": "#/$defs/a%20b"}, "tree": {"$ref": "#/$defs/T"}, "again": {"$ref": "#/$defs/T"}, "x": {"$ref": "#/$defs/%C3%A9"}, "y": {"$ref": "other.json#/a"}, "z": {"$ref": 5}, ` +
+				`"w": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/nope"}]}, "v": {"type": "array", "items": {"$ref": "#/$defs/T/missing"}}, "u": {"enum": [1], "$ref": "#/$defs/unwritten"}, "t": {"enum": [1], "$ref": "#/properties/ok"}}}}}]}`,
+			[]string{
+				`tools[0].function.parameters.$defs.T.properties.gone.$ref: "#/$defs/Gone" names nothing in this schema, so the prompt declares the value any`,
+				`tools[0].function.parameters.properties.x.$ref: "#/$defs/%C3%A9" names nothing in this schema, so the prompt declares the value any`,
+				`tools[0].function.parameters.properties.y.$ref: "other.json#/a" names nothing in this schema, so the prompt declares the value any`,
+				`tools[0].function.parameters.properties.z.$ref: 5 names nothing in this schema, so the prompt declares the value any`,
+				`tools[0].function.parameters.properties.w.anyOf[1].$ref: "#/$defs/nope" names nothing in this schema, so the prompt declares the value any`,
+				`tools[0].function.parameters.properties.v.items.$ref: "#/$defs/T/missing" names nothing in this schema, so the prompt declares the value any`,
+				// $ref decides before enum, in the declaration as here
+				`tools[0].function.parameters.properties.u.$ref: "#/$defs/unwritten" names nothing in this schema, so the prompt declares the value any`,
+			}},
 		{"altered built-in search", `{"messages": [], "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}], "builtin_tools": ["search"]}`,
 			[]string{`tools[0]: built-in "search" differs from the definition Beam was trained with; use the trained definition, or leave it out of builtin_tools to declare it as an ordinary tool`}},
 		{"answer and call without reasoning (issue 18, item 3)", `{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "v"}, ` +

@@ -147,8 +147,11 @@ type markerScan struct {
 	// however many times and at whatever depth the declaration writes it.
 	seen    []int
 	seenSet map[int]bool
-	ptr     schema.Pointers
-	buf     [128]byte
+	// refs, when set, collects the $refs the declaration writes that
+	// name nothing (UnresolvedRefs).
+	refs *[]RefUse
+	ptr  schema.Pointers
+	buf  [128]byte
 }
 
 // step is one step of a path: into node, a member's value (pos -1, its
@@ -196,22 +199,27 @@ func (s *markerScan) check(n int, key bool) {
 	if mk == "" {
 		return
 	}
-	path := []byte(s.base)
+	u := MarkerUse{Path: string(s.appendPath(nil)), Marker: mk}
+	if key {
+		u.Key = d.Str(n)
+	}
+	s.uses = append(s.uses, u)
+}
+
+// appendPath appends the JSON path of the value at the end of the walk.
+func (s *markerScan) appendPath(path []byte) []byte {
+	path = append(path, s.base...)
 	for _, st := range s.path {
 		if st.pos < 0 {
 			path = append(path, '.')
-			path = d.AppendString(path, st.node-1)
+			path = s.d.AppendString(path, st.node-1)
 		} else {
 			path = append(path, '[')
 			path = strconv.AppendInt(path, int64(st.pos), 10)
 			path = append(path, ']')
 		}
 	}
-	u := MarkerUse{Path: string(path), Marker: mk}
-	if key {
-		u.Key = d.Str(n)
-	}
-	s.uses = append(s.uses, u)
+	return path
 }
 
 // properties checks an object's property names and properties, in the
@@ -301,7 +309,13 @@ func (s *markerScan) variants(v int) {
 func (s *markerScan) ref(ref int) {
 	d := s.d
 	target := s.ptr.Resolve(d, s.root, ref)
-	if target < 0 || s.walked(target) {
+	if target < 0 {
+		if s.refs != nil {
+			*s.refs = append(*s.refs, RefUse{Path: string(s.appendPath(nil)) + ".$ref", Ref: string(d.Raw(ref))})
+		}
+		return
+	}
+	if s.walked(target) {
 		return
 	}
 	saved := s.path
@@ -348,4 +362,41 @@ func (s *markerScan) walked(target int) bool {
 		}
 	}
 	return false
+}
+
+// RefUse is a $ref of a tool's parameters that the declaration writes and
+// that names nothing: a local pointer ("#/$defs/X") to nothing in the
+// schema, or a reference that is not a local pointer (another document,
+// an $anchor, not a string). The prompt declares such a value any.
+type RefUse struct {
+	Path string // the JSON path of the $ref: tools[0].function.parameters.properties.x.$ref
+	Ref  string // the $ref's value as JSON: "#/$defs/Missing"
+}
+
+// UnresolvedRefs returns the $refs of the tools' parameters that the
+// declaration writes and that name nothing, in the order it writes them;
+// Lint warns about each.
+func UnresolvedRefs(opts *Options) []RefUse {
+	var refs []RefUse
+	if opts == nil {
+		return nil
+	}
+	for i := range opts.Tools {
+		f := &opts.Tools[i].Function
+		if !bytes.Contains(f.Parameters, []byte(`"$ref"`)) {
+			continue
+		}
+		withTape(f.Parameters, func(d *pyjson.Doc, root int) {
+			if f.Name == "bash" && isTrainedBashShape(tape{d, root}) {
+				return // declared with Beam's own definition
+			}
+			s := markerScan{d: d, root: root, refs: &refs, base: toolPath(i) + ".function.parameters"}
+			if props := d.Lookup(root, "properties"); props >= 0 {
+				s.enter(props, -1)
+				s.properties(props)
+				s.leave()
+			}
+		})
+	}
+	return refs
 }

@@ -28,6 +28,8 @@ print one warning per line for what renders but misleads the model:
   - Harmony markers in any text the prompt carries as is: message content,
     argument values, and the enums, defaults, examples and property names
     of tool schemas
+  - a $ref in a tool schema that names nothing in it (a pointer to nothing,
+    another document): the prompt declares that value any
 
 --strict checks rendering in strict mode too: a late system or developer
 message, or an unknown key, is then an error.
