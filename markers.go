@@ -118,19 +118,26 @@ func schemaMarkers(uses []MarkerUse, f *Function, i int) []MarkerUse {
 	if !mayHoldMarker(f.Parameters) {
 		return uses
 	}
+	return scanDeclaration(f, i, markerScan{uses: uses}).uses
+}
+
+// scanDeclaration walks with s what the declaration of tool i (function
+// f) writes of its parameters: their properties, unless the tool is the
+// trained bash, declared with Beam's own definition. It returns s after
+// the walk.
+func scanDeclaration(f *Function, i int, s markerScan) markerScan {
 	withTape(f.Parameters, func(d *pyjson.Doc, root int) {
 		if f.Name == "bash" && isTrainedBashShape(tape{d, root}) {
-			return // declared with Beam's own definition
+			return
 		}
-		s := markerScan{d: d, root: root, uses: uses, base: toolPath(i) + ".function.parameters"}
+		s.d, s.root, s.base = d, root, toolPath(i)+".function.parameters"
 		if props := d.Lookup(root, "properties"); props >= 0 {
 			s.enter(props, -1)
 			s.properties(props)
 			s.leave()
 		}
-		uses = s.uses
 	})
-	return uses
+	return s
 }
 
 // markerScan walks the strings of one JSON document that reach the
@@ -377,26 +384,14 @@ type RefUse struct {
 // declaration writes and that name nothing, in the order it writes them;
 // Lint warns about each.
 func UnresolvedRefs(opts *Options) []RefUse {
-	var refs []RefUse
 	if opts == nil {
 		return nil
 	}
+	var refs []RefUse
 	for i := range opts.Tools {
-		f := &opts.Tools[i].Function
-		if !bytes.Contains(f.Parameters, []byte(`"$ref"`)) {
-			continue
+		if f := &opts.Tools[i].Function; bytes.Contains(f.Parameters, []byte(`"$ref"`)) {
+			scanDeclaration(f, i, markerScan{refs: &refs})
 		}
-		withTape(f.Parameters, func(d *pyjson.Doc, root int) {
-			if f.Name == "bash" && isTrainedBashShape(tape{d, root}) {
-				return // declared with Beam's own definition
-			}
-			s := markerScan{d: d, root: root, refs: &refs, base: toolPath(i) + ".function.parameters"}
-			if props := d.Lookup(root, "properties"); props >= 0 {
-				s.enter(props, -1)
-				s.properties(props)
-				s.leave()
-			}
-		})
 	}
 	return refs
 }

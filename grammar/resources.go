@@ -111,12 +111,9 @@ func (c *compiler) resolveURI(base *url.URL, ref int) (node int, anchor string) 
 	// A pointer is read from the fragment as written, not as url.Parse
 	// decoded it: schema.Tokens decodes the escapes of printable ASCII
 	// only, as the chat template does for the prompt (decision 247).
-	raw := ""
-	if i := strings.IndexByte(d.Str(ref), '#'); i >= 0 {
-		raw = d.Str(ref)[i+1:]
-	}
+	_, raw, _ := strings.Cut(d.Str(ref), "#")
 	pointer := schema.UnescapeFragment(raw)
-	if frag == "" && pointer == "" {
+	if pointer == "" {
 		return node, ""
 	}
 	if !strings.HasPrefix(pointer, "/") {

@@ -372,22 +372,8 @@ func percentASCII(s string, i int) (byte, bool) {
 	if s[i] != '%' || i+2 >= len(s) {
 		return 0, false
 	}
-	hi, ok1 := hexDigit(s[i+1])
-	lo, ok2 := hexDigit(s[i+2])
-	c := hi<<4 | lo
-	return c, ok1 && ok2 && c >= 0x20 && c <= 0x7E
-}
-
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+	c, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+	return byte(c), err == nil && c >= 0x20 && c <= 0x7E
 }
 
 // unescapeToken decodes a JSON pointer's reference token in one pass: ~1 is

@@ -223,7 +223,7 @@ func TestUnescapeFragment(t *testing.T) {
 			t.Errorf("%q: %q, want %q", s, got, want)
 		}
 		if len(s) < 5 {
-			for _, c := range []string{"%", "2", "5", "7", "e", "F", "1", "0", "x"} {
+			for _, c := range []string{"%", "2", "5", "7", "e", "F", "1", "0", "x", "+", "_"} {
 				each(s + c)
 			}
 		}
