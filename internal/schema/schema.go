@@ -317,10 +317,7 @@ func Tokens(ptr string, fn func(tok string) bool) bool {
 	if !strings.HasPrefix(ptr, "#") {
 		return false
 	}
-	frag := ptr[1:]
-	if strings.IndexByte(frag, '%') >= 0 {
-		frag = UnescapeFragment(frag)
-	}
+	frag := UnescapeFragment(ptr[1:])
 	if frag == "" {
 		return true
 	}
