@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/beamharmony/harmony/internal/tokgen"
 	"github.com/beamharmony/harmony/tokenizer"
@@ -40,7 +41,7 @@ func TestTiktokenGo(t *testing.T) {
 	}
 	diffs := 0
 	for _, text := range texts {
-		if tiktokenGoDiffers[text] {
+		if tiktokenGoDiffers[text] || unassignedInGo(text) {
 			continue
 		}
 		want, _, err := codec.Encode(text)
@@ -61,6 +62,17 @@ func TestTiktokenGo(t *testing.T) {
 	if diffs > 0 {
 		t.Errorf("%d of %d texts differ from tiktoken-go", diffs, len(texts))
 	}
+}
+
+// unassignedInGo reports whether text holds a code point that Go's Unicode
+// tables (unicode.Version, 15.0.0) do not assign. Later versions assign
+// some as letters or numbers, and OpenAI's tiktoken and Hugging Face's
+// tokenizers class them so (Beam's tokenizer too, from Unicode 16.0:
+// internal/split/unicode_added.go), while tiktoken-go's regexp2 reads Go's
+// tables: "\u1c89's" is one piece for them, three for tiktoken-go.
+// TestGoldenEncodings checks those texts against Hugging Face's library.
+func unassignedInGo(text string) bool {
+	return strings.ContainsFunc(text, func(r rune) bool { return unicode.Is(unicode.Cn, r) })
 }
 
 // tiktokenGoDiffers are texts where tiktoken-go's pre-tokenizer differs

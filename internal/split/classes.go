@@ -1,14 +1,18 @@
 package split
 
 import (
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Character classes of the known patterns, as bit flags. They are computed
-// from the same Go tables regexp2 reads (\p{..} is unicode.Categories, \s is
-// unicode.IsSpace), so the scanners class every code point as the reference
-// engine does.
+// Character classes of the known patterns, as bit flags. They follow
+// Unicode 16.0, the version of the tables of Oniguruma in Hugging Face's
+// tokenizers: Go's tables (Unicode 15.0, which regexp2 reads: \p{..} is
+// unicode.Categories, \s is unicode.IsSpace) and the code points Unicode
+// 16.0 adds to them (unicode_added.go), which the translation of a pattern
+// for regexp2 adds too (translate.go), so that the scanners class every code
+// point as the reference engine does.
 const (
 	cL     uint8 = 1 << iota // \p{L}
 	cN                       // \p{N}
@@ -47,14 +51,19 @@ func buildBMP() *[0x10000]uint8 {
 		{unicode.Ll, cW},
 		{unicode.P, cPS}, {unicode.S, cPS},
 	} {
-		for _, r := range e.tab.R16 {
-			for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
-				t[c] |= e.f
+		for _, tab := range []*unicode.RangeTable{e.tab, addedTo(e.tab)} {
+			if tab == nil {
+				continue
 			}
-		}
-		for _, r := range e.tab.R32 {
-			for c := int(r.Lo); c <= int(r.Hi) && c <= 0xFFFF; c += int(r.Stride) {
-				t[c] |= e.f
+			for _, r := range tab.R16 {
+				for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
+					t[c] |= e.f
+				}
+			}
+			for _, r := range tab.R32 {
+				for c := int(r.Lo); c <= int(r.Hi) && c <= 0xFFFF; c += int(r.Stride) {
+					t[c] |= e.f
+				}
 			}
 		}
 	}
@@ -63,22 +72,65 @@ func buildBMP() *[0x10000]uint8 {
 	return t
 }
 
+// addedTo returns the code points Unicode 16.0 adds to the category tab
+// (one of unicode.Categories), or nil.
+func addedTo(tab *unicode.RangeTable) *unicode.RangeTable {
+	for name, t := range unicode.Categories {
+		if t == tab {
+			return added[name]
+		}
+	}
+	return nil
+}
+
+// The tables astral reads: the code points above the BMP of each category,
+// Unicode 16.0's additions merged in.
+var (
+	astralLu, astralLt, astralLl = merged(unicode.Lu), merged(unicode.Lt), merged(unicode.Ll)
+	astralLm, astralLo, astralM  = merged(unicode.Lm), merged(unicode.Lo), merged(unicode.M)
+	astralN, astralP, astralS    = merged(unicode.N), merged(unicode.P), merged(unicode.S)
+)
+
+// merged returns the code points above the BMP of the category tab and of
+// Unicode 16.0's additions to it, as one table of stride-one ranges (a
+// range of Go's with a stride may span an added code point, which a binary
+// search over the two tables concatenated would miss).
+func merged(tab *unicode.RangeTable) *unicode.RangeTable {
+	var rs []unicode.Range32
+	for _, t := range []*unicode.RangeTable{tab, addedTo(tab)} {
+		if t == nil {
+			continue
+		}
+		for _, r := range t.R32 {
+			if r.Stride == 1 {
+				rs = append(rs, r)
+				continue
+			}
+			for c := r.Lo; c <= r.Hi; c += r.Stride {
+				rs = append(rs, unicode.Range32{Lo: c, Hi: c, Stride: 1})
+			}
+		}
+	}
+	slices.SortFunc(rs, func(a, b unicode.Range32) int { return int(a.Lo) - int(b.Lo) })
+	return &unicode.RangeTable{R32: rs}
+}
+
 // astral returns the classes of a code point above the BMP (no White_Space
 // there).
 func astral(r rune) uint8 {
 	var f uint8
 	switch {
-	case unicode.Is(unicode.Lu, r), unicode.Is(unicode.Lt, r):
+	case unicode.Is(astralLu, r), unicode.Is(astralLt, r):
 		f = cL | cU
-	case unicode.Is(unicode.Ll, r):
+	case unicode.Is(astralLl, r):
 		f = cL | cW
-	case unicode.Is(unicode.Lm, r), unicode.Is(unicode.Lo, r):
+	case unicode.Is(astralLm, r), unicode.Is(astralLo, r):
 		f = cL | cU | cW
-	case unicode.Is(unicode.M, r):
+	case unicode.Is(astralM, r):
 		f = cU | cW
-	case unicode.Is(unicode.N, r):
+	case unicode.Is(astralN, r):
 		f = cN
-	case unicode.Is(unicode.P, r), unicode.Is(unicode.S, r):
+	case unicode.Is(astralP, r), unicode.Is(astralS, r):
 		f = cPS
 	}
 	return f

@@ -22,6 +22,11 @@ import (
 //     class, Letter|Mark|Number|Connector_Punctuation, spelled out);
 //   - \p{X}, \p{^X}, \P{X} for a general category (not C, whose Oniguruma set
 //     includes unassigned code points) or a script, by short or long name;
+//   - classes follow Unicode 16.0, the version of Oniguruma's tables in
+//     Hugging Face's tokenizers: \p{X}, \d and \w add the code points
+//     Unicode 16.0 assigns beyond Go's tables (unicode_added.go); a negated
+//     one of them inside a class, and a category or script from which
+//     Unicode 16.0 moves code points (Mn), are refused;
 //   - ^ and $ (always line anchors in Ruby syntax; ^ does not match after a
 //     final newline), \A \z \Z \G;
 //   - groups ( ), (?: ), (?= ), (?! ), (?<= ), (?<! ), (?> ), named groups;
@@ -382,14 +387,20 @@ func (t *translator) escape(off int) (rune, error) {
 	t.i += size
 	t.atom = true
 	switch c {
-	case 's', 'S', 'd', 'D':
+	case 's', 'S':
 		t.out.WriteString(`\` + string(c))
 		return 0, nil
+	case 'd':
+		t.out.WriteString(`[\d` + addedBody("Nd") + `]`)
+		return 0, nil
+	case 'D':
+		t.out.WriteString(`[^\d` + addedBody("Nd") + `]`)
+		return 0, nil
 	case 'w':
-		t.out.WriteString(`[\p{L}\p{M}\p{N}\p{Pc}]`)
+		t.out.WriteString(`[` + wordBody + `]`)
 		return 0, t.noFoldClass(off)
 	case 'W':
-		t.out.WriteString(`[^\p{L}\p{M}\p{N}\p{Pc}]`)
+		t.out.WriteString(`[^` + wordBody + `]`)
 		return 0, t.noFoldClass(off)
 	case 'h':
 		t.out.WriteString(`[0-9a-fA-F]`)
@@ -398,11 +409,20 @@ func (t *translator) escape(off int) (rune, error) {
 		t.out.WriteString(`[^0-9a-fA-F]`)
 		return 0, nil
 	case 'p', 'P':
-		p, err := t.property(off, c == 'P')
+		canon, negate, err := t.property(off, c == 'P')
 		if err != nil {
 			return 0, err
 		}
-		t.out.WriteString(p)
+		switch body := addedBody(canon); {
+		case body == "" && negate:
+			t.out.WriteString(`\P{` + canon + `}`)
+		case body == "":
+			t.out.WriteString(`\p{` + canon + `}`)
+		case negate:
+			t.out.WriteString(`[^\p{` + canon + `}` + body + `]`)
+		default:
+			t.out.WriteString(`[\p{` + canon + `}` + body + `]`)
+		}
 		return 0, t.noFoldClass(off)
 	case 'A', 'z', 'Z', 'G':
 		t.out.WriteString(`\` + string(c))
@@ -476,14 +496,15 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// property reads {Name} after \p or \P and returns regexp2's spelling.
-func (t *translator) property(off int, negate bool) (string, error) {
+// property reads {Name} after \p or \P and returns the name regexp2 knows
+// and whether the class is negated.
+func (t *translator) property(off int, negate bool) (string, bool, error) {
 	if !strings.HasPrefix(t.src[t.i:], "{") {
-		return "", t.errAt(off, `\p without braces`)
+		return "", false, t.errAt(off, `\p without braces`)
 	}
 	end := strings.IndexByte(t.src[t.i:], '}')
 	if end < 0 {
-		return "", t.errAt(off, `unterminated \p{`)
+		return "", false, t.errAt(off, `unterminated \p{`)
 	}
 	name := t.src[t.i+1 : t.i+end]
 	t.i += end + 1
@@ -493,12 +514,42 @@ func (t *translator) property(off int, negate bool) (string, error) {
 	}
 	canon, ok := propertyNames()[looseName(name)]
 	if !ok {
-		return "", t.errAt(off, `property \p{%s} (only general categories but C, and scripts, are supported)`, name)
+		return "", false, t.errAt(off, `property \p{%s} (only general categories but C, and scripts, are supported)`, name)
 	}
-	if negate {
-		return `\P{` + canon + `}`, nil
+	if changed[canon] {
+		return "", false, t.errAt(off, `property \p{%s} (Unicode %s, the version of Hugging Face's tables, moves code points out of it that Go's tables have in it)`, name, addedVersion)
 	}
-	return `\p{` + canon + `}`, nil
+	return canon, negate, nil
+}
+
+// wordBody is Oniguruma's \w inside a class: Letter, Mark, Number and
+// Connector_Punctuation, with Unicode 16.0's additions.
+var wordBody = `\p{L}` + addedBody("L") + `\p{M}` + addedBody("M") + `\p{N}` + addedBody("N") + `\p{Pc}` + addedBody("Pc")
+
+// addedBody returns, as members of a character class, the code points
+// Unicode 16.0 adds to the category or script name beyond Go's tables
+// (unicode_added.go), which regexp2 reads: a pattern translated for regexp2
+// classes characters as Oniguruma in Hugging Face's tokenizers does.
+func addedBody(name string) string {
+	tab := added[name]
+	if tab == nil {
+		return ""
+	}
+	var b strings.Builder
+	write := func(lo, hi rune) {
+		b.WriteRune(lo)
+		if hi > lo {
+			b.WriteByte('-')
+			b.WriteRune(hi)
+		}
+	}
+	for _, r := range tab.R16 {
+		write(rune(r.Lo), rune(r.Hi))
+	}
+	for _, r := range tab.R32 {
+		write(rune(r.Lo), rune(r.Hi))
+	}
+	return b.String()
 }
 
 // looseName folds a property name as Oniguruma compares them: case, spaces,
@@ -596,15 +647,22 @@ func (t *translator) classEscape(off int) error {
 	c, size := utf8.DecodeRuneInString(t.src[t.i:])
 	t.i += size
 	switch c {
-	case 's', 'S', 'd', 'D', 't', 'n', 'r', 'f', 'v', 'a', 'e':
+	case 's', 'S', 't', 'n', 'r', 'f', 'v', 'a', 'e':
 		t.out.WriteString(`\` + string(c))
+	case 'd':
+		t.out.WriteString(`\d` + addedBody("Nd"))
+	case 'D':
+		if addedBody("Nd") != "" {
+			return t.errAt(off, `\D inside a character class (Unicode %s adds digits that Go's tables lack, and a class cannot leave them out)`, addedVersion)
+		}
+		t.out.WriteString(`\D`)
 	case 'b':
 		t.out.WriteString(`\x08`) // backspace inside a class, in both engines
 	case 'w':
 		if t.fold {
 			return t.errAt(off, `\w in case-insensitive scope`)
 		}
-		t.out.WriteString(`\p{L}\p{M}\p{N}\p{Pc}`)
+		t.out.WriteString(wordBody)
 	case 'h':
 		t.out.WriteString(`0-9a-fA-F`)
 	case 'W', 'H':
@@ -613,11 +671,19 @@ func (t *translator) classEscape(off int) error {
 		if t.fold {
 			return t.errAt(off, "property in case-insensitive scope")
 		}
-		p, err := t.property(off, c == 'P')
+		canon, negate, err := t.property(off, c == 'P')
 		if err != nil {
 			return err
 		}
-		t.out.WriteString(p)
+		body := addedBody(canon)
+		switch {
+		case negate && body != "":
+			return t.errAt(off, `negated property \%c{%s} inside a character class (Unicode %s adds code points to it that Go's tables lack, and a class cannot leave them out)`, c, canon, addedVersion)
+		case negate:
+			t.out.WriteString(`\P{` + canon + `}`)
+		default:
+			t.out.WriteString(`\p{` + canon + `}` + body)
+		}
 	case 'x', 'u':
 		r, err := t.codePoint(off, c)
 		if err != nil {

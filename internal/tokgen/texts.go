@@ -30,6 +30,13 @@ func Texts() []string {
 		"don't DON'T Don'T o'clock rock'n'roll",
 		"<|endoftext|> <|startoftext|>", "<|", "|>", "<|start", "start|>", "<||>", "<|start|", "|start|>",
 		"Ünïcödé ÜBER ünter ÄÖÜ", "ǅemal ǈudi ǋak", "ʰʲʷ ˢ", "ǂǃ ǀ", "ⅰⅱⅲ",
+		// Characters Unicode 15.1 and 16.0 assign (letters, marks, digits,
+		// punctuation and symbols), which Hugging Face's tables know and
+		// Go's (Unicode 15.0) do not: the tokenizer classes them as
+		// Hugging Face does (internal/split/unicode_added.go).
+		"\u1c89\u1c8a \ua7cb\ua7cc\ua7cd's \U00010d50\U00010d70 \U0002ebf0\U00013460 a\u0897b \u1c89'LL",
+		"\U00010d40\U00010d41\U00010d42\U00010d43 \U00016d70\U00016d71 \U0001ccf0\U0001ccf1\U0001ccf2\U0001ccf3 x\U00010d40",
+		"\U000113d4\U00016d6d \u2427\U0001fae9 \U00013b03'S}\U00013b03'S \U0002ec93\u2019s\u6587",
 	}
 	for _, m := range Markers {
 		texts = append(texts, m, " "+m+" ", "x"+m+"y", m+m, "\n"+m+"\n", strings.ToUpper(m))
