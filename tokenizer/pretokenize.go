@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/split"
@@ -90,7 +89,8 @@ func (st *state) findMatches(dst []match, m split.Matcher, s string) []match {
 }
 
 // findDigits lists each numeric character as a match (Rust's
-// char::is_numeric: categories Nd, Nl and No) with the gaps between them.
+// char::is_numeric: categories Nd, Nl and No, at Unicode 16.0) with the
+// gaps between them.
 func findDigits(dst []match, s string) []match {
 	last := 0
 	for i, r := range s {
@@ -98,13 +98,7 @@ func findDigits(dst []match, s string) []match {
 		if r == utf8.RuneError {
 			_, n = utf8.DecodeRuneInString(s[i:])
 		}
-		var num bool
-		if r < utf8.RuneSelf {
-			num = '0' <= r && r <= '9'
-		} else {
-			num = unicode.IsNumber(r)
-		}
-		if num {
+		if split.IsNumber(r) {
 			if last < i {
 				dst = append(dst, match{last, i, false})
 			}

@@ -3,8 +3,6 @@ package tokenizer
 import (
 	"context"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -246,10 +244,5 @@ func (t *Tokenizer) getState() *state  { return t.pool.Get().(*state) }
 func (t *Tokenizer) putState(s *state) { t.pool.Put(s) }
 
 // isWordChar is Rust regex's Unicode \w: Alphabetic, marks, decimal
-// digits, connector punctuation and Join_Control.
-func isWordChar(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == '_' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
-	}
-	return unicode.In(r, unicode.L, unicode.Nl, unicode.Other_Alphabetic, unicode.M, unicode.Nd, unicode.Pc, unicode.Join_Control)
-}
+// digits, connector punctuation and Join_Control, at Unicode 16.0.
+func isWordChar(r rune) bool { return split.IsWord(r) }

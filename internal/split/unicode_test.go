@@ -19,8 +19,12 @@ func TestUnicodeTables(t *testing.T) {
 		if goTab == nil {
 			goTab = unicode.Scripts[name]
 		}
+		property := goTab == nil
+		if property {
+			goTab = unicode.Properties[name]
+		}
 		if goTab == nil {
-			t.Errorf("%s: neither a category nor a script of Go's", name)
+			t.Errorf("%s: neither a category, a script nor a property of Go's", name)
 			continue
 		}
 		check := func(c rune) {
@@ -29,7 +33,7 @@ func TestUnicodeTables(t *testing.T) {
 			}
 			// An assigned code point may only move out of a category the
 			// translation refuses (U+1171E: Mn in 15.0, Mc in 16.0).
-			if !unicode.Is(unicode.Cn, c) && !changed[goCategory(c)] {
+			if !property && !unicode.Is(unicode.Cn, c) && !changed[goCategory(c)] {
 				t.Errorf("%s: added %U is assigned in Go's tables (%s), which a pattern may still name", name, c, goCategory(c))
 			}
 		}
@@ -94,6 +98,30 @@ func TestTranslateUnicode16(t *testing.T) {
 	for _, p := range []string{`\p{Mn}`, `[\P{L}x]`, `[\p{^L}x]`, `[\Dx]`} {
 		if _, err := Backtrack(p); err == nil {
 			t.Errorf("%s: compiled; Go's tables can't express it at Unicode %s", p, addedVersion)
+		}
+	}
+}
+
+// TestIsWordIsNumber checks the predicates of Rust's regex \w and
+// char::is_numeric at Unicode 16.0 on characters of each kind.
+func TestIsWordIsNumber(t *testing.T) {
+	for _, c := range []struct {
+		r            rune
+		word, number bool
+	}{
+		{'a', true, false}, {'_', true, false}, {'7', true, true}, {' ', false, false}, {'!', false, false},
+		{'é', true, false}, {'\u0301', true, false}, {'\u200d', true, false}, {'Ⅻ', true, true}, {'½', false, true},
+		{'\u24b6', true, false},                                                       // CIRCLED LATIN CAPITAL LETTER A: Other_Alphabetic
+		{'\u1c89', true, false}, {'\U0001395e', true, false}, {'\u0897', true, false}, // letters and a mark of 16.0
+		{'\U00010d40', true, true}, {'\U0001ccf0', true, true}, // digits of 16.0
+		{'\U00011db0', false, false}, {'\U00011de0', false, false}, // a letter and a digit of 17.0
+		{'\u2427', false, false}, {'\U000113d4', false, false}, // a symbol and punctuation of 16.0
+	} {
+		if got := IsWord(c.r); got != c.word {
+			t.Errorf("IsWord(%U) = %v", c.r, got)
+		}
+		if got := IsNumber(c.r); got != c.number {
+			t.Errorf("IsNumber(%U) = %v", c.r, got)
 		}
 	}
 }

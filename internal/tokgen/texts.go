@@ -37,6 +37,9 @@ func Texts() []string {
 		"\u1c89\u1c8a \ua7cb\ua7cc\ua7cd's \U00010d50\U00010d70 \U0002ebf0\U00013460 a\u0897b \u1c89'LL",
 		"\U00010d40\U00010d41\U00010d42\U00010d43 \U00016d70\U00016d71 \U0001ccf0\U0001ccf1\U0001ccf2\U0001ccf3 x\U00010d40",
 		"\U000113d4\U00016d6d \u2427\U0001fae9 \U00013b03'S}\U00013b03'S \U0002ec93\u2019s\u6587",
+		// An added token with single_word (the gpt2 fixture's [WORD]) beside
+		// them: a word character of 16.0 keeps it text.
+		"\U0001395e[WORD] \u1c89[WORD]x [WORD]\U00010d40 [WORD] \u2427[WORD]",
 	}
 	for _, m := range Markers {
 		texts = append(texts, m, " "+m+" ", "x"+m+"y", m+m, "\n"+m+"\n", strings.ToUpper(m))

@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_unicode writes unicode_added.go, the code points a later Unicode
-// version assigns to general categories and scripts beyond Go's unicode
-// tables, from the JSON ranges.mjs prints (see there for the commands).
+// version assigns to general categories, scripts and properties beyond Go's
+// unicode tables, from the JSON ranges.mjs prints (see there for the commands).
 package main
 
 import (
@@ -20,6 +20,7 @@ type data struct {
 	Version    string
 	Categories map[string][][2]rune
 	Scripts    map[string][][2]rune
+	Properties map[string][][2]rune
 }
 
 // groups are the one-letter categories and LC as unions of two-letter ones.
@@ -65,6 +66,13 @@ func main() {
 			log.Fatalf("script %s is not in Unicode %s's data", name, d.Version)
 		}
 		sets[name] = d.Scripts[name]
+	}
+	for name, t := range unicode.Properties {
+		if _, ok := d.Properties[name]; !ok {
+			continue // a property the data leaves out (Other_*: contributory)
+		}
+		tables[name] = t
+		sets[name] = d.Properties[name]
 	}
 
 	var names []string
@@ -116,13 +124,13 @@ const (
 	addedBase    = %[2]q
 )
 
-// added maps a general category (two-letter, one-letter and LC) or script
-// of Go's unicode package to the code points Unicode %[1]s assigns to it
-// that Go's table lacks. Names without additions are absent.
+// added maps a general category (two-letter, one-letter and LC), script or
+// property of Go's unicode package to the code points Unicode %[1]s
+// assigns to it that Go's table lacks. Names without additions are absent.
 var added = map[string]*unicode.RangeTable{
 %[3]s}
 
-// changed lists the categories and scripts that lose code points from Go's
+// changed lists the categories, scripts and properties that lose code points from Go's
 // tables in Unicode %[1]s (unassigned ones, now assigned): a pattern cannot
 // name them.
 var changed = map[string]bool{

@@ -1,5 +1,5 @@
 // Prints, as JSON, the code point ranges of every two-letter general
-// category and every script of the Unicode version of the npm package
+// category, every script and every binary property of the Unicode version of the npm package
 // @unicode/unicode-<version> (not a dependency of this repository; install
 // it anywhere). gen_unicode.go reads the output and writes
 // ../../unicode_added.go:
@@ -9,7 +9,8 @@
 //   go run gen_unicode.go /tmp/ranges.json > ../../unicode_added.go
 //
 // Output: {"version": "16.0.0", "categories": {"Lu": [[lo, hi], ...], ...},
-// "scripts": {"Latin": [[lo, hi], ...], ...}}, ranges inclusive.
+// "scripts": {"Latin": [[lo, hi], ...], ...}, "properties": {"White_Space": ...}},
+// ranges inclusive.
 import { createRequire } from "node:module";
 import { readdirSync } from "node:fs";
 import path from "node:path";
@@ -40,12 +41,16 @@ async function ranges(dir) {
 	return mod.default.map((r) => [r.begin, r.end - 1]);
 }
 
-const out = { version, categories: {}, scripts: {} };
+const out = { version, categories: {}, scripts: {}, properties: {} };
 for (const [short, name] of Object.entries(long)) {
 	out.categories[short] = await ranges(path.join("General_Category", name));
 }
 for (const name of readdirSync(path.join(root, "Script")).sort()) {
 	if (name.includes(".")) continue;
 	out.scripts[name] = await ranges(path.join("Script", name));
+}
+for (const name of readdirSync(path.join(root, "Binary_Property")).sort()) {
+	if (name.includes(".")) continue;
+	out.properties[name] = await ranges(path.join("Binary_Property", name));
 }
 process.stdout.write(JSON.stringify(out) + "\n");
