@@ -89,7 +89,7 @@ func (st *state) findMatches(dst []match, m split.Matcher, s string) []match {
 }
 
 // findDigits lists each numeric character as a match (Rust's
-// char::is_numeric: categories Nd, Nl and No, at Unicode 16.0) with the
+// char::is_numeric: categories Nd, Nl and No, at Unicode 17.0) with the
 // gaps between them.
 func findDigits(dst []match, s string) []match {
 	last := 0

@@ -333,12 +333,8 @@ func whitespace(s string, i int, newlines bool) int {
 	return j
 }
 
-// wordAdded and numberAdded are what Unicode 16.0 adds to the tables IsWord
-// and IsNumber read.
-var (
-	wordAdded   = nonNil(added["L"], added["Nl"], added["Other_Alphabetic"], added["M"], added["Nd"], added["Pc"], added["Join_Control"])
-	numberAdded = nonNil(added["N"])
-)
+// wordAdded is what Unicode 16.0 adds to the tables IsWord reads.
+var wordAdded = nonNil(added["L"], added["Nl"], added["Other_Alphabetic"], added["M"], added["Nd"], added["Pc"], added["Join_Control"])
 
 func nonNil(tabs ...*unicode.RangeTable) []*unicode.RangeTable {
 	return slices.DeleteFunc(tabs, func(t *unicode.RangeTable) bool { return t == nil })
@@ -358,10 +354,11 @@ func IsWord(r rune) bool {
 
 // IsNumber reports whether r is of the categories Nd, Nl or No (Rust's
 // char::is_numeric, which Hugging Face's Digits pre-tokenizer reads) at
-// Unicode 16.0.
+// Unicode 17.0, the version of the Rust standard library that builds
+// Hugging Face's tokenizers (numberVersion).
 func IsNumber(r rune) bool {
 	if r < utf8.RuneSelf {
 		return '0' <= r && r <= '9'
 	}
-	return unicode.IsNumber(r) || unicode.In(r, numberAdded...)
+	return unicode.IsNumber(r) || unicode.Is(numbersAdded, r)
 }

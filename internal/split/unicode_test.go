@@ -102,8 +102,8 @@ func TestTranslateUnicode16(t *testing.T) {
 	}
 }
 
-// TestIsWordIsNumber checks the predicates of Rust's regex \w and
-// char::is_numeric at Unicode 16.0 on characters of each kind.
+// TestIsWordIsNumber checks the predicates of Rust's regex \w (Unicode
+// 16.0) and char::is_numeric (Unicode 17.0) on characters of each kind.
 func TestIsWordIsNumber(t *testing.T) {
 	for _, c := range []struct {
 		r            rune
@@ -114,7 +114,7 @@ func TestIsWordIsNumber(t *testing.T) {
 		{'\u24b6', true, false},                                                       // CIRCLED LATIN CAPITAL LETTER A: Other_Alphabetic
 		{'\u1c89', true, false}, {'\U0001395e', true, false}, {'\u0897', true, false}, // letters and a mark of 16.0
 		{'\U00010d40', true, true}, {'\U0001ccf0', true, true}, // digits of 16.0
-		{'\U00011db0', false, false}, {'\U00011de0', false, false}, // a letter and a digit of 17.0
+		{'\U00011db0', false, false}, {'\U00011de0', false, true}, // a letter and a digit of 17.0 (numbers follow Rust's standard library)
 		{'\u2427', false, false}, {'\U000113d4', false, false}, // a symbol and punctuation of 16.0
 	} {
 		if got := IsWord(c.r); got != c.word {
