@@ -29,6 +29,13 @@
 // Fuse, Strip, Replace and Sequence. Anything else is an error naming the
 // component and its JSON path.
 //
+// Characters are classed with the Unicode versions Hugging Face's library
+// reads, not Go's (15.0): 16.0 in Split patterns and single_word (its
+// Oniguruma and regex crate), 17.0 in the Digits pre-tokenizer (its Rust
+// standard library), and 9.0 in the normalizers (its
+// unicode-normalization-alignments crate), so the ids and offsets of a text
+// are Hugging Face's for characters assigned since any of them.
+//
 // A Tokenizer is safe for concurrent use. Encoding keeps a bounded cache of
 // merged words per pooled state, so goroutines share no lock. EncodeBatch
 // encodes many texts, or a few long ones, on all cores.

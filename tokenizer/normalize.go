@@ -1,9 +1,12 @@
 package tokenizer
 
 import (
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/beamharmony/harmony/internal/split"
 )
 
 var normForms = map[string]norm.Form{"NFC": norm.NFC, "NFD": norm.NFD, "NFKC": norm.NFKC, "NFKD": norm.NFKD}
@@ -14,9 +17,27 @@ type span struct{ start, end int32 }
 // normalizeString applies the normalizers to s (for added tokens' content).
 func (t *Tokenizer) normalizeString(s string) string {
 	for _, f := range t.norms {
-		s = f.String(s)
+		if f.IsNormalString(s) {
+			continue
+		}
+		var b []byte
+		for _, e := range normStream(f, s) {
+			b = utf8.AppendRune(b, e.c)
+		}
+		s = string(b)
 	}
 	return s
+}
+
+// unknownToHF reports a character that Go's normalization tables know and
+// Hugging Face's (the unicode-normalization-alignments crate, Unicode 9.0,
+// split.NormVersion) do not: there it has no decomposition, combining class
+// 0 and no composition, so it is left as it is and stops reordering and
+// composition across it (gap decision 51). What Go's tables leave unchanged,
+// Hugging Face's do too (theirs are a subset), so a text Go finds normal
+// needs no second look.
+func unknownToHF(r rune) bool {
+	return r >= 0x0378 && unicode.Is(split.NormUnknown, r)
 }
 
 // normalize applies the normalizers to text, whose first byte is at base in
@@ -134,6 +155,13 @@ func normStream(f norm.Form, text string) []changed {
 		pending = len(buf)
 	}
 	for _, r := range text {
+		if unknownToHF(r) {
+			sortPending()
+			buf = append(buf, changed{r, 0})
+			ccc = append(ccc, 0)
+			pending = len(buf)
+			continue
+		}
 		first := true
 		for _, d := range decomp.String(string(r)) {
 			class := decomp.PropertiesString(string(d)).CCC()
@@ -221,14 +249,18 @@ func recompose(in []changed, ccc []uint8) []changed {
 	return out
 }
 
-// compose returns the primary composite of a and b, if there is one.
+// compose returns the primary composite of a and b, if there is one in
+// Hugging Face's tables.
 func compose(a, b rune) (rune, bool) {
+	if unknownToHF(a) || unknownToHF(b) {
+		return 0, false
+	}
 	var buf [8]byte
 	n := utf8.EncodeRune(buf[:], a)
 	n += utf8.EncodeRune(buf[n:], b)
 	c := norm.NFC.Bytes(buf[:n])
 	r, size := utf8.DecodeRune(c)
-	if size != len(c) || r == a {
+	if size != len(c) || r == a || unknownToHF(r) {
 		return 0, false
 	}
 	return r, true

