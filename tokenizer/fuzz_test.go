@@ -2,11 +2,14 @@ package tokenizer_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/beamharmony/harmony/internal/split"
 	"github.com/beamharmony/harmony/tokenizer"
 )
 
@@ -18,11 +21,19 @@ func FuzzEncode(f *testing.F) {
 	tks := []struct {
 		name      string
 		tk        *tokenizer.Tokenizer
-		roundTrip func(string) string // nil: no round trip (GPT-2 adds prefix spaces)
+		roundTrip func(string) (string, bool) // the decoded text, if known (GPT-2 adds prefix spaces)
 	}{
-		{"beam", beam(f), func(s string) string { return s }},
-		{"llama3", load(f, "llama3"), norm.NFC.String},
-		{"gpt2", load(f, "gpt2"), nil},
+		{"beam", beam(f), func(s string) (string, bool) { return s, true }},
+		// Go's NFC is Hugging Face's where the text holds no character its
+		// Unicode 9.0 tables lack (gap decision 51; TestNormalizeHFTables
+		// and TestRustDifferential check those).
+		{"llama3", load(f, "llama3"), func(s string) (string, bool) {
+			if strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(split.NormUnknown, r) }) {
+				return "", false
+			}
+			return norm.NFC.String(s), true
+		}},
+		{"gpt2", load(f, "gpt2"), func(string) (string, bool) { return "", false }},
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) {
@@ -43,8 +54,8 @@ func FuzzEncode(f *testing.F) {
 			if ids := c.tk.AppendEncode(nil, s); !slices.Equal(ids, e.IDs) {
 				t.Fatalf("%s: AppendEncode(%q) = %v, Encode %v", c.name, s, ids, e.IDs)
 			}
-			if c.roundTrip != nil {
-				if got, want := c.tk.Decode(e.IDs, false), c.roundTrip(s); got != want {
+			if want, ok := c.roundTrip(s); ok {
+				if got := c.tk.Decode(e.IDs, false); got != want {
 					t.Fatalf("%s: Decode(Encode(%q)) = %q, want %q", c.name, s, got, want)
 				}
 			}
