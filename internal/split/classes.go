@@ -43,15 +43,19 @@ var bmp = buildBMP()
 func buildBMP() *[0x10000]uint8 {
 	t := new([0x10000]uint8)
 	for _, e := range []struct {
-		tab *unicode.RangeTable
-		f   uint8
+		name string // a category or a property
+		f    uint8
 	}{
-		{unicode.L, cL}, {unicode.N, cN}, {unicode.White_Space, cS},
-		{unicode.Lu, cU}, {unicode.Lt, cU}, {unicode.Lm, cU | cW}, {unicode.Lo, cU | cW}, {unicode.M, cU | cW},
-		{unicode.Ll, cW},
-		{unicode.P, cPS}, {unicode.S, cPS},
+		{"L", cL}, {"N", cN}, {"White_Space", cS},
+		{"Lu", cU}, {"Lt", cU}, {"Lm", cU | cW}, {"Lo", cU | cW}, {"M", cU | cW},
+		{"Ll", cW},
+		{"P", cPS}, {"S", cPS},
 	} {
-		for _, tab := range []*unicode.RangeTable{e.tab, addedTo(e.tab)} {
+		goTab := unicode.Categories[e.name]
+		if goTab == nil {
+			goTab = unicode.Properties[e.name]
+		}
+		for _, tab := range []*unicode.RangeTable{goTab, added[e.name]} {
 			if tab == nil {
 				continue
 			}
@@ -72,32 +76,22 @@ func buildBMP() *[0x10000]uint8 {
 	return t
 }
 
-// addedTo returns the code points Unicode 16.0 adds to the category tab
-// (one of unicode.Categories), or nil.
-func addedTo(tab *unicode.RangeTable) *unicode.RangeTable {
-	for name, t := range unicode.Categories {
-		if t == tab {
-			return added[name]
-		}
-	}
-	return nil
-}
-
 // The tables astral reads: the code points above the BMP of each category,
 // Unicode 16.0's additions merged in.
 var (
-	astralLu, astralLt, astralLl = merged(unicode.Lu), merged(unicode.Lt), merged(unicode.Ll)
-	astralLm, astralLo, astralM  = merged(unicode.Lm), merged(unicode.Lo), merged(unicode.M)
-	astralN, astralP, astralS    = merged(unicode.N), merged(unicode.P), merged(unicode.S)
+	astralLu, astralLt, astralLl = merged("Lu"), merged("Lt"), merged("Ll")
+	astralLm, astralLo, astralM  = merged("Lm"), merged("Lo"), merged("M")
+	astralN, astralP, astralS    = merged("N"), merged("P"), merged("S")
 )
 
-// merged returns the code points above the BMP of the category tab and of
-// Unicode 16.0's additions to it, as one table of stride-one ranges (a
-// range of Go's with a stride may span an added code point, which a binary
-// search over the two tables concatenated would miss).
-func merged(tab *unicode.RangeTable) *unicode.RangeTable {
+// merged returns the code points above the BMP of the category name, in
+// Go's table and in Unicode 16.0's additions to it, as one table of
+// stride-one ranges (a range of Go's with a stride may span an added code
+// point, which a binary search over the two tables concatenated would
+// miss).
+func merged(name string) *unicode.RangeTable {
 	var rs []unicode.Range32
-	for _, t := range []*unicode.RangeTable{tab, addedTo(tab)} {
+	for _, t := range []*unicode.RangeTable{unicode.Categories[name], added[name]} {
 		if t == nil {
 			continue
 		}
