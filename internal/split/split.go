@@ -20,6 +20,14 @@
 // Invalid UTF-8 never reaches Oniguruma (Rust strings are valid UTF-8). Go
 // strings may hold it; every invalid byte is then one character U+FFFD of
 // width one byte, as regexp2 reads a Go string, and the scanners do the same.
+//
+// Classes follow Unicode 16.0, the version of Oniguruma's tables in Hugging
+// Face's tokenizers, on both paths (Go's own tables are 15.0; the generated
+// unicode_added.go holds the difference). The package also answers the
+// other character questions the tokenizer asks as Hugging Face does, each
+// at the version of the code that asks it: IsWord (an added token's
+// single_word, 16.0), IsNumber (the Digits pre-tokenizer, 17.0) and
+// NormUnknown (what the normalizers' tables, 9.0, do not know).
 package split
 
 import (
