@@ -37,6 +37,7 @@ func (t *Tokenizer) normalizeString(s string) string {
 // Hugging Face's do too (theirs are a subset), so a text Go finds normal
 // needs no second look.
 func unknownToHF(r rune) bool {
+	// Unicode 9.0 assigned every code point below U+0378.
 	return r >= 0x0378 && unicode.Is(split.NormUnknown, r)
 }
 

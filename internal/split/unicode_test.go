@@ -125,3 +125,13 @@ func TestIsWordIsNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestNormUnknownFloor checks what tokenizer's unknownToHF assumes: no code
+// point below U+0378 is in NormUnknown.
+func TestNormUnknownFloor(t *testing.T) {
+	for r := rune(0); r < 0x0378; r++ {
+		if unicode.Is(NormUnknown, r) {
+			t.Errorf("%U is in NormUnknown", r)
+		}
+	}
+}
