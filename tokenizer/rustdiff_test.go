@@ -30,10 +30,10 @@ var (
 // of o200k, cl100k, Qwen 2, Qwen 3.5, Tekken and DeepSeek V3, GPT-2's
 // ByteLevel regex, Digits before a Split), with added tokens' flags
 // (single_word, lstrip, rstrip, normalized, special) varied, NFC and NFKC,
-// and ignore_merges off. The texts join pieces that sit on the classes'
-// edges (contractions, white space, digits of many scripts, marks,
-// characters of recent Unicode versions, the markers) with random code
-// points. It runs only with -rust-modules DIR (not in CI: the library is a
+// ByteLevel's prefix space and trimmed offsets, and ignore_merges off. The
+// texts join pieces that sit on the classes' edges (contractions, white
+// space, digits of many scripts, marks, characters of recent Unicode
+// versions, the markers) with random code points. It runs only with -rust-modules DIR (not in CI: the library is a
 // native npm package); it found gap decision 51's differences.
 func TestRustDifferential(t *testing.T) {
 	if *rustModules == "" {
@@ -214,6 +214,16 @@ func rustVariants() []rustVariant {
 			o200k(m)
 			flags(m)
 			m["normalizer"] = map[string]any{"type": "NFKC"}
+		}},
+		{"trim-offsets", func(m map[string]any) {
+			o200k(m)
+			flags(m)
+			m["post_processor"] = map[string]any{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}
+		}},
+		{"prefix-space", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}
+			m["post_processor"] = map[string]any{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}
+			flags(m)
 		}},
 		{"no-ignore-merges", func(m map[string]any) {
 			o200k(m)
