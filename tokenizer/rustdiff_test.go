@@ -3,6 +3,7 @@ package tokenizer_test
 import (
 	"encoding/json"
 	"flag"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -25,16 +26,18 @@ var (
 // TestRustDifferential compares the tokenizer with Hugging Face's Rust
 // library (npm package tokenizers, run by testdata/rustdiff/encode.js) on
 // random texts: ids and character offsets of Encode, and Decode of random
-// id sequences with and without special tokens, for Beam's vocabulary under
-// each pre-tokenizer and normalizer a known family uses (the Split patterns
-// of o200k, cl100k, Qwen 2, Qwen 3.5, Tekken and DeepSeek V3, GPT-2's
-// ByteLevel regex, Digits before a Split), with added tokens' flags
-// (single_word, lstrip, rstrip, normalized, special) varied, NFC and NFKC,
-// ByteLevel's prefix space and trimmed offsets, and ignore_merges off. The
-// texts join pieces that sit on the classes' edges (contractions, white
-// space, digits of many scripts, marks, characters of recent Unicode
-// versions, the markers) with random code points. It runs only with -rust-modules DIR (not in CI: the library is a
-// native npm package); it found gap decision 51's differences.
+// id sequences with and without special tokens. The tokenizers are Beam's
+// vocabulary under each pre-tokenizer and normalizer a known family uses
+// (the Split patterns of o200k, cl100k, Qwen 2, Qwen 3.5, Tekken and
+// DeepSeek V3, GPT-2's ByteLevel regex, Digits before a Split), with added
+// tokens' flags (single_word, lstrip, rstrip, normalized, special) varied,
+// NFC and NFKC, ByteLevel's prefix space and trimmed offsets, and
+// ignore_merges off; and the small fixtures of other families (GPT-2,
+// Llama 3, byte fallback, unk) as they are. The texts join pieces that sit
+// on the classes' edges (contractions, white space, digits of many scripts,
+// marks, characters of recent Unicode versions, the markers) with random
+// code points. It runs only with -rust-modules DIR (not in CI: the library
+// is a native npm package); it found gap decision 51's differences.
 func TestRustDifferential(t *testing.T) {
 	if *rustModules == "" {
 		t.Skip("compares with Hugging Face's Rust library only with -rust-modules DIR")
@@ -48,7 +51,25 @@ func TestRustDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Beam's tokenizer.json under each variant, and the small fixtures of
+	// other families as they are: their tokenizer.json alone, since
+	// tokenizer_config.json's clean_up_tokenization_spaces (the gpt2
+	// fixture's) is Transformers' step after the library's decode.
 	dirs := map[string]string{}
+	for _, name := range []string{"gpt2", "llama3", "fallback", "unk"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name, "tokenizer.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := filepath.Join(dir, "fixture-"+name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "tokenizer.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs["fixture-"+name] = d
+	}
 	for _, v := range rustVariants() {
 		var m map[string]any
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -73,22 +94,37 @@ func TestRustDifferential(t *testing.T) {
 	for i := range texts {
 		texts[i] = rustText(r)
 	}
-	ids := make([][]int, *rustTexts)
-	for i := range ids {
-		for range 1 + r.IntN(12) {
-			var id int
-			switch r.IntN(6) {
-			case 0:
-				id = 199998 + r.IntN(9) // markers, added tokens, past the vocabulary
-			case 1:
-				id = r.IntN(256) // single bytes
-			default:
-				id = r.IntN(200005)
-			}
-			ids[i] = append(ids[i], id)
-		}
+	// Id sequences for each tokenizer: its ids, a few past its vocabulary,
+	// single bytes and the added tokens often.
+	type tokenizerIDs struct {
+		Dir string  `json:"dir"`
+		IDs [][]int `json:"ids"`
 	}
-	corpus, err := json.Marshal(map[string]any{"texts": texts, "ids": ids, "dirs": dirs})
+	tokenizers := map[string]tokenizerIDs{}
+	for name, d := range dirs {
+		tk, err := tokenizer.Load(d)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		n := tk.VocabSize()
+		ids := make([][]int, *rustTexts)
+		for i := range ids {
+			for range 1 + r.IntN(12) {
+				var id int
+				switch r.IntN(6) {
+				case 0:
+					id = max(0, n-8) + r.IntN(11) // the last ids (added tokens), and past them
+				case 1:
+					id = r.IntN(min(256, n))
+				default:
+					id = r.IntN(n)
+				}
+				ids[i] = append(ids[i], id)
+			}
+		}
+		tokenizers[name] = tokenizerIDs{d, ids}
+	}
+	corpus, err := json.Marshal(map[string]any{"texts": texts, "tokenizers": tokenizers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +140,10 @@ func TestRustDifferential(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node encode.js: %v\n%s", err, out)
 	}
-	for _, v := range rustVariants() {
-		t.Run(v.name, func(t *testing.T) {
-			tk, err := tokenizer.Load(dirs[v.name])
+	names := slices.Sorted(maps.Keys(dirs))
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			tk, err := tokenizer.Load(dirs[name])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +153,7 @@ func TestRustDifferential(t *testing.T) {
 				Decoded     []string   `json:"decoded"`
 				DecodedSkip []string   `json:"decoded_skip"`
 			}
-			data, err := os.ReadFile(filepath.Join(dir, v.name+".out.json"))
+			data, err := os.ReadFile(filepath.Join(dir, name+".out.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +179,7 @@ func TestRustDifferential(t *testing.T) {
 			}
 			// JSON carries decoded text as valid UTF-8 (invalid bytes become
 			// U+FFFD on both sides).
-			for i, s := range ids {
+			for i, s := range tokenizers[name].IDs {
 				if got := strings.ToValidUTF8(tk.Decode(s, false), "\uFFFD"); got != want.Decoded[i] {
 					report("Decode(%v, false) = %+q, want %+q", s, got, want.Decoded[i])
 				}
@@ -150,7 +187,7 @@ func TestRustDifferential(t *testing.T) {
 					report("Decode(%v, true) = %+q, want %+q", s, got, want.DecodedSkip[i])
 				}
 			}
-			t.Logf("%d texts, %d id sequences: %d differences", len(texts), len(ids), diffs)
+			t.Logf("%d texts, %d id sequences: %d differences", len(texts), len(tokenizers[name].IDs), diffs)
 		})
 	}
 }

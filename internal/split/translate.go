@@ -19,7 +19,8 @@ import (
 //   - . (any character but \n in both);
 //   - \s \S (Unicode White_Space in both), \d \D (Nd in both), \h \H (Ruby's
 //     hexadecimal digit, spelled out), \w \W (Oniguruma's Unicode word
-//     class, Letter|Mark|Number|Connector_Punctuation, spelled out);
+//     class, Alphabetic|Mark|Decimal_Number|Connector_Punctuation and ²³¹¼½¾,
+//     spelled out: wordBody);
 //   - \p{X}, \p{^X}, \P{X} for a general category (not C, whose Oniguruma set
 //     includes unassigned code points) or a script, by short or long name;
 //   - classes follow Unicode 16.0, the version of Oniguruma's tables in
@@ -522,9 +523,15 @@ func (t *translator) property(off int, negate bool) (string, bool, error) {
 	return canon, negate, nil
 }
 
-// wordBody is Oniguruma's \w inside a class: Letter, Mark, Number and
-// Connector_Punctuation, with Unicode 16.0's additions.
-var wordBody = `\p{L}` + addedBody("L") + `\p{M}` + addedBody("M") + `\p{N}` + addedBody("N") + `\p{Pc}` + addedBody("Pc")
+// wordBody is Oniguruma's \w inside a class, as Hugging Face's tokenizers
+// build it (measured over every code point with tokenizers 0.23.2):
+// Alphabetic (Letter, Letter_Number, Other_Alphabetic), Mark,
+// Decimal_Number and Connector_Punctuation at Unicode 16.0, and the Latin-1
+// superscripts and fractions ²³¹¼½¾, which Oniguruma's own table for the
+// first 256 code points counts as word characters. Other numbers (①) and
+// Join_Control are not in it.
+var wordBody = `\p{L}` + addedBody("L") + `\p{Nl}` + addedBody("Nl") + rangesBody(unicode.Other_Alphabetic) + addedBody("Other_Alphabetic") +
+	`\p{M}` + addedBody("M") + `\p{Nd}` + addedBody("Nd") + `\p{Pc}` + addedBody("Pc") + "\u00b2\u00b3\u00b9\u00bc-\u00be"
 
 // addedBody returns, as members of a character class, the code points
 // Unicode 16.0 adds to the category or script name beyond Go's tables
@@ -535,6 +542,11 @@ func addedBody(name string) string {
 	if tab == nil {
 		return ""
 	}
+	return rangesBody(tab)
+}
+
+// rangesBody writes the code points of tab as members of a character class.
+func rangesBody(tab *unicode.RangeTable) string {
 	var b strings.Builder
 	write := func(lo, hi rune) {
 		b.WriteRune(lo)
@@ -544,10 +556,22 @@ func addedBody(name string) string {
 		}
 	}
 	for _, r := range tab.R16 {
-		write(rune(r.Lo), rune(r.Hi))
+		if r.Stride == 1 {
+			write(rune(r.Lo), rune(r.Hi))
+			continue
+		}
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			write(c, c)
+		}
 	}
 	for _, r := range tab.R32 {
-		write(rune(r.Lo), rune(r.Hi))
+		if r.Stride == 1 {
+			write(rune(r.Lo), rune(r.Hi))
+			continue
+		}
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			write(c, c)
+		}
 	}
 	return b.String()
 }

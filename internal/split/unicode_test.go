@@ -79,6 +79,12 @@ func TestTranslateUnicode16(t *testing.T) {
 		{`\D+`, "1\U00010d40x", []string{"x"}},
 		{`[\d]+`, "\U00010d40", []string{"\U00010d40"}},
 		{`\w+`, "\u1c89_\U00010d40\u0897 x", []string{"\u1c89_\U00010d40\u0897", "x"}},
+		// Oniguruma's \w as Hugging Face's tokenizers 0.23.2 match it (every
+		// code point measured): Alphabetic (U+1F166 and U+24B6 are symbols
+		// with Other_Alphabetic), marks, decimal digits, connector
+		// punctuation, and ²³¹¼½¾; not other numbers (①) nor ZWJ.
+		{`\w+`, "a\U0001f166\u24b6\u00b2\u00bd\u216b\u2460b\u200dc", []string{"a\U0001f166\u24b6\u00b2\u00bd\u216b", "b", "c"}},
+		{`\W+`, "a\u2460\u200d\u00b2", []string{"\u2460\u200d"}},
 		{`\W+`, "\u1c89 x", []string{" "}},
 		{`[\w]+`, "\u1c89", []string{"\u1c89"}},
 	} {

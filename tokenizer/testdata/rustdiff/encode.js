@@ -4,18 +4,18 @@
 //
 //   NODE_PATH=/path/to/node_modules node encode.js DIR
 //
-// DIR holds corpus.json ({"texts": [...], "ids": [[...]], "dirs": {NAME:
-// PATH}}); for each tokenizer it writes DIR/NAME.out.json: {"ids",
-// "offsets"} of every text (add_special_tokens false) and "decoded" and
-// "decoded_skip" of every id sequence.
+// DIR holds corpus.json ({"texts": [...], "tokenizers": {NAME: {"dir": PATH,
+// "ids": [[...]]}}}); for each tokenizer it writes DIR/NAME.out.json:
+// {"ids", "offsets"} of every text (add_special_tokens false) and "decoded"
+// and "decoded_skip" of each of its id sequences.
 const { Tokenizer } = require('tokenizers');
 const fs = require('fs');
 const path = require('path');
 
 (async () => {
   const dir = process.argv[2];
-  const { texts, ids, dirs } = JSON.parse(fs.readFileSync(path.join(dir, 'corpus.json'), 'utf8'));
-  for (const [name, tdir] of Object.entries(dirs)) {
+  const { texts, tokenizers } = JSON.parse(fs.readFileSync(path.join(dir, 'corpus.json'), 'utf8'));
+  for (const [name, { dir: tdir, ids }] of Object.entries(tokenizers)) {
     const tok = Tokenizer.fromFile(path.join(tdir, 'tokenizer.json'));
     const out = { ids: [], offsets: [], decoded: [], decoded_skip: [] };
     for (const text of texts) {
