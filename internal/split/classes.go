@@ -59,13 +59,8 @@ func buildBMP() *[0x10000]uint8 {
 			if tab == nil {
 				continue
 			}
-			for _, r := range tab.R16 {
-				for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
-					t[c] |= e.f
-				}
-			}
-			for _, r := range tab.R32 {
-				for c := int(r.Lo); c <= int(r.Hi) && c <= 0xFFFF; c += int(r.Stride) {
+			for lo, hi := range rangesOf(tab) {
+				for c := lo; c <= min(hi, 0xFFFF); c++ {
 					t[c] |= e.f
 				}
 			}
@@ -95,13 +90,9 @@ func merged(name string) *unicode.RangeTable {
 		if t == nil {
 			continue
 		}
-		for _, r := range t.R32 {
-			if r.Stride == 1 {
-				rs = append(rs, r)
-				continue
-			}
-			for c := r.Lo; c <= r.Hi; c += r.Stride {
-				rs = append(rs, unicode.Range32{Lo: c, Hi: c, Stride: 1})
+		for lo, hi := range rangesOf(t) {
+			if hi > 0xFFFF {
+				rs = append(rs, unicode.Range32{Lo: uint32(max(lo, 0x10000)), Hi: uint32(hi), Stride: 1})
 			}
 		}
 	}

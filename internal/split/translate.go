@@ -398,10 +398,10 @@ func (t *translator) escape(off int) (rune, error) {
 		t.out.WriteString(`[^\d` + addedBody("Nd") + `]`)
 		return 0, nil
 	case 'w':
-		t.out.WriteString(`[` + wordBody + `]`)
+		t.out.WriteString(`[` + wordBody() + `]`)
 		return 0, t.noFoldClass(off)
 	case 'W':
-		t.out.WriteString(`[^` + wordBody + `]`)
+		t.out.WriteString(`[^` + wordBody() + `]`)
 		return 0, t.noFoldClass(off)
 	case 'h':
 		t.out.WriteString(`[0-9a-fA-F]`)
@@ -529,9 +529,12 @@ func (t *translator) property(off int, negate bool) (string, bool, error) {
 // Decimal_Number and Connector_Punctuation at Unicode 16.0, and the Latin-1
 // superscripts and fractions ²³¹¼½¾, which Oniguruma's own table for the
 // first 256 code points counts as word characters. Other numbers (①) and
-// Join_Control are not in it.
-var wordBody = `\p{L}` + addedBody("L") + `\p{Nl}` + addedBody("Nl") + rangesBody(unicode.Other_Alphabetic) + addedBody("Other_Alphabetic") +
-	`\p{M}` + addedBody("M") + `\p{Nd}` + addedBody("Nd") + `\p{Pc}` + addedBody("Pc") + "\u00b2\u00b3\u00b9\u00bc-\u00be"
+// Join_Control are not in it. Built on first use, as propertyNames is: most
+// programs never translate a pattern.
+var wordBody = sync.OnceValue(func() string {
+	return `\p{L}` + addedBody("L") + `\p{Nl}` + addedBody("Nl") + rangesBody(unicode.Other_Alphabetic) + addedBody("Other_Alphabetic") +
+		`\p{M}` + addedBody("M") + `\p{Nd}` + addedBody("Nd") + `\p{Pc}` + addedBody("Pc") + "\u00b2\u00b3\u00b9\u00bc-\u00be"
+})
 
 // addedBody returns, as members of a character class, the code points
 // Unicode 16.0 adds to the category or script name beyond Go's tables
@@ -548,29 +551,11 @@ func addedBody(name string) string {
 // rangesBody writes the code points of tab as members of a character class.
 func rangesBody(tab *unicode.RangeTable) string {
 	var b strings.Builder
-	write := func(lo, hi rune) {
+	for lo, hi := range rangesOf(tab) {
 		b.WriteRune(lo)
 		if hi > lo {
 			b.WriteByte('-')
 			b.WriteRune(hi)
-		}
-	}
-	for _, r := range tab.R16 {
-		if r.Stride == 1 {
-			write(rune(r.Lo), rune(r.Hi))
-			continue
-		}
-		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
-			write(c, c)
-		}
-	}
-	for _, r := range tab.R32 {
-		if r.Stride == 1 {
-			write(rune(r.Lo), rune(r.Hi))
-			continue
-		}
-		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
-			write(c, c)
 		}
 	}
 	return b.String()
@@ -686,7 +671,7 @@ func (t *translator) classEscape(off int) error {
 		if t.fold {
 			return t.errAt(off, `\w in case-insensitive scope`)
 		}
-		t.out.WriteString(wordBody)
+		t.out.WriteString(wordBody())
 	case 'h':
 		t.out.WriteString(`0-9a-fA-F`)
 	case 'W', 'H':

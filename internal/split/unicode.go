@@ -1,6 +1,7 @@
 package split
 
 import (
+	"iter"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -39,4 +40,33 @@ func IsNumber(r rune) bool {
 		return '0' <= r && r <= '9'
 	}
 	return unicode.IsNumber(r) || unicode.Is(numbersAdded, r)
+}
+
+// rangesOf yields the code points of tab as inclusive ranges [lo, hi]: a
+// range of tab with a stride of 1 as it is, each code point of one with a
+// larger stride alone, R16 before R32.
+func rangesOf(tab *unicode.RangeTable) iter.Seq2[rune, rune] {
+	return func(yield func(lo, hi rune) bool) {
+		each := func(lo, hi, stride rune) bool {
+			if stride == 1 {
+				return yield(lo, hi)
+			}
+			for c := lo; c <= hi; c += stride {
+				if !yield(c, c) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, r := range tab.R16 {
+			if !each(rune(r.Lo), rune(r.Hi), rune(r.Stride)) {
+				return
+			}
+		}
+		for _, r := range tab.R32 {
+			if !each(rune(r.Lo), rune(r.Hi), rune(r.Stride)) {
+				return
+			}
+		}
+	}
 }

@@ -37,13 +37,8 @@ func TestUnicodeTables(t *testing.T) {
 				t.Errorf("%s: added %U is assigned in Go's tables (%s), which a pattern may still name", name, c, goCategory(c))
 			}
 		}
-		for _, r := range tab.R16 {
-			for c := rune(r.Lo); c <= rune(r.Hi); c++ {
-				check(c)
-			}
-		}
-		for _, r := range tab.R32 {
-			for c := rune(r.Lo); c <= rune(r.Hi); c++ {
+		for lo, hi := range rangesOf(tab) {
+			for c := lo; c <= hi; c++ {
 				check(c)
 			}
 		}
