@@ -239,6 +239,55 @@ func TestDetectEngine(t *testing.T) {
 	})
 }
 
+// With llama.cpp and no tokenizer the gateway warns, once, that the
+// engine's tokenizer is not the model's (gap decision 254): when the kind
+// is configured and when it is detected; not with a tokenizer, nor with
+// another engine.
+func TestEngineTokenizerWarning(t *testing.T) {
+	cases := []struct {
+		name   string
+		engine EngineKind // configured; auto: detected from the fake engine's kind
+		fake   EngineKind
+		tok    bool
+		warn   bool
+	}{
+		{"llama.cpp configured", EngineLlamaCpp, EngineLlamaCpp, false, true},
+		{"llama.cpp detected", EngineAuto, EngineLlamaCpp, false, true},
+		{"llama.cpp with a tokenizer", EngineLlamaCpp, EngineLlamaCpp, true, false},
+		{"llama.cpp detected with a tokenizer", EngineAuto, EngineLlamaCpp, true, false},
+		{"vLLM detected", EngineAuto, EngineVLLM, false, false},
+		{"SGLang configured", EngineSGLang, EngineSGLang, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fe := newFakeEngineOf(t, c.fake, fixed(answer("r", "c")))
+			buf := &syncBuffer{}
+			cfg := Config{Backend: fe.srv.URL, Engine: c.engine, Logger: newJSONLogger(buf)}
+			if c.tok {
+				cfg.Tokenizer = beamTokenizer(t)
+			}
+			s, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if k, err := s.DetectEngine(context.Background()); k != c.fake || err != nil {
+					t.Fatalf("detected %s, %v", k, err)
+				}
+				s.kind.mu.Lock()
+				s.kind.kind = EngineAuto // detect again: the warning stays one
+				s.kind.mu.Unlock()
+			}
+			if n := strings.Count(buf.String(), engineTokenizerWarning); n != map[bool]int{true: 1}[c.warn] {
+				t.Errorf("the warning is logged %d times:\n%s", n, buf.String())
+			}
+			if c.warn && !strings.Contains(buf.String(), `"level":"WARN"`) {
+				t.Errorf("not a warning:\n%s", buf.String())
+			}
+		})
+	}
+}
+
 func TestParseEngineKind(t *testing.T) {
 	for in, want := range map[string]EngineKind{"auto": EngineAuto, "": EngineAuto, "llama.cpp": EngineLlamaCpp, "LlamaCpp": EngineLlamaCpp,
 		"vllm": EngineVLLM, "sglang": EngineSGLang} {

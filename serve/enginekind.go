@@ -202,6 +202,7 @@ func (s *Server) detectLocked(ctx context.Context) (EngineKind, error) {
 			st.kind, st.why, st.public, st.down = probes[i].kind, "", "", false
 			s.log.LogAttrs(ctx, slog.LevelInfo, "engine detected", slog.String("engine", st.kind.String()),
 				slog.String("by", "GET "+probes[i].path), slog.String("backend", s.Backend()))
+			s.warnEngineTokenizer(st.kind)
 			return st.kind, nil
 		}
 	}
@@ -290,4 +291,20 @@ func (s *Server) engineKind(ctx context.Context) (kind EngineKind, why, public s
 		}
 	}
 	return EngineUnknown, st.why, st.public, st.down
+}
+
+// engineTokenizerWarning is logged when the engine is llama.cpp and the
+// gateway has no tokenizer (gap decision 254).
+const engineTokenizerWarning = "llama.cpp tokenizes the prompt text with its own rule, which differs from Hugging Face's (the model's) on text with combining marks (Devanagari, Bengali, Tamil, Thai, Arabic and Hebrew vowel signs) and on characters of Unicode 16.0; set --tokenizer to send the prompt as token ids (docs/llama-cpp.md)"
+
+// warnEngineTokenizer logs engineTokenizerWarning, once, when kind is
+// llama.cpp and the gateway sends prompts as text. vLLM and SGLang
+// tokenize with Hugging Face's library, as the model was trained.
+func (s *Server) warnEngineTokenizer(kind EngineKind) {
+	if kind != EngineLlamaCpp || s.cfg.Tokenizer != nil {
+		return
+	}
+	s.tokenizerWarned.Do(func() {
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, engineTokenizerWarning, slog.String("backend", s.Backend()))
+	})
 }

@@ -52,6 +52,9 @@ type Server struct {
 	// kind is the engine's kind as detected (Config.Engine auto).
 	grammars *grammar.Cache
 	kind     kindState
+	// tokenizerWarned is done once the warning of warnEngineTokenizer is
+	// logged.
+	tokenizerWarned sync.Once
 	// modelLen is the model's context length: Config.MaxModelLen, or
 	// what DetectContextLength read from the engines.
 	modelLen modelLength
@@ -145,6 +148,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.engine = s.engines[0]
 	s.metrics.addReplicas(s.router, s.Backends())
+	s.warnEngineTokenizer(cfg.Engine)
 	return s, nil
 }
 
