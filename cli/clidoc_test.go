@@ -171,6 +171,7 @@ var otherProgramsFlags = map[string]bool{
 	"run": true, "fuzz": true, "fuzztime": true, "quick": true, "dataset": true, "print": true,
 	"chat-template-file": true, "no-prefill-assistant": true, // llama-server
 	"end-bias": true, "high-byte-bias": true, "gguf-py": true, "seed": true, // templates/llamacpp/make_beam_gguf.py
+	"non-ascii-bias": true, "long-bias": true, "pre": true, // templates/llamacpp/make_tokenizer_gguf.py
 	"auth-type": true, // Qwen Code
 	"continue":  true, // GitHub Copilot's CLI (copilot --continue)
 	// vLLM's and SGLang's grammar backends

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/beamharmony/harmony/tokenizer"
 )
 
 // Constrained generation against a real llama-server, which
@@ -22,6 +24,7 @@ import (
 var (
 	llamaURL    = flag.String("llama.url", "", "base URL of a llama-server running templates/llamacpp/make_beam_gguf.py's model (templates/llamacpp/constrained.sh); the llama.cpp test is skipped without it")
 	llamaTrials = flag.Int("llama.n", 5, "requests per API, constraint and streaming mode in the llama.cpp test")
+	llamaTokDir = flag.String("llama.tokenizer", "", "the llama.cpp test's gateway sends token ids, encoded with the tokenizer.json in this `DIR` (the one the -llama.url model's vocabulary was written from: constrained.sh with TOKENIZER_DIR)")
 )
 
 // The schemas of the llama.cpp test. A random model ends a raw string
@@ -306,7 +309,15 @@ func TestConstrainedLlamaCpp(t *testing.T) {
 		t.Skip("needs -llama.url (templates/llamacpp/constrained.sh runs it)")
 	}
 	var logs syncBuffer
-	s, err := New(Config{Backend: *llamaURL, Model: "beam", Logger: newJSONLogger(&logs), Timeout: 5 * time.Minute})
+	cfg := Config{Backend: *llamaURL, Model: "beam", Logger: newJSONLogger(&logs), Timeout: 5 * time.Minute}
+	if *llamaTokDir != "" {
+		tk, err := tokenizer.Load(*llamaTokDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Tokenizer = tk
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

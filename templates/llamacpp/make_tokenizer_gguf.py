@@ -11,12 +11,19 @@ pre-tokenizer's regular expression from the file: it picks its own by the
 name in tokenizer.ggml.pre. The name is found from the Split pattern
 (o200k's is "gpt-4o"); --pre gives it for any other pattern.
 
-The weights are a one-layer "llama" of 16 dimensions: enough for llama-server
-to load, never used for anything but /tokenize and /detokenize here.
+The weights are a one-layer "llama" of 16 dimensions with random values: the
+model writes noise. A constant embedding dimension lets the output weights
+act as a bias: --end-bias makes <|end|> likely (a random model would rarely
+end its reasoning among 200,000 tokens; templates/llamacpp/constrained.sh
+with TOKENIZER_DIR), --non-ascii-bias below 0 makes tokens that are not
+printable ASCII rare (llama-server answers HTTP 500 to a generation cut in
+the middle of a character), --long-bias below 0 makes tokens of more than one
+character rare (among 200,000 tokens a random model finds few that end a
+number or a string).
 
 Usage:
 
-    python3 make_tokenizer_gguf.py --gguf-py LLAMA_CPP/gguf-py [--pre NAME] TOKENIZER_JSON OUT.gguf
+    python3 make_tokenizer_gguf.py --gguf-py LLAMA_CPP/gguf-py [--pre NAME] [--end-bias B] [--non-ascii-bias N] [--long-bias L] TOKENIZER_JSON OUT.gguf
 
 Needs Python 3 with numpy and the gguf-py package of a llama.cpp checkout.
 """
@@ -49,6 +56,9 @@ def main(argv):
     parser = argparse.ArgumentParser(description="Write a tiny GGUF with a tokenizer.json's vocabulary.")
     parser.add_argument("--gguf-py", help="the gguf-py directory of a llama.cpp checkout")
     parser.add_argument("--pre", help="llama.cpp's name for the pre-tokenizer (tokenizer.ggml.pre); found from the Split pattern when left out")
+    parser.add_argument("--end-bias", type=float, default=0.0, help="how much the output favours <|end|>")
+    parser.add_argument("--non-ascii-bias", type=float, default=0.0, help="how much the output favours (above 0) or avoids (below 0) tokens that are not printable ASCII")
+    parser.add_argument("--long-bias", type=float, default=0.0, help="how much the output favours (above 0) or avoids (below 0) tokens of more than one character")
     parser.add_argument("tokenizer", help="the tokenizer.json to read")
     parser.add_argument("out", help="the .gguf file to write")
     args = parser.parse_args(argv)
@@ -116,9 +126,27 @@ def main(argv):
     def rnd(*shape):
         return (rng.standard_normal(shape) * 0.1).astype(np.float32)
 
-    w.add_tensor("token_embd.weight", rnd(n_vocab, n_embd))
+    emb = rnd(n_vocab, n_embd)
+    emb[:, 0] = 4.0  # a constant dimension: the output weights on it act as a bias
+    out = rnd(n_vocab, n_embd)
+    out[:, 0] = 0.0
+    if args.non_ascii_bias:
+        # ByteLevel's alphabet writes printable ASCII as itself, and space,
+        # tab and newline as these three letters.
+        ascii_chars = set(chr(c) for c in range(0x21, 0x7F)) | {"\u0120", "\u0109", "\u010a"}
+        for i, text in enumerate(tokens):
+            if i not in added and not set(text) <= ascii_chars:
+                out[i, 0] = args.non_ascii_bias
+    if args.long_bias:
+        for i, text in enumerate(tokens):
+            if i not in added and len(text) > 1:
+                out[i, 0] += args.long_bias
+    end = next((i for i, t in added.items() if t["content"] == "<|end|>"), None)
+    if args.end_bias and end is not None:
+        out[end, 0] = args.end_bias
+    w.add_tensor("token_embd.weight", emb)
     w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
-    w.add_tensor("output.weight", rnd(n_vocab, n_embd))
+    w.add_tensor("output.weight", out)
     for i in range(n_layer):
         w.add_tensor("blk.%d.attn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
         for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
