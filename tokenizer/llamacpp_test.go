@@ -73,7 +73,9 @@ func TestLlamaCppTokenizer(t *testing.T) {
 		texts []string
 	}{{"natural", natural}, {"random", random}} {
 		t.Run(set.name, func(t *testing.T) {
-			differ, marked, newer, shown := 0, 0, 0, 0
+			// Differences by cause: [mark][recent character].
+			var causes [2][2]int
+			differ, shown := 0, 0
 			for _, text := range set.texts {
 				got, err := llamaTokenize(client, text)
 				if err != nil {
@@ -84,20 +86,18 @@ func TestLlamaCppTokenizer(t *testing.T) {
 					continue
 				}
 				differ++
-				switch {
-				case strings.ContainsFunc(text, isMark):
-					marked++
-				case strings.ContainsFunc(text, unassignedInGo):
-					newer++
-				default:
+				mark, recent := strings.ContainsFunc(text, isMark), strings.ContainsFunc(text, unassignedInGo)
+				if !mark && !recent {
 					t.Errorf("llama.cpp tokenizes %+q, which holds neither a mark nor a recent character, otherwise:\n llama.cpp %s\n     Go    %s", text, pieces(tk, got), pieces(tk, want))
 					continue
 				}
+				causes[b2i(mark)][b2i(recent)]++
 				if shown++; shown <= 12 {
 					t.Logf("differs: %+q\n llama.cpp %s\n     Go    %s", text, pieces(tk, got), pieces(tk, want))
 				}
 			}
-			t.Logf("%d texts: %d tokenized differently by llama.cpp: %d holding a mark, %d (without a mark) a code point Go's Unicode %s tables leave unassigned", len(set.texts), differ, marked, newer, unicode.Version)
+			t.Logf("%d texts: %d tokenized differently by llama.cpp: %d holding a mark and no code point Go's Unicode %s tables leave unassigned, %d such a code point and no mark, %d both",
+				len(set.texts), differ, causes[1][0], unicode.Version, causes[0][1], causes[1][1])
 		})
 	}
 }
@@ -148,6 +148,13 @@ func pieces(tk *tokenizer.Tokenizer, ids []int) string {
 		fmt.Fprintf(&b, "%+q", tk.Decode([]int{id}, false))
 	}
 	return b.String()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // isMark reports whether r is a mark (\p{M}).
