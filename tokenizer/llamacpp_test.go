@@ -104,8 +104,8 @@ func TestLlamaCppTokenizer(t *testing.T) {
 
 // markedSentences are sentences in scripts written with combining marks
 // (Devanagari, Bengali, Tamil, Thai, Arabic and Hebrew with their vowel
-// signs, Vietnamese, Latin with decomposed accents), where a tokenizer's letter classes meet
-// \p{M}.
+// signs, Vietnamese, Latin with decomposed accents), where a tokenizer's
+// letter classes meet \p{M}.
 var markedSentences = []string{
 	"नमस्ते, आज मौसम बहुत अच्छा है और हम पार्क में टहलने जाएंगे।\n",
 	"আমি আজ সকালে বাজারে গিয়েছিলাম এবং কিছু ফল কিনেছি।\n",
@@ -150,6 +150,7 @@ func pieces(tk *tokenizer.Tokenizer, ids []int) string {
 	return b.String()
 }
 
+// b2i is 1 for true, 0 for false.
 func b2i(b bool) int {
 	if b {
 		return 1
