@@ -19,7 +19,7 @@
 # prompt), runs the test and stops them. Not part of CI.
 set -euo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,18p' "$0" >&2
+  sed -n '2,19p' "$0" >&2
   exit 2
 fi
 server=$1

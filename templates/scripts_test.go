@@ -1,0 +1,98 @@
+package templates_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The repository's shell scripts, most of which CI never runs (they need a
+// llama.cpp build, an xgrammar checkout, the agents): each must parse
+// (bash -n), and each that takes required arguments must, called without
+// them, exit 2 with its usage, which names the script by its path and is
+// the whole comment block at its top (the block's end is written by hand
+// in its sed range, and grows when the comment does).
+func TestScripts(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scripts []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "node_modules" || name == ".git" || name == "out" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		if strings.HasSuffix(rel, ".sh") || rel == filepath.Join(".ci", "run") || rel == filepath.Join("bench", "run") {
+			scripts = append(scripts, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scripts) < 10 {
+		t.Fatalf("found only %d scripts: %v", len(scripts), scripts)
+	}
+	needsArgs := regexp.MustCompile(`(?m)^if \[ \$# -lt ([0-9]+) \]`)
+	usageRange := regexp.MustCompile(`sed -n '2,([0-9]+)p' "\$0" >&2`)
+	for _, rel := range scripts {
+		t.Run(rel, func(t *testing.T) {
+			if out, err := exec.Command("bash", "-n", filepath.Join(root, rel)).CombinedOutput(); err != nil {
+				t.Fatalf("bash -n: %v\n%s", err, out)
+			}
+			src, err := os.ReadFile(filepath.Join(root, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := needsArgs.FindSubmatch(src); m == nil || string(m[1]) == "0" {
+				return
+			}
+			m := usageRange.FindSubmatch(src)
+			if m == nil {
+				t.Fatal("takes required arguments but prints no usage (sed -n '2,Np' \"$0\" >&2)")
+			}
+			last, _ := strconv.Atoi(string(m[1]))
+			lines := strings.Split(string(src), "\n")
+			if last >= len(lines) {
+				t.Fatalf("usage range ends at line %d of %d", last, len(lines))
+			}
+			for i := 1; i < last; i++ {
+				if !strings.HasPrefix(lines[i], "#") {
+					t.Errorf("usage range 2,%d holds line %d, which is not a comment: %q", last, i+1, lines[i])
+				}
+			}
+			if strings.HasPrefix(lines[last], "#") {
+				t.Errorf("usage range 2,%d stops inside the header comment: line %d is %q", last, last+1, lines[last])
+			}
+			cmd := exec.Command("bash", filepath.Join(root, rel))
+			cmd.Dir = root
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err = cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Errorf("without arguments: %v, want exit status 2", err)
+			}
+			if want := "Usage: " + filepath.ToSlash(rel); !strings.Contains(stderr.String(), want) {
+				t.Errorf("usage does not name the script (%q):\n%s", want, stderr.String())
+			}
+		})
+	}
+}
