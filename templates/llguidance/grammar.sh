@@ -32,7 +32,7 @@
 # grammar is refused (docs/gap-decisions.md, 239).
 set -euo pipefail
 if [ $# -ne 1 ]; then
-  sed -n '2,33p' "$0" >&2
+  sed -n '2,32p' "$0" >&2
   exit 2
 fi
 llg=$(cd "$1" && pwd)
