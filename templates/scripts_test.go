@@ -101,3 +101,44 @@ func TestScripts(t *testing.T) {
 		})
 	}
 }
+
+// The repository's Python scripts, most of which CI does not run (the GGUF
+// writers need llama.cpp's gguf-py, the timings a llama.cpp checkout):
+// each must compile.
+func TestPythonScripts(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scripts []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "node_modules" || name == ".git" || name == "out" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".py") {
+			scripts = append(scripts, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scripts) < 5 {
+		t.Fatalf("found only %d Python scripts: %v", len(scripts), scripts)
+	}
+	// compile() alone: py_compile would write __pycache__ into the tree.
+	check := "import sys\nfor p in sys.argv[1:]:\n    compile(open(p, encoding='utf-8').read(), p, 'exec')\n"
+	if out, err := exec.Command(python, append([]string{"-c", check}, scripts...)...).CombinedOutput(); err != nil {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
