@@ -24,30 +24,9 @@ func TestScripts(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var scripts []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); name == "node_modules" || name == ".git" || name == "out" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		if strings.HasSuffix(rel, ".sh") || rel == filepath.Join(".ci", "run") || rel == filepath.Join("bench", "run") {
-			scripts = append(scripts, rel)
-		}
-		return nil
+	root, scripts := repoFiles(t, func(rel string) bool {
+		return strings.HasSuffix(rel, ".sh") || rel == filepath.Join(".ci", "run") || rel == filepath.Join("bench", "run")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(scripts) < 10 {
 		t.Fatalf("found only %d scripts: %v", len(scripts), scripts)
 	}
@@ -110,11 +89,29 @@ func TestPythonScripts(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3")
 	}
+	root, scripts := repoFiles(t, func(rel string) bool { return strings.HasSuffix(rel, ".py") })
+	for i, rel := range scripts {
+		scripts[i] = filepath.Join(root, rel)
+	}
+	if len(scripts) < 5 {
+		t.Fatalf("found only %d Python scripts: %v", len(scripts), scripts)
+	}
+	// compile() alone: py_compile would write __pycache__ into the tree.
+	check := "import sys\nfor p in sys.argv[1:]:\n    compile(open(p, encoding='utf-8').read(), p, 'exec')\n"
+	if out, err := exec.Command(python, append([]string{"-c", check}, scripts...)...).CombinedOutput(); err != nil {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// repoFiles returns the repository's root and the paths, relative to it,
+// of its files that keep accepts, leaving out node_modules, .git and
+// bench/run's output.
+func repoFiles(t *testing.T, keep func(rel string) bool) (root string, files []string) {
+	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var scripts []string
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -125,20 +122,13 @@ func TestPythonScripts(t *testing.T) {
 			}
 			return nil
 		}
-		if strings.HasSuffix(path, ".py") {
-			scripts = append(scripts, path)
+		if rel, _ := filepath.Rel(root, path); keep(rel) {
+			files = append(files, rel)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(scripts) < 5 {
-		t.Fatalf("found only %d Python scripts: %v", len(scripts), scripts)
-	}
-	// compile() alone: py_compile would write __pycache__ into the tree.
-	check := "import sys\nfor p in sys.argv[1:]:\n    compile(open(p, encoding='utf-8').read(), p, 'exec')\n"
-	if out, err := exec.Command(python, append([]string{"-c", check}, scripts...)...).CombinedOutput(); err != nil {
-		t.Errorf("%v\n%s", err, out)
-	}
+	return root, files
 }

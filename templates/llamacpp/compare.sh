@@ -34,13 +34,8 @@ port=${PORT:-18181}
 "$server" -m "$work/tiny.gguf" --jinja --chat-template-file templates/chat_template.jinja \
   --no-prefill-assistant --host 127.0.0.1 --port "$port" -c 512 -np 1 >"$work/server.log" 2>&1 &
 pid=$!
-for _ in $(seq 120); do
-  if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "llama-server exited:" >&2; cat "$work/server.log" >&2; exit 1
-  fi
-  sleep 0.5
-done
-curl -sf "http://127.0.0.1:$port/health" >/dev/null || { echo "llama-server did not come up:" >&2; cat "$work/server.log" >&2; exit 1; }
+# shellcheck source=templates/llamacpp/server.sh
+. templates/llamacpp/server.sh
+wait_for_server "$port" "$pid" "$work/server.log"
 "$server" --version 2>&1 | grep -i -m2 "version\|commit" || true
 go test ./templates -run 'TestTemplateMatchesGoRendererLlamaCpp' -count=1 -v -llama.url "http://127.0.0.1:$port" "$@"

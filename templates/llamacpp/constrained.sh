@@ -57,14 +57,9 @@ port=${PORT:-18182}
 # busy machine.
 "$server" -m "$work/beam.gguf" --special --host 127.0.0.1 --port "$port" -c 8192 -np 1 -t 1 -tb 1 >"$work/server.log" 2>&1 &
 pid=$!
-for _ in $(seq 120); do
-  if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "llama-server exited:" >&2; cat "$work/server.log" >&2; exit 1
-  fi
-  sleep 0.5
-done
-curl -sf "http://127.0.0.1:$port/health" >/dev/null || { echo "llama-server did not come up:" >&2; cat "$work/server.log" >&2; exit 1; }
+# shellcheck source=templates/llamacpp/server.sh
+. templates/llamacpp/server.sh
+wait_for_server "$port" "$pid" "$work/server.log"
 "$server" --version 2>&1 | grep -i -m2 "version\|commit" || true
 status=0
 go test ./serve -run 'TestConstrainedLlamaCpp' -count=1 -v -timeout 60m -llama.url "http://127.0.0.1:$port" "${tokflags[@]}" "$@" || status=$?

@@ -24,6 +24,8 @@ Needs Python 3 with numpy and the gguf-py package of a llama.cpp checkout.
 import argparse
 import sys
 
+import tiny_llama
+
 MARKERS = ["<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|constrain|>", "<|call|>", "<|return|>"]
 
 
@@ -43,17 +45,7 @@ def main(argv):
     # <pad>, not </s>: llama.cpp makes a token named </s> end generation.
     tokens = ["<unk>", "<s>", "<pad>"] + ["<0x%02X>" % b for b in range(256)] + MARKERS
     n_vocab, n_embd, n_ff, n_layer, n_head = len(tokens), 32, 64, 2, 2
-    w = gguf.GGUFWriter(args.out, "llama")
-    w.add_name("beamharmony-constrained-check")
-    w.add_context_length(4096)
-    w.add_embedding_length(n_embd)
-    w.add_feed_forward_length(n_ff)
-    w.add_block_count(n_layer)
-    w.add_head_count(n_head)
-    w.add_head_count_kv(n_head)
-    w.add_rope_dimension_count(n_embd // n_head)
-    w.add_layer_norm_rms_eps(1e-5)
-    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    w = tiny_llama.open_writer(gguf, args.out, "beamharmony-constrained-check", 4096, n_embd, n_ff, n_layer, n_head)
     types = [gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
     types += [gguf.TokenType.BYTE] * 256 + [gguf.TokenType.USER_DEFINED] * len(MARKERS)
     w.add_tokenizer_model("llama")
@@ -76,21 +68,7 @@ def main(argv):
     if args.high_byte_bias:
         for b in range(0x80, 0x100):
             out[tokens.index("<0x%02X>" % b), 0] = args.high_byte_bias
-    w.add_tensor("token_embd.weight", emb)
-    w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
-    w.add_tensor("output.weight", out)
-    for i in range(n_layer):
-        w.add_tensor("blk.%d.attn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
-        for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
-            w.add_tensor("blk.%d.%s.weight" % (i, name), rnd(n_embd, n_embd, scale=0.1))
-        w.add_tensor("blk.%d.ffn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
-        w.add_tensor("blk.%d.ffn_gate.weight" % i, rnd(n_ff, n_embd, scale=0.1))
-        w.add_tensor("blk.%d.ffn_up.weight" % i, rnd(n_ff, n_embd, scale=0.1))
-        w.add_tensor("blk.%d.ffn_down.weight" % i, rnd(n_embd, n_ff, scale=0.1))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    tiny_llama.write_tensors(w, np, emb, out, n_layer, n_ff, lambda *shape: rnd(*shape, scale=0.1))
     return 0
 
 

@@ -17,6 +17,8 @@ Needs Python 3 with numpy and the gguf-py package of a llama.cpp checkout
 import argparse
 import sys
 
+import tiny_llama
+
 
 def main(argv):
     parser = argparse.ArgumentParser(description="Write a tiny GGUF model for llama-server template checks.")
@@ -29,17 +31,7 @@ def main(argv):
     import gguf
 
     n_vocab, n_embd, n_ff, n_layer, n_head = 259, 16, 32, 2, 2
-    w = gguf.GGUFWriter(args.out, "llama")
-    w.add_name("beamharmony-template-check")
-    w.add_context_length(512)
-    w.add_embedding_length(n_embd)
-    w.add_feed_forward_length(n_ff)
-    w.add_block_count(n_layer)
-    w.add_head_count(n_head)
-    w.add_head_count_kv(n_head)
-    w.add_rope_dimension_count(n_embd // n_head)
-    w.add_layer_norm_rms_eps(1e-5)
-    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    w = tiny_llama.open_writer(gguf, args.out, "beamharmony-template-check", 512, n_embd, n_ff, n_layer, n_head)
 
     tokens = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)]
     types = [gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL] + [gguf.TokenType.BYTE] * 256
@@ -54,21 +46,7 @@ def main(argv):
     def zeros(*shape):
         return np.zeros(shape, dtype=np.float32)
 
-    w.add_tensor("token_embd.weight", zeros(n_vocab, n_embd))
-    w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
-    w.add_tensor("output.weight", zeros(n_vocab, n_embd))
-    for i in range(n_layer):
-        w.add_tensor("blk.%d.attn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
-        for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
-            w.add_tensor("blk.%d.%s.weight" % (i, name), zeros(n_embd, n_embd))
-        w.add_tensor("blk.%d.ffn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
-        w.add_tensor("blk.%d.ffn_gate.weight" % i, zeros(n_ff, n_embd))
-        w.add_tensor("blk.%d.ffn_up.weight" % i, zeros(n_ff, n_embd))
-        w.add_tensor("blk.%d.ffn_down.weight" % i, zeros(n_embd, n_ff))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    tiny_llama.write_tensors(w, np, zeros(n_vocab, n_embd), zeros(n_vocab, n_embd), n_layer, n_ff, zeros)
     return 0
 
 

@@ -32,6 +32,8 @@ import argparse
 import json
 import sys
 
+import tiny_llama
+
 # The Split patterns llama.cpp knows by name (its pre-tokenizer types).
 KNOWN_PRE = {
     # o200k_base (GPT-4o, gpt-oss, Beam's stand-in)
@@ -99,17 +101,7 @@ def main(argv):
     merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges", [])]
 
     n_embd, n_ff, n_layer, n_head = 16, 32, 1, 2
-    w = gguf.GGUFWriter(args.out, "llama")
-    w.add_name("beamharmony-tokenizer-check")
-    w.add_context_length(4096)
-    w.add_embedding_length(n_embd)
-    w.add_feed_forward_length(n_ff)
-    w.add_block_count(n_layer)
-    w.add_head_count(n_head)
-    w.add_head_count_kv(n_head)
-    w.add_rope_dimension_count(n_embd // n_head)
-    w.add_layer_norm_rms_eps(1e-5)
-    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    w = tiny_llama.open_writer(gguf, args.out, "beamharmony-tokenizer-check", 4096, n_embd, n_ff, n_layer, n_head)
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre(pre)
     w.add_token_list(tokens)
@@ -144,21 +136,7 @@ def main(argv):
     end = next((i for i, t in added.items() if t["content"] == "<|end|>"), None)
     if args.end_bias and end is not None:
         out[end, 0] = args.end_bias
-    w.add_tensor("token_embd.weight", emb)
-    w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
-    w.add_tensor("output.weight", out)
-    for i in range(n_layer):
-        w.add_tensor("blk.%d.attn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
-        for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
-            w.add_tensor("blk.%d.%s.weight" % (i, name), rnd(n_embd, n_embd))
-        w.add_tensor("blk.%d.ffn_norm.weight" % i, np.ones(n_embd, dtype=np.float32))
-        w.add_tensor("blk.%d.ffn_gate.weight" % i, rnd(n_ff, n_embd))
-        w.add_tensor("blk.%d.ffn_up.weight" % i, rnd(n_ff, n_embd))
-        w.add_tensor("blk.%d.ffn_down.weight" % i, rnd(n_embd, n_ff))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    tiny_llama.write_tensors(w, np, emb, out, n_layer, n_ff, rnd)
     return 0
 
 

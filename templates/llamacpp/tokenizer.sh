@@ -45,14 +45,9 @@ fi
 port=${PORT:-18183}
 "$server" -m "$work/tokenizer.gguf" --host 127.0.0.1 --port "$port" -c 512 -np 1 -t 1 -tb 1 >"$work/server.log" 2>&1 &
 pid=$!
-for _ in $(seq 120); do
-  if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "llama-server exited:" >&2; cat "$work/server.log" >&2; exit 1
-  fi
-  sleep 0.5
-done
-curl -sf "http://127.0.0.1:$port/health" >/dev/null || { echo "llama-server did not come up:" >&2; cat "$work/server.log" >&2; exit 1; }
+# shellcheck source=templates/llamacpp/server.sh
+. templates/llamacpp/server.sh
+wait_for_server "$port" "$pid" "$work/server.log"
 "$server" --version 2>&1 | grep -i -m2 "version\|commit" || true
 go test ./tokenizer -run 'TestLlamaCppTokenizer' -count=1 -v -timeout 60m \
   -llama-server "http://127.0.0.1:$port" -llama-tokenizer "$tokdir" "$@"
