@@ -111,7 +111,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 }
 
 // keyNotes is where the message decoder notes the members it does not
-// read: unknown keeps a message's keys (ParseRequest's, for Lint and
+// read: unknown keeps the keys outside the wire shape, of a message, a
+// text part, a tool call or its function (ParseRequest's, for Lint and
 // Strict); unread is called with the path of each member, of a message,
 // a text part, a tool call or its function, whose value holds something
 // (not null, [] or {}: ParseMessagesUnread's), until it returns false
@@ -136,20 +137,45 @@ type within struct {
 func (n *keyNotes) note(d *pyjson.Doc, k, v, pos int, w within) {
 	switch {
 	case n == nil:
-	case n.unknown != nil && w.field == "":
-		*n.unknown = append(*n.unknown, newUnknownKey(messagePath(pos), string(d.KeyText(k, nil)), messageKeys))
-	case n.unread != nil && !n.done && !d.HoldsNothing(v):
-		prefix := messagePath(pos)
-		if w.field != "" {
-			prefix += "." + w.field + "[" + strconv.Itoa(w.index) + "]" + w.sub
+	case n.unknown != nil:
+		key := string(d.KeyText(k, nil))
+		known := w.keys()
+		if w.field != "" && slices.Contains(known, key) {
+			return // a key of the wire shape the prompt has no use for: index, strict
 		}
-		n.done = !n.unread(keyPath(prefix, string(d.KeyText(k, nil))))
+		*n.unknown = append(*n.unknown, newUnknownKey(w.path(pos), key, known))
+	case n.unread != nil && !n.done && !d.HoldsNothing(v):
+		n.done = !n.unread(keyPath(w.path(pos), string(d.KeyText(k, nil))))
 	}
 }
 
+// path is the JSON path of the object at w in message pos.
+func (w within) path(pos int) string {
+	if w.field == "" {
+		return messagePath(pos)
+	}
+	return messagePath(pos) + "." + w.field + "[" + strconv.Itoa(w.index) + "]" + w.sub
+}
+
+// keys are the keys of the wire shape of the object at w (unknown.go).
+func (w within) keys() []string {
+	switch {
+	case w.field == "content":
+		return partKeys
+	case w.field == "tool_calls" && w.sub == "":
+		return callKeys
+	case w.field == "tool_calls":
+		return callFunctionKeys
+	}
+	return messageKeys
+}
+
 // reading reports whether n notes the members of objects within
-// messages (ParseMessagesUnread), and has not been told to stop.
-func (n *keyNotes) reading() bool { return n != nil && n.unread != nil && !n.done }
+// messages (ParseRequest's unknown keys, or ParseMessagesUnread's unread
+// members, until told to stop).
+func (n *keyNotes) reading() bool {
+	return n != nil && (n.unknown != nil || n.unread != nil && !n.done)
+}
 
 // UnmarshalJSON decodes a tool in the OpenAI shape. Parameters are copied:
 // data is not retained.
@@ -159,7 +185,7 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return errJSON("", err)
 	}
-	return decodeTool(d, 0, t)
+	return decodeTool(d, 0, t, nil, "")
 }
 
 // parsePooled parses a private copy of data with a Doc from docPool, so
@@ -585,7 +611,10 @@ func kindName(k pyjson.Kind) string {
 	return "null"
 }
 
-func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
+// decodeTool reads the tool at node i into t; with unknown not nil, the
+// keys of the tool and of its function outside the wire shape are noted
+// there, as those of the tool at path.
+func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, path string) error {
 	if d.Kind(i) != pyjson.Object {
 		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
@@ -601,6 +630,8 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 			ty = v
 		case "function":
 			f = v
+		default:
+			noteToolKey(d, k, unknown, path, toolKeys)
 		}
 		return true
 	})
@@ -622,6 +653,10 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 			desc = v
 		case "parameters":
 			p = v
+		case "strict":
+			// OpenAI's flag for constrained arguments: the prompt is the same.
+		default:
+			noteToolKey(d, k, unknown, path+".function", functionKeys)
 		}
 		return true
 	})
@@ -639,4 +674,11 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool) error {
 		t.Function.Parameters = json.RawMessage(d.Raw(p))
 	}
 	return nil
+}
+
+// noteToolKey notes key k, of the object at path, in unknown (when not nil).
+func noteToolKey(d *pyjson.Doc, k int, unknown *[]unknownKey, path string, known []string) {
+	if unknown != nil {
+		*unknown = append(*unknown, newUnknownKey(path, string(d.KeyText(k, nil)), known))
+	}
 }

@@ -25,8 +25,8 @@ import (
 // as a JSON string holding an object (DecodeArguments), and tools given as
 // a JSON string holding the list (a blank string is no tools).
 //
-// Keys it does not read, of the request and of each message, are kept as
-// unknown keys: Lint warns about each one, suggesting the key it was
+// Keys outside the wire shape, of the request, of each message, text part,
+// tool call and tool, are kept as unknown keys: Lint warns about each one, suggesting the key it was
 // probably meant to be, and with Strict the render methods refuse them.
 type Request struct {
 	Messages []Message
@@ -324,7 +324,7 @@ func (r *Request) decodeTools(d *pyjson.Doc, v int) error {
 	var err error
 	d.Elements(v, func(e, pos int) bool {
 		var t Tool
-		if err = decodeTool(d, e, &t); err != nil {
+		if err = decodeTool(d, e, &t, &r.unknown, toolPath(pos)); err != nil {
 			err = prefixPath(toolPath(pos), err)
 			return false
 		}

@@ -6,7 +6,8 @@ import (
 	"github.com/beamharmony/harmony/internal/jsonpath"
 )
 
-// The keys ParseRequest reads, of a request and of each message. Any other
+// The keys ParseRequest reads, of a request and of each message (and, below,
+// of the objects within them and of a tool). Any other
 // key is kept in the Request as an unknown key: the renderer has no use
 // for it, and a misspelt key (reasoning_efort, tool) would otherwise change
 // the prompt without a word. Lint warns about each one with the known key
@@ -17,6 +18,16 @@ var (
 		"reasoning_effort", "model_identity", "builtin_tools"}
 	messageKeys = []string{"role", "content", "reasoning_content", "thinking", "reasoning",
 		"tool_calls", "tool_call_id", "name"}
+	// The objects within a message and a tool have keys of their own. A
+	// call's index (its position in a streamed reply) and a function's
+	// strict (OpenAI's flag for constrained arguments) belong to the wire
+	// shape and change nothing in the prompt: they are known keys, not
+	// warned about. A misspelt one (paramters, argumnets) is.
+	partKeys         = []string{"type", "text"}
+	callKeys         = []string{"id", "type", "function", "index"}
+	callFunctionKeys = []string{"name", "arguments"}
+	toolKeys         = []string{"type", "function"}
+	functionKeys     = []string{"name", "description", "parameters", "strict"}
 )
 
 // unknownKey is a key ParseRequest did not read: its JSON path and the

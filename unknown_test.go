@@ -89,3 +89,57 @@ func asRenderError(err error, re **RenderError) bool {
 	*re = r
 	return ok
 }
+
+// Keys outside the wire shape of a text part, a tool call, its function,
+// a tool and its function are unknown keys too, named by their paths,
+// with the known key of their own object they are closest to. The wire
+// shape's keys the prompt has no use for (a call's index, a function's
+// strict) are not.
+func TestUnknownNestedKeys(t *testing.T) {
+	tests := []struct {
+		name, request string
+		want          []string
+	}{
+		{"text part", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi", "txet": "x", "cache_control": {"type": "ephemeral"}}]}]}`, []string{
+			`messages[0].content[0].txet: unknown key, not rendered; did you mean text?`,
+			`messages[0].content[0].cache_control: unknown key, not rendered; remove it`,
+		}},
+		{"tool call", `{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"id": "c", "type": "function", "index": 0, "ids": "d", "function": {"name": "f", "arguments": "{}", "nmae": "g"}}]}]}`, []string{
+			`messages[1].tool_calls[0].ids: unknown key, not rendered; did you mean id?`,
+			`messages[1].tool_calls[0].function.nmae: unknown key, not rendered; did you mean name?`,
+		}},
+		{"tool", `{"messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "f", "strict": true, "parameters": {"type": "object"}}}, {"typ": "function", "function": {"name": "g", "descripton": "d", "paramters": {}}}]}`, []string{
+			`tools[1].typ: unknown key, not rendered; did you mean type?`,
+			`tools[1].function.descripton: unknown key, not rendered; did you mean description?`,
+			`tools[1].function.paramters: unknown key, not rendered; did you mean parameters?`,
+		}},
+		{"tools as text", `{"messages": [{"role": "user", "content": "Hi"}], "tools": "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameter\": {}}}]"}`, []string{
+			`tools[0].function.parameter: unknown key, not rendered; did you mean parameters?`,
+		}},
+		{"wire keys", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"id": "c", "type": "function", "index": 0, "function": {"name": "f", "arguments": {}}}]}], "tools": [{"type": "function", "function": {"name": "f", "description": "d", "strict": false, "parameters": {"type": "object"}}}]}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseRequest([]byte(tt.request))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range r.Lint() {
+				got = append(got, w.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("Lint:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			r.Strict = true
+			_, err = r.Render()
+			var re *RenderError
+			switch {
+			case len(tt.want) == 0 && err != nil:
+				t.Errorf("strict: %v", err)
+			case len(tt.want) > 0 && (err == nil || !asRenderError(err, &re) || re.Path != strings.SplitN(tt.want[0], ":", 2)[0]):
+				t.Errorf("strict: %v, want an error at the first unknown key", err)
+			}
+		})
+	}
+}

@@ -13,9 +13,10 @@ Usage: beamharmony lint [--strict | --drop-late-instructions] [FILE]
 Read one chat request (the render command's JSON, from FILE or stdin) and
 print one warning per line for what renders but misleads the model:
 
-  - a key of the request or of a message that render does not read (it
-    changes nothing, so a misspelt reasoning_effort or tools goes unseen),
-    with the known key it was probably meant to be
+  - a key of the request, a message, a text part, a tool call or a tool
+    that render does not read (it changes nothing, so a misspelt
+    reasoning_effort, tools or parameters goes unseen), with the known key
+    it was probably meant to be
   - a system or developer message after another role, and where it is
     placed (render's rule: joined to the instructions before the first
     assistant turn, a user message in its place after one; with
