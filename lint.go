@@ -96,6 +96,14 @@ func (r *Request) Lint() []Warning {
 	return append(lintUnknownKeys(nil, r.unknown), Lint(r.Messages, &r.Options)...)
 }
 
+// UnknownKeys returns the warnings of Lint about keys ParseRequest did not
+// read, of the request, its messages, their text parts and tool calls,
+// and its tools, in the order it met them: what a caller that renders many
+// requests (a dataset) counts without running the other checks.
+func (r *Request) UnknownKeys() []Warning {
+	return lintUnknownKeys(nil, r.unknown)
+}
+
 func lintInstructions(ws []Warning, messages []Message, place bool) []Warning {
 	for _, l := range LateInstructions(messages) {
 		what := "is not rendered; put system and developer messages at the start"

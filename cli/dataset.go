@@ -66,6 +66,11 @@ summary, --stats and the manifest count such turns and their rows. The
 rows' own allow_missing_thinking does not change this (without a
 generation prompt the template ignores it).
 
+A key of a row that render does not read (a misspelt tools, a message's
+weight, a tool's misspelt parameters) changes nothing in its output: the
+summary, --stats and the manifest count the rows holding each kind
+(unknown_keys), named by its path as lint names it (messages[].weight).
+
 A row that does not render goes to the rejects file (by default OUT's name
 with .rejects.jsonl in place of its extension), one JSON object per line:
 {"source": FILE, "line": N (or "row_index": N for Parquet), "error": ...,

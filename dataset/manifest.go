@@ -37,6 +37,9 @@ type Manifest struct {
 	// turns without reasoning and their rows (Stats).
 	RowsWithoutReasoning  int64 `json:"rows_without_reasoning"`
 	TurnsWithoutReasoning int64 `json:"turns_without_reasoning"`
+	// UnknownKeys counts the rows holding each kind of key the renderer
+	// does not read (Stats).
+	UnknownKeys map[string]int64 `json:"unknown_keys"`
 	// Tool is the beamharmony that wrote the part. A rerun by another
 	// version is still skipped when the inputs and options match.
 	Tool ManifestTool `json:"tool"`
@@ -156,6 +159,7 @@ func (m *Manifest) complete(st *Stats, inputs []*input, out, rej FileDigest) {
 	m.Rows, m.Written, m.Rejected = st.RowsRead, st.RowsWritten, st.RowsRejected
 	m.MaxRejects, m.Outcome, m.RejectsNotWritten = st.MaxRejects, st.Outcome, st.RejectsNotWritten
 	m.RowsWithoutReasoning, m.TurnsWithoutReasoning = st.RowsWithoutReasoning, st.TurnsWithoutReasoning
+	m.UnknownKeys = st.UnknownKeys
 	m.Output, m.Rejects = out, rej
 	m.Finished = time.Now().UTC().Format(time.RFC3339)
 }

@@ -60,9 +60,12 @@ type batchResult struct {
 	tokens, trainedTokens        int64
 	// Rows with assistant turns without reasoning, and those turns.
 	rowsWithoutReasoning, turnsWithoutReasoning int64
-	rejects                                     []byte   // encoded reject lines
-	kinds                                       []string // one error kind per reject
-	first                                       string   // the first reject's message, with its place
+	// unknown holds, for each row that decodes, each kind of key it
+	// holds that the renderer does not read, once (unknownKind).
+	unknown []string
+	rejects []byte   // encoded reject lines
+	kinds   []string // one error kind per reject
+	first   string   // the first reject's message, with its place
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -84,7 +87,7 @@ func releaseBatch(b *batch) {
 	clear(b.outRows)
 	clear(b.idRaw)
 	*b = batch{buf: b.buf[:0], rows: b.rows[:0], out: b.out[:0], outRows: b.outRows[:0], idRaw: b.idRaw[:0], ids: b.ids[:0],
-		res: batchResult{rejects: b.res.rejects[:0], kinds: b.res.kinds[:0]}}
+		res: batchResult{rejects: b.res.rejects[:0], kinds: b.res.kinds[:0], unknown: b.res.unknown[:0]}}
 	batchPool.Put(b)
 }
 
@@ -102,7 +105,7 @@ func releaseBatch(b *batch) {
 // st.Failed set; the manifest records the decision.
 func Run(ctx context.Context, c Config) (_ *Stats, err error) {
 	start := time.Now()
-	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}, MaxRejects: c.MaxRejects.String(), AllowMissingThinking: c.AllowMissingThinking}
+	st := &Stats{Output: c.Output, RejectsByError: map[string]int64{}, UnknownKeys: map[string]int64{}, MaxRejects: c.MaxRejects.String(), AllowMissingThinking: c.AllowMissingThinking}
 	if c.Render == nil {
 		c.Render = RenderText
 	}
@@ -141,6 +144,9 @@ func Run(ctx context.Context, c Config) (_ *Stats, err error) {
 			st.Skipped = true
 			st.RowsRead, st.RowsWritten, st.RowsRejected = old.Rows, old.Written, old.Rejected
 			st.RowsWithoutReasoning, st.TurnsWithoutReasoning = old.RowsWithoutReasoning, old.TurnsWithoutReasoning
+			if old.UnknownKeys != nil {
+				st.UnknownKeys = old.UnknownKeys
+			}
 			st.Rows = st.RowsRead
 			st.decide(c.MaxRejects)
 			return st, ErrUpToDate
@@ -464,6 +470,9 @@ func writeBatch(c *Config, b *batch, out sink, rej *atomicFile, st *Stats) error
 	st.TurnsWithoutReasoning += r.turnsWithoutReasoning
 	for _, k := range r.kinds {
 		st.RejectsByError[k]++
+	}
+	for _, k := range r.unknown {
+		st.countUnknown(k)
 	}
 	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony"
+	"github.com/beamharmony/harmony/internal/jsonpath"
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
@@ -22,6 +24,9 @@ type processor struct {
 	rename  map[string]string
 	drop    map[string]bool
 	parquet bool // the output is Parquet: fill outRows, not out
+	// idPath is the --id-column's path among a request's unknown keys:
+	// the run reads it, so it is not counted as one.
+	idPath string
 }
 
 func newProcessor(c *Config) *processor {
@@ -34,6 +39,9 @@ func newProcessor(c *Config) *processor {
 	}
 	if k, _ := fileKind(c.Output); k == kindParquet && c.Output != "-" {
 		p.parquet = true
+	}
+	if c.IDColumn != "" {
+		p.idPath = jsonpath.Key("", c.IDColumn)
 	}
 	return p
 }
@@ -50,7 +58,7 @@ func (p *processor) batch(ctx context.Context, b *batch) {
 		r := &b.rows[i]
 		data := b.buf[r.start:r.end]
 		row = Row{}
-		id, truncated, missing, err := p.row(ctx, r, data, remap, &row)
+		id, truncated, missing, err := p.row(ctx, r, data, remap, &row, &b.res)
 		if missing > 0 {
 			b.res.rowsWithoutReasoning++
 			b.res.turnsWithoutReasoning += int64(missing)
@@ -65,8 +73,9 @@ func (p *processor) batch(ctx context.Context, b *batch) {
 
 // row decodes and renders one row, and returns its id (raw JSON, nil when
 // absent), whether it was truncated, and how many of its assistant turns
-// have no reasoning.
-func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool, row *Row) (id []byte, truncated bool, missing int, err error) {
+// have no reasoning. The keys of the row the renderer does not read are
+// noted in res.
+func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool, row *Row, res *batchResult) (id []byte, truncated bool, missing int, err error) {
 	if r.err != nil {
 		return nil, false, 0, r.err
 	}
@@ -103,6 +112,7 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		}
 		return id, false, 0, err
 	}
+	p.noteUnknown(res, req)
 	if idx := harmony.MissingReasoning(req.Messages); len(idx) > 0 {
 		missing = len(idx)
 		if !p.c.AllowMissingThinking {
@@ -133,6 +143,55 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		}
 	}
 	return id, truncated, missing, nil
+}
+
+// noteUnknown adds to res each kind of key of req the renderer does not
+// read, once per row (unknownKind), but the --id-column, which the run
+// reads. A misspelt tools or a message's weight changes nothing in the
+// rendered row: the summary says so instead of training on it unseen.
+func (p *processor) noteUnknown(res *batchResult, req *harmony.Request) {
+	from := len(res.unknown)
+	for _, w := range req.UnknownKeys() {
+		if p.idPath != "" && w.Path == p.idPath {
+			continue
+		}
+		if k := unknownKind(w); !slices.Contains(res.unknown[from:], k) {
+			res.unknown = append(res.unknown, k)
+		}
+	}
+}
+
+// unknownKind names an unknown key by its path with every position
+// written [] (messages[].weight, tools[].function.paramters) and Lint's
+// word on it: one kind for the same key in every message and row. A key
+// quoted in the path (["a[1]"]) is left as it is.
+func unknownKind(w harmony.Warning) string {
+	b := make([]byte, 0, len(w.Path)+len(w.Msg)+2)
+	quoted := false
+	for i := 0; i < len(w.Path); i++ {
+		c := w.Path[i]
+		b = append(b, c)
+		switch {
+		case quoted && c == '\\' && i+1 < len(w.Path):
+			i++
+			b = append(b, w.Path[i])
+			continue
+		case c == '"':
+			quoted = !quoted
+			continue
+		case quoted || c != '[':
+			continue
+		}
+		j := i + 1
+		for j < len(w.Path) && w.Path[j] >= '0' && w.Path[j] <= '9' {
+			j++
+		}
+		if j > i+1 && j < len(w.Path) && w.Path[j] == ']' {
+			i = j - 1 // the digits are left out; the bracket follows
+		}
+	}
+	b = append(b, ": "...)
+	return string(append(b, w.Msg...))
 }
 
 // missingReasoningError rejects a row whose assistant turns at idx have no

@@ -30,6 +30,14 @@ type Stats struct {
 	RowsWithoutReasoning  int64 `json:"rows_without_reasoning"`
 	TurnsWithoutReasoning int64 `json:"turns_without_reasoning"`
 	AllowMissingThinking  bool  `json:"allow_missing_thinking"`
+	// UnknownKeys counts the rows (among those that decode) holding each
+	// kind of key the renderer does not read, named by its path with
+	// positions written [] and lint's word on it ("messages[].weight:
+	// unknown key, not rendered; remove it"): a misspelt key, or one the
+	// format has no place for, that changed nothing in the rows written.
+	// At most maxUnknownKinds kinds are named; the rows of the others
+	// are counted under otherUnknownKeys.
+	UnknownKeys map[string]int64 `json:"unknown_keys"`
 	// Tokens and TrainedTokens count ids and ids with a mask of 1 (token
 	// output); Characters and TrainedCharacters count the text and its
 	// assistant spans (text output).
@@ -82,10 +90,30 @@ func (s *Stats) finish(d time.Duration, tokens bool) {
 	}
 }
 
+// maxUnknownKinds caps the kinds of unknown keys Stats names, so that a
+// dataset whose rows each hold a key of their own takes no more memory
+// for them than a few.
+const maxUnknownKinds = 100
+
+// otherUnknownKeys is the UnknownKeys entry counting the kinds past
+// maxUnknownKinds.
+const otherUnknownKeys = "(other unknown keys, not named)"
+
+// countUnknown counts one row holding an unknown key of kind k.
+func (s *Stats) countUnknown(k string) {
+	if _, ok := s.UnknownKeys[k]; !ok && len(s.UnknownKeys) >= maxUnknownKinds {
+		k = otherUnknownKeys
+	}
+	s.UnknownKeys[k]++
+}
+
 // encode returns the statistics as written to --stats.
 func (s *Stats) encode() []byte {
 	if s.Warnings == nil {
 		s.Warnings = []string{}
+	}
+	if s.UnknownKeys == nil {
+		s.UnknownKeys = map[string]int64{}
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
@@ -101,16 +129,7 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 		fmt.Fprintf(w, ", %d truncated", s.RowsTruncated)
 	}
 	fmt.Fprintln(w)
-	keys := slices.Collect(maps.Keys(s.RejectsByError))
-	slices.SortFunc(keys, func(a, b string) int {
-		if d := s.RejectsByError[b] - s.RejectsByError[a]; d != 0 {
-			return int(d)
-		}
-		return strings.Compare(a, b)
-	})
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %6d  %s\n", s.RejectsByError[k], k)
-	}
+	writeCounts(w, s.RejectsByError)
 	if s.TurnsWithoutReasoning > 0 {
 		fmt.Fprintf(w, "%d assistant turns without reasoning in %d rows: ", s.TurnsWithoutReasoning, s.RowsWithoutReasoning)
 		if s.AllowMissingThinking {
@@ -118,6 +137,10 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 		} else {
 			fmt.Fprintln(w, "rows rejected (--allow-missing-thinking renders them as the template does)")
 		}
+	}
+	if len(s.UnknownKeys) > 0 {
+		fmt.Fprintln(w, "keys the renderer does not read (nothing of them is in the rows written), by rows holding each:")
+		writeCounts(w, s.UnknownKeys)
 	}
 	if tokens {
 		fmt.Fprintf(w, "%d tokens, %.1f%% trained\n", s.Tokens, 100*s.TrainedFraction)
@@ -133,5 +156,20 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 			fmt.Fprintf(w, " (%d not written: the file reached --max-rejects-bytes)", s.RejectsNotWritten)
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// writeCounts writes counts one per line, the largest first (then by
+// name), as the summary lists rejects and unknown keys.
+func writeCounts(w io.Writer, counts map[string]int64) {
+	keys := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(keys, func(a, b string) int {
+		if d := counts[b] - counts[a]; d != 0 {
+			return int(d)
+		}
+		return strings.Compare(a, b)
+	})
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %6d  %s\n", counts[k], k)
 	}
 }
