@@ -61,7 +61,8 @@ type batchResult struct {
 	// Rows with assistant turns without reasoning, and those turns.
 	rowsWithoutReasoning, turnsWithoutReasoning int64
 	// unknown holds, for each row that decodes, each kind of key it
-	// holds that the renderer does not read, once (unknownKind).
+	// holds that the renderer does not read, once (unknownKind), then ""
+	// (a row without any adds nothing).
 	unknown []string
 	rejects []byte   // encoded reject lines
 	kinds   []string // one error kind per reject
@@ -471,9 +472,7 @@ func writeBatch(c *Config, b *batch, out sink, rej *atomicFile, st *Stats) error
 	for _, k := range r.kinds {
 		st.RejectsByError[k]++
 	}
-	for _, k := range r.unknown {
-		st.countUnknown(k)
-	}
+	st.countUnknown(r.unknown)
 	return nil
 }
 

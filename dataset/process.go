@@ -150,14 +150,29 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 // reads. A misspelt tools or a message's weight changes nothing in the
 // rendered row: the summary says so instead of training on it unseen.
 func (p *processor) noteUnknown(res *batchResult, req *harmony.Request) {
+	keys := req.UnknownKeys()
 	from := len(res.unknown)
-	for _, w := range req.UnknownKeys() {
+	var seen map[string]bool // past a few keys, so that a row of many is linear
+	if len(keys) > 8 {
+		seen = make(map[string]bool, len(keys))
+	}
+	for _, w := range keys {
 		if p.idPath != "" && w.Path == p.idPath {
 			continue
 		}
-		if k := unknownKind(w); !slices.Contains(res.unknown[from:], k) {
-			res.unknown = append(res.unknown, k)
+		k := unknownKind(w)
+		if seen != nil {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		} else if slices.Contains(res.unknown[from:], k) {
+			continue
 		}
+		res.unknown = append(res.unknown, k)
+	}
+	if len(res.unknown) > from {
+		res.unknown = append(res.unknown, "") // the row's end
 	}
 }
 

@@ -35,8 +35,9 @@ type Stats struct {
 	// positions written [] and lint's word on it ("messages[].weight:
 	// unknown key, not rendered; remove it"): a misspelt key, or one the
 	// format has no place for, that changed nothing in the rows written.
-	// At most maxUnknownKinds kinds are named; the rows of the others
-	// are counted under otherUnknownKeys.
+	// At most maxUnknownKinds kinds are named; the rows holding others
+	// are counted once each under otherUnknownKeys. The summary names
+	// the summaryUnknownKinds most common.
 	UnknownKeys map[string]int64 `json:"unknown_keys"`
 	// Tokens and TrainedTokens count ids and ids with a mask of 1 (token
 	// output); Characters and TrainedCharacters count the text and its
@@ -95,16 +96,29 @@ func (s *Stats) finish(d time.Duration, tokens bool) {
 // for them than a few.
 const maxUnknownKinds = 100
 
-// otherUnknownKeys is the UnknownKeys entry counting the kinds past
-// maxUnknownKinds.
+// otherUnknownKeys is the UnknownKeys entry counting the rows holding
+// kinds past maxUnknownKinds (each such row once).
 const otherUnknownKeys = "(other unknown keys, not named)"
 
-// countUnknown counts one row holding an unknown key of kind k.
-func (s *Stats) countUnknown(k string) {
-	if _, ok := s.UnknownKeys[k]; !ok && len(s.UnknownKeys) >= maxUnknownKinds {
-		k = otherUnknownKeys
+// countUnknown counts the kinds of unknown keys of rows, each row's kinds
+// followed by "" (batchResult.unknown): a row for each of its kinds
+// named, and once under otherUnknownKeys when it holds others.
+func (s *Stats) countUnknown(kinds []string) {
+	other := false
+	for _, k := range kinds {
+		if k == "" {
+			if other {
+				s.UnknownKeys[otherUnknownKeys]++
+			}
+			other = false
+			continue
+		}
+		if _, ok := s.UnknownKeys[k]; !ok && len(s.UnknownKeys) >= maxUnknownKinds {
+			other = true
+			continue
+		}
+		s.UnknownKeys[k]++
 	}
-	s.UnknownKeys[k]++
 }
 
 // encode returns the statistics as written to --stats.
@@ -129,7 +143,7 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 		fmt.Fprintf(w, ", %d truncated", s.RowsTruncated)
 	}
 	fmt.Fprintln(w)
-	writeCounts(w, s.RejectsByError)
+	writeCounts(w, s.RejectsByError, len(s.RejectsByError))
 	if s.TurnsWithoutReasoning > 0 {
 		fmt.Fprintf(w, "%d assistant turns without reasoning in %d rows: ", s.TurnsWithoutReasoning, s.RowsWithoutReasoning)
 		if s.AllowMissingThinking {
@@ -140,7 +154,9 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 	}
 	if len(s.UnknownKeys) > 0 {
 		fmt.Fprintln(w, "keys the renderer does not read (nothing of them is in the rows written), by rows holding each:")
-		writeCounts(w, s.UnknownKeys)
+		if n := writeCounts(w, s.UnknownKeys, summaryUnknownKinds); n > 0 {
+			fmt.Fprintf(w, "  and %d more kinds (--stats lists them)\n", n)
+		}
 	}
 	if tokens {
 		fmt.Fprintf(w, "%d tokens, %.1f%% trained\n", s.Tokens, 100*s.TrainedFraction)
@@ -159,9 +175,14 @@ func (s *Stats) WriteSummary(w io.Writer, tokens bool) {
 	}
 }
 
-// writeCounts writes counts one per line, the largest first (then by
-// name), as the summary lists rejects and unknown keys.
-func writeCounts(w io.Writer, counts map[string]int64) {
+// summaryUnknownKinds is how many kinds of unknown keys the summary
+// names, the most common; --stats and the manifest hold them all.
+const summaryUnknownKinds = 10
+
+// writeCounts writes the first max of counts one per line, the largest
+// first (then by name), as the summary lists rejects and unknown keys,
+// and returns how many it left out.
+func writeCounts(w io.Writer, counts map[string]int64, max int) int {
 	keys := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(keys, func(a, b string) int {
 		if d := counts[b] - counts[a]; d != 0 {
@@ -169,7 +190,8 @@ func writeCounts(w io.Writer, counts map[string]int64) {
 		}
 		return strings.Compare(a, b)
 	})
-	for _, k := range keys {
+	for _, k := range keys[:min(max, len(keys))] {
 		fmt.Fprintf(w, "  %6d  %s\n", counts[k], k)
 	}
+	return len(keys) - min(max, len(keys))
 }

@@ -97,13 +97,20 @@ func TestUnknownKeys(t *testing.T) {
 	}
 }
 
-// TestUnknownKeyKinds: past maxUnknownKinds kinds, the rows of new kinds
-// are counted under one entry, so that a dataset whose rows each hold a
-// key of their own keeps a bounded map.
+// TestUnknownKeyKinds: past maxUnknownKinds kinds, the rows holding new
+// kinds are counted once each under one entry, so that a dataset whose
+// rows each hold keys of their own keeps a bounded map; the summary names
+// the most common few.
 func TestUnknownKeyKinds(t *testing.T) {
 	var lines [][]byte
 	for i := range maxUnknownKinds + 50 {
-		lines = append(lines, []byte(`{"messages": [{"role": "user", "content": "Hi"}], "k`+strconv.Itoa(i)+`": 1}`))
+		// Two kinds of their own in each row past the cap, one in each
+		// before it.
+		row := `{"messages": [{"role": "user", "content": "Hi"}], "k` + strconv.Itoa(i) + `": 1`
+		if i >= maxUnknownKinds {
+			row += `, "j` + strconv.Itoa(i) + `": 1`
+		}
+		lines = append(lines, []byte(row+"}"))
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
@@ -117,7 +124,8 @@ func TestUnknownKeyKinds(t *testing.T) {
 	}
 	// docs/dataset.md states the cap.
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "dataset.md"))
-	if err != nil || !strings.Contains(string(doc), "at most "+strconv.Itoa(maxUnknownKinds)+" kinds are named") {
+	if err != nil || !strings.Contains(string(doc), "at most "+strconv.Itoa(maxUnknownKinds)+" kinds are named") ||
+		!strings.Contains(string(doc), "the summary lists the "+strconv.Itoa(summaryUnknownKinds)+" most common") {
 		t.Errorf("docs/dataset.md does not say that at most %d kinds are named (%v)", maxUnknownKinds, err)
 	}
 	var n int64
@@ -126,6 +134,12 @@ func TestUnknownKeyKinds(t *testing.T) {
 	}
 	if n != int64(len(lines)) {
 		t.Errorf("%d rows counted; want %d", n, len(lines))
+	}
+	var sum bytes.Buffer
+	st.WriteSummary(&sum, false)
+	if got := strings.Count(sum.String(), "unknown key, not rendered"); got != summaryUnknownKinds-1 || !strings.Contains(sum.String(), "      50  "+otherUnknownKeys+"\n") ||
+		!strings.Contains(sum.String(), "  and "+strconv.Itoa(maxUnknownKinds+1-summaryUnknownKinds)+" more kinds (--stats lists them)\n") {
+		t.Errorf("summary:\n%s", sum.String())
 	}
 }
 
