@@ -44,7 +44,8 @@ the tool results that answer it.
 --prefix-file is the prompt the generation continues (default: a prompt
 ending in <|start|>assistant). --tools-file holds a JSON array of tools in
 the request's "tools" shape; with it, arguments are cast to their schema's
-types, without it every argument is a string.
+types, without it every argument is a string. A key of a tool that nothing
+reads (a misspelt parameters) is a warning, as lint gives it.
 
 --stream writes the parser's events instead, one JSON object per line
 (region_open, region_chunk, region_close), then a last line
@@ -81,9 +82,12 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	opts, err := parseOptions(*prefixFile, *toolsFile)
+	opts, toolWarnings, err := parseOptions(*prefixFile, *toolsFile)
 	if err != nil {
 		return fail(stderr, "parse", err)
+	}
+	if !*quiet {
+		warn(stderr, "parse", toolWarnings)
 	}
 	next, err := chunkSizes(*chunkSize)
 	if err != nil {
@@ -269,33 +273,40 @@ func parseInput(r io.Reader, opts *harmony.ParseOptions, next func() int, events
 	return res, perr, nil
 }
 
-// parseOptions reads the prefix and the tools files.
-func parseOptions(prefixFile, toolsFile string) (*harmony.ParseOptions, error) {
+// parseOptions reads the prefix and the tools files. The tools are decoded
+// as a request's are, so that a key they hold that nothing reads (a
+// misspelt parameters, which would leave every argument a string) comes
+// back as a warning naming the file.
+func parseOptions(prefixFile, toolsFile string) (*harmony.ParseOptions, []harmony.Warning, error) {
 	opts := &harmony.ParseOptions{}
 	if prefixFile != "" {
 		b, err := os.ReadFile(prefixFile)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		opts.Prefix = string(b)
 	}
+	var warnings []harmony.Warning
 	if toolsFile != "" {
 		b, err := os.ReadFile(toolsFile)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var raw []json.RawMessage
 		if err := json.Unmarshal(b, &raw); err != nil {
-			return nil, fmt.Errorf("%s: must be a JSON array of tools: %w", toolsFile, err)
+			return nil, nil, fmt.Errorf("%s: must be a JSON array of tools: %w", toolsFile, err)
 		}
-		opts.Tools = make([]harmony.Tool, len(raw))
-		for i, r := range raw {
-			if err := json.Unmarshal(r, &opts.Tools[i]); err != nil {
-				return nil, fmt.Errorf("%s: tools[%d]: %w", toolsFile, i, err)
-			}
+		req, err := harmony.ParseRequest(append(append([]byte(`{"messages": [], "tools": `), b...), '}'))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", toolsFile, err)
+		}
+		opts.Tools = req.Tools
+		for _, w := range req.UnknownKeys() {
+			msg := strings.Replace(w.Msg, "not rendered", "not read", 1)
+			warnings = append(warnings, harmony.Warning{Path: toolsFile + ": " + w.Path, Msg: msg})
 		}
 	}
-	return opts, nil
+	return opts, warnings, nil
 }
 
 // chunkSizes reads --chunk-size: "" is nil (feed what each read returns),

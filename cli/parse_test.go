@@ -113,3 +113,24 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("missing tools file: code %d", code)
 	}
 }
+
+// A tools file is decoded as a request's tools: a key nothing reads is a
+// warning naming the file and the key (a misspelt parameters would leave
+// every argument a string), -q silences it, and a bad tool is an error
+// naming its path.
+func TestParseToolsFileKeys(t *testing.T) {
+	misspelt := writeTemp(t, "tools.json", `[{"type": "function", "function": {"name": "get_weather", "paramters": {"type": "object", "properties": {"days": {"type": "integer"}}}}, "x": 1}]`)
+	stdout, stderr, code := runCLI(t, pageCall, "parse", "--tools-file", misspelt)
+	want := "beamharmony parse: warning: " + misspelt + ": tools[0].x: unknown key, not read; remove it\n" +
+		"beamharmony parse: warning: " + misspelt + ": tools[0].function.paramters: unknown key, not read; did you mean parameters?\n"
+	if code != 0 || !strings.HasPrefix(stderr, want) || !strings.Contains(stdout, `"days": "3"`) {
+		t.Errorf("code %d, stdout %q, stderr %q; want the warnings:\n%s", code, stdout, stderr, want)
+	}
+	if _, stderr, code := runCLI(t, pageCall, "parse", "-q", "--tools-file", misspelt); code != 0 || stderr != "" {
+		t.Errorf("-q: code %d, stderr %q", code, stderr)
+	}
+	bad := writeTemp(t, "bad.json", `[{"type": "function", "function": {"name": 7}}]`)
+	if _, stderr, code := runCLI(t, pageCall, "parse", "--tools-file", bad); code != 1 || stderr != "beamharmony parse: "+bad+": tools[0].function.name: must be a string, got number\n" {
+		t.Errorf("bad tool: code %d, stderr %q", code, stderr)
+	}
+}
