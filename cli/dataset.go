@@ -35,8 +35,8 @@ library writes it (messages a list of structs; tools a list of structs or a
 JSON string). add_generation_prompt is always false. A call's arguments
 may be a JSON string holding an object, as OpenAI sends them.
 
-In beamharmony-cloud, this command with object storage (go install
-./cloud/cmd/beamharmony-cloud from a clone), any path may be an object in a
+In beamharmony-cloud, this command with object storage (cd cloud && go
+install ./cmd/beamharmony-cloud in a clone), any path may be an object in a
 bucket: s3://BUCKET/KEY, gs://BUCKET/KEY or azblob://CONTAINER/KEY, with the Go CDK's URL parameters as a query
 (?region=..., ?endpoint=...&use_path_style=true for an S3-compatible
 store), and the clouds' usual credentials (AWS_* variables or profiles,
@@ -392,7 +392,7 @@ func byteSize(n int64) string {
 // errNoObjectStorage is what beamharmony answers to an object path: object
 // storage is the cloud module's, so that this command links no cloud SDK
 // (docs/modules.md).
-var errNoObjectStorage = errors.New("object storage is not in this build; beamharmony-cloud has it (go install ./cloud/cmd/beamharmony-cloud from a clone of the repository)")
+var errNoObjectStorage = errors.New("object storage is not in this build; beamharmony-cloud has it (cd cloud && go install ./cmd/beamharmony-cloud in a clone of the repository)")
 
 // noObjectStorage is the bucket opener of a Program without one.
 func noObjectStorage(context.Context, string) (dataset.Bucket, error) {

@@ -341,7 +341,7 @@ func TestDatasetObjectPathNeedsCloud(t *testing.T) {
 		{"dataset", "-o", filepath.Join(dir, "out.jsonl"), "azblob://container/in-*.jsonl"},
 	} {
 		_, stderr, code := runCLI(t, "", args...)
-		if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "go install ./cloud/cmd/beamharmony-cloud") {
+		if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "cd cloud && go install ./cmd/beamharmony-cloud") {
 			t.Errorf("%q: exit %d, stderr %q; want 1 and one line naming beamharmony-cloud", args, code, stderr)
 		}
 	}

@@ -153,3 +153,59 @@ func TestInstallFromSource(t *testing.T) {
 		}
 	}
 }
+
+// TestGoCommandsInDocs: every go build, install, run or list command the
+// docs show names directories of the module it runs in. A nested module's
+// package (cloud, conformance) needs a cd into the module first: from the
+// root, go install refuses it ("main module does not contain package").
+// Each command's directory is the root, or the one its cd names.
+func TestGoCommandsInDocs(t *testing.T) {
+	command := regexp.MustCompile("(?:cd ([\\w./-]+) && )?(?:\\w+=\\S+ )*(?:/usr/bin/time )?go (?:build|install|run|list|test)\\b[^\\n`]*")
+	pkgArg := regexp.MustCompile(`(?:^|\s)(\./[\w./-]*)`)
+	files := []string{"../README.md", "../BENCHMARKS.md", "../SECURITY.md"}
+	docs, _ := filepath.Glob("../docs/*.md")
+	checked := 0
+	for _, f := range append(files, docs...) {
+		if filepath.Base(f) == "benchmark-history.md" {
+			continue // a diary: each command as it was run then
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range command.FindAllStringSubmatch(string(data), -1) {
+			base := filepath.Join("..", m[1])
+			for _, a := range pkgArg.FindAllStringSubmatch(m[0], -1) {
+				dir := filepath.Join(base, strings.TrimSuffix(strings.TrimSuffix(a[1], "..."), "/"))
+				if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+					if _, err := os.Stat(dir + ".go"); err != nil {
+						t.Errorf("%s: %q: %s is not a directory of the repository", f, m[0], a[1])
+					}
+					continue
+				}
+				if got, want := moduleRoot(dir), moduleRoot(base); got != want {
+					t.Errorf("%s: %q: %s is in the module at %s, not %s's: cd there first", f, m[0], a[1], got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d package paths found in the docs' go commands", checked)
+	}
+}
+
+// moduleRoot is the nearest directory at or above dir holding a go.mod.
+func moduleRoot(dir string) string {
+	dir, _ = filepath.Abs(dir)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

@@ -4,7 +4,7 @@
 // [dataset.BucketOpener]. It is a module of its own so that the library,
 // the gateway and the beamharmony command link no cloud SDK; its command
 // beamharmony-cloud is beamharmony with object storage
-// (go install ./cloud/cmd/beamharmony-cloud from a clone).
+// (cd cloud && go install ./cmd/beamharmony-cloud in a clone).
 package cloud
 
 import (

@@ -5,9 +5,9 @@
 // github.com/beamharmony/harmony/cloud, so that beamharmony links no cloud
 // SDK:
 //
-//	go install ./cloud/cmd/beamharmony-cloud
+//	cd cloud && go install ./cmd/beamharmony-cloud
 //
-// from a clone of the repository.
+// in a clone of the repository (cloud is a module of its own).
 package main
 
 import (
