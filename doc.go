@@ -73,7 +73,9 @@
 //     certain, with the same result), both with [ParseOptions]
 //     ([DefaultMaxBufferedBytes]); a [ParseError] says where the text left
 //     the format.
-//   - Checks: [Lint] ([Warning]s, each naming a [Field]), [MissingReasoning]
+//   - Checks: [Lint] ([Warning]s, each naming a [Field]; [Request.Lint]
+//     adds the keys of a request nothing reads, [Request.UnknownKeys]
+//     lists those alone), [MissingReasoning]
 //     and [ErrMissingReasoning], [UnresolvedRefs] (a tool schema's [RefUse]s
 //     that name nothing); [DecodeArguments] (a call's arguments as OpenAI
 //     sends them, [ErrArgumentsString]).
