@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/beamharmony/harmony/internal/jsonpath"
+	"github.com/beamharmony/harmony/internal/spell"
 )
 
 // The keys ParseRequest reads, of a request and of each message (and, below,
@@ -75,50 +76,12 @@ func closestKey(key string, known []string) string {
 		limit = 2
 	}
 	best, bestDist := "", limit+1
-	key = lower(key)
 	for _, k := range known {
-		if d := editDistance(key, k); d < bestDist {
+		if d := spell.Distance(key, k); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
 	return best
-}
-
-// lower returns s with ASCII capitals made small.
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-// editDistance is the optimal string alignment distance between a and b,
-// by bytes. Both are short: keys are checked only up to 64 bytes.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // lintUnknownKeys appends a warning for each unknown key.

@@ -987,6 +987,9 @@ func isUnenforced(name []byte) bool { return unenforcedAt(name) >= 0 }
 // them).
 func (c *compiler) dropUnenforced(s int, ks *schema.Keys, path string, nk *nodeKeys, done uint8) {
 	d := c.d
+	if nk.misspelt {
+		c.dropMisspelt(s, path)
+	}
 	for _, kw := range [...]struct {
 		name string
 		node int

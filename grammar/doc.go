@@ -78,7 +78,8 @@
 // spec is strict (then it is open as its schema says); closing it is
 // reported. What a grammar can't enforce (other not, other uniqueItems, other
 // multipleOf,
-// maxContains, other patternProperties, ...) is never dropped in silence:
+// maxContains, other patternProperties, a key that looks like a misspelt
+// keyword, such as emum, ...) is never dropped in silence:
 // under Strict, Compile fails with an *Error naming the keyword's path;
 // otherwise the keyword is left out and listed in Grammar.Dropped.
 //

@@ -270,7 +270,10 @@ type nodeKeys struct {
 	// reads, once, types (the types it allows) and kwTypes (those its
 	// other keywords constrain, keywordTypes), which only view.key needs.
 	typed, typesRead bool
-	types, kwTypes   typeSet
+	// misspelt: it holds a key that misspeltKeyword takes for a misspelt
+	// keyword (dropMisspelt).
+	misspelt       bool
+	types, kwTypes typeSet
 	// kwTypesDone is kwTypes once its anyOf and oneOf are distributed
 	// (the variant in effect is a schema of the view of its own).
 	kwTypesDone typeSet
@@ -305,6 +308,7 @@ func (c *compiler) keysOf(s int) *nodeKeys {
 	nk := &c.keyBlock[len(c.keyBlock)-1]
 	nk.other, nk.mayOther = c.reportsOther(s)
 	nk.typed = nk.ks.Type >= 0 && !nk.other
+	nk.misspelt = holdsMisspelt(c.d, s)
 	for i := range nk.others {
 		nk.others[i] = -1
 	}

@@ -1,0 +1,43 @@
+// Package spell finds the name a misspelt one was probably meant to be:
+// the optimal string alignment distance (insertions, deletions,
+// substitutions and swaps of two neighbours), ASCII case ignored.
+package spell
+
+// Distance is the optimal string alignment distance between a and b, by
+// bytes, ASCII letters compared without case. Its cost is len(a) times
+// len(b): callers bound the lengths.
+func Distance(a, b string) int {
+	var small [3][33]int
+	var prev2, prev, cur []int
+	if len(b) < len(small[0]) {
+		prev2, prev, cur = small[0][:len(b)+1], small[1][:len(b)+1], small[2][:len(b)+1]
+	} else {
+		prev2, prev, cur = make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if fold(a[i-1]) == fold(b[j-1]) {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && fold(a[i-1]) == fold(b[j-2]) && fold(a[i-2]) == fold(b[j-1]) {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// fold is c with an ASCII capital made small.
+func fold(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
