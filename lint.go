@@ -86,6 +86,7 @@ func Lint(messages []Message, opts *Options) []Warning {
 	ws = lintResults(ws, messages)
 	ws = lintMarkers(ws, messages, opts)
 	ws = lintRefs(ws, opts)
+	ws = lintMisspelt(ws, opts)
 	return ws
 }
 
@@ -245,6 +246,22 @@ func lintResult(ws []Warning, messages []Message, i, k, pos int, first map[strin
 func lintMarkers(ws []Warning, messages []Message, opts *Options) []Warning {
 	for _, u := range MarkerUses(messages, opts) {
 		ws = append(ws, Warning{u.Path, u.Text() + ", which the model reads as a format token, not as text"})
+	}
+	return ws
+}
+
+// lintMisspelt warns about each key of a tool's parameters that the
+// declaration meets and that looks like a misspelt keyword (emum,
+// "type:"; schema.Misspelt, gap decision 257): it constrains nothing, so
+// the model is told less than the schema's author meant.
+func lintMisspelt(ws []Warning, opts *Options) []Warning {
+	if opts == nil {
+		return ws
+	}
+	for i := range opts.Tools {
+		if f := &opts.Tools[i].Function; len(f.Parameters) > 0 {
+			scanDeclaration(f, i, markerScan{misspelt: &ws})
+		}
 	}
 	return ws
 }

@@ -63,6 +63,15 @@ func TestLint(t *testing.T) {
 				// $ref decides before enum, in the declaration as here
 				`tools[0].function.parameters.properties.u.$ref: "#/$defs/unwritten" names nothing in this schema, so the prompt declares the value any`,
 			}},
+		{"misspelt keywords the declaration meets (gap decision 257)",
+			`{"messages": [], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "requried": ["unit"], "$defs": {"P": {"type": "integer", "maximun": 9}, "Unused": {"type": "string", "emum": ["x"]}}, ` +
+				`"properties": {"unit": {"type": "string", "emum": ["c", "f"]}, "n": {"type": "integer", "_minimum": 1, "x-maximum": 2, "multiple": true}, "p": {"$ref": "#/$defs/P"}, "o": {"anyOf": [{"type": "string", "formate": "date"}, {"type": "null"}]}, "emum": {"type": "string"}}}}}]}`,
+			[]string{
+				`tools[0].function.parameters.requried: looks like the keyword required misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
+				`tools[0].function.parameters.properties.unit.emum: looks like the keyword enum misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
+				`tools[0].function.parameters.$defs.P.maximun: looks like the keyword maximum misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
+				`tools[0].function.parameters.properties.o.anyOf[0].formate: looks like the keyword format misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
+			}},
 		{"altered built-in search", `{"messages": [], "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}], "builtin_tools": ["search"]}`,
 			[]string{`tools[0]: built-in "search" differs from the definition Beam was trained with; use the trained definition, or leave it out of builtin_tools to declare it as an ordinary tool`}},
 		{"answer and call without reasoning (issue 18, item 3)", `{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "v"}, ` +

@@ -131,6 +131,7 @@ func scanDeclaration(f *Function, i int, s markerScan) markerScan {
 			return
 		}
 		s.d, s.root, s.base = d, root, toolPath(i)+".function.parameters"
+		s.keywords(root)
 		if props := d.Lookup(root, "properties"); props >= 0 {
 			s.enter(props, -1)
 			s.properties(props)
@@ -157,8 +158,12 @@ type markerScan struct {
 	// refs, when set, collects the $refs the declaration writes that
 	// name nothing (UnresolvedRefs).
 	refs *[]RefUse
-	ptr  schema.Pointers
-	buf  [128]byte
+	// misspelt, when set, collects a warning for each key of a schema
+	// the declaration writes that looks like a misspelt keyword
+	// (schema.Misspelt).
+	misspelt *[]Warning
+	ptr      schema.Pointers
+	buf      [128]byte
 }
 
 // step is one step of a path: into node, a member's value (pos -1, its
@@ -239,6 +244,7 @@ func (s *markerScan) properties(props int) {
 	d.Members(props, func(k, p int) bool {
 		s.check(k, true)
 		s.enter(p, -1)
+		s.keywords(p)
 		ks := schema.KeysOf(d, p)
 		if ks.Examples >= 0 && d.Kind(ks.Examples) == pyjson.Array {
 			s.member(ks.Examples, s.subtree)
@@ -297,8 +303,30 @@ func (s *markerScan) typeOf(ks *schema.Keys) {
 }
 
 func (s *markerScan) typ(v int) {
+	s.keywords(v)
 	ks := schema.KeysOf(s.d, v)
 	s.typeOf(&ks)
+}
+
+// keywords adds to s.misspelt, when set, the keys of schema v, at the end
+// of the path, that look like misspelt keywords.
+func (s *markerScan) keywords(v int) {
+	if s.misspelt == nil || s.d.Kind(v) != pyjson.Object {
+		return
+	}
+	d := s.d
+	d.Members(v, func(k, val int) bool {
+		name := d.Raw(k)
+		name = name[1 : len(name)-1]
+		if d.Nodes[k].Escaped {
+			name = d.AppendString(s.buf[:0], k)
+		}
+		if t := schema.Misspelt(name, d.Kind(val)); t != "" {
+			at := keyPath(string(s.appendPath(nil)), string(name))
+			*s.misspelt = append(*s.misspelt, Warning{at, "looks like the keyword " + t + " misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it"})
+		}
+		return true
+	})
 }
 
 // variants walks the variants of the anyOf or oneOf array v.

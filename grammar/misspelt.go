@@ -1,137 +1,17 @@
 package grammar
 
 import (
-	"strings"
-
 	"github.com/beamharmony/harmony/internal/pyjson"
-	"github.com/beamharmony/harmony/internal/spell"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
-// JSON Schema ignores a keyword it does not know, so a misspelt one
-// (emum, additonalProperties, minLenght, a key left with its colon,
-// "type:") constrains nothing and the value it meant to constrain is
-// free. Real-world schemas hold such keys (JSONSchemaBench's MaskBench:
-// 90 of 11,305 files). A key a schema holds is taken for a misspelt
-// keyword when it is not a keyword of any draft nor a common annotation,
-// and is close to one of the keywords that constrain values
-// (misspeltTargets): within one edit for keys of up to 7 bytes, two for
-// longer ones (insertions, deletions, substitutions, swaps; case
-// ignored), of the same length for keys of up to 4 bytes, its value of a
-// kind the keyword takes, and it is not
-// a keyword with a prefix of its own (_format, $type, axPattern: a
-// convention for a keyword turned off, or an extension's own). Not
-// strict, it is reported (Dropped: the keyword it meant is not
-// enforced); strict, it is an error naming the keyword it is close to
-// (gap decision 257).
-
-// misspeltTargets are the keywords that constrain values, which a
-// misspelt key is compared with, each with the kinds of value it takes: a
-// key whose value is of another kind is not that keyword misspelt
-// ("multiple": true is an annotation, not multipleOf).
-var misspeltTargets = [...]struct {
-	name  string
-	kinds kindSet
-}{
-	{"type", kStr | kArr}, {"enum", kArr}, {"const", kAny}, {"anyOf", kArr}, {"oneOf", kArr},
-	{"allOf", kArr}, {"not", kSchema}, {"then", kSchema}, {"else", kSchema},
-	{"properties", kObj}, {"patternProperties", kObj}, {"additionalProperties", kSchema},
-	{"propertyNames", kSchema}, {"required", kArr | kBool}, {"minProperties", kNum}, {"maxProperties", kNum},
-	{"dependentRequired", kObj}, {"dependentSchemas", kObj}, {"dependencies", kObj},
-	{"items", kSchema | kArr}, {"prefixItems", kArr}, {"additionalItems", kSchema}, {"contains", kSchema},
-	{"minContains", kNum}, {"maxContains", kNum}, {"minItems", kNum}, {"maxItems", kNum},
-	{"uniqueItems", kBool}, {"unevaluatedItems", kSchema}, {"unevaluatedProperties", kSchema},
-	{"minLength", kNum}, {"maxLength", kNum}, {"pattern", kStr}, {"format", kStr},
-	{"minimum", kNum}, {"maximum", kNum}, {"exclusiveMinimum", kNum | kBool},
-	{"exclusiveMaximum", kNum | kBool}, {"multipleOf", kNum},
-	{"$ref", kStr}, {"$dynamicRef", kStr},
-}
-
-// kindSet is a set of the kinds of JSON values, by pyjson.Kind.
-type kindSet uint8
-
-const (
-	kBool   kindSet = 1<<pyjson.False | 1<<pyjson.True
-	kNum    kindSet = 1 << pyjson.Number
-	kStr    kindSet = 1 << pyjson.String
-	kArr    kindSet = 1 << pyjson.Array
-	kObj    kindSet = 1 << pyjson.Object
-	kSchema         = kObj | kBool // a schema
-	kAny            = kBool | kNum | kStr | kArr | kObj | 1<<pyjson.Null
-)
-
-// maxMisspeltKey is the longest key compared: past the longest target
-// and its two edits, nothing is close.
-const maxMisspeltKey = len("unevaluatedProperties") + 2
-
-// knownKeyword reports whether name is a keyword of some draft of JSON
-// Schema (draft 3 to 2020-12, hyper-schema's links aside) or one of the
-// annotations real-world schemas write (OpenAPI's).
-func knownKeyword(name string) bool {
-	switch name {
-	case "$schema", "$id", "id", "$ref", "$defs", "definitions", "$anchor", "$dynamicRef",
-		"$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary", "$comment",
-		"type", "enum", "const", "anyOf", "oneOf", "allOf", "not", "if", "then", "else",
-		"properties", "patternProperties", "additionalProperties", "propertyNames", "required",
-		"minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
-		"unevaluatedProperties", "items", "prefixItems", "additionalItems", "contains",
-		"minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "unevaluatedItems",
-		"minLength", "maxLength", "pattern", "format", "contentMediaType", "contentEncoding",
-		"contentSchema", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-		"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-		// Draft 3.
-		"extends", "disallow", "divisibleBy", "optional",
-		// OpenAPI's.
-		"nullable", "example", "discriminator", "xml", "externalDocs":
-		return true
-	}
-	return false
-}
-
-// misspeltKeyword returns the keyword the key name, whose value is of
-// kind v, was probably meant to be, or "" when it is none (see above).
-// A keyword's name costs no allocation: most keys are keywords.
-func misspeltKeyword(name []byte, v pyjson.Kind) string {
-	if len(name) < 3 || len(name) > maxMisspeltKey || knownKeyword(string(name)) {
-		return ""
-	}
-	switch name[0] {
-	case '_', '@', '#', '/', '-':
-		return ""
-	}
-	if name[0] == 'x' && name[1] == '-' {
-		return ""
-	}
-	key := string(name)
-	limit := 1
-	if len(key) > 7 {
-		limit = 2
-	}
-	best, bestDist := "", limit+1
-	for _, target := range misspeltTargets {
-		t := target.name
-		if target.kinds&(1<<v) == 0 {
-			continue
-		}
-		if len(t) > len(key)+limit || len(key) > len(t)+limit || len(key) <= 4 && len(t) != len(key) {
-			continue
-		}
-		if len(key) > len(t) && strings.EqualFold(key[len(key)-len(t):], t) {
-			continue // a keyword with a prefix of its own
-		}
-		if d := spell.Distance(key, t); d < bestDist {
-			best, bestDist = t, d
-		}
-	}
-	return best
-}
-
-// holdsMisspelt reports whether schema s holds a key misspeltKeyword
+// holdsMisspelt reports whether schema s holds a key schema.Misspelt
 // names a keyword for.
 func holdsMisspelt(d *pyjson.Doc, s int) bool {
 	found := false
 	var buf [32]byte
 	d.Members(s, func(k, v int) bool {
-		found = misspeltKeyword(memberName(d, k, buf[:0]), d.Kind(v)) != ""
+		found = schema.Misspelt(memberName(d, k, buf[:0]), d.Kind(v)) != ""
 		return !found
 	})
 	return found
@@ -154,7 +34,7 @@ func (c *compiler) dropMisspelt(s int, path string) {
 	var buf [32]byte
 	d.Members(s, func(k, v int) bool {
 		name := memberName(d, k, buf[:0])
-		t := misspeltKeyword(name, d.Kind(v))
+		t := schema.Misspelt(name, d.Kind(v))
 		if t == "" {
 			return true
 		}

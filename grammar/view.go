@@ -270,7 +270,7 @@ type nodeKeys struct {
 	// reads, once, types (the types it allows) and kwTypes (those its
 	// other keywords constrain, keywordTypes), which only view.key needs.
 	typed, typesRead bool
-	// misspelt: it holds a key that misspeltKeyword takes for a misspelt
+	// misspelt: it holds a key that schema.Misspelt takes for a misspelt
 	// keyword (dropMisspelt).
 	misspelt       bool
 	types, kwTypes typeSet
