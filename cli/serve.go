@@ -21,6 +21,7 @@ import (
 	"github.com/beamharmony/harmony/console"
 	"github.com/beamharmony/harmony/dataset"
 	"github.com/beamharmony/harmony/internal/buildinfo"
+	"github.com/beamharmony/harmony/internal/spell"
 	"github.com/beamharmony/harmony/serve"
 	"github.com/beamharmony/harmony/tokenizer"
 )
@@ -109,7 +110,8 @@ any error. --inspect-redact keeps their shape with the message text
 replaced. Off by default: the text of every request stays in memory.
 
 Every flag can also be set with the environment variable named in brackets;
-a flag given on the command line wins. The server stops on SIGINT or
+a flag given on the command line wins. A BEAMHARMONY_ variable that is no
+flag's is a warning, and close to a flag's (a misspelling) a usage error. The server stops on SIGINT or
 SIGTERM, letting open streams finish for up to --shutdown-timeout.
 
 Example:
@@ -295,7 +297,64 @@ func (f *serveFlags) fromEnv(fs *flag.FlagSet) error {
 	})
 	f.apiKeys.fromEnv = len(*f.apiKeys.vals) > 0
 	f.backends.fromEnv = len(*f.backends.vals) > 0
-	return envErr
+	if envErr != nil {
+		return envErr
+	}
+	return unknownEnv(fs, os.Environ(), fs.Output())
+}
+
+// unknownEnv checks the environment's variables named with envPrefix
+// against the flags' (environ holds NAME=value pairs). Nothing else reads
+// them, so a misspelt one (BEAMHARMONY_APIKEY) would leave its setting at
+// the default without a word, keys and TLS included: a name close to a
+// flag's is an error naming the one it was probably meant to be, any
+// other a warning on w.
+func unknownEnv(fs *flag.FlagSet, environ []string, w io.Writer) error {
+	known := map[string]bool{}
+	var names []string
+	fs.VisitAll(func(fl *flag.Flag) {
+		known[envName(fl.Name)] = true
+		names = append(names, envName(fl.Name))
+	})
+	var unknown []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, envPrefix) && !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		if near := closestEnv(name, names); near != "" {
+			return fmt.Errorf("%s is not a setting of beamharmony serve; did you mean %s?", name, near)
+		}
+		fmt.Fprintf(w, "beamharmony serve: warning: %s is not a setting of beamharmony serve; it is ignored\n", name)
+	}
+	return nil
+}
+
+// closestEnv is the flag's variable name closest to name, when the part
+// after envPrefix is within one edit of it for names of up to 4 bytes, two
+// up to 8, three beyond (as lint's suggestions); "" otherwise.
+func closestEnv(name string, names []string) string {
+	rest := strings.TrimPrefix(name, envPrefix)
+	if len(rest) > 64 {
+		return ""
+	}
+	limit := 3
+	switch {
+	case len(rest) <= 4:
+		limit = 1
+	case len(rest) <= 8:
+		limit = 2
+	}
+	best, bestDist := "", limit+1
+	for _, n := range names {
+		if d := spell.Distance(rest, strings.TrimPrefix(n, envPrefix)); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
 }
 
 // gateway is a started gateway: its server and listeners, before it serves.
