@@ -219,10 +219,11 @@ JSON
   esac
   # Time for the recorder to write the last exchanges: a client can exit
   # before the proxy has finished relaying a reply it did not wait for.
-  # Up to ten seconds, while fewer than three are written (one second was
-  # too short once on a busy machine: codex's third exchange came late).
+  # Up to thirty seconds, while fewer than three are written (one second
+  # was too short once on a busy machine, and ten once on 6 December 2026:
+  # codex's third exchange, answered by the gateway, came late).
   generations() { cat "$dir"/*.json 2>/dev/null | grep -c '"generations"' || true; }
-  for _ in $(seq 20); do
+  for _ in $(seq 60); do
     [ "$(generations)" -ge 3 ] && break
     sleep 0.5
   done
