@@ -185,7 +185,7 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return errJSON("", err)
 	}
-	return decodeTool(d, 0, t, nil, "")
+	return decodeTool(d, 0, t, nil, 0)
 }
 
 // parsePooled parses a private copy of data with a Doc from docPool, so
@@ -613,8 +613,8 @@ func kindName(k pyjson.Kind) string {
 
 // decodeTool reads the tool at node i into t; with unknown not nil, the
 // keys of the tool and of its function outside the wire shape are noted
-// there, as those of the tool at path.
-func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, path string) error {
+// there, as those of tools[pos].
+func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, pos int) error {
 	if d.Kind(i) != pyjson.Object {
 		return errAt("", "must be a JSON object, got "+d.Kind(i).String())
 	}
@@ -631,7 +631,7 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, path strin
 		case "function":
 			f = v
 		default:
-			noteToolKey(d, k, unknown, path, toolKeys)
+			noteToolKey(d, k, unknown, pos, "", toolKeys)
 		}
 		return true
 	})
@@ -656,7 +656,7 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, path strin
 		case "strict":
 			// OpenAI's flag for constrained arguments: the prompt is the same.
 		default:
-			noteToolKey(d, k, unknown, path+".function", functionKeys)
+			noteToolKey(d, k, unknown, pos, ".function", functionKeys)
 		}
 		return true
 	})
@@ -676,9 +676,11 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, path strin
 	return nil
 }
 
-// noteToolKey notes key k, of the object at path, in unknown (when not nil).
-func noteToolKey(d *pyjson.Doc, k int, unknown *[]unknownKey, path string, known []string) {
+// noteToolKey notes key k, of the object at tools[pos] and then sub, in
+// unknown (when not nil). The path is made only then: most tools have
+// none.
+func noteToolKey(d *pyjson.Doc, k int, unknown *[]unknownKey, pos int, sub string, known []string) {
 	if unknown != nil {
-		*unknown = append(*unknown, newUnknownKey(path, string(d.KeyText(k, nil)), known))
+		*unknown = append(*unknown, newUnknownKey(toolPath(pos)+sub, string(d.KeyText(k, nil)), known))
 	}
 }

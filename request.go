@@ -324,7 +324,7 @@ func (r *Request) decodeTools(d *pyjson.Doc, v int) error {
 	var err error
 	d.Elements(v, func(e, pos int) bool {
 		var t Tool
-		if err = decodeTool(d, e, &t, &r.unknown, toolPath(pos)); err != nil {
+		if err = decodeTool(d, e, &t, &r.unknown, pos); err != nil {
 			err = prefixPath(toolPath(pos), err)
 			return false
 		}
