@@ -72,6 +72,12 @@ func TestLint(t *testing.T) {
 				`tools[0].function.parameters.$defs.P.maximun: looks like the keyword maximum misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
 				`tools[0].function.parameters.properties.o.anyOf[0].formate: looks like the keyword format misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
 			}},
+		{"misspelt annotations the declaration writes",
+			`{"messages": [], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"unit": {"type": "string", "decription": "The unit.", "defualt": "c", "markdownDescription": "m", "x-description": "d", "$default": "c", "example": "c"}}}}}]}`,
+			[]string{
+				`tools[0].function.parameters.properties.unit.decription: looks like the keyword description misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
+				`tools[0].function.parameters.properties.unit.defualt: looks like the keyword default misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it`,
+			}},
 		{"altered built-in search", `{"messages": [], "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}], "builtin_tools": ["search"]}`,
 			[]string{`tools[0]: built-in "search" differs from the definition Beam was trained with; use the trained definition, or leave it out of builtin_tools to declare it as an ordinary tool`}},
 		{"answer and call without reasoning (issue 18, item 3)", `{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "v"}, ` +

@@ -159,8 +159,8 @@ type markerScan struct {
 	// name nothing (UnresolvedRefs).
 	refs *[]RefUse
 	// misspelt, when set, collects a warning for each key of a schema
-	// the declaration writes that looks like a misspelt keyword
-	// (schema.Misspelt).
+	// the declaration writes that looks like a misspelt keyword or
+	// annotation it writes (schema.MisspeltDeclared).
 	misspelt *[]Warning
 	ptr      schema.Pointers
 	buf      [128]byte
@@ -321,7 +321,7 @@ func (s *markerScan) keywords(v int) {
 		if d.Nodes[k].Escaped {
 			name = d.AppendString(s.buf[:0], k)
 		}
-		if t := schema.Misspelt(name, d.Kind(val)); t != "" {
+		if t := schema.MisspeltDeclared(name, d.Kind(val)); t != "" {
 			at := keyPath(string(s.appendPath(nil)), string(name))
 			*s.misspelt = append(*s.misspelt, Warning{at, "looks like the keyword " + t + " misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it"})
 		}

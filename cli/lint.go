@@ -32,7 +32,8 @@ print one warning per line for what renders but misleads the model:
   - a $ref in a tool schema that names nothing in it (a pointer to nothing,
     another document): the prompt declares that value any
   - a key of a tool schema that looks like a misspelt keyword (emum,
-    minLenght, "type:"): JSON Schema ignores it, so it constrains nothing
+    minLenght, "type:") or description: JSON Schema ignores it, so the
+    prompt's declaration leaves it out
 
 --strict checks rendering in strict mode too: a late system or developer
 message, or an unknown key, is then an error.

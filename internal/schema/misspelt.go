@@ -86,10 +86,32 @@ func knownKeyword(name string) bool {
 	return false
 }
 
+// declaredAnnotations are the annotations the prompt's TypeScript
+// declaration writes beside a property (as comments), which
+// MisspeltDeclared compares a key with too: a misspelt description
+// (decription, descrption: the commonest misspellings in MaskBench's
+// schemas) hides the property's documentation from the model.
+var declaredAnnotations = [...]struct {
+	name  string
+	kinds kindSet
+}{
+	{"title", kStr}, {"description", kStr}, {"examples", kArr}, {"default", kAny},
+}
+
 // Misspelt returns the keyword the key name, whose value is of
 // kind v, was probably meant to be, or "" when it is none (see above).
 // A keyword's name costs no allocation: most keys are keywords.
 func Misspelt(name []byte, v pyjson.Kind) string {
+	return misspelt(name, v, false)
+}
+
+// MisspeltDeclared is Misspelt with the annotations the declaration
+// writes (declaredAnnotations) among the keywords compared.
+func MisspeltDeclared(name []byte, v pyjson.Kind) string {
+	return misspelt(name, v, true)
+}
+
+func misspelt(name []byte, v pyjson.Kind, annotations bool) string {
 	if len(name) < 3 || len(name) > maxMisspeltKey || knownKeyword(string(name)) {
 		return ""
 	}
@@ -106,19 +128,26 @@ func Misspelt(name []byte, v pyjson.Kind) string {
 		limit = 2
 	}
 	best, bestDist := "", limit+1
-	for _, target := range misspeltTargets {
-		t := target.name
-		if target.kinds&(1<<v) == 0 {
-			continue
+	try := func(t string, kinds kindSet) {
+		if kinds&(1<<v) == 0 {
+			return
 		}
 		if len(t) > len(key)+limit || len(key) > len(t)+limit || len(key) <= 4 && len(t) != len(key) {
-			continue
+			return
 		}
 		if len(key) > len(t) && strings.EqualFold(key[len(key)-len(t):], t) {
-			continue // a keyword with a prefix of its own
+			return // a keyword with a prefix of its own
 		}
 		if d := spell.Distance(key, t); d < bestDist {
 			best, bestDist = t, d
+		}
+	}
+	for _, t := range misspeltTargets {
+		try(t.name, t.kinds)
+	}
+	if annotations {
+		for _, t := range declaredAnnotations {
+			try(t.name, t.kinds)
 		}
 	}
 	return best
