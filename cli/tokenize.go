@@ -51,8 +51,9 @@ Usage: beamharmony detokenize --tokenizer PATH [--skip-special] [FILE]
 Decode token ids (a JSON array of integers, from FILE or stdin; the output
 of "beamharmony tokenize" is accepted too) as Hugging Face's decode does,
 and write the text with nothing added. Ids outside the vocabulary are
-skipped, as Hugging Face skips them. With --skip-special, special tokens
-(for Beam, only <|return|>) are left out; the other markers stay.
+skipped, as Hugging Face skips them, and counted in a warning on stderr.
+With --skip-special, special tokens (for Beam, only <|return|>) are left
+out; the other markers stay.
 PATH is a tokenizer.json or a directory that holds one.
 
 On an error the command prints one line to stderr and exits with 1.
@@ -207,10 +208,38 @@ func runDetokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, "detokenize", err)
 	}
+	if w := unknownIDs(tk, ids); w != "" {
+		fmt.Fprintf(stderr, "beamharmony detokenize: warning: %s\n", w)
+	}
 	if _, err := io.WriteString(stdout, tk.Decode(ids, *skip)); err != nil {
 		return fail(stderr, "detokenize", err)
 	}
 	return 0
+}
+
+// unknownIDs says which ids are outside the vocabulary, which Decode
+// skips as Hugging Face does: "" when none is, else how many and where the
+// first stands, so that a wrong tokenizer or a corrupted list is not
+// decoded into shorter text without a word.
+func unknownIDs(tk *tokenizer.Tokenizer, ids []int) string {
+	n, first := 0, -1
+	for i, id := range ids {
+		if _, ok := tk.IDToToken(id); !ok {
+			if n == 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	what := "id"
+	if n > 1 {
+		what = "ids"
+	}
+	return fmt.Sprintf("%d %s outside the vocabulary of %d tokens skipped, as Hugging Face's decode skips them (the first: %d, at position %d)",
+		n, what, tk.VocabSize(), ids[first], first)
 }
 
 // standInWarning is the warning for a tokenizer written by

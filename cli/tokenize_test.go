@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -104,22 +105,29 @@ func TestDetokenize(t *testing.T) {
 	text := "<sep>hello 🧬<|endoftext|>"
 	ids, _ := json.Marshal(tk.Encode(text).IDs)
 	hello, _ := json.Marshal(tk.Encode("hello!").IDs)
+	skipped := func(n int, what string, id, pos int) string {
+		return fmt.Sprintf("beamharmony detokenize: warning: %d %s outside the vocabulary of %d tokens skipped, as Hugging Face's decode skips them (the first: %d, at position %d)\n",
+			n, what, tk.VocabSize(), id, pos)
+	}
 	for _, c := range []struct {
 		name, stdin string
 		args        []string
 		want        string
+		stderr      string
 	}{
 		// The ByteLevel pre-tokenizer added a space before "hello" (add_prefix_space).
-		{"all", string(ids), []string{"detokenize", "--tokenizer", dir}, "<sep> hello 🧬<|endoftext|>"},
-		{"skip special", string(ids), []string{"detokenize", "--skip-special", "--tokenizer", dir}, "<sep> hello 🧬"},
-		{"unknown ids skipped", strings.Replace(string(hello), "[", "[999999999, ", 1), []string{"detokenize", "--tokenizer", dir}, " hello!"},
-		{"empty", "[]", []string{"detokenize", "--tokenizer", dir}, ""},
-		{"tokenize output", `{"input_ids": ` + string(hello) + `, "offsets": []}`, []string{"detokenize", "--tokenizer", dir}, " hello!"},
+		{"all", string(ids), []string{"detokenize", "--tokenizer", dir}, "<sep> hello 🧬<|endoftext|>", ""},
+		{"skip special", string(ids), []string{"detokenize", "--skip-special", "--tokenizer", dir}, "<sep> hello 🧬", ""},
+		{"unknown id skipped, and said", strings.Replace(string(hello), "[", "[999999999, ", 1), []string{"detokenize", "--tokenizer", dir}, " hello!", skipped(1, "id", 999999999, 0)},
+		{"unknown ids skipped, and said", strings.Replace(string(hello), "]", fmt.Sprintf(", %d, 7777777]", tk.VocabSize()), 1), []string{"detokenize", "--tokenizer", dir}, " hello!",
+			skipped(2, "ids", tk.VocabSize(), len(tk.Encode("hello!").IDs))},
+		{"empty", "[]", []string{"detokenize", "--tokenizer", dir}, "", ""},
+		{"tokenize output", `{"input_ids": ` + string(hello) + `, "offsets": []}`, []string{"detokenize", "--tokenizer", dir}, " hello!", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, c.stdin, c.args...)
-			if code != 0 || stderr != "" || stdout != c.want {
-				t.Errorf("code %d, stderr %q, stdout %q, want %q", code, stderr, stdout, c.want)
+			if code != 0 || stderr != c.stderr || stdout != c.want {
+				t.Errorf("code %d, stderr %q, stdout %q, want %q and stderr %q", code, stderr, stdout, c.want, c.stderr)
 			}
 		})
 	}
