@@ -80,6 +80,9 @@ func openInputs(ctx context.Context, c *Config) ([]*input, []unit, []string, err
 		if in.meta == nil {
 			continue
 		}
+		if w := unreadColumnsWarning(path, unreadColumns(c, in.meta)); w != "" {
+			warnings = append(warnings, w)
+		}
 		for i, cols := range in.meta.rowGroups {
 			var n int64
 			for _, cc := range cols {

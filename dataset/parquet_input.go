@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -163,6 +164,42 @@ func newConverter(c *Config, meta *pqMeta) (*pqConverter, error) {
 	}
 	return pc, nil
 }
+
+// unreadColumns names the top-level columns of a Parquet file that
+// newConverter does not read (none of them reaches the rows written), so
+// that a run says so: a column of a misspelt or unexpected name (tool,
+// conversation) would otherwise be left out without a word. A JSONL row's
+// keys are counted as the request's unknown keys instead (Stats).
+func unreadColumns(c *Config, meta *pqMeta) []string {
+	read := map[string]bool{c.column(c.MessagesColumn, "messages"): true, c.column(c.ToolsColumn, "tools"): true, c.IDColumn: true}
+	for _, k := range requestKeys {
+		read[k] = true
+	}
+	var out []string
+	for _, f := range schemaTree(meta).fields {
+		if !read[f.name] {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// unreadColumnsWarning is the run's warning about the columns of the
+// Parquet file at path that are not read, "" when there are none; it
+// names at most maxNamedColumns.
+func unreadColumnsWarning(path string, cols []string) string {
+	if len(cols) == 0 {
+		return ""
+	}
+	names := strings.Join(cols[:min(len(cols), maxNamedColumns)], ", ")
+	if len(cols) > maxNamedColumns {
+		names += fmt.Sprintf(" and %d more", len(cols)-maxNamedColumns)
+	}
+	return path + ": columns not read, so not in the rows written: " + names
+}
+
+// maxNamedColumns is how many unread columns a warning names.
+const maxNamedColumns = 20
 
 // appendRow appends the request JSON of the row in pc.row to out.
 func (pc *pqConverter) appendRow(out []byte) ([]byte, error) {

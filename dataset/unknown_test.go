@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,3 +161,40 @@ func TestUnknownKind(t *testing.T) {
 }
 
 func harmonyWarning(path string) harmony.Warning { return harmony.Warning{Path: path, Msg: "m"} }
+
+// TestUnreadParquetColumns: a Parquet input's top-level columns that the
+// run does not read are named in a warning of the run (the stats'
+// warnings, which the command prints), at most maxNamedColumns of them;
+// the columns it reads (messages under its own or a renamed name, tools,
+// the request keys, the id) are not.
+func TestUnreadParquetColumns(t *testing.T) {
+	in := filepath.Join("testdata", "parquet", "hf-rows.parquet")
+	c := Config{Inputs: []string{in}, Output: filepath.Join(t.TempDir(), "out.jsonl"), MessagesColumn: "conversations", IDColumn: "id", MaxRejects: mustLimit(t, "100%")}
+	st, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := in + ": columns not read, so not in the rows written: source"
+	if !slices.Contains(st.Warnings, want) {
+		t.Errorf("warnings %q; want %q", st.Warnings, want)
+	}
+	// Without --id-column the id column is not read either.
+	c.IDColumn, c.Output = "", filepath.Join(t.TempDir(), "out.jsonl")
+	st, err = Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := in + ": columns not read, so not in the rows written: id, source"; !slices.Contains(st.Warnings, want) {
+		t.Errorf("warnings %q; want %q", st.Warnings, want)
+	}
+	var many []string
+	for i := range maxNamedColumns + 3 {
+		many = append(many, "c"+strconv.Itoa(i))
+	}
+	if got := unreadColumnsWarning("f.parquet", many); !strings.HasSuffix(got, ", c19 and 3 more") || !strings.HasPrefix(got, "f.parquet: columns not read, so not in the rows written: c0, c1, ") {
+		t.Errorf("%q", got)
+	}
+	if got := unreadColumnsWarning("f.parquet", nil); got != "" {
+		t.Errorf("no column: %q", got)
+	}
+}
