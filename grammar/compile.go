@@ -246,6 +246,10 @@ type compiler struct {
 	// trie (raw, JSON), and keyEscape a JSON escape in a key.
 	keyRest   [2]int
 	keyEscape int
+	// misspeltChecks counts the keys compared with the keywords, to find
+	// the schemas that hold a misspelt one and to report them
+	// (maxMisspeltChecks each).
+	misspeltChecks [2]int
 	// enumSets are the strings of long enums, by node (inEnum).
 	enumSets map[int]map[string]bool
 	// notStringsRead are notString's findings, by schema.

@@ -5,13 +5,38 @@ import (
 	"github.com/beamharmony/harmony/internal/schema"
 )
 
+// maxMisspeltChecks bounds the keys a compile compares with the keywords
+// (schema.MayBeMisspelt) to find the schemas that hold a misspelt one, and
+// again the keys it compares to report them: up to a microsecond each, so
+// that a schema of tens of thousands of unknown keys stays within the
+// compile's budget. Past it, keys are not checked (gap decision 257).
+const maxMisspeltChecks = 4096
+
+// misspeltChecked counts one key compared in *count, and reports false
+// when the budget is spent.
+func misspeltChecked(count *int) bool {
+	if *count >= maxMisspeltChecks {
+		return false
+	}
+	*count++
+	return true
+}
+
 // holdsMisspelt reports whether schema s holds a key schema.Misspelt
-// names a keyword for.
-func holdsMisspelt(d *pyjson.Doc, s int) bool {
+// names a keyword for, within the compile's budget of checks.
+func (c *compiler) holdsMisspelt(s int) bool {
+	d := c.d
 	found := false
 	var buf [32]byte
 	d.Members(s, func(k, v int) bool {
-		found = schema.Misspelt(memberName(d, k, buf[:0]), d.Kind(v)) != ""
+		name := memberName(d, k, buf[:0])
+		if !schema.MayBeMisspelt(name) {
+			return true
+		}
+		if !misspeltChecked(&c.misspeltChecks[0]) {
+			return false
+		}
+		found = schema.Misspelt(name, d.Kind(v)) != ""
 		return !found
 	})
 	return found
@@ -34,6 +59,12 @@ func (c *compiler) dropMisspelt(s int, path string) {
 	var buf [32]byte
 	d.Members(s, func(k, v int) bool {
 		name := memberName(d, k, buf[:0])
+		if !schema.MayBeMisspelt(name) {
+			return true
+		}
+		if !misspeltChecked(&c.misspeltChecks[1]) {
+			return false
+		}
 		t := schema.Misspelt(name, d.Kind(v))
 		if t == "" {
 			return true

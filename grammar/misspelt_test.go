@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -67,4 +68,32 @@ func asError(err error, e **Error) bool {
 	var ok bool
 	*e, ok = err.(*Error)
 	return ok
+}
+
+// TestMisspeltBudget: a compile compares at most maxMisspeltChecks keys
+// with the keywords, so that tens of thousands of unknown keys cost a few
+// milliseconds; a misspelling past that many unknown keys goes unchecked,
+// one before them is found.
+func TestMisspeltBudget(t *testing.T) {
+	schemaWith := func(before int, typo string) json.RawMessage {
+		var b []byte
+		b = append(b, `{"type": "string"`...)
+		for i := range before {
+			b = append(b, `, "maxPrope`+strconv.Itoa(100000+i)+`": 1`...)
+		}
+		return json.RawMessage(string(append(b, `, "`+typo+`": ["a"]}`...)))
+	}
+	for _, tt := range []struct {
+		before   int
+		reported bool
+	}{{0, true}, {maxMisspeltChecks - 1, true}, {maxMisspeltChecks, false}, {3 * maxMisspeltChecks, false}} {
+		g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: schemaWith(tt.before, "emum")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported := slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Keyword == "emum" })
+		if reported != tt.reported {
+			t.Errorf("emum after %d unknown keys: reported %v, want %v", tt.before, reported, tt.reported)
+		}
+	}
 }

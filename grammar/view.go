@@ -308,7 +308,7 @@ func (c *compiler) keysOf(s int) *nodeKeys {
 	nk := &c.keyBlock[len(c.keyBlock)-1]
 	nk.other, nk.mayOther = c.reportsOther(s)
 	nk.typed = nk.ks.Type >= 0 && !nk.other
-	nk.misspelt = holdsMisspelt(c.d, s)
+	nk.misspelt = c.holdsMisspelt(s)
 	for i := range nk.others {
 		nk.others[i] = -1
 	}

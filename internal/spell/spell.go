@@ -41,3 +41,52 @@ func fold(c byte) byte {
 	}
 	return c
 }
+
+// Within reports whether Distance(a, b) is at most k. It computes only the
+// cells within k of the diagonal and stops at the first row whose cells
+// all pass k, so that comparing a name with many others that are far from
+// it costs a few cells each.
+func Within(a, b string, k int) bool {
+	if d := len(a) - len(b); d > k || -d > k {
+		return false
+	}
+	if len(b) >= 64 {
+		return Distance(a, b) <= k
+	}
+	const inf = 1 << 20
+	var rows [3][65]int
+	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+		if j > k {
+			prev[j] = inf
+		}
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-k), min(len(b), i+k)
+		for j := range cur {
+			cur[j] = inf
+		}
+		if i <= k {
+			cur[0] = i
+		}
+		least := cur[0]
+		for j := lo; j <= hi; j++ {
+			cost := 1
+			if fold(a[i-1]) == fold(b[j-1]) {
+				cost = 0
+			}
+			c := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && fold(a[i-1]) == fold(b[j-2]) && fold(a[i-2]) == fold(b[j-1]) {
+				c = min(c, prev2[j-2]+1)
+			}
+			cur[j] = c
+			least = min(least, c)
+		}
+		if least > k {
+			return false
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)] <= k
+}
