@@ -77,6 +77,9 @@ func closestKey(key string, known []string) string {
 	}
 	best, bestDist := "", limit+1
 	for _, k := range known {
+		if !spell.Within(key, k, bestDist-1) {
+			continue // most keys are far from every known one: a few cells each
+		}
 		if d := spell.Distance(key, k); d < bestDist {
 			best, bestDist = k, d
 		}
