@@ -653,8 +653,9 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, pos int) e
 			desc = v
 		case "parameters":
 			p = v
-		case "strict":
-			// OpenAI's flag for constrained arguments: the prompt is the same.
+		case "strict", "return":
+			// OpenAI's flag for constrained arguments, and the return type
+			// Transformers' get_json_schema writes: the prompt is the same.
 		default:
 			noteToolKey(d, k, unknown, pos, ".function", functionKeys)
 		}

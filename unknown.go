@@ -20,15 +20,16 @@ var (
 	messageKeys = []string{"role", "content", "reasoning_content", "thinking", "reasoning",
 		"tool_calls", "tool_call_id", "name"}
 	// The objects within a message and a tool have keys of their own. A
-	// call's index (its position in a streamed reply) and a function's
-	// strict (OpenAI's flag for constrained arguments) belong to the wire
-	// shape and change nothing in the prompt: they are known keys, not
-	// warned about. A misspelt one (paramters, argumnets) is.
+	// call's index (its position in a streamed reply), a function's strict
+	// (OpenAI's flag for constrained arguments) and its return (the return
+	// type Transformers' get_json_schema writes) belong to the wire shapes
+	// and change nothing in the prompt: they are known keys, not warned
+	// about. A misspelt one (paramters, argumnets) is.
 	partKeys         = []string{"type", "text"}
 	callKeys         = []string{"id", "type", "function", "index"}
 	callFunctionKeys = []string{"name", "arguments"}
 	toolKeys         = []string{"type", "function"}
-	functionKeys     = []string{"name", "description", "parameters", "strict"}
+	functionKeys     = []string{"name", "description", "parameters", "strict", "return"}
 )
 
 // unknownKey is a key ParseRequest did not read: its JSON path and the

@@ -116,7 +116,7 @@ func TestUnknownNestedKeys(t *testing.T) {
 		{"tools as text", `{"messages": [{"role": "user", "content": "Hi"}], "tools": "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameter\": {}}}]"}`, []string{
 			`tools[0].function.parameter: unknown key, not rendered; did you mean parameters?`,
 		}},
-		{"wire keys", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"id": "c", "type": "function", "index": 0, "function": {"name": "f", "arguments": {}}}]}], "tools": [{"type": "function", "function": {"name": "f", "description": "d", "strict": false, "parameters": {"type": "object"}}}]}`, nil},
+		{"wire keys", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"id": "c", "type": "function", "index": 0, "function": {"name": "f", "arguments": {}}}]}], "tools": [{"type": "function", "function": {"name": "f", "description": "d", "strict": false, "parameters": {"type": "object"}, "return": {"type": "string"}}}]}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
