@@ -138,6 +138,9 @@ func (n *keyNotes) note(d *pyjson.Doc, k, v, pos int, w within) {
 	switch {
 	case n == nil:
 	case n.unknown != nil:
+		if w.field != "" && d.HoldsNothing(v) {
+			return // the absence it stands for: datasets fill a struct's other fields with null
+		}
 		key := string(d.KeyText(k, nil))
 		known := w.keys()
 		if w.field != "" && slices.Contains(known, key) {
@@ -631,7 +634,7 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, pos int) e
 		case "function":
 			f = v
 		default:
-			noteToolKey(d, k, unknown, pos, "", toolKeys)
+			noteToolKey(d, k, v, unknown, pos, "", toolKeys)
 		}
 		return true
 	})
@@ -657,7 +660,7 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, pos int) e
 			// OpenAI's flag for constrained arguments, and the return type
 			// Transformers' get_json_schema writes: the prompt is the same.
 		default:
-			noteToolKey(d, k, unknown, pos, ".function", functionKeys)
+			noteToolKey(d, k, v, unknown, pos, ".function", functionKeys)
 		}
 		return true
 	})
@@ -677,11 +680,12 @@ func decodeTool(d *pyjson.Doc, i int, t *Tool, unknown *[]unknownKey, pos int) e
 	return nil
 }
 
-// noteToolKey notes key k, of the object at tools[pos] and then sub, in
-// unknown (when not nil). The path is made only then: most tools have
-// none.
-func noteToolKey(d *pyjson.Doc, k int, unknown *[]unknownKey, pos int, sub string, known []string) {
-	if unknown != nil {
+// noteToolKey notes key k, whose value is node v, of the object at
+// tools[pos] and then sub, in unknown (when not nil), unless the value
+// holds nothing (null, [] or {}: the absence it stands for). The path is
+// made only then: most tools have none.
+func noteToolKey(d *pyjson.Doc, k, v int, unknown *[]unknownKey, pos int, sub string, known []string) {
+	if unknown != nil && !d.HoldsNothing(v) {
 		*unknown = append(*unknown, newUnknownKey(toolPath(pos)+sub, string(d.KeyText(k, nil)), known))
 	}
 }

@@ -63,8 +63,10 @@ func checkUnknownKeys(t *testing.T, data []byte) []string {
 // unknownOracle walks a request that decodes with encoding/json's tokens,
 // in ParseRequest's order: the last messages member's messages first, then
 // the request's members in order, each tools member's tools (from the
-// JSON text a string holds too) where it stands. It lists every member,
-// whatever its value, outside the wire shape of its object (unknown.go).
+// JSON text a string holds too) where it stands. It lists every member
+// outside the wire shape of its object (unknown.go): of the request and of
+// a message whatever its value, of the objects within them and of a tool
+// when it holds something.
 func unknownOracle(t *testing.T, data []byte) []string {
 	var out []string
 	members := jsontest.Members(t, data)
@@ -134,14 +136,14 @@ func lastMember(t *testing.T, raw json.RawMessage, key string) json.RawMessage {
 	return v
 }
 
-// unknownOthers appends the members of the object raw not among known,
-// as paths under path.
+// unknownOthers appends the members of the object raw not among known
+// and holding something, as paths under path.
 func unknownOthers(t *testing.T, out []string, raw json.RawMessage, path string, known []string) []string {
 	if len(raw) == 0 {
 		return out
 	}
 	for _, m := range jsontest.Members(t, raw) {
-		if !slices.Contains(known, m.Key) {
+		if !slices.Contains(known, m.Key) && !jsontest.HoldsNothing(m.Value) {
 			out = append(out, jsonpath.Key(path, m.Key))
 		}
 	}

@@ -92,9 +92,10 @@ func asRenderError(err error, re **RenderError) bool {
 
 // Keys outside the wire shape of a text part, a tool call, its function,
 // a tool and its function are unknown keys too, named by their paths,
-// with the known key of their own object they are closest to. The wire
-// shape's keys the prompt has no use for (a call's index, a function's
-// strict) are not.
+// with the known key of their own object they are closest to, unless
+// their value holds nothing (null, [] or {}, which datasets write for a
+// struct's other fields). The wire shape's keys the prompt has no use for
+// (a call's index, a function's strict and return) are not.
 func TestUnknownNestedKeys(t *testing.T) {
 	tests := []struct {
 		name, request string
@@ -108,13 +109,16 @@ func TestUnknownNestedKeys(t *testing.T) {
 			`messages[1].tool_calls[0].ids: unknown key, not rendered; did you mean id?`,
 			`messages[1].tool_calls[0].function.nmae: unknown key, not rendered; did you mean name?`,
 		}},
-		{"tool", `{"messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "f", "strict": true, "parameters": {"type": "object"}}}, {"typ": "function", "function": {"name": "g", "descripton": "d", "paramters": {}}}]}`, []string{
+		{"tool", `{"messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "f", "strict": true, "parameters": {"type": "object"}}}, {"typ": "function", "function": {"name": "g", "descripton": "d", "paramters": {"type": "object"}}}]}`, []string{
 			`tools[1].typ: unknown key, not rendered; did you mean type?`,
 			`tools[1].function.descripton: unknown key, not rendered; did you mean description?`,
 			`tools[1].function.paramters: unknown key, not rendered; did you mean parameters?`,
 		}},
-		{"tools as text", `{"messages": [{"role": "user", "content": "Hi"}], "tools": "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameter\": {}}}]"}`, []string{
+		{"tools as text", `{"messages": [{"role": "user", "content": "Hi"}], "tools": "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameter\": {\"type\": \"object\"}}}]"}`, []string{
 			`tools[0].function.parameter: unknown key, not rendered; did you mean parameters?`,
+		}},
+		{"values that hold nothing, within messages and tools", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi", "image": null, "cache_control": {}}], "refusal": null}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"id": "c", "type": "function", "x": [], "function": {"name": "f", "arguments": {}, "y": null}}]}], "tools": [{"type": "function", "z": null, "function": {"name": "f", "w": {}}}]}`, []string{
+			`messages[0].refusal: unknown key, not rendered; remove it`, // a message's keys whatever their value (decision 136)
 		}},
 		{"wire keys", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "reasoning_content": "r", "tool_calls": [{"id": "c", "type": "function", "index": 0, "function": {"name": "f", "arguments": {}}}]}], "tools": [{"type": "function", "function": {"name": "f", "description": "d", "strict": false, "parameters": {"type": "object"}, "return": {"type": "string"}}}]}`, nil},
 	}
