@@ -316,11 +316,7 @@ func (s *markerScan) keywords(v int) {
 	}
 	d := s.d
 	d.Members(v, func(k, val int) bool {
-		name := d.Raw(k)
-		name = name[1 : len(name)-1]
-		if d.Nodes[k].Escaped {
-			name = d.AppendString(s.buf[:0], k)
-		}
+		name := d.KeyText(k, s.buf[:0])
 		if t := schema.MisspeltDeclared(name, d.Kind(val)); t != "" {
 			at := keyPath(string(s.appendPath(nil)), string(name))
 			*s.misspelt = append(*s.misspelt, Warning{at, "looks like the keyword " + t + " misspelt; JSON Schema ignores a key it does not know, so the prompt declares the value without it"})

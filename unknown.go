@@ -53,40 +53,13 @@ func (u unknownKey) message(strict bool) string {
 
 // newUnknownKey names key, found in the object at prefix, among known.
 func newUnknownKey(prefix, key string, known []string) unknownKey {
-	return unknownKey{path: keyPath(prefix, key), suggestion: closestKey(key, known)}
+	return unknownKey{path: keyPath(prefix, key), suggestion: spell.Closest(key, known)}
 }
 
 // keyPath joins key to prefix as jsonpath.Key does: a key made of
 // letters, digits and underscores after a dot, any other quoted in
 // brackets, so that the path names it unambiguously.
 func keyPath(prefix, key string) string { return jsonpath.Key(prefix, key) }
-
-// closestKey returns the known key at the smallest edit distance from key
-// (insertions, deletions, substitutions and swaps of two neighbours),
-// when that distance is small for the key's length: at most 1 for keys of
-// up to four characters, 2 up to eight, 3 beyond. Case is ignored.
-func closestKey(key string, known []string) string {
-	if len(key) > 64 {
-		return ""
-	}
-	limit := 3
-	switch {
-	case len(key) <= 4:
-		limit = 1
-	case len(key) <= 8:
-		limit = 2
-	}
-	best, bestDist := "", limit+1
-	for _, k := range known {
-		if !spell.Within(key, k, bestDist-1) {
-			continue // most keys are far from every known one: a few cells each
-		}
-		if d := spell.Distance(key, k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
 
 // lintUnknownKeys appends a warning for each unknown key.
 func lintUnknownKeys(ws []Warning, unknown []unknownKey) []Warning {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/beamharmony/harmony/internal/spell"
 )
 
 func TestClosestKey(t *testing.T) {
@@ -22,13 +24,13 @@ func TestClosestKey(t *testing.T) {
 		{strings.Repeat("x", 1000), ""},
 	}
 	for _, tt := range tests {
-		if got := closestKey(tt.key, requestKeys); got != tt.want {
-			t.Errorf("closestKey(%q) = %q, want %q", tt.key, got, tt.want)
+		if got := spell.Closest(tt.key, requestKeys); got != tt.want {
+			t.Errorf("spell.Closest(%q) = %q, want %q", tt.key, got, tt.want)
 		}
 	}
 	for key, want := range map[string]string{"contnet": "content", "tool_call": "tool_calls", "rol": "role", "reasoning_contents": "reasoning_content", "id": ""} {
-		if got := closestKey(key, messageKeys); got != want {
-			t.Errorf("closestKey(%q, messageKeys) = %q, want %q", key, got, want)
+		if got := spell.Closest(key, messageKeys); got != want {
+			t.Errorf("spell.Closest(%q, messageKeys) = %q, want %q", key, got, want)
 		}
 	}
 }

@@ -333,28 +333,18 @@ func unknownEnv(fs *flag.FlagSet, environ []string, w io.Writer) error {
 	return nil
 }
 
-// closestEnv is the flag's variable name closest to name, when the part
-// after envPrefix is within one edit of it for names of up to 4 bytes, two
-// up to 8, three beyond (as lint's suggestions); "" otherwise.
+// closestEnv is the flag's variable name closest to name (spell.Closest
+// on the parts after envPrefix, as lint's suggestions), "" when none is
+// close.
 func closestEnv(name string, names []string) string {
-	rest := strings.TrimPrefix(name, envPrefix)
-	if len(rest) > 64 {
-		return ""
+	rests := make([]string, len(names))
+	for i, n := range names {
+		rests[i] = strings.TrimPrefix(n, envPrefix)
 	}
-	limit := 3
-	switch {
-	case len(rest) <= 4:
-		limit = 1
-	case len(rest) <= 8:
-		limit = 2
+	if near := spell.Closest(strings.TrimPrefix(name, envPrefix), rests); near != "" {
+		return envPrefix + near
 	}
-	best, bestDist := "", limit+1
-	for _, n := range names {
-		if d := spell.Distance(rest, strings.TrimPrefix(n, envPrefix)); d < bestDist {
-			best, bestDist = n, d
-		}
-	}
-	return best
+	return ""
 }
 
 // gateway is a started gateway: its server and listeners, before it serves.

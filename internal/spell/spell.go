@@ -90,3 +90,31 @@ func Within(a, b string, k int) bool {
 	}
 	return prev[len(b)] <= k
 }
+
+// Closest returns the name among known that key was probably meant to be:
+// the one at the smallest distance, when that distance is at most 1 for
+// keys of up to 4 bytes, 2 up to 8 and 3 beyond (case ignored); "" when
+// none is that close, or key is longer than 64 bytes. It is the rule of
+// every "did you mean" the module prints.
+func Closest(key string, known []string) string {
+	if len(key) > 64 {
+		return ""
+	}
+	limit := 3
+	switch {
+	case len(key) <= 4:
+		limit = 1
+	case len(key) <= 8:
+		limit = 2
+	}
+	best, bestDist := "", limit+1
+	for _, k := range known {
+		if !Within(key, k, bestDist-1) {
+			continue // most keys are far from every known one: a few cells each
+		}
+		if d := Distance(key, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
