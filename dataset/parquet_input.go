@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,13 +172,13 @@ func newConverter(c *Config, meta *pqMeta) (*pqConverter, error) {
 // conversation) would otherwise be left out without a word. A JSONL row's
 // keys are counted as the request's unknown keys instead (Stats).
 func unreadColumns(c *Config, meta *pqMeta) []string {
-	read := map[string]bool{c.column(c.MessagesColumn, "messages"): true, c.column(c.ToolsColumn, "tools"): true, c.IDColumn: true}
-	for _, k := range requestKeys {
-		read[k] = true
+	conv, err := newConverter(c, meta)
+	if err != nil {
+		return nil // the run reports the file's error
 	}
 	var out []string
-	for _, f := range schemaTree(meta).fields {
-		if !read[f.name] {
+	for _, f := range conv.root.fields {
+		if !slices.ContainsFunc(conv.columns, func(col pqColumn) bool { return col.node == f }) {
 			out = append(out, f.name)
 		}
 	}
