@@ -186,3 +186,26 @@ func BenchmarkCompileStrictFormats(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompileUnknownKeys compiles a 600 KB schema of 30,000 keys that
+// are no keywords but start like one ("maxPrope10000"), each compared
+// with the keywords for a misspelling (gap decision 257): the worst case
+// of that check, held to a few milliseconds by its bound.
+func BenchmarkCompileUnknownKeys(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"type": "object", "properties": {"a": {"type": "string"`)
+	for i := range 30000 {
+		sb.WriteString(`, "maxPrope` + strconv.Itoa(10000+i) + `": 1`)
+	}
+	sb.WriteString(`}}}`)
+	spec := &Spec{Format: &Format{Schema: json.RawMessage(sb.String())}}
+	b.SetBytes(int64(sb.Len()))
+	b.ReportAllocs()
+	clock := cputime.Start()
+	for b.Loop() {
+		if _, err := Compile(context.Background(), spec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	clock.Report(b, 0)
+}
