@@ -15,9 +15,10 @@ const maxMisspeltChecks = 4096
 // compile: past it, keys are not compared).
 func (c *compiler) eachMisspelt(s int, count *int, fn func(name []byte, keyword string) bool) {
 	d := c.d
-	var buf [32]byte
 	d.Members(s, func(k, v int) bool {
-		name := d.KeyText(k, buf[:0])
+		// No buffer: one on the stack would escape to the heap for every
+		// schema; only a key written with escapes allocates.
+		name := d.KeyText(k, nil)
 		if !schema.MayBeMisspelt(name) {
 			return true
 		}
