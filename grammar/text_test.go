@@ -2,6 +2,8 @@ package grammar
 
 import (
 	"context"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,5 +34,147 @@ func TestStringEscapeWrittenOnce(t *testing.T) {
 				t.Errorf("%s: no rule %s-esc referred to by the states", c.name, l)
 			}
 		}
+	}
+}
+
+// The automaton of a set of forbidden strings is minimal and means what
+// the prefix automaton means (gap decision 260): on random texts over the
+// strings' characters and one other, a run from the start reaches a
+// forbidden move exactly where the text read so far ends with a forbidden
+// string, in both; and no two states of the minimal one are alike (a
+// breadth-first search over pairs of states finds a text that tells each
+// pair apart).
+func TestMinimalAutomaton(t *testing.T) {
+	sets := map[string][]string{
+		"markers":  forbidden(inContent),
+		"argument": forbidden(inArgument),
+		"overlaps": {"abab", "abc", "bab", "c"},
+	}
+	for name, set := range sets {
+		full, min := prefixAutomaton(set), newAutomaton(set)
+		if len(min.states) > len(full.states) {
+			t.Errorf("%s: %d states, more than the %d prefixes", name, len(min.states), len(full.states))
+		}
+		alphabet := append(slices.Clone(min.special), 'x')
+		// step returns the state after c, -1 for a forbidden move.
+		step := func(a *automaton, s int, c rune) int {
+			if j := slices.Index(a.special, c); j >= 0 {
+				return a.next[s][j]
+			}
+			return 0
+		}
+		rng := rand.New(rand.NewPCG(1, uint64(len(name))))
+		for range 4000 {
+			var text []rune
+			sf, sm := 0, 0
+			for sf >= 0 {
+				c := alphabet[rng.IntN(len(alphabet))]
+				if rng.IntN(4) == 0 {
+					// Mostly the strings' own characters in order, so
+					// that long prefixes are reached.
+					w := set[rng.IntN(len(set))]
+					c = []rune(w)[rng.IntN(len([]rune(w)))]
+				}
+				text = append(text, c)
+				sf, sm = step(full, sf, c), step(min, sm, c)
+				want := false
+				for _, f := range set {
+					want = want || strings.HasSuffix(string(text), f)
+				}
+				if (sf < 0) != want || (sm < 0) != want {
+					t.Fatalf("%s: after %q the prefix automaton is at %d, the minimal at %d; a forbidden string ends there: %v", name, string(text), sf, sm, want)
+				}
+				if len(text) > 64 {
+					break
+				}
+			}
+		}
+		// Minimality: each pair of states is told apart by some text.
+		for p := range min.states {
+			for q := p + 1; q < len(min.states); q++ {
+				type pair struct{ a, b int }
+				seen := map[pair]bool{{p, q}: true}
+				queue := []pair{{p, q}}
+				apart := false
+				for len(queue) > 0 && !apart {
+					cur := queue[0]
+					queue = queue[1:]
+					for _, c := range alphabet {
+						a, b := step(min, cur.a, c), step(min, cur.b, c)
+						if (a < 0) != (b < 0) {
+							apart = true
+							break
+						}
+						if a >= 0 && !seen[pair{a, b}] {
+							seen[pair{a, b}] = true
+							queue = append(queue, pair{a, b})
+						}
+					}
+				}
+				if !apart {
+					t.Errorf("%s: states %d (%q) and %d (%q) are alike", name, p, min.states[p], q, min.states[q])
+				}
+			}
+		}
+		t.Logf("%s: %d prefixes, %d states", name, len(full.states), len(min.states))
+	}
+}
+
+// The rules of a text written from its automaton (the states, plain and
+// the back rules) match exactly the texts that hold no forbidden string:
+// random reasoning and random string contents of a response format,
+// drawn mostly from the markers' characters, matched with the test
+// matcher (gap decision 260).
+func TestTextRulesMatchTheirLanguage(t *testing.T) {
+	g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: []byte(`{"type": "string"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		head = "<|channel|>analysis<|message|>"
+		mid  = "<|end|><|start|>assistant<|channel|>final<|message|>"
+	)
+	markers := forbidden(inContent)
+	alphabet := []rune("xyzA ")
+	for _, m := range markers {
+		alphabet = append(alphabet, []rune(m)...)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	random := func() string {
+		var b strings.Builder
+		for n := 1 + rng.IntN(24); b.Len() < n; {
+			if rng.IntN(5) == 0 {
+				// A marker, or most of one.
+				m := markers[rng.IntN(len(markers))]
+				b.WriteString(m[:1+rng.IntN(len(m))])
+				continue
+			}
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	holds := func(s string) bool {
+		for _, m := range markers {
+			if strings.Contains(s, m) {
+				return true
+			}
+		}
+		return false
+	}
+	seen := [2]int{}
+	for range 3000 {
+		r, s := random(), random()
+		want := !holds(r) && !holds(s)
+		if want {
+			seen[0]++
+		} else {
+			seen[1]++
+		}
+		if got := g.Matches(head + r + mid + `"` + s + `"`); got != want {
+			t.Fatalf("reasoning %q, string %q: matched %v, want %v", r, s, got, want)
+		}
+	}
+	if seen[0] < 300 || seen[1] < 300 {
+		t.Fatalf("too few texts of one kind: %d without a marker, %d with", seen[0], seen[1])
 	}
 }
