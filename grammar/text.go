@@ -80,10 +80,10 @@ func prefixAutomaton(forbidden []string) *automaton {
 // start. The prefixes of the markers end alike: after <|start, <|end or
 // <|call only | goes on, and after <|start| only > would complete a
 // marker, so the reasoning's 49 prefixes are 35 states (gap decision 260).
-// Each engine pays per state: xgrammar matches the vocabulary from each
+// Engines pay per state: xgrammar matches the whole vocabulary from each
 // (vLLM and SGLang compile a grammar's token masks before its first
-// token), llama.cpp walks each rule. A merged state keeps the shortest
-// prefix of its class as its name; state 0 stays the start.
+// token), and llama.cpp reads each rule. A merged state keeps the first
+// prefix of its class; state 0 stays the start.
 func (a *automaton) minimal() *automaton {
 	// Moore's refinement: the classes of the states by their moves,
 	// until no class splits. (Tens of states, once per language.)
@@ -178,19 +178,8 @@ func (t *textLang) share(name string) {
 	t.p = p.(*proto)
 }
 
-// proto builds the language's rules: one per state, the non-empty text
-// from the start, the escape, then the moves back to the start.
-//
-// A state's characters that return to the start are written as two
-// rules every state shares, not as a class of its own: one of the
-// characters no forbidden string holds (plain), and one of the forbidden
-// strings' characters that return from that state (back-K, one per set
-// of such characters). xgrammar (vLLM, SGLang) matches the whole
-// vocabulary from each place in a grammar that a character class starts,
-// before a grammar's first token, and a class of nearly every character
-// followed by the text is the costly place: written once in each state,
-// the reasoning's 35 states took it about 2 s for a vocabulary of 200,000
-// tokens, and shared, 0.3 s (gap decision 260).
+// proto builds the language's rules: one per state, then the non-empty
+// text from the start.
 func (t *textLang) proto(name string) *proto {
 	a := newAutomaton(t.forbidden)
 	p := &proto{base: name}
@@ -198,35 +187,23 @@ func (t *textLang) proto(name string) *proto {
 	// (the proto's refs are made once its rules are known, below)
 	// The escape is a rule of its own, after the states and the first
 	// character, which every state refers to (written once, not once a
-	// state); plain and the back rules follow it.
-	next := len(a.states) + 1
-	escape := state(next)
-	if t.escape != nil {
-		next++
-	}
-	plain := state(next)
-	next++
+	// state).
+	escape := state(len(a.states) + 1)
 	allowed := func(c rune) bool { return t.excluded == nil || !t.excluded.has(c) }
-	var backs []string // the back rules' characters, in the order made
-	back := func(cs string) *expr {
-		k := slices.Index(backs, cs)
-		if k < 0 {
-			k = len(backs)
-			backs = append(backs, cs)
-		}
-		return state(next + k)
-	}
 	moves := func(s int) *expr {
+		// Characters that stay in or return to the start go in one
+		// negated class: everything but the characters that lead
+		// elsewhere or nowhere, and the excluded ones.
+		var not []runeRange
 		byTarget := map[int][]rune{}
 		var targets []int
-		var home []rune // the special characters that return to the start
 		for j, c := range a.special {
 			n := a.next[s][j]
-			if n < 0 || !allowed(c) {
+			if n == 0 {
 				continue
 			}
-			if n == 0 {
-				home = append(home, c)
+			not = append(not, runeRange{c, c})
+			if n < 0 || !allowed(c) {
 				continue
 			}
 			if _, ok := byTarget[n]; !ok {
@@ -234,10 +211,10 @@ func (t *textLang) proto(name string) *proto {
 			}
 			byTarget[n] = append(byTarget[n], c)
 		}
-		alts := []*expr{plain}
-		if len(home) > 0 {
-			alts = append(alts, back(string(home)))
+		if t.excluded != nil {
+			not = append(not, t.excluded.rs...)
 		}
+		alts := []*expr{seq(class(true, not...), state(0))}
 		if t.escape != nil {
 			alts = append(alts, seq(escape, state(0)))
 		}
@@ -256,20 +233,6 @@ func (t *textLang) proto(name string) *proto {
 	if t.escape != nil {
 		p.names = append(p.names, name+"-esc")
 		p.bodies = append(p.bodies, t.escape)
-	}
-	// plain: every character but the special and the excluded ones.
-	not := make([]runeRange, 0, len(a.special))
-	for _, c := range a.special {
-		not = append(not, runeRange{c, c})
-	}
-	if t.excluded != nil {
-		not = append(not, t.excluded.rs...)
-	}
-	p.names = append(p.names, name+"-plain")
-	p.bodies = append(p.bodies, seq(class(true, not...), state(0)))
-	for k, cs := range backs {
-		p.names = append(p.names, name+"-back-"+strconv.Itoa(k))
-		p.bodies = append(p.bodies, seq(chars(false, cs), state(0)))
 	}
 	p.refs = make([]expr, len(p.names))
 	for i := range p.refs {

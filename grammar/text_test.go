@@ -120,13 +120,17 @@ func TestMinimalAutomaton(t *testing.T) {
 	}
 }
 
-// The rules of a text written from its automaton (the states, plain and
-// the back rules) match exactly the texts that hold no forbidden string:
-// random reasoning and random string contents of a response format,
-// drawn mostly from the markers' characters, matched with the test
-// matcher (gap decision 260).
+// The rules of a text written from its smallest automaton match exactly
+// the texts that hold no forbidden string: random reasoning and random
+// string contents of a response format, drawn mostly from the markers'
+// characters, matched with the test matcher by the grammar and by its
+// EBNF read back (gap decision 260).
 func TestTextRulesMatchTheirLanguage(t *testing.T) {
 	g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: []byte(`{"type": "string"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ebnf, err := parseWritten(g.EBNF())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +176,9 @@ func TestTextRulesMatchTheirLanguage(t *testing.T) {
 		}
 		if got := g.Matches(head + r + mid + `"` + s + `"`); got != want {
 			t.Fatalf("reasoning %q, string %q: matched %v, want %v", r, s, got, want)
+		}
+		if got := ebnf.Matches(head + r + mid + `"` + s + `"`); got != want {
+			t.Fatalf("reasoning %q, string %q: the EBNF matched %v, want %v", r, s, got, want)
 		}
 	}
 	if seen[0] < 300 || seen[1] < 300 {

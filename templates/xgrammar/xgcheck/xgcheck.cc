@@ -6,13 +6,17 @@
 // matcher: every byte accepted and the matcher able to end there, as
 // xgrammar's own testing helper for grammars and strings does.
 //
-// Usage: xgcheck [-repeat N] [-vocab FILE] GRAMMAR [TEXT...]
+// Usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] GRAMMAR [TEXT...]
 //
 //   -repeat N   compile N times and report the fastest (on a busy machine
 //               one compile's time is mostly noise)
 //   -vocab FILE the vocabulary to compile for: one token a line, its bytes
 //               in hexadecimal (templates/xgrammar/vocab.py writes it from a
 //               tokenizer.json); without it, an empty vocabulary
+//   -steps N    then generate up to N tokens as an engine does: fill the
+//               mask of the allowed tokens, accept one of them drawn by a
+//               fixed pseudo-random sequence, again; two grammars of one
+//               language draw the same tokens, so their mask times compare
 //
 // Output, one line each:
 //   compile_us=N cpu_us=N maxrss_kb=N
@@ -22,6 +26,9 @@
 //   refused compile_us=N cpu_us=N
 //                       xgrammar refused it (the reason on standard error,
 //                       exit status 1)
+//   steps=N mask_us=N tokens=HASH
+//                       with -steps: the tokens generated, the mean CPU
+//                       time of a mask, a hash of the tokens drawn
 //   ok FILE | fail FILE per TEXT: in the grammar or not
 // Exit status 2 for a usage error or a file that can't be read.
 //
@@ -74,7 +81,7 @@ static double cpuMicros() {
 }
 
 int main(int argc, char** argv) {
-  int repeat = 1;
+  int repeat = 1, steps = 0;
   const char* vocabPath = nullptr;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i += 2) {
@@ -83,12 +90,14 @@ int main(int argc, char** argv) {
       repeat = atoi(argv[i + 1]);
     } else if (!strcmp(argv[i], "-vocab")) {
       vocabPath = argv[i + 1];
+    } else if (!strcmp(argv[i], "-steps")) {
+      steps = atoi(argv[i + 1]);
     } else {
       break;
     }
   }
   if (i >= argc || repeat < 1) {
-    fprintf(stderr, "usage: xgcheck [-repeat N] [-vocab FILE] GRAMMAR [TEXT...]\n");
+    fprintf(stderr, "usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] GRAMMAR [TEXT...]\n");
     return 2;
   }
   bool ok;
@@ -125,6 +134,37 @@ int main(int argc, char** argv) {
   rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("compile_us=%.0f cpu_us=%.0f maxrss_kb=%ld\n", bestWall, bestCPU, ru.ru_maxrss);
+  if (steps > 0) {
+    int vocabSize = static_cast<int>(vocab.size());
+    std::vector<int32_t> bits(GetBitmaskSize(vocabSize));
+    int64_t shape[1] = {static_cast<int64_t>(bits.size())};
+    DLTensor mask{};
+    mask.data = bits.data();
+    mask.device = DLDevice{kDLCPU, 0};
+    mask.ndim = 1;
+    mask.dtype = DLDataType{kDLInt, 32, 1};
+    mask.shape = shape;
+    GrammarMatcher matcher(*compiled, std::nullopt, true);
+    uint64_t rng = 88172645463325252ull, hash = 1469598103934665603ull;
+    double spent = 0;
+    int done = 0;
+    std::vector<int> allowed;
+    for (; done < steps; done++) {
+      double cpu = cpuMicros();
+      matcher.FillNextTokenBitmask(&mask);
+      spent += cpuMicros() - cpu;
+      allowed.clear();
+      for (int t = 0; t < vocabSize; t++) {
+        if (bits[t / 32] >> (t % 32) & 1) allowed.push_back(t);
+      }
+      if (allowed.empty()) break;
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      int token = allowed[rng % allowed.size()];
+      hash = (hash ^ static_cast<uint64_t>(token)) * 1099511628211ull;
+      if (!matcher.AcceptToken(token)) break;
+    }
+    printf("steps=%d mask_us=%.1f tokens=%016llx\n", done, done ? spent / done : 0.0, static_cast<unsigned long long>(hash));
+  }
   for (int t = i + 1; t < argc; t++) {
     std::string text = slurp(argv[t], ok);
     if (!ok) {
