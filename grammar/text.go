@@ -190,10 +190,10 @@ func (t *textLang) proto(name string) *proto {
 	// state).
 	escape := state(len(a.states) + 1)
 	allowed := func(c rune) bool { return t.excluded == nil || !t.excluded.has(c) }
-	moves := func(s int) *expr {
-		// Characters that stay in or return to the start go in one
-		// negated class: everything but the characters that lead
-		// elsewhere or nowhere, and the excluded ones.
+	// moves returns a state's moves: those back to the start (a negated
+	// class of every character but those that lead elsewhere or nowhere
+	// and the excluded ones; the escape), and those to other states.
+	moves := func(s int) (home, away []*expr) {
 		var not []runeRange
 		byTarget := map[int][]rune{}
 		var targets []int
@@ -214,22 +214,42 @@ func (t *textLang) proto(name string) *proto {
 		if t.excluded != nil {
 			not = append(not, t.excluded.rs...)
 		}
-		alts := []*expr{seq(class(true, not...), state(0))}
+		home = []*expr{class(true, not...)}
 		if t.escape != nil {
-			alts = append(alts, seq(escape, state(0)))
+			home = append(home, escape)
 		}
 		for _, n := range targets {
-			alts = append(alts, seq(chars(false, string(byTarget[n])), state(n)))
+			away = append(away, seq(chars(false, string(byTarget[n])), state(n)))
 		}
-		return alt(alts...)
+		return home, away
 	}
-	for i := range a.states {
+	// step is a state's non-empty text: a move, then the text from there.
+	step := func(s int) *expr {
+		home, away := moves(s)
+		alts := make([]*expr, 0, len(home)+len(away))
+		for _, e := range home {
+			alts = append(alts, seq(e, state(0)))
+		}
+		return alt(append(alts, away...)...)
+	}
+	// The start is written as a loop, the characters that stay there
+	// repeated, then at most one move away: the same language as the
+	// other states' form (name-0 ::= (c name-0 | "<" name-1)?), but an
+	// engine reads a repetition in place where it reads that form as one
+	// more level of recursion a character. xgrammar (vLLM, SGLang) then
+	// computes each token's mask in about 17 us instead of 1.8 ms, and
+	// compiles the grammar for a vocabulary a quarter faster (gap
+	// decision 261).
+	home, away := moves(0)
+	p.names = append(p.names, name+"-0")
+	p.bodies = append(p.bodies, seq(star(alt(home...)), opt(alt(away...))))
+	for i := 1; i < len(a.states); i++ {
 		p.names = append(p.names, name+"-"+strconv.Itoa(i))
-		p.bodies = append(p.bodies, alt(empty(), moves(i)))
+		p.bodies = append(p.bodies, alt(empty(), step(i)))
 	}
 	p.first = len(p.names)
 	p.names = append(p.names, name+"-1st")
-	p.bodies = append(p.bodies, moves(0))
+	p.bodies = append(p.bodies, step(0))
 	if t.escape != nil {
 		p.names = append(p.names, name+"-esc")
 		p.bodies = append(p.bodies, t.escape)

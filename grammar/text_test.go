@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/beamharmony/harmony/internal/syntax"
 )
 
 // A JSON string's language writes its escape once, as a rule of its own
@@ -183,5 +185,37 @@ func TestTextRulesMatchTheirLanguage(t *testing.T) {
 	}
 	if seen[0] < 300 || seen[1] < 300 {
 		t.Fatalf("too few texts of one kind: %d without a marker, %d with", seen[0], seen[1])
+	}
+	// A raw argument's value: the markers and </rfl:parameter> forbidden.
+	g, err = Compile(context.Background(), &Spec{Choice: Required, Tools: []Tool{{Name: "f",
+		Parameters: []byte(`{"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ebnf, err = parseWritten(g.EBNF()); err != nil {
+		t.Fatal(err)
+	}
+	markers = forbidden(inArgument)
+	alphabet = append(alphabet, []rune(syntax.ParamClose)...)
+	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"id\">\n"
+	seen = [2]int{}
+	for range 3000 {
+		v := random()
+		want := !holds(v)
+		if want {
+			seen[0]++
+		} else {
+			seen[1]++
+		}
+		text := call + v + "\n" + syntax.ParamClose
+		if got := g.Matches(text); got != want {
+			t.Fatalf("raw value %q: matched %v, want %v", v, got, want)
+		}
+		if got := ebnf.Matches(text); got != want {
+			t.Fatalf("raw value %q: the EBNF matched %v, want %v", v, got, want)
+		}
+	}
+	if seen[0] < 300 || seen[1] < 300 {
+		t.Fatalf("too few values of one kind: %d without a forbidden string, %d with", seen[0], seen[1])
 	}
 }
