@@ -146,9 +146,16 @@ func TestTextRulesMatchTheirLanguage(t *testing.T) {
 		alphabet = append(alphabet, []rune(m)...)
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	random := func() string {
+	// random draws a text; with escapes, a JSON string's contents that
+	// hold escapes too (each returns the automaton to the start).
+	escapeList := []string{`\n`, `\"`, `\\`, `\u003c`, `\/`}
+	random := func(escapes bool) string {
 		var b strings.Builder
 		for n := 1 + rng.IntN(24); b.Len() < n; {
+			if escapes && rng.IntN(8) == 0 {
+				b.WriteString(escapeList[rng.IntN(len(escapeList))])
+				continue
+			}
 			if rng.IntN(5) == 0 {
 				// A marker, or most of one.
 				m := markers[rng.IntN(len(markers))]
@@ -169,7 +176,7 @@ func TestTextRulesMatchTheirLanguage(t *testing.T) {
 	}
 	seen := [2]int{}
 	for range 3000 {
-		r, s := random(), random()
+		r, s := random(false), random(true)
 		want := !holds(r) && !holds(s)
 		if want {
 			seen[0]++
@@ -200,7 +207,7 @@ func TestTextRulesMatchTheirLanguage(t *testing.T) {
 	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"id\">\n"
 	seen = [2]int{}
 	for range 3000 {
-		v := random()
+		v := random(false)
 		want := !holds(v)
 		if want {
 			seen[0]++
