@@ -226,3 +226,52 @@ func TestTextRulesMatchTheirLanguage(t *testing.T) {
 		t.Fatalf("too few values of one kind: %d without a forbidden string, %d with", seen[0], seen[1])
 	}
 }
+
+// A key that no property declares is read to its end by key-rest, free
+// characters repeated and each escape followed by the rest again
+// (decision 261): random keys with escapes, a raw control character or
+// a raw <, matched by the grammar and by its EBNF read back.
+func TestKeyRestLanguage(t *testing.T) {
+	g, err := Compile(context.Background(), &Spec{Format: &Format{Strict: true, Schema: []byte(
+		`{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "integer"}}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(g.GBNF(), "\nkey-rest ::= ") {
+		t.Fatalf("no key-rest rule:\n%s", g.GBNF())
+	}
+	ebnf, err := parseWritten(g.EBNF())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const final = "<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>final<|message|>"
+	units := []string{"a", "b", "x", " ", "é", `\n`, `\"`, `\\`, `\u003c`, `\u0001`, "\t", "<"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	seen := [2]int{}
+	for range 2000 {
+		var b strings.Builder
+		want := true
+		for n := 1 + rng.IntN(8); n > 0; n-- {
+			u := units[rng.IntN(len(units))]
+			if u == "\t" || u == "<" {
+				want = false
+			}
+			b.WriteString(u)
+		}
+		if want {
+			seen[0]++
+		} else {
+			seen[1]++
+		}
+		text := final + `{"` + b.String() + `": 1}`
+		if got := g.Matches(text); got != want {
+			t.Fatalf("key %q: matched %v, want %v", b.String(), got, want)
+		}
+		if got := ebnf.Matches(text); got != want {
+			t.Fatalf("key %q: the EBNF matched %v, want %v", b.String(), got, want)
+		}
+	}
+	if seen[0] < 200 || seen[1] < 200 {
+		t.Fatalf("too few keys of one kind: %d valid, %d not", seen[0], seen[1])
+	}
+}
