@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -273,5 +274,77 @@ func TestKeyRestLanguage(t *testing.T) {
 	}
 	if seen[0] < 200 || seen[1] < 200 {
 		t.Fatalf("too few keys of one kind: %d valid, %d not", seen[0], seen[1])
+	}
+}
+
+// A string with minLength and no maxLength ends in a run of characters
+// written as a loop (chars, decision 263): random contents with escapes, a
+// raw control character or a raw <, matched by the grammar and by its EBNF
+// read back exactly when they are long enough and hold neither, in a
+// response format (JSON, chunked past 64 characters too) and in a raw
+// argument.
+func TestStringRunLanguage(t *testing.T) {
+	const final = "<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>final<|message|>"
+	const call = "<|channel|>analysis<|message|>r<|end|><|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"s\">\n"
+	// The units of a text, one character each; the last is not allowed
+	// (a raw control character in JSON, a raw < in both), drawn into
+	// about a third of the texts.
+	json := []string{"a", "b", " ", "é", `\n`, `\"`, `\\`, `\u003c`, "\t"}
+	raw := []string{"a", "b", " ", "é", `\`, `"`, "\n", "<"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		min   int
+		raw   bool
+		units []string
+	}{{3, false, json}, {70, false, json}, {3, true, raw}, {70, true, raw}} {
+		schema := `{"type": "string", "minLength": ` + strconv.Itoa(c.min) + `}`
+		spec := &Spec{Format: &Format{Strict: true, Schema: []byte(schema)}}
+		if c.raw {
+			spec = &Spec{Choice: Required, Tools: []Tool{{Name: "f", Strict: true,
+				Parameters: []byte(`{"type": "object", "properties": {"s": ` + schema + `}, "required": ["s"], "additionalProperties": false}`)}}}
+		}
+		g, err := Compile(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ebnf, err := parseWritten(g.EBNF())
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := [2]int{}
+		for range 1500 {
+			var b strings.Builder
+			n := c.min - 3 + rng.IntN(8)
+			bad := -1
+			if n > 0 && rng.IntN(3) == 0 {
+				bad = rng.IntN(n)
+			}
+			for k := range n {
+				u := c.units[rng.IntN(len(c.units)-1)]
+				if k == bad {
+					u = c.units[len(c.units)-1]
+				}
+				b.WriteString(u)
+			}
+			want := bad < 0 && n >= c.min
+			if want {
+				seen[0]++
+			} else {
+				seen[1]++
+			}
+			text := final + `"` + b.String() + `"`
+			if c.raw {
+				text = call + b.String() + "\n" + syntax.ParamClose
+			}
+			if got := g.Matches(text); got != want {
+				t.Fatalf("%s (raw %v): %q matched %v, want %v", schema, c.raw, b.String(), got, want)
+			}
+			if got := ebnf.Matches(text); got != want {
+				t.Fatalf("%s (raw %v): %q: the EBNF matched %v, want %v", schema, c.raw, b.String(), got, want)
+			}
+		}
+		if seen[0] < 100 || seen[1] < 100 {
+			t.Fatalf("%s (raw %v): too few texts of one kind: %d in, %d out", schema, c.raw, seen[0], seen[1])
+		}
 	}
 }

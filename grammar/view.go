@@ -2466,7 +2466,11 @@ func (c *compiler) shortString(v *view, ctx textContext, raw bool, lo, hi int) *
 		}
 		return c.quotedString(ctx)
 	}
-	e := ref(c.g.rule("bounded", rep(c.stringCharRule(raw), lo, hi)))
+	body := rep(c.stringCharRule(raw), lo, hi)
+	if hi < 0 {
+		body = seq(rep(c.stringCharRule(raw), lo, lo), c.stringRun(raw))
+	}
+	e := ref(c.g.rule("bounded", body))
 	if !raw {
 		e = seq(lit(`"`), e, lit(`"`))
 	}
@@ -2486,6 +2490,33 @@ func (c *compiler) stringCharRule(raw bool) *expr {
 	return char
 }
 
+// stringRun is any number of characters of a bounded string: a JSON
+// string's as the characters that stand for themselves repeated, then an
+// escape and the run again or nothing (run ::= [^...]* (escape run)?),
+// a rule once per grammar; a raw argument's, its class repeated. Not the
+// character's rule repeated (char*, the same language): xgrammar (vLLM,
+// SGLang) reads a repetition of a rule of several forms as one more level
+// of recursion a character, and took 61 ms a token to mask inside a
+// string with minLength alone (gap decision 263).
+func (c *compiler) stringRun(raw bool) *expr {
+	if raw {
+		return star(stringChar(true))
+	}
+	run, ok := c.memo["stringrun"]
+	if !ok {
+		r := c.g.declare("run")
+		run = ref(r)
+		c.g.define(r, seq(star(stringClass), opt(seq(jsonEscape(), run))))
+		c.memo["stringrun"] = run
+	}
+	return run
+}
+
+// stringClass is the characters of a bounded JSON string that stand for
+// themselves: any but the quote, the backslash, control characters and
+// "<" (written escaped, so that no marker can be written in the string).
+var stringClass = freeze(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}))
+
 // stringChar is one character of a bounded string: a raw argument's (any
 // but "<"), or a JSON string's (any that stands for itself but "<", or an
 // escape), so that no marker can be written in it.
@@ -2493,7 +2524,7 @@ func stringChar(raw bool) *expr {
 	if raw {
 		return class(true, runeRange{'<', '<'})
 	}
-	return alt(class(true, runeRange{0, 0x1f}, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'\\', '\\'}), jsonEscape())
+	return alt(stringClass, jsonEscape())
 }
 
 // maxShapeCost caps what one pattern or format may cost an engine
@@ -2750,7 +2781,11 @@ func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *e
 		chunk = ref(c.g.rule("chunk", rep(char, b, b)))
 		c.memo[chunkKey] = chunk
 	}
-	e := ref(c.g.rule("long", chunkedRep(char, chunk, b, lo, hi)))
+	var run *expr
+	if hi < 0 {
+		run = c.stringRun(raw)
+	}
+	e := ref(c.g.rule("long", chunkedRep(char, chunk, run, b, lo, hi)))
 	if !raw {
 		e = seq(lit(`"`), e, lit(`"`))
 	}
@@ -2758,17 +2793,20 @@ func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *e
 	return e
 }
 
-// chunkedRep is el repeated lo to hi times (hi < 0: no upper bound) with
-// chunk, el repeated b times: the exact part is chunk{lo/b} el{lo%b} and
+// chunkedRep is el repeated lo to hi times (hi < 0: no upper bound, the
+// tail of any number written run when not nil) with chunk, el repeated b
+// times: the exact part is chunk{lo/b} el{lo%b} and
 // the optional part of up to m (m = hi-lo) is chunk{0,q-1} el{0,b-1} |
 // chunk{q} el{0,r}, q and r the quotient and remainder of m by b (el{rest,
 // rest+m} when m < b). Each count is written one way, and each count of
 // the repetitions is under 2b. With b the square root of the greatest
 // count, it costs an engine about 28b elements where el{lo,hi} costs 13 a
 // count.
-func chunkedRep(el, chunk *expr, b, lo, hi int) *expr {
+func chunkedRep(el, chunk, run *expr, b, lo, hi int) *expr {
 	chunks, rest := rep(chunk, lo/b, lo/b), lo%b
 	switch m := hi - lo; {
+	case hi < 0 && run != nil:
+		return seq(chunks, rep(el, rest, rest), run)
 	case hi < 0:
 		return seq(chunks, rep(el, rest, -1))
 	case m < b:
@@ -2790,7 +2828,7 @@ func (c *compiler) repeated(el *expr, lo, hi, whole int) *expr {
 	}
 	b := chunkSize(whole)
 	r := ref(c.g.rule("item", el))
-	return chunkedRep(r, ref(c.g.rule("chunk", rep(r, b, b))), b, lo, hi)
+	return chunkedRep(r, ref(c.g.rule("chunk", rep(r, b, b))), nil, b, lo, hi)
 }
 
 // chunkSize is the chunk of chunkedRep for counts up to n: the square root
@@ -2815,7 +2853,7 @@ func repetitionCost(lo, hi int) int {
 		return n
 	}
 	b, r := chunkSize(n), ref(0)
-	elements := expandedCost(chunkedRep(r, r, b, lo, hi)) + expandedCost(rep(r, b, b)) + 2*ruleCost
+	elements := expandedCost(chunkedRep(r, r, nil, b, lo, hi)) + expandedCost(rep(r, b, b)) + 2*ruleCost
 	return min((elements+12)/13, maxRepetitions)
 }
 
