@@ -264,16 +264,20 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 		if !live[i] {
 			continue
 		}
-		var alts []*expr
+		var self, alts []*expr
 		for e := firstEdge[i]; e < firstEdge[i+1]; e++ {
-			if to := edgeTo[e]; live[to] {
+			switch to := edgeTo[e]; {
+			case !live[to] || moves[p.q][edgeMove[e]] == nil:
+			case int(to) == i:
+				self = append(self, moves[p.q][edgeMove[e]])
+			default:
 				alts = append(alts, seq(moves[p.q][edgeMove[e]], ref(rules[to])))
 			}
 		}
 		if accepts(p) {
 			alts = append(alts, closing)
 		}
-		c.g.define(rules[i], alt(alts...))
+		c.g.define(rules[i], c.stateBody(rules[i], self, alts))
 	}
 	if raw {
 		return ref(rules[0]), true
