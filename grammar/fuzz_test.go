@@ -195,6 +195,9 @@ func checkBounded(schema []byte, strict bool) error {
 		if bad := xgrammarHazard(x); bad != "" {
 			return fmt.Errorf("the EBNF holds %s", bad)
 		}
+		if bad := slowRepetition(x); bad != "" {
+			return fmt.Errorf("the EBNF holds %s", bad)
+		}
 	}
 	return nil
 }
