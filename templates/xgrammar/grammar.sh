@@ -23,12 +23,18 @@
 # not end within TIMEOUT_S seconds (60). Compiles are done without a
 # vocabulary; with VOCAB set to a tokenizer.json, the slowest grammars of
 # the run (VOCAB_TOP, 5) are compiled once more for its vocabulary, as an
-# engine compiles them, and their times reported. CXX chooses the
+# engine compiles them, and their times reported; with MASK_STEPS set to N
+# too, every grammar is also cut where its reasoning ends (its root the
+# rest of the root rule) and compiled for the vocabulary, and N tokens are
+# generated from there as an engine does (xgcheck -steps: the mask of the
+# allowed tokens, one drawn by a fixed sequence), so that the tokens are in
+# the grammar's JSON or arguments; the grammars whose masks took longest
+# are reported (MASK_TOP, 10; gap decision 263). CXX chooses the
 # compiler, XGRAMMAR_COMMIT names the commit of a tree that is not a git
 # checkout, JOBS the parallel compiles of the build (2). Not part of CI.
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,28p' "$0" >&2
+  sed -n '2,34p' "$0" >&2
   exit 2
 fi
 xg=$(cd "$1" && pwd)
@@ -113,6 +119,35 @@ if [ -n "${VOCAB:-}" ]; then
     line=$("$work/xgcheck" -vocab "$work/vocab.hex" "${gr%.gbnf}.ebnf" 2>/dev/null | head -1)
     echo "$gr $line" | awk '{ sub("cpu_us=", "", $3); sub("maxrss_kb=", "", $4); printf "  %s %.1f %.1f\n", $1, $3 / 1000, $4 / 1024 }'
   done
+fi
+if [ -n "${VOCAB:-}" ] && [ -n "${MASK_STEPS:-}" ]; then
+  mkdir -p "$work/after"
+  : >"$work/masks.txt"
+  while read -r gr; do
+    b=${gr%.gbnf}
+    # The root rule from where the reasoning ends: after reasoning-1st
+    # "<|end|>", and the final message's header when there is one.
+    python3 - "$b.ebnf" "$work/after/$b.ebnf" <<'PY' || continue
+import sys
+first, rest = open(sys.argv[1]).read().split("\n", 1)
+cut = 'reasoning-1st "<|end|>'
+i = first.find(cut)
+if i < 0:
+    sys.exit(1)
+r = first[i + len(cut):]
+for p in ('<|start|>assistant<|channel|>final<|message|>" ', '" '):
+    if r.startswith(p):
+        r = r[len(p):]
+        break
+if not r.strip():
+    sys.exit(1)
+open(sys.argv[2], "w").write("root ::= " + r.strip() + "\n" + rest)
+PY
+    line=$(timeout "$timeout_s" "$work/xgcheck" -vocab "$work/vocab.hex" -steps "$MASK_STEPS" "$work/after/$b.ebnf" 2>/dev/null | tr '\n' ' ')
+    echo "$gr $line" >>"$work/masks.txt"
+  done <grammars.txt
+  echo "the longest masks, $MASK_STEPS tokens from where the reasoning ends (grammar, mean mask us, compile CPU ms):"
+  awk '{ m = ""; c = ""; for (i = 2; i <= NF; i++) { if ($i ~ /^mask_us=/) m = substr($i, 9); if ($i ~ /^cpu_us=/) c = substr($i, 8) } if (m != "") printf "  %s %s %.1f\n", $1, m, c / 1000 }' "$work/masks.txt" | sort -k2 -g -r | sed -n "1,${MASK_TOP:-10}p"
 fi
 if [ "$texts" -ne "$expected" ]; then
   echo "FAIL: $((expected - texts)) texts not matched (their grammar was refused)"
