@@ -406,48 +406,33 @@ func (d *keyDFA) minimize(budget int) (*keyDFA, int) {
 		}
 		block[i] = b
 	}
-	blocks, work := len(ids), 0
+	work := 0
 	type seg struct {
 		lo, hi rune
 		b      int
 	}
 	var segs []seg
-	var buf []byte
-	for {
-		sigs := map[string]int{}
-		next := make([]int, n)
-		for i, st := range d.states {
-			// Where each character leads, by block, as intervals in order.
-			segs = segs[:0]
-			for _, m := range st.moves {
-				for _, r := range m.set {
-					segs = append(segs, seg{r.lo, r.hi, block[m.to]})
-				}
+	block, blocks, stable := refine(block, len(ids), func(i int, block []int, buf []byte) []byte {
+		// Where each character leads, by block, as intervals in order.
+		segs = segs[:0]
+		for _, m := range d.states[i].moves {
+			for _, r := range m.set {
+				segs = append(segs, seg{r.lo, r.hi, block[m.to]})
 			}
-			slices.SortFunc(segs, func(x, y seg) int { return int(x.lo - y.lo) })
-			buf = appendInt(buf[:0], block[i])
-			for j, sg := range segs {
-				if j > 0 && segs[j-1].b == sg.b && (segs[j-1].hi+1 == sg.lo || segs[j-1].hi+1 == surrogateLo && sg.lo == surrogateHi+1) {
-					buf = appendInt(buf[:len(buf)-4], int(sg.hi)) // the interval goes on
-					continue
-				}
-				buf = appendInt(appendInt(appendInt(buf, sg.b), int(sg.lo)), int(sg.hi))
+		}
+		slices.SortFunc(segs, func(x, y seg) int { return int(x.lo - y.lo) })
+		for j, sg := range segs {
+			if j > 0 && segs[j-1].b == sg.b && (segs[j-1].hi+1 == sg.lo || segs[j-1].hi+1 == surrogateLo && sg.lo == surrogateHi+1) {
+				buf = appendInt(buf[:len(buf)-4], int(sg.hi)) // the interval goes on
+				continue
 			}
-			work += len(segs) + 1
-			id, ok := sigs[string(buf)]
-			if !ok {
-				id = len(sigs)
-				sigs[string(buf)] = id
-			}
-			next[i] = id
+			buf = appendInt(appendInt(appendInt(buf, sg.b), int(sg.lo)), int(sg.hi))
 		}
-		block = next
-		if len(sigs) == blocks {
-			break
-		}
-		if blocks = len(sigs); work > budget {
-			return d, work
-		}
+		work += len(segs) + 1
+		return buf
+	}, func() bool { return work > budget })
+	if !stable {
+		return d, work
 	}
 	// The blocks in the order their first states come (the start first).
 	number := make([]int, blocks)
@@ -479,6 +464,40 @@ func (d *keyDFA) minimize(budget int) (*keyDFA, int) {
 }
 
 // appendInt appends the 4 bytes of v.
+// refine is Moore's partition refinement: block is a first partition of
+// states into blocks (numbered from 0), and moves appends to buf what
+// tells state i apart under the current partition (where its moves lead,
+// by block). Each round splits the blocks whose states differ, until no
+// block splits; it returns the stable partition, each block numbered by
+// the round's order of first states, and their number. stop, checked
+// after each round that split a block, ends it early (stable false: the
+// partition returned could merge states that differ). Shared by the key
+// automata (keyDFA.minimize) and the marker-free texts
+// (automaton.minimal).
+func refine(block []int, blocks int, moves func(i int, block []int, buf []byte) []byte, stop func() bool) (_ []int, _ int, stable bool) {
+	var buf []byte
+	for {
+		ids := map[string]int{}
+		next := make([]int, len(block))
+		for i := range block {
+			buf = moves(i, block, appendInt(buf[:0], block[i]))
+			id, ok := ids[string(buf)]
+			if !ok {
+				id = len(ids)
+				ids[string(buf)] = id
+			}
+			next[i] = id
+		}
+		block = next
+		if len(ids) == blocks {
+			return block, blocks, true
+		}
+		if blocks = len(ids); stop != nil && stop() {
+			return block, blocks, false
+		}
+	}
+}
+
 func appendInt(b []byte, v int) []byte {
 	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
 }

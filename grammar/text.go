@@ -85,59 +85,35 @@ func prefixAutomaton(forbidden []string) *automaton {
 // token), and llama.cpp reads each rule. A merged state keeps the first
 // prefix of its class; state 0 stays the start.
 func (a *automaton) minimal() *automaton {
-	// Moore's refinement: the classes of the states by their moves,
-	// until no class splits. (Tens of states, once per language.)
-	class := make([]int, len(a.states))
-	for classes := 1; ; {
-		index := map[string]int{}
-		next := make([]int, len(a.states))
-		for s := range a.states {
-			key := make([]byte, 0, 4*(len(a.special)+1))
-			key = strconv.AppendInt(key, int64(class[s]), 10)
-			for _, n := range a.next[s] {
-				key = append(key, ',')
-				if n >= 0 {
-					key = strconv.AppendInt(key, int64(class[n]), 10)
-				}
+	// The classes of the states by where each special character leads
+	// (refine; tens of states, once per language).
+	class, _, _ := refine(make([]int, len(a.states)), 1, func(s int, class []int, buf []byte) []byte {
+		for _, n := range a.next[s] {
+			to := -1
+			if n >= 0 {
+				to = class[n]
 			}
-			k, ok := index[string(key)]
-			if !ok {
-				k = len(index)
-				index[string(key)] = k
-			}
-			next[s] = k
+			buf = appendInt(buf, to)
 		}
-		class = next
-		if len(index) == classes {
-			break
-		}
-		classes = len(index)
-	}
-	// The classes are numbered by their first state, so the start stays
-	// 0 and the first state of each class (its shortest prefix, as the
-	// states are listed by length within each string) names it.
+		return buf
+	}, nil)
+	// refine numbers the classes by their first state, so the start
+	// stays 0 and the first state of each class (its first prefix)
+	// stands for it.
 	m := &automaton{special: a.special}
-	number := map[int]int{}
 	for s := range a.states {
-		if _, ok := number[class[s]]; !ok {
-			number[class[s]] = len(m.states)
-			m.states = append(m.states, a.states[s])
-			moves := make([]int, len(a.special))
-			for j, n := range a.next[s] {
-				moves[j] = -1
-				if n >= 0 {
-					moves[j] = class[n]
-				}
-			}
-			m.next = append(m.next, moves)
+		if class[s] < len(m.states) {
+			continue // not the first of its class
 		}
-	}
-	for _, moves := range m.next {
-		for j, k := range moves {
-			if k >= 0 {
-				moves[j] = number[k]
+		m.states = append(m.states, a.states[s])
+		moves := make([]int, len(a.special))
+		for j, n := range a.next[s] {
+			moves[j] = -1
+			if n >= 0 {
+				moves[j] = class[n]
 			}
 		}
+		m.next = append(m.next, moves)
 	}
 	return m
 }
