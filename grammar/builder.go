@@ -61,6 +61,10 @@ type proto struct {
 	bodies []*expr
 	first  int    // a text language's rule of non-empty text (textLang.first)
 	refs   []expr // a reference to each rule, shared by the grammars
+	// xg, when set, is the same language written for xgrammar, which EBNF
+	// writes in place of these rules: the same names, in the same order,
+	// and more rules after them (textLang.rules).
+	xg *proto
 
 	analysis protoFacts
 

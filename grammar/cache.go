@@ -57,10 +57,10 @@ func (c *Cache) Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	e := &cacheEntry{key: key, err: err, bytes: 256}
 	if g != nil {
 		// Only what a caller reads is kept: the text and the reports.
-		g = &Grammar{text: g.text, Dropped: g.Dropped, ebnf: &ebnfMemo{}}
+		g = &Grammar{text: g.text, Dropped: g.Dropped, ebnf: &ebnfMemo{forms: g.xgForms()}}
 		g.ebnf.written = func(n int) { c.grew(e, n) }
 		e.g = g
-		e.bytes += len(g.text)
+		e.bytes += len(g.text) + 8*len(g.ebnf.forms)
 		for _, d := range g.Dropped {
 			e.bytes += len(d.Path) + len(d.Keyword) + 32
 		}

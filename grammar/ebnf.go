@@ -37,25 +37,39 @@ import (
 // xgrammar matches as written. A rule with nothing to rewrite (most of
 // them: the text languages' states) is copied as it is; the others are
 // read, rewritten and written again, and the rules their repetitions need
-// added at the end. It panics on text Compile does not write.
-func toEBNF(text string) string {
+// added at the end. The rules of the protos in forms are written in their
+// xg form instead, in place of the first and all of them (a text language,
+// written whole and in order). It panics on text Compile does not write.
+func toEBNF(text string, forms []*proto) string {
 	x := &ebnfRewriter{names: map[string]bool{}, chains: map[string][]string{}, atoms: map[string]string{}}
 	for line := range strings.Lines(text) {
 		if name, _, ok := strings.Cut(line, " ::= "); ok {
 			x.names[name] = true
 		}
 	}
+	formOf := map[string]*proto{}
+	for _, pr := range forms {
+		for _, name := range pr.names {
+			formOf[name] = pr
+		}
+		for _, name := range pr.xg.names {
+			x.names[name] = true
+		}
+	}
 	b := make([]byte, 0, len(text)+len(text)/8)
 	p := &writtenParser{}
-	for line := range strings.Lines(text) {
+	cut := func(line string) (name, body string) {
 		name, body, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ::= ")
 		if !ok {
 			panic("grammar: EBNF of a text Compile did not write: a line without ::=")
 		}
+		return name, body
+	}
+	write := func(name, body string) {
 		if !needsRewrite(body) {
 			b = append(append(append(b, name...), " ::= "...), body...)
 			b = append(b, '\n')
-			continue
+			return
 		}
 		p.refs = p.refs[:0]
 		e, err := p.body(body)
@@ -63,6 +77,20 @@ func toEBNF(text string) string {
 			panic("grammar: EBNF of a text Compile did not write: rule " + name + ": " + err.Error())
 		}
 		b = appendRule(b, name, x.rewrite(e), refName)
+	}
+	for line := range strings.Lines(text) {
+		name, body := cut(line)
+		pr, ok := formOf[name]
+		if !ok {
+			write(name, body)
+			continue
+		}
+		if name == pr.names[0] {
+			form, _ := pr.xg.written()
+			for line := range strings.Lines(form) {
+				write(cut(line))
+			}
+		}
 	}
 	for _, r := range x.added {
 		b = appendRule(b, r.name, r.body, refName)

@@ -302,7 +302,7 @@ func TestParseWrittenRefuses(t *testing.T) {
 			t.Errorf("%q read as %d rules", text, len(g.rules))
 		}
 	}
-	if !strings.Contains(toEBNF("root ::= \"a\"{2}\n"), `"a" "a"`) {
+	if !strings.Contains(toEBNF("root ::= \"a\"{2}\n", nil), `"a" "a"`) {
 		t.Error(`"a"{2} is not written out`)
 	}
 }

@@ -193,7 +193,7 @@ func TestCacheKeepsEBNF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantEBNF := toEBNF(want.GBNF())
+	wantEBNF := want.EBNF()
 	sizeOf := func(s *Spec) int {
 		one := NewCache(1 << 30)
 		one.Compile(ctx, s)

@@ -155,27 +155,75 @@ func (t *textLang) share(name string) {
 }
 
 // proto builds the language's rules: one per state, then the non-empty
-// text from the start.
+// text from the start; its xg the same language as xgrammar is given it
+// (xgRules).
 func (t *textLang) proto(name string) *proto {
 	a := newAutomaton(t.forbidden)
+	p := t.rules(a, name, false)
+	p.xg = t.rules(a, name, true)
+	return p
+}
+
+// rules writes the language's automaton a as rules named name-N, one per
+// state, then name-1st (the non-empty text from the start), then the
+// escape's rule. With shareHome, the form for xgrammar: a state more than
+// one character from the start returns to it through one rule all such
+// states share, name-home (the characters that lead nowhere else, then
+// the text from the start), and a class of the forbidden strings'
+// characters that lead back from it; the language is the same.
+//
+// xgrammar (vLLM, SGLang) matches the whole vocabulary from each place a
+// rule can be at, before a grammar's first token. Written in each state, a
+// move back to the start (a class of nearly every character, then the
+// text) is such a place, and it was most of the compile: about 40 to 80
+// ms a state for 200,005 tokens, over a second for a grammar that holds
+// the reasoning only, 5 to 6 s for the realistic request's tools. Shared,
+// it is matched once per language (the compile 5 to 6 times less). Its
+// masks while generating cost about what they cost: the start and the
+// states next to it (after "<": where a text that holds "<" mostly is)
+// keep their moves written in, as a shared move there cost xgrammar half
+// again as much a token in a text of many "<" (gap decision 264).
+// llama.cpp, which computes nothing ahead but sampled each token 1.6
+// times slower with shared moves (gap decision 260), keeps the form
+// written in every state.
+func (t *textLang) rules(a *automaton, name string, shareHome bool) *proto {
 	p := &proto{base: name}
 	state := func(i int) *expr { return &expr{kind: kRef, rule: i, proto: p} }
 	// (the proto's refs are made once its rules are known, below)
 	// The escape is a rule of its own, after the states and the first
 	// character, which every state refers to (written once, not once a
-	// state).
+	// state); with shareHome the home rule follows it.
 	escape := state(len(a.states) + 1)
+	home := state(len(a.states) + 1)
+	if t.escape != nil {
+		home = state(len(a.states) + 2)
+	}
 	allowed := func(c rune) bool { return t.excluded == nil || !t.excluded.has(c) }
+	// near are the start and the states one character from it.
+	near := map[int]bool{0: true}
+	for _, n := range a.next[0] {
+		if n > 0 {
+			near[n] = true
+		}
+	}
 	// moves returns a state's moves: those back to the start (a negated
 	// class of every character but those that lead elsewhere or nowhere
-	// and the excluded ones; the escape), and those to other states.
-	moves := func(s int) (home, away []*expr) {
+	// and the excluded ones, then the text from the start; with shareHome
+	// away from the start, the shared home rule and a class of the
+	// special characters that lead back; the escape, then the start), and
+	// those to other states. The start's moves back are its loop, left to
+	// the caller: moves(0) returns the loop's class first, alone.
+	moves := func(s int) (back, away []*expr) {
 		var not []runeRange
+		var special []rune // the special characters that lead back
 		byTarget := map[int][]rune{}
 		var targets []int
 		for j, c := range a.special {
 			n := a.next[s][j]
 			if n == 0 {
+				if allowed(c) {
+					special = append(special, c)
+				}
 				continue
 			}
 			not = append(not, runeRange{c, c})
@@ -190,23 +238,24 @@ func (t *textLang) proto(name string) *proto {
 		if t.excluded != nil {
 			not = append(not, t.excluded.rs...)
 		}
-		home = []*expr{class(true, not...)}
+		switch {
+		case s == 0:
+			back = []*expr{class(true, not...)}
+		case shareHome && !near[s]:
+			back = []*expr{home}
+			if len(special) > 0 {
+				back = append(back, seq(chars(false, string(special)), state(0)))
+			}
+		default:
+			back = []*expr{seq(class(true, not...), state(0))}
+		}
 		if t.escape != nil {
-			home = append(home, escape)
+			back = append(back, seq(escape, state(0)))
 		}
 		for _, n := range targets {
 			away = append(away, seq(chars(false, string(byTarget[n])), state(n)))
 		}
-		return home, away
-	}
-	// step is a state's non-empty text: a move, then the text from there.
-	step := func(s int) *expr {
-		home, away := moves(s)
-		alts := make([]*expr, 0, len(home)+len(away))
-		for _, e := range home {
-			alts = append(alts, seq(e, state(0)))
-		}
-		return alt(append(alts, away...)...)
+		return back, away
 	}
 	// The start is written as a loop: the characters that stay there
 	// repeated, then at most one move away, the escape (back to the
@@ -218,22 +267,33 @@ func (t *textLang) proto(name string) *proto {
 	// for the loop, which it reads in place. A repetition of the class and
 	// the escape together cost it more than the recursion. llama.cpp
 	// samples as fast with either (gap decision 261).
-	home, away := moves(0)
-	for _, e := range home[1:] { // the escape: back to the start
-		away = append([]*expr{seq(e, state(0))}, away...)
-	}
+	back, away := moves(0)
 	p.names = append(p.names, name+"-0")
-	p.bodies = append(p.bodies, seq(star(home[0]), opt(alt(away...))))
+	p.bodies = append(p.bodies, seq(star(back[0]), opt(alt(append(back[1:], away...)...))))
 	for i := 1; i < len(a.states); i++ {
+		back, away := moves(i)
 		p.names = append(p.names, name+"-"+strconv.Itoa(i))
-		p.bodies = append(p.bodies, alt(empty(), step(i)))
+		p.bodies = append(p.bodies, alt(empty(), alt(append(back, away...)...)))
 	}
+	// The first character: a move from the start, then the text.
+	back, away = moves(0)
 	p.first = len(p.names)
 	p.names = append(p.names, name+"-1st")
-	p.bodies = append(p.bodies, step(0))
+	p.bodies = append(p.bodies, alt(append([]*expr{seq(back[0], state(0))}, append(back[1:], away...)...)...))
 	if t.escape != nil {
 		p.names = append(p.names, name+"-esc")
 		p.bodies = append(p.bodies, t.escape)
+	}
+	if shareHome {
+		var not []runeRange
+		for _, c := range a.special {
+			not = append(not, runeRange{c, c})
+		}
+		if t.excluded != nil {
+			not = append(not, t.excluded.rs...)
+		}
+		p.names = append(p.names, name+"-home")
+		p.bodies = append(p.bodies, seq(class(true, not...), state(0)))
 	}
 	p.refs = make([]expr, len(p.names))
 	for i := range p.refs {

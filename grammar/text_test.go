@@ -348,3 +348,80 @@ func TestStringRunLanguage(t *testing.T) {
 		}
 	}
 }
+
+// Both forms of a text's rules, llama.cpp's (every state writes its moves
+// back to the start) and xgrammar's (the states past the first character
+// share one rule for them, name-home; gap decision 264), match exactly the
+// texts that hold no forbidden string, for the markers and for random sets
+// of strings that overlap; and only xgrammar's form, and there only the
+// states more than one character from the start, use the shared rule.
+func TestTextFormsMatchTheirLanguage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sets := [][]string{forbidden(inContent), forbidden(inArgument), {"abab", "abc", "bab", "c"}}
+	for range 30 {
+		var set []string
+		for range 1 + rng.IntN(4) {
+			var b strings.Builder
+			for range 1 + rng.IntN(5) {
+				b.WriteByte("abcd"[rng.IntN(4)])
+			}
+			set = append(set, b.String())
+		}
+		sets = append(sets, set)
+	}
+	for _, set := range sets {
+		lang := &textLang{forbidden: set}
+		p := lang.proto("t")
+		a := newAutomaton(set)
+		near := map[string]bool{"t-0": true}
+		for _, n := range a.next[0] {
+			if n > 0 {
+				near["t-"+strconv.Itoa(n)] = true
+			}
+		}
+		alphabet := []rune("xy")
+		for _, f := range set {
+			alphabet = append(alphabet, []rune(f)...)
+		}
+		for _, form := range []*proto{p, p.xg} {
+			text, _ := form.written()
+			for line := range strings.Lines(text) {
+				name, body, _ := strings.Cut(line, " ::= ")
+				_, err := strconv.Atoi(strings.TrimPrefix(name, "t-"))
+				isState := err == nil
+				if shares, want := strings.Contains(body, "t-home"), form == p.xg && isState && !near[name]; shares != want {
+					t.Errorf("%q: %s (xgrammar's form %v, one character from the start %v) writes %s", set, name, form == p.xg, near[name], body)
+				}
+			}
+			g, err := parseWritten("root ::= t-0\n" + text)
+			if err != nil {
+				t.Fatalf("%q: %v", set, err)
+			}
+			seen := [2]int{}
+			for range 400 {
+				var b strings.Builder
+				for n := rng.IntN(12); b.Len() < n; {
+					if rng.IntN(4) == 0 {
+						f := set[rng.IntN(len(set))]
+						b.WriteString(f[:1+rng.IntN(len(f))])
+						continue
+					}
+					b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+				}
+				s := b.String()
+				want := !slices.ContainsFunc(set, func(f string) bool { return strings.Contains(s, f) })
+				if want {
+					seen[0]++
+				} else {
+					seen[1]++
+				}
+				if got := g.Matches(s); got != want {
+					t.Fatalf("%q, form of %d rules: %q matched %v, want %v", set, len(form.names), s, got, want)
+				}
+			}
+			if seen[0] < 20 || seen[1] < 20 {
+				t.Fatalf("%q: too few texts of one kind: %d without a forbidden string, %d with", set, seen[0], seen[1])
+			}
+		}
+	}
+}

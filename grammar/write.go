@@ -1,6 +1,9 @@
 package grammar
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // GBNF returns the grammar in llama.cpp's GBNF, for the grammar field of
 // its /v1/completions. Markers are written as literal strings, never as
@@ -24,11 +27,11 @@ func (g *Grammar) EBNF() string {
 		return ""
 	}
 	if g.ebnf == nil {
-		return toEBNF(g.text)
+		return toEBNF(g.text, g.xgForms())
 	}
 	m := g.ebnf
 	m.once.Do(func() {
-		m.text = toEBNF(g.text)
+		m.text = toEBNF(g.text, m.forms)
 		if m.written != nil {
 			m.written(len(m.text))
 		}
@@ -36,10 +39,27 @@ func (g *Grammar) EBNF() string {
 	return m.text
 }
 
+// xgForms returns the protos of g that have a form of their own for
+// xgrammar (proto.xg), for toEBNF.
+func (g *Grammar) xgForms() []*proto {
+	var forms []*proto
+	for _, pa := range g.protos {
+		if pa.p.xg == nil || slices.Contains(forms, pa.p) {
+			continue
+		}
+		if pa.from != 0 || pa.to != len(pa.p.names) {
+			panic("grammar: a proto with a form for xgrammar written in part")
+		}
+		forms = append(forms, pa.p)
+	}
+	return forms
+}
+
 // ebnfMemo holds a grammar's EBNF once written, for the copies of the
 // grammar that share it; written, when set, is told its size (the cache's
 // accounting).
 type ebnfMemo struct {
+	forms   []*proto // the grammar's xgForms
 	once    sync.Once
 	text    string
 	written func(bytes int)

@@ -6,7 +6,7 @@
 // matcher: every byte accepted and the matcher able to end there, as
 // xgrammar's own testing helper for grammars and strings does.
 //
-// Usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] GRAMMAR [TEXT...]
+// Usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] [-prefer BYTES] GRAMMAR [TEXT...]
 //
 //   -repeat N   compile N times and report the fastest (on a busy machine
 //               one compile's time is mostly noise)
@@ -17,6 +17,10 @@
 //               mask of the allowed tokens, accept one of them drawn by a
 //               fixed pseudo-random sequence, again; two grammars of one
 //               language draw the same tokens, so their mask times compare
+//   -prefer BYTES with -steps: every other token is drawn from the allowed
+//               tokens holding one of BYTES, when there are any (a path
+//               through the states a text is rarely in, such as the prefixes
+//               of the markers with -prefer '<|')
 //
 // Output, one line each:
 //   compile_us=N cpu_us=N maxrss_kb=N
@@ -83,6 +87,7 @@ static double cpuMicros() {
 int main(int argc, char** argv) {
   int repeat = 1, steps = 0;
   const char* vocabPath = nullptr;
+  std::string prefer;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i += 2) {
     if (i + 1 >= argc) break;
@@ -92,12 +97,14 @@ int main(int argc, char** argv) {
       vocabPath = argv[i + 1];
     } else if (!strcmp(argv[i], "-steps")) {
       steps = atoi(argv[i + 1]);
+    } else if (!strcmp(argv[i], "-prefer")) {
+      prefer = argv[i + 1];
     } else {
       break;
     }
   }
   if (i >= argc || repeat < 1) {
-    fprintf(stderr, "usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] GRAMMAR [TEXT...]\n");
+    fprintf(stderr, "usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] [-prefer BYTES] GRAMMAR [TEXT...]\n");
     return 2;
   }
   bool ok;
@@ -158,6 +165,13 @@ int main(int argc, char** argv) {
         if (bits[t / 32] >> (t % 32) & 1) allowed.push_back(t);
       }
       if (allowed.empty()) break;
+      if (!prefer.empty() && done % 2 == 0) {
+        std::vector<int> holding;
+        for (int t : allowed) {
+          if (vocab[t].find_first_of(prefer) != std::string::npos) holding.push_back(t);
+        }
+        if (!holding.empty()) allowed.swap(holding);
+      }
       rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
       int token = allowed[rng % allowed.size()];
       hash = (hash ^ static_cast<uint64_t>(token)) * 1099511628211ull;
