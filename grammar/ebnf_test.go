@@ -191,7 +191,8 @@ func xgrammarHazard(g *Grammar) string {
 				}
 			}
 		case kRep:
-			if !(e.min == 0 && (e.max == 1 || e.max < 0) || e.min == 1 && e.max < 0) {
+			// A class's count xgrammar reads right (gap decision 265).
+			if !(e.min == 0 && (e.max == 1 || e.max < 0) || e.min == 1 && e.max < 0) && e.items[0].kind != kClass {
 				bad = fmt.Sprintf("a counted repetition {%d,%d}", e.min, e.max)
 				return true
 			}
