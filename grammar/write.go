@@ -14,10 +14,12 @@ func (g *Grammar) GBNF() string { return g.text }
 // structured_outputs.grammar and SGLang's ebnf: the notation GBNF's is
 // written in (rule names of lowercase letters, digits and hyphens, one
 // rule a line with root first, literals and classes written with \uXXXX
-// escapes only, as xgrammar reads \x greedily), without the two
-// constructs xgrammar matches otherwise than they mean: bounded
-// repetitions are written out, and negated classes that name a character
-// past ASCII are written as positive ones (ebnf.go, gap decision 238). The
+// escapes only, as xgrammar reads \x greedily), without the constructs
+// xgrammar matches otherwise than they mean: bounded repetitions of
+// anything but one class are written out, and negated classes that name a
+// character past ASCII are written as positive ones (ebnf.go, gap
+// decisions 238 and 265); the marker-free texts are written in a form
+// that xgrammar compiles faster (textLang.rules, gap decision 264). The
 // language is GBNF's. It is written from the GBNF text, in time linear in
 // its size: for a grammar from a [Cache] on the first call only, kept for
 // every copy of that cache entry and counted in the cache's budget; for one
