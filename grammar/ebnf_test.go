@@ -308,6 +308,24 @@ func TestParseWrittenRefuses(t *testing.T) {
 	}
 }
 
+// The EBNF keeps a class's counted repetition, which xgrammar counts right
+// and reads as one element, and writes every other one out: a literal's,
+// a rule's (gap decisions 238 and 265).
+func TestEBNFCountedRepetitions(t *testing.T) {
+	for _, c := range []struct{ gbnf, want string }{
+		{"root ::= [a-z]{0,61}\n", "root ::= [a-z]{0,61}\n"},
+		{"root ::= [0-9A-Fa-f]{8} \"-\" [0-9]{4,}\n", "root ::= [0-9A-Fa-f]{8} \"-\" [0-9]{4,}\n"},
+		{"root ::= [^a]{2,3}\n", "root ::= [^a]{2,3}\n"},
+		{"root ::= \"ab\"{2}\n", "root ::= \"ab\" \"ab\"\n"},
+		{"root ::= \"ab\"{0,2}\n", "root ::= xg-upto-1\nxg-upto-0 ::= \"ab\"?\nxg-upto-1 ::= (\"ab\" xg-upto-0)?\n"},
+		{"root ::= c{1,2}\nc ::= [a] | \"bc\"\n", "root ::= c c?\nc ::= [a] | \"bc\"\n"},
+	} {
+		if got := toEBNF(c.gbnf, nil); got != c.want {
+			t.Errorf("%q: EBNF %q, want %q", c.gbnf, got, c.want)
+		}
+	}
+}
+
 // BenchmarkEBNF is Grammar.EBNF on the realistic request's grammar (the
 // golden testdata/realistic_required.gbnf), which the gateway writes once a
 // request sent to vLLM or SGLang.
