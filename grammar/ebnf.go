@@ -54,16 +54,18 @@ func toEBNF(text string, forms []*proto) string {
 			x.names[name] = true
 		}
 	}
-	formOf := map[string]*proto{}
 	for _, pr := range forms {
-		for _, name := range pr.names {
-			formOf[name] = pr
-		}
-		for _, name := range pr.xg.names {
+		for _, name := range pr.xg.names[len(pr.names):] { // its rules of its own
 			x.names[name] = true
 		}
 	}
-	b := make([]byte, 0, len(text)+len(text)/8)
+	size := len(text) + len(text)/8
+	for _, pr := range forms {
+		form, _ := pr.xg.written()
+		own, _ := pr.written()
+		size += len(form) - len(own)
+	}
+	b := make([]byte, 0, size)
 	p := &writtenParser{}
 	cut := func(line string) (name, body string) {
 		name, body, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ::= ")
@@ -85,18 +87,34 @@ func toEBNF(text string, forms []*proto) string {
 		}
 		b = appendRule(b, name, x.rewrite(e), refName)
 	}
+	var in *proto // the proto whose rules are being replaced
+	next := 0     // the number of its rule expected next
 	for line := range strings.Lines(text) {
 		name, body := cut(line)
-		pr, ok := formOf[name]
-		if !ok {
+		if in != nil {
+			if name != in.names[next] {
+				panic("grammar: EBNF of a text Compile did not write: the rules of " + in.base + " not in a row")
+			}
+			if next++; next == len(in.names) {
+				in = nil
+			}
+			continue
+		}
+		for _, pr := range forms {
+			if name == pr.names[0] {
+				in, next = pr, 1
+			}
+		}
+		if in == nil {
 			write(name, body)
 			continue
 		}
-		if name == pr.names[0] {
-			form, _ := pr.xg.written()
-			for line := range strings.Lines(form) {
-				write(cut(line))
-			}
+		form, _ := in.xg.written()
+		for line := range strings.Lines(form) {
+			write(cut(line))
+		}
+		if next == len(in.names) {
+			in = nil
 		}
 	}
 	for _, r := range x.added {
