@@ -28,10 +28,9 @@ import (
 // EBNF writes the grammar without any of them: every bounded repetition
 // of anything but one class written out (the copies it requires, then a
 // chain of rules for the optional ones, as llama.cpp expands them itself),
-// every negated class
-// that names a character past ASCII written as the positive class of the
-// characters it matches, and every range past ASCII cut at UTF-8 byte
-// boundaries. A class's counted repetition ([a-z]{0,61}, [0-9]{4,}) is
+// every negated class that names a character past ASCII written as the
+// positive class of the characters it matches, and every range past ASCII
+// cut at UTF-8 byte boundaries. A class's counted repetition ([a-z]{0,61}, [0-9]{4,}) is
 // kept as it is: xgrammar counts it right (gap decision 265: checked with
 // its native build and with its WebAssembly build 0.1.27 on classes in
 // sequences, options, repetitions and beside each other), and it is one
@@ -44,9 +43,9 @@ import (
 // xgrammar matches as written. A rule with nothing to rewrite (most of
 // them: the text languages' states) is copied as it is; the others are
 // read, rewritten and written again, and the rules their repetitions need
-// added at the end. The rules of the protos in forms are written in their
-// xg form instead, in place of the first and all of them (a text language,
-// written whole and in order). It panics on text Compile does not write.
+// added at the end. The rules of each proto in forms (a text language,
+// written whole and in order) are replaced by its xg form, written where
+// the first of them was. It panics on text Compile does not write.
 func toEBNF(text string, forms []*proto) string {
 	x := &ebnfRewriter{names: map[string]bool{}, chains: map[string][]string{}, atoms: map[string]string{}}
 	for line := range strings.Lines(text) {
