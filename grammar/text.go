@@ -155,8 +155,8 @@ func (t *textLang) share(name string) {
 }
 
 // proto builds the language's rules: one per state, then the non-empty
-// text from the start; its xg the same language as xgrammar is given it
-// (xgRules).
+// text from the start; and, as its xg, the same language in the form
+// EBNF writes for xgrammar (rules with shareHome).
 func (t *textLang) proto(name string) *proto {
 	a := newAutomaton(t.forbidden)
 	p := t.rules(a, name, false)
