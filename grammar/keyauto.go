@@ -463,7 +463,6 @@ func (d *keyDFA) minimize(budget int) (*keyDFA, int) {
 	return m, work
 }
 
-// appendInt appends the 4 bytes of v.
 // refine is Moore's partition refinement: block is a first partition of
 // states into blocks (numbered from 0), and moves appends to buf what
 // tells state i apart under the current partition (where its moves lead,
@@ -498,6 +497,7 @@ func refine(block []int, blocks int, moves func(i int, block []int, buf []byte) 
 	}
 }
 
+// appendInt appends the 4 bytes of v.
 func appendInt(b []byte, v int) []byte {
 	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
 }
