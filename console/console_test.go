@@ -3,6 +3,7 @@ package console_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -78,6 +79,17 @@ func TestAPIGrammar(t *testing.T) {
 	status, v = call(t, h, "POST", "/api/grammar", string(body))
 	if g, _ := v["gbnf"].(string); status != 200 || !strings.Contains(g, "get_weather") {
 		t.Errorf("required: %d %v", status, v)
+	}
+	// A string's maxLength: enforced in the GBNF, left out of the EBNF
+	// (compiled for xgrammar, gap decision 266) and listed for it alone.
+	body, _ = json.Marshal(map[string]any{"request": `{"messages": [{"role": "user", "content": "Name?"}]}`,
+		"constraints": map[string]any{"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{"schema": map[string]any{"type": "string", "maxLength": 40}}}}})
+	status, v = call(t, h, "POST", "/api/grammar", string(body))
+	gbnf, _ := v["gbnf"].(string)
+	ebnf, _ := v["ebnf"].(string)
+	if status != 200 || !strings.Contains(gbnf, "{0,40}") || strings.Contains(ebnf, "xg-upto") ||
+		fmt.Sprint(v["dropped"]) != "[]" || fmt.Sprint(v["ebnf_dropped"]) != "[response_format.json_schema.schema.maxLength]" {
+		t.Errorf("maxLength: %d dropped %v, ebnf_dropped %v\n%s\n%s", status, v["dropped"], v["ebnf_dropped"], gbnf, ebnf)
 	}
 }
 

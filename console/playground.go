@@ -374,13 +374,15 @@ func (h *Handler) parse(w http.ResponseWriter, r *http.Request) {
 }
 
 // GrammarReply is the grammar call's reply: whether the constraints ask for
-// a grammar, the grammar in llama.cpp's GBNF and in the EBNF vLLM and
-// SGLang read, and the schema keywords it left out.
+// a grammar, the grammar in llama.cpp's GBNF and the schema keywords it
+// left out, and the grammar vLLM and SGLang get, compiled for xgrammar
+// (grammar.Spec.XGrammar) in its EBNF, and the keywords that one left out.
 type GrammarReply struct {
 	Constrained bool     `json:"constrained"`
 	GBNF        string   `json:"gbnf,omitempty"`
 	EBNF        string   `json:"ebnf,omitempty"`
 	Dropped     []string `json:"dropped"`
+	EBNFDropped []string `json:"ebnf_dropped"`
 }
 
 func (h *Handler) grammar(w http.ResponseWriter, r *http.Request) {
@@ -396,6 +398,12 @@ func (h *Handler) grammar(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.Timeout)
 	defer cancel()
 	g, err := grammar.Compile(ctx, spec)
+	var xg *grammar.Grammar
+	if err == nil && g != nil {
+		forXG := *spec
+		forXG.XGrammar = true
+		xg, err = grammar.Compile(ctx, &forXG)
+	}
 	if err != nil {
 		e := callError{Error: OneLine(err)}
 		var ge *grammar.Error
@@ -408,11 +416,14 @@ func (h *Handler) grammar(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnprocessableEntity, e)
 		return
 	}
-	rep := GrammarReply{Dropped: []string{}}
+	rep := GrammarReply{Dropped: []string{}, EBNFDropped: []string{}}
 	if g != nil {
-		rep.Constrained, rep.GBNF, rep.EBNF = true, g.GBNF(), g.EBNF()
+		rep.Constrained, rep.GBNF, rep.EBNF = true, g.GBNF(), xg.EBNF()
 		for _, d := range g.Dropped {
 			rep.Dropped = append(rep.Dropped, d.Path)
+		}
+		for _, d := range xg.Dropped {
+			rep.EBNFDropped = append(rep.EBNFDropped, d.Path)
 		}
 	}
 	writeJSON(w, http.StatusOK, rep)

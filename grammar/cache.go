@@ -172,6 +172,7 @@ func specKey(s *Spec) [32]byte {
 		part(s.Format.Schema)
 		flag(s.Format.Strict)
 	}
+	flag(s.XGrammar)
 	var key [32]byte
 	h.Sum(key[:0])
 	return key

@@ -55,6 +55,17 @@ type Spec struct {
 	Name     string // the tool of Named
 	Parallel bool   // several calls allowed; false: exactly one
 	Format   *Format
+	// XGrammar compiles for xgrammar, the grammar engine of vLLM and
+	// SGLang, which computes ahead which tokens each place of a grammar
+	// allows. Inside a JSON string of counted characters it can decide
+	// nearly no token ahead (a character is a choice of a class and an
+	// escape, a rule a token runs past) and checks almost the whole
+	// vocabulary at each token: about a tenth of a second a token for
+	// Beam's 200,005, a stall of the engine's whole batch (gap decision
+	// 266). So a string's maxLength in a schema that is not strict is left
+	// out and reported in Dropped; under strict it is kept. The grammar
+	// is otherwise the same, and GBNF and EBNF both write it.
+	XGrammar bool
 }
 
 // Constrained reports whether spec asks for a grammar at all: a forced
@@ -171,8 +182,11 @@ type compiler struct {
 	root   int
 	ptr    schema.Pointers
 	strict bool
-	memo   map[string]*expr // references to rules, by view (view.key)
-	doc    *pyjson.Doc      // the schemas' parsed form, one after the other
+	// xgrammar is Spec.XGrammar: a string's maxLength is left out of the
+	// schemas that are not strict.
+	xgrammar bool
+	memo     map[string]*expr // references to rules, by view (view.key)
+	doc      *pyjson.Doc      // the schemas' parsed form, one after the other
 	// keysAt are the nodeKeys of the document's schema objects read so
 	// far, by node, each in keyBlock (a block full is left to the
 	// nodeKeys in it, and another made).
@@ -427,7 +441,7 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists, loosenPast: loosenPast, kept: kept}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists, loosenPast: loosenPast, kept: kept, xgrammar: spec.XGrammar}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}

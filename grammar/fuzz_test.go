@@ -148,8 +148,9 @@ func FuzzCompile(f *testing.F) {
 	})
 }
 
-// checkBounded compiles schema (when it is JSON) as a response format and
-// as a tool's parameters, strict or not, and returns what breaks a bound:
+// checkBounded compiles schema (when it is JSON) as a response format (for
+// llama.cpp and for xgrammar) and as a tool's parameters, strict or not,
+// and returns what breaks a bound:
 // more than 64 MiB allocated, an error that is not an *Error naming a
 // path, a grammar past the caps, or one that llama.cpp would refuse, whose
 // leftmost walk is past the estimate, or whose EBNF does not read back or
@@ -161,6 +162,7 @@ func checkBounded(schema []byte, strict bool) error {
 	for _, spec := range []*Spec{
 		{Format: &Format{Schema: schema, Strict: strict}},
 		{Tools: []Tool{{Name: "f", Parameters: schema, Strict: strict}}, Choice: Required},
+		{Format: &Format{Schema: schema, Strict: strict}, XGrammar: true},
 	} {
 		var g *Grammar
 		var err error

@@ -2432,6 +2432,10 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 		}
 		return shape
 	}
+	if hi >= 0 && !raw && c.xgrammar && !c.strict {
+		c.dropMaxLength(v)
+		hi = -1
+	}
 	if lo > chunkFrom || hi > chunkFrom {
 		return c.longString(v, ctx, raw, lo, hi)
 	}
@@ -2443,6 +2447,20 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	}
 	return c.shortString(v, ctx, raw, lo, hi)
 }
+
+// dropMaxLength reports the maxLength of each schema of v, left out of a
+// grammar for xgrammar (Spec.XGrammar; only for schemas that are not
+// strict).
+func (c *compiler) dropMaxLength(v *view) {
+	for _, n := range v.nodes {
+		if n.ks.MaxLength >= 0 {
+			c.loosen(n.path+".maxLength", "maxLength", xgrammarLengthWhy)
+		}
+	}
+}
+
+// xgrammarLengthWhy is why a string's maxLength is left out for xgrammar.
+const xgrammarLengthWhy = "xgrammar (vLLM, SGLang) checks nearly every token of the vocabulary inside a string of counted characters, about 0.1 s a token"
 
 // chunkFrom is the greatest string length written as one repetition of a
 // character: a longer one is written in chunks (longString), which costs

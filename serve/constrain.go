@@ -194,7 +194,15 @@ func (r *request) decodeFormat(raw json.RawMessage, path string, nested bool) (*
 // compileGrammar compiles the request's constraint, when it has one, into
 // the grammar the engine gets. A constraint that can't be honoured is a
 // 400 naming the request path.
+// The grammar is compiled for the engine's kind when it is known (what
+// xgrammar can't enforce cheaply differs, grammar.Spec.XGrammar); when it
+// is detected only later, checkEngine compiles it again if it must.
 func (c *exchange) compileGrammar() *apiError {
+	return c.compileFor(c.s.knownKind().xgrammar())
+}
+
+// compileFor is compileGrammar, for xgrammar (vLLM, SGLang) or not.
+func (c *exchange) compileFor(xgrammar bool) *apiError {
 	r := c.req
 	k := &r.constraint
 	tools := make([]toolSchema, len(r.opts.Tools))
@@ -205,6 +213,7 @@ func (c *exchange) compileGrammar() *apiError {
 	if !spec.Constrained() {
 		return nil
 	}
+	spec.XGrammar = xgrammar
 	ctx, cancel := context.WithTimeout(c.clientCtx, c.s.cfg.timeout())
 	defer cancel()
 	g, err := c.s.grammars.Compile(ctx, spec)
@@ -224,7 +233,7 @@ func (c *exchange) compileGrammar() *apiError {
 		p := k.mapPath(ge.Path)
 		return paramError(p, "invalid_constraint", ge.Msg)
 	}
-	c.grammar = g
+	c.grammar, c.forXGrammar, c.unenforced = g, xgrammar, c.unenforced[:0]
 	for _, d := range g.Dropped {
 		c.unenforced = append(c.unenforced, k.mapPath(d.Path))
 	}
@@ -253,6 +262,13 @@ func (c *exchange) checkEngine(w http.ResponseWriter) *apiError {
 			"start the gateway with --engine. Detection: "+public).withDetail(why)
 	}
 	c.engine = kind
+	if kind.xgrammar() != c.forXGrammar {
+		// Detected after the grammar was compiled (the first constrained
+		// request to an engine of --engine auto).
+		if aerr := c.compileFor(kind.xgrammar()); aerr != nil {
+			return aerr
+		}
+	}
 	if len(c.unenforced) > 0 {
 		w.Header().Set(UnenforcedHeader, headerList(c.unenforced))
 		c.warnings = append(c.warnings, "schema keywords not enforced: "+strings.Join(c.unenforced, ", "))

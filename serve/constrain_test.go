@@ -3,8 +3,10 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,7 +112,9 @@ func TestConstrainedRequestShapes(t *testing.T) {
 		gw := newGateway(t, fe)
 		for _, api := range apiCases {
 			for _, cc := range constraintCases {
-				want := mustCompile(t, specFor(api.name, cc))
+				spec := specFor(api.name, cc)
+				spec.XGrammar = kind.xgrammar()
+				want := mustCompile(t, spec)
 				for _, stream := range []bool{false, true} {
 					name := kind.String() + "/" + api.name + "/" + cc.name
 					o := api.send(t, gw, constrainedBody(api.name, weatherParams, cc.extra[api.name]), stream)
@@ -413,4 +417,44 @@ func TestEngineLoading(t *testing.T) {
 			t.Errorf("once loaded: %d %s", o.status, o.raw)
 		}
 	})
+}
+
+// For vLLM and SGLang, whose xgrammar pays about 0.1 s a token inside a
+// string of counted characters, a maxLength of a schema that is not strict
+// is left out of the grammar and listed in X-Beam-Unenforced (gap decision
+// 266); under strict, and for llama.cpp, it is enforced. With the kind
+// detected, the first constrained request is compiled again once it is
+// known; configured, once.
+func TestMaxLengthForXGrammar(t *testing.T) {
+	const schema = `{"type":"object","properties":{"name":{"type":"string","maxLength":40}},"required":["name"],"additionalProperties":false}`
+	const path = "response_format.json_schema.schema.properties.name.maxLength"
+	for _, kind := range []EngineKind{EngineLlamaCpp, EngineVLLM, EngineSGLang} {
+		for _, configured := range []bool{false, true} {
+			fe := newFakeEngineOf(t, kind, func(*engineReq) gen { return eosEnd(answer("Think.", `{"name": "Ada"}`)) })
+			gw := newGateway(t, fe, func(c *Config) {
+				if configured {
+					c.Engine = kind
+				}
+			})
+			for _, strict := range []bool{false, true, false} {
+				name := fmt.Sprintf("%s (configured %v, strict %v)", kind, configured, strict)
+				body := `{"model":"beam","response_format":{"type":"json_schema","json_schema":{"name":"n","strict":` + strconv.FormatBool(strict) +
+					`,"schema":` + schema + `}},"messages":[{"role":"user","content":"Name one."}]}`
+				o := apiCases[0].send(t, gw, body, false)
+				want := ""
+				if kind.xgrammar() && !strict {
+					want = path
+				}
+				if o.status != 200 || o.header.Get(UnenforcedHeader) != want {
+					t.Errorf("%s: %d, %s %q, want %q", name, o.status, UnenforcedHeader, o.header.Get(UnenforcedHeader), want)
+				}
+				r := fe.lastRequest(t)
+				sent := string(r.raw["grammar"]) + string(r.raw["structured_outputs"]) + string(r.raw["ebnf"])
+				counted := strings.Contains(sent, "{0,40}") || strings.Contains(sent, "xg-upto-39")
+				if counted == (want != "") {
+					t.Errorf("%s: the grammar sent counts the name: %v\n%.2000s", name, counted, sent)
+				}
+			}
+		}
+	}
 }

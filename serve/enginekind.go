@@ -265,6 +265,10 @@ func (s *Server) runProbe(ctx context.Context, p *probe) (ok, down bool, why str
 	return true, false, ""
 }
 
+// xgrammar reports whether k's engine matches grammars with xgrammar
+// (grammar.Spec.XGrammar).
+func (k EngineKind) xgrammar() bool { return k == EngineVLLM || k == EngineSGLang }
+
 // engineKind returns the kind to send a grammar for, detecting it when it
 // is not known yet (again after detectRetry when the engine did not
 // answer, after RedetectInterval when it answered no kind), and when it is

@@ -128,6 +128,8 @@ type exchange struct {
 	grammar    *grammar.Grammar
 	engine     EngineKind
 	unenforced []string
+	// forXGrammar: grammar was compiled for xgrammar (grammar.Spec.XGrammar).
+	forXGrammar bool
 
 	// replica is the engine replica that got the request (index in
 	// Server.engines), route how the router chose it ("" before).

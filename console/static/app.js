@@ -454,7 +454,10 @@ async function refreshGrammar(body, seq) {
     $("grammar").textContent = "";
     return;
   }
-  $("grammar-note").textContent = "GBNF (llama.cpp); vLLM and SGLang get the same rules as EBNF." + (r.data.dropped.length ? " Not enforced: " + r.data.dropped.join(", ") : "");
+  const more = r.data.ebnf_dropped.filter((p) => !r.data.dropped.includes(p));
+  $("grammar-note").textContent = "GBNF (llama.cpp); vLLM and SGLang get the same rules as EBNF" +
+    (more.length ? ", except that for them these are not enforced either (xgrammar pays about 0.1 s a token for them): " + more.join(", ") + "." : ".") +
+    (r.data.dropped.length ? " Not enforced: " + r.data.dropped.join(", ") : "");
   $("grammar").textContent = r.data.gbnf;
 }
 

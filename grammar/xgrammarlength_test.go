@@ -1,0 +1,120 @@
+package grammar
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Compiled for xgrammar (Spec.XGrammar), a string's maxLength that the
+// grammar would count character by character is left out of a schema
+// that is not strict, and reported; minLength stays enforced, and so does
+// everything under strict or for other engines (gap decision 266).
+func TestXGrammarLeavesMaxLengthOut(t *testing.T) {
+	long := `"` + strings.Repeat("x", 300) + `"`
+	cases := []struct {
+		name, schema string
+		dropped      []string // paths reported for xgrammar, not strict
+		tooLong      string   // a content only maxLength rules out
+		tooShort     string   // a content minLength rules out ("" for none)
+		ok           string   // a content every form accepts
+	}{
+		{"maxLength", `{"type": "string", "maxLength": 4}`,
+			[]string{"response_format.json_schema.schema.maxLength"}, `"abcde"`, "", `"a\nb"`},
+		{"both lengths", `{"type": "string", "minLength": 2, "maxLength": 3}`,
+			[]string{"response_format.json_schema.schema.maxLength"}, `"abcd"`, `"a"`, `"\u00e9\n"`},
+		{"past 64, chunked", `{"type": "string", "minLength": 70, "maxLength": 200}`,
+			[]string{"response_format.json_schema.schema.maxLength"}, long, `"` + strings.Repeat("y", 69) + `"`, `"` + strings.Repeat("z", 100) + `"`},
+		{"a property, and a second schema through allOf", `{"type": "object", "properties": {"name": {"type": "string", "maxLength": 5, "allOf": [{"maxLength": 8}]}}, "required": ["name"], "additionalProperties": false}`,
+			[]string{"response_format.json_schema.schema.properties.name.maxLength", "response_format.json_schema.schema.properties.name.allOf[0].maxLength"},
+			`{"name": "abcdef"}`, "", `{"name": "abc"}`},
+		{"array items", `{"type": "array", "items": {"type": "string", "maxLength": 1}}`,
+			[]string{"response_format.json_schema.schema.items.maxLength"}, `["ab"]`, "", `["a", ""]`},
+	}
+	for _, c := range cases {
+		compile := func(strict, xg bool) *Grammar {
+			t.Helper()
+			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(c.schema), Strict: strict}, XGrammar: xg})
+			if err != nil {
+				t.Fatalf("%s (strict %v, xgrammar %v): %v", c.name, strict, xg, err)
+			}
+			return g
+		}
+		var paths []string
+		loose := compile(false, true)
+		for _, d := range loose.Dropped {
+			if d.Keyword != "maxLength" {
+				t.Errorf("%s: reported %s", c.name, d.Path)
+			}
+			paths = append(paths, d.Path)
+		}
+		slices.Sort(paths)
+		slices.Sort(c.dropped)
+		if !slices.Equal(paths, c.dropped) {
+			t.Errorf("%s: reported %v, want %v", c.name, paths, c.dropped)
+		}
+		in, out := []string{c.ok, c.tooLong}, []string{}
+		if c.tooShort != "" {
+			out = append(out, c.tooShort)
+		}
+		checkContents(t, c.name+" (xgrammar, not strict)", loose, in, out)
+		// The EBNF counts no string's optional characters (minLength's
+		// are required copies, then a run).
+		for line := range strings.Lines(loose.EBNF()) {
+			if strings.HasPrefix(line, "xg-upto-") {
+				t.Errorf("%s: the EBNF still counts the string: %s", c.name, line)
+			}
+		}
+		// Strict for xgrammar, and either mode for llama.cpp: enforced.
+		for _, mode := range []struct{ strict, xg bool }{{true, true}, {false, false}, {true, false}} {
+			g := compile(mode.strict, mode.xg)
+			if len(g.Dropped) != 0 {
+				t.Errorf("%s %+v: reported %v", c.name, mode, g.Dropped)
+			}
+			out := []string{c.tooLong}
+			if c.tooShort != "" {
+				out = append(out, c.tooShort)
+			}
+			checkContents(t, c.name, g, []string{c.ok}, out)
+		}
+	}
+	// A length a pattern's automaton counts is cheap for xgrammar: kept.
+	g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(`{"type": "string", "pattern": "^[a-z]+$", "maxLength": 3}`)}, XGrammar: true})
+	if err != nil || len(g.Dropped) != 0 {
+		t.Fatalf("pattern and maxLength: %v %v", g, err)
+	}
+	checkContents(t, "pattern and maxLength", g, []string{`"abc"`}, []string{`"abcd"`})
+	// A tool's raw argument (a class repeated, which xgrammar counts
+	// cheaply, gap decision 265) keeps its maxLength too.
+	tool := Tool{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}, "required": ["a"]}`)}
+	g, err = Compile(context.Background(), &Spec{Tools: []Tool{tool}, Choice: Required, XGrammar: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range g.Dropped {
+		if d.Keyword == "maxLength" {
+			t.Errorf("a tool's raw argument: reported %s", d.Path)
+		}
+	}
+}
+
+// The cache tells a grammar for xgrammar from the other.
+func TestCacheKeysXGrammar(t *testing.T) {
+	c := NewCache(1 << 20)
+	spec := &Spec{Format: &Format{Schema: json.RawMessage(`{"type": "string", "maxLength": 4}`)}}
+	a, err := c.Compile(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xg := *spec
+	xg.XGrammar = true
+	b, err := c.Compile(context.Background(), &xg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Dropped) != 0 || len(b.Dropped) != 1 {
+		t.Errorf("reported %v for llama.cpp and %v for xgrammar", a.Dropped, b.Dropped)
+	}
+}
