@@ -3,6 +3,7 @@ package grammar
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -86,16 +87,29 @@ func TestXGrammarLeavesMaxLengthOut(t *testing.T) {
 		t.Fatalf("pattern and maxLength: %v %v", g, err)
 	}
 	checkContents(t, "pattern and maxLength", g, []string{`"abc"`}, []string{`"abcd"`})
-	// A tool's raw argument (a class repeated, which xgrammar counts
-	// cheaply, gap decision 265) keeps its maxLength too.
-	tool := Tool{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}, "required": ["a"]}`)}
-	g, err = Compile(context.Background(), &Spec{Tools: []Tool{tool}, Choice: Required, XGrammar: true})
-	if err != nil {
-		t.Fatal(err)
+	// A tool's raw argument: the same, its text counted as a class
+	// repeated under strict (no chain of a rule in the EBNF).
+	params := json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}, "required": ["a"], "additionalProperties": false}`)
+	call := func(a string) string {
+		return analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"a\">\n" + a + "\n</rfl:parameter>"
 	}
-	for _, d := range g.Dropped {
-		if d.Keyword == "maxLength" {
-			t.Errorf("a tool's raw argument: reported %s", d.Path)
+	for _, strict := range []bool{false, true} {
+		g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: params, Strict: strict}}, Choice: Required, XGrammar: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, d := range g.Dropped {
+			paths = append(paths, d.Path)
+		}
+		if want := map[bool]string{false: "[tools[0].function.parameters.properties.a.maxLength]", true: "[]"}[strict]; fmt.Sprint(paths) != want {
+			t.Errorf("a raw argument (strict %v): reported %v, want %s", strict, paths, want)
+		}
+		if !g.Matches(call("abc")) || g.Matches(call("abcd")) == strict {
+			t.Errorf("a raw argument (strict %v): abc %v, abcd %v", strict, g.Matches(call("abc")), g.Matches(call("abcd")))
+		}
+		if strict && (strings.Contains(g.EBNF(), "xg-upto-") || !strings.Contains(g.EBNF(), "[^\\u003c]{0,3}")) {
+			t.Errorf("a raw argument's EBNF under strict:\n%s", g.EBNF())
 		}
 	}
 }
