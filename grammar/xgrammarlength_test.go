@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -130,5 +131,60 @@ func TestCacheKeysXGrammar(t *testing.T) {
 	}
 	if len(a.Dropped) != 0 || len(b.Dropped) != 1 {
 		t.Errorf("reported %v for llama.cpp and %v for xgrammar", a.Dropped, b.Dropped)
+	}
+}
+
+// Under strict, a JSON string's counted characters are written for
+// xgrammar as chains with the character's choice in each link (gap
+// decision 267): the same language as the repetition llama.cpp gets, on
+// random contents around the bounds with escapes, markers' "<" and
+// characters past ASCII, by the grammar and by its EBNF read back.
+func TestXGrammarCountedStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 7))
+	pieces := []string{"a", "é", `\n`, `\"`, `\u00e9`, `\ud83d\ude00`, "<", `\u003c`, " ", "{", `\\`, "\n", `\`, `"`, "😀"}
+	for _, b := range [][2]int{{0, 0}, {0, 1}, {1, 1}, {0, 2}, {2, 5}, {3, 3}, {0, 40}, {10, 12}, {0, 64}, {64, 64}, {1, 63}} {
+		schema := fmt.Sprintf(`{"type": "array", "items": {"type": "string", "minLength": %d, "maxLength": %d}}`, b[0], b[1])
+		var gs [2]*Grammar
+		for i, xg := range []bool{false, true} {
+			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}, XGrammar: xg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs[i] = g
+		}
+		if !strings.Contains(gs[1].EBNF(), "xg-opt") && b[1] > b[0] || strings.Contains(gs[1].EBNF(), "xg-upto-") {
+			t.Errorf("%v: the EBNF for xgrammar is not the chain of choices:\n%s", b, gs[1].EBNF())
+		}
+		x, err := parseWritten(gs[1].EBNF())
+		if err != nil {
+			t.Fatalf("%v: the EBNF does not read back: %v", b, err)
+		}
+		in := 0
+		for range 150 {
+			n := max(0, b[0]-2+rng.IntN(b[1]-b[0]+5))
+			var sb strings.Builder
+			for range n {
+				if rng.IntN(n+1) < 2 { // a piece that may be out of the language, about twice a string
+					sb.WriteString(pieces[rng.IntN(len(pieces))])
+				} else {
+					sb.WriteString(pieces[rng.IntN(5)])
+				}
+			}
+			content := `["` + sb.String() + `"]`
+			text := analysisPrefix + finalHeader + content
+			want := gs[0].Matches(text)
+			if got := gs[1].Matches(text); got != want {
+				t.Errorf("%v: %s: %v for xgrammar, %v for llama.cpp", b, content, got, want)
+			}
+			if got := x.Matches(text); got != want {
+				t.Errorf("%v: %s: the EBNF read back says %v, the grammar %v", b, content, got, want)
+			}
+			if want {
+				in++
+			}
+		}
+		if in == 0 {
+			t.Errorf("%v: no content was in the grammar", b)
+		}
 	}
 }
