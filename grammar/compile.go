@@ -63,8 +63,10 @@ type Spec struct {
 	// vocabulary at each token: about a tenth of a second a token for
 	// Beam's 200,005, a stall of the engine's whole batch (gap decision
 	// 266). So a string's maxLength in a schema that is not strict is left
-	// out and reported in Dropped; under strict it is kept. The grammar
-	// is otherwise the same, and GBNF and EBNF both write it.
+	// out and reported in Dropped; under strict it is kept, its characters
+	// (up to 64) written as chains of rules with the character's choice in
+	// each, which xgrammar decides ahead (decision 267). The grammar is
+	// otherwise the same, and GBNF and EBNF both write it.
 	XGrammar bool
 }
 
