@@ -38,6 +38,17 @@ import (
 //     of this package's matcher; and grammars.txt, every grammar written.
 var dumpGrammars = flag.String("dump-grammars", "", "write the suite's and the attacks' grammars, with texts and this package's verdicts, into `DIR` for templates/llamacpp/grammar.sh")
 
+// dumpForXGrammar compiles the dumped grammars for xgrammar
+// (Spec.XGrammar), as the gateway does for vLLM and SGLang:
+// templates/xgrammar/grammar.sh checks those.
+var dumpForXGrammar = flag.Bool("dump-for-xgrammar", false, "with -dump-grammars, compile every grammar as the gateway does for vLLM and SGLang (Spec.XGrammar)")
+
+// dumpSpec is s as the dump compiles it.
+func dumpSpec(s *Spec) *Spec {
+	s.XGrammar = *dumpForXGrammar
+	return s
+}
+
 // dumpAttack is a worst-case schema of bounded_test.go or of issue 33's
 // attacks, with instances to try: JSON values one after another (numbers
 // when a number is what it holds, objects written as the renderer writes
@@ -387,7 +398,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		for i, sc := range f.cases {
 			contents := caseContents(t, f.name, sc, 0)
 			name := fmt.Sprintf("%s-%02d", f.name, i)
-			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema}}); err == nil {
+			if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema}})); err == nil {
 				dump(name, g, contents, uint64(suite))
 				suite++
 			} else {
@@ -395,7 +406,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			}
 			// The strict grammar too when it compiles and differs (open
 			// objects, for one).
-			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema, Strict: true}}); err == nil && !dumped[g.GBNF()] {
+			if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema, Strict: true}})); err == nil && !dumped[g.GBNF()] {
 				dump(name+"-strict", g, contents, uint64(suite))
 				strict++
 			}
@@ -409,7 +420,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		var best *Grammar
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
-			if g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(f.schema(mid)), Strict: f.strict}}); err == nil {
+			if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: json.RawMessage(f.schema(mid)), Strict: f.strict}})); err == nil {
 				lo, best = mid, g
 			} else {
 				hi = mid
@@ -424,7 +435,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		attacks++
 	}
 	for i, a := range dumpAttacks {
-		g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(a.schema), Strict: a.strict}})
+		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: json.RawMessage(a.schema), Strict: a.strict}}))
 		if err != nil {
 			t.Logf("attack %s refused: %.200v", a.name, err)
 			continue
@@ -439,7 +450,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		if c.err != "" {
 			continue
 		}
-		g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(c.schema)}})
+		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: json.RawMessage(c.schema)}}))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -461,18 +472,18 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 				}
 				return r
 			}, f.name)
-			g, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema}})
+			g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema}}))
 			if err == nil {
 				dump(name, g, contents, uint64(300+i))
 				bench++
 			}
-			if gs, err := Compile(ctx, &Spec{Format: &Format{Schema: sc.Schema, Strict: true}}); err == nil && (g == nil || gs.GBNF() != g.GBNF()) {
+			if gs, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema, Strict: true}})); err == nil && (g == nil || gs.GBNF() != g.GBNF()) {
 				dump(name+"-strict", gs, contents, uint64(300+i))
 				bench++
 			}
 			// As a tool's parameters (the XML arguments), with texts
 			// drawn from the grammar only.
-			if gt, err := Compile(ctx, &Spec{Tools: []Tool{{Name: "f", Parameters: sc.Schema}}, Choice: Required}); err == nil {
+			if gt, err := Compile(ctx, dumpSpec(&Spec{Tools: []Tool{{Name: "f", Parameters: sc.Schema}}, Choice: Required})); err == nil {
 				dump(name+"-tool", gt, nil, uint64(300+i))
 				bench++
 			}

@@ -16,8 +16,10 @@
 # small driver) into a temporary directory, writes the grammars of every
 # JSON Schema Test Suite schema that compiles, of the attacks and of the
 # schemas with parts that match nothing, with their texts and the Go
-# matcher's verdicts (go test ./grammar/ -dump-grammars DIR: NAME.ebnf is
-# Grammar.EBNF), and compiles and matches each with xgrammar. Fails on any
+# matcher's verdicts (go test ./grammar/ -dump-grammars DIR
+# -dump-for-xgrammar: NAME.ebnf is Grammar.EBNF of the grammar compiled as
+# the gateway compiles it for vLLM and SGLang, grammar.Spec.XGrammar; gap
+# decisions 266 and 267), and compiles and matches each with xgrammar. Fails on any
 # disagreement with the Go matcher, any grammar xgrammar refuses, and any
 # compile that takes more than COMPILE_MS_MAX milliseconds (10,000) or does
 # not end within TIMEOUT_S seconds (60). Compiles are done without a
@@ -67,7 +69,7 @@ done | xargs -0 -P "$jobs" -I{} sh -c 'exec "$0" "$@" -c "{}" -o "'"$work"'/obj/
 "${CXX:-c++}" "${flags[@]}" templates/xgrammar/xgcheck/xgcheck.cc "$work"/obj/*.o -o "$work/xgcheck" -lpthread
 
 echo "writing the grammars..."
-go test ./grammar/ -run '^TestDumpGrammarsForLlama$' -count=1 -v -timeout 60m -dump-grammars "$work/g" "${bench[@]}" | grep -E 'wrote' || true
+go test ./grammar/ -run '^TestDumpGrammarsForLlama$' -count=1 -v -timeout 60m -dump-grammars "$work/g" -dump-for-xgrammar "${bench[@]}" | grep -E 'wrote' || true
 [ -s "$work/g/grammars.txt" ] || { echo "the dumper wrote no grammars" >&2; exit 1; }
 
 # Each grammar compiled, then its texts matched: compiles.txt gets
