@@ -36,7 +36,7 @@
 # checkout, JOBS the parallel compiles of the build (2). Not part of CI.
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,34p' "$0" >&2
+  sed -n '2,36p' "$0" >&2
   exit 2
 fi
 xg=$(cd "$1" && pwd)
