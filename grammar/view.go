@@ -2473,6 +2473,8 @@ const chunkFrom = 64
 // rule per length pair and form, written once per grammar however many
 // strings share it, that spends the repetition budget once. Past the
 // budget the lengths are loosened (reported; an error under strict).
+// For xgrammar a JSON string's bounded characters are chains instead
+// (xgrammarCounted).
 func (c *compiler) shortString(v *view, ctx textContext, raw bool, lo, hi int) *expr {
 	key := "short" + strconv.FormatBool(raw) + ":" + strconv.Itoa(lo) + "," + strconv.Itoa(hi)
 	if r, ok := c.memo[key]; ok {
@@ -2558,7 +2560,7 @@ func (c *compiler) stringCharRule(raw bool) *expr {
 	if raw {
 		return stringChar(true)
 	}
-	key := "stringchar" + strconv.FormatBool(raw)
+	const key = "stringchar"
 	char, ok := c.memo[key]
 	if !ok {
 		char = ref(c.g.rule("char", stringChar(raw)))
