@@ -2510,9 +2510,9 @@ func (c *compiler) shortString(v *view, ctx textContext, raw bool, lo, hi int) *
 // escape) and the next link after each, the optional links shared by every
 // length of the grammar. Counted as a repetition of the character's rule,
 // as for llama.cpp, the EBNF writes the same chain with the rule in each
-// link, past whose end xgrammar can decide no token ahead: 392 ms a token's
-// mask inside a string of at most 64 characters, 12.5 ms so, for 3.5 s more
-// to compile once (gap decision 267).
+// link, past whose end xgrammar can decide no token ahead: 380 ms a token's
+// mask inside a string of at most 64 characters, 12 to 16 ms so, for about
+// 3.5 s more to compile once (gap decision 267).
 func (c *compiler) xgrammarCounted(lo, hi int) *expr {
 	esc, ok := c.memo["xgesc"]
 	if !ok {
