@@ -2416,24 +2416,15 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 				// Strict tried the length automaton (decision 197).
 				why = "a string's length beside a pattern or a format is counted by an automaton, and this one would be past its limits"
 			}
-			for _, n := range v.nodes {
-				// Only the side that binds: a minLength of 0 beside a
-				// maxLength constrains nothing.
-				for _, kw := range [...]struct {
-					node  int
-					name  string
-					binds bool
-				}{{n.ks.MinLength, "minLength", lo > 0}, {n.ks.MaxLength, "maxLength", hi >= 0}} {
-					if kw.node >= 0 && kw.binds {
-						c.loosen(n.path+"."+kw.name, kw.name, why)
-					}
-				}
-			}
+			// Only the side that binds: a minLength of 0 beside a
+			// maxLength constrains nothing.
+			c.loosenLengths(v, lo > 0, hi >= 0, why)
 		}
 		return shape
 	}
 	if hi >= 0 && c.xgrammar && !c.strict {
-		c.dropMaxLength(v)
+		// Left out for xgrammar (Spec.XGrammar, gap decision 266).
+		c.loosenLengths(v, false, true, xgrammarLengthWhy)
 		hi = -1
 	}
 	if lo > chunkFrom || hi > chunkFrom {
@@ -2448,13 +2439,15 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	return c.shortString(v, ctx, raw, lo, hi)
 }
 
-// dropMaxLength reports the maxLength of each schema of v, left out of a
-// grammar for xgrammar (Spec.XGrammar; only for schemas that are not
-// strict).
-func (c *compiler) dropMaxLength(v *view) {
+// loosenLengths loosens (c.loosen) the minLength and the maxLength of each
+// schema of v that has them, those asked for.
+func (c *compiler) loosenLengths(v *view, minLength, maxLength bool, why string) {
 	for _, n := range v.nodes {
-		if n.ks.MaxLength >= 0 {
-			c.loosen(n.path+".maxLength", "maxLength", xgrammarLengthWhy)
+		if minLength && n.ks.MinLength >= 0 {
+			c.loosen(n.path+".minLength", "minLength", why)
+		}
+		if maxLength && n.ks.MaxLength >= 0 {
+			c.loosen(n.path+".maxLength", "maxLength", why)
 		}
 	}
 }
