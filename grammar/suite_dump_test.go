@@ -367,9 +367,14 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	texts := 0
 	dumped := map[string]bool{} // the grammars written
 	// dump writes g and its texts (the samples drawn from g added).
-	dump := func(name string, g *Grammar, contents []string, seed uint64) {
+	dump := func(name string, g *Grammar, schema json.RawMessage, contents []string, seed uint64) {
 		write(name+".gbnf", g.GBNF())
 		write(name+".ebnf", g.EBNF())
+		// The response format's schema too, for the engines' own
+		// converters (templates/xgrammar/grammar.sh).
+		if schema != nil {
+			write(name+".schema.json", string(schema))
+		}
 		dumped[g.GBNF()] = true
 		fmt.Fprintln(&grammars, name+".gbnf")
 		all := make([]string, 0, len(contents)+3)
@@ -399,7 +404,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			contents := caseContents(t, f.name, sc, 0)
 			name := fmt.Sprintf("%s-%02d", f.name, i)
 			if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema}})); err == nil {
-				dump(name, g, contents, uint64(suite))
+				dump(name, g, sc.Schema, contents, uint64(suite))
 				suite++
 			} else {
 				refused++
@@ -407,7 +412,7 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			// The strict grammar too when it compiles and differs (open
 			// objects, for one).
 			if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema, Strict: true}})); err == nil && !dumped[g.GBNF()] {
-				dump(name+"-strict", g, contents, uint64(suite))
+				dump(name+"-strict", g, sc.Schema, contents, uint64(suite))
 				strict++
 			}
 		}
@@ -418,10 +423,12 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		// monotone in n for these families.
 		lo, hi := 0, f.max+1 // schema(lo) compiles or lo is 0; schema(hi) doesn't or hi is past max
 		var best *Grammar
+		var bestSchema json.RawMessage
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
-			if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: json.RawMessage(f.schema(mid)), Strict: f.strict}})); err == nil {
-				lo, best = mid, g
+			schema := json.RawMessage(f.schema(mid))
+			if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: schema, Strict: f.strict}})); err == nil {
+				lo, best, bestSchema = mid, g, schema
 			} else {
 				hi = mid
 			}
@@ -431,16 +438,17 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			continue
 		}
 		t.Logf("attack family %s: the largest that compiles has n = %d (of at most %d)", f.name, lo, f.max)
-		dump(fmt.Sprintf("attack-%s-%d", f.name, lo), best, nil, uint64(100+i))
+		dump(fmt.Sprintf("attack-%s-%d", f.name, lo), best, bestSchema, nil, uint64(100+i))
 		attacks++
 	}
 	for i, a := range dumpAttacks {
-		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: json.RawMessage(a.schema), Strict: a.strict}}))
+		schema := json.RawMessage(a.schema)
+		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: schema, Strict: a.strict}}))
 		if err != nil {
 			t.Logf("attack %s refused: %.200v", a.name, err)
 			continue
 		}
-		dump("attack-"+a.name, g, jsonValues(t, a.instances), uint64(i))
+		dump("attack-"+a.name, g, schema, jsonValues(t, a.instances), uint64(i))
 		attacks++
 	}
 	// The schemas of TestImpossibleParts that compile: parts that match
@@ -450,11 +458,12 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		if c.err != "" {
 			continue
 		}
-		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: json.RawMessage(c.schema)}}))
+		schema := json.RawMessage(c.schema)
+		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: schema}}))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		dump(fmt.Sprintf("impossible-%02d", i), g, append(slices.Clone(c.yes), c.no...), uint64(200+i))
+		dump(fmt.Sprintf("impossible-%02d", i), g, schema, append(slices.Clone(c.yes), c.no...), uint64(200+i))
 		impossible++
 	}
 	// With -jsonschemabench DIR, MaskBench's schemas too, with their
@@ -474,17 +483,17 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			}, f.name)
 			g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema}}))
 			if err == nil {
-				dump(name, g, contents, uint64(300+i))
+				dump(name, g, sc.Schema, contents, uint64(300+i))
 				bench++
 			}
 			if gs, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: sc.Schema, Strict: true}})); err == nil && (g == nil || gs.GBNF() != g.GBNF()) {
-				dump(name+"-strict", gs, contents, uint64(300+i))
+				dump(name+"-strict", gs, sc.Schema, contents, uint64(300+i))
 				bench++
 			}
 			// As a tool's parameters (the XML arguments), with texts
 			// drawn from the grammar only.
 			if gt, err := Compile(ctx, dumpSpec(&Spec{Tools: []Tool{{Name: "f", Parameters: sc.Schema}}, Choice: Required})); err == nil {
-				dump(name+"-tool", gt, nil, uint64(300+i))
+				dump(name+"-tool", gt, nil, nil, uint64(300+i))
 				bench++
 			}
 		}

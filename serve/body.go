@@ -38,7 +38,8 @@ func decodeBody(body []byte, dst any) error {
 // once. Matching is encoding/json's, case folding included. A member whose
 // value holds nothing (null, [] or {}) is not collected: it asks for
 // nothing, and OpenAI's clients send "refusal": null and "annotations": []
-// back with every turn.
+// back with every turn. But an empty object or list of a member whose
+// presence asks (asksWhenEmpty) is collected.
 func decodeBodyUnread(body []byte, dst any, unread *unreadSet) error {
 	v := reflect.ValueOf(dst).Elem()
 	v.SetZero()
@@ -114,6 +115,24 @@ type unreadSet struct {
 	more bool
 }
 
+// asksWhenEmpty reports whether key names a member whose presence asks for
+// something even with an empty object or list: OpenAI Chat's
+// web_search_options, whose {} asks for a web search with the default
+// options. null still asks for nothing.
+func asksWhenEmpty(key []byte) bool {
+	return asciiEqualFold("web_search_options", key)
+}
+
+// unreadValue reports whether a member key the struct has no field for,
+// of value raw, is to be collected: its value holds something, or its
+// presence asks (asksWhenEmpty) and it is not null.
+func unreadValue(key, raw []byte) bool {
+	if !pyjson.HoldsNothingText(raw) {
+		return true
+	}
+	return len(raw) > 0 && raw[0] != 'n' && asksWhenEmpty(key)
+}
+
 // acceptedNoOp is the member of any object that counts as read although
 // the gateway has nothing to do for it, as its client wants
 // (docs/gap-decisions.md 111 and 244): cache_control, a prompt-caching
@@ -172,7 +191,7 @@ func unreadMembers(body []byte, names *bodyFields, u *unreadSet, elem int) {
 		if !ok {
 			return false
 		}
-		if _, found := names.byName[key]; !found && !names.foldsToField([]byte(key)) && !pyjson.HoldsNothingText(value) {
+		if _, found := names.byName[key]; !found && !names.foldsToField([]byte(key)) && unreadValue([]byte(key), value) {
 			u.add(elem, []byte(key))
 		}
 		return true
@@ -411,7 +430,7 @@ func decodeBodyFast(body []byte, v reflect.Value, fs *bodyFields, unread *unread
 				v.FieldByIndex(f.index).SetBytes(raw)
 			case fs.foldsToField(key):
 				return false
-			case !pyjson.HoldsNothingText(raw):
+			case unreadValue(key, raw):
 				unread.add(0, key)
 			}
 		} else if size, err = d.ParseValue(body[pos:]); err != nil || !setField(d, 0, f, v) {
@@ -498,7 +517,7 @@ func decodeObject(d *pyjson.Doc, obj int, v reflect.Value, fs *bodyFields, unrea
 		case d.Nodes[k].Escaped:
 			ok = false
 		case !found:
-			if ok = !fs.foldsToField(key); ok && !d.HoldsNothing(val) {
+			if ok = !fs.foldsToField(key); ok && (!d.HoldsNothing(val) || d.Nodes[val].Kind != pyjson.Null && asksWhenEmpty(key)) {
 				unread.add(elem, key)
 			}
 		default:

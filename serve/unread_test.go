@@ -27,6 +27,11 @@ func TestUnreadMembersReported(t *testing.T) {
 		{"/v1/chat/completions", `{"Model":"beam","MESSAGES":[{"role":"user","content":"Hi"}]}`, ""},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"store":false}`, ""},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"store":true}`, "store"},
+		// An empty web_search_options asks for a search; null does not.
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"web_search_options":{},"metadata":{}}`, "web_search_options"},
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"Web_Search_Options":{ }}`, "Web_Search_Options"},
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"web_search_options":null}`, ""},
+		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"web_s\u0065arch_options":{}}`, "web_search_options"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"f\u006fo":1,"foo":2}`, "foo"},
 		{"/v1/chat/completions", `{"model":"beam","messages":[{"role":"user","content":"Hi"}],"a b":1}`, `["a b"]`},
 		{"/v1/messages", `{"model":"beam","max_tokens":10,"mcp_servers":[{"type":"url","url":"https://example.com/mcp","name":"m"}],"messages":[{"role":"user","content":"Hi"}],"container":"c"}`, "mcp_servers, container"},

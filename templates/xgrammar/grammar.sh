@@ -25,7 +25,9 @@
 # not end within TIMEOUT_S seconds (60). Compiles are done without a
 # vocabulary; with VOCAB set to a tokenizer.json, the slowest grammars of
 # the run (VOCAB_TOP, 5) are compiled once more for its vocabulary, as an
-# engine compiles them, and their times reported; with MASK_STEPS set to N
+# engine compiles them, and their times reported beside those of xgrammar's
+# own grammar of the same schema (xgcheck -json-schema: what the schema
+# costs vLLM or SGLang when they convert it; gap decision 268); with MASK_STEPS set to N
 # too, every grammar is also cut where its reasoning ends (its root the
 # rest of the root rule) and compiled for the vocabulary, and N tokens are
 # generated from there as an engine does (xgcheck -steps: the mask of the
@@ -36,7 +38,7 @@
 # checkout, JOBS the parallel compiles of the build (2). Not part of CI.
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,36p' "$0" >&2
+  sed -n '2,38p' "$0" >&2
   exit 2
 fi
 xg=$(cd "$1" && pwd)
@@ -116,10 +118,23 @@ awk '$2 != "refused" && $2 != "timeout" { printf "  %s %.3f %.3f %.1f\n", $1, $3
 awk '$2 != "refused" && $2 != "timeout" { if ($3 > c) c = $3; if ($4 > r) r = $4; s += $3; n++ } END { if (n) printf "max compile %.3f ms of CPU (mean %.3f); max peak RSS %.1f MB\n", c / 1000, s / n / 1000, r / 1024 }' compiles.txt
 if [ -n "${VOCAB:-}" ]; then
   python3 "$root/templates/xgrammar/vocab.py" "$VOCAB" >"$work/vocab.hex"
-  echo "the slowest ${VOCAB_TOP:-5} compiled for $VOCAB's $(wc -l <"$work/vocab.hex") tokens (grammar, CPU ms, peak RSS MB):"
+  echo "the slowest ${VOCAB_TOP:-5} compiled for $VOCAB's $(wc -l <"$work/vocab.hex") tokens (grammar, CPU ms, peak RSS MB; then xgrammar's own converter's grammar of the same response format's schema, as vLLM and SGLang compile a JSON schema request: CPU ms, peak RSS MB, or why not):"
   awk '$2 != "refused" && $2 != "timeout" { print $3, $1 }' compiles.txt | sort -g -r | sed -n "1,${VOCAB_TOP:-5}p" | while read -r _ gr; do
-    line=$("$work/xgcheck" -vocab "$work/vocab.hex" "${gr%.gbnf}.ebnf" 2>/dev/null | head -1)
-    echo "$gr $line" | awk '{ sub("cpu_us=", "", $3); sub("maxrss_kb=", "", $4); printf "  %s %.1f %.1f\n", $1, $3 / 1000, $4 / 1024 }'
+    b=${gr%.gbnf}
+    line=$("$work/xgcheck" -vocab "$work/vocab.hex" "$b.ebnf" 2>/dev/null | head -1)
+    own="(a tool's grammar)"
+    if [ -f "$b.schema.json" ]; then
+      set +e
+      own=$(timeout "$timeout_s" "$work/xgcheck" -vocab "$work/vocab.hex" -json-schema "$b.schema.json" 2>/dev/null | head -1)
+      rc=$?
+      set -e
+      if [ "$rc" = 124 ]; then own="(past ${timeout_s} s)"; fi
+      case $own in
+        compile_us=*) own=$(echo "$own" | awk '{ sub("cpu_us=", "", $2); sub("maxrss_kb=", "", $3); printf "%.1f %.1f", $2 / 1000, $3 / 1024 }') ;;
+        refused*) own="(refused)" ;;
+      esac
+    fi
+    echo "$gr $line" | awk -v own="$own" '{ sub("cpu_us=", "", $3); sub("maxrss_kb=", "", $4); printf "  %s %.1f %.1f; %s\n", $1, $3 / 1000, $4 / 1024, own }'
   done
 fi
 if [ -n "${VOCAB:-}" ] && [ -n "${MASK_STEPS:-}" ]; then

@@ -6,7 +6,7 @@
 // matcher: every byte accepted and the matcher able to end there, as
 // xgrammar's own testing helper for grammars and strings does.
 //
-// Usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] [-prefer BYTES] GRAMMAR [TEXT...]
+// Usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] [-prefer BYTES] [-json-schema] GRAMMAR [TEXT...]
 //
 //   -repeat N   compile N times and report the fastest (on a busy machine
 //               one compile's time is mostly noise)
@@ -21,6 +21,11 @@
 //               tokens holding one of BYTES, when there are any (a path
 //               through the states a text is rarely in, such as the prefixes
 //               of the markers with -prefer '<|')
+//   -json-schema GRAMMAR is a JSON Schema, made a grammar by xgrammar's own
+//               converter with the arguments vLLM's and SGLang's JSON
+//               schema requests use (any whitespace, strict mode): what a
+//               schema costs an engine that converts it itself, beside
+//               what Beam's grammar of it costs (gap decision 268)
 //
 // Output, one line each:
 //   compile_us=N cpu_us=N maxrss_kb=N
@@ -89,7 +94,13 @@ int main(int argc, char** argv) {
   const char* vocabPath = nullptr;
   std::string prefer;
   int i = 1;
+  bool jsonSchema = false;
   for (; i < argc && argv[i][0] == '-'; i += 2) {
+    if (!strcmp(argv[i], "-json-schema")) {
+      jsonSchema = true;
+      i--;
+      continue;
+    }
     if (i + 1 >= argc) break;
     if (!strcmp(argv[i], "-repeat")) {
       repeat = atoi(argv[i + 1]);
@@ -104,7 +115,7 @@ int main(int argc, char** argv) {
     }
   }
   if (i >= argc || repeat < 1) {
-    fprintf(stderr, "usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] [-prefer BYTES] GRAMMAR [TEXT...]\n");
+    fprintf(stderr, "usage: xgcheck [-repeat N] [-vocab FILE] [-steps N] [-prefer BYTES] [-json-schema] GRAMMAR [TEXT...]\n");
     return 2;
   }
   bool ok;
@@ -127,7 +138,9 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     double cpu = cpuMicros();
     try {
-      compiled = compiler.CompileGrammar(Grammar::FromEBNF(grammarText, "root"));
+      compiled = compiler.CompileGrammar(
+          jsonSchema ? Grammar::FromJSONSchema(grammarText, true, std::nullopt, std::nullopt, true)
+                     : Grammar::FromEBNF(grammarText, "root"));
     } catch (const std::exception& e) {
       double wall = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
       printf("refused compile_us=%.0f cpu_us=%.0f\n", wall, cpuMicros() - cpu);
