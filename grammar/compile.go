@@ -65,9 +65,17 @@ type Spec struct {
 	// 266). So a string's maxLength in a schema that is not strict is left
 	// out and reported in Dropped; under strict it is kept, its characters
 	// (up to 64) written as chains of rules with the character's choice in
-	// each, which xgrammar decides ahead (decision 267). The grammar is
+	// each, which xgrammar decides ahead (decision 267). An object's
+	// chain of at least 48 members is written in blocks, where xgrammar
+	// goes on into about 2 sqrt(n) rules after a member rather than into
+	// every later optional member's (decision 270; in one chain again
+	// when the blocks would take the grammar past a cap). The grammar is
 	// otherwise the same, and GBNF and EBNF both write it.
 	XGrammar bool
+	// unblocked writes the chains of members in one piece for xgrammar
+	// too: Compile's compiles after a first that failed (gap decision
+	// 270).
+	unblocked bool
 }
 
 // Constrained reports whether spec asks for a grammar at all: a forced
@@ -185,10 +193,12 @@ type compiler struct {
 	ptr    schema.Pointers
 	strict bool
 	// xgrammar is Spec.XGrammar: a string's maxLength is left out of the
-	// schemas that are not strict.
-	xgrammar bool
-	memo     map[string]*expr // references to rules, by view (view.key)
-	doc      *pyjson.Doc      // the schemas' parsed form, one after the other
+	// schemas that are not strict. blocks writes long chains of members
+	// in blocks (Spec.XGrammar, unless unblocked), and wroteBlocks says
+	// that some chain was.
+	xgrammar, blocks, wroteBlocks bool
+	memo                          map[string]*expr // references to rules, by view (view.key)
+	doc                           *pyjson.Doc      // the schemas' parsed form, one after the other
 	// keysAt are the nodeKeys of the document's schema objects read so
 	// far, by node, each in keyBlock (a block full is left to the
 	// nodeKeys in it, and another made).
@@ -370,6 +380,20 @@ func Compile(ctx context.Context, spec *Spec) (*Grammar, error) {
 	limit, dropLists := maxRepetitions, false
 	var kept keptDoc // the last schema parsed, for the next compile
 	g, over, err := compile(ctx, spec, limit, dropLists, 0, &kept)
+	if err != nil && spec.XGrammar && !spec.unblocked {
+		// For xgrammar, long chains of members are written in blocks,
+		// each member once more (gap decision 270), in the first compile
+		// only: past a cap, or for any other error, the grammar is
+		// compiled once more in one chain if the first wrote blocks, and
+		// so are the compiles below, as for the other engines, so that
+		// xgrammar's grammar is refused or loosened only where theirs is.
+		unblocked := *spec
+		unblocked.unblocked = true
+		spec = &unblocked
+		if over.blocked && ctx.Err() == nil {
+			g, over, err = compile(ctx, spec, limit, dropLists, 0, &kept)
+		}
+	}
 	if over.counts || over.lists {
 		// The grammar with its counts, or its long lists of values,
 		// would cost an engine more than maxExpanded elements: once more
@@ -428,8 +452,10 @@ func (s *Spec) loose() bool {
 
 // overExpanded says why a compile failed on maxExpanded, when it might
 // not once more without them: the counts of the repetition budget, the
-// long lists of values; or schemas, neither of those.
-type overExpanded struct{ counts, lists, schemas bool }
+// long lists of values; or schemas, neither of those. blocked says that
+// the compile wrote chains of members in blocks (chainRules), whatever
+// it failed on.
+type overExpanded struct{ counts, lists, schemas, blocked bool }
 
 // compile is Compile with the repetition budget repLimit, with dropLists
 // the long lists of values reported rather than written, and with
@@ -443,7 +469,7 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 	// names and paths of the rules, the memo, the parsed schemas.
 	sc := scratchPool.Get().(*scratch)
 	c := &sc.c
-	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists, loosenPast: loosenPast, kept: kept, xgrammar: spec.XGrammar}
+	*c = compiler{ctx: ctx, rootOf: -1, itemsRoot: -1, propsRoot: -1, cur: -1, writtenValue: -1, repLimit: repLimit, dropLists: dropLists, loosenPast: loosenPast, kept: kept, xgrammar: spec.XGrammar, blocks: spec.XGrammar && !spec.unblocked}
 	if sc.nameFn == nil {
 		sc.nameFn = c.g.nameOf // c is always sc's
 	}
@@ -458,8 +484,9 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 	defer func() {
 		small := c.values <= maxSchemaValues/10 && c.work <= maxWork/4
 		over = overExpanded{
-			counts: small && c.g.overExpanded && c.reps > 0,
-			lists:  small && (c.g.overExpanded || c.listOver) && c.bigLists > 0 && !c.dropLists,
+			counts:  small && c.g.overExpanded && c.reps > 0,
+			lists:   small && (c.g.overExpanded || c.listOver) && c.bigLists > 0 && !c.dropLists,
+			blocked: c.wroteBlocks,
 		}
 		// Whatever its size: the compile stopped at the cap, and the
 		// loosened one costs no more than this one up to half of it,

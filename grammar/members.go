@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,18 @@ type member struct {
 // members.
 //
 // rest, when not nil, is what may follow the members (other members).
+//
+// For xgrammar, at least blockedChainMin members are written in blocks
+// (gap decision 270): xgrammar predicts every rule a place may go on
+// into, and in one chain the place after a member goes on into each
+// later optional member's rule, as many as there are members left; each
+// of its masks, computed ahead and while generating, walks them all. In
+// blocks of about the square root of n, the last member of a block goes
+// on to the block tail of the next block, a rule whose choices are the
+// first member written in that block (each starting with sep, so one
+// place to xgrammar) or the next block tail: a place goes on into the
+// rest of its block and the block tails, about 2 sqrt(n) rules. The
+// language is the same; the members of a block are written once more.
 func (c *compiler) chainRules(ms []member, sep string, rest *otherMembers) *expr {
 	n := len(ms)
 	after, alone := empty(), empty()
@@ -43,17 +56,60 @@ func (c *compiler) chainRules(ms []member, sep string, rest *otherMembers) *expr
 		return &next[i]
 	}
 	sepLit := lit(sep)
+	// Blocks of size members (0: one chain); tails[b] is the block tail of
+	// block b >= 1: the members from block b on, the members before it
+	// written or left out.
+	size := 0
+	var tails []expr
+	if c.blocks && n >= blockedChainMin {
+		c.wroteBlocks = true
+		size = int(math.Ceil(math.Sqrt(float64(n))))
+		tails = make([]expr, (n+size-1)/size)
+		for b := len(tails) - 1; b >= 1; b-- {
+			tails[b] = expr{kind: kRef, rule: c.g.declare("m")}
+		}
+	}
+	tail := func(b int) *expr { // the members from block b on
+		if b*size >= n {
+			return after
+		}
+		return &tails[b]
+	}
+	follow := func(i int) *expr { // what may follow member i once written
+		if size > 0 && (i+1)%size == 0 {
+			return tail((i + 1) / size)
+		}
+		return at(i + 1)
+	}
 	for i := n - 1; i >= 0; i-- {
 		if c.g.over != "" {
 			return nil // a cap passed: the compile fails
 		}
 		m := ms[i]
-		withNext := seq(sepLit, m.e, at(i+1))
+		withNext := seq(sepLit, m.e, follow(i))
 		if m.required {
 			c.g.define(next[i].rule, withNext)
 		} else {
-			c.g.define(next[i].rule, alt(withNext, at(i+1)))
+			c.g.define(next[i].rule, alt(withNext, follow(i)))
 		}
+	}
+	for b := len(tails) - 1; b >= 1; b-- {
+		if c.g.over != "" {
+			return nil
+		}
+		var firsts []*expr
+		skip := true // every member of the block optional
+		for i := b * size; i < min(n, (b+1)*size); i++ {
+			firsts = append(firsts, seq(sepLit, ms[i].e, follow(i)))
+			if ms[i].required {
+				skip = false
+				break
+			}
+		}
+		if skip {
+			firsts = append(firsts, tail(b+1))
+		}
+		c.g.define(tails[b].rule, alt(firsts...))
 	}
 	var firsts []*expr
 	required := false
@@ -69,6 +125,12 @@ func (c *compiler) chainRules(ms []member, sep string, rest *otherMembers) *expr
 	}
 	return ref(c.g.rule("m", alt(firsts...)))
 }
+
+// blockedChainMin is the fewest members chainRules writes in blocks for
+// xgrammar: below it the blocks would save it little (30 optional string
+// properties: the same masks; 100: a third of the time; gap decision
+// 270).
+const blockedChainMin = 48
 
 // maxCountedRules caps the rules of a countedChain: a member's position
 // times the counts told apart.
