@@ -171,6 +171,7 @@ func forEBNFCases(t *testing.T, fn func(name string, g *Grammar, texts []string)
 		`{"type": "string", "pattern": "^(?:\\S+\\s+){0,9}\\S+$"}`,
 		`{"type": "string", "pattern": "^[\\p{L}\\u{1F600}-\\u{1F64F} ]{2,8}$"}`,
 		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 2, "maxLength": 40}, "b": {"type": "string", "maxLength": 1}}, "required": ["a"]}`,
+		blockedObject(60, 30), // a chain of members in blocks for xgrammar (gap decision 270)
 	} {
 		for _, xg := range []bool{false, true} {
 			g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}, XGrammar: xg})
@@ -180,6 +181,16 @@ func forEBNFCases(t *testing.T, fn func(name string, g *Grammar, texts []string)
 			run(fmt.Sprintf("extra-%d-xgrammar-%v", i, xg), g, nil)
 		}
 	}
+}
+
+// blockedObject is an object schema of n boolean properties, the one at
+// required required.
+func blockedObject(n, required int) string {
+	var props []string
+	for i := range n {
+		props = append(props, fmt.Sprintf(`"p%d": {"type": "boolean"}`, i))
+	}
+	return fmt.Sprintf(`{"type": "object", "properties": {%s}, "required": ["p%d"]}`, strings.Join(props, ", "), required)
 }
 
 // xgrammarHazard names the first construct of g xgrammar matches
