@@ -453,8 +453,8 @@ func (s *Spec) loose() bool {
 // overExpanded says why a compile failed on maxExpanded, when it might
 // not once more without them: the counts of the repetition budget, the
 // long lists of values; or schemas, neither of those. blocked says that
-// the compile wrote chains of members in blocks (chainRules), whatever
-// it failed on.
+// the compile wrote chains of members in blocks (chainRules) and is small
+// enough to be done again, whatever it failed on.
 type overExpanded struct{ counts, lists, schemas, blocked bool }
 
 // compile is Compile with the repetition budget repLimit, with dropLists
@@ -486,7 +486,7 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 		over = overExpanded{
 			counts:  small && c.g.overExpanded && c.reps > 0,
 			lists:   small && (c.g.overExpanded || c.listOver) && c.bigLists > 0 && !c.dropLists,
-			blocked: c.wroteBlocks,
+			blocked: small && c.wroteBlocks,
 		}
 		// Whatever its size: the compile stopped at the cap, and the
 		// loosened one costs no more than this one up to half of it,

@@ -61,7 +61,7 @@ func (c *compiler) chainRules(ms []member, sep string, rest *otherMembers) *expr
 	// written or left out.
 	size := 0
 	var tails []expr
-	if c.blocks && n >= blockedChainMin {
+	if c.blocks && n >= blockedChainMin && c.smallSoFar() {
 		c.wroteBlocks = true
 		size = int(math.Ceil(math.Sqrt(float64(n))))
 		tails = make([]expr, (n+size-1)/size)
@@ -124,6 +124,16 @@ func (c *compiler) chainRules(ms []member, sep string, rest *otherMembers) *expr
 		firsts = append(firsts, alone)
 	}
 	return ref(c.g.rule("m", alt(firsts...)))
+}
+
+// smallSoFar reports whether the compile is still one Compile may do
+// again at little cost: the schemas read so far hold at most a tenth of
+// maxSchemaValues and the work done is at most a quarter of maxWork.
+// Blocks are written in such compiles only, so that the compile in one
+// chain Compile may do after a failure keeps the two within the bounds
+// of one (gap decision 270).
+func (c *compiler) smallSoFar() bool {
+	return c.values <= maxSchemaValues/10 && c.work <= maxWork/4
 }
 
 // blockedChainMin is the fewest members chainRules writes in blocks for
