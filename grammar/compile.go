@@ -65,7 +65,8 @@ type Spec struct {
 	// 266). So a string's maxLength in a schema that is not strict is left
 	// out and reported in Dropped; under strict it is kept, its characters
 	// (up to 64) written as chains of rules with the character's choice in
-	// each, which xgrammar decides ahead (decision 267). An object's
+	// each, which xgrammar decides ahead (decision 267), and up to 4,096
+	// as such chains of 64 one after another (decision 271). An object's
 	// chain of at least 48 members is written in blocks, where xgrammar
 	// goes on into about 2 sqrt(n) rules after a member rather than into
 	// every later optional member's (decision 270; in one chain again

@@ -142,7 +142,9 @@ func TestCacheKeysXGrammar(t *testing.T) {
 func TestXGrammarCountedStrings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 7))
 	pieces := []string{"a", "é", `\n`, `\"`, `\u00e9`, `\ud83d\ude00`, "<", `\u003c`, " ", "{", `\\`, "\n", `\`, `"`, "😀"}
-	for _, b := range [][2]int{{0, 0}, {0, 1}, {1, 1}, {0, 2}, {2, 5}, {3, 3}, {0, 40}, {10, 12}, {0, 64}, {64, 64}, {1, 63}} {
+	for _, b := range [][2]int{{0, 0}, {0, 1}, {1, 1}, {0, 2}, {2, 5}, {3, 3}, {0, 40}, {10, 12}, {0, 64}, {64, 64}, {1, 63},
+		// Past 64: chains of 64 (gap decision 271).
+		{0, 65}, {64, 65}, {65, 65}, {0, 128}, {63, 129}, {100, 300}, {130, 130}, {0, 300}} {
 		schema := fmt.Sprintf(`{"type": "array", "items": {"type": "string", "minLength": %d, "maxLength": %d}}`, b[0], b[1])
 		var gs [2]*Grammar
 		for i, xg := range []bool{false, true} {
