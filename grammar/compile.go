@@ -65,13 +65,14 @@ type Spec struct {
 	// 266). So a string's maxLength in a schema that is not strict is left
 	// out and reported in Dropped; under strict it is kept, its characters
 	// (up to 64) written as chains of rules with the character's choice in
-	// each, which xgrammar decides ahead (decision 267), and up to 4,096
-	// as such chains of 64 one after another (decision 271). An object's
-	// chain of at least 48 members is written in blocks, where xgrammar
-	// goes on into about 2 sqrt(n) rules after a member rather than into
-	// every later optional member's (decision 270; in one chain again
-	// when the blocks would take the grammar past a cap). The grammar is
-	// otherwise the same, and GBNF and EBNF both write it.
+	// each, which xgrammar decides ahead (decision 267), longer ones as
+	// such chains of 64 one after another (decision 271), and past 4,096
+	// as units of 4,096 (or of 262,144) then the rest (decision 272). An
+	// object's chain of at least 48 members is written in blocks, where
+	// xgrammar goes on into about 2 sqrt(n) rules after a member rather
+	// than into every later optional member's (decision 270; in one chain
+	// again when the blocks would take the grammar past a cap). The
+	// grammar is otherwise the same, and GBNF and EBNF both write it.
 	XGrammar bool
 	// unblocked writes the chains of members in one piece for xgrammar
 	// too: Compile's compiles after a first that failed (gap decision

@@ -172,6 +172,7 @@ func forEBNFCases(t *testing.T, fn func(name string, g *Grammar, texts []string)
 		`{"type": "string", "pattern": "^[\\p{L}\\u{1F600}-\\u{1F64F} ]{2,8}$"}`,
 		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 2, "maxLength": 40}, "b": {"type": "string", "maxLength": 1}}, "required": ["a"]}`,
 		blockedObject(60, 30), // a chain of members in blocks for xgrammar (gap decision 270)
+		`{"type": "string", "minLength": 10, "maxLength": 300000}`, // units of 4,096 and 262,144 characters for xgrammar (gap decision 272)
 	} {
 		for _, xg := range []bool{false, true} {
 			g, err := Compile(ctx, &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}, XGrammar: xg})

@@ -44,7 +44,7 @@ func TestReadmeCaps(t *testing.T) {
 		"all of them by one automaton, up to " + strconv.Itoa(maxStringShapes),
 		"the key tries of a strict grammar at most " + commas(maxTrieNodes) + " characters",
 		"a chain of " + strconv.Itoa(blockedChainMin) + " or more members is written in blocks",
-		"under strict a length up to " + commas(xgrammarLongMax) + " is written as chains of " + strconv.Itoa(chunkFrom) + " choices",
+		"under strict a length up to " + commas(MaxLength) + " is written as chains of " + strconv.Itoa(chunkFrom) + " choices",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("docs/serve.md does not say %q", want)

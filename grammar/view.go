@@ -2544,20 +2544,20 @@ func (c *compiler) xgrammarCounted(lo, hi int) *expr {
 	return tail
 }
 
-// xgrammarLongMax is the greatest maxLength of a JSON string xgrammarLong
-// writes: a rule per 64 characters of each length pair (gap decision
-// 271). A longer one is written in chunks, as for llama.cpp.
-const xgrammarLongMax = 4096
-
-// xgrammarLong is lo to hi characters of a JSON string, hi past chunkFrom
-// (at most xgrammarLongMax), written for xgrammar (Spec.XGrammar) with the
-// chains of xgrammarCounted: exactly chunkFrom characters then lo-chunkFrom
-// to hi-chunkFrom more, or (when lo is under chunkFrom) lo to chunkFrom-1
-// characters, each length one way, a rule per length pair; with lo 0 the
-// shorter ones are a link of the chain of chunkFrom. Written in chunks as for llama.cpp
-// (a character's rule in each place of a chunk), xgrammar decides no token
-// ahead inside it and checks nearly the whole vocabulary at each: about
-// 0.15 s a token's mask at 300 characters, 16 ms so (gap decision 271).
+// xgrammarLong is lo to hi characters of a JSON string, hi past chunkFrom,
+// written for xgrammar (Spec.XGrammar) with the chains of xgrammarCounted:
+// a unit of s characters (s the greatest power of chunkFrom under hi: the
+// chain of chunkFrom itself, or chunkFrom units of the power below one
+// after another) then lo-s to hi-s more, or (when lo is under s) lo to s-1
+// characters, each length one way, a rule per unit of each length pair;
+// with lo 0 the shorter ones are a link of the chain of chunkFrom. Written
+// in chunks as for llama.cpp (a character's rule in each place of a
+// chunk), xgrammar decides no token ahead inside it and checks nearly the
+// whole vocabulary at each: about 0.15 s a token's mask at 300 characters,
+// 16 ms so (gap decision 271). With units of units, a string of
+// 1,048,576 characters takes about 200 rules a length pair, and xgrammar
+// keeps a level for each unit it is inside, a few hundred at most (gap
+// decision 272).
 func (c *compiler) xgrammarLong(lo, hi int) *expr {
 	if hi <= chunkFrom {
 		return c.xgrammarCounted(lo, hi)
@@ -2566,14 +2566,37 @@ func (c *compiler) xgrammarLong(lo, hi int) *expr {
 	if r, ok := c.memo[key]; ok {
 		return r
 	}
-	longer := seq(c.xgrammarCounted(chunkFrom, chunkFrom), c.xgrammarLong(max(lo-chunkFrom, 0), hi-chunkFrom))
+	unit, s := c.xgrammarUnit(hi)
+	longer := seq(unit, c.xgrammarLong(max(lo-s, 0), hi-s))
 	body := longer
-	if lo < chunkFrom {
-		body = alt(c.xgrammarCounted(lo, chunkFrom-1), longer)
+	if lo < s {
+		body = alt(c.xgrammarLong(lo, s-1), longer)
 	}
 	r := ref(c.g.rule("xg-long", body))
 	c.memo[key] = r
 	return r
+}
+
+// xgrammarUnit is exactly s characters of a JSON string for xgrammarLong,
+// s the greatest power of chunkFrom under hi: the chain of chunkFrom
+// characters (xgrammarCounted), or chunkFrom units of the power below one
+// after another in one rule, once per grammar.
+func (c *compiler) xgrammarUnit(hi int) (*expr, int) {
+	unit, s := c.xgrammarCounted(chunkFrom, chunkFrom), chunkFrom
+	for s*chunkFrom < hi {
+		key := "xgunit:" + strconv.Itoa(s*chunkFrom)
+		r, ok := c.memo[key]
+		if !ok {
+			parts := make([]*expr, chunkFrom)
+			for i := range parts {
+				parts[i] = unit
+			}
+			r = ref(c.g.rule("xg-unit", seq(parts...)))
+			c.memo[key] = r
+		}
+		unit, s = r, s*chunkFrom
+	}
+	return unit, s
 }
 
 // stringCharRule is a reference to the rule of stringChar(raw), once per
@@ -2877,7 +2900,7 @@ func (c *compiler) longString(v *view, ctx textContext, raw bool, lo, hi int) *e
 		}
 		return c.quotedString(ctx)
 	}
-	if c.xgrammar && !raw && hi >= 0 && hi <= xgrammarLongMax {
+	if c.xgrammar && !raw && hi >= 0 {
 		e := seq(lit(`"`), c.xgrammarLong(lo, hi), lit(`"`))
 		c.memo[key] = e
 		return e

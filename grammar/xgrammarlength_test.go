@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -187,6 +188,82 @@ func TestXGrammarCountedStrings(t *testing.T) {
 		}
 		if in == 0 {
 			t.Errorf("%v: no content was in the grammar", b)
+		}
+	}
+}
+
+// Past 4,096 characters a strict string is written for xgrammar with
+// units of units (gap decision 272): the lengths around each unit's edges
+// are in the grammar exactly where they are in llama.cpp's.
+func TestXGrammarVeryLongStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 2))
+	pieces := []string{"a", "é", `\n`, `\u00e9`, " "}
+	for _, b := range [][2]int{{0, 4097}, {4095, 4097}, {4097, 4097}, {8192, 8193}, {4000, 8300}, {8100, 8300}, {0, 262145}} {
+		schema := fmt.Sprintf(`{"type": "array", "items": {"type": "string", "minLength": %d, "maxLength": %d}}`, b[0], b[1])
+		var gs [2]*Grammar
+		for i, xg := range []bool{false, true} {
+			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}, XGrammar: xg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs[i] = g
+		}
+		ebnf := gs[1].EBNF()
+		if strings.Contains(ebnf, "xg-unit") != (b[1] > 4096) || strings.Contains(ebnf, "chunk") {
+			t.Errorf("%v: the EBNF for xgrammar is not units of chains:\n%.2000s", b, ebnf)
+		}
+		x, err := parseWritten(ebnf)
+		if err != nil {
+			t.Fatalf("%v: the EBNF does not read back: %v", b, err)
+		}
+		// The lengths at the edges of the range and of the first two and
+		// the last of each unit inside it, and two drawn; none more than
+		// 210 past the least, which the test's matcher takes long to match
+		// (0.4 s at 4,096 past it in a grammar of any length, seconds with
+		// the race detector). The unit of 262,144 is built as the one of
+		// 4,096 is.
+		lengths := map[int]bool{}
+		edge := func(n int) { lengths[n-1], lengths[n], lengths[n+1] = true, true, true }
+		edge(b[0])
+		edge(b[1])
+		for s := 64; s < b[1]; s *= 64 {
+			for _, n := range []int{s, 2 * s, b[1] / s * s} {
+				if n > b[0] && n <= b[1] {
+					edge(n)
+				}
+			}
+		}
+		for range 2 {
+			lengths[b[0]+rng.IntN(min(b[1], b[0]+210)-b[0]+1)] = true
+		}
+		in, out := 0, 0
+		for _, n := range slices.Sorted(maps.Keys(lengths)) {
+			if n < 0 || n > b[0]+210 {
+				continue
+			}
+			var sb strings.Builder
+			for range n {
+				sb.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			text := analysisPrefix + finalHeader + `["` + sb.String() + `"]`
+			want := gs[0].Matches(text)
+			if want != (n >= b[0] && n <= b[1]) {
+				t.Fatalf("%v: %d characters: llama.cpp's grammar says %v", b, n, want)
+			}
+			if got := gs[1].Matches(text); got != want {
+				t.Errorf("%v: %d characters: %v for xgrammar, %v for llama.cpp", b, n, got, want)
+			}
+			if got := x.Matches(text); got != want {
+				t.Errorf("%v: %d characters: the EBNF read back says %v, the grammar %v", b, n, got, want)
+			}
+			if want {
+				in++
+			} else {
+				out++
+			}
+		}
+		if in == 0 || out == 0 && b[1] <= b[0]+210 {
+			t.Errorf("%v: %d lengths in the grammar, %d out", b, in, out)
 		}
 	}
 }
