@@ -45,6 +45,9 @@ func FuzzCompile(f *testing.F) {
 		`{"allOf": [{"anyOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}, {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}], "$defs": {"a": {"type": "object", "properties": {"x": {"$ref": "#"}}}}}`,
 		`{"oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": ["b", 1.0]}, "z": false}, "required": ["k"]}, {"required": ["z"]}]}`,
 		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 1500, "maxLength": 1048576}, "b": {"type": "string", "minLength": 70000}}}`,
+		// Strings past 4,096 characters in units for xgrammar, at the
+		// units' edges (gap decision 272).
+		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 4095, "maxLength": 262145}, "b": {"type": "string", "maxLength": 8193}, "c": {"type": "string", "minLength": 262144, "maxLength": 262144}}}`,
 		`{"type": "object", "properties": {"a": {}, "b": {"const": 1}}, "dependencies": {"a": ["b"], "b": {"required": ["c"]}}, "oneOf": [{"required": ["a"]}, {"required": ["c"], "title": "c"}], "patternProperties": {"^c": {"type": "integer"}}}`,
 		// Large rules the leftmost walk enters often, and a chain of
 		// optional members (gap decision 194).
