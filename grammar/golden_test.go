@@ -50,6 +50,12 @@ func TestGoldenGrammars(t *testing.T) {
 			"allOf": [{"$ref": "#/$defs/Base"}], "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}-\\d{2,4}$"}, "at": {"type": "string", "format": "date-time"},
 			"contact": {"type": "object", "properties": {"kind": {"enum": ["email", "phone"]}}, "anyOf": [{"required": ["email"], "properties": {"email": {"format": "email"}}}, {"required": ["phone"]}]}},
 			"required": ["code"]}`)}},
+		// The forms written for xgrammar alone (Spec.XGrammar): a strict
+		// string's counted characters as chains (gap decisions 267, 271,
+		// 272), an object's chain of many members in blocks (270).
+		"xgrammar_strict": {XGrammar: true, Format: &Format{Strict: true, Schema: json.RawMessage(`{"type": "object", "properties": {"tag": {"type": "string", "minLength": 1, "maxLength": 8},
+			"title": {"type": "string", "maxLength": 100}, "body": {"type": "string", "minLength": 10, "maxLength": 5000},
+			"flags": ` + blockedObject(48, 40) + `}, "required": ["tag", "title"], "additionalProperties": false}`)}},
 	}
 	for name, spec := range cases {
 		g, err := Compile(context.Background(), spec)
