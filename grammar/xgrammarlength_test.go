@@ -147,20 +147,9 @@ func TestXGrammarCountedStrings(t *testing.T) {
 		// Past 64: chains of 64 (gap decision 271).
 		{0, 65}, {64, 65}, {65, 65}, {0, 128}, {63, 129}, {100, 300}, {130, 130}, {0, 300}} {
 		schema := fmt.Sprintf(`{"type": "array", "items": {"type": "string", "minLength": %d, "maxLength": %d}}`, b[0], b[1])
-		var gs [2]*Grammar
-		for i, xg := range []bool{false, true} {
-			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}, XGrammar: xg})
-			if err != nil {
-				t.Fatal(err)
-			}
-			gs[i] = g
-		}
-		if !strings.Contains(gs[1].EBNF(), "xg-opt") && b[1] > b[0] || strings.Contains(gs[1].EBNF(), "xg-upto-") {
-			t.Errorf("%v: the EBNF for xgrammar is not the chain of choices:\n%s", b, gs[1].EBNF())
-		}
-		x, err := parseWritten(gs[1].EBNF())
-		if err != nil {
-			t.Fatalf("%v: the EBNF does not read back: %v", b, err)
+		llama, xg, x := strictStringGrammars(t, schema)
+		if !strings.Contains(xg.EBNF(), "xg-opt") && b[1] > b[0] || strings.Contains(xg.EBNF(), "xg-upto-") {
+			t.Errorf("%v: the EBNF for xgrammar is not the chain of choices:\n%s", b, xg.EBNF())
 		}
 		in := 0
 		for range 150 {
@@ -174,15 +163,7 @@ func TestXGrammarCountedStrings(t *testing.T) {
 				}
 			}
 			content := `["` + sb.String() + `"]`
-			text := analysisPrefix + finalHeader + content
-			want := gs[0].Matches(text)
-			if got := gs[1].Matches(text); got != want {
-				t.Errorf("%v: %s: %v for xgrammar, %v for llama.cpp", b, content, got, want)
-			}
-			if got := x.Matches(text); got != want {
-				t.Errorf("%v: %s: the EBNF read back says %v, the grammar %v", b, content, got, want)
-			}
-			if want {
+			if sameVerdicts(t, fmt.Sprintf("%v: %s", b, content), analysisPrefix+finalHeader+content, llama, xg, x) {
 				in++
 			}
 		}
@@ -200,21 +181,9 @@ func TestXGrammarVeryLongStrings(t *testing.T) {
 	pieces := []string{"a", "é", `\n`, `\u00e9`, " "}
 	for _, b := range [][2]int{{0, 4097}, {4095, 4097}, {4097, 4097}, {8192, 8193}, {4000, 8300}, {8100, 8300}, {0, 262145}} {
 		schema := fmt.Sprintf(`{"type": "array", "items": {"type": "string", "minLength": %d, "maxLength": %d}}`, b[0], b[1])
-		var gs [2]*Grammar
-		for i, xg := range []bool{false, true} {
-			g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}, XGrammar: xg})
-			if err != nil {
-				t.Fatal(err)
-			}
-			gs[i] = g
-		}
-		ebnf := gs[1].EBNF()
-		if strings.Contains(ebnf, "xg-unit") != (b[1] > 4096) || strings.Contains(ebnf, "chunk") {
+		llama, xg, x := strictStringGrammars(t, schema)
+		if ebnf := xg.EBNF(); strings.Contains(ebnf, "xg-unit") != (b[1] > 4096) || strings.Contains(ebnf, "chunk") {
 			t.Errorf("%v: the EBNF for xgrammar is not units of chains:\n%.2000s", b, ebnf)
-		}
-		x, err := parseWritten(ebnf)
-		if err != nil {
-			t.Fatalf("%v: the EBNF does not read back: %v", b, err)
 		}
 		// The lengths at the edges of the range and of the first two and
 		// the last of each unit inside it, and two drawn; none more than
@@ -245,16 +214,9 @@ func TestXGrammarVeryLongStrings(t *testing.T) {
 			for range n {
 				sb.WriteString(pieces[rng.IntN(len(pieces))])
 			}
-			text := analysisPrefix + finalHeader + `["` + sb.String() + `"]`
-			want := gs[0].Matches(text)
+			want := sameVerdicts(t, fmt.Sprintf("%v: %d characters", b, n), analysisPrefix+finalHeader+`["`+sb.String()+`"]`, llama, xg, x)
 			if want != (n >= b[0] && n <= b[1]) {
 				t.Fatalf("%v: %d characters: llama.cpp's grammar says %v", b, n, want)
-			}
-			if got := gs[1].Matches(text); got != want {
-				t.Errorf("%v: %d characters: %v for xgrammar, %v for llama.cpp", b, n, got, want)
-			}
-			if got := x.Matches(text); got != want {
-				t.Errorf("%v: %d characters: the EBNF read back says %v, the grammar %v", b, n, got, want)
 			}
 			if want {
 				in++
@@ -266,4 +228,38 @@ func TestXGrammarVeryLongStrings(t *testing.T) {
 			t.Errorf("%v: %d lengths in the grammar, %d out", b, in, out)
 		}
 	}
+}
+
+// strictStringGrammars compiles schema under strict as llama.cpp gets it
+// and as xgrammar does (Spec.XGrammar), and reads the latter's EBNF back.
+func strictStringGrammars(t *testing.T, schema string) (llama, xg, readBack *Grammar) {
+	t.Helper()
+	var gs [2]*Grammar
+	for i, forXGrammar := range []bool{false, true} {
+		g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(schema), Strict: true}, XGrammar: forXGrammar})
+		if err != nil {
+			t.Fatalf("%s: %v", schema, err)
+		}
+		gs[i] = g
+	}
+	readBack, err := parseWritten(gs[1].EBNF())
+	if err != nil {
+		t.Fatalf("%s: the EBNF does not read back: %v", schema, err)
+	}
+	return gs[0], gs[1], readBack
+}
+
+// sameVerdicts matches text with llama, the grammar llama.cpp gets, and
+// reports (as label) where xg or its EBNF read back says otherwise; it
+// returns llama's verdict.
+func sameVerdicts(t *testing.T, label, text string, llama, xg, readBack *Grammar) bool {
+	t.Helper()
+	want := llama.Matches(text)
+	if got := xg.Matches(text); got != want {
+		t.Errorf("%s: %v for xgrammar, %v for llama.cpp", label, got, want)
+	}
+	if got := readBack.Matches(text); got != want {
+		t.Errorf("%s: the EBNF read back says %v, the grammar %v", label, got, want)
+	}
+	return want
 }
