@@ -45,13 +45,25 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 		minBlocks = int(float64(shared) / float64(len(c.prompt)) * float64(len(ids)) / float64(rt.cfg.BlockTokens))
 	}
 	var tried []int
+	// The last failure a replica answered with (a 5xx), and which replica:
+	// when every replica failed, the client is told that rather than that
+	// the last one tried could not be reached (gap decision 273).
+	var answeredErr *apiError
+	answeredAt, answeredRoute := -1, ""
 	for {
 		i, decision := rt.pick(hashes, key, minBlocks, tried)
 		s.metrics.routeDecision(decision)
 		rt.replicas[i].open.Add(1)
 		resp, aerr := s.engines[i].complete(c, cr)
 		if aerr == nil || !retryable(aerr) || c.ctx.Err() != nil || len(tried)+1 >= len(rt.replicas) {
-			return s.answered(c, i, hashes, decision, resp, aerr)
+			resp, aerr = s.answered(c, i, hashes, decision, resp, aerr)
+			if aerr != nil && aerr.code == "engine_unreachable" && answeredErr != nil && c.ctx.Err() == nil {
+				c.replica, c.route, aerr = answeredAt, answeredRoute, answeredErr
+			}
+			return resp, aerr
+		}
+		if aerr.code != "engine_unreachable" {
+			answeredErr, answeredAt, answeredRoute = aerr, i, decision
 		}
 		rt.replicas[i].open.Add(-1)
 		s.replicaFailed(i, aerr)

@@ -132,6 +132,59 @@ func TestRouteFailoverBeforeFirstByte(t *testing.T) {
 	}
 }
 
+// When every replica fails, the client is told what a replica answered
+// (its 5xx), not that the last one tried could not be reached: with one
+// replica dead and out of routing, the others are tried first and the dead
+// one last (gap decision 273). With every replica unreachable, it is that.
+func TestRouteEveryReplicaFailed(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		answering int // replicas answering 500; the others are dead
+		wantCode  string
+	}{
+		{"two answer 500, one dead", 2, "engine_500"},
+		{"one answers 500, two dead", 1, "engine_500"},
+		{"all dead", 0, "engine_unreachable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var fes []*fakeEngine
+			for i := range 3 {
+				fe := newFakeEngine(t, fixed(gen{status: 500, body: `{"error":{"message":"Failed to parse input at pos 0"}}`}))
+				if i >= c.answering {
+					fe.srv.Close()
+				}
+				fes = append(fes, fe)
+			}
+			s, gw := newPool(t, fes)
+			// The dead replicas are known down, so that the answering
+			// ones are tried first and a dead one last (the fallback).
+			for i := c.answering; i < 3; i++ {
+				s.router.replicas[i].healthy.Store(false)
+			}
+			resp, data := post(t, gw, conversation(0, 0))
+			var e struct {
+				Error struct {
+					Code    string `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(data, &e); err != nil {
+				t.Fatalf("%d %s: %v", resp.StatusCode, data, err)
+			}
+			if resp.StatusCode != http.StatusBadGateway || e.Error.Code != c.wantCode {
+				t.Errorf("got %d %s, want 502 with code %s", resp.StatusCode, data, c.wantCode)
+			}
+			tried := 0
+			for i := range c.answering {
+				tried += len(fes[i].requests())
+			}
+			if tried != c.answering {
+				t.Errorf("the answering replicas got %d requests, want %d (each tried once)", tried, c.answering)
+			}
+		})
+	}
+}
+
 // A replica that dies in the middle of a stream ends that stream with an
 // error event (no retry: the client has the first bytes), counted; the
 // replica's open request is closed.
