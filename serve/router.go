@@ -306,11 +306,12 @@ func (rt *router) pick(hashes []uint64, key uint64, minBlocks int, tried []int) 
 		}
 	}
 	if least < 0 {
-		// No healthy replica left: try any untried one, healthy or not.
-		for i := range rt.replicas {
-			if !contains(tried, i) {
-				return i, routeFallback
-			}
+		// No healthy replica left: an untried one, healthy or not, the
+		// one the conversation key hashes to, so that conversations keep
+		// spreading over the replicas as they would when healthy (the
+		// first untried replica took every request before).
+		if i := rt.rendezvous(key, func(i int) bool { return !contains(tried, i) }); i >= 0 {
+			return i, routeFallback
 		}
 		return 0, routeFallback
 	}

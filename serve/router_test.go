@@ -219,6 +219,24 @@ func TestRouterDecisions(t *testing.T) {
 	if _, d := rt.pick(conv, 1, 0, nil); d != routeFallback {
 		t.Errorf("no healthy replica: %s, want fallback", d)
 	}
+	// Then each conversation goes where its key hashes, as a new one would
+	// when healthy: conversations still spread, and a retry leaves out
+	// what was tried.
+	all := func(int) bool { return true }
+	used := map[int]bool{}
+	for key := range uint64(30) {
+		got, _ := rt.pick(nil, key, 0, nil)
+		if want := rt.rendezvous(key, all); got != want {
+			t.Errorf("fallback of key %d: replica %d, want %d (its hash)", key, got, want)
+		}
+		used[got] = true
+		if again, d := rt.pick(nil, key, 0, []int{got}); again == got || d != routeFallback {
+			t.Errorf("fallback retry of key %d: replica %d (%s) after %d", key, again, d, got)
+		}
+	}
+	if len(used) != len(rt.replicas) {
+		t.Errorf("with every replica out, 30 conversations went to %d of %d replicas", len(used), len(rt.replicas))
+	}
 }
 
 // Rendezvous hashing spreads keys over replicas by weight, and removing a
