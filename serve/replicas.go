@@ -57,7 +57,7 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 		resp, aerr := s.engines[i].complete(c, cr)
 		if aerr == nil || !retryable(aerr) || c.ctx.Err() != nil || len(tried)+1 >= len(rt.replicas) {
 			resp, aerr = s.answered(c, i, hashes, decision, resp, aerr)
-			if aerr != nil && aerr.code == "engine_unreachable" && answeredErr != nil && c.ctx.Err() == nil {
+			if aerr != nil && aerr.code == "engine_unreachable" && answeredErr != nil {
 				c.replica, c.route, aerr = answeredAt, answeredRoute, answeredErr
 			}
 			return resp, aerr

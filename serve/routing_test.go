@@ -164,8 +164,7 @@ func TestRouteEveryReplicaFailed(t *testing.T) {
 			resp, data := post(t, gw, conversation(0, 0))
 			var e struct {
 				Error struct {
-					Code    string `json:"code"`
-					Message string `json:"message"`
+					Code string `json:"code"`
 				} `json:"error"`
 			}
 			if err := json.Unmarshal(data, &e); err != nil {
