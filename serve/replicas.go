@@ -28,7 +28,11 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 		r := rt.replicas[0]
 		r.open.Add(1)
 		resp, aerr := s.engines[0].complete(c, cr)
-		return s.answered(c, 0, nil, routePrefix, resp, aerr)
+		resp, aerr = s.answered(c, 0, nil, routePrefix, resp, aerr)
+		if aerr != nil && retryable(aerr) {
+			s.replicaFailed(0, aerr)
+		}
+		return resp, aerr
 	}
 	hashes := blockHashes(cr.Prompt, rt.cfg.BlockTokens, rt.cfg.BlockBytes, nil)
 	key, shared := conversationKey(c.prompt)
@@ -45,11 +49,13 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 		minBlocks = int(float64(shared) / float64(len(c.prompt)) * float64(len(ids)) / float64(rt.cfg.BlockTokens))
 	}
 	var tried []int
-	// The last failure a replica answered with (a 5xx), and which replica:
-	// when every replica failed, the client is told that rather than that
-	// the last one tried could not be reached (gap decision 273).
+	// The replicas that answered this request with a 5xx, and the last
+	// such failure and its route: when every replica failed, the client is
+	// told that rather than that the last one tried could not be reached
+	// (gap decision 273).
+	var failed []replicaFailure
 	var answeredErr *apiError
-	answeredAt, answeredRoute := -1, ""
+	answeredRoute := ""
 	for {
 		i, decision := rt.pick(hashes, key, minBlocks, tried)
 		s.metrics.routeDecision(decision)
@@ -57,18 +63,36 @@ func (s *Server) send(c *exchange, cr *completionRequest) (*http.Response, *apiE
 		resp, aerr := s.engines[i].complete(c, cr)
 		if aerr == nil || !retryable(aerr) || c.ctx.Err() != nil || len(tried)+1 >= len(rt.replicas) {
 			resp, aerr = s.answered(c, i, hashes, decision, resp, aerr)
-			if aerr != nil && aerr.code == "engine_unreachable" && answeredErr != nil {
-				c.replica, c.route, aerr = answeredAt, answeredRoute, answeredErr
+			switch {
+			case aerr == nil:
+				// Another replica answered what these failed: the
+				// failures were theirs (gap decision 274).
+				for _, f := range failed {
+					s.replicaFailed(f.replica, f.err)
+				}
+			case aerr.code == "engine_unreachable":
+				s.replicaFailed(i, aerr)
+				if answeredErr != nil {
+					c.replica, c.route, aerr = failed[len(failed)-1].replica, answeredRoute, answeredErr
+				}
 			}
 			return resp, aerr
 		}
-		if aerr.code != "engine_unreachable" {
-			answeredErr, answeredAt, answeredRoute = aerr, i, decision
-		}
 		rt.replicas[i].open.Add(-1)
-		s.replicaFailed(i, aerr)
+		if aerr.code == "engine_unreachable" {
+			s.replicaFailed(i, aerr)
+		} else {
+			failed = append(failed, replicaFailure{i, aerr})
+			answeredErr, answeredRoute = aerr, decision
+		}
 		tried = append(tried, i)
 	}
+}
+
+// replicaFailure is a 5xx replica answered a request with.
+type replicaFailure struct {
+	replica int
+	err     *apiError
 }
 
 // answered books the reply of replica i: on success the prompt's blocks are
@@ -80,9 +104,6 @@ func (s *Server) answered(c *exchange, i int, hashes []uint64, decision string, 
 	s.metrics.replicaRequest(i)
 	if aerr != nil {
 		r.open.Add(-1)
-		if retryable(aerr) {
-			s.replicaFailed(i, aerr)
-		}
 		return nil, aerr
 	}
 	if len(hashes) > 0 {
@@ -132,8 +153,11 @@ func conversationKey(prompt string) (uint64, int) {
 
 // replicaFailed notes a request replica i failed before answering. An
 // unreachable replica is taken out of routing at once; one that answers
-// 5xx (which may be about the request: a prompt past the context, say)
-// after three failures in a row.
+// 5xx after three such failures in a row. A 5xx may be about the request
+// (a prompt the engine's own code fails on): with several replicas, send
+// counts it only when another replica answered the same request, so that
+// a request every replica fails on, sent again and again by a client's
+// retries, takes none of them out (gap decision 274).
 func (s *Server) replicaFailed(i int, aerr *apiError) {
 	r := s.router.replicas[i]
 	if aerr.code == "engine_unreachable" || r.fails.Add(1) >= 3 {

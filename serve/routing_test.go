@@ -184,6 +184,57 @@ func TestRouteEveryReplicaFailed(t *testing.T) {
 	}
 }
 
+// A request that every replica answers with a 5xx (one the engines' own
+// code fails on), sent again and again as a client's retries do, takes no
+// replica out of routing: a 5xx counts against a replica only when another
+// replica answered the same request (gap decision 274). A replica that
+// fails where another answers is still taken out after three.
+func TestRoutePoisonRequest(t *testing.T) {
+	poisoned := func(r *engineReq) gen {
+		if strings.Contains(r.Prompt, "poison") {
+			return gen{status: 500, body: `{"error":{"message":"Failed to parse input at pos 0"}}`}
+		}
+		return gen{text: answerText("r", "fine")}
+	}
+	fes := []*fakeEngine{newFakeEngine(t, poisoned), newFakeEngine(t, poisoned), newFakeEngine(t, poisoned)}
+	s, gw := newPool(t, fes)
+	poison := strings.Replace(conversation(0, 0), "Conversation 0", "Conversation poison", 1)
+	for try := range 5 {
+		resp, data := post(t, gw, poison)
+		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(data), "engine_500") {
+			t.Fatalf("try %d: got %d %s, want 502 engine_500", try, resp.StatusCode, data)
+		}
+	}
+	for i, r := range s.router.replicas {
+		if !r.healthy.Load() {
+			t.Errorf("replica %d out of routing after a request every replica failed on", i)
+		}
+		if n := len(fes[i].requests()); n != 5 {
+			t.Errorf("replica %d got %d of the 5 tries, want each (a retry on every replica)", i, n)
+		}
+	}
+	// The next conversations route as before, by hash, not in fallback.
+	for c := range 6 {
+		if resp, data := post(t, gw, conversation(c+1, 0)); resp.StatusCode != 200 {
+			t.Fatalf("conversation %d: %d %s", c+1, resp.StatusCode, data)
+		}
+	}
+
+	// One replica failing alone, where the others answer: out after three.
+	bad := newFakeEngine(t, fixed(gen{status: 500, body: `{"error":{"message":"broken"}}`}))
+	good := newFakeEngine(t, fixed(gen{text: answerText("r", "fine")}))
+	s, gw = newPool(t, []*fakeEngine{bad, good}, func(c *Config) { c.Routing.NewConversations = RouteNewFewest })
+	for c := range 6 {
+		if resp, data := post(t, gw, conversation(c, 0)); resp.StatusCode != 200 {
+			t.Fatalf("conversation %d: %d %s", c, resp.StatusCode, data)
+		}
+	}
+	if s.router.replicas[0].healthy.Load() || len(bad.requests()) != 3 {
+		t.Errorf("the replica failing alone: in routing %v after %d requests, want out after 3",
+			s.router.replicas[0].healthy.Load(), len(bad.requests()))
+	}
+}
+
 // A replica that dies in the middle of a stream ends that stream with an
 // error event (no retry: the client has the first bytes), counted; the
 // replica's open request is closed.
