@@ -39,7 +39,9 @@
 // hostname, ipv4, ipv6, uri, uri-reference, iri, iri-reference,
 // uri-template, json-pointer, relative-json-pointer; hostname loosely:
 // its total length and Punycode labels are not checked, which is
-// reported, an error under strict), minimum, maximum, exclusiveMinimum and
+// reported, an error under strict; a format JSON Schema does not define,
+// beside a pattern in the same schema, is the pattern's name: the pattern
+// is enforced and the format reported, under strict too), minimum, maximum, exclusiveMinimum and
 // exclusiveMaximum (exact decimal bounds), dependentRequired (where the
 // object's members are written by name), dependentSchemas (one case of
 // the object per choice of up to 4 triggers present),

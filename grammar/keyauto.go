@@ -49,7 +49,7 @@ const (
 	// made and moveWork for each of its moves (their cost in time, about
 	// 20 ns each here).
 	maxKeyWork      = 1 << 18
-	maxKeyWorkTotal = 1 << 19
+	maxKeyWorkTotal = 1 << 20
 	stateWork       = 128
 	moveWork        = 16
 	// minMinimized is the most states an automaton is written with

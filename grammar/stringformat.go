@@ -2,7 +2,9 @@ package grammar
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"unicode"
 )
 
 // This file gives the JSON Schema formats the grammar enforces as
@@ -69,6 +71,35 @@ func cachedFormat(name string, form int) *expr {
 func formatLoose(name string) string {
 	if name == "hostname" {
 		return "the total length of a host name (253 characters) and the Punycode of its xn-- labels are not checked"
+	}
+	return ""
+}
+
+// definedFormats are the formats JSON Schema 2020-12 defines (the
+// validation vocabulary, section 7.3), those formatExpr enforces and the
+// three it does not (idn-email, idn-hostname, regex).
+var definedFormats = [...]string{"date-time", "date", "time", "duration", "email", "idn-email",
+	"hostname", "idn-hostname", "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference",
+	"uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex"}
+
+// definedFormat is the format JSON Schema defines that name spells, apart
+// from case and the separators - _ . and space ("datetime", "UUID",
+// "ip_v4"), or "" when it spells none: a custom format.
+func definedFormat(name string) string {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			switch r {
+			case '-', '_', '.', ' ':
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, s)
+	}
+	n := norm(name)
+	for _, f := range definedFormats {
+		if norm(f) == n {
+			return f
+		}
 	}
 	return ""
 }

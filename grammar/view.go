@@ -2679,6 +2679,9 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 	var aheadNegs []*expr
 	var aheadPaths []string
 	for _, n := range v.nodes {
+		// Whether this schema's pattern is enforced: a custom format
+		// beside it is its name (decision 275).
+		patternHeld := false
 		for _, k := range [...]struct {
 			node int
 			name string
@@ -2692,6 +2695,14 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 				continue
 			}
 			text := d.Str(k.node)
+			if k.name == "format" && patternHeld && formatExpr(text) == nil && definedFormat(text) == "" {
+				// A format JSON Schema does not define, beside the
+				// pattern that spells its strings (as zod writes
+				// "cuid" or "e164"): an annotation, which 2020-12 has
+				// no validator fail on; reported, in both modes.
+				c.report(p, k.name)
+				continue
+			}
 			if value != nil && !c.strict {
 				c.loosen(p, k.name, "only one pattern or format of a string is enforced, and "+kw+" at "+path+" is")
 				continue
@@ -2730,7 +2741,11 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 					}
 				}
 			} else if e = formatExpr(text); e == nil {
-				c.loosen(p, k.name, "the format "+strconv.Quote(text)+" is not one the grammar knows")
+				why := "the format " + strconv.Quote(text) + " is not one the grammar knows"
+				if def := definedFormat(text); def != "" && def != text {
+					why += " (did you mean " + strconv.Quote(def) + "?)"
+				}
+				c.loosen(p, k.name, why)
 				continue
 			} else if why := formatLoose(text); why != "" {
 				// Enforced as far as it goes, and reported.
@@ -2738,6 +2753,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 					return nil, false
 				}
 			}
+			patternHeld = patternHeld || k.name == "pattern"
 			if value != nil {
 				more, morePaths, moreKws = append(more, e), append(morePaths, p), append(moreKws, k.name)
 				keys = append(keys, "&"+k.name+":"+text)
@@ -2767,7 +2783,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 		// Past the automaton's limits: the first pattern or format
 		// alone, the others reported (an error: strict).
 		for i, p := range morePaths {
-			c.loosen(p, moreKws[i], "only one pattern or format of a string is enforced, and "+kw+" at "+path+" is")
+			c.loosen(p, moreKws[i], "the automaton that would enforce it together with "+kw+" at "+path+" is past its limits, or the grammar's budget for such automata is spent, so only that one is enforced")
 		}
 		if c.err != nil {
 			return nil, false
