@@ -24,6 +24,9 @@ func FuzzCompile(f *testing.F) {
 		`{"allOf": [false]}`, `false`, `{"anyOf": []}`,
 		`{"type": "object", "properties": {"a": {"type": "string", "maxLength": 1024}, "b": {"type": "array", "items": {"type": "string", "minLength": 1000}, "minItems": 1000}}, "required": ["a", "b"]}`,
 		ladder(6, true), ladder(6, false),
+		// Custom formats beside patterns, a defined one spelt otherwise
+		// (decision 275).
+		`{"type": "object", "properties": {"c": {"type": "string", "format": "cuid", "pattern": "^[cC][0-9a-z]{6,}$"}, "e": {"format": "E-Mail", "pattern": "@"}, "j": {"format": "jwt"}}}`,
 		`{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "required": ["c"], "dependentRequired": {"a": ["b"], "b": ["a", "z"], "c": ["b"]}}`,
 		`{"type": "object", "properties": {"ab": {}}, "propertyNames": {"pattern": "^[a-z]{1,3}$", "maxLength": 2}, "additionalProperties": {"type": "integer"}}`,
 		`{"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": false, "propertyNames": {"enum": ["x1", "y", 2]}}`,
