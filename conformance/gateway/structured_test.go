@@ -167,32 +167,43 @@ const forecastJSON = `{"city": "London", "observed": "2026-12-06T12:00:00Z", "ta
 // enforced), the engine gets its grammar, and the SDK parses the answer
 // into the struct.
 func TestStructuredOutputsFromGoStruct(t *testing.T) {
-	fe := newFakeEngine(t, fixed(answer("The user wants a forecast.", forecastJSON)))
-	fe.Kind.Store(int32(enginetest.LlamaCpp))
-	client := newAnthropicClient(newGateway(t, fe))
-	var got forecast
-	var resp *http.Response
-	_, err := client.Beta.Messages.New(context.Background(), anthropic.BetaMessageNewParams{
-		Model:        "beam",
-		MaxTokens:    1024,
-		Messages:     []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("The forecast for London?"))},
-		OutputFormat: anthropic.BetaJSONOutputFormatParam{Schema: &got},
-		Betas:        []anthropic.AnthropicBeta{anthropic.AnthropicBetaStructuredOutputs2025_11_13},
-	}, option.WithResponseInto(&resp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := fe.LastRequest(t)
-	var grammar string
-	if raw, ok := req.Raw["grammar"]; !ok || json.Unmarshal(raw, &grammar) != nil || !strings.Contains(grammar, "direction") {
-		t.Fatalf("the engine got no grammar of the struct's schema: %.200s", req.Raw["grammar"])
-	}
-	if u := resp.Header.Get("X-Beam-Unenforced"); u != "" {
-		t.Errorf("X-Beam-Unenforced: %s", u)
-	}
-	want := forecast{City: "London", Observed: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC), Tags: []string{"rain"}, Wind: &wind{3.5, "W"}}
-	if got.City != want.City || !got.Observed.Equal(want.Observed) || len(got.Tags) != 1 || got.Tags[0] != "rain" ||
-		got.Wind == nil || *got.Wind != *want.Wind {
-		t.Errorf("the SDK parsed %+v, want %+v", got, want)
+	for _, deprecated := range []bool{false, true} {
+		name := map[bool]string{false: "output_config.format", true: "output_format"}[deprecated]
+		t.Run(name, func(t *testing.T) {
+			fe := newFakeEngine(t, fixed(answer("The user wants a forecast.", forecastJSON)))
+			fe.Kind.Store(int32(enginetest.LlamaCpp))
+			client := newAnthropicClient(newGateway(t, fe))
+			var got forecast
+			params := anthropic.BetaMessageNewParams{
+				Model:     "beam",
+				MaxTokens: 1024,
+				Messages:  []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("The forecast for London?"))},
+				Betas:     []anthropic.AnthropicBeta{anthropic.AnthropicBetaStructuredOutputs2025_11_13},
+			}
+			if deprecated {
+				// What clients written before output_config send; the
+				// gateway reads both.
+				params.OutputFormat = anthropic.BetaJSONOutputFormatParam{Schema: &got} //lint:ignore SA1019 the older field, on purpose
+			} else {
+				params.OutputConfig = anthropic.BetaOutputConfigParam{Format: anthropic.BetaJSONOutputFormatParam{Schema: &got}}
+			}
+			var resp *http.Response
+			if _, err := client.Beta.Messages.New(context.Background(), params, option.WithResponseInto(&resp)); err != nil {
+				t.Fatal(err)
+			}
+			req := fe.LastRequest(t)
+			var grammar string
+			if raw, ok := req.Raw["grammar"]; !ok || json.Unmarshal(raw, &grammar) != nil || !strings.Contains(grammar, "direction") {
+				t.Fatalf("the engine got no grammar of the struct's schema: %.200s", req.Raw["grammar"])
+			}
+			if u := resp.Header.Get("X-Beam-Unenforced"); u != "" {
+				t.Errorf("X-Beam-Unenforced: %s", u)
+			}
+			want := forecast{City: "London", Observed: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC), Tags: []string{"rain"}, Wind: &wind{3.5, "W"}}
+			if got.City != want.City || !got.Observed.Equal(want.Observed) || len(got.Tags) != 1 || got.Tags[0] != "rain" ||
+				got.Wind == nil || *got.Wind != *want.Wind {
+				t.Errorf("the SDK parsed %+v, want %+v", got, want)
+			}
+		})
 	}
 }
