@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -94,7 +95,14 @@ func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, be
 	default:
 		return
 	}
-	size := int64(len(reasoning)) + recallOverhead
+	m.keep(keys, reasoning)
+}
+
+// keep holds value under keys, the least recently used entries going
+// when the memory is full; a value larger than an eighth of the memory
+// is not kept.
+func (m *reasoningMemory) keep(keys []string, value string) {
+	size := int64(len(value)) + recallOverhead
 	for _, k := range keys {
 		size += int64(len(k)) + recallOverhead
 	}
@@ -110,7 +118,7 @@ func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, be
 	}
 	// A copy: the parsed reasoning may share the memory of the whole
 	// generation, which the memory does not count.
-	t := &recalled{reasoning: strings.Clone(reasoning), keys: keys, size: size}
+	t := &recalled{reasoning: strings.Clone(value), keys: keys, size: size}
 	t.at = m.order.PushFront(t)
 	for _, k := range keys {
 		m.byKey[k] = t
@@ -118,6 +126,53 @@ func (m *reasoningMemory) remember(owner, reasoning string, callIDs []string, be
 	m.used += size
 	for m.used > m.max {
 		m.forget(m.order.Back().Value.(*recalled))
+	}
+}
+
+// rememberItem keeps a Responses output item the reply handed out, its
+// JSON, under its id: an item_reference input item that names it is read
+// as the item (gap decision 276).
+func (m *reasoningMemory) rememberItem(owner, id string, item []byte) {
+	if m == nil || id == "" {
+		return
+	}
+	m.keep([]string{turnKey(owner, "item", id)}, string(item))
+}
+
+// recallItem returns the JSON of the output item id, when owner
+// received it and the memory still holds it.
+func (m *reasoningMemory) recallItem(owner, id string) ([]byte, bool) {
+	if m == nil {
+		return nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.byKey[turnKey(owner, "item", id)]
+	if t == nil {
+		return nil, false
+	}
+	m.order.MoveToFront(t.at)
+	return []byte(t.reasoning), true
+}
+
+// rememberItems keeps the output items of a Responses reply for
+// item_reference (rememberItem), when the memory is on and the reply
+// succeeded (completed or incomplete).
+func (c *exchange) rememberItems(items []any) {
+	if c.s == nil || c.s.memory == nil || c.req == nil || c.status != http.StatusOK {
+		return
+	}
+	for _, it := range items {
+		data, err := json.Marshal(it)
+		if err != nil {
+			continue
+		}
+		var head struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(data, &head) == nil {
+			c.s.memory.rememberItem(c.owner, head.ID, data)
+		}
 	}
 }
 

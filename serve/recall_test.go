@@ -284,3 +284,82 @@ func TestReasoningMemoryCopilotResume(t *testing.T) {
 		t.Errorf("resumed: prompt\n%q\nwant the live session's\n%q", p, live)
 	}
 }
+
+// TestItemReferences: with Config.ReasoningMemoryBytes, an item_reference
+// input item that names an output item this gateway handed out (reasoning,
+// function call, message) is read as that item, as the AI SDK's OpenAI
+// provider sends a tool loop's earlier turns by default (store left on;
+// gap decision 276), streamed or not: the prompt is the one with the items
+// sent whole. Another API key, an id never handed out, and no memory are
+// the stateless 400, which says why.
+func TestItemReferences(t *testing.T) {
+	fe := newFakeEngine(t, recallScript)
+	gw := newGateway(t, fe, func(c *Config) { c.ReasoningMemoryBytes = 1 << 20; c.APIKeys = []string{"key-one", "key-two"} })
+	off := newGateway(t, fe)
+	auth := func(key string) map[string]string { return map[string]string{"Authorization": "Bearer " + key} }
+	ids := regexp.MustCompile(`"id":"((?:rs|fc|msg)_[0-9a-f]+)"`)
+	// refs is the item_reference items of the output items in a reply, in
+	// order, once each.
+	refs := func(data []byte) string {
+		var out []string
+		seen := map[string]bool{}
+		for _, m := range ids.FindAllSubmatch(data, -1) {
+			if id := string(m[1]); !seen[id] {
+				seen[id] = true
+				out = append(out, `{"type":"item_reference","id":"`+id+`"}`)
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	body := func(stream bool, items string) string {
+		return `{"model":"beam","stream":` + strconv.FormatBool(stream) + `,"input":[{"role":"user","content":"Run ls"}` + items + `],` + responsesRecallTools + `}`
+	}
+	callID := regexp.MustCompile(`"call_id":"(call_[0-9a-f]+)"`)
+	for _, stream := range []bool{false, true} {
+		t.Run("stream="+strconv.FormatBool(stream), func(t *testing.T) {
+			resp, data := do(t, gw, "POST", "/v1/responses", body(stream, ""), auth("key-one"))
+			m := callID.FindSubmatch(data)
+			if resp.StatusCode != 200 || m == nil {
+				t.Fatalf("first: %d %s", resp.StatusCode, data)
+			}
+			turn1 := "," + refs(data) + `,{"type":"function_call_output","call_id":"` + string(m[1]) + `","output":"a.txt"}`
+			if strings.Count(turn1, "item_reference") != 2 {
+				t.Fatalf("first: want a reasoning and a function_call item: %s", data)
+			}
+			resp, data = do(t, gw, "POST", "/v1/responses", body(stream, turn1), auth("key-one"))
+			if resp.StatusCode != 200 {
+				t.Fatalf("second: %d %s", resp.StatusCode, data)
+			}
+			const callTurn = "<|channel|>analysis<|message|>I should list the files.<|end|><|start|>assistant to=bash"
+			if p := fe.lastRequest(t).Prompt; !strings.Contains(p, callTurn) || !strings.Contains(p, "<|start|>bash to=assistant") {
+				t.Errorf("second: the referenced call is not in the prompt:\n%s", p)
+			}
+			turn2 := turn1 + "," + refs(data) + `,{"role":"user","content":"Thanks"}`
+			if resp, data = do(t, gw, "POST", "/v1/responses", body(stream, turn2), auth("key-one")); resp.StatusCode != 200 {
+				t.Fatalf("third: %d %s", resp.StatusCode, data)
+			}
+			// The members of the items the gateway wrote that it does not
+			// read (a message part's annotations) are not the client's.
+			if u := resp.Header.Get(UnenforcedHeader); u != "" {
+				t.Errorf("third: %s: %s", UnenforcedHeader, u)
+			}
+			const answerTurn = "<|channel|>analysis<|message|>The listing is back.<|end|><|start|>assistant<|channel|>final<|message|>There is one file: a.txt."
+			if p := fe.lastRequest(t).Prompt; !strings.Contains(p, callTurn) || !strings.Contains(p, answerTurn) {
+				t.Errorf("third: the referenced turns are not in the prompt:\n%s", p)
+			}
+			for _, c := range []struct {
+				name, key, body, want string
+				gw                    *httptest.Server
+			}{
+				{"another key", "key-two", body(stream, turn1), "does not hold", gw},
+				{"unknown id", "key-one", body(stream, `,{"type":"item_reference","id":"rs_0123456789abcdef"}`), "does not hold", gw},
+				{"memory off", "", body(stream, turn1), "set store: false in the client", off},
+			} {
+				resp, data := do(t, c.gw, "POST", "/v1/responses", c.body, auth(c.key))
+				if resp.StatusCode != 400 || !strings.Contains(string(data), `"stateless"`) || !strings.Contains(string(data), c.want) {
+					t.Errorf("%s: %d %s", c.name, resp.StatusCode, data)
+				}
+			}
+		})
+	}
+}

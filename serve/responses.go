@@ -250,6 +250,16 @@ func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesRep
 	return rr, nil
 }
 
+// referenceHint is the error for an item_reference the gateway can't
+// read: without the memory, how a client sends the items instead; with
+// it, why the memory may not hold the item.
+func (s *Server) referenceHint(path string) string {
+	if s.memory == nil {
+		return path + ": item_reference needs stored items, and this gateway is stateless (set store: false in the client, so that it sends the items themselves, or start the gateway with --reasoning-memory-bytes, to read references to the items it wrote)"
+	}
+	return path + ": item_reference names an item this gateway's memory (--reasoning-memory-bytes) does not hold: another gateway or this one before a restart wrote it, it was evicted, or another API key received it"
+}
+
 func statelessError(param, msg string) *apiError {
 	return badRequest(param, "stateless", msg+"; send the whole conversation as input items, reasoning items included")
 }
@@ -460,10 +470,29 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 			return paramJSONError(path, "invalid_item", err)
 		}
 		typ := it.Type
-		if typ == "" && it.Role != "" {
-			typ = "message"
+		if typ == "item_reference" {
+			// An item this gateway handed out, which its memory holds
+			// (--reasoning-memory-bytes): read as that item, as sent
+			// (gap decision 276).
+			var id string
+			if json.Unmarshal(it.ID, &id) != nil || id == "" {
+				return paramError(path+".id", "invalid_item", "required, the id of an item a response gave")
+			}
+			stored, ok := s.memory.recallItem(owner, id)
+			if !ok {
+				return statelessError(path, s.referenceHint(path))
+			}
+			it = inputItem{}
+			if err := json.Unmarshal(stored, &it); err != nil {
+				return paramJSONError(path, "invalid_item", err)
+			}
+			typ = it.Type
+		} else {
+			if typ == "" && it.Role != "" {
+				typ = "message"
+			}
+			it.foreignMembers(typ, func(member string) { rr.req.noteMember(path + "." + member) })
 		}
-		it.foreignMembers(typ, func(member string) { rr.req.noteMember(path + "." + member) })
 		switch typ {
 		case "message":
 			text, err := rr.req.partsText(it.Content, path+".content")
@@ -535,8 +564,6 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 			t.ToolCalls = append(t.ToolCalls, call)
 			turn = -1
 			rr.add(path, result)
-		case "item_reference":
-			return statelessError(path, path+": item_reference needs stored items, and this gateway is stateless")
 		default:
 			return paramError(path+".type", "unsupported_item", quoteText(typ)+
 				" items are not supported; this gateway takes message, reasoning, function_call and function_call_output items")

@@ -116,6 +116,7 @@ func (rr *responsesReply) complete(w http.ResponseWriter, c *exchange, p *harmon
 		out = append(out, newCallItem(newID("fc_"), c.newCallID("call_"), tc.Function.Name, rr.namespaceOf(tc.Function.Name), args, "completed"))
 	}
 	writeJSON(w, rr.newResponse(c, status, incomplete, out, nil))
+	c.rememberItems(out)
 }
 
 func (rr *responsesReply) stream(w http.ResponseWriter, c *exchange) streamSink {
@@ -320,6 +321,7 @@ func (s *responsesStream) end(e genEnd) {
 	s.buf = appendJSON(s.buf, s.rr.newResponse(s.c, status, incomplete, s.done, nil))
 	s.buf = append(s.buf, '}')
 	s.close()
+	s.c.rememberItems(s.done)
 }
 
 func (s *responsesStream) fail(e *apiError) {

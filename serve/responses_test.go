@@ -41,6 +41,8 @@ func TestResponsesBadRequests(t *testing.T) {
 		{"effort none", `{"model":"beam","input":"Hi","reasoning":{"effort":"none"}}`, "reasoning.effort", "reasoning_effort"},
 		{"bad arguments", `{"model":"beam","input":[{"role":"user","content":"Hi"},{"type":"function_call","call_id":"c","name":"f","arguments":"{nope"}]}`, "input[1].arguments", "input[1].arguments: not valid JSON"},
 		{"marker", `{"model":"beam","input":"a<|call|>b"}`, "input", "input: contains the Harmony marker <|call|>"},
+		{"item_reference", `{"model":"beam","input":[{"role":"user","content":"Hi"},{"type":"item_reference","id":"rs_1"}]}`, "input[1]", "input[1]: item_reference needs stored items, and this gateway is stateless (set store: false in the client"},
+		{"item_reference without id", `{"model":"beam","input":[{"type":"item_reference"}]}`, "input[0].id", "input[0].id: required"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, data := postResponses(t, gw, tt.body)

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs the Vercel AI SDK's tool loop (aisdk/run.mjs: generateText and
+# streamText with a get_weather tool) through the gateway in front of the
+# scripted engine (engine/main.go), with each of the SDK's providers for
+# the gateway's APIs: @ai-sdk/openai-compatible (Chat Completions),
+# @ai-sdk/openai's responses model (store left on, and store: false) and
+# its chat model, @ai-sdk/anthropic
+# (Messages). Twice: a gateway as started by default, then one with
+# --reasoning-memory-bytes, which reads the item_reference items
+# @ai-sdk/openai's Responses model sends by default and restores the
+# reasoning its chat model leaves out (docs/agents.md, "Vercel AI SDK").
+# Not part of CI: it installs the SDK from npm (pinned below).
+#
+# Usage: serve/testdata/agents/aisdk.sh
+# Prints each provider's result under each gateway; exits 1 when a
+# provider the docs say works failed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# The SDK's packages, pinned (not a package.json: CI installs those).
+packages="ai@6.0.333 @ai-sdk/openai-compatible@2.0.92 @ai-sdk/openai@3.0.141 @ai-sdk/anthropic@3.0.140 zod@4.6.7"
+cp "$here/aisdk/run.mjs" "$work/"
+(cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error $packages >/dev/null)
+(cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
+
+eport=${ENGINE_PORT:-18201} gport=${GATEWAY_PORT:-18280}
+"$work/engine" -listen "127.0.0.1:$eport" >"$work/engine.log" 2>&1 &
+pids+=($!)
+status=0
+# The providers that work with each gateway, by the docs.
+for run in default memory; do
+  flags=() expect="openai-compatible openai-responses-store-false anthropic"
+  if [ "$run" = memory ]; then
+    flags=(--reasoning-memory-bytes 16777216) expect="openai-compatible openai-responses openai-responses-store-false openai-chat anthropic"
+  fi
+  "$work/beamharmony" serve --backend "http://127.0.0.1:$eport" --listen "127.0.0.1:$gport" --model beam \
+    --engine vllm --log-format text "${flags[@]}" >"$work/gateway-$run.log" 2>&1 &
+  gpid=$!
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$gport/v1/models" >/dev/null 2>&1 && break; sleep 0.2; done
+  echo "== gateway: $run ${flags[*]}"
+  (cd "$work" && GATEWAY=http://127.0.0.1:$gport/v1 AI_SDK_LOG_WARNINGS=false node run.mjs) | tee "$work/out-$run" || true
+  for p in $expect; do
+    if ! grep -q "^$p generate: ok" "$work/out-$run" || ! grep -q "^$p stream: ok" "$work/out-$run"; then
+      echo "$p: FAILED with the $run gateway" >&2
+      status=1
+    fi
+  done
+  kill "$gpid"; wait "$gpid" 2>/dev/null || true
+done
+exit $status
