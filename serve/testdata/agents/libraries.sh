@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Runs the Vercel AI SDK's tool loop (aisdk/run.mjs: generateText and
-# streamText with a get_weather tool) through the gateway in front of the
-# scripted engine (engine/main.go), with each of the SDK's providers for
-# the gateway's APIs: @ai-sdk/openai-compatible (Chat Completions),
-# @ai-sdk/openai's responses model (store left on, and store: false) and
-# its chat model, @ai-sdk/anthropic
+# Runs the agent libraries' tool loops through the gateway in front of the
+# scripted engine (engine/main.go): the Vercel AI SDK (libraries/aisdk.mjs:
+# generateText and streamText with a get_weather tool) with each of its
+# providers for the gateway's APIs, @ai-sdk/openai-compatible (Chat
+# Completions), @ai-sdk/openai's responses model (store left on, and
+# store: false) and its chat model, @ai-sdk/anthropic (Messages); and
+# LangChain.js (libraries/langchain.mjs: invoke and stream) with
+# ChatOpenAI on Chat Completions and on Responses, and ChatAnthropic
 # (Messages). Twice: a gateway as started by default, then one with
 # --reasoning-memory-bytes, which reads the item_reference items
 # @ai-sdk/openai's Responses model sends by default and restores the
-# reasoning its chat model leaves out (docs/agents.md, "Vercel AI SDK").
-# Not part of CI: it installs the SDK from npm (pinned below).
+# reasoning its chat model and LangChain's ChatOpenAI leave out
+# (docs/agents.md, "Vercel AI SDK" and "LangChain.js"). Not part of CI: it
+# installs the libraries from npm (pinned below).
 #
-# Usage: serve/testdata/agents/aisdk.sh
+# Usage: serve/testdata/agents/libraries.sh
 # Prints each provider's result under each gateway; exits 1 when a
 # provider the docs say works failed.
 set -euo pipefail
@@ -24,9 +27,10 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-# The SDK's packages, pinned (not a package.json: CI installs those).
-packages="ai@6.0.333 @ai-sdk/openai-compatible@2.0.92 @ai-sdk/openai@3.0.141 @ai-sdk/anthropic@3.0.140 zod@4.6.7"
-cp "$here/aisdk/run.mjs" "$work/"
+# The libraries, pinned (not a package.json: CI installs those).
+packages="ai@6.0.333 @ai-sdk/openai-compatible@2.0.92 @ai-sdk/openai@3.0.141 @ai-sdk/anthropic@3.0.140
+  @langchain/core@1.4.0 @langchain/openai@1.5.8 @langchain/anthropic@1.5.11 zod@4.6.7"
+cp "$here/libraries/aisdk.mjs" "$here/libraries/langchain.mjs" "$work/"
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error $packages >/dev/null)
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
 
@@ -36,18 +40,21 @@ pids+=($!)
 status=0
 # The providers that work with each gateway, by the docs.
 for run in default memory; do
-  flags=() expect="openai-compatible openai-responses-store-false anthropic"
+  flags=() expect="openai-compatible openai-responses-store-false anthropic langchain-openai-responses langchain-anthropic"
   if [ "$run" = memory ]; then
-    flags=(--reasoning-memory-bytes 16777216) expect="openai-compatible openai-responses openai-responses-store-false openai-chat anthropic"
+    flags=(--reasoning-memory-bytes 16777216)
+    expect="$expect openai-responses openai-chat langchain-openai-chat"
   fi
   "$work/beamharmony" serve --backend "http://127.0.0.1:$eport" --listen "127.0.0.1:$gport" --model beam \
     --engine vllm --log-format text "${flags[@]}" >"$work/gateway-$run.log" 2>&1 &
   gpid=$!
   for _ in $(seq 50); do curl -sf "http://127.0.0.1:$gport/v1/models" >/dev/null 2>&1 && break; sleep 0.2; done
   echo "== gateway: $run ${flags[*]}"
-  (cd "$work" && GATEWAY=http://127.0.0.1:$gport/v1 AI_SDK_LOG_WARNINGS=false node run.mjs) | tee "$work/out-$run" || true
+  for script in aisdk langchain; do
+    (cd "$work" && GATEWAY=http://127.0.0.1:$gport/v1 AI_SDK_LOG_WARNINGS=false node $script.mjs) || true
+  done | tee "$work/out-$run"
   for p in $expect; do
-    if ! grep -q "^$p generate: ok" "$work/out-$run" || ! grep -q "^$p stream: ok" "$work/out-$run"; then
+    if [ "$(grep -c "^$p [a-z]*: ok" "$work/out-$run")" != 2 ]; then
       echo "$p: FAILED with the $run gateway" >&2
       status=1
     fi

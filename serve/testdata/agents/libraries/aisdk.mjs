@@ -2,7 +2,7 @@
 // get_weather tool, stopWhen after 4 steps) through the gateway at
 // GATEWAY (http://host:port/v1) with each of its providers that speaks an
 // API the gateway serves, and prints one line per provider and mode; exits
-// 1 if any failed. aisdk.sh runs it against the scripted engine, which
+// 1 if any failed. libraries.sh runs it against the scripted engine, which
 // calls get_weather for London once and then answers.
 import { generateText, streamText, tool, stepCountIs } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
