@@ -451,6 +451,18 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		dump("attack-"+a.name, g, schema, jsonValues(t, a.instances), uint64(i))
 		attacks++
 	}
+	// The schema zod 4 writes through openai's zodResponseFormat, strict
+	// (TestZodSchemas): patterns beside formats, custom formats.
+	zod := 0
+	if schema, err := os.ReadFile("testdata/zod/contact.json"); err != nil {
+		t.Fatal(err)
+	} else if g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: schema, Strict: true}})); err != nil {
+		t.Fatalf("zod contact: %v", err)
+	} else {
+		good, bad := zodContacts()
+		dump("zod-contact-strict", g, schema, append([]string{good}, bad...), 300)
+		zod++
+	}
 	// The schemas of TestImpossibleParts that compile: parts that match
 	// nothing beside parts that do.
 	impossible := 0
@@ -500,5 +512,5 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	}
 	write("expected.txt", expected.String())
 	write("grammars.txt", grammars.String())
-	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars, %d with impossible parts, %d of MaskBench and %d texts into %s", suite, refused, strict, attacks, impossible, bench, texts, dir)
+	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars, %d with impossible parts, %d of zod, %d of MaskBench and %d texts into %s", suite, refused, strict, attacks, impossible, zod, bench, texts, dir)
 }
