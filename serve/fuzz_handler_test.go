@@ -179,6 +179,9 @@ func FuzzResponsesHandler(f *testing.F) {
 		// The engine's answer sent back without its reasoning item:
 		// restored from the reasoning memory (decision 242).
 		`{"model":"beam","store":false,"input":[{"role":"user","content":"Hi"},{"type":"message","role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`,
+		// References to items (decision 276): one the memory does not
+		// hold, one without an id, one whose id is not a string.
+		`{"model":"beam","input":[{"role":"user","content":"Hi"},{"type":"item_reference","id":"rs_0123"},{"type":"item_reference"},{"type":"item_reference","id":7}]}`,
 		// Members the gateway does not read, nested (decision 244).
 		`{"model":"beam","input":[{"role":"user","id":"i","content":[{"type":"input_text","text":"Hi","x":1,"annotations":[]}],"y":2}],"text":{"verbosity":"low"},"reasoning":{"effort":"low","z":3},"tools":[{"type":"function","name":"f","parameters":{"type":"object"},"w":4}]}`)
 }
