@@ -27,11 +27,19 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-# The libraries, pinned (not a package.json: CI installs those).
-packages="ai@6.0.333 @ai-sdk/openai-compatible@2.0.92 @ai-sdk/openai@3.0.141 @ai-sdk/anthropic@3.0.140
+# The libraries, pinned (not a package.json: CI installs those): npm's
+# newest on 6 December 2026. ai 7, its providers and @langchain/openai 1.6
+# declare Node.js 22 (npm warns EBADENGINE on an older one) and run on
+# Node.js 20; LIBRARIES_PREVIOUS=1 installs the releases before them (ai 6,
+# what npm picks for a bare "ai" on Node.js 20), checked the same way.
+packages="ai@7.0.185 @ai-sdk/openai-compatible@3.0.97 @ai-sdk/openai@4.0.126 @ai-sdk/anthropic@4.0.112
+  @langchain/core@1.4.0 @langchain/openai@1.6.0 @langchain/anthropic@1.5.11 zod@4.6.7"
+if [ -n "${LIBRARIES_PREVIOUS:-}" ]; then
+  packages="ai@6.0.333 @ai-sdk/openai-compatible@2.0.92 @ai-sdk/openai@3.0.141 @ai-sdk/anthropic@3.0.140
   @langchain/core@1.4.0 @langchain/openai@1.5.8 @langchain/anthropic@1.5.11 zod@4.6.7"
+fi
 cp "$here/libraries/aisdk.mjs" "$here/libraries/langchain.mjs" "$work/"
-(cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error $packages >/dev/null)
+(cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error --engine-strict=false $packages >/dev/null)
 (cd "$root" && go build -o "$work/beamharmony" ./cmd/beamharmony && go build -o "$work/engine" ./serve/testdata/agents/engine)
 
 eport=${ENGINE_PORT:-18201} gport=${GATEWAY_PORT:-18280}
