@@ -3,6 +3,7 @@ package grammar
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,4 +201,38 @@ func compileLoop(b *testing.B, spec *Spec) {
 		}
 	}
 	clock.Report(b, 0)
+}
+
+// BenchmarkCompileStrictBudget compiles under strict the schemas of gap
+// decision 275: the contact object zod writes (testdata/zod/contact.json:
+// six pattern-and-format pairs, five custom formats), which compiles, and
+// 300 strings each of email and another copy of zod's email pattern, which
+// spend the string automata's work budget and are refused: what the
+// budget (maxKeyWorkTotal) lets a schema cost. Each format's automaton is
+// made before the timer starts, as it is once per process. CPU time per op
+// too (cpu-ns/op).
+func BenchmarkCompileStrictBudget(b *testing.B) {
+	contact, err := os.ReadFile("testdata/zod/contact.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	emails := make([]string, 300)
+	for i := range emails {
+		emails[i] = `"p` + strconv.Itoa(i) + `": {"type": "string", "format": "email", "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,` + strconv.Itoa(10+i) + `}$"}`
+	}
+	for _, c := range []struct{ name, schema string }{
+		{"zod-contact", string(contact)},
+		{"emails-300-refused", `{"type": "object", "properties": {` + strings.Join(emails, ", ") + `}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			spec := &Spec{Format: &Format{Schema: json.RawMessage(c.schema), Strict: true}}
+			Compile(context.Background(), spec)
+			b.ReportAllocs()
+			clock := cputime.Start()
+			for b.Loop() {
+				Compile(context.Background(), spec)
+			}
+			clock.Report(b, 0)
+		})
+	}
 }
