@@ -220,8 +220,10 @@ JSON
   # Time for the recorder to write the last exchanges: a client can exit
   # before the proxy has finished relaying a reply it did not wait for.
   # Up to thirty seconds, while fewer than three are written (one second
-  # was too short once on a busy machine, and ten once on 6 December 2026:
-  # codex's third exchange, answered by the gateway, came late).
+  # was too short once on a busy machine). Codex's third exchange, missing
+  # once on 6 December 2026 though the gateway answered it, was not late:
+  # Codex hung up before the proxy had relayed the whole reply, and the
+  # reverse proxy's abort skipped the recording (engine/main.go's relay).
   generations() { cat "$dir"/*.json 2>/dev/null | grep -c '"generations"' || true; }
   for _ in $(seq 60); do
     [ "$(generations)" -ge 3 ] && break

@@ -75,7 +75,7 @@ func main() {
 		i := n
 		mu.Unlock()
 		rec := &recorder{ResponseWriter: w}
-		rp.ServeHTTP(rec, r)
+		relay(rp, rec, r)
 		mu.Lock()
 		end := len(gens)
 		if i < len(starts) {
@@ -94,6 +94,19 @@ func main() {
 		data, _ := json.MarshalIndent(entry, "", "  ")
 		_ = os.WriteFile(filepath.Join(*record, fmt.Sprintf("%03d.json", i)), data, 0o644)
 	})))
+}
+
+// relay forwards r through rp. A client that hangs up before the whole
+// reply is relayed (Codex can, once it has read response.completed) makes
+// the reverse proxy abort the handler with http.ErrAbortHandler; relay
+// stops that there, so the exchange is still recorded.
+func relay(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil && v != http.ErrAbortHandler {
+			panic(v)
+		}
+	}()
+	rp.ServeHTTP(w, r)
 }
 
 func orNull(b []byte) []byte {
