@@ -205,7 +205,10 @@ type Config struct {
 	// comes back without its reasoning (clients that drop
 	// reasoning_content or reasoning items) gets it again, reported in
 	// the X-Beam-Reasoning-Restored header; a turn the memory does not
-	// hold is checked as AllowMissingThinking says. 0: off.
+	// hold is checked as AllowMissingThinking says. The same memory holds
+	// the Responses output items an item_reference names (gap decision
+	// 276) and the Messages API's message threads (threads.go, 277);
+	// without it those are refused. 0: off.
 	ReasoningMemoryBytes int64
 	// AllowMarkers lets message content and names, argument values and
 	// schema fields (harmony.MarkerUses) carry Harmony markers, which the

@@ -24,6 +24,16 @@ type apiError struct {
 	// detail is what the log records besides msg: the engine's own words,
 	// addresses and bodies, which the client never sees.
 	detail string
+	// details are the error's details in Anthropic's error object, for a
+	// client that acts on them (threads.go); nil for most errors.
+	details *errorDetails
+}
+
+// errorDetails is the details member of an Anthropic error: a code an SDK
+// acts on, and for thread_unsupported_request what could not be threaded.
+type errorDetails struct {
+	ErrorCode   string   `json:"error_code"`
+	Unsupported []string `json:"unsupported,omitempty"`
 }
 
 // withDetail sets the detail the log records and returns e.

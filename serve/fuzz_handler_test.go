@@ -146,8 +146,17 @@ func FuzzMessagesHandler(f *testing.F) {
 		// from the reasoning memory (decision 242).
 		`{"model":"beam","max_tokens":50,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"c"},{"role":"user","content":"Again"}]}`,
 		// Members the gateway does not read, nested (decision 244).
-		`{"model":"beam","max_tokens":50,"system":[{"type":"text","text":"S","q":1}],"thinking":{"type":"adaptive","p":2},"messages":[{"role":"user","content":[{"type":"text","text":"Hi","citations":[1],"cache_control":{}}],"x":1}],"tools":[{"name":"f","input_schema":{"type":"object"},"eager_input_streaming":true,"y":1}]}`)
+		`{"model":"beam","max_tokens":50,"system":[{"type":"text","text":"S","q":1}],"thinking":{"type":"adaptive","p":2},"messages":[{"role":"user","content":[{"type":"text","text":"Hi","citations":[1],"cache_control":{}}],"x":1}],"tools":[{"name":"f","input_schema":{"type":"object"},"eager_input_streaming":true,"y":1}]}`,
+		// Message threads (decision 277): a new one, and one the memory
+		// holds (threadSeedID, created before the fuzzing) continued.
+		`{"model":"beam","max_tokens":50,"system":"S","messages":[{"role":"user","content":"Hi"}],"thread":{"type":"create"}}`,
+		`{"model":"beam","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"Again"}],"thread":{"type":"continue","previous_message_id":"`+threadSeedID+`"}}`,
+		`{"model":"beam","max_tokens":50,"messages":[{"role":"assistant","content":"x"}],"thread":{"type":"continue","previous_message_id":"`+threadSeedID+`"}}`)
 }
+
+// threadSeedID stands in FuzzMessagesHandler's seeds for the id of a
+// thread fuzzEndpoint creates on its server before the fuzzing.
+const threadSeedID = "msg_thread_seed"
 
 // FuzzResponsesHandler is FuzzMessagesHandler for POST /v1/responses (the
 // Responses API: Codex's), with reasoning items sealed under the server's
@@ -201,6 +210,18 @@ func fuzzEndpoint(f *testing.F, path string, seeds ...string) {
 	s, err := New(Config{Backend: fe.srv.URL, Client: client, PingInterval: -1, SigningKey: fuzzSigningKey, ReasoningMemoryBytes: 1 << 20})
 	if err != nil {
 		f.Fatal(err)
+	}
+	if path == "/v1/messages" {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(
+			`{"model":"beam","max_tokens":50,"system":"S","messages":[{"role":"user","content":"Hi"}],"thread":{"type":"create"}}`)))
+		var reply struct{ ID string }
+		if err := json.Unmarshal(w.Body.Bytes(), &reply); err != nil || w.Code != 200 {
+			f.Fatalf("creating a thread: %d %s", w.Code, w.Body.Bytes())
+		}
+		for i := range seeds {
+			seeds[i] = strings.ReplaceAll(seeds[i], threadSeedID, reply.ID)
+		}
 	}
 	for _, seed := range seeds {
 		f.Add([]byte(seed))

@@ -50,6 +50,8 @@ type messagesBody struct {
 	OutputFormat      json.RawMessage `json:"output_format"`
 	Metadata          json.RawMessage `json:"metadata"`
 	ContextManagement json.RawMessage `json:"context_management"`
+	// Thread is the message threads beta's (threads.go).
+	Thread json.RawMessage `json:"thread"`
 }
 
 // anthropicMessage is one entry of messages.
@@ -154,6 +156,9 @@ type anthropicTool struct {
 type messagesReply struct {
 	req *request
 	cfg *Config
+	// threadBase is the number of messages of a continued thread before
+	// the request's own (threads.go).
+	threadBase int
 	// origin maps each rendered message to the request path it came from,
 	// for render errors.
 	origin []string
@@ -184,6 +189,9 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool, owner string) 
 	}
 	r := &request{opts: newOptions(), constraint: newConstraint()}
 	m := &messagesReply{req: r, cfg: cfg}
+	if err := m.decodeThread(&mb, s, owner); err != nil {
+		return nil, err
+	}
 	var err *apiError
 	if r.model, err = rawString(mb.Model, "model"); err != nil {
 		return nil, err
@@ -219,6 +227,9 @@ func decodeMessagesRequest(body []byte, s *Server, forCount bool, owner string) 
 		return nil, err
 	}
 	if err := m.decodeTools(mb.Tools, mb.ToolChoice); err != nil {
+		return nil, err
+	}
+	if err := m.checkThreadTools(); err != nil {
 		return nil, err
 	}
 	if err := m.decodeSystem(mb.System); err != nil {
@@ -552,10 +563,13 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 	if len(msgs) == 0 {
 		return paramError("messages", "missing_messages", "required, a non-empty list of messages")
 	}
+	if m.req.thread != nil {
+		m.req.thread.messages = msgs
+	}
 	allow := s.cfg.AllowMissingThinking
 	lastAssistant := -1 // index in m.req.messages of the open assistant turn
 	for i, rm := range msgs {
-		path := messagePath(i)
+		path := m.messagePath(i)
 		var am anthropicMessage
 		if len(rm) == 0 || rm[0] != '{' {
 			return paramError(path, "invalid_message", "must be an object, got "+kindOf(rm))

@@ -44,7 +44,7 @@ func anthropicErrorType(status int) string {
 
 // appendAnthropicError appends {"type": "error", "error": {"type", "message"}}.
 func appendAnthropicError(dst []byte, e *apiError) []byte {
-	return appendJSON(dst, &anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(e.status), Message: e.msg}})
+	return appendJSON(dst, &anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(e.status), Message: e.msg, Details: e.details}})
 }
 
 // writeAnthropicError writes e as an HTTP error reply in Anthropic's shape.
@@ -149,6 +149,32 @@ func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthrop
 	u.ServerToolUse = c.serverToolUse()
 	return &anthropicReply{ID: c.chatID, Type: "message", Role: "assistant", Model: c.model, Content: content,
 		StopReason: &stopReason, StopSequence: optString(end.stop), Usage: u}, nil
+}
+
+// threadReply is the assistant message a thread keeps of the reply
+// (threads.go): the blocks newAnthropicReply or the stream handed out,
+// with the ids the calls were given.
+func (c *exchange) threadReply(msg *harmony.Message) *replyMessage {
+	content := make([]replyBlock, 0, 2+len(msg.ToolCalls))
+	if msg.Reasoning != "" {
+		content = append(content, c.thinkingBlock(msg.Reasoning))
+	}
+	if msg.Content != "" || len(msg.ToolCalls) == 0 {
+		content = append(content, replyBlock{Type: "text", Text: &msg.Content})
+	}
+	for i := range msg.ToolCalls {
+		tc := &msg.ToolCalls[i]
+		input := tc.Function.Arguments
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		id := ""
+		if i < len(c.callIDs) {
+			id = c.callIDs[i]
+		}
+		content = append(content, replyBlock{Type: "tool_use", ID: id, Name: tc.Function.Name, Input: input})
+	}
+	return &replyMessage{Role: "assistant", Content: content}
 }
 
 // complete writes the message object.

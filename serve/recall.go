@@ -139,6 +139,27 @@ func (m *reasoningMemory) rememberItem(owner, id string, item []byte) {
 	m.keep([]string{turnKey(owner, "item", id)}, string(item))
 }
 
+// recallValue returns the value kept under key, and marks it used.
+func (m *reasoningMemory) recallValue(key string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.byKey[key]
+	if t == nil {
+		return "", false
+	}
+	m.order.MoveToFront(t.at)
+	return t.reasoning, true
+}
+
+// drop forgets the entry kept under key, if any.
+func (m *reasoningMemory) drop(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t := m.byKey[key]; t != nil {
+		m.forget(t)
+	}
+}
+
 // recallItem returns the JSON of the output item id, when owner
 // received it and the memory still holds it.
 func (m *reasoningMemory) recallItem(owner, id string) ([]byte, bool) {
@@ -289,6 +310,9 @@ func (c *exchange) rememberTurn(msg *harmony.Message) {
 		before = &c.req.messages[n-1]
 	}
 	c.s.memory.remember(c.owner, msg.Reasoning, c.callIDs, before, answer)
+	if c.req.thread != nil {
+		c.rememberThread(c.threadReply(msg))
+	}
 }
 
 // newCallID is the id of a call the reply hands out, kept for the memory.

@@ -20,7 +20,10 @@ import (
 // request needs.
 type request struct {
 	messages []harmony.Message
-	opts     harmony.Options
+	// thread is the Messages request's turn of a message thread, kept
+	// with its reply (threads.go); nil outside threads.
+	thread *threadTurn
+	opts   harmony.Options
 	// parseTools are the declared tools, for casting arguments when parsing.
 	parseTools []harmony.Tool
 

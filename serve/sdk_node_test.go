@@ -132,6 +132,20 @@ func TestNodeSDKsKeyTLS(t *testing.T) {
 	}
 }
 
+// TestNodeSDKRunners runs testdata/sdk/runners.mjs: the official
+// clients' own tool loops, Anthropic's tool runner and message threads and
+// OpenAI's runTools, through a gateway with the reasoning memory (which
+// holds threads and restores the reasoning runTools drops) and through one
+// without, which refuses threads, on which Anthropic's SDK sends the whole
+// conversation (gap decision 277), and refuses runTools' second turn.
+func TestNodeSDKRunners(t *testing.T) {
+	fe := newFakeEngine(t, toolLoopScript)
+	held := newGateway(t, fe, func(c *Config) { c.ReasoningMemoryBytes = 1 << 20 })
+	runNode(t, nil, 6, "runners.mjs", held.URL, "memory")
+	stateless := newGateway(t, fe)
+	runNode(t, nil, 5, "runners.mjs", stateless.URL, "stateless")
+}
+
 // toolLoopScript calls get_weather on the first turn and answers once the
 // prompt carries the tool's result.
 func toolLoopScript(r *engineReq) gen {

@@ -107,8 +107,9 @@ type anthropicError struct {
 }
 
 type anthropicErrorBody struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
+	Type    string        `json:"type"`
+	Message string        `json:"message"`
+	Details *errorDetails `json:"details,omitempty"`
 }
 
 // newID returns prefix followed by 24 random hex digits (crypto/rand).

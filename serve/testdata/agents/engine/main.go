@@ -102,7 +102,9 @@ func main() {
 // stops that there, so the exchange is still recorded.
 func relay(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request) {
 	defer func() {
-		if v := recover(); v != nil && v != http.ErrAbortHandler {
+		if v := recover(); v == http.ErrAbortHandler {
+			log.Printf("%s %s: the client hung up before the whole reply was relayed", r.Method, r.URL.Path)
+		} else if v != nil {
 			panic(v)
 		}
 	}()
