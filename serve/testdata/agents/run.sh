@@ -220,10 +220,12 @@ JSON
   # Time for the recorder to write the last exchanges: a client can exit
   # before the proxy has finished relaying a reply it did not wait for.
   # Up to thirty seconds, while fewer than three are written (one second
-  # was too short once on a busy machine). Codex's third exchange, missing
-  # once on 6 December 2026 though the gateway answered it, was not late:
-  # Codex hung up before the proxy had relayed the whole reply, and the
-  # reverse proxy's abort skipped the recording (engine/main.go's relay).
+  # was too short once on a busy machine). Codex's third exchange went
+  # missing once on 6 December 2026 though the gateway answered it; one way
+  # that can happen is a client hanging up before the proxy relayed the
+  # whole reply, whose abort skipped the recording: the proxy now records
+  # such an exchange and logs "the client hung up" (engine/main.go's relay;
+  # not seen in the eight Codex runs since, so the cause is not confirmed).
   generations() { cat "$dir"/*.json 2>/dev/null | grep -c '"generations"' || true; }
   for _ in $(seq 60); do
     [ "$(generations)" -ge 3 ] && break
