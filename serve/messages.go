@@ -58,6 +58,9 @@ type messagesBody struct {
 type anthropicMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// ClearAt is a system message's: "next_user_message" shows it only
+	// until a later user message (clearedSystem).
+	ClearAt json.RawMessage `json:"clear_at"`
 }
 
 // contentBlock is one content block of a message or a tool result, of any
@@ -568,6 +571,7 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 	}
 	allow := s.cfg.AllowMissingThinking
 	lastAssistant := -1 // index in m.req.messages of the open assistant turn
+	lastUser := -2      // index in msgs of the last user message (-2: not looked for yet)
 	for i, rm := range msgs {
 		path := m.messagePath(i)
 		var am anthropicMessage
@@ -594,6 +598,9 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 			m.req.noteForeignBlockMembers(path+".content", 0, blocks)
 		default:
 			return paramError(path+".content", "invalid_message", "must be a string or a list of content blocks, got "+kindOf(am.Content))
+		}
+		if am.Role != "system" && !isNull(am.ClearAt) {
+			return paramError(path+".clear_at", "invalid_value", "only a system message has one")
 		}
 		switch am.Role {
 		case "user":
@@ -625,6 +632,13 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 			// join the system field's; later ones are placed by
 			// harmony's rule (docs/gap-decisions.md 110), or refused.
 			lastAssistant = -1
+			cleared, err := clearedSystem(am.ClearAt, path, i, msgs, &lastUser)
+			if err != nil {
+				return err
+			}
+			if cleared {
+				continue
+			}
 			text, err := m.req.blocksText(am.Content, path+".content", 0)
 			if err != nil {
 				return err
@@ -646,6 +660,41 @@ func (m *messagesReply) decodeMessages(raw json.RawMessage, s *Server, owner str
 		}
 	}
 	return nil
+}
+
+// clearedSystem reports whether the system message msgs[i] (at path),
+// whose clear_at is raw, is left out: with "next_user_message" it shows
+// only until a later user message, so it is left out when one follows;
+// "never" (the default) keeps it. lastUser caches the index of the last
+// user message of msgs (-1: none), found from the end the first time.
+func clearedSystem(raw json.RawMessage, path string, i int, msgs []json.RawMessage, lastUser *int) (bool, *apiError) {
+	if isNull(raw) {
+		return false, nil
+	}
+	v, err := rawString(raw, path+".clear_at")
+	if err != nil {
+		return false, err
+	}
+	switch v {
+	case "never":
+		return false, nil
+	case "next_user_message":
+	default:
+		return false, paramError(path+".clear_at", "invalid_value", `must be "next_user_message" or "never", got `+quoteText(v))
+	}
+	if *lastUser == -2 {
+		*lastUser = -1
+		for j := len(msgs) - 1; j > i; j-- {
+			var role struct {
+				Role string `json:"role"`
+			}
+			if json.Unmarshal(msgs[j], &role) == nil && role.Role == "user" {
+				*lastUser = j
+				break
+			}
+		}
+	}
+	return *lastUser > i, nil
 }
 
 // jsonPathText words a decoding error of a list of blocks as a path

@@ -263,3 +263,61 @@ func wantEffort(n string) func(t *testing.T, r *engineReq) {
 		}
 	}
 }
+
+// TestSystemClearAt: a system message with clear_at "next_user_message"
+// is in the prompt only until a later user message; "never" and no
+// clear_at keep it; anything else, or clear_at on another role, is a 400
+// naming it.
+func TestSystemClearAt(t *testing.T) {
+	fe := newFakeEngine(t, fixed(answer("r", "c")))
+	gw := newGateway(t, fe, func(c *Config) { c.AllowMissingThinking = true })
+	const french = "Answer in French."
+	body := func(msgs ...string) string {
+		return `{"model":"beam","max_tokens":50,"messages":[` + strings.Join(msgs, ",") + `]}`
+	}
+	system := func(clearAt string) string {
+		if clearAt != "" {
+			clearAt = `,"clear_at":` + clearAt
+		}
+		return `{"role":"system","content":"` + french + `"` + clearAt + `}`
+	}
+	const (
+		hi     = `{"role":"user","content":"Hi"}`
+		again  = `{"role":"user","content":"Again"}`
+		answer = `{"role":"assistant","content":"Bonjour"}`
+	)
+	for _, c := range []struct {
+		name  string
+		body  string
+		shown bool
+	}{
+		{"cleared by a later user message", body(hi, system(`"next_user_message"`), answer, again), false},
+		{"before the user message it is for", body(hi, system(`"next_user_message"`)), true},
+		{"after the last user message", body(hi, answer, again, system(`"next_user_message"`)), true},
+		{"never", body(hi, system(`"never"`), answer, again), true},
+		{"null", body(hi, system(`null`), answer, again), true},
+		{"none", body(hi, system(""), answer, again), true},
+	} {
+		resp, data := do(t, gw, "POST", "/v1/messages", c.body, nil)
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d %s", c.name, resp.StatusCode, data)
+			continue
+		}
+		if p := fe.lastRequest(t).Prompt; strings.Contains(p, french) != c.shown {
+			t.Errorf("%s: shown %v, want %v:\n%s", c.name, !c.shown, c.shown, p)
+		}
+		if u := resp.Header.Get(UnenforcedHeader); u != "" {
+			t.Errorf("%s: %s: %s", c.name, UnenforcedHeader, u)
+		}
+	}
+	for _, c := range []struct{ name, body, want string }{
+		{"unknown value", body(hi, system(`"later"`), again), `messages[1].clear_at: must be \"next_user_message\" or \"never\", got \"later\"`},
+		{"not a string", body(hi, system(`1`), again), `messages[1].clear_at: must be a string`},
+		{"on a user message", body(`{"role":"user","content":"Hi","clear_at":"next_user_message"}`), `messages[0].clear_at: only a system message has one`},
+	} {
+		resp, data := do(t, gw, "POST", "/v1/messages", c.body, nil)
+		if resp.StatusCode != 400 || !strings.Contains(string(data), c.want) {
+			t.Errorf("%s: %d %s, want %s", c.name, resp.StatusCode, data, c.want)
+		}
+	}
+}
