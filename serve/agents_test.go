@@ -278,6 +278,9 @@ func TestClaudeCodeFields(t *testing.T) {
 			"context_management.edits[0], context_management.edits[1]", ""},
 		{"metadata.user_id routes", `"metadata":{"user_id":"{\"device_id\":\"d\",\"session_id\":\"s\"}"}`, "", ""},
 		{"thinking display", `"thinking":{"type":"adaptive","display":"updates"},"output_config":{"effort":"high"}`, "thinking.display", ""},
+		// @anthropic-ai/sdk 1.17's thinking between tool calls only:
+		// Beam reasons before every turn (decision 279).
+		{"thinking between tools", `"thinking":{"type":"between_tools"}`, "thinking.type", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

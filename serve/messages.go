@@ -324,8 +324,13 @@ func (m *messagesReply) decodeThinking(thinking, outputConfig json.RawMessage) *
 		case "disabled":
 			r.opts.ReasoningEffort = harmony.EffortLabel("minimal")
 		case "adaptive":
+		case "between_tools":
+			// Thinking only between tool calls (@anthropic-ai/sdk 1.17):
+			// Beam reasons before every turn, at the effort it would
+			// choose (gap decision 279).
+			r.report("thinking.type", unhonouredField, "Beam reasons before every answer and call, not only between tool calls; read as \"adaptive\"")
 		default:
-			return paramError("thinking.type", "invalid_value", "must be enabled, disabled or adaptive, got "+quoteText(t.Type))
+			return paramError("thinking.type", "invalid_value", "must be enabled, disabled, adaptive or between_tools, got "+quoteText(t.Type))
 		}
 		if !isNull(t.Display) {
 			display, err := rawString(t.Display, "thinking.display")
