@@ -82,8 +82,9 @@ func (r *request) noteMembers(path string, list bool, unread *unreadSet) {
 // noteMember notes one member the gateway does not read, at path, unless
 // it is an acceptedNoOp.
 func (r *request) noteMember(path string) {
-	if strings.HasSuffix(path, "."+acceptedNoOp) || strings.HasPrefix(path, threadMessagesPath+"[") {
-		// A thread's messages were reported when they were sent.
+	if strings.HasSuffix(path, "."+acceptedNoOp) || strings.HasPrefix(path, threadMessagesPath+"[") || strings.HasPrefix(path, previousInputPath+"[") {
+		// A thread's messages, and the items of earlier responses, were
+		// reported when they were sent.
 		return
 	}
 	if len(r.unreadNested) == maxUnread {

@@ -148,15 +148,18 @@ func FuzzMessagesHandler(f *testing.F) {
 		// Members the gateway does not read, nested (decision 244).
 		`{"model":"beam","max_tokens":50,"system":[{"type":"text","text":"S","q":1}],"thinking":{"type":"adaptive","p":2},"messages":[{"role":"user","content":[{"type":"text","text":"Hi","citations":[1],"cache_control":{}}],"x":1}],"tools":[{"name":"f","input_schema":{"type":"object"},"eager_input_streaming":true,"y":1}]}`,
 		// Message threads (decision 277): a new one, and one the memory
-		// holds (threadSeedID, created before the fuzzing) continued.
+		// holds (fuzzSeedID, created before the fuzzing) continued; a
+		// system message cleared by a later user message (278).
 		`{"model":"beam","max_tokens":50,"system":"S","messages":[{"role":"user","content":"Hi"}],"thread":{"type":"create"}}`,
-		`{"model":"beam","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"Again"}],"thread":{"type":"continue","previous_message_id":"`+threadSeedID+`"}}`,
-		`{"model":"beam","max_tokens":50,"messages":[{"role":"assistant","content":"x"}],"thread":{"type":"continue","previous_message_id":"`+threadSeedID+`"}}`)
+		`{"model":"beam","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"Again"}],"thread":{"type":"continue","previous_message_id":"`+fuzzSeedID+`"}}`,
+		`{"model":"beam","max_tokens":50,"messages":[{"role":"assistant","content":"x"}],"thread":{"type":"continue","previous_message_id":"`+fuzzSeedID+`"}}`,
+		`{"model":"beam","max_tokens":50,"thinking":{"type":"between_tools"},"messages":[{"role":"user","content":"Hi"},{"role":"system","content":"S","clear_at":"next_user_message"},{"role":"user","content":"Again"}]}`)
 }
 
-// threadSeedID stands in FuzzMessagesHandler's seeds for the id of a
-// thread fuzzEndpoint creates on its server before the fuzzing.
-const threadSeedID = "msg_thread_seed"
+// fuzzSeedID stands in the seeds of FuzzMessagesHandler and
+// FuzzResponsesHandler for the id of a thread or a response that
+// fuzzEndpoint creates on its server before the fuzzing.
+const fuzzSeedID = "fuzz_seed_id"
 
 // FuzzResponsesHandler is FuzzMessagesHandler for POST /v1/responses (the
 // Responses API: Codex's), with reasoning items sealed under the server's
@@ -192,7 +195,12 @@ func FuzzResponsesHandler(f *testing.F) {
 		// hold, one without an id, one whose id is not a string.
 		`{"model":"beam","input":[{"role":"user","content":"Hi"},{"type":"item_reference","id":"rs_0123"},{"type":"item_reference"},{"type":"item_reference","id":7}]}`,
 		// Members the gateway does not read, nested (decision 244).
-		`{"model":"beam","input":[{"role":"user","id":"i","content":[{"type":"input_text","text":"Hi","x":1,"annotations":[]}],"y":2}],"text":{"verbosity":"low"},"reasoning":{"effort":"low","z":3},"tools":[{"type":"function","name":"f","parameters":{"type":"object"},"w":4}]}`)
+		`{"model":"beam","input":[{"role":"user","id":"i","content":[{"type":"input_text","text":"Hi","x":1,"annotations":[]}],"y":2}],"text":{"verbosity":"low"},"reasoning":{"effort":"low","z":3},"tools":[{"type":"function","name":"f","parameters":{"type":"object"},"w":4}]}`,
+		// previous_response_id (decision 280): a response the memory
+		// holds (fuzzSeedID), one it does not.
+		`{"model":"beam","previous_response_id":"`+fuzzSeedID+`","input":"Again"}`,
+		`{"model":"beam","stream":true,"previous_response_id":"`+fuzzSeedID+`","input":[{"role":"user","content":"Again"}],"store":true}`,
+		`{"model":"beam","previous_response_id":"resp_0123","input":"Again"}`)
 }
 
 // fuzzSigningKey is the signing key of fuzzEndpoint's server.
@@ -211,16 +219,20 @@ func fuzzEndpoint(f *testing.F, path string, seeds ...string) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if path == "/v1/messages" {
+	// The thread or response the seeds name as fuzzSeedID.
+	create := map[string]string{
+		"/v1/messages":  `{"model":"beam","max_tokens":50,"system":"S","messages":[{"role":"user","content":"Hi"}],"thread":{"type":"create"}}`,
+		"/v1/responses": `{"model":"beam","input":"Hi"}`,
+	}
+	if body, ok := create[path]; ok {
 		w := httptest.NewRecorder()
-		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(
-			`{"model":"beam","max_tokens":50,"system":"S","messages":[{"role":"user","content":"Hi"}],"thread":{"type":"create"}}`)))
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
 		var reply struct{ ID string }
 		if err := json.Unmarshal(w.Body.Bytes(), &reply); err != nil || w.Code != 200 {
-			f.Fatalf("creating a thread: %d %s", w.Code, w.Body.Bytes())
+			f.Fatalf("creating the seeds' thread or response: %d %s", w.Code, w.Body.Bytes())
 		}
 		for i := range seeds {
-			seeds[i] = strings.ReplaceAll(seeds[i], threadSeedID, reply.ID)
+			seeds[i] = strings.ReplaceAll(seeds[i], fuzzSeedID, reply.ID)
 		}
 	}
 	for _, seed := range seeds {

@@ -183,11 +183,13 @@ func (c *exchange) rememberItems(items []any) {
 	if c.s == nil || c.s.memory == nil || c.req == nil || c.status != http.StatusOK {
 		return
 	}
+	output := make([]json.RawMessage, 0, len(items))
 	for _, it := range items {
 		data, err := json.Marshal(it)
 		if err != nil {
 			continue
 		}
+		output = append(output, data)
 		var head struct {
 			ID string `json:"id"`
 		}
@@ -195,6 +197,7 @@ func (c *exchange) rememberItems(items []any) {
 			c.s.memory.rememberItem(c.owner, head.ID, data)
 		}
 	}
+	c.rememberResponse(output)
 }
 
 // forget drops t; m.mu is held.

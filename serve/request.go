@@ -23,7 +23,10 @@ type request struct {
 	// thread is the Messages request's turn of a message thread, kept
 	// with its reply (threads.go); nil outside threads.
 	thread *threadTurn
-	opts   harmony.Options
+	// kept is the Responses request's record of itself, kept with its
+	// reply for previous_response_id (previous.go); nil when not kept.
+	kept *responseTurn
+	opts harmony.Options
 	// parseTools are the declared tools, for casting arguments when parsing.
 	parseTools []harmony.Tool
 

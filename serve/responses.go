@@ -127,6 +127,13 @@ type responsesReply struct {
 	// declared maps each function tool's name to its path, while the
 	// tools are decoded.
 	declared map[string]string
+	// previous is the previous_response_id continued, "" for none; the
+	// first inputBase input items are the conversation it holds
+	// (previous.go).
+	previous  string
+	inputBase int
+	// store is the store echoed: the memory keeps the response.
+	store bool
 }
 
 func (rr *responsesReply) request() *request { return rr.req }
@@ -161,18 +168,24 @@ func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesRep
 	if r.model == "" && cfg.Model == "" {
 		return nil, paramError("model", "missing_model", "required (or start the server with --model)")
 	}
-	if store, _, err := rawBool(rb.Store, "store"); err != nil {
+	if store, set, err := rawBool(rb.Store, "store"); err != nil {
 		return nil, err
-	} else if store {
-		return nil, statelessError("store", "store: true asks the server to keep the response, and this gateway is stateless; send store: false (or leave it out)")
+	} else if store && s.memory == nil {
+		return nil, statelessError("store", "store: true asks the server to keep the response, and this gateway is stateless; send store: false (or leave it out), "+
+			"or start the gateway with --reasoning-memory-bytes, which keeps the responses it writes")
+	} else if s.memory != nil && (store || !set) {
+		// Kept for previous_response_id (previous.go).
+		rr.store = true
+		r.kept = &responseTurn{}
 	}
-	for _, f := range [...]struct {
-		raw  json.RawMessage
-		name string
-	}{{rb.PreviousResponseID, "previous_response_id"}, {rb.Conversation, "conversation"}} {
-		if !isNull(f.raw) {
-			return nil, statelessError(f.name, f.name+": this gateway is stateless and keeps no responses or conversations")
-		}
+	if !isNull(rb.Conversation) {
+		return nil, statelessError("conversation", "conversation: this gateway keeps no conversations")
+	}
+	if err := rr.decodePrevious(&rb, s, owner); err != nil {
+		return nil, err
+	}
+	if r.kept != nil {
+		r.kept.parent = rr.previous
 	}
 	if bg, _, err := rawBool(rb.Background, "background"); err != nil {
 		return nil, err
@@ -443,6 +456,10 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 			return err
 		}
 		rr.add("input", harmony.Message{Role: harmony.RoleUser, Content: text})
+		if rr.req.kept != nil {
+			item, _ := json.Marshal(map[string]string{"role": "user", "content": text})
+			rr.keepOwnItem(0, item)
+		}
 		return nil
 	}
 	items, _ := rawElements(raw)
@@ -461,7 +478,7 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 		return &rr.req.messages[turn]
 	}
 	for i, ri := range items {
-		path := "input[" + strconv.Itoa(i) + "]"
+		path := rr.inputPath(i)
 		var it inputItem
 		if len(ri) == 0 || ri[0] != '{' {
 			return paramError(path, "invalid_item", "must be an object, got "+kindOf(ri))
@@ -482,12 +499,14 @@ func (rr *responsesReply) decodeInput(raw json.RawMessage, s *Server, owner stri
 			if !ok {
 				return statelessError(path, s.referenceHint(path))
 			}
+			rr.keepOwnItem(i, stored)
 			it = inputItem{}
 			if err := json.Unmarshal(stored, &it); err != nil {
 				return paramJSONError(path, "invalid_item", err)
 			}
 			typ = it.Type
 		} else {
+			rr.keepOwnItem(i, ri)
 			if typ == "" && it.Role != "" {
 				typ = "message"
 			}

@@ -30,7 +30,8 @@ func (rr *responsesReply) newResponse(c *exchange, status, incomplete string, ou
 		Instructions: optString(rr.instructions), MaxOutputTokens: rr.maxOutputTokens, Model: c.model,
 		Output: output, ParallelToolCalls: rr.parallel, Reasoning: responseReasoning{Effort: optString(rr.effort)},
 		Temperature: rr.req.temperature, Text: responseTextConfig{Format: rr.textFormat},
-		ToolChoice: rr.toolChoice, Tools: rr.tools, TopP: rr.req.topP, Truncation: "disabled"}
+		ToolChoice: rr.toolChoice, Tools: rr.tools, TopP: rr.req.topP, Truncation: "disabled",
+		Store: rr.store, PreviousResponseID: optString(rr.previous)}
 	if r.Output == nil {
 		r.Output = []any{}
 	}

@@ -133,17 +133,19 @@ func TestNodeSDKsKeyTLS(t *testing.T) {
 }
 
 // TestNodeSDKRunners runs testdata/sdk/runners.mjs: the official
-// clients' own tool loops, Anthropic's tool runner and message threads and
-// OpenAI's runTools, through a gateway with the reasoning memory (which
-// holds threads and restores the reasoning runTools drops) and through one
-// without, which refuses threads, on which Anthropic's SDK sends the whole
-// conversation (gap decision 277), and refuses runTools' second turn.
+// clients' own tool loops, Anthropic's tool runner and message threads,
+// OpenAI's runTools and a previous_response_id loop, through a gateway
+// with the reasoning memory (which holds threads and responses and
+// restores the reasoning runTools drops; gap decisions 277 and 280) and
+// through one without, which refuses threads, on which Anthropic's SDK
+// sends the whole conversation, and refuses previous_response_id and
+// runTools' second turn.
 func TestNodeSDKRunners(t *testing.T) {
 	fe := newFakeEngine(t, toolLoopScript)
 	held := newGateway(t, fe, func(c *Config) { c.ReasoningMemoryBytes = 1 << 20 })
-	runNode(t, nil, 6, "runners.mjs", held.URL, "memory")
+	runNode(t, nil, 7, "runners.mjs", held.URL, "memory")
 	stateless := newGateway(t, fe)
-	runNode(t, nil, 5, "runners.mjs", stateless.URL, "stateless")
+	runNode(t, nil, 6, "runners.mjs", stateless.URL, "stateless")
 }
 
 // toolLoopScript calls get_weather on the first turn and answers once the

@@ -41,7 +41,7 @@ func TestMessageThreads(t *testing.T) {
 		ID      string          `json:"id"`
 		Content json.RawMessage `json:"content"`
 	}
-	post := func(name, b, key string) []byte {
+	post := func(t *testing.T, name, b, key string) []byte {
 		t.Helper()
 		resp, data := do(t, gw, "POST", "/v1/messages", b, auth(key))
 		if resp.StatusCode != 200 {
@@ -51,19 +51,19 @@ func TestMessageThreads(t *testing.T) {
 	}
 
 	// The conversation sent whole: its second and third prompts.
-	data := post("whole, first", body(false, system, messagesRecallTools, msgs(question)), "key-one")
+	data := post(t, "whole, first", body(false, system, messagesRecallTools, msgs(question)), "key-one")
 	if err := json.Unmarshal(data, &reply); err != nil {
 		t.Fatal(err)
 	}
 	callID := regexp.MustCompile(`"id":"(toolu_[0-9a-f]+)"`)
 	id := string(callID.FindSubmatch(data)[1])
 	turn1 := question + `,{"role":"assistant","content":` + string(reply.Content) + `},` + result(id)
-	data = post("whole, second", body(false, system, messagesRecallTools, msgs(turn1)), "key-one")
+	data = post(t, "whole, second", body(false, system, messagesRecallTools, msgs(turn1)), "key-one")
 	wantSecond := fe.lastRequest(t).Prompt
 	if err := json.Unmarshal(data, &reply); err != nil {
 		t.Fatal(err)
 	}
-	post("whole, third", body(false, system, messagesRecallTools,
+	post(t, "whole, third", body(false, system, messagesRecallTools,
 		msgs(turn1, `{"role":"assistant","content":`+string(reply.Content)+`}`, `{"role":"user","content":"Thanks"}`)), "key-one")
 	wantThird := fe.lastRequest(t).Prompt
 	if !strings.Contains(wantThird, "There is one file: a.txt.") || !strings.Contains(wantThird, "Be brief.") {
@@ -73,15 +73,15 @@ func TestMessageThreads(t *testing.T) {
 	msgID := regexp.MustCompile(`"id":"(msg_[0-9a-f]+)"`)
 	for _, stream := range []bool{false, true} {
 		t.Run("stream="+strconv.FormatBool(stream), func(t *testing.T) {
-			data := post("create", body(stream, system, messagesRecallTools, msgs(question), thread("")), "key-one")
+			data := post(t, "create", body(stream, system, messagesRecallTools, msgs(question), thread("")), "key-one")
 			first, call := string(msgID.FindSubmatch(data)[1]), string(callID.FindSubmatch(data)[1])
-			data = post("continue with the result", body(stream, msgs(result(call)), thread(first)), "key-one")
+			data = post(t, "continue with the result", body(stream, msgs(result(call)), thread(first)), "key-one")
 			if p := fe.lastRequest(t).Prompt; p != wantSecond {
 				t.Errorf("continue: the prompt is not the whole conversation's:\n%s\nwant:\n%s", p, wantSecond)
 			}
 			second := string(msgID.FindSubmatch(data)[1])
 			// The thread's system and tools may be sent again as they were.
-			post("continue with a question", body(stream, system, msgs(`{"role":"user","content":"Thanks"}`), thread(second)), "key-one")
+			post(t, "continue with a question", body(stream, system, msgs(`{"role":"user","content":"Thanks"}`), thread(second)), "key-one")
 			if p := fe.lastRequest(t).Prompt; p != wantThird {
 				t.Errorf("second continue: the prompt is not the whole conversation's:\n%s\nwant:\n%s", p, wantThird)
 			}
@@ -100,7 +100,7 @@ func TestMessageThreads(t *testing.T) {
 	}
 
 	// Refusals, each naming its field.
-	data = post("create", body(false, system, messagesRecallTools, msgs(question), thread("")), "key-one")
+	data = post(t, "create", body(false, system, messagesRecallTools, msgs(question), thread("")), "key-one")
 	held := string(msgID.FindSubmatch(data)[1])
 	off := newGateway(t, fe)
 	for _, c := range []struct {

@@ -1,13 +1,14 @@
 // Runs the official TypeScript clients' own tool loops against a gateway:
 // Anthropic's tool runner and message threads (the beta
 // message-threads-2026-08-12 of @anthropic-ai/sdk), and OpenAI's
-// chat.completions.runTools: node runners.mjs BASE_URL MODE. MODE
-// "memory": the gateway keeps what it wrote (--reasoning-memory-bytes):
-// it holds threads, each turn after the first sending only the new
-// messages, and gives runTools' turns back their reasoning;
-// "stateless": it refuses threads with thread_unsupported_request, on
-// which the tool runner, and a thread asked to, send the whole
-// conversation instead, and runTools' second turn, without its
+// chat.completions.runTools and the Responses API's previous_response_id:
+// node runners.mjs BASE_URL MODE. MODE "memory": the gateway keeps what
+// it wrote (--reasoning-memory-bytes): it holds threads and responses,
+// each turn after the first sending only the new messages, and gives
+// runTools' turns back their reasoning; "stateless": it refuses threads
+// with thread_unsupported_request, on which the tool runner, and a thread
+// asked to, send the whole conversation instead, previous_response_id
+// with its stateless 400, and runTools' second turn, without its
 // reasoning, with missing_reasoning. Prints "ok NAME" or
 // "FAIL NAME: why" per check; the exit code is the number of failures.
 // The gateway's fake engine calls get_weather for London, then answers.
@@ -118,6 +119,30 @@ if (mode === "memory") {
       return;
     }
     throw new Error("the turn without its reasoning was accepted");
+  });
+}
+// The Responses API's own conversation state: previous_response_id.
+const fnTool = { type: "function", name: "get_weather", description: "Get the current weather for a city.", parameters: schema };
+async function previousLoop() {
+  const first = await openai.responses.create({ model: "beam", tools: [fnTool], input: "What's the weather in London?" });
+  const call = first.output.find((i) => i.type === "function_call");
+  expect(call && JSON.parse(call.arguments).city === "London", "first output " + JSON.stringify(first.output));
+  const second = await openai.responses.create({ model: "beam", tools: [fnTool], previous_response_id: first.id,
+    input: [{ type: "function_call_output", call_id: call.call_id, output: "14 C, cloudy" }] });
+  expect(second.output_text === answer, "second output " + JSON.stringify(second.output));
+  expect(second.previous_response_id === first.id && second.store === true, "previous_response_id " + second.previous_response_id);
+}
+if (mode === "memory") {
+  await check("responses previous_response_id", previousLoop);
+} else {
+  await check("responses previous_response_id refused", async () => {
+    try {
+      await previousLoop();
+    } catch (e) {
+      expect(e.status === 400 && e.code === "stateless", "error " + e);
+      return;
+    }
+    throw new Error("previous_response_id was accepted");
   });
 }
 console.log(`${passes} passed, ${failures} failed`);
