@@ -207,8 +207,9 @@ type Config struct {
 	// the X-Beam-Reasoning-Restored header; a turn the memory does not
 	// hold is checked as AllowMissingThinking says. The same memory holds
 	// the Responses output items an item_reference names (gap decision
-	// 276) and the Messages API's message threads (threads.go, 277);
-	// without it those are refused. 0: off.
+	// 276); half of the bytes hold the Messages API's message threads and
+	// the Responses API's responses for previous_response_id (threads.go,
+	// previous.go; 277, 280). Without it those are refused. 0: off.
 	ReasoningMemoryBytes int64
 	// AllowMarkers lets message content and names, argument values and
 	// schema fields (harmony.MarkerUses) carry Harmony markers, which the

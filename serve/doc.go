@@ -6,7 +6,7 @@
 // A [Server] serves these endpoints (each also without its /v1 prefix):
 //
 //	POST /v1/chat/completions        the OpenAI Chat Completions API
-//	POST /v1/responses               the OpenAI Responses API, stateless
+//	POST /v1/responses               the OpenAI Responses API (stateless unless the memory is on)
 //	POST /v1/messages                the Anthropic Messages API
 //	POST /v1/messages/count_tokens   the Messages API's token count (with a tokenizer; 501 without)
 //	GET  /v1/models                  the configured model, or the engine's list

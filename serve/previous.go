@@ -8,8 +8,8 @@ import (
 
 // Responses the gateway keeps: with its memory on (--reasoning-memory-bytes),
 // a Responses reply whose request did not set store: false is kept under
-// its id, in the same bounded memory as the reasoning, for the API key
-// that received it: the request's own input items (item references read
+// its id, in the bounded memory of conversations (Server.conversations)
+// beside the threads, for the API key that received it: the request's own input items (item references read
 // as the items) and the output items, with the id of the response it
 // continued. A request with previous_response_id is then read as the
 // conversation those responses hold, oldest first, followed by its own
@@ -52,7 +52,7 @@ func (rr *responsesReply) decodePrevious(rb *responsesBody, s *Server, owner str
 	if isNull(rb.PreviousResponseID) {
 		return nil
 	}
-	if s.memory == nil {
+	if s.conversations == nil {
 		return statelessError("previous_response_id", "previous_response_id: this gateway is stateless and keeps no responses "+
 			"(start it with --reasoning-memory-bytes to keep the responses it writes)")
 	}
@@ -63,7 +63,7 @@ func (rr *responsesReply) decodePrevious(rb *responsesBody, s *Server, owner str
 	if id == "" {
 		return paramError("previous_response_id", "invalid_value", "must be the id of a response, got an empty string")
 	}
-	prior, ok := s.memory.recallResponses(owner, id)
+	prior, ok := s.conversations.recallResponses(owner, id)
 	if !ok {
 		e := paramError("previous_response_id", "previous_response_not_found", "previous response with id "+quoteText(id)+
 			" not found: this gateway's memory (--reasoning-memory-bytes) does not hold it or an earlier response of its conversation "+
@@ -122,7 +122,7 @@ func (c *exchange) rememberResponse(output []json.RawMessage) {
 	if err != nil {
 		return
 	}
-	c.s.memory.keep([]string{turnKey(c.owner, "response", c.chatID)}, string(data))
+	c.s.conversations.keep([]string{turnKey(c.owner, "response", c.chatID)}, string(data))
 }
 
 // recallResponses returns the items of the conversation response id ends,

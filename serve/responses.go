@@ -170,10 +170,10 @@ func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesRep
 	}
 	if store, set, err := rawBool(rb.Store, "store"); err != nil {
 		return nil, err
-	} else if store && s.memory == nil {
+	} else if store && s.conversations == nil {
 		return nil, statelessError("store", "store: true asks the server to keep the response, and this gateway is stateless; send store: false (or leave it out), "+
 			"or start the gateway with --reasoning-memory-bytes, which keeps the responses it writes")
-	} else if s.memory != nil && (store || !set) {
+	} else if s.conversations != nil && (store || !set) {
 		// Kept for previous_response_id (previous.go).
 		rr.store = true
 		r.kept = &responseTurn{}

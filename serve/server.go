@@ -63,6 +63,11 @@ type Server struct {
 	// memory keeps the reasoning of the turns the gateway wrote, for
 	// clients that send them back without it (recall.go); nil when off.
 	memory *reasoningMemory
+	// conversations holds the Messages API's threads and the Responses
+	// API's responses (threads.go, previous.go): half of the memory's
+	// bytes, apart, so that whole conversations do not push out the
+	// reasoning turns and items the rest holds; nil when the memory is off.
+	conversations *reasoningMemory
 	// inspect keeps the last requests for the console (Inspect; nil: off);
 	// console serves /console/ (inspect.go).
 	inspect     *inspectState
@@ -115,7 +120,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("engine: use EngineAuto, EngineLlamaCpp, EngineVLLM or EngineSGLang")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, signer: newSigner(cfg.SigningKey), metrics: newMetrics(),
-		grammars: grammar.NewCache(grammarCacheBytes), memory: newReasoningMemory(cfg.ReasoningMemoryBytes)}
+		grammars: grammar.NewCache(grammarCacheBytes), memory: newReasoningMemory(cfg.ReasoningMemoryBytes - cfg.ReasoningMemoryBytes/2),
+		conversations: newReasoningMemory(cfg.ReasoningMemoryBytes / 2)}
 	if len(cfg.APIKeys) > 0 {
 		ks, err := newKeySet(cfg.APIKeys)
 		if err != nil {

@@ -19,9 +19,9 @@ import (
 // when the server answers thread_unsupported_request; a thread made with
 // client.beta.messages.thread() does so only when asked to.
 //
-// The gateway holds threads in its memory of the turns it wrote
-// (--reasoning-memory-bytes), bounded in bytes, per API key, the least
-// recently used going first. Without the memory, or with the gateway's
+// The gateway holds threads in its memory of conversations (half of
+// --reasoning-memory-bytes, Server.conversations), bounded in bytes, per
+// API key, the least recently used going first. Without the memory, or with the gateway's
 // hosted web search in the request, a thread is refused with that error,
 // never read as the new messages alone (a prompt without the
 // conversation). A continue whose thread the memory does not hold is a
@@ -100,7 +100,7 @@ func (m *messagesReply) decodeThread(mb *messagesBody, s *Server, owner string) 
 	default:
 		return paramError("thread.type", "invalid_value", `must be "create" or "continue", got `+quoteText(typ))
 	}
-	if s.memory == nil {
+	if s.conversations == nil {
 		return threadError(http.StatusBadRequest, "thread", "thread_unsupported_request",
 			"thread: this gateway holds no conversation between requests (message threads need its memory, --reasoning-memory-bytes): "+
 				"send the whole conversation in messages, without thread. Anthropic's SDK does so by itself in its tool runner; "+
@@ -111,7 +111,7 @@ func (m *messagesReply) decodeThread(mb *messagesBody, s *Server, owner string) 
 	if parent == "" {
 		return nil
 	}
-	snap, ok := s.memory.recallThread(owner, parent)
+	snap, ok := s.conversations.recallThread(owner, parent)
 	if !ok {
 		return threadError(http.StatusNotFound, "thread.previous_message_id", "thread_not_found",
 			"thread.previous_message_id: this gateway's memory (--reasoning-memory-bytes) holds no thread ending at "+quoteText(parent)+
@@ -180,9 +180,9 @@ func (c *exchange) rememberThread(msg *replyMessage) {
 	if err != nil {
 		return
 	}
-	c.s.memory.keep([]string{turnKey(c.owner, "thread", c.chatID)}, string(data))
+	c.s.conversations.keep([]string{turnKey(c.owner, "thread", c.chatID)}, string(data))
 	if t.parent != "" {
-		c.s.memory.drop(turnKey(c.owner, "thread", t.parent))
+		c.s.conversations.drop(turnKey(c.owner, "thread", t.parent))
 	}
 }
 
