@@ -42,7 +42,7 @@ content and tool calls, streamed or not.
 
 Endpoints (each also without its /v1 prefix):
   POST /v1/chat/completions       the OpenAI Chat Completions API
-  POST /v1/responses              the OpenAI Responses API (stateless)
+  POST /v1/responses              the OpenAI Responses API (stateless unless the memory is on)
   POST /v1/messages               the Anthropic Messages API
   POST /v1/messages/count_tokens  the exact token count (501 without --tokenizer)
   GET  /v1/models                 --model, or the engine's list
