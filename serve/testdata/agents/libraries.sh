@@ -9,7 +9,8 @@
 #   - LangChain.js (libraries/langchain.mjs: invoke and stream) with
 #     ChatOpenAI on Chat Completions and on Responses, and ChatAnthropic;
 #   - the OpenAI Agents SDK (libraries/agents-sdk.mjs: run, whole and
-#     streamed) on Responses and on Chat Completions.
+#     streamed) on Responses and on Chat Completions, and a second run
+#     carried by previousResponseId (with the memory only).
 # Twice: a gateway as started by default, then one with
 # --reasoning-memory-bytes, which reads the item_reference items
 # @ai-sdk/openai's Responses model sends by default and restores the
@@ -55,7 +56,7 @@ for run in default memory; do
     agents-sdk-responses agents-sdk-chat_completions"
   if [ "$run" = memory ]; then
     flags=(--reasoning-memory-bytes 16777216)
-    expect="$expect openai-responses openai-chat langchain-openai-chat"
+    expect="$expect openai-responses openai-chat langchain-openai-chat agents-sdk-previous"
   fi
   "$work/beamharmony" serve --backend "http://127.0.0.1:$eport" --listen "127.0.0.1:$gport" --model beam \
     --engine vllm --log-format text "${flags[@]}" >"$work/gateway-$run.log" 2>&1 &
