@@ -21,7 +21,7 @@ const (
 	kindModelOutput                // 502: the generation is not Beam Harmony
 	kindTimeout                    // 504: the server's timeout passed
 	kindClientClosed               // the client went away before the end
-	kindNotFound                   // 404: no such endpoint
+	kindNotFound                   // 404: no such endpoint, or no such thread or response (threads.go, previous.go)
 	kindNotImplemented             // 501: what the server cannot do (count_tokens without a tokenizer)
 	kindShutdown                   // 503: cut by the server's shutdown deadline
 	kindMethodNotAllowed           // 405: an endpoint asked with the wrong method

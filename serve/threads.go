@@ -66,6 +66,9 @@ const threadMessagesPath = "thread.messages"
 func threadError(status int, param, code, msg string, unsupported ...string) *apiError {
 	e := badRequest(param, code, msg)
 	e.status = status
+	if status == http.StatusNotFound {
+		e.kind = kindNotFound
+	}
 	e.details = &errorDetails{ErrorCode: code, Unsupported: unsupported}
 	return e
 }
