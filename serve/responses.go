@@ -44,6 +44,8 @@ type responsesBody struct {
 	Store              json.RawMessage `json:"store"`
 	PreviousResponseID json.RawMessage `json:"previous_response_id"`
 	Conversation       json.RawMessage `json:"conversation"`
+	// Prompt is a stored prompt template of OpenAI's platform.
+	Prompt json.RawMessage `json:"prompt"`
 	Background         json.RawMessage `json:"background"`
 	Text               json.RawMessage `json:"text"`
 	// Fields Codex sends (issue 32): read by decodeAgentFields.
@@ -180,6 +182,12 @@ func decodeResponsesRequest(body []byte, s *Server, owner string) (*responsesRep
 	}
 	if !isNull(rb.Conversation) {
 		return nil, statelessError("conversation", "conversation: this gateway keeps no conversations")
+	}
+	if !isNull(rb.Prompt) {
+		// Its text, which the model would read, lives on OpenAI's
+		// platform: left out, the prompt would silently lack it.
+		return nil, paramError("prompt", "unsupported_parameter", "a stored prompt template is kept on OpenAI's platform, and this gateway has none; "+
+			"send its text as instructions, with its variables filled in")
 	}
 	if err := rr.decodePrevious(&rb, s, owner); err != nil {
 		return nil, err

@@ -42,6 +42,7 @@ func TestResponsesBadRequests(t *testing.T) {
 		{"bad arguments", `{"model":"beam","input":[{"role":"user","content":"Hi"},{"type":"function_call","call_id":"c","name":"f","arguments":"{nope"}]}`, "input[1].arguments", "input[1].arguments: not valid JSON"},
 		{"marker", `{"model":"beam","input":"a<|call|>b"}`, "input", "input: contains the Harmony marker <|call|>"},
 		{"item_reference", `{"model":"beam","input":[{"role":"user","content":"Hi"},{"type":"item_reference","id":"rs_1"}]}`, "input[1]", "input[1]: item_reference needs stored items, and this gateway is stateless (set store: false in the client"},
+		{"stored prompt", `{"model":"beam","input":"Hi","prompt":{"id":"pmpt_1","variables":{"x":"y"}}}`, "prompt", "prompt: a stored prompt template is kept on OpenAI's platform"},
 		{"item_reference without id", `{"model":"beam","input":[{"type":"item_reference"}]}`, "input[0].id", "input[0].id: required"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
