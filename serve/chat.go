@@ -57,6 +57,10 @@ type chatRequest struct {
 	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
 	// Store false (or absent) is what the gateway does; true is reported.
 	Store json.RawMessage `json:"store"`
+	// Functions and FunctionCall are the deprecated forms of tools and
+	// tool_choice, refused (decodeScalars).
+	Functions    json.RawMessage `json:"functions"`
+	FunctionCall json.RawMessage `json:"function_call"`
 }
 
 // chatTemplateKwargs are the template arguments a request may pass in
@@ -117,6 +121,16 @@ func (r *request) decodeScalars(cr *chatRequest, cfg *Config) *apiError {
 	}
 	if r.model == "" && cfg.Model == "" {
 		return paramError("model", "missing_model", "required (or start the server with --model)")
+	}
+	for _, f := range [...]struct {
+		raw        json.RawMessage
+		name, with string
+	}{{cr.Functions, "functions", "tools"}, {cr.FunctionCall, "function_call", "tool_choice"}} {
+		if !isNull(f.raw) {
+			// Left out, the model would not see the functions (decision 282).
+			return paramError(f.name, "unsupported_parameter", "the deprecated form of "+f.with+", which this gateway does not read; send "+f.with+
+				` (function tools, {"type": "function", "function": {...}}) instead`)
+		}
 	}
 	if n, set, err := rawInt(cr.N, "n"); err != nil {
 		return err

@@ -166,6 +166,9 @@ func TestBadRequests(t *testing.T) {
 		{"no model", `{"messages":[` + user + `]}`, nil, 400, "model: required", "model"},
 		{"n above 1", withMsgs(`"n":2,`, user), nil, 400, "n: only 1 is supported", "n"},
 		{"n of 1 is fine", withMsgs(`"n":1,`, user), nil, 200, "", ""},
+		// The deprecated forms of tools and tool_choice (decision 282).
+		{"functions", withMsgs(`"functions":[{"name":"f","parameters":{"type":"object"}}],`, user), nil, 400, "functions: the deprecated form of tools", "functions"},
+		{"function_call", withMsgs(`"function_call":"auto",`, user), nil, 400, "function_call: the deprecated form of tool_choice", "function_call"},
 		{"tool_choice required without tools", withMsgs(`"tool_choice":"required",`, user), nil, 400, `tool_choice: asks for a tool call, but the request declares no tools`, "tool_choice"},
 		{"tool_choice names an undeclared function", withMsgs(`"tool_choice":{"type":"function","function":{"name":"get_weather"}},`, user), nil, 400, `tool_choice: names "get_weather", which is not among the tools`, "tool_choice"},
 		{"tool_choice unknown mode", withMsgs(`"tool_choice":"any",`, user), nil, 400, `tool_choice: must be auto, none or required, got "any"`, "tool_choice"},
