@@ -45,9 +45,9 @@ type responsesBody struct {
 	PreviousResponseID json.RawMessage `json:"previous_response_id"`
 	Conversation       json.RawMessage `json:"conversation"`
 	// Prompt is a stored prompt template of OpenAI's platform.
-	Prompt json.RawMessage `json:"prompt"`
-	Background         json.RawMessage `json:"background"`
-	Text               json.RawMessage `json:"text"`
+	Prompt     json.RawMessage `json:"prompt"`
+	Background json.RawMessage `json:"background"`
+	Text       json.RawMessage `json:"text"`
 	// Fields Codex sends (issue 32): read by decodeAgentFields.
 	PromptCacheKey json.RawMessage `json:"prompt_cache_key"`
 	Include        json.RawMessage `json:"include"`
