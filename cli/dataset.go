@@ -120,6 +120,7 @@ func (p Program) runDataset(args []string, stdin io.Reader, stdout, stderr io.Wr
 	fs.StringVar(&c.Stats, "stats", "", "write the run's statistics to `FILE` as JSON")
 	fs.StringVar(&c.MessagesColumn, "messages-column", "messages", "the input column that holds the messages")
 	fs.StringVar(&c.ToolsColumn, "tools-column", "tools", "the input column that holds the tools")
+	fs.StringVar(&c.MessagesFormat, "messages-format", dataset.FormatOpenAI, "the messages' shape: openai ({\"role\", \"content\"}) or sharegpt ({\"from\", \"value\"}, with a row's system column; docs/dataset.md)")
 	fs.StringVar(&c.IDColumn, "id-column", "", "an input column to carry into the output, before the rendered columns")
 	effort := fs.String("reasoning-effort", "", "the effort for rows that set none: a label (minimal .. max) or an integer")
 	fs.IntVar(&c.Workers, "workers", 0, "rendering goroutines (default GOMAXPROCS)")

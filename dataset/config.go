@@ -161,6 +161,10 @@ type Config struct {
 	// MessagesColumn names the column that holds the messages ("messages"
 	// when empty); ToolsColumn the tools ("tools" when empty).
 	MessagesColumn, ToolsColumn string
+	// MessagesFormat is the messages' shape: FormatOpenAI ({"role",
+	// "content"}; also when empty) or FormatShareGPT ({"from", "value"},
+	// with a row's "system" column; sharegpt.go).
+	MessagesFormat string
 	// IDColumn, when set, is carried from each input row to its output row.
 	IDColumn string
 	// DefaultEffort applies to rows that set no reasoning_effort.
@@ -337,6 +341,15 @@ func (c *Config) maxRejectsBytes() int64 {
 		return c.MaxRejectsBytes
 	}
 	return DefaultMaxRejectsBytes
+}
+
+// messagesFormat is MessagesFormat for the manifest: "" for the OpenAI
+// shape, so that manifests written before the option match.
+func (c *Config) messagesFormat() string {
+	if c.MessagesFormat == FormatOpenAI {
+		return ""
+	}
+	return c.MessagesFormat
 }
 
 func (c *Config) column(name, def string) string {

@@ -71,6 +71,7 @@ type ManifestOptions struct {
 	Truncate       bool   `json:"truncate,omitempty"`
 	MessagesColumn string `json:"messages_column"`
 	ToolsColumn    string `json:"tools_column"`
+	MessagesFormat string `json:"messages_format,omitempty"`
 	IDColumn       string `json:"id_column,omitempty"`
 	DefaultEffort  string `json:"default_effort,omitempty"`
 	MaxRowBytes    int    `json:"max_row_bytes"`
@@ -97,6 +98,7 @@ func newManifest(c *Config, inputs []*input, units []unit) *Manifest {
 		Truncate:       c.Truncate,
 		MessagesColumn: c.column(c.MessagesColumn, "messages"),
 		ToolsColumn:    c.column(c.ToolsColumn, "tools"),
+		MessagesFormat: c.messagesFormat(),
 		IDColumn:       c.IDColumn,
 		DefaultEffort:  c.DefaultEffort.String(),
 		MaxRowBytes:    c.maxRowBytes(),

@@ -153,7 +153,11 @@ func newConverter(c *Config, meta *pqMeta) (*pqConverter, error) {
 	if t := byName[c.column(c.ToolsColumn, "tools")]; t != nil {
 		pc.columns = append(pc.columns, pqColumn{"tools", t, true})
 	}
-	for _, k := range requestKeys {
+	keys := requestKeys
+	if c.MessagesFormat == FormatShareGPT {
+		keys = append(slices.Clip(keys), "system") // a ShareGPT row's system prompt
+	}
+	for _, k := range keys {
 		if n := byName[k]; n != nil {
 			pc.columns = append(pc.columns, pqColumn{k, n, false})
 		}

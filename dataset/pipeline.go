@@ -128,6 +128,11 @@ func Run(ctx context.Context, c Config) (_ *Stats, err error) {
 	if !stream {
 		st.Manifest = ManifestPath(c.Output)
 	}
+	switch c.MessagesFormat {
+	case "", FormatOpenAI, FormatShareGPT:
+	default:
+		return st, fmt.Errorf("messages format %q: must be %s or %s", c.MessagesFormat, FormatOpenAI, FormatShareGPT)
+	}
 	outKind, err := checkPaths(&c)
 	if err != nil {
 		return st, err

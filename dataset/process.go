@@ -102,6 +102,18 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 			data, renamed = append(out, '}'), true
 		}
 	}
+	if p.c.MessagesFormat == FormatShareGPT {
+		if data, err = fromShareGPT(data); err != nil {
+			return id, false, 0, err
+		}
+	}
+	if p.c.MessagesFormat != FormatShareGPT {
+		defer func(data []byte) {
+			if err != nil && looksShareGPT(data) {
+				err = fmt.Errorf("%w (the messages look like ShareGPT's {\"from\", \"value\"}: pass --messages-format sharegpt)", err)
+			}
+		}(data)
+	}
 	req, err := harmony.ParseRequest(data)
 	if err != nil {
 		var re *harmony.RenderError
