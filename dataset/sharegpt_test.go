@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,4 +126,24 @@ func TestShareGPT(t *testing.T) {
 		!strings.Contains(err.Error(), `messages format "alpaca": must be openai or sharegpt`) {
 		t.Errorf("an unknown format: %v", err)
 	}
+}
+
+// FuzzShareGPT: the conversion of a ShareGPT row never panics, and what it
+// returns for a row it takes is JSON.
+func FuzzShareGPT(f *testing.F) {
+	for _, s := range []string{
+		`{"conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello"}], "system": "S"}`,
+		`{"messages": [{"from": "function_call", "value": "[{\"name\": \"f\", \"arguments\": \"{}\"}]"}, {"from": "observation", "value": "r"}], "tools": "[{\"name\": \"f\"}]"}`,
+		`{"messages": [{"from": "human", "value": 5}], "system": 1}`,
+		`{"messages": null}`, `[1]`, `{"messages": [{"from": "x"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, row []byte) {
+		out, err := fromShareGPT(row)
+		if err == nil && json.Valid(row) && !json.Valid(out) {
+			t.Fatalf("not JSON: %s", out)
+		}
+		looksShareGPT(row)
+	})
 }
