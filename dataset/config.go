@@ -20,6 +20,8 @@
 //     rerun finds the output complete. Each row is a [Row] made by a
 //     [RenderFunc]: [RenderText] or [RenderTokens] (with a tokenizer); a
 //     [RowError] is a row rejected. [Progress] receives the run's progress.
+//     Config.MessagesFormat reads rows in the OpenAI shape ([FormatOpenAI])
+//     or ShareGPT's ([FormatShareGPT]).
 //   - Limits and paths: [RejectLimit] ([ParseRejectLimit]; the zero
 //     value is 1%), [DefaultMaxRowBytes], [DefaultMaxRejectsBytes],
 //     [RejectRowBytes]; [DefaultRejectsPath] and [ManifestPath] name the
