@@ -16,16 +16,20 @@ import (
 )
 
 // TestAnthropicToolRunnerThreads: anthropic-sdk-go's tool runner, which
-// runs over a message thread by default, finishes a tool loop through a
+// runs over a message thread by default, streamed or not, finishes a tool loop through a
 // gateway with the memory, its second request carrying only the tool
 // result on the thread, and through one without, which refuses the thread
 // with thread_unsupported_request: the runner then sends the whole
 // conversation (gap decision 277).
 func TestAnthropicToolRunnerThreads(t *testing.T) {
-	for _, memory := range []bool{true, false} {
+	for _, c := range []struct{ memory, streamed bool }{{true, false}, {true, true}, {false, false}, {false, true}} {
+		memory := c.memory
 		name := "stateless"
 		if memory {
 			name = "memory"
+		}
+		if c.streamed {
+			name += "/streamed"
 		}
 		t.Run(name, func(t *testing.T) {
 			fe := newFakeEngine(t, toolLoopScript)
@@ -61,13 +65,32 @@ func TestAnthropicToolRunnerThreads(t *testing.T) {
 				t.Fatal(err)
 			}
 			client := newAnthropicClient(gw)
-			runner := client.Beta.Messages.NewToolRunner([]anthropic.BetaTool{tool}, anthropic.BetaToolRunnerParams{
+			params := anthropic.BetaToolRunnerParams{
 				BetaMessageNewParams: anthropic.BetaMessageNewParams{Model: "beam", MaxTokens: 1024,
 					Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("What's the weather in London?"))}},
-			})
-			msg, err := runner.RunToCompletion(context.Background())
-			if err != nil {
-				t.Fatal(err)
+			}
+			var msg *anthropic.BetaMessage
+			if c.streamed {
+				runner := client.Beta.Messages.NewToolRunnerStreaming([]anthropic.BetaTool{tool}, params)
+				for events, err := range runner.AllStreaming(context.Background()) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, err := range events {
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				msg = runner.LastMessage()
+			} else {
+				var err error
+				if msg, err = client.Beta.Messages.NewToolRunner([]anthropic.BetaTool{tool}, params).RunToCompletion(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if msg == nil {
+				t.Fatal("no last message")
 			}
 			var text string
 			for _, b := range msg.Content {
