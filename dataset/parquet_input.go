@@ -146,10 +146,16 @@ func newConverter(c *Config, meta *pqMeta) (*pqConverter, error) {
 	}
 	messages := c.column(c.MessagesColumn, "messages")
 	m := byName[messages]
-	if m == nil {
-		return nil, fmt.Errorf("no column %q for the messages (use --messages-column)", messages)
+	prompt, completion := byName["prompt"], byName["completion"]
+	switch {
+	case m != nil:
+		pc.columns = append(pc.columns, pqColumn{"messages", m, true})
+	case prompt != nil && completion != nil:
+		// TRL's prompt-completion rows (promptcompletion.go).
+		pc.columns = append(pc.columns, pqColumn{"prompt", prompt, true}, pqColumn{"completion", completion, true})
+	default:
+		return nil, fmt.Errorf("no column %q for the messages (use --messages-column), nor prompt and completion columns", messages)
 	}
-	pc.columns = append(pc.columns, pqColumn{"messages", m, true})
 	if t := byName[c.column(c.ToolsColumn, "tools")]; t != nil {
 		pc.columns = append(pc.columns, pqColumn{"tools", t, true})
 	}

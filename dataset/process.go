@@ -115,8 +115,17 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		}(data)
 	}
 	req, err := harmony.ParseRequest(data)
+	var re *harmony.RenderError
+	if err != nil && errors.As(err, &re) && re.Path == "messages" {
+		// No messages: TRL's prompt-completion row, if it is one.
+		if pc, ok, perr := fromPromptCompletion(data); ok {
+			if perr != nil {
+				return id, false, 0, perr
+			}
+			req, err = harmony.ParseRequest(pc)
+		}
+	}
 	if err != nil {
-		var re *harmony.RenderError
 		if renamed && errors.As(err, &re) && re.Path == "request" {
 			// Not JSON, which the skim does not see: the error names
 			// the row's own text, not the remapped one.
