@@ -83,3 +83,21 @@ func TestPromptCompletion(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPromptCompletion: reading a row as prompt and completion never
+// panics, and a row it reads is JSON with messages.
+func FuzzPromptCompletion(f *testing.F) {
+	for _, s := range []string{
+		`{"prompt": [{"role": "user", "content": "Hi"}], "completion": [{"role": "assistant", "content": "Hello"}]}`,
+		`{"prompt": "Hi", "completion": "Hello"}`, `{"prompt": [{"role": "assistant"}], "completion": [1]}`,
+		`{"messages": [], "prompt": [], "completion": []}`, `[]`, `{"prompt": null, "completion": {}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, row []byte) {
+		out, ok, err := fromPromptCompletion(row)
+		if ok && err == nil && !strings.Contains(string(out), `"messages"`) {
+			t.Fatalf("read without messages: %s", out)
+		}
+	})
+}
