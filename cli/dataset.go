@@ -126,6 +126,7 @@ func (p Program) runDataset(args []string, stdin io.Reader, stdout, stderr io.Wr
 	fs.IntVar(&c.Workers, "workers", 0, "rendering goroutines (default GOMAXPROCS)")
 	shard := fs.String("shard", "", "take every N-th unit of work starting at unit K (`K/N`, 0 <= K < N)")
 	fs.BoolVar(&c.Strict, "strict", false, "stop at the first bad row (exit 1) instead of rejecting it")
+	fs.BoolVar(&c.ThinkTags, "think-tags", false, "read an assistant message's leading <think>...</think> as its reasoning when it has none (DeepSeek-R1 and Qwen3 style datasets)")
 	fs.BoolVar(&c.AllowMissingThinking, "allow-missing-thinking", false, "render assistant turns without reasoning as the template does (an empty analysis message) instead of rejecting their rows")
 	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", dataset.DefaultMaxRowBytes, "reject JSONL lines longer than this many bytes")
 	fs.BoolVar(&c.Force, "force", false, "run even when the manifest shows the output complete")

@@ -167,6 +167,9 @@ type Config struct {
 	// "content"}; also when empty) or FormatShareGPT ({"from", "value"},
 	// with a row's "system" column; sharegpt.go).
 	MessagesFormat string
+	// ThinkTags reads an assistant message's leading <think>...</think>
+	// as its reasoning when it has none (thinktags.go).
+	ThinkTags bool
 	// IDColumn, when set, is carried from each input row to its output row.
 	IDColumn string
 	// DefaultEffort applies to rows that set no reasoning_effort.

@@ -72,6 +72,7 @@ type ManifestOptions struct {
 	MessagesColumn string `json:"messages_column"`
 	ToolsColumn    string `json:"tools_column"`
 	MessagesFormat string `json:"messages_format,omitempty"`
+	ThinkTags      bool   `json:"think_tags,omitempty"`
 	IDColumn       string `json:"id_column,omitempty"`
 	DefaultEffort  string `json:"default_effort,omitempty"`
 	MaxRowBytes    int    `json:"max_row_bytes"`
@@ -99,6 +100,7 @@ func newManifest(c *Config, inputs []*input, units []unit) *Manifest {
 		MessagesColumn: c.column(c.MessagesColumn, "messages"),
 		ToolsColumn:    c.column(c.ToolsColumn, "tools"),
 		MessagesFormat: c.messagesFormat(),
+		ThinkTags:      c.ThinkTags,
 		IDColumn:       c.IDColumn,
 		DefaultEffort:  c.DefaultEffort.String(),
 		MaxRowBytes:    c.maxRowBytes(),

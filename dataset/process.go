@@ -107,6 +107,11 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 			return id, false, 0, err
 		}
 	}
+	if p.c.ThinkTags {
+		if data, err = fromThinkTags(data); err != nil {
+			return id, false, 0, err
+		}
+	}
 	if p.c.MessagesFormat != FormatShareGPT {
 		defer func(data []byte) {
 			if err != nil && looksShareGPT(data) {
@@ -121,6 +126,11 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		if pc, ok, perr := fromPromptCompletion(data); ok {
 			if perr != nil {
 				return id, false, 0, perr
+			}
+			if p.c.ThinkTags {
+				if pc, err = fromThinkTags(pc); err != nil {
+					return id, false, 0, err
+				}
 			}
 			req, err = harmony.ParseRequest(pc)
 		}
@@ -137,7 +147,11 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 	if idx := harmony.MissingReasoning(req.Messages); len(idx) > 0 {
 		missing = len(idx)
 		if !p.c.AllowMissingThinking {
-			return id, false, missing, missingReasoningError(idx)
+			err := missingReasoningError(idx)
+			if _, _, think := splitThink(req.Messages[idx[0]].Content); think && !p.c.ThinkTags {
+				err = fmt.Errorf("%w (its content starts with <think>...</think>: pass --think-tags to read that as the reasoning)", err)
+			}
+			return id, false, missing, err
 		}
 	}
 	req.AddGenerationPrompt = false
