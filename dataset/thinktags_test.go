@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,4 +87,22 @@ func TestSplitThink(t *testing.T) {
 			t.Errorf("splitThink(%q) = %q, %q, %v; want %q, %q, %v", c.in, r, a, ok, c.reasoning, c.answer, c.ok)
 		}
 	}
+}
+
+// FuzzThinkTags: reading <think> blocks never panics, and what it returns
+// for a JSON row is JSON.
+func FuzzThinkTags(f *testing.F) {
+	for _, s := range []string{
+		`{"messages": [{"role": "assistant", "content": "<think>r</think>a"}]}`,
+		`{"messages": [{"role": "assistant", "content": "<think>r", "thinking": ""}]}`,
+		`{"messages": [{"role": "assistant", "content": null}, 1]}`, `{"messages": 5}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, row []byte) {
+		out, err := fromThinkTags(row)
+		if err == nil && json.Valid(row) && !json.Valid(out) {
+			t.Fatalf("not JSON: %s", out)
+		}
+	})
 }
