@@ -67,7 +67,8 @@ unset, so give every replica the same key). For clients that drop it
 (docs/agents.md), --reasoning-memory-bytes keeps the reasoning of the turns
 the gateway wrote and restores it, listing the turns in the
 X-Beam-Reasoning-Restored header; --allow-missing-thinking lets turns
-without it through.
+without it through. With the memory the gateway also holds Anthropic's
+message threads and the Responses API's previous_response_id.
 
 Several engine replicas: repeat --backend (or list them, comma-separated;
 a replica may carry a weight, URL;weight=2). Each request goes to the
@@ -237,7 +238,7 @@ func newServeFlags(fs *flag.FlagSet) *serveFlags {
 	f.prepare = new(int64) // 0: one per CPU, serve.Config's default
 	fs.Var(cpusValue{positiveValue{f.prepare, math.MaxInt32}}, "prepare-concurrency", usage("prepare-concurrency", "most `requests` decoded, rendered and tokenized at once; the others wait their turn (503 past --timeout)"))
 	f.allowMissing = fs.Bool("allow-missing-thinking", false, usage("allow-missing-thinking", "let histories whose assistant turns lack reasoning through"))
-	f.reasoningMemory = fs.Int64("reasoning-memory-bytes", 0, usage("reasoning-memory-bytes", "keep the reasoning of the turns the gateway writes, up to this many `bytes` (the least recently used go first), and give it back to a turn that returns without it, found by its tool call ids or its answer's text, for the same API key (clients that drop reasoning_content or reasoning items); the same memory holds the Responses items item_reference names and the Messages API's message threads; 0: off"))
+	f.reasoningMemory = fs.Int64("reasoning-memory-bytes", 0, usage("reasoning-memory-bytes", "keep the reasoning of the turns the gateway writes, up to this many `bytes` (the least recently used go first), and give it back to a turn that returns without it, found by its tool call ids or its answer's text, for the same API key (clients that drop reasoning_content or reasoning items); the same memory holds the Responses items item_reference names, and half of its bytes the Messages API's message threads and the Responses API's responses for previous_response_id; 0: off"))
 	f.signingKey = fs.String("signing-key", "", usage("signing-key", "key that signs the reasoning handed out (thinking signatures); the same on every replica; random per process when empty"))
 	f.pingInterval = durationFlag(fs, "ping-interval", serve.DefaultPingInterval, true, usage("ping-interval", "how long (a `duration`, 0 for never) a stream may stay silent before a keep-alive ping"))
 	f.tokenizerPath = fs.String("tokenizer", "", usage("tokenizer", "Beam's tokenizer.json (or the checkpoint directory holding it): prompts go to the engine as token ids, in which marker text from requests is ordinary text, so it is accepted instead of refused; set it in front of llama.cpp, whose own tokenizer makes other ids for text with combining marks (docs/llama-cpp.md)"))
