@@ -64,11 +64,24 @@ func (p *processor) batch(ctx context.Context, b *batch) {
 			b.res.turnsWithoutReasoning += int64(missing)
 		}
 		if err != nil {
+			if p.c.MessagesFormat != FormatShareGPT && looksShareGPT(data, p.messagesKey(remap)) {
+				err = fmt.Errorf("%w (the messages look like ShareGPT's {\"from\", \"value\"}: pass --messages-format sharegpt)", err)
+			}
 			p.reject(b, r, data, err)
 			continue
 		}
 		p.emit(b, r, id, truncated, &row)
 	}
+}
+
+// messagesKey is the key of a row's messages as the input holds it: the
+// --messages-column in a JSONL row (renamed as it is read), "messages" in a
+// Parquet row, which is converted with the request's keys.
+func (p *processor) messagesKey(remap bool) string {
+	if remap {
+		return p.c.column(p.c.MessagesColumn, "messages")
+	}
+	return "messages"
 }
 
 // row decodes and renders one row, and returns its id (raw JSON, nil when
@@ -111,13 +124,6 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		if data, err = fromThinkTags(data); err != nil {
 			return id, false, 0, err
 		}
-	}
-	if p.c.MessagesFormat != FormatShareGPT {
-		defer func(data []byte) {
-			if err != nil && looksShareGPT(data) {
-				err = fmt.Errorf("%w (the messages look like ShareGPT's {\"from\", \"value\"}: pass --messages-format sharegpt)", err)
-			}
-		}(data)
 	}
 	req, err := harmony.ParseRequest(data)
 	var re *harmony.RenderError

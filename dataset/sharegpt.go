@@ -165,17 +165,16 @@ func shareGPTTools(raw json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(list)
 }
 
-// looksShareGPT reports whether a row's first message has the keys of a
-// ShareGPT message, "from" and "value", and no "role": for the hint of a
-// row rejected in the OpenAI shape.
-func looksShareGPT(data []byte) bool {
-	var row struct {
-		Messages []map[string]json.RawMessage `json:"messages"`
-	}
-	if json.Unmarshal(data, &row) != nil || len(row.Messages) == 0 {
+// looksShareGPT reports whether the first message of a row's list under
+// key has the keys of a ShareGPT message, "from" and "value", and no
+// "role": for the hint of a row rejected in the OpenAI shape.
+func looksShareGPT(data []byte, key string) bool {
+	var row map[string]json.RawMessage
+	var msgs []map[string]json.RawMessage
+	if json.Unmarshal(data, &row) != nil || json.Unmarshal(row[key], &msgs) != nil || len(msgs) == 0 {
 		return false
 	}
-	m := row.Messages[0]
+	m := msgs[0]
 	_, from := m["from"]
 	_, value := m["value"]
 	_, role := m["role"]

@@ -144,6 +144,6 @@ func FuzzShareGPT(f *testing.F) {
 		if err == nil && json.Valid(row) && !json.Valid(out) {
 			t.Fatalf("not JSON: %s", out)
 		}
-		looksShareGPT(row)
+		looksShareGPT(row, "messages")
 	})
 }

@@ -126,8 +126,22 @@ func newAnthropicUsage(u *usage) anthropicUsage {
 // the parser guarantees: a call whose arguments are not is a 502 rather
 // than a reply that is not JSON.
 func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthropicReply, *apiError) {
-	content := make([]replyBlock, 0, 2+len(msg.ToolCalls))
-	content = append(content, c.searchBlocks()...)
+	content := append(make([]replyBlock, 0, 2+len(msg.ToolCalls)), c.searchBlocks()...)
+	content, aerr := c.messageBlocks(content, msg, func(int) string { return c.newCallID("toolu_") })
+	if aerr != nil {
+		return nil, aerr
+	}
+	stopReason := end.stopReason()
+	u := newAnthropicUsage(c.usage)
+	u.ServerToolUse = c.serverToolUse()
+	return &anthropicReply{ID: c.chatID, Type: "message", Role: "assistant", Model: c.model, Content: content,
+		StopReason: &stopReason, StopSequence: optString(end.stop), Usage: u}, nil
+}
+
+// messageBlocks appends to content the blocks of the parsed message:
+// thinking first, with its signature, then the text or the tool_use
+// blocks, call i with the id callID(i).
+func (c *exchange) messageBlocks(content []replyBlock, msg *harmony.Message, callID func(i int) string) ([]replyBlock, *apiError) {
 	if msg.Reasoning != "" {
 		content = append(content, c.thinkingBlock(msg.Reasoning))
 	}
@@ -142,38 +156,22 @@ func (c *exchange) newAnthropicReply(msg *harmony.Message, end genEnd) (*anthrop
 		} else if !json.Valid(input) {
 			return nil, modelOutputError(fmt.Errorf("tool call %d (%s): its arguments are not JSON", i, tc.Function.Name))
 		}
-		content = append(content, replyBlock{Type: "tool_use", ID: c.newCallID("toolu_"), Name: tc.Function.Name, Input: input})
+		content = append(content, replyBlock{Type: "tool_use", ID: callID(i), Name: tc.Function.Name, Input: input})
 	}
-	stopReason := end.stopReason()
-	u := newAnthropicUsage(c.usage)
-	u.ServerToolUse = c.serverToolUse()
-	return &anthropicReply{ID: c.chatID, Type: "message", Role: "assistant", Model: c.model, Content: content,
-		StopReason: &stopReason, StopSequence: optString(end.stop), Usage: u}, nil
+	return content, nil
 }
 
 // threadReply is the assistant message a thread keeps of the reply
 // (threads.go): the blocks newAnthropicReply or the stream handed out,
-// with the ids the calls were given.
+// with the ids the calls were given. The reply was written, so its
+// arguments are JSON.
 func (c *exchange) threadReply(msg *harmony.Message) *replyMessage {
-	content := make([]replyBlock, 0, 2+len(msg.ToolCalls))
-	if msg.Reasoning != "" {
-		content = append(content, c.thinkingBlock(msg.Reasoning))
-	}
-	if msg.Content != "" || len(msg.ToolCalls) == 0 {
-		content = append(content, replyBlock{Type: "text", Text: &msg.Content})
-	}
-	for i := range msg.ToolCalls {
-		tc := &msg.ToolCalls[i]
-		input := tc.Function.Arguments
-		if len(input) == 0 {
-			input = json.RawMessage("{}")
-		}
-		id := ""
+	content, _ := c.messageBlocks(make([]replyBlock, 0, 2+len(msg.ToolCalls)), msg, func(i int) string {
 		if i < len(c.callIDs) {
-			id = c.callIDs[i]
+			return c.callIDs[i]
 		}
-		content = append(content, replyBlock{Type: "tool_use", ID: id, Name: tc.Function.Name, Input: input})
-	}
+		return ""
+	})
 	return &replyMessage{Role: "assistant", Content: content}
 }
 

@@ -166,14 +166,8 @@ func (m *reasoningMemory) recallItem(owner, id string) ([]byte, bool) {
 	if m == nil {
 		return nil, false
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.byKey[turnKey(owner, "item", id)]
-	if t == nil {
-		return nil, false
-	}
-	m.order.MoveToFront(t.at)
-	return []byte(t.reasoning), true
+	item, ok := m.recallValue(turnKey(owner, "item", id))
+	return []byte(item), ok
 }
 
 // rememberItems keeps the output items of a Responses reply for
