@@ -74,6 +74,14 @@ func (p *processor) batch(ctx context.Context, b *batch) {
 	}
 }
 
+// errorAt reports whether err is a render error at path. (Its own
+// function, so that the error it looks into is not allocated for the rows
+// that render.)
+func errorAt(err error, path string) bool {
+	var re *harmony.RenderError
+	return errors.As(err, &re) && re.Path == path
+}
+
 // messagesKey is the key of a row's messages as the input holds it: the
 // --messages-column in a JSONL row (renamed as it is read), "messages" in a
 // Parquet row, which is converted with the request's keys.
@@ -126,8 +134,7 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		}
 	}
 	req, err := harmony.ParseRequest(data)
-	var re *harmony.RenderError
-	if err != nil && errors.As(err, &re) && re.Path == "messages" {
+	if err != nil && errorAt(err, "messages") {
 		// No messages: TRL's prompt-completion row, if it is one.
 		if pc, ok, perr := fromPromptCompletion(data); ok {
 			if perr != nil {
@@ -142,7 +149,7 @@ func (p *processor) row(ctx context.Context, r *rowRef, data []byte, remap bool,
 		}
 	}
 	if err != nil {
-		if renamed && errors.As(err, &re) && re.Path == "request" {
+		if renamed && errorAt(err, "request") {
 			// Not JSON, which the skim does not see: the error names
 			// the row's own text, not the remapped one.
 			_, err = harmony.ParseRequest(original)
