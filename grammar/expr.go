@@ -86,6 +86,13 @@ const (
 	kSeq
 	kAlt
 	kRep
+	// kAhead and kAnd are a pattern's lookahead assertions, and exist only
+	// between the pattern translator and the string automaton (gap decision
+	// 286), never in a grammar: kAhead is an assertion where the parser
+	// read it (items[0] the texts it looks for, neg for (?!...)), kAnd the
+	// texts of items[0] that have (neg: don't have) a prefix in items[1].
+	kAhead
+	kAnd
 )
 
 // runeRange is the characters lo to hi, both included.

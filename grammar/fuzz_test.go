@@ -76,6 +76,9 @@ func FuzzCompile(f *testing.F) {
 		// Lookahead assertions at a pattern's start, and parts that match
 		// every text side by side (gap decision 230).
 		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?!org\\.)(?=[a-z])[a-z.]{1,9}$"}, "b": {"pattern": "^[\\s\\S]*", "not": {"pattern": "^x"}}}, "patternProperties": {"^[\\s\\S]*": {"type": "integer"}, "^c": {"minimum": 2}}}`,
+		// Lookahead assertions anywhere, at the limits of their automata
+		// (gap decision 286).
+		`{"type": "object", "properties": {"a": {"pattern": "^(((?:x(?=[xy]*z)){16}){16}){16}$"}, "b": {"pattern": "^(?:(?:x(?=.*a)|y(?=.*b)|z(?=.*c)){16}){16}$"}, "c": {"pattern": "^(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)$"}, "d": {"pattern": "^.?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q)$", "maxLength": 30}, "e": {"format": "duration", "pattern": "^P(?:(\\d+W)|(?!.*W)(?=\\d|T\\d)(\\d+Y)?(\\d+M)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+([.,]\\d+)?S)?)?)$"}}}`,
 		// A format beside a pattern, the dead sets dropped (gap decision 227).
 		`{"type": "object", "properties": {"u": {"type": "string", "format": "uri", "pattern": "^https?://"}, "v": {"oneOf": [{"format": "ipv4", "pattern": "^1"}, {"format": "date", "pattern": "^2"}]}}}`,
 		// String variants that list their strings (gap decision 226).

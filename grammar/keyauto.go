@@ -65,6 +65,9 @@ const (
 // must not spell).
 type keyNFA struct {
 	states []nfaState
+	// ahead, when set, is the budget of the automata of a pattern's
+	// lookahead assertions (kAnd), which build reads only then.
+	ahead *aheadBudget
 }
 
 type nfaState struct {
@@ -174,6 +177,8 @@ func (a *keyNFA) build(e *expr, from int32) (int32, bool) {
 		}
 		a.link(cur, end)
 		return end, true
+	case kAnd:
+		return a.intersect(e, from)
 	}
 	return 0, false // a rule reference
 }
@@ -508,6 +513,9 @@ func appendInt(b []byte, v int) []byte {
 // is false past either, or past the limits on its states.
 func (c *compiler) deterministic(a *keyNFA, start int32, path string, live func(set []int32) bool) (*keyDFA, bool) {
 	c.keyWork += 4 * len(a.states)
+	if a.ahead != nil {
+		c.keyWork += a.ahead.spent
+	}
 	if len(a.states) > maxKeyNFA || c.keyWork >= maxKeyWorkTotal || !c.spend(path, 16*len(a.states)) {
 		return nil, false
 	}

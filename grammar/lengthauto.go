@@ -59,7 +59,9 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 	if !c.strict || c.keyWork >= maxKeyWorkTotal {
 		return nil, false
 	}
-	a := &keyNFA{}
+	// A pattern's lookahead assertions (decision 286) take their part
+	// of the budget as the NFA is built.
+	a := &keyNFA{ahead: &aheadBudget{budget: min(maxKeyWork, maxKeyWorkTotal-c.keyWork), dfas: map[*expr]*formatDFA{}}}
 	start := a.add()
 	masks := make([]uint64, len(groups))
 	// firsts[t] is the first NFA state of tag t's part (each part's states

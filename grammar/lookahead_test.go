@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -305,4 +306,196 @@ func TestKeyAutomatonAgreesWithRules(t *testing.T) {
 		t.Errorf("only %d keys checked, %d of them matching", checked, matching)
 	}
 	t.Logf("%d keys checked, %d of them matching", checked, matching)
+}
+
+// Under strict, lookahead assertions anywhere in a pattern are enforced
+// (gap decision 286): each beside what follows it to the value's end, by
+// the string automaton; not strict, the pattern without them is, and the
+// pattern is reported. Checked against regexp2's ECMAScript engine on
+// values drawn from the pattern without its assertions (changed or not)
+// and on random texts.
+func TestAheadPatterns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(286, 1))
+	patterns := []string{
+		// zod 4's z.iso.duration(), without its format.
+		`^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$`,
+		// JSON Schema Store (MaskBench): an npm scope without "--", a path.
+		`^([\da-z](?:(?!.*--)[\da-z-]*[\da-z])?)$`,
+		`^@([\da-z](?:(?!.*--)[\da-z-]*[\da-z])?)/([\da-z](?:(?!.*--)[\da-z-]*[\da-z])?)$`,
+		`^(https?://|/?.?-?(?!\w+://)\w).+\.ya?ml$`,
+		`((?:[^/]*/)*)(?=\.(yaml|yml|json))`,
+		// Unanchored ends, nesting, $ inside, bounded repetitions.
+		`^[a-z]+(?=\d)`,
+		`a(?=b)`,
+		`^(?:x(?=y)|z){1,3}y?$`,
+		`^(?=a(?!b))\w+$`,
+		`^\d+(?=px$|em$)\w+$`,
+		`^(a|ab)(?=c$|$)`,
+		`^(?:a(?=[ab])){2}b`,
+		`^a?(?!$)`,
+		`^(?:(?=[a-z])\w)?\d$`,
+		`x(?=)y`,
+		`^(?:(?!ab)[a-c]){0,4}$`,
+		`(?!a)(?=[a-c])b|^$`,
+	}
+	alphabet := []rune("PWYMDTHS0123456789.,abcxyzem-@/:hpstlj")
+	checked, matched := 0, 0
+	for _, p := range patterns {
+		re := ecmaRegexp(p)
+		if re == nil {
+			t.Fatalf("%q: regexp2 refuses it", p)
+		}
+		schema := `{"type": "string", "pattern": "` + jsonText(p) + `"}`
+		strict, err := compileFormat(schema, true)
+		if err != nil {
+			t.Errorf("%s under strict: %v", schema, err)
+			continue
+		}
+		loose, err := compileFormat(schema, false)
+		if err != nil {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		if len(loose.Dropped) != 1 || loose.Dropped[0].Path != "response_format.json_schema.schema.pattern" {
+			t.Errorf("%s not strict: reported %v, want the pattern", schema, loose.Dropped)
+		}
+		rest, _, _, err := aheadPattern(p)
+		if err != nil {
+			t.Fatalf("%q: %v", p, err)
+		}
+		sample := newSampler(exprGrammar(t, rest), rng)
+		for i := range 400 {
+			var s string
+			if i%2 == 0 {
+				s = sample.Sample()
+				if rng.IntN(3) == 0 && len(s) > 0 { // a character changed
+					r := []rune(s)
+					r[rng.IntN(len(r))] = alphabet[rng.IntN(len(alphabet))]
+					s = string(r)
+				}
+			} else {
+				r := make([]rune, rng.IntN(10))
+				for j := range r {
+					r[j] = alphabet[rng.IntN(len(alphabet))]
+				}
+				s = string(r)
+			}
+			if !utf8.ValidString(s) || len(s) > 100 {
+				continue
+			}
+			want, err := re.MatchString(s)
+			if err != nil {
+				continue // the engine timed out
+			}
+			checked++
+			if want {
+				matched++
+			}
+			text := analysisPrefix + finalHeader + `"` + jsonText(s) + `"`
+			if got := strict.Matches(text); got != want {
+				t.Errorf("%q on %q: the strict grammar says %v, ECMAScript %v", p, s, got, want)
+			}
+			if want && !loose.Matches(text) {
+				t.Errorf("%q on %q: the grammar not strict rejects a value ECMAScript matches", p, s)
+			}
+		}
+	}
+	if checked < 6000 || matched < 1500 {
+		t.Errorf("only %d values checked, %d of them matching", checked, matched)
+	}
+	t.Logf("%d values checked, %d of them matching", checked, matched)
+}
+
+// The lookahead assertions the translator does not read are refused
+// under strict, saying why and where (gap decision 286).
+func TestAheadPatternsRefused(t *testing.T) {
+	for _, c := range []struct{ pattern, why string }{
+		{`^((?!mode)(?!Mode).)*$`, "at offset 1: a lookahead assertion inside a group repeated more than 16 times"},
+		{`^(?:a(?=b)){17}`, "at offset 1: a lookahead assertion inside a group repeated more than 16 times"},
+		{`(?<=a)b`, "at offset 0: lookbehind assertions are not supported"},
+		{`^a(?=^b)`, "at offset 2: a ^ inside a lookahead assertion"},
+		{`a$(?=b)`, "at offset 0: a lookahead assertion beside a ^ or $"},
+		{`(?=a)*`, "at offset 5: nothing to repeat: a lookahead assertion is an assertion"},
+		{strings.Repeat(`a(?=a)`, 17), "at offset 97: more than 16 lookahead assertions"},
+		{`^a(?=b)(`, "at offset 7: unterminated group"},
+	} {
+		schema := `{"type": "string", "pattern": "` + jsonText(c.pattern) + `"}`
+		_, err := compileFormat(schema, true)
+		if err == nil || !strings.Contains(err.Error(), "response_format.json_schema.schema.pattern: the keyword pattern can't be enforced exactly in constrained generation: pattern: "+c.why) {
+			t.Errorf("%q under strict: %v, want %q", c.pattern, err, c.why)
+		}
+		g, err := compileFormat(schema, false)
+		if err != nil || len(g.Dropped) != 1 {
+			t.Errorf("%q not strict: %v, reported %v", c.pattern, err, g)
+		}
+	}
+	// An assertion that never holds: a pattern no value matches.
+	if _, err := compileFormat(`{"type": "string", "pattern": "^x(?!)"}`, true); err == nil || !strings.Contains(err.Error(), "no value satisfies this schema") {
+		t.Errorf("^x(?!) under strict: %v", err)
+	}
+}
+
+// FuzzAheadPattern checks lookahead assertions read anywhere (decision
+// 286): never a panic, an error a *patternError at an offset inside the
+// pattern; where a pattern translates, a string of that pattern under
+// strict is a value exactly when regexp2's ECMAScript engine matches it
+// (or, where the compile finds no value, the engine matches none of the
+// probes), and the pattern without its assertions holds every value the
+// engine matches.
+func FuzzAheadPattern(f *testing.F) {
+	for _, p := range []string{
+		`^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$`,
+		`^([\da-z](?:(?!.*--)[\da-z-]*[\da-z])?)$`, `^(https?://|/?.?-?(?!\w+://)\w).+\.ya?ml$`,
+		`((?:[^/]*/)*)(?=\.(yaml|yml|json))`, `a(?=b)`, `^(?:x(?=y)|z){1,3}y?$`, `^(?=a(?!b))\w+$`,
+		`^(a|ab)(?=c$|$)`, `^a?(?!$)`, `x(?=)y`, `^x(?!)`, `(?!a)(?=[a-c])b|^$`, `^((?!mode).)*$`,
+		`a$(?=b)`, `^a(?=^b)`, `(?=a)*`, `(?<=a)b`, `^(?:.{1,3}(?=.{1,2}x)){1,3}$`, `^(?!a)b`,
+	} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		rest, _, _, err := aheadPattern(p)
+		if err != nil {
+			var pe *patternError
+			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(p) {
+				t.Fatalf("%q: %v", p, err)
+			}
+			return
+		}
+		m := newPatMeter()
+		if m.size(rest) > maxPatternSize || m.weight(rest) > maxPatternWeight {
+			t.Fatalf("%q: size %d, weight %d", p, m.size(rest), m.weight(rest))
+		}
+		if len(p) > 48 || m.size(rest) > 400 || repDepth(rest) > 3 {
+			return // the test matcher takes time exponential in the nesting of repetitions
+		}
+		re := ecmaRegexp(p)
+		if re == nil {
+			return
+		}
+		g, err := compileFormat(`{"type": "string", "pattern": "`+jsonText(p)+`"}`, true)
+		none := err != nil && strings.Contains(err.Error(), "no value satisfies")
+		if err != nil && !none {
+			return // past the automaton's limits
+		}
+		restG := exprGrammar(t, rest)
+		rng := rand.New(rand.NewPCG(uint64(len(p)), 286))
+		for _, s := range probes(p, restG, rng, 10, 10, ecmaAlphabet) {
+			want, err := re.MatchString(s)
+			if err != nil {
+				return // timed out
+			}
+			if want && !restG.Matches(s) {
+				t.Fatalf("pattern %q on %q: ECMAScript matches it, the pattern without its assertions does not", p, s)
+			}
+			if none {
+				if want {
+					t.Fatalf("pattern %q: the compile finds no value, ECMAScript matches %q", p, s)
+				}
+				continue
+			}
+			if got := g.Matches(analysisPrefix + finalHeader + `"` + jsonText(s) + `"`); got != want {
+				t.Fatalf("pattern %q on %q: the strict grammar says %v, ECMAScript %v", p, s, got, want)
+			}
+		}
+	})
 }

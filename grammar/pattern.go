@@ -28,8 +28,9 @@ import (
 // \k<name>), word boundaries (\b, \B), an anchor inside a repeated group
 // ((^a)*), octal escapes, unknown letter escapes (\q), inline modifiers,
 // anything that does not parse, and patterns past the limits below.
-// Lookahead assertions at a pattern's start are read apart, by
-// leadingLookaheads (gap decision 230).
+// Lookahead assertions are read apart, for the string automaton: those at
+// a pattern's start by leadingLookaheads (gap decision 230), the others
+// by aheadPattern (lookahead.go, gap decision 286).
 
 // Limits on a pattern. Each is an error past it.
 const (
@@ -115,11 +116,8 @@ func (e *patternError) Error() string {
 // (jsonChars, rawChars) turn it into the text a JSON string or a raw
 // argument holds. The error is a *patternError.
 func patternExpr(p string) (*expr, error) {
-	if len(p) > maxPatternLen {
-		return nil, &patternError{maxPatternLen, "the pattern is longer than " + strconv.Itoa(maxPatternLen) + " bytes"}
-	}
-	if !utf8.ValidString(p) {
-		return nil, &patternError{patBadUTF8(p), "the pattern is not valid UTF-8"}
+	if err := patternLimits(p); err != nil {
+		return nil, err
 	}
 	ps := &patternParser{src: p, meter: newPatMeter(), nulls: map[*expr]bool{}}
 	e, err := ps.parse()
@@ -127,9 +125,20 @@ func patternExpr(p string) (*expr, error) {
 		return nil, err
 	}
 	if e == nil {
-		return class(false, runeRange{surrogateLo, surrogateLo}), nil
+		return nothing(), nil
 	}
 	return e, nil
+}
+
+// patternLimits is the error of a pattern too long or not UTF-8, or nil.
+func patternLimits(p string) error {
+	if len(p) > maxPatternLen {
+		return &patternError{maxPatternLen, "the pattern is longer than " + strconv.Itoa(maxPatternLen) + " bytes"}
+	}
+	if !utf8.ValidString(p) {
+		return &patternError{patBadUTF8(p), "the pattern is not valid UTF-8"}
+	}
+	return nil
 }
 
 func patBadUTF8(s string) int {
@@ -173,6 +182,12 @@ type patternParser struct {
 	depth int
 	meter *patMeter
 	nulls map[*expr]bool
+	// aheads is set when lookahead assertions are read (aheadPattern),
+	// not refused; aheadCount counts those read so far, and withAhead
+	// memoizes hasAhead.
+	aheads     bool
+	aheadCount int
+	withAhead  map[*expr]bool
 }
 
 // patFail is how the parser unwinds on an error (recovered in parse).
@@ -183,15 +198,15 @@ func (ps *patternParser) fail(at int, msg string) {
 }
 
 func (ps *patternParser) parse() (e *expr, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, ok := r.(patFail)
-			if !ok {
-				panic(r)
-			}
-			e, err = nil, f.err
-		}
-	}()
+	err = ps.guard(func() { e = ps.top() })
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// top is the pattern's expression, under search semantics.
+func (ps *patternParser) top() *expr {
 	t := ps.disjunction()
 	if ps.pos < len(ps.src) {
 		ps.fail(ps.pos, "unmatched )")
@@ -213,9 +228,9 @@ func (ps *patternParser) parse() (e *expr, err error) {
 		}
 		alts = append(alts, seq(before, v, after))
 	}
-	e = groupReps(alt(alts...))
+	e := groupReps(alt(alts...))
 	ps.check(e, 0)
-	return e, nil
+	return e
 }
 
 // check fails when e is past the size limits.
@@ -292,7 +307,7 @@ func (ps *patternParser) alternative() patTerm {
 	runSize := 0
 	flush := func() {
 		if len(run) > 0 {
-			acc = patSeq(acc, patTerm{v: [4]*expr{seq(run...)}, null: [4]bool{runNull}, prod: runProd})
+			acc = ps.seqTerms(acc, patTerm{v: [4]*expr{seq(run...)}, null: [4]bool{runNull}, prod: runProd}, start)
 			ps.check(acc.v[0], start)
 			run, runNull, runProd, runSize = nil, true, 1, 0
 		}
@@ -315,7 +330,7 @@ func (ps *patternParser) alternative() patTerm {
 			continue
 		}
 		flush()
-		acc = patSeq(acc, t)
+		acc = ps.seqTerms(acc, t, start)
 		for _, v := range acc.v {
 			ps.check(v, start)
 		}
@@ -324,9 +339,24 @@ func (ps *patternParser) alternative() patTerm {
 	return acc
 }
 
+// seqTerms is patSeq of a and b, where a part patSeq leaves out (it
+// matched the empty text beside an anchor) must not hold a lookahead
+// assertion: the assertion would be lost with it.
+func (ps *patternParser) seqTerms(a, b patTerm, at int) patTerm {
+	if ps.aheadCount == 0 {
+		return patSeq(a, b, nil)
+	}
+	return patSeq(a, b, func(e *expr) {
+		if ps.hasAhead(e) {
+			ps.fail(at, "a lookahead assertion beside a ^ or $ it can't stand with is not supported")
+		}
+	})
+}
+
 // patSeq is a then b. An anchor holds only where its match allows it: a
 // $ in a only if b matched the empty text, a ^ in b only if a did.
-func patSeq(a, b patTerm) patTerm {
+// dropped, when not nil, is called with each part left out so.
+func patSeq(a, b patTerm, dropped func(*expr)) patTerm {
 	if a.plain() && b.plain() {
 		return patTerm{v: [4]*expr{seq(a.v[0], b.v[0])}, null: [4]bool{a.null[0] && b.null[0]}, prod: max(a.prod, b.prod)}
 	}
@@ -350,16 +380,26 @@ func patSeq(a, b patTerm) patTerm {
 					continue
 				}
 				e, null = x, a.null[i]
+				if dropped != nil {
+					dropped(y)
+				}
 			case !aEnd && bStart:
 				if !a.null[i] {
 					continue
 				}
 				e, null = y, b.null[j]
+				if dropped != nil {
+					dropped(x)
+				}
 			default:
 				if !a.null[i] || !b.null[j] {
 					continue
 				}
 				e, null = empty(), true
+				if dropped != nil {
+					dropped(x)
+					dropped(y)
+				}
 			}
 			if e == nil {
 				continue
@@ -395,8 +435,9 @@ func (ps *patternParser) term() patTerm {
 			ps.fail(start, "nothing to repeat before {")
 		}
 	}
+	before := ps.aheadCount
 	t := ps.atom()
-	return ps.quantified(t, start)
+	return ps.quantified(t, start, ps.aheadCount > before)
 }
 
 // noQuantifier fails when a quantifier follows an assertion.
@@ -455,8 +496,9 @@ func (ps *patternParser) skipBraces() {
 	ps.pos++
 }
 
-// quantified applies the quantifier after an atom, if any.
-func (ps *patternParser) quantified(t patTerm, start int) patTerm {
+// quantified applies the quantifier after an atom, if any; ahead says
+// the atom holds a lookahead assertion.
+func (ps *patternParser) quantified(t patTerm, start int, ahead bool) patTerm {
 	at := ps.pos
 	var lo, hi int
 	switch ps.peek() {
@@ -498,6 +540,9 @@ func (ps *patternParser) quantified(t patTerm, start int) patTerm {
 	factor := max(lo, hi, 1)
 	if t.prod*factor > maxPatternProduct {
 		ps.fail(at, "nested repetitions too large: their bounds multiply past "+strconv.Itoa(maxPatternProduct))
+	}
+	if ahead {
+		return ps.quantifiedAhead(t, start, lo, hi)
 	}
 	if !t.plain() {
 		switch {
@@ -564,7 +609,10 @@ func (ps *patternParser) group() patTerm {
 		case ps.has("?:"):
 			ps.pos += 2
 		case ps.has("?="), ps.has("?!"):
-			ps.fail(start, "lookahead assertions are not supported")
+			if !ps.aheads {
+				ps.fail(start, msgLookahead)
+			}
+			return ps.lookahead(start)
 		case ps.has("?<="), ps.has("?<!"):
 			ps.fail(start, "lookbehind assertions are not supported")
 		case ps.has("?<"):
@@ -938,6 +986,8 @@ func (ps *patternParser) nullable(e *expr) bool {
 		}
 	case kRep:
 		n = e.min == 0 || ps.nullable(e.items[0])
+	case kAhead:
+		n = true
 	}
 	ps.nulls[e] = n
 	return n
@@ -967,7 +1017,7 @@ func (m *patMeter) size(e *expr) int {
 	switch e.kind {
 	case kClass:
 		n += len(e.rs)
-	case kSeq, kAlt, kRep:
+	case kSeq, kAlt, kRep, kAhead:
 		for _, it := range e.items {
 			n = min(n+m.size(it), patMeterCap)
 		}
@@ -991,7 +1041,7 @@ func (m *patMeter) weight(e *expr) int {
 		n = max(utf8.RuneCountInString(e.text), 1)
 	case kClass:
 		n = max(len(e.rs), 1)
-	case kSeq, kAlt:
+	case kSeq, kAlt, kAhead:
 		for _, it := range e.items {
 			n = min(n+m.weight(it), patMeterCap)
 		}

@@ -118,7 +118,7 @@ func TestNumberRanges(t *testing.T) {
 // A keyword the grammar can't enforce is dropped and reported; under
 // strict it is an error naming its path.
 func TestUnenforcedKeywords(t *testing.T) {
-	schema := json.RawMessage(`{"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z](?=[a-z])"}, "tags": {"type": "array", "uniqueItems": true}}}`)
+	schema := json.RawMessage(`{"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z](?<=[A-Z])"}, "tags": {"type": "array", "uniqueItems": true}}}`)
 	g, err := Compile(context.Background(), &Spec{Format: &Format{Schema: schema}})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestUnenforcedKeywords(t *testing.T) {
 		t.Errorf("dropped %v, want %s", g.Dropped, want)
 	}
 	_, err = Compile(context.Background(), &Spec{Format: &Format{Schema: json.RawMessage(closed(string(schema))), Strict: true}})
-	if err == nil || err.Error() != "response_format.json_schema.schema.properties.code.pattern: the keyword pattern can't be enforced exactly in constrained generation: pattern: at offset 6: lookahead assertions are not supported; change it or turn strict off" {
+	if err == nil || err.Error() != "response_format.json_schema.schema.properties.code.pattern: the keyword pattern can't be enforced exactly in constrained generation: pattern: at offset 6: lookbehind assertions are not supported; change it or turn strict off" {
 		t.Errorf("strict: %v", err)
 	}
 	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"d": {"type": "string", "format": "color"}}, "additionalProperties": false}`), Strict: true}}

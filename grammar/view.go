@@ -2711,10 +2711,19 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 				if e, err = c.patternOf(text); err != nil {
 					var rest *expr
 					var musts, negs []*expr
-					ok := err != errPatternBudget && c.chargePattern(len(text))
+					ok := isLookaheadRefusal(err) && c.chargePattern(len(text))
 					if ok {
 						// (Its parts are parsed again, up to its length.)
 						rest, musts, negs, ok = lookaheadPattern(text)
+					}
+					if !ok && isLookaheadRefusal(err) && c.chargePattern(len(text)) {
+						// Assertions elsewhere (decision 286): parsed again.
+						var aheadErr error
+						if rest, musts, negs, aheadErr = aheadPattern(text); aheadErr != nil {
+							err = aheadErr // says which assertion, and why
+						} else {
+							ok = true
+						}
 					}
 					if !ok {
 						c.loosen(p, k.name, err.Error())
@@ -2723,7 +2732,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 					e = rest
 					if !c.strict {
 						// The rest is enforced, the assertions reported.
-						c.loosen(p, k.name, "its lookahead assertions at its start are enforced under strict only")
+						c.loosen(p, k.name, "its lookahead assertions are enforced under strict only")
 					} else {
 						for _, m := range musts {
 							more, morePaths, moreKws = append(more, m), append(morePaths, p), append(moreKws, k.name)
@@ -2777,7 +2786,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 		shape, ok := c.negatedShape(v, ctx, raw, lo, hi, append([]*expr{value}, more...), key, path, kw, negs, negNodes)
 		if !ok && c.err == nil {
 			for _, p := range aheadPaths {
-				c.loosen(p, "pattern", "its lookahead assertions at its start are told apart by an automaton past its limits")
+				c.loosen(p, "pattern", "its lookahead assertions are told apart by an automaton past its limits")
 			}
 		}
 		if ok || c.err != nil || len(more) == 0 {

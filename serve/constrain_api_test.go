@@ -142,9 +142,9 @@ func TestConstraintDecoding(t *testing.T) {
 // honoured, each naming its request path on every API, and that the engine
 // is not asked.
 func TestConstraintErrors(t *testing.T) {
-	// Patterns with a lookahead after their start, which no grammar can enforce.
-	patterned := `{"type":"object","properties":{"city":{"type":"string","pattern":"^[A-Z](?=[a-z])"}},"required":["city"]}`
-	patternedAnswer := `{"type":"object","properties":{"answer":{"type":"string","pattern":"(?=x)"}}}`
+	// Patterns with a lookbehind, which the grammar does not enforce.
+	patterned := `{"type":"object","properties":{"city":{"type":"string","pattern":"^[A-Z](?<=[A-Z])"}},"required":["city"]}`
+	patternedAnswer := `{"type":"object","properties":{"answer":{"type":"string","pattern":"(?<=x)"}}}`
 	fe := newFakeEngineOf(t, EngineLlamaCpp, constrainedGen)
 	gw := newGateway(t, fe)
 	for _, tt := range []struct {
@@ -219,8 +219,8 @@ func TestConstraintErrors(t *testing.T) {
 // TestUnenforcedHeader checks that keywords left out of non-strict schemas
 // are listed in X-Beam-Unenforced, by request path, and in the log record.
 func TestUnenforcedHeader(t *testing.T) {
-	// A lookahead after the start and a format the grammar doesn't know: left out.
-	patterned := `{"type":"object","properties":{"city":{"type":"string","pattern":"^[A-Z](?=[a-z])","format":"color"}},"required":["city"],"additionalProperties":false}`
+	// A lookbehind and a format the grammar doesn't know: left out.
+	patterned := `{"type":"object","properties":{"city":{"type":"string","pattern":"^[A-Z](?<=[A-Z])","format":"color"}},"required":["city"],"additionalProperties":false}`
 	// An object that declares properties and allows others is closed by the
 	// grammar, and that is reported too.
 	closedWeather := strings.TrimSuffix(weatherParams, "}") + `,"additionalProperties":false}`

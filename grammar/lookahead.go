@@ -1,0 +1,376 @@
+package grammar
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Lookahead assertions anywhere in a pattern (gap decision 286). A
+// lookahead (?=A) holds where the rest of the value, from there to its
+// end, starts with a text of A; (?!A) where it does not. So an assertion
+// constrains everything after it, not only the rest of its group: in
+// ^P(?:X|(?!.*W)Y)$ the assertion speaks of what Y and the $ leave. The
+// translator reads the assertions where they stand (kAhead), then
+// rewrites the pattern so that each assertion is beside what follows it
+// to the value's end: that continuation is carried into groups and
+// alternatives (distributed), and an assertion with continuation K
+// becomes the texts of K that have (or, negated, don't have) a prefix in
+// A (kAnd). A language of that form is regular, and the string automaton
+// builds it: for each kAnd it determinizes K and A together and keeps the
+// states where both (or K alone) accept, within the automata's budget.
+//
+// Not read: an assertion inside a group repeated more than
+// maxAheadRepeat times or without bound (each repetition would need its
+// own copy of the continuation: the "tempered" (?:(?!A).)* is one), a ^
+// inside an assertion (where it can hold depends on where the assertion
+// stands), an assertion beside an anchor that leaves it out ($(?=a)),
+// and more than maxLookaheads assertions in one pattern. Lookbehind stays
+// refused.
+
+// Limits on the lookahead assertions of a pattern.
+const (
+	// maxLookaheads caps the assertions of one pattern: each is an
+	// automaton of its own inside the string automaton.
+	maxLookaheads = 16
+	// maxAheadRepeat caps the count of a repeated group that holds an
+	// assertion: the group is written out that many times.
+	maxAheadRepeat = 16
+)
+
+// msgLookahead is the translator's refusal of a lookahead assertion, when
+// it does not read them (patternExpr): the callers try aheadPattern then.
+const msgLookahead = "lookahead assertions are not supported"
+
+// isLookaheadRefusal reports whether err is patternExpr's refusal of a
+// lookahead assertion.
+func isLookaheadRefusal(err error) bool {
+	pe, ok := err.(*patternError)
+	return ok && pe.Msg == msgLookahead
+}
+
+// aheadPattern translates a pattern with lookahead assertions anywhere:
+// rest is its texts without the assertions (every text it matches and
+// more, written as a grammar where no automaton is built), and a text
+// matches the pattern when it is a text of rest and of every one of musts
+// and of none of negs. The assertions that constrain the whole value
+// (at its start, outside every group) are musts and negs of their own;
+// when others remain, the pattern's exact expression is a must too, and
+// only the string automaton can read it (it holds kAnd). The error is a
+// *patternError.
+func aheadPattern(p string) (rest *expr, musts, negs []*expr, err error) {
+	if err := patternLimits(p); err != nil {
+		return nil, nil, nil, err
+	}
+	ps := &patternParser{src: p, meter: newPatMeter(), nulls: map[*expr]bool{}, aheads: true}
+	e, err := ps.parse()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if e == nil {
+		return nothing(), nil, nil, nil
+	}
+	err = ps.guard(func() {
+		d := &distributor{ps: ps, memo: map[[2]*expr]*expr{}}
+		exact := d.rewrite(e, empty())
+		peeled := 0
+		for exact != nil && exact.kind == kAnd {
+			if exact.neg {
+				negs = append(negs, exact.items[1])
+			} else {
+				musts = append(musts, exact.items[1])
+			}
+			exact = exact.items[0]
+			peeled++
+		}
+		switch {
+		case exact == nil:
+			rest = nothing()
+		case peeled == d.ands:
+			rest = exact
+		default:
+			rest = groupReps(ps.strip(e, map[*expr]*expr{}))
+			musts = append(musts, exact)
+		}
+		ps.check(rest, 0)
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rest, musts, negs, nil
+}
+
+// lookahead reads a lookahead assertion, from its "?" (the "(" at start
+// is read): a term that matches the empty text where the assertion
+// holds.
+func (ps *patternParser) lookahead(start int) patTerm {
+	neg := ps.src[ps.pos+1] == '!'
+	ps.pos += 2
+	if ps.aheadCount++; ps.aheadCount > maxLookaheads {
+		ps.fail(start, "more than "+strconv.Itoa(maxLookaheads)+" lookahead assertions in one pattern")
+	}
+	ps.depth++
+	if ps.depth > maxPatternDepth {
+		ps.fail(start, "groups nested deeper than "+strconv.Itoa(maxPatternDepth))
+	}
+	t := ps.disjunction()
+	ps.depth--
+	if ps.peek() != ')' {
+		ps.fail(start, "unterminated group")
+	}
+	ps.pos++
+	ps.noQuantifier(start, "a lookahead assertion")
+	if t.v[anchorStart] != nil || t.v[anchorStart|anchorEnd] != nil {
+		ps.fail(start, "a ^ inside a lookahead assertion is supported only in assertions right after the pattern's leading ^")
+	}
+	// The rest of the value starts with a text of A: A then any text, or
+	// A's texts that end at the value's end ($ inside).
+	var parts []*expr
+	if t.v[0] != nil {
+		parts = append(parts, seq(t.v[0], star(setAll().expr())))
+	}
+	if t.v[anchorEnd] != nil {
+		parts = append(parts, t.v[anchorEnd])
+	}
+	look := alt(parts...)
+	switch {
+	case look == nil && neg:
+		return patPlain(empty(), true) // nothing to rule out: it always holds
+	case look == nil:
+		return patPlain(nil, false) // it never holds
+	}
+	return patPlain(&expr{kind: kAhead, neg: neg, items: []*expr{look}}, true)
+}
+
+// quantifiedAhead applies quantifier lo, hi to a term that holds a
+// lookahead assertion: as it stands when the count is bounded by
+// maxAheadRepeat (the distributor writes it out), refused otherwise.
+func (ps *patternParser) quantifiedAhead(t patTerm, start, lo, hi int) patTerm {
+	switch {
+	case lo == 1 && hi == 1:
+		return t
+	case hi == 0:
+		return patPlain(empty(), true)
+	case lo == 0 && hi == 1:
+		t.v[0] = alt(t.v[0], empty())
+		t.null[0] = true
+		return t
+	case hi < 0 || hi > maxAheadRepeat:
+		ps.fail(start, "a lookahead assertion inside a group repeated more than "+strconv.Itoa(maxAheadRepeat)+" times is not supported")
+	case !t.plain():
+		ps.fail(start, "an anchor (^ or $) inside a repeated group is not supported")
+	}
+	e := &expr{kind: kRep, items: []*expr{t.v[0]}, min: lo, max: hi}
+	return patTerm{v: [4]*expr{e}, null: [4]bool{lo == 0 || t.null[0]}, prod: t.prod * hi}
+}
+
+// hasAhead reports whether e holds a lookahead assertion.
+func (ps *patternParser) hasAhead(e *expr) bool {
+	switch {
+	case e == nil || ps.aheadCount == 0:
+		return false
+	case e.kind == kAhead:
+		return true
+	case len(e.items) == 0:
+		return false
+	}
+	if found, ok := ps.withAhead[e]; ok {
+		return found
+	}
+	found := slices.ContainsFunc(e.items, ps.hasAhead)
+	if ps.withAhead == nil {
+		ps.withAhead = map[*expr]bool{}
+	}
+	ps.withAhead[e] = found
+	return found
+}
+
+// strip is e without its lookahead assertions: every text e matches, and
+// those the assertions rule out. A repetition of what can now be empty is
+// that of its non-empty texts (as quantified writes it).
+func (ps *patternParser) strip(e *expr, memo map[*expr]*expr) *expr {
+	switch {
+	case e == nil:
+		return nil
+	case e.kind == kAhead:
+		return empty()
+	case !ps.hasAhead(e):
+		return e
+	}
+	if r, ok := memo[e]; ok {
+		return r
+	}
+	items := make([]*expr, len(e.items))
+	for i, it := range e.items {
+		items[i] = ps.strip(it, memo)
+	}
+	var r *expr
+	switch e.kind {
+	case kSeq:
+		r = seq(items...)
+	case kAlt:
+		r = alt(items...)
+	case kRep:
+		if ps.nullable(items[0]) {
+			r = rep(ps.nonEmpty(items[0], 0), 0, e.max)
+		} else {
+			r = rep(items[0], e.min, e.max)
+		}
+	}
+	memo[e] = r
+	return r
+}
+
+// A distributor rewrites a pattern's expression so that each lookahead
+// assertion stands beside its continuation (kAnd), memoized by expression
+// and continuation (a continuation is shared by the alternatives it
+// follows).
+type distributor struct {
+	ps   *patternParser
+	memo map[[2]*expr]*expr
+	made int // expressions rewritten, within maxPatternSize
+	ands int // kAnd made
+}
+
+// rewrite is e then k, its assertions as kAnd beside their continuation.
+func (d *distributor) rewrite(e, k *expr) *expr {
+	if e == nil || k == nil {
+		return nil
+	}
+	if !d.ps.hasAhead(e) {
+		return seq(e, k)
+	}
+	key := [2]*expr{e, k}
+	if r, ok := d.memo[key]; ok {
+		return r
+	}
+	if d.made++; d.made > maxPatternSize {
+		d.ps.tooComplex(0)
+	}
+	var r *expr
+	switch e.kind {
+	case kAhead:
+		look := d.rewrite(e.items[0], empty())
+		switch {
+		case look == nil && e.neg:
+			r = k
+		case look == nil:
+			r = nil
+		default:
+			r = &expr{kind: kAnd, neg: e.neg, items: []*expr{k, look}}
+			d.ands++
+		}
+	case kSeq:
+		// From the end: each item's continuation is what follows it.
+		// Items without assertions are joined in runs.
+		r = k
+		for i := len(e.items) - 1; i >= 0 && r != nil; {
+			j := i
+			for j >= 0 && !d.ps.hasAhead(e.items[j]) {
+				j--
+			}
+			if j < i {
+				r = seq(append(slices.Clone(e.items[j+1:i+1]), r)...)
+				i = j
+				continue
+			}
+			r = d.rewrite(e.items[i], r)
+			i--
+		}
+	case kAlt:
+		var plain, out []*expr
+		for _, it := range e.items {
+			if d.ps.hasAhead(it) {
+				out = append(out, d.rewrite(it, k))
+			} else {
+				plain = append(plain, it)
+			}
+		}
+		if len(plain) > 0 {
+			out = append(out, seq(alt(plain...), k))
+		}
+		r = alt(out...)
+	case kRep:
+		// x{m,n} then k: the optional copies from the last (k, or x then
+		// the next), then the m required ones (quantifiedAhead bounds n).
+		x := e.items[0]
+		r = k
+		for range e.max - e.min {
+			r = alt(k, d.rewrite(x, r))
+		}
+		for range e.min {
+			r = d.rewrite(x, r)
+		}
+	}
+	d.memo[key] = r
+	return r
+}
+
+// guard runs fn, which reports a problem with ps.fail, and returns the
+// problem.
+func (ps *patternParser) guard(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(patFail)
+			if !ok {
+				panic(r)
+			}
+			err = f.err
+		}
+	}()
+	fn()
+	return nil
+}
+
+// intersect adds the states of a kAnd after from (gap decision 286): its
+// continuation and its assertion determinized together, the states where
+// the continuation accepts and the assertion does (or, negated, does not)
+// kept as accepting, embedded as format automata are. The work counts
+// against a.budget; the automaton of each kAnd is made once.
+func (a *keyNFA) intersect(e *expr, from int32) (int32, bool) {
+	if a.ahead == nil {
+		return 0, false // not built where lookaheads are read
+	}
+	dfa, ok := a.ahead.dfas[e]
+	if !ok {
+		sub := &keyNFA{ahead: a.ahead}
+		start := sub.add()
+		for tag, it := range e.items {
+			end, ok := sub.build(it, start)
+			if !ok {
+				return 0, false
+			}
+			sub.accept(end, tag)
+		}
+		if a.ahead.spent += 4 * len(sub.states); a.ahead.spent > a.ahead.budget {
+			return 0, false
+		}
+		d, work, ok := sub.determinize(start, a.ahead.budget-a.ahead.spent, maxKeyStates, nil)
+		if a.ahead.spent += work; !ok {
+			return 0, false
+		}
+		for i := range d.states {
+			st := &d.states[i]
+			if st.sig&1 != 0 && (st.sig&2 != 0) != e.neg {
+				st.sig = 1
+			} else {
+				st.sig = 0
+			}
+		}
+		if len(d.states) > minMinimized {
+			var work int
+			d, work = d.minimize(max(a.ahead.budget-a.ahead.spent, 0) / 4)
+			a.ahead.spent += work
+		}
+		dfa = &formatDFA{d, accepting(d)}
+		a.ahead.dfas[e] = dfa
+	}
+	return a.embed(dfa, from)
+}
+
+// aheadBudget is the work the kAnd automata of one string automaton may
+// take (their subset constructions, and the states of the automata they
+// are built from), and their automata, made once.
+type aheadBudget struct {
+	budget, spent int
+	dfas          map[*expr]*formatDFA
+}
