@@ -331,5 +331,20 @@ func computeProperty(name string) (charSet, bool) {
 	if t, ok := unicode.Properties[name]; ok {
 		return setOfTable(t), true
 	}
+	if long, ok := emojiAliases[name]; ok {
+		name = long
+	}
+	if rs, ok := emojiProperties[name]; ok {
+		return setOf(rs...), true
+	}
 	return nil, false
 }
+
+// emojiAliases are ECMA-262's short names of the emoji properties
+// (emoji.go, gap decision 287).
+var emojiAliases = map[string]string{
+	"EComp": "Emoji_Component", "EMod": "Emoji_Modifier", "EBase": "Emoji_Modifier_Base",
+	"EPres": "Emoji_Presentation", "ExtPict": "Extended_Pictographic",
+}
+
+//go:generate go run gen_emoji.go /usr/share/unicode/emoji/emoji-data.txt

@@ -2,6 +2,8 @@ package grammar
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -81,5 +83,53 @@ func TestCharSet(t *testing.T) {
 	}
 	if s, ok := propertySet("LC"); !ok || !s.has('a') || !s.has('A') || s.has('1') {
 		t.Error("LC")
+	}
+}
+
+// The emoji properties of \p{...} (gap decision 287) are Unicode 15.0's
+// (Go's tables' version): each property's count of characters is the
+// "Total elements" emoji-data.txt gives, and characters of each kind fall
+// where UTS #51 puts them; ECMA-262's short names name the same sets.
+func TestEmojiProperties(t *testing.T) {
+	for name, total := range map[string]int{
+		"Emoji": 1424, "Emoji_Presentation": 1205, "Emoji_Modifier": 5, "Emoji_Modifier_Base": 134,
+		"Emoji_Component": 146, "Extended_Pictographic": 3537,
+	} {
+		s, ok := propertySet(name)
+		if !ok {
+			t.Fatalf("\\p{%s}: unknown", name)
+		}
+		n := 0
+		for _, r := range s {
+			n += int(r.hi-r.lo) + 1
+		}
+		if n != total {
+			t.Errorf("\\p{%s}: %d characters, want %d", name, n, total)
+		}
+	}
+	for alias, long := range emojiAliases {
+		a, _ := propertySet(alias)
+		l, _ := propertySet(long)
+		if !slices.Equal(a, l) {
+			t.Errorf("\\p{%s} is not \\p{%s}", alias, long)
+		}
+	}
+	for _, c := range []struct {
+		r  rune
+		in string // the properties that hold it, of Emoji, EPres, EMod, EBase, EComp, ExtPict
+	}{
+		{'😀', "Emoji EPres ExtPict"}, {'#', "Emoji EComp"}, {0x1F3FB, "Emoji EPres EMod EComp"},
+		{'☝', "Emoji EBase ExtPict"}, {'©', "Emoji ExtPict"}, {0x1F1E6, "Emoji EPres EComp"},
+		{0x200D, "EComp"}, {'a', ""}, {0x1FFFD, "ExtPict"},
+	} {
+		var in []string
+		for _, name := range []string{"Emoji", "EPres", "EMod", "EBase", "EComp", "ExtPict"} {
+			if s, _ := propertySet(name); s.has(c.r) {
+				in = append(in, name)
+			}
+		}
+		if got := strings.Join(in, " "); got != c.in {
+			t.Errorf("U+%04X: in %q, want %q", c.r, got, c.in)
+		}
 	}
 }

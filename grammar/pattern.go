@@ -19,7 +19,8 @@ import (
 // 2020-12 asks for Unicode patterns): characters are code points, and "."
 // matches one, astral characters included; \uHHHH\uHHHH surrogate pairs
 // and \u{H...} name one code point; \p{...} and \P{...} are supported (a
-// General_Category, a Script, a binary property of Go's unicode tables).
+// General_Category, a Script, a binary property of Go's unicode tables, an
+// emoji property of Unicode's emoji-data.txt: emoji.go).
 // Annex B's lenient forms that have one clear meaning are accepted: a "{"
 // that does not start a quantifier, a lone "]" or "}", an escaped
 // punctuation character, and a class escape at one end of a range in a
