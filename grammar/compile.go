@@ -309,6 +309,9 @@ type compiler struct {
 	// patternTexts are the patterns translated so far, by text, and
 	// patternBytes their bytes together (maxPatternBytes).
 	patternTexts map[string]translated
+	// aheadTexts are the patterns with lookahead assertions translated
+	// so far (lookaheadsOf), by text.
+	aheadTexts map[string]aheadTranslated
 	patternBytes int
 	// trieNodes is the nodes of the key tries made (maxTrieNodes).
 	trieNodes int

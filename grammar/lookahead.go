@@ -48,6 +48,38 @@ func isLookaheadRefusal(err error) bool {
 	return ok && pe.Msg == msgLookahead
 }
 
+// aheadTranslated is lookaheadsOf's translation of a pattern.
+type aheadTranslated struct {
+	rest        *expr
+	musts, negs []*expr
+	err         error
+}
+
+// lookaheadsOf translates a pattern that patternExpr refused for its
+// lookahead assertions, once per compile and within maxPatternBytes:
+// those at its start alone (lookaheadPattern, decision 230) or anywhere
+// (aheadPattern). err says why it can't be, naming the offset.
+func (c *compiler) lookaheadsOf(text string) (rest *expr, musts, negs []*expr, err error) {
+	if r, ok := c.aheadTexts[text]; ok {
+		return r.rest, r.musts, r.negs, r.err
+	}
+	var r aheadTranslated
+	switch {
+	case !c.chargePattern(2 * len(text)): // parsed again, up to twice
+		r.err = errPatternBudget
+	default:
+		var ok bool
+		if r.rest, r.musts, r.negs, ok = lookaheadPattern(text); !ok {
+			r.rest, r.musts, r.negs, r.err = aheadPattern(text)
+		}
+	}
+	if c.aheadTexts == nil {
+		c.aheadTexts = map[string]aheadTranslated{}
+	}
+	c.aheadTexts[text] = r
+	return r.rest, r.musts, r.negs, r.err
+}
+
 // aheadPattern translates a pattern with lookahead assertions anywhere:
 // rest is its texts without the assertions (every text it matches and
 // more, written as a grammar where no automaton is built), and a text

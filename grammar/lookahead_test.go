@@ -400,6 +400,12 @@ func TestAheadPatterns(t *testing.T) {
 			}
 		}
 	}
+	// A pattern on many properties is translated once: 300 of zod's
+	// durations parsed each time were past maxPatternBytes.
+	duration := `{"type": "string", "pattern": "` + jsonText(patterns[0]) + `"}`
+	if _, err := compileFormat(dumpProperties(300, duration), true); err != nil {
+		t.Errorf("300 durations under strict: %v", err)
+	}
 	if checked < 6000 || matched < 1500 {
 		t.Errorf("only %d values checked, %d of them matching", checked, matched)
 	}

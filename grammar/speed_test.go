@@ -155,7 +155,7 @@ func BenchmarkCompileWide(b *testing.B) {
 
 // BenchmarkCompileStrictFormats compiles, under strict, strings whose
 // format and pattern the string automaton reads together (gap decisions
-// 227, 228 and 230) and a long minimum beside a pattern, each format's automaton made before the timer
+// 227, 228, 230, 286 and 287) and a long minimum beside a pattern, each format's automaton made before the timer
 // starts, as it is once per process. CPU time per op too (cpu-ns/op).
 func BenchmarkCompileStrictFormats(b *testing.B) {
 	for _, c := range []struct{ name, schema string }{
@@ -163,6 +163,11 @@ func BenchmarkCompileStrictFormats(b *testing.B) {
 		{"email-suffix", `{"type": "string", "format": "email", "pattern": "@example\\.com$"}`},
 		{"lookahead", `{"type": "string", "pattern": "^(?!org\\.bukkit\\.)([a-z_$][a-z\\d_$]*\\.)*[a-z_$][a-z\\d_$]*$"}`},
 		{"long-minimum", `{"type": "string", "pattern": "^(/[a-z~]*)*$", "minLength": 1000}`},
+		// Lookahead assertions after the start (decision 286), and emoji
+		// properties beside a leading one (decision 287): zod 4's
+		// iso.duration() and emoji().
+		{"zod-duration", `{"type": "string", "format": "duration", "pattern": "^P(?:(\\d+W)|(?!.*W)(?=\\d|T\\d)(\\d+Y)?(\\d+M)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+([.,]\\d+)?S)?)?)$"}`},
+		{"zod-emoji", `{"type": "string", "format": "emoji", "pattern": "^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$"}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			spec := &Spec{Format: &Format{Schema: json.RawMessage(c.schema), Strict: true}}

@@ -2711,21 +2711,10 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 				if e, err = c.patternOf(text); err != nil {
 					var rest *expr
 					var musts, negs []*expr
-					ok := isLookaheadRefusal(err) && c.chargePattern(len(text))
-					if ok {
-						// (Its parts are parsed again, up to its length.)
-						rest, musts, negs, ok = lookaheadPattern(text)
+					if isLookaheadRefusal(err) {
+						rest, musts, negs, err = c.lookaheadsOf(text)
 					}
-					if !ok && isLookaheadRefusal(err) && c.chargePattern(len(text)) {
-						// Assertions elsewhere (decision 286): parsed again.
-						var aheadErr error
-						if rest, musts, negs, aheadErr = aheadPattern(text); aheadErr != nil {
-							err = aheadErr // says which assertion, and why
-						} else {
-							ok = true
-						}
-					}
-					if !ok {
+					if err != nil {
 						c.loosen(p, k.name, err.Error())
 						continue
 					}
