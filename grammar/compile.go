@@ -311,7 +311,7 @@ type compiler struct {
 	patternTexts map[string]translated
 	// aheadTexts are the patterns with lookahead assertions translated
 	// so far (lookaheadsOf), by text.
-	aheadTexts map[string]aheadTranslated
+	aheadTexts   map[string]aheadTranslated
 	patternBytes int
 	// trieNodes is the nodes of the key tries made (maxTrieNodes).
 	trieNodes int
