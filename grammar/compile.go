@@ -309,10 +309,10 @@ type compiler struct {
 	// patternTexts are the patterns translated so far, by text, and
 	// patternBytes their bytes together (maxPatternBytes).
 	patternTexts map[string]translated
+	patternBytes int
 	// aheadTexts are the patterns with lookahead assertions translated
 	// so far (lookaheadsOf), by text.
-	aheadTexts   map[string]aheadTranslated
-	patternBytes int
+	aheadTexts map[string]aheadTranslated
 	// trieNodes is the nodes of the key tries made (maxTrieNodes).
 	trieNodes int
 	// patternsLoosened is the patternProperties reported once the
