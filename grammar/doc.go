@@ -35,8 +35,8 @@
 // too: under strict, counted by an automaton where the parts of the
 // pattern vary), pattern (ECMA-262, translated
 // to the grammar; under strict, several patterns and formats of a string
-// together, and lookahead assertions, except inside a group repeated
-// more than 16 times or without bound), format (date, time, date-time, duration, uuid, email,
+// together, and lookahead assertions, except in a group that can match
+// the empty text repeated without bound), format (date, time, date-time, duration, uuid, email,
 // hostname, ipv4, ipv6, uri, uri-reference, iri, iri-reference,
 // uri-template, json-pointer, relative-json-pointer; hostname loosely:
 // its total length and Punycode labels are not checked, which is

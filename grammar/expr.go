@@ -66,6 +66,9 @@ func freeze(e *expr) *expr {
 
 // hasRef reports whether e refers to a rule.
 func hasRef(e *expr) bool {
+	if e == nil {
+		return false
+	}
 	if e.kind == kRef {
 		return true
 	}
@@ -86,13 +89,17 @@ const (
 	kSeq
 	kAlt
 	kRep
-	// kAhead and kAnd are a pattern's lookahead assertions, and exist only
-	// between the pattern translator and the string automaton (gap decision
-	// 286), never in a grammar: kAhead is an assertion where the parser
-	// read it (items[0] the texts it looks for, neg for (?!...)), kAnd the
-	// texts of items[0] that have (neg: don't have) a prefix in items[1].
+	// kAhead, kAnd and kLook are a pattern's lookahead assertions, and
+	// exist only between the pattern translator and the string automaton
+	// (gap decision 286), never in a grammar: kAhead is an assertion where
+	// the parser read it (items[0] the texts it looks for, neg for
+	// (?!...); items[1] and items[2] the texts that decide it where they
+	// end and at the value's end, or both nil), kAnd the texts of items[0]
+	// that have (neg: don't have) a prefix in items[1], kLook the texts of
+	// items[0], whose assertions (kAhead) the alternating automaton reads.
 	kAhead
 	kAnd
+	kLook
 )
 
 // runeRange is the characters lo to hi, both included.

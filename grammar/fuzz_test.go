@@ -77,8 +77,9 @@ func FuzzCompile(f *testing.F) {
 		// every text side by side (gap decision 230).
 		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?!org\\.)(?=[a-z])[a-z.]{1,9}$"}, "b": {"pattern": "^[\\s\\S]*", "not": {"pattern": "^x"}}}, "patternProperties": {"^[\\s\\S]*": {"type": "integer"}, "^c": {"minimum": 2}}}`,
 		// Lookahead assertions anywhere, at the limits of their automata
-		// (gap decision 286).
+		// (gap decision 286), and in groups repeated without bound.
 		`{"type": "object", "properties": {"a": {"pattern": "^(((?:x(?=[xy]*z)){16}){16}){16}$"}, "b": {"pattern": "^(?:(?:x(?=.*a)|y(?=.*b)|z(?=.*c)){16}){16}$"}, "c": {"pattern": "^(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)(?:[ab](?=.*[xy])|c)$"}, "d": {"pattern": "^.?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q).?(?!.{0,40}q)$", "maxLength": 30}, "e": {"format": "duration", "pattern": "^P(?:(\\d+W)|(?!.*W)(?=\\d|T\\d)(\\d+Y)?(\\d+M)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+([.,]\\d+)?S)?)?)$"}}}`,
+		`{"type": "object", "properties": {"a": {"pattern": "^((?!a.{0,40}b).)*$"}, "b": {"pattern": "^(?:(?=.*a)(?=.*b)(?=.*c)(?=.*d)(?=.*e)(?=.*f)(?=.*g)(?=.*h).)*$"}, "c": {"pattern": "^(?:(?![ab][ab][ab][ab][ab][ab][ab][ab][ab][ab][ab][ab][ab][ab][ab][ab]).)*$", "maxLength": 40}, "d": {"pattern": "^(?:(?:(?:(?!ab).)*(?=c).)*(?!d).)*$"}, "e": {"pattern": "^((?!mode)(?!Mode).)*$", "format": "email"}}}`,
 		// A format beside a pattern, the dead sets dropped (gap decision 227).
 		`{"type": "object", "properties": {"u": {"type": "string", "format": "uri", "pattern": "^https?://"}, "v": {"oneOf": [{"format": "ipv4", "pattern": "^1"}, {"format": "date", "pattern": "^2"}]}}}`,
 		// String variants that list their strings (gap decision 226).

@@ -66,13 +66,19 @@ const (
 type keyNFA struct {
 	states []nfaState
 	// ahead, when set, is the budget of the automata of a pattern's
-	// lookahead assertions (kAnd), which build reads only then.
+	// lookahead assertions (kAnd, kLook), which build reads only then;
+	// looks, when set, the assertions (kAhead) of an alternating
+	// automaton's NFA, which build reads only then.
 	ahead *aheadBudget
+	looks *lookTable
 }
 
 type nfaState struct {
 	set  charSet
 	next int32
+	// look, when not 0, marks a lookahead assertion read by the
+	// alternating automaton (lookahead.go): lookTable.looks[look-1].
+	look int32
 	eps  []int32
 	tag  int
 }
@@ -179,6 +185,16 @@ func (a *keyNFA) build(e *expr, from int32) (int32, bool) {
 		return end, true
 	case kAnd:
 		return a.intersect(e, from)
+	case kLook:
+		return a.alternate(e, from)
+	case kAhead:
+		if a.looks == nil {
+			return 0, false
+		}
+		s := a.add()
+		a.link(from, s)
+		a.states[s].look = a.looks.index(e) + 1
+		return s, true
 	}
 	return 0, false // a rule reference
 }

@@ -19,13 +19,17 @@ import (
 // builds it: for each kAnd it determinizes K and A together and keeps the
 // states where both (or K alone) accept, within the automata's budget.
 //
-// Not read: an assertion inside a group repeated more than
-// maxAheadRepeat times or without bound (each repetition would need its
-// own copy of the continuation: the "tempered" (?:(?!A).)* is one), a ^
-// inside an assertion (where it can hold depends on where the assertion
-// stands), an assertion beside an anchor that leaves it out ($(?=a)),
-// and more than maxLookaheads assertions in one pattern. Lookbehind stays
-// refused.
+// A group repeated more than maxAheadRepeat times or without bound would
+// need a copy of the continuation for each repetition (the "tempered"
+// (?:(?!A).)* is such a group): there the alternating automaton reads the
+// assertions instead, as the texts are read, each assertion passed an
+// obligation the rest of the text must meet (alternate).
+//
+// Not read: a ^ inside an assertion (where it can hold depends on where
+// the assertion stands), an assertion beside an anchor that leaves it
+// out ($(?=a)), an assertion in a group that can match the empty text
+// repeated without bound, and more than maxLookaheads assertions in one
+// pattern. Lookbehind stays refused.
 
 // Limits on the lookahead assertions of a pattern.
 const (
@@ -170,12 +174,14 @@ func (ps *patternParser) lookahead(start int) patTerm {
 	case look == nil:
 		return patPlain(nil, false) // it never holds
 	}
-	return patPlain(&expr{kind: kAhead, neg: neg, items: []*expr{look}}, true)
+	return patPlain(&expr{kind: kAhead, neg: neg, items: []*expr{look, t.v[0], t.v[anchorEnd]}}, true)
 }
 
 // quantifiedAhead applies quantifier lo, hi to a term that holds a
-// lookahead assertion: as it stands when the count is bounded by
-// maxAheadRepeat (the distributor writes it out), refused otherwise.
+// lookahead assertion, as it stands: the distributor writes it out when
+// the count is bounded by maxAheadRepeat, the alternating automaton
+// reads it otherwise. Refused: an anchor inside, and a group that can
+// match the empty text repeated without bound.
 func (ps *patternParser) quantifiedAhead(t patTerm, start, lo, hi int) patTerm {
 	switch {
 	case lo == 1 && hi == 1:
@@ -186,13 +192,16 @@ func (ps *patternParser) quantifiedAhead(t patTerm, start, lo, hi int) patTerm {
 		t.v[0] = alt(t.v[0], empty())
 		t.null[0] = true
 		return t
-	case hi < 0 || hi > maxAheadRepeat:
-		ps.fail(start, "a lookahead assertion inside a group repeated more than "+strconv.Itoa(maxAheadRepeat)+" times is not supported")
 	case !t.plain():
 		ps.fail(start, "an anchor (^ or $) inside a repeated group is not supported")
+	case hi < 0 && t.null[0]:
+		ps.fail(start, "a lookahead assertion inside a group that can match the empty text, repeated without bound, is not supported")
+	}
+	if t.v[0] == nil {
+		return patPlain(rep(nil, lo, hi), lo == 0) // a group that matches nothing
 	}
 	e := &expr{kind: kRep, items: []*expr{t.v[0]}, min: lo, max: hi}
-	return patTerm{v: [4]*expr{e}, null: [4]bool{lo == 0 || t.null[0]}, prod: t.prod * hi}
+	return patTerm{v: [4]*expr{e}, null: [4]bool{lo == 0 || t.null[0]}, prod: t.prod * max(lo, hi, 1)}
 }
 
 // hasAhead reports whether e holds a lookahead assertion.
@@ -260,7 +269,9 @@ type distributor struct {
 	ps   *patternParser
 	memo map[[2]*expr]*expr
 	made int // expressions rewritten, within maxPatternSize
-	ands int // kAnd made
+	ands int // kAnd and kLook made
+	// prepared memoizes prepare.
+	prepared map[*expr]*expr
 }
 
 // rewrite is e then k, its assertions as kAnd beside their continuation.
@@ -322,8 +333,15 @@ func (d *distributor) rewrite(e, k *expr) *expr {
 		}
 		r = alt(out...)
 	case kRep:
+		if e.max < 0 || e.max > maxAheadRepeat {
+			// Each repetition's assertions would need a copy of what
+			// follows: the alternating automaton reads them instead.
+			r = &expr{kind: kLook, items: []*expr{seq(d.prepare(e), k)}}
+			d.ands++
+			break
+		}
 		// x{m,n} then k: the optional copies from the last (k, or x then
-		// the next), then the m required ones (quantifiedAhead bounds n).
+		// the next), then the m required ones.
 		x := e.items[0]
 		r = k
 		for range e.max - e.min {
@@ -335,6 +353,35 @@ func (d *distributor) rewrite(e, k *expr) *expr {
 	}
 	d.memo[key] = r
 	return r
+}
+
+// prepare is e for the alternating automaton: each assertion whose texts
+// hold assertions of their own has them rewritten (with nothing after:
+// they look at the rest of the value), and is then decided at the value's
+// end only.
+func (d *distributor) prepare(e *expr) *expr {
+	switch {
+	case e == nil || len(e.items) == 0 || !d.ps.hasAhead(e):
+		return e
+	case e.kind == kAhead:
+		if !d.ps.hasAhead(e.items[0]) {
+			return e
+		}
+		return &expr{kind: kAhead, neg: e.neg, items: []*expr{d.rewrite(e.items[0], empty()), nil, nil}}
+	}
+	if r, ok := d.prepared[e]; ok {
+		return r
+	}
+	c := *e
+	c.items = make([]*expr, len(e.items))
+	for i, it := range e.items {
+		c.items[i] = d.prepare(it)
+	}
+	if d.prepared == nil {
+		d.prepared = map[*expr]*expr{}
+	}
+	d.prepared[e] = &c
+	return &c
 }
 
 // guard runs fn, which reports a problem with ps.fail, and returns the
