@@ -22,6 +22,11 @@ import (
 // embedded as the other automata of the string automaton are, within the
 // same budget.
 
+// threadWork is the work of visiting a thread or taking on an obligation,
+// in the key automata's units (about 20 ns each): a map's look-up and an
+// interned set's, about 30 times a subset construction's step.
+const threadWork = 32
+
 // Tags of an assertion's automaton: decided where A's text ends (the
 // value goes on past it), or only at the value's end (A ended with $).
 const (
@@ -208,6 +213,7 @@ func (ab *altBuilder) internP(ids []int32) int32 {
 // already fails.
 func (ab *altBuilder) spawn(n, p int32, j int) (int32, int32, bool) {
 	s0 := ab.starts[j]
+	ab.b.spent += threadWork + len(s0) + len(ab.osets[n]) + len(ab.psets[p])
 	if ab.neg[j] {
 		if ab.has(s0, tagNow) {
 			return 0, 0, false
@@ -234,7 +240,7 @@ func (ab *altBuilder) move(set []int32, c rune) []int32 {
 			to = append(to, st.next)
 		}
 	}
-	ab.b.spent += len(set)
+	ab.b.spent += 2 * len(set)
 	return ab.close(to)
 }
 
@@ -244,14 +250,14 @@ func (ab *altBuilder) move(set []int32, c rune) []int32 {
 func (ab *altBuilder) threads(out []thread, from int32, n, p int32) []thread {
 	seen := map[thread]bool{}
 	stack := []thread{{from, n, p}}
-	for len(stack) > 0 {
+	for len(stack) > 0 && ab.b.spent <= ab.b.budget {
 		t := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
-		ab.b.spent++
+		ab.b.spent += threadWork
 		st := &ab.main.states[t.q]
 		if st.look > 0 {
 			var alive bool
@@ -349,7 +355,11 @@ func (ab *altBuilder) determinize(start int32) (*keyDFA, bool) {
 		ab.b.spent += stateWork
 		return len(d.states) - 1, true
 	}
-	if _, ok := stateOf(ab.threads(nil, start, 0, 0)); !ok {
+	first := ab.threads(nil, start, 0, 0)
+	if ab.b.spent > ab.b.budget {
+		return nil, false
+	}
+	if _, ok := stateOf(first); !ok {
 		return nil, false
 	}
 	var bounds []rune
