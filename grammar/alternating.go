@@ -64,7 +64,7 @@ func (a *keyNFA) alternate(e *expr, from int32) (int32, bool) {
 			return 0, false
 		}
 		dfa = &formatDFA{d, accepting(d)}
-		a.ahead.dfas[e] = dfa
+		a.ahead.keep(e, dfa)
 	}
 	return a.embed(dfa, from)
 }

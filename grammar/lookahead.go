@@ -441,7 +441,7 @@ func (a *keyNFA) intersect(e *expr, from int32) (int32, bool) {
 			a.ahead.spent += work
 		}
 		dfa = &formatDFA{d, accepting(d)}
-		a.ahead.dfas[e] = dfa
+		a.ahead.keep(e, dfa)
 	}
 	return a.embed(dfa, from)
 }
@@ -451,5 +451,13 @@ func (a *keyNFA) intersect(e *expr, from int32) (int32, bool) {
 // are built from), and their automata, made once.
 type aheadBudget struct {
 	budget, spent int
-	dfas          map[*expr]*formatDFA
+	dfas          map[*expr]*formatDFA // made at the first
+}
+
+// keep records e's automaton.
+func (b *aheadBudget) keep(e *expr, d *formatDFA) {
+	if b.dfas == nil {
+		b.dfas = map[*expr]*formatDFA{}
+	}
+	b.dfas[e] = d
 }
