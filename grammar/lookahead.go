@@ -36,8 +36,9 @@ const (
 	// maxLookaheads caps the assertions of one pattern: each is an
 	// automaton of its own inside the string automaton.
 	maxLookaheads = 16
-	// maxAheadRepeat caps the count of a repeated group that holds an
-	// assertion: the group is written out that many times.
+	// maxAheadRepeat is the most times the distributor writes out a
+	// repeated group that holds an assertion; past it, or without bound,
+	// the alternating automaton reads the group.
 	maxAheadRepeat = 16
 )
 
@@ -68,14 +69,11 @@ func (c *compiler) lookaheadsOf(text string) (rest *expr, musts, negs []*expr, e
 		return r.rest, r.musts, r.negs, r.err
 	}
 	var r aheadTranslated
-	switch {
-	case !c.chargePattern(2 * len(text)): // parsed again, up to twice
+	var leading bool
+	if !c.chargePattern(2 * len(text)) { // parsed again, up to twice
 		r.err = errPatternBudget
-	default:
-		var ok bool
-		if r.rest, r.musts, r.negs, ok = lookaheadPattern(text); !ok {
-			r.rest, r.musts, r.negs, r.err = aheadPattern(text)
-		}
+	} else if r.rest, r.musts, r.negs, leading = lookaheadPattern(text); !leading {
+		r.rest, r.musts, r.negs, r.err = aheadPattern(text)
 	}
 	if c.aheadTexts == nil {
 		c.aheadTexts = map[string]aheadTranslated{}
@@ -91,8 +89,8 @@ func (c *compiler) lookaheadsOf(text string) (rest *expr, musts, negs []*expr, e
 // and of none of negs. The assertions that constrain the whole value
 // (at its start, outside every group) are musts and negs of their own;
 // when others remain, the pattern's exact expression is a must too, and
-// only the string automaton can read it (it holds kAnd). The error is a
-// *patternError.
+// only the string automaton can read it (it holds kAnd or kLook). The
+// error is a *patternError.
 func aheadPattern(p string) (rest *expr, musts, negs []*expr, err error) {
 	if err := patternLimits(p); err != nil {
 		return nil, nil, nil, err
