@@ -311,8 +311,12 @@ type compiler struct {
 	patternTexts map[string]translated
 	patternBytes int
 	// aheadTexts are the patterns with lookahead assertions translated
-	// so far (lookaheadsOf), by text.
+	// so far (lookaheadsOf), by text; aheadNames their expressions as
+	// key patterns, by node, and aheadDFAs the automata that match names
+	// against them (aheadName, aheadMatches).
 	aheadTexts map[string]aheadTranslated
+	aheadNames map[int]*expr
+	aheadDFAs  map[*expr]*keyDFA
 	// trieNodes is the nodes of the key tries made (maxTrieNodes).
 	trieNodes int
 	// patternsLoosened is the patternProperties reported once the

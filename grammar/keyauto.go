@@ -566,12 +566,15 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	if _, u := c.unevaluatedPropertiesOf(v); u >= 0 || c.unevaluatedClosed(v) {
 		return nil, false
 	}
-	a := &keyNFA{}
+	a := &keyNFA{ahead: &aheadBudget{budget: min(maxKeyWork, maxKeyWorkTotal-c.keyWork)}}
 	start := a.add()
 	for i, p := range pats {
 		e := c.namePattern(p.key)
 		if e == nil {
-			return nil, false
+			// A pattern with lookahead assertions (decision 288).
+			if e = c.aheadName(p.key); e == nil {
+				return nil, false
+			}
 		}
 		end, ok := a.build(e, start)
 		if !ok {

@@ -459,3 +459,77 @@ func (b *aheadBudget) keep(e *expr, d *formatDFA) {
 	}
 	b.dfas[e] = d
 }
+
+// aheadName is the expression of the pattern at node p when it holds
+// lookahead assertions (gap decision 288): the texts of its rest, of its
+// musts and of none of its negs, as kAnd, which the key automaton and
+// aheadMatches read (nil when the pattern has none, or does not
+// translate). Made once per pattern node, so that an automaton makes each
+// assertion's part once.
+func (c *compiler) aheadName(p int) *expr {
+	if e, ok := c.aheadNames[p]; ok {
+		return e
+	}
+	var e *expr
+	text := c.d.Str(p)
+	if _, err := c.patternOf(text); isLookaheadRefusal(err) {
+		rest, musts, negs, err := c.lookaheadsOf(text)
+		if err == nil {
+			e = rest
+			for _, m := range musts {
+				e = &expr{kind: kAnd, items: []*expr{e, m}}
+			}
+			for _, n := range negs {
+				e = &expr{kind: kAnd, neg: true, items: []*expr{e, n}}
+			}
+		}
+	}
+	if c.aheadNames == nil {
+		c.aheadNames = map[int]*expr{}
+	}
+	c.aheadNames[p] = e
+	return e
+}
+
+// aheadMatches reports whether name is a text of e, an aheadName (the
+// pattern at path), by its automaton, made once and run over the name;
+// decided is false past the key automata's budget or the grammar's
+// matching work.
+func (c *compiler) aheadMatches(e *expr, name, path string) (match, decided bool) {
+	d, ok := c.aheadDFAs[e]
+	if !ok {
+		a := &keyNFA{ahead: &aheadBudget{budget: min(maxKeyWork, maxKeyWorkTotal-c.keyWork)}}
+		start := a.add()
+		if end, built := a.build(e, start); built {
+			a.accept(end, 0)
+			d, _ = c.deterministic(a, start, path, nil)
+		} else {
+			c.keyWork += a.ahead.spent
+		}
+		if c.aheadDFAs == nil {
+			c.aheadDFAs = map[*expr]*keyDFA{}
+		}
+		c.aheadDFAs[e] = d
+	}
+	if d == nil {
+		return false, false
+	}
+	if c.matchWork += len(name) + 1; c.matchWork > maxMatchWork {
+		return false, false
+	}
+	q := 0
+	for _, r := range name {
+		next := -1
+		for _, m := range d.states[q].moves {
+			if m.set.has(r) {
+				next = m.to
+				break
+			}
+		}
+		if next < 0 {
+			return false, true
+		}
+		q = next
+	}
+	return d.states[q].sig&1 != 0, true
+}

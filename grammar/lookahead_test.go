@@ -1,12 +1,16 @@
 package grammar
 
 import (
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/dlclark/regexp2/v2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func TestLeadingLookaheads(t *testing.T) {
@@ -516,3 +520,80 @@ func FuzzAheadPattern(f *testing.F) {
 		}
 	})
 }
+
+// Under strict, patternProperties whose patterns hold lookahead
+// assertions are told apart by the key automaton, and declared names are
+// checked against them (gap decision 288): each grammar agrees with a
+// JSON Schema validator whose patterns are regexp2's ECMAScript ones, on
+// the listed instances and on random objects of the listed keys.
+func TestAheadKeyPatterns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(288, 1))
+	for _, c := range []struct {
+		schema    string
+		keys      []string
+		instances []string
+	}{
+		// Chrome's and the browser's i18n messages (JSON Schema Store).
+		{`{"type": "object", "patternProperties": {"^(?!@@)[\\w@]+$": {"type": "integer"}}, "additionalProperties": false}`,
+			[]string{"a", "@@a", "a@@", "@a", "a-b", "_"}, []string{`{}`, `{"a": "x"}`}},
+		// web-types: every name but "pattern", beside declared ones.
+		{`{"type": "object", "properties": {"elements": {"minimum": 1}, "pattern": {"type": "string"}}, "patternProperties": {"^(?!pattern$).*$": {"type": "integer"}}, "additionalProperties": false}`,
+			[]string{"elements", "pattern", "patterns", "x", ""}, []string{`{"elements": 0}`, `{"pattern": "p"}`, `{"elements": 1.5}`}},
+		// Two patterns told apart, one with an assertion after its start.
+		{`{"type": "object", "patternProperties": {"^(?!x)": {"type": "integer"}, "^x(?!y)": {"maximum": 1}}, "additionalProperties": false}`,
+			[]string{"a", "x", "xa", "xy", "xya", "yx"}, nil},
+		// A tempered pattern, and names other members must not spell.
+		{`{"type": "object", "properties": {"a--b": {"type": "integer"}}, "patternProperties": {"^(?:(?!--)[a-z-])+$": {"maximum": 1}}, "additionalProperties": {"type": "string"}}`,
+			[]string{"a--b", "a-b", "a--", "--", "ab", "A"}, []string{`{"a--b": 5}`, `{"a--": "s"}`, `{"a-b": 2}`}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s under strict: %v", c.schema, err)
+			continue
+		}
+		validator := ecmaValidator(t, c.schema)
+		instances := c.instances
+		for range 60 {
+			instances = append(instances, randomObject(rng, c.keys))
+		}
+		for _, in := range instances {
+			agreeWithValidator(t, c.schema, g, validator, in)
+		}
+	}
+}
+
+// ecmaValidator is validatorFor with the patterns read by regexp2's
+// ECMAScript engine (Go's regexp has no lookahead).
+func ecmaValidator(t *testing.T, schema string) *jsonschema.Schema {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal([]byte(schema), &doc); err != nil {
+		t.Fatal(err)
+	}
+	vc := jsonschema.NewCompiler()
+	vc.UseRegexpEngine(func(p string) (jsonschema.Regexp, error) {
+		re := ecmaRegexp(p)
+		if re == nil {
+			return nil, errors.New("regexp2 refuses " + p)
+		}
+		return ecmaMatcher{re}, nil
+	})
+	if err := vc.AddResource("mem://s.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	validator, err := vc.Compile("mem://s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return validator
+}
+
+// ecmaMatcher is a regexp2 expression as the validator's Regexp.
+type ecmaMatcher struct{ re *regexp2.Regexp }
+
+func (m ecmaMatcher) MatchString(s string) bool {
+	ok, err := m.re.MatchString(s)
+	return ok && err == nil
+}
+
+func (m ecmaMatcher) String() string { return m.re.String() }

@@ -3592,12 +3592,19 @@ func (c *compiler) patternValues(w *view, pp int, path, name string) bool {
 	matched := false
 	d.Members(pp, func(k, s int) bool {
 		p := path + ".patternProperties." + d.Str(k)
-		e := c.namePattern(k)
-		if e == nil {
+		var match, decided bool
+		if e := c.namePattern(k); e != nil {
+			match, decided = c.exprMatches(e, name)
+		} else if e = c.aheadName(k); e != nil && c.strict {
+			// Decision 288: under strict, where the key automaton reads
+			// such patterns; not strict, the pattern is reported as
+			// before (applied, a recursive schema's grammar grew past
+			// the cap).
+			match, decided = c.aheadMatches(e, name, p)
+		} else {
 			c.loosen(p, "patternProperties", "the pattern can't be translated, so the name "+strconv.Quote(name)+" can't be checked against it")
 			return true
 		}
-		match, decided := c.exprMatches(e, name)
 		switch {
 		case !decided:
 			c.loosen(p, "patternProperties", "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
@@ -4258,7 +4265,9 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 	p := pats[0]
 	e := c.namePattern(p.key)
 	if e == nil {
-		return nil, "the pattern can't be translated", false
+		// A pattern with lookahead assertions: the key automaton reads it
+		// (decision 288).
+		return automaton("the pattern can't be translated")
 	}
 	var key *expr
 	if matchesEverything(e) {
