@@ -491,6 +491,21 @@ func (c *compiler) aheadName(p int) *expr {
 	return e
 }
 
+// aheadRest is the pattern at node p without its lookahead assertions
+// (every text it matches, and more), when the translator refuses it for
+// them; nil otherwise.
+func (c *compiler) aheadRest(p int) *expr {
+	text := c.d.Str(p)
+	if _, err := c.patternOf(text); !isLookaheadRefusal(err) {
+		return nil
+	}
+	rest, _, _, err := c.lookaheadsOf(text)
+	if err != nil {
+		return nil
+	}
+	return rest
+}
+
 // aheadMatches reports whether name is a text of e, an aheadName (the
 // pattern at path), by its automaton, made once and run over the name;
 // decided is false past the key automata's budget or the grammar's

@@ -559,7 +559,34 @@ func TestAheadKeyPatterns(t *testing.T) {
 		for _, in := range instances {
 			agreeWithValidator(t, c.schema, g, validator, in)
 		}
+		// Not strict: the patterns reported, and every valid instance
+		// where no declared property stands beside them (there, the
+		// declared members stand alone, as before: decision 196).
+		loose, err := compileFormat(c.schema, false)
+		if err != nil {
+			t.Errorf("%s: %v", c.schema, err)
+			continue
+		}
+		if !slices.ContainsFunc(loose.Dropped, func(d Dropped) bool { return d.Keyword == "patternProperties" }) {
+			t.Errorf("%s not strict: reported %v, want the patterns", c.schema, loose.Dropped)
+		}
+		for _, in := range instances {
+			content, err := unmarshalInstance(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(c.schema, `"properties"`) && validator.Validate(content) == nil && !loose.Matches(analysisPrefix+finalHeader+in) {
+				t.Errorf("%s not strict: rejects %s, which is valid", c.schema, in)
+			}
+		}
 	}
+	// Not strict, one such pattern's schema still holds for the keys of
+	// the pattern without its assertions.
+	loose, err := compileFormat(`{"type": "object", "patternProperties": {"^(?!@@)[a-z@]+$": {"type": "integer"}}, "additionalProperties": false}`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContents(t, "a key pattern with an assertion, not strict", loose, []string{`{"a": 1}`, `{"@@a": 2}`}, []string{`{"a": "x"}`, `{"A": 1}`})
 }
 
 // ecmaValidator is validatorFor with the patterns read by regexp2's

@@ -4074,7 +4074,17 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		}
 	}
 	if c.onlyPattern(v, pats) {
-		if value := c.namePattern(p.key); value != nil {
+		value := c.namePattern(p.key)
+		if value == nil && !c.strict {
+			// Not strict, a pattern with lookahead assertions: the keys
+			// of the pattern without them (every key it matches, and
+			// more), each with the pattern's schema; the pattern reported
+			// (decision 288).
+			if value = c.aheadRest(p.key); value != nil {
+				c.loosen(v.nodes[p.owner].path+".patternProperties."+c.d.Str(p.key), "patternProperties", "its lookahead assertions are enforced under strict only")
+			}
+		}
+		if value != nil {
 			var key *expr
 			if names, finite := c.finiteKeys(keys); keys == nil || !finite {
 				if keys != nil {
@@ -4265,8 +4275,8 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 	p := pats[0]
 	e := c.namePattern(p.key)
 	if e == nil {
-		// A pattern with lookahead assertions: the key automaton reads it
-		// (decision 288).
+		// A pattern with lookahead assertions: under strict, the key
+		// automaton reads it (decision 288).
 		return automaton("the pattern can't be translated")
 	}
 	var key *expr
