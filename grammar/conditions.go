@@ -190,6 +190,11 @@ func (c *compiler) readNotString(s int) (neg *expr, stringsOnly bool, ok bool) {
 			return nil, false, false
 		}
 		e := c.namePattern(k.pattern)
+		if e == nil && c.strict {
+			// A pattern with lookahead assertions, which the string
+			// automaton reads (decisions 286, 288).
+			e = c.aheadName(k.pattern)
+		}
 		return e, k.typ < 0, e != nil
 	case k.enum >= 0:
 		if d.Kind(k.enum) != pyjson.Array {

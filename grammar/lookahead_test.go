@@ -589,6 +589,41 @@ func TestAheadKeyPatterns(t *testing.T) {
 	checkContents(t, "a key pattern with an assertion, not strict", loose, []string{`{"a": 1}`, `{"@@a": 2}`}, []string{`{"a": "x"}`, `{"A": 1}`})
 }
 
+// Under strict, a not of a pattern with lookahead assertions rules out
+// the strings the pattern matches, by the string automaton (gap decision
+// 288): each grammar agrees with the ECMAScript validator on the listed
+// values and on random strings.
+func TestAheadNotPatterns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(288, 2))
+	alphabet := []rune("ab-x$y")
+	for _, c := range []struct {
+		schema string
+		values []string
+	}{
+		{`{"type": "string", "not": {"pattern": "^(?:(?!--).)*$"}}`, []string{`"a--b"`, `"ab"`, `""`, `"-"`}},
+		{`{"not": {"pattern": "a(?=b)"}, "maxLength": 4}`, []string{`"ab"`, `"ba"`, `"aab"`, `1`, `null`}},
+		{`{"type": "string", "pattern": "^[a-z$-]+$", "not": {"pattern": "^(?!\\$)x"}}`, []string{`"x"`, `"$x"`, `"y"`, `"xy"`}},
+	} {
+		g, err := compileFormat(c.schema, true)
+		if err != nil {
+			t.Errorf("%s under strict: %v", c.schema, err)
+			continue
+		}
+		validator := ecmaValidator(t, c.schema)
+		values := c.values
+		for range 150 {
+			r := make([]rune, rng.IntN(7))
+			for j := range r {
+				r[j] = alphabet[rng.IntN(len(alphabet))]
+			}
+			values = append(values, `"`+jsonText(string(r))+`"`)
+		}
+		for _, in := range values {
+			agreeWithValidator(t, c.schema, g, validator, in)
+		}
+	}
+}
+
 // ecmaValidator is validatorFor with the patterns read by regexp2's
 // ECMAScript engine (Go's regexp has no lookahead).
 func ecmaValidator(t *testing.T, schema string) *jsonschema.Schema {
