@@ -52,21 +52,9 @@ func (t *lookTable) index(e *expr) int32 {
 }
 
 // alternate adds the states of a kLook after from: its alternating
-// automaton, made once, embedded.
+// automaton (embedOnce).
 func (a *keyNFA) alternate(e *expr, from int32) (int32, bool) {
-	if a.ahead == nil {
-		return 0, false
-	}
-	dfa, ok := a.ahead.dfas[e]
-	if !ok {
-		d, ok := a.ahead.alternating(e.items[0])
-		if !ok {
-			return 0, false
-		}
-		dfa = &formatDFA{d, accepting(d)}
-		a.ahead.keep(e, dfa)
-	}
-	return a.embed(dfa, from)
+	return a.embedOnce(e, from, func(b *aheadBudget) (*keyDFA, bool) { return b.alternating(e.items[0]) })
 }
 
 // thread is a state of the pattern's NFA (q), with its negative
@@ -80,12 +68,9 @@ type altBuilder struct {
 	main, obl *keyNFA
 	starts    [][]int32 // each assertion's first states (closed)
 	neg       []bool
-	osets     [][]int32 // interned sets of obl's states; 0 is the empty set
-	oindex    map[string]int32
-	psets     [][]int32 // interned sets of osets' ids; 0 is the empty set
-	pindex    map[string]int32
-	key       []byte
-	mark      []int // obl closure's visited stamps
+	osets     *interner // sets of obl's states
+	psets     *interner // sets of osets' ids
+	mark      []int     // obl closure's visited stamps
 	stamp     int
 }
 
@@ -93,8 +78,7 @@ type altBuilder struct {
 // assertions (kAhead) are read as obligations; its accepting states have
 // sig bit 0. ok is false past the budget or maxKeyStates.
 func (b *aheadBudget) alternating(e *expr) (*keyDFA, bool) {
-	ab := &altBuilder{b: b, oindex: map[string]int32{"": 0}, pindex: map[string]int32{"": 0}}
-	ab.osets, ab.psets = [][]int32{nil}, [][]int32{nil}
+	ab := &altBuilder{b: b, osets: newInterner(), psets: newInterner()}
 	ab.main = &keyNFA{ahead: b, looks: &lookTable{byExpr: map[*expr]int32{}}}
 	start := ab.main.add()
 	end, ok := ab.main.build(e, start)
@@ -179,48 +163,49 @@ func (ab *altBuilder) has(set []int32, tag int) bool {
 	return false
 }
 
-func (ab *altBuilder) internO(set []int32) int32 {
-	ab.key = ab.key[:0]
+// interner numbers sets of int32 (sorted, without repeats), the empty
+// set 0.
+type interner struct {
+	sets  [][]int32
+	index map[string]int32
+	key   []byte
+}
+
+func newInterner() *interner {
+	return &interner{sets: [][]int32{nil}, index: map[string]int32{"": 0}}
+}
+
+// id is set's number, given on first sight (set is copied then).
+func (in *interner) id(set []int32) int32 {
+	in.key = in.key[:0]
 	for _, s := range set {
-		ab.key = append(ab.key, byte(s), byte(s>>8), byte(s>>16))
+		in.key = append(in.key, byte(s), byte(s>>8), byte(s>>16))
 	}
-	if i, ok := ab.oindex[string(ab.key)]; ok {
+	if i, ok := in.index[string(in.key)]; ok {
 		return i
 	}
-	ab.osets = append(ab.osets, slices.Clone(set))
-	i := int32(len(ab.osets) - 1)
-	ab.oindex[string(ab.key)] = i
+	in.sets = append(in.sets, slices.Clone(set))
+	i := int32(len(in.sets) - 1)
+	in.index[string(in.key)] = i
 	return i
 }
 
-func (ab *altBuilder) internP(ids []int32) int32 {
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	ab.key = ab.key[:0]
-	for _, s := range ids {
-		ab.key = append(ab.key, byte(s), byte(s>>8), byte(s>>16))
-	}
-	if i, ok := ab.pindex[string(ab.key)]; ok {
-		return i
-	}
-	ab.psets = append(ab.psets, slices.Clone(ids))
-	i := int32(len(ab.psets) - 1)
-	ab.pindex[string(ab.key)] = i
-	return i
+// sortedSet is s sorted, without repeats, in place.
+func sortedSet(s []int32) []int32 {
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // spawn adds assertion j's obligation to n and p; alive is false where it
 // already fails.
 func (ab *altBuilder) spawn(n, p int32, j int) (int32, int32, bool) {
 	s0 := ab.starts[j]
-	ab.b.spent += threadWork + len(s0) + len(ab.osets[n]) + len(ab.psets[p])
+	ab.b.spent += threadWork + len(s0) + len(ab.osets.sets[n]) + len(ab.psets.sets[p])
 	if ab.neg[j] {
 		if ab.has(s0, tagNow) {
 			return 0, 0, false
 		}
-		u := append(slices.Clone(ab.osets[n]), s0...)
-		slices.Sort(u)
-		return ab.internO(slices.Compact(u)), p, true
+		return ab.osets.id(sortedSet(append(slices.Clone(ab.osets.sets[n]), s0...))), p, true
 	}
 	switch {
 	case ab.has(s0, tagNow):
@@ -228,8 +213,8 @@ func (ab *altBuilder) spawn(n, p int32, j int) (int32, int32, bool) {
 	case len(s0) == 0:
 		return 0, 0, false
 	}
-	ids := append(slices.Clone(ab.psets[p]), ab.internO(s0))
-	return n, ab.internP(ids), true
+	ids := append(slices.Clone(ab.psets.sets[p]), ab.osets.id(s0))
+	return n, ab.psets.id(sortedSet(ids)), true
 }
 
 // move is the states of obl that set moves to on c, closed.
@@ -281,32 +266,32 @@ func (ab *altBuilder) step(out []thread, t thread, c rune) []thread {
 	if st.next < 0 || !st.set.has(c) {
 		return out
 	}
-	nset := ab.move(ab.osets[t.n], c)
+	nset := ab.move(ab.osets.sets[t.n], c)
 	if ab.has(nset, tagNow) {
 		return out
 	}
-	n := ab.internO(nset)
+	n := ab.osets.id(nset)
 	var ids []int32
-	for _, id := range ab.psets[t.p] {
-		pset := ab.move(ab.osets[id], c)
+	for _, id := range ab.psets.sets[t.p] {
+		pset := ab.move(ab.osets.sets[id], c)
 		switch {
 		case ab.has(pset, tagNow):
 			continue // met
 		case len(pset) == 0:
 			return out // can't be met any more
 		}
-		ids = append(ids, ab.internO(pset))
+		ids = append(ids, ab.osets.id(pset))
 	}
-	return ab.threads(out, st.next, n, ab.internP(ids))
+	return ab.threads(out, st.next, n, ab.psets.id(sortedSet(ids)))
 }
 
 // accepts reports whether t accepts where the text ends.
 func (ab *altBuilder) accepts(t thread) bool {
-	if ab.main.states[t.q].tag != 0 || ab.has(ab.osets[t.n], tagEnd) {
+	if ab.main.states[t.q].tag != 0 || ab.has(ab.osets.sets[t.n], tagEnd) {
 		return false
 	}
-	for _, id := range ab.psets[t.p] {
-		if !ab.has(ab.osets[id], tagEnd) {
+	for _, id := range ab.psets.sets[t.p] {
+		if !ab.has(ab.osets.sets[id], tagEnd) {
 			return false
 		}
 	}
@@ -376,11 +361,11 @@ func (ab *altBuilder) determinize(start int32) (*keyDFA, bool) {
 			if st := &ab.main.states[t.q]; st.next >= 0 {
 				addSet(st.set)
 			}
-			for _, s := range ab.osets[t.n] {
+			for _, s := range ab.osets.sets[t.n] {
 				addSet(ab.obl.states[s].set)
 			}
-			for _, id := range ab.psets[t.p] {
-				for _, s := range ab.osets[id] {
+			for _, id := range ab.psets.sets[t.p] {
+				for _, s := range ab.osets.sets[id] {
 					addSet(ab.obl.states[s].set)
 				}
 			}
@@ -416,11 +401,6 @@ func (ab *altBuilder) determinize(start int32) (*keyDFA, bool) {
 		}
 		d.states[i].moves = moves
 		ab.b.spent += moveWork * len(moves)
-	}
-	if len(d.states) > minMinimized {
-		m, work := d.minimize(max(ab.b.budget-ab.b.spent, 0) / 4)
-		ab.b.spent += work
-		d = m
 	}
 	return d, true
 }

@@ -566,7 +566,7 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 	if _, u := c.unevaluatedPropertiesOf(v); u >= 0 || c.unevaluatedClosed(v) {
 		return nil, false
 	}
-	a := &keyNFA{ahead: &aheadBudget{budget: min(maxKeyWork, maxKeyWorkTotal-c.keyWork)}}
+	a := &keyNFA{ahead: c.aheadBudget()}
 	start := a.add()
 	for i, p := range pats {
 		e := c.namePattern(p.key)

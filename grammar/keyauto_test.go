@@ -199,11 +199,21 @@ func TestKeyAutomatonAgainstValidator(t *testing.T) {
 // validatorFor is a JSON Schema validator of schema (draft 2020-12).
 func validatorFor(t *testing.T, schema string) *jsonschema.Schema {
 	t.Helper()
+	return validatorWith(t, schema, nil)
+}
+
+// validatorWith is validatorFor with the patterns read by engine (nil:
+// the validator's own, Go's regexp).
+func validatorWith(t *testing.T, schema string, engine jsonschema.RegexpEngine) *jsonschema.Schema {
+	t.Helper()
 	var doc any
 	if err := json.Unmarshal([]byte(schema), &doc); err != nil {
 		t.Fatal(err)
 	}
 	vc := jsonschema.NewCompiler()
+	if engine != nil {
+		vc.UseRegexpEngine(engine)
+	}
 	if err := vc.AddResource("mem://s.json", doc); err != nil {
 		t.Fatal(err)
 	}

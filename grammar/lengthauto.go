@@ -61,7 +61,7 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 	}
 	// A pattern's lookahead assertions (decision 286) take their part
 	// of the budget as the NFA is built.
-	a := &keyNFA{ahead: &aheadBudget{budget: min(maxKeyWork, maxKeyWorkTotal-c.keyWork)}}
+	a := &keyNFA{ahead: c.aheadBudget()}
 	start := a.add()
 	masks := make([]uint64, len(groups))
 	// firsts[t] is the first NFA state of tag t's part (each part's states

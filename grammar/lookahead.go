@@ -142,16 +142,7 @@ func (ps *patternParser) lookahead(start int) patTerm {
 	if ps.aheadCount++; ps.aheadCount > maxLookaheads {
 		ps.fail(start, "more than "+strconv.Itoa(maxLookaheads)+" lookahead assertions in one pattern")
 	}
-	ps.depth++
-	if ps.depth > maxPatternDepth {
-		ps.fail(start, "groups nested deeper than "+strconv.Itoa(maxPatternDepth))
-	}
-	t := ps.disjunction()
-	ps.depth--
-	if ps.peek() != ')' {
-		ps.fail(start, "unterminated group")
-	}
-	ps.pos++
+	t := ps.groupBody(start)
 	ps.noQuantifier(start, "a lookahead assertion")
 	if t.v[anchorStart] != nil || t.v[anchorStart|anchorEnd] != nil {
 		ps.fail(start, "a ^ inside a lookahead assertion is supported only in assertions right after the pattern's leading ^")
@@ -401,29 +392,24 @@ func (ps *patternParser) guard(fn func()) (err error) {
 // intersect adds the states of a kAnd after from (gap decision 286): its
 // continuation and its assertion determinized together, the states where
 // the continuation accepts and the assertion does (or, negated, does not)
-// kept as accepting, embedded as format automata are. The work counts
-// against a.budget; the automaton of each kAnd is made once.
+// kept as accepting (embedOnce: made once, within the budget).
 func (a *keyNFA) intersect(e *expr, from int32) (int32, bool) {
-	if a.ahead == nil {
-		return 0, false // not built where lookaheads are read
-	}
-	dfa, ok := a.ahead.dfas[e]
-	if !ok {
-		sub := &keyNFA{ahead: a.ahead}
+	return a.embedOnce(e, from, func(b *aheadBudget) (*keyDFA, bool) {
+		sub := &keyNFA{ahead: b}
 		start := sub.add()
 		for tag, it := range e.items {
 			end, ok := sub.build(it, start)
 			if !ok {
-				return 0, false
+				return nil, false
 			}
 			sub.accept(end, tag)
 		}
-		if a.ahead.spent += 4 * len(sub.states); a.ahead.spent > a.ahead.budget {
-			return 0, false
+		if b.spent += 4 * len(sub.states); b.spent > b.budget {
+			return nil, false
 		}
-		d, work, ok := sub.determinize(start, a.ahead.budget-a.ahead.spent, maxKeyStates, nil)
-		if a.ahead.spent += work; !ok {
-			return 0, false
+		d, work, ok := sub.determinize(start, b.budget-b.spent, maxKeyStates, nil)
+		if b.spent += work; !ok {
+			return nil, false
 		}
 		for i := range d.states {
 			st := &d.states[i]
@@ -432,6 +418,25 @@ func (a *keyNFA) intersect(e *expr, from int32) (int32, bool) {
 			} else {
 				st.sig = 0
 			}
+		}
+		return d, true
+	})
+}
+
+// embedOnce adds the states of e's automaton after from: made by
+// construct the first time (its accepting states with sig bit 0),
+// minimized within the budget, and kept for the other places e stands;
+// embedded as a format's automaton is. ok is false where a is not built
+// to read the assertions (no budget), or construct fails.
+func (a *keyNFA) embedOnce(e *expr, from int32, construct func(*aheadBudget) (*keyDFA, bool)) (int32, bool) {
+	if a.ahead == nil {
+		return 0, false
+	}
+	dfa, ok := a.ahead.dfas[e]
+	if !ok {
+		d, ok := construct(a.ahead)
+		if !ok {
+			return 0, false
 		}
 		if len(d.states) > minMinimized {
 			var work int
@@ -442,6 +447,12 @@ func (a *keyNFA) intersect(e *expr, from int32) (int32, bool) {
 		a.ahead.keep(e, dfa)
 	}
 	return a.embed(dfa, from)
+}
+
+// aheadBudget is what is left of the key automata's work for one
+// automaton (maxKeyWork at most), for the assertions' automata it builds.
+func (c *compiler) aheadBudget() *aheadBudget {
+	return &aheadBudget{budget: min(maxKeyWork, maxKeyWorkTotal-c.keyWork)}
 }
 
 // aheadBudget is the work the kAnd automata of one string automaton may
@@ -513,7 +524,7 @@ func (c *compiler) aheadRest(p int) *expr {
 func (c *compiler) aheadMatches(e *expr, name, path string) (match, decided bool) {
 	d, ok := c.aheadDFAs[e]
 	if !ok {
-		a := &keyNFA{ahead: &aheadBudget{budget: min(maxKeyWork, maxKeyWorkTotal-c.keyWork)}}
+		a := &keyNFA{ahead: c.aheadBudget()}
 		start := a.add()
 		if end, built := a.build(e, start); built {
 			a.accept(end, 0)

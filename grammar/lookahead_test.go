@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -64,24 +63,6 @@ func TestLookaheadPatterns(t *testing.T) {
 	alphabet := []rune("abcz09.-_ =\t\n{}()ABLFblfx\"$:/lucenorgbukkit")
 	checked, matched := 0, 0
 	for _, p := range patterns {
-		re := ecmaRegexp(p)
-		if re == nil {
-			t.Fatalf("%q: regexp2 refuses it", p)
-		}
-		schema := `{"type": "string", "pattern": "` + jsonText(p) + `"}`
-		strict, err := compileFormat(schema, true)
-		if err != nil {
-			t.Errorf("%s under strict: %v", schema, err)
-			continue
-		}
-		loose, err := compileFormat(schema, false)
-		if err != nil {
-			t.Errorf("%s: %v", schema, err)
-			continue
-		}
-		if len(loose.Dropped) != 1 || loose.Dropped[0].Path != "response_format.json_schema.schema.pattern" {
-			t.Errorf("%s not strict: reported %v, want the pattern", schema, loose.Dropped)
-		}
 		// Values drawn from the parts, and random texts.
 		rest, musts, negs, ok := lookaheadPattern(p)
 		if !ok {
@@ -91,41 +72,8 @@ func TestLookaheadPatterns(t *testing.T) {
 		for _, e := range append(append([]*expr{rest}, musts...), negs...) {
 			samplers = append(samplers, newSampler(exprGrammar(t, e), rng))
 		}
-		for i := range 300 {
-			var s string
-			if i%2 == 0 {
-				s = samplers[rng.IntN(len(samplers))].Sample()
-				if rng.IntN(3) == 0 && len(s) > 0 { // a character changed
-					r := []rune(s)
-					r[rng.IntN(len(r))] = alphabet[rng.IntN(len(alphabet))]
-					s = string(r)
-				}
-			} else {
-				r := make([]rune, rng.IntN(12))
-				for j := range r {
-					r[j] = alphabet[rng.IntN(len(alphabet))]
-				}
-				s = string(r)
-			}
-			if !utf8.ValidString(s) || len(s) > 100 {
-				continue
-			}
-			want, err := re.MatchString(s)
-			if err != nil {
-				continue // the engine timed out
-			}
-			checked++
-			if want {
-				matched++
-			}
-			text := analysisPrefix + finalHeader + `"` + jsonText(s) + `"`
-			if got := strict.Matches(text); got != want {
-				t.Errorf("%q on %q: the strict grammar says %v, ECMAScript %v", p, s, got, want)
-			}
-			if want && !loose.Matches(text) {
-				t.Errorf("%q on %q: the grammar not strict rejects a value ECMAScript matches", p, s)
-			}
-		}
+		c, m := ecmaCompare(t, p, samplers, rng, alphabet, 300, 12)
+		checked, matched = checked+c, matched+m
 	}
 	if checked < 2500 || matched < 600 {
 		t.Errorf("only %d values checked, %d of them matching", checked, matched)
@@ -356,64 +304,12 @@ func TestAheadPatterns(t *testing.T) {
 	alphabet := []rune("PWYMDTHS0123456789.,abcxyzem-@/:hpstlj")
 	checked, matched := 0, 0
 	for _, p := range patterns {
-		re := ecmaRegexp(p)
-		if re == nil {
-			t.Fatalf("%q: regexp2 refuses it", p)
-		}
-		schema := `{"type": "string", "pattern": "` + jsonText(p) + `"}`
-		strict, err := compileFormat(schema, true)
-		if err != nil {
-			t.Errorf("%s under strict: %v", schema, err)
-			continue
-		}
-		loose, err := compileFormat(schema, false)
-		if err != nil {
-			t.Errorf("%s: %v", schema, err)
-			continue
-		}
-		if len(loose.Dropped) != 1 || loose.Dropped[0].Path != "response_format.json_schema.schema.pattern" {
-			t.Errorf("%s not strict: reported %v, want the pattern", schema, loose.Dropped)
-		}
 		rest, _, _, err := aheadPattern(p)
 		if err != nil {
 			t.Fatalf("%q: %v", p, err)
 		}
-		sample := newSampler(exprGrammar(t, rest), rng)
-		for i := range 400 {
-			var s string
-			if i%2 == 0 {
-				s = sample.Sample()
-				if rng.IntN(3) == 0 && len(s) > 0 { // a character changed
-					r := []rune(s)
-					r[rng.IntN(len(r))] = alphabet[rng.IntN(len(alphabet))]
-					s = string(r)
-				}
-			} else {
-				r := make([]rune, rng.IntN(10))
-				for j := range r {
-					r[j] = alphabet[rng.IntN(len(alphabet))]
-				}
-				s = string(r)
-			}
-			if !utf8.ValidString(s) || len(s) > 100 {
-				continue
-			}
-			want, err := re.MatchString(s)
-			if err != nil {
-				continue // the engine timed out
-			}
-			checked++
-			if want {
-				matched++
-			}
-			text := analysisPrefix + finalHeader + `"` + jsonText(s) + `"`
-			if got := strict.Matches(text); got != want {
-				t.Errorf("%q on %q: the strict grammar says %v, ECMAScript %v", p, s, got, want)
-			}
-			if want && !loose.Matches(text) {
-				t.Errorf("%q on %q: the grammar not strict rejects a value ECMAScript matches", p, s)
-			}
-		}
+		c, m := ecmaCompare(t, p, []*sampler{newSampler(exprGrammar(t, rest), rng)}, rng, alphabet, 400, 10)
+		checked, matched = checked+c, matched+m
 	}
 	// A pattern on many properties is translated once: 300 of zod's
 	// durations parsed each time were past maxPatternBytes.
@@ -425,6 +321,71 @@ func TestAheadPatterns(t *testing.T) {
 		t.Errorf("only %d values checked, %d of them matching", checked, matched)
 	}
 	t.Logf("%d values checked, %d of them matching", checked, matched)
+}
+
+// ecmaCompare compiles a string of pattern p under strict and not, checks
+// that not strict reports the pattern, and compares both grammars with
+// regexp2's ECMAScript engine on n values: drawn from samplers (one in
+// three with a character changed) or random texts of alphabet, up to
+// maxRandom characters, in turn. The strict grammar must say what the
+// engine says, the other never reject what it matches. It returns how
+// many values were checked, and how many of them matched.
+func ecmaCompare(t *testing.T, p string, samplers []*sampler, rng *rand.Rand, alphabet []rune, n, maxRandom int) (checked, matched int) {
+	t.Helper()
+	re := ecmaRegexp(p)
+	if re == nil {
+		t.Fatalf("%q: regexp2 refuses it", p)
+	}
+	schema := `{"type": "string", "pattern": "` + jsonText(p) + `"}`
+	strict, err := compileFormat(schema, true)
+	if err != nil {
+		t.Errorf("%s under strict: %v", schema, err)
+		return 0, 0
+	}
+	loose, err := compileFormat(schema, false)
+	if err != nil {
+		t.Errorf("%s: %v", schema, err)
+		return 0, 0
+	}
+	if len(loose.Dropped) != 1 || loose.Dropped[0].Path != "response_format.json_schema.schema.pattern" {
+		t.Errorf("%s not strict: reported %v, want the pattern", schema, loose.Dropped)
+	}
+	for i := range n {
+		var s string
+		if i%2 == 0 {
+			s = samplers[rng.IntN(len(samplers))].Sample()
+			if rng.IntN(3) == 0 && len(s) > 0 { // a character changed
+				r := []rune(s)
+				r[rng.IntN(len(r))] = alphabet[rng.IntN(len(alphabet))]
+				s = string(r)
+			}
+		} else {
+			r := make([]rune, rng.IntN(maxRandom))
+			for j := range r {
+				r[j] = alphabet[rng.IntN(len(alphabet))]
+			}
+			s = string(r)
+		}
+		if !utf8.ValidString(s) || len(s) > 100 {
+			continue
+		}
+		want, err := re.MatchString(s)
+		if err != nil {
+			continue // the engine timed out
+		}
+		checked++
+		if want {
+			matched++
+		}
+		text := analysisPrefix + finalHeader + `"` + jsonText(s) + `"`
+		if got := strict.Matches(text); got != want {
+			t.Errorf("%q on %q: the strict grammar says %v, ECMAScript %v", p, s, got, want)
+		}
+		if want && !loose.Matches(text) {
+			t.Errorf("%q on %q: the grammar not strict rejects a value ECMAScript matches", p, s)
+		}
+	}
+	return checked, matched
 }
 
 // The lookahead assertions the translator does not read are refused
@@ -628,26 +589,13 @@ func TestAheadNotPatterns(t *testing.T) {
 // ECMAScript engine (Go's regexp has no lookahead).
 func ecmaValidator(t *testing.T, schema string) *jsonschema.Schema {
 	t.Helper()
-	var doc any
-	if err := json.Unmarshal([]byte(schema), &doc); err != nil {
-		t.Fatal(err)
-	}
-	vc := jsonschema.NewCompiler()
-	vc.UseRegexpEngine(func(p string) (jsonschema.Regexp, error) {
+	return validatorWith(t, schema, func(p string) (jsonschema.Regexp, error) {
 		re := ecmaRegexp(p)
 		if re == nil {
 			return nil, errors.New("regexp2 refuses " + p)
 		}
 		return ecmaMatcher{re}, nil
 	})
-	if err := vc.AddResource("mem://s.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	validator, err := vc.Compile("mem://s.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return validator
 }
 
 // ecmaMatcher is a regexp2 expression as the validator's Regexp.

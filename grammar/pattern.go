@@ -623,6 +623,12 @@ func (ps *patternParser) group() patTerm {
 			ps.fail(start, "unsupported group syntax (?"+ps.next()+" (inline modifiers are not supported)")
 		}
 	}
+	return ps.groupBody(start)
+}
+
+// groupBody reads a group's alternatives and its closing ), the group
+// opening at start.
+func (ps *patternParser) groupBody(start int) patTerm {
 	ps.depth++
 	if ps.depth > maxPatternDepth {
 		ps.fail(start, "groups nested deeper than "+strconv.Itoa(maxPatternDepth))
