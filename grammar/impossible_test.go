@@ -52,6 +52,19 @@ var impossibleCases = func() []impossibleCase {
 			err:    schema + ".oneOf: no value satisfies exactly one of its variants together with the rest of the schema, so no generation could complete; remove it or relax it",
 		},
 		{
+			// Every value is valid for two variants at least (the suite's
+			// "oneOf with boolean schemas, all true"; decision 289).
+			name:   "oneOf of variants that admit every value",
+			schema: `{"oneOf": [true, {"description": "any"}, {"type": "string"}]}`,
+			err:    schema + ".oneOf: no value satisfies exactly one of its variants: each type a variant admits, another admits whole; remove it or relax it",
+		},
+		{
+			name:   "optional property, oneOf of variants that admit every value",
+			schema: `{"type": "object", "properties": {"a": {"oneOf": [true, true]}, "b": {"type": "integer"}}}`,
+			yes:    []string{`{}`, `{"b": 1}`},
+			no:     []string{`{"a": 1}`, `{"a": "x", "b": 1}`},
+		},
+		{
 			name:   "optional property, enum ruled out by the type",
 			schema: `{"type": "object", "properties": {"a": {"type": "object", "enum": ["A", "B"]}, "b": {"type": "integer"}}}`,
 			yes:    []string{`{}`, `{"b": 1}`},

@@ -121,9 +121,13 @@ func (c *compiler) checkedLiterals(v *view, ctx textContext, xml bool) (*expr, b
 		return nil, false
 	}
 	keep := make([]bool, len(members))
+	set := c.types(v) // a oneOf variant's types may leave some out (decision 289)
 	for i, m := range members {
 		if c.spent() {
 			return nil, false
+		}
+		if !admits(d, set, m) {
+			continue
 		}
 		ok := c.listedValid(v, m)
 		if ok == undecided {

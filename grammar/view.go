@@ -828,6 +828,21 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				}
 			}
 			if kw.name == "oneOf" && excl == nil && c.err == nil {
+				// A value of a type two variants admit whole is valid for
+				// no variant alone (decision 289).
+				if drop := c.sharedWholeTypes(v, ws); drop != 0 {
+					left := false
+					for _, w := range ws {
+						w.excluded = append(slices.Clip(w.excluded), exclusion{types: drop})
+						left = left || c.types(w) != 0 && !w.never
+					}
+					if !left {
+						c.impossible(n.path+".oneOf", "no value satisfies exactly one of its variants: each type a variant admits, another admits whole; remove it or relax it")
+						return nil
+					}
+				}
+			}
+			if kw.name == "oneOf" && excl == nil && c.err == nil {
 				if name, absent, ok := c.discriminatorCases(v, kw.node, ws); ok {
 					// Each variant's objects with the discriminator, and
 					// those without it that only its names tell apart.
@@ -844,13 +859,14 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					return alt(alts...)
 				}
 			}
+			typeWork := 0 // variantTypes', for this oneOf
 			for pos, w := range ws {
 				if c.err != nil {
 					break
 				}
 				if excl == nil {
 					alts = append(alts, c.value(w, ctx, xml))
-					sets = append(sets, c.types(w))
+					sets = append(sets, c.variantTypes(w, &typeWork))
 					variants = append(variants, w)
 					continue
 				}
@@ -1475,6 +1491,9 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
 			shared := sets[i] & sets[j]
+			if shared&tNum != 0 && c.numbersApart(views[i], views[j]) {
+				shared &^= tNum // their ranges meet nowhere (decision 289)
+			}
 			if shared == 0 || shared == tObj && (c.discriminated(views[i], views[j]) || apart(i, j)) ||
 				c.literalsApart(views[i], views[j], &checks) || c.literalsApart(views[j], views[i], &checks) {
 				continue

@@ -1,0 +1,216 @@
+package grammar
+
+import "github.com/beamharmony/harmony/internal/pyjson"
+
+// The types of a oneOf's variants (gap decision 289). A oneOf is written
+// exactly as the choice of its variants when no value is valid for two of
+// them; the first test of that is that their types are apart. Two
+// things made variants look alike when they were not, or made them
+// alike when the oneOf already said which one a value takes:
+//
+//   - A variant's types were those of its type keywords alone. A variant
+//     that is itself a oneOf or anyOf of typed schemas ({"oneOf":
+//     [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type":
+//     "null"}]}), or lists its values (enum, const), admits those types
+//     only: variantTypes narrows by them.
+//   - A value of a type that two variants admit whole (neither
+//     constrains it: {"oneOf": [{"required": ["a"]}, {"required": ["b"]},
+//     {"type": "string", "minLength": 2}]} for arrays, numbers, ...) is
+//     valid for both, so for no variant alone: no variant may take it
+//     (sharedWholeTypes). objectsAlone did this for objects only.
+
+// maxTypeWork caps the schemas variantTypes reads for one oneOf: past it,
+// a variant's nested schemas narrow nothing (which only keeps a variant's
+// types wider than they are, and the oneOf reported as before).
+const maxTypeWork = 256
+
+// variantTypes is the types of the values valid for variant w: c.types(w)
+// narrowed by w's enum and const and by its anyOf and oneOf not yet
+// distributed, whose variants' types are read from their schemas
+// (schemaTypes). Always a superset of the types of w's values. work counts
+// the schemas read, against maxTypeWork.
+func (c *compiler) variantTypes(w *view, work *int) typeSet {
+	set := c.types(w)
+	d := c.d
+	for _, n := range w.nodes {
+		if set == 0 {
+			break
+		}
+		ks := n.ks
+		set &= listedTypes(d, ks.Const, ks.Enum)
+		for _, comb := range [...]struct {
+			node int
+			done uint8
+		}{{ks.AnyOf, doneAnyOf}, {ks.OneOf, doneOneOf}} {
+			if comb.node < 0 || n.done&comb.done != 0 || d.Kind(comb.node) != pyjson.Array {
+				continue
+			}
+			var union typeSet
+			d.Elements(comb.node, func(e, _ int) bool {
+				union |= c.schemaTypes(e, 3, work)
+				return union != tAll
+			})
+			set &= union
+		}
+	}
+	return set
+}
+
+// listedTypes is the types of the values of a const (node constant) and
+// an enum (node enum), tAll for those absent or not read.
+func listedTypes(d *pyjson.Doc, constant, enum int) typeSet {
+	set := tAll
+	if constant >= 0 {
+		set &= valueType(d, constant)
+	}
+	if enum >= 0 && d.Kind(enum) == pyjson.Array {
+		var union typeSet
+		d.Elements(enum, func(m, _ int) bool {
+			union |= valueType(d, m)
+			return true
+		})
+		set &= union
+	}
+	return set
+}
+
+// schemaTypes is a superset of the types of the values valid for schema
+// s, read from its type, const, enum, a not of types, and, depth levels
+// down, its $ref, allOf, anyOf and oneOf; tAll past maxTypeWork, for a
+// key written twice, or for what it does not read.
+func (c *compiler) schemaTypes(s, depth int, work *int) typeSet {
+	d := c.d
+	switch d.Kind(s) {
+	case pyjson.False:
+		return 0
+	case pyjson.Object:
+	default:
+		return tAll
+	}
+	if *work++; *work > maxTypeWork || d.DuplicateKey(s) >= 0 {
+		return tAll
+	}
+	ks := &c.keysOf(s).ks
+	set := tAll
+	refOnly := ks.Ref >= 0 && c.refAlone // drafts 4 to 7: its siblings ignored
+	if !refOnly {
+		if ks.Type >= 0 {
+			set &= typesOf(d, ks.Type)
+		}
+		set &= listedTypes(d, ks.Const, ks.Enum)
+		if excluded, exact := notTypes(d, s); exact {
+			set &^= excluded
+		}
+	}
+	if depth == 0 {
+		return set
+	}
+	if ks.Ref >= 0 {
+		if target := c.resolveRef(s, ks.Ref); target >= 0 && target != s {
+			set &= c.schemaTypes(target, depth-1, work)
+		}
+		if refOnly {
+			return set
+		}
+	}
+	if ks.AllOf >= 0 && d.Kind(ks.AllOf) == pyjson.Array {
+		d.Elements(ks.AllOf, func(e, _ int) bool {
+			set &= c.schemaTypes(e, depth-1, work)
+			return set != 0
+		})
+	}
+	for _, comb := range [...]int{ks.AnyOf, ks.OneOf} {
+		if comb < 0 || d.Kind(comb) != pyjson.Array || set == 0 {
+			continue
+		}
+		var union typeSet
+		d.Elements(comb, func(e, _ int) bool {
+			union |= c.schemaTypes(e, depth-1, work)
+			return union != tAll
+		})
+		set &= union
+	}
+	return set
+}
+
+// wholeTypes is the types whose every value that v admits variant w
+// admits too: those of w's types (c.types) that no schema of w outside v
+// constrains (keywordTypes; a not of types alone is in c.types already),
+// nor a keyword of unenforced (an object's ones constrain objects only).
+func (c *compiler) wholeTypes(v, w *view) typeSet {
+	if w.never {
+		return 0
+	}
+	set := c.types(w)
+	for i := range w.nodes {
+		n := &w.nodes[i]
+		if v.has(n.node) {
+			continue // v's own: every value of the oneOf satisfies it
+		}
+		ks := *n.ks
+		if n.done&doneAnyOf != 0 {
+			ks.AnyOf = -1
+		}
+		if n.done&doneOneOf != 0 {
+			ks.OneOf = -1
+		}
+		if ks.Not >= 0 {
+			if _, exact := notTypes(c.d, n.node); exact {
+				ks.Not = -1 // in c.types(w)
+			}
+		}
+		set &^= keywordTypes(&ks)
+		for kw := range unenforced {
+			if c.otherKey(n, otherKeyword(kw)) < 0 {
+				continue
+			}
+			switch otherKeyword(kw) {
+			case kwDependentSchemas, kwUnevaluatedProperties, kwDependencies:
+				set &^= tObj
+			default:
+				set = 0
+			}
+		}
+		if n.keys != nil && n.keys.misspelt {
+			set = 0 // reported, and read by no validator: left as it was
+		}
+	}
+	return set
+}
+
+// sharedWholeTypes is the types of v that two variants of ws at least
+// admit whole (wholeTypes): a value of one of them is valid for both, so
+// for no variant alone. An integer and a number that is not one are told
+// apart by no rule of the grammar (a number is written with or without
+// its fraction, whatever its value), so numbers are in the set only when
+// both are.
+func (c *compiler) sharedWholeTypes(v *view, ws []*view) typeSet {
+	var once, twice typeSet
+	for _, w := range ws {
+		whole := c.wholeTypes(v, w)
+		twice |= once & whole
+		once |= whole
+	}
+	if twice&tNum != tNum {
+		twice &^= tNum
+	}
+	return twice & c.types(v)
+}
+
+// numbersApart reports whether no number is valid for both views: their
+// ranges (minimum, maximum and the exclusive ones, viewBounds) meet
+// nowhere. {"oneOf": [{"minimum": -1, "maximum": -1}, {"minimum": 50}]}.
+// Called once both views' numbers are written, whose bounds were read
+// then: what reading them reports is reported already.
+func (c *compiler) numbersApart(a, b *view) bool {
+	aLo, aHi := c.viewBounds(a)
+	bLo, bHi := c.viewBounds(b)
+	below := func(hi, lo *bound) bool { // every number up to hi is under lo
+		if hi == nil || lo == nil {
+			return false
+		}
+		cmp := hi.v.Cmp(lo.v)
+		return cmp < 0 || cmp == 0 && !(hi.incl && lo.incl)
+	}
+	return below(aHi, bLo) || below(bHi, aLo)
+}
