@@ -479,6 +479,18 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		dump(fmt.Sprintf("impossible-%02d", i), g, schema, append(slices.Clone(c.yes), c.no...), uint64(200+i))
 		impossible++
 	}
+	// The oneOf schemas of TestOneOfVariantTypes (decision 289), strict,
+	// with their listed values.
+	variants := 0
+	for i, c := range variantTypeCases {
+		schema := json.RawMessage(c.schema)
+		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: schema, Strict: true}}))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		dump(fmt.Sprintf("oneof-types-%02d", i), g, schema, append(slices.Clone(c.in), c.out...), uint64(250+i))
+		variants++
+	}
 	// With -jsonschemabench DIR, MaskBench's schemas too, with their
 	// instances up to maxCheckedInstance bytes.
 	bench := 0
@@ -513,5 +525,5 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 	}
 	write("expected.txt", expected.String())
 	write("grammars.txt", grammars.String())
-	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars, %d with impossible parts, %d of zod, %d of MaskBench and %d texts into %s", suite, refused, strict, attacks, impossible, zod, bench, texts, dir)
+	t.Logf("wrote %d suite grammars (%d schemas refused), %d strict ones that differ, %d attack grammars, %d with impossible parts, %d of zod, %d of oneOf types, %d of MaskBench and %d texts into %s", suite, refused, strict, attacks, impossible, zod, variants, bench, texts, dir)
 }

@@ -10,43 +10,13 @@ import (
 // oneOf, enum and const admit, and a type two variants admit whole is no
 // variant's (gap decision 289). All but two schemas (the $ref to an allOf
 // and the enum, told apart by their literals before) were refused under
-// strict before, and reported not strict; now the strict grammar holds exactly the values a JSON Schema
-// validator finds valid, listed and random ones (a whole number written
-// 1.0 and objects aside where the grammar is known to be narrower:
-// decision 184, declared order), and not strict it reports nothing.
+// strict before, and reported not strict; now the strict grammar holds
+// exactly the values a JSON Schema validator finds valid, listed and random
+// ones (a whole number written 1.0 and objects aside where the grammar is
+// known to be narrower: decision 184, declared order), and not strict it
+// reports nothing.
 func TestOneOfVariantTypes(t *testing.T) {
-	cases := []contentCase{
-		{"a nested oneOf of types beside null (JSON Schema Store's strmprivacy)",
-			`{"oneOf": [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "null"}]}`,
-			[]string{`"a"`, `3`, `null`}, []string{`true`, `[]`, `{}`, `2.5`}},
-		{"a nested oneOf of enums against an object",
-			`{"oneOf": [{"oneOf": [{"type": "string", "enum": ["MAX", "MIN"]}, {"type": "string", "enum": ["NONE"]}]}, {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"], "additionalProperties": false}]}`,
-			[]string{`"MAX"`, `"NONE"`, `{"type": "x"}`}, []string{`"SUM"`, `{}`, `1`}},
-		{"a $ref to an anyOf of types",
-			`{"$defs": {"s": {"anyOf": [{"type": "string", "minLength": 2}, {"type": "boolean"}]}}, "oneOf": [{"$ref": "#/$defs/s"}, {"type": "array", "items": {"$ref": "#/$defs/s"}}]}`,
-			[]string{`"ab"`, `true`, `["ab", false]`, `[]`}, []string{`"a"`, `["a"]`, `null`, `1`}},
-		{"a $ref to an allOf, against null",
-			`{"$defs": {"u": {"allOf": [{"type": "string"}, {"maxLength": 4}]}}, "oneOf": [{"$ref": "#/$defs/u"}, {"type": "null"}]}`,
-			[]string{`"abcd"`, `null`}, []string{`"abcde"`, `0`}},
-		{"an enum of several types against an array",
-			`{"oneOf": [{"enum": ["a", 1, null]}, {"type": "array", "maxItems": 1}]}`,
-			[]string{`"a"`, `1`, `null`, `[]`, `[2]`}, []string{`"b"`, `[1, 2]`, `{}`}},
-		{"strings both variants admit whole are neither's",
-			`{"oneOf": [{"instanceof": "RegExp"}, {"type": "string"}]}`,
-			[]string{`1`, `null`, `[]`, `{}`, `true`}, []string{`"a"`, `""`}},
-		{"null and booleans two variants admit whole",
-			`{"oneOf": [{"type": ["null", "boolean", "string"], "minLength": 2}, {"type": ["null", "boolean", "integer"], "minimum": 5}]}`,
-			[]string{`"ab"`, `5`}, []string{`null`, `true`, `"a"`, `4`, `2.5`}},
-		{"arrays two variants admit whole",
-			`{"oneOf": [{"type": ["array", "string"], "minLength": 1}, {"type": ["array", "integer"]}, {"type": "object"}]}`,
-			[]string{`"a"`, `3`, `{}`, `{"a": 1}`}, []string{`[]`, `[1]`, `""`, `null`, `2.5`}},
-		{"ranges that meet nowhere, other values valid for both",
-			`{"oneOf": [{"minimum": -1, "maximum": -1}, {"minimum": 50, "maximum": 100}]}`,
-			[]string{`-1`, `50`, `75.5`, `100`}, []string{`0`, `49`, `101`, `"a"`, `null`, `[]`}},
-		{"an integer below an exclusive bound, a number from it",
-			`{"oneOf": [{"type": "integer", "exclusiveMaximum": 3}, {"type": "number", "minimum": 3}]}`,
-			[]string{`2`, `-7`, `3`, `3.5`}, []string{`2.5`, `"3"`}},
-	}
+	cases := variantTypeCases
 	checkExact(t, cases)
 	rng := rand.New(rand.NewPCG(28, 9))
 	for _, c := range cases {
@@ -76,6 +46,42 @@ func TestOneOfVariantTypes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// variantTypeCases are TestOneOfVariantTypes's schemas; their strict
+// grammars are among those templates/llamacpp/grammar.sh and
+// templates/xgrammar/grammar.sh check (TestDumpGrammarsForLlama).
+var variantTypeCases = []contentCase{
+	{"a nested oneOf of types beside null (JSON Schema Store's strmprivacy)",
+		`{"oneOf": [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "null"}]}`,
+		[]string{`"a"`, `3`, `null`}, []string{`true`, `[]`, `{}`, `2.5`}},
+	{"a nested oneOf of enums against an object",
+		`{"oneOf": [{"oneOf": [{"type": "string", "enum": ["MAX", "MIN"]}, {"type": "string", "enum": ["NONE"]}]}, {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"], "additionalProperties": false}]}`,
+		[]string{`"MAX"`, `"NONE"`, `{"type": "x"}`}, []string{`"SUM"`, `{}`, `1`}},
+	{"a $ref to an anyOf of types",
+		`{"$defs": {"s": {"anyOf": [{"type": "string", "minLength": 2}, {"type": "boolean"}]}}, "oneOf": [{"$ref": "#/$defs/s"}, {"type": "array", "items": {"$ref": "#/$defs/s"}}]}`,
+		[]string{`"ab"`, `true`, `["ab", false]`, `[]`}, []string{`"a"`, `["a"]`, `null`, `1`}},
+	{"a $ref to an allOf, against null",
+		`{"$defs": {"u": {"allOf": [{"type": "string"}, {"maxLength": 4}]}}, "oneOf": [{"$ref": "#/$defs/u"}, {"type": "null"}]}`,
+		[]string{`"abcd"`, `null`}, []string{`"abcde"`, `0`}},
+	{"an enum of several types against an array",
+		`{"oneOf": [{"enum": ["a", 1, null]}, {"type": "array", "maxItems": 1}]}`,
+		[]string{`"a"`, `1`, `null`, `[]`, `[2]`}, []string{`"b"`, `[1, 2]`, `{}`}},
+	{"strings both variants admit whole are neither's",
+		`{"oneOf": [{"instanceof": "RegExp"}, {"type": "string"}]}`,
+		[]string{`1`, `null`, `[]`, `{}`, `true`}, []string{`"a"`, `""`}},
+	{"null and booleans two variants admit whole",
+		`{"oneOf": [{"type": ["null", "boolean", "string"], "minLength": 2}, {"type": ["null", "boolean", "integer"], "minimum": 5}]}`,
+		[]string{`"ab"`, `5`}, []string{`null`, `true`, `"a"`, `4`, `2.5`}},
+	{"arrays two variants admit whole",
+		`{"oneOf": [{"type": ["array", "string"], "minLength": 1}, {"type": ["array", "integer"]}, {"type": "object"}]}`,
+		[]string{`"a"`, `3`, `{}`, `{"a": 1}`}, []string{`[]`, `[1]`, `""`, `null`, `2.5`}},
+	{"ranges that meet nowhere, other values valid for both",
+		`{"oneOf": [{"minimum": -1, "maximum": -1}, {"minimum": 50, "maximum": 100}]}`,
+		[]string{`-1`, `50`, `75.5`, `100`}, []string{`0`, `49`, `101`, `"a"`, `null`, `[]`}},
+	{"an integer below an exclusive bound, a number from it",
+		`{"oneOf": [{"type": "integer", "exclusiveMaximum": 3}, {"type": "number", "minimum": 3}]}`,
+		[]string{`2`, `-7`, `3`, `3.5`}, []string{`2.5`, `"3"`}},
 }
 
 // Where the variants' types still meet, the oneOf is refused under strict
