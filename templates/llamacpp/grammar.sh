@@ -94,8 +94,9 @@ attacks=$(grep -c '^attack-' grammars.txt || true)
 impossible=$(grep -c '^impossible-' grammars.txt || true)
 maskbench=$(grep -c '^maskbench-' grammars.txt || true)
 zod=$(grep -c '^zod-' grammars.txt || true)
-suite=$((grammars - attacks - impossible - maskbench - zod))
-strict=$(grep -v '^maskbench-\|^zod-' grammars.txt | grep -c -- '-strict\.gbnf$' || true)
+oneof=$(grep -c '^oneof-types-' grammars.txt || true)
+suite=$((grammars - attacks - impossible - maskbench - zod - oneof))
+strict=$(grep -v '^maskbench-\|^zod-\|^oneof-types-' grammars.txt | grep -c -- '-strict\.gbnf$' || true)
 texts=$(wc -l <got.txt)
 expected=$(wc -l <expected.txt)
 disagree=$(awk 'NR == FNR { want[$1 " " $2] = $3; next } { k = $1 " " $2; if (!(k in want)) print k, "unexpected"; else if (want[k] != $3) print k, "llama.cpp:", $3, "Go:", want[k] }' expected.txt got.txt)
@@ -103,7 +104,7 @@ refused=$(awk '$2 == "refused"' loads.txt)
 slow=$(awk -v max="$load_ms_max" '$2 != "refused" && $3 > max * 1000 { print $1, $3 / 1000 " ms of CPU (" $2 / 1000 " ms)" }' loads.txt)
 big=$(awk -v max="$rss_mb_max" '$2 != "refused" && $4 > max * 1024 { print $1, $4 / 1024 " MB" }' loads.txt)
 echo
-echo "grammars checked: $grammars ($suite of the test suite, $strict of them strict; $attacks attacks; $impossible with parts that match nothing; $zod of zod; $maskbench of MaskBench)"
+echo "grammars checked: $grammars ($suite of the test suite, $strict of them strict; $attacks attacks; $impossible with parts that match nothing; $zod of zod; $oneof oneOf of decision 289, strict; $maskbench of MaskBench)"
 echo "texts matched: $texts of $expected ($(awk '$3 == "ok"' got.txt | wc -l) in the grammar)"
 echo "slowest loads (grammar, CPU ms, wall-clock ms, peak RSS MB, rules):"
 awk '$2 != "refused" { printf "  %s %.3f %.3f %.1f %d\n", $1, $3 / 1000, $2 / 1000, $4 / 1024, $5 }' loads.txt | sort -k2 -g -r | sed -n '1,5p'
