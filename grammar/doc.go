@@ -70,7 +70,9 @@
 // any, on enum and const members), anyOf, oneOf
 // (exactly when its variants' types are disjoint, read through their
 // enum, const and nested anyOf and oneOf, a type two variants admit whole
-// being no variant's, and ranges of numbers that meet nowhere apart; their objects told
+// being no variant's, ranges of numbers that meet nowhere apart, and
+// arrays whose elements' types are apart, [] left out where two variants
+// admit it; their objects told
 // apart, their literals apart, they only require names (or forbid them
 // by a not of required), or under strict
 // they only constrain or list strings; objects only where two variants constrain

@@ -122,11 +122,12 @@ func (c *compiler) checkedLiterals(v *view, ctx textContext, xml bool) (*expr, b
 	}
 	keep := make([]bool, len(members))
 	set := c.types(v) // a oneOf variant's types may leave some out (decision 289)
+	noEmpty := emptyExcluded(v)
 	for i, m := range members {
 		if c.spent() {
 			return nil, false
 		}
-		if !admits(d, set, m) {
+		if !admits(d, set, m) || noEmpty && isEmptyArray(d, m) { // (decision 291)
 			continue
 		}
 		ok := c.listedValid(v, m)

@@ -1,6 +1,12 @@
 package grammar
 
-import "github.com/beamharmony/harmony/internal/pyjson"
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
+)
 
 // The types of a oneOf's variants (gap decision 289). A oneOf is written
 // exactly as the choice of its variants when no value is valid for two of
@@ -213,4 +219,122 @@ func (c *compiler) numbersApart(a, b *view) bool {
 		return cmp < 0 || cmp == 0 && !(hi.incl && lo.incl)
 	}
 	return below(aHi, bLo) || below(bHi, aLo)
+}
+
+// The empty array in a oneOf (gap decision 291). {"oneOf": [{"type":
+// "array", "items": {"type": "number"}}, {"type": "array", "items":
+// {"type": "string"}}]} holds the arrays of numbers and those of strings,
+// but not [], which is valid for both: excludeSharedEmptyArray leaves it
+// out of every variant where two variants surely admit it, and
+// arraysApart then finds the variants' arrays apart, their elements being
+// of types apart.
+
+// excludeSharedEmptyArray leaves the empty array out of the variants ws of
+// a oneOf of v when two of them surely admit it (admitsEmptyArray): it is
+// valid for both, so for no variant alone.
+func (c *compiler) excludeSharedEmptyArray(v *view, ws []*view) {
+	if len(ws) > maxDiscriminated {
+		return
+	}
+	n := 0
+	for _, w := range ws {
+		if c.admitsEmptyArray(v, w) {
+			n++
+		}
+	}
+	if n < 2 {
+		return
+	}
+	for _, w := range ws {
+		if c.types(w)&tArr != 0 && !emptyExcluded(w) {
+			w.excluded = append(slices.Clip(w.excluded), exclusion{emptyArray: true})
+		}
+	}
+}
+
+// admitsEmptyArray reports whether [] is surely valid for variant w of a
+// oneOf of v, as far as w's own schemas say (v's apply to every variant):
+// w admits arrays, and none of its schemas outside v has a keyword that
+// could rule [] out (minItems past 0, contains, enum, const, not, an anyOf
+// or oneOf not yet distributed, a keyword of unenforced, a misspelt one).
+// False where unsure.
+func (c *compiler) admitsEmptyArray(v, w *view) bool {
+	if w.never || c.types(w)&tArr == 0 || emptyExcluded(w) {
+		return false
+	}
+	d := c.d
+	for i := range w.nodes {
+		n := &w.nodes[i]
+		if v.has(n.node) {
+			continue
+		}
+		ks := n.ks
+		if ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || ks.Contains >= 0 ||
+			ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 ||
+			n.other || n.mayOther || n.keys != nil && n.keys.misspelt {
+			return false
+		}
+		if ks.MinItems >= 0 && (d.Kind(ks.MinItems) != pyjson.Number || !isIntegral(string(d.Raw(ks.MinItems))) || strings.TrimLeft(string(d.Raw(ks.MinItems)), "-0.") != "") {
+			return false // (a minItems of 0, written 0, 0.0 or -0, rules nothing out)
+		}
+	}
+	return true
+}
+
+// emptyExcluded reports whether v's value may not be the empty array
+// (excludeSharedEmptyArray).
+func emptyExcluded(v *view) bool {
+	return slices.ContainsFunc(v.excluded, func(x exclusion) bool { return x.name == "" && x.emptyArray })
+}
+
+// arraysApart reports whether no array is valid for both views: the types
+// of their elements (every items schema's, schemaTypes) are apart, their
+// elements all governed by items (no prefixItems, no items of drafts 4 to
+// 2019-09 as a list), so only [] could be valid for both, and one of them
+// does not write [] (emptyExcluded, or a minItems of 1 at least).
+func (c *compiler) arraysApart(a, b *view) bool {
+	work := 0
+	ia, okA := c.elementTypes(a, &work)
+	ib, okB := c.elementTypes(b, &work)
+	return okA && okB && ia&ib == 0 && (c.noEmptyArray(a) || c.noEmptyArray(b))
+}
+
+// elementTypes is a superset of the types of the elements of v's arrays:
+// the intersection of schemaTypes of its items schemas (tAll: none). ok
+// is false where a prefixItems, or an items list, governs some elements.
+func (c *compiler) elementTypes(v *view, work *int) (types typeSet, ok bool) {
+	d := c.d
+	types = tAll
+	for _, n := range v.nodes {
+		ks := n.ks
+		if ks.PrefixItems >= 0 || ks.Items >= 0 && d.Kind(ks.Items) == pyjson.Array {
+			return 0, false
+		}
+		if ks.Items >= 0 {
+			types &= c.schemaTypes(ks.Items, 3, work)
+		}
+	}
+	return types, true
+}
+
+// noEmptyArray reports whether the grammar writes no [] for v: it is
+// excluded, or a minItems of v is 1 or more.
+func (c *compiler) noEmptyArray(v *view) bool {
+	if emptyExcluded(v) {
+		return true
+	}
+	d := c.d
+	for _, n := range v.nodes {
+		if m := n.ks.MinItems; m >= 0 && d.Kind(m) == pyjson.Number {
+			if f, err := strconv.ParseFloat(string(d.Raw(m)), 64); err == nil && f >= 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isEmptyArray reports whether JSON value m is [].
+func isEmptyArray(d *pyjson.Doc, m int) bool {
+	return d.Kind(m) == pyjson.Array && d.Nodes[m].Len == 0
 }

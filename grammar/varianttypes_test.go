@@ -82,19 +82,34 @@ var variantTypeCases = []contentCase{
 	{"an integer below an exclusive bound, a number from it",
 		`{"oneOf": [{"type": "integer", "exclusiveMaximum": 3}, {"type": "number", "minimum": 3}]}`,
 		[]string{`2`, `-7`, `3`, `3.5`}, []string{`2.5`, `"3"`}},
+	{"arrays of numbers or of strings: [] valid for both (decision 291)",
+		`{"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "array", "items": {"type": "string"}}]}`,
+		[]string{`[1]`, `[1.5, 2]`, `["a"]`, `["a", "b"]`}, []string{`[]`, `[1, "a"]`, `"a"`, `null`}},
+	{"arrays of objects or of strings, beside null",
+		`{"$defs": {"o": {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false}}, "oneOf": [{"type": "array", "items": {"$ref": "#/$defs/o"}, "maxItems": 2}, {"type": ["array", "null"], "items": {"type": "string"}}]}`,
+		[]string{`[{}]`, `[{"a": 1}, {}]`, `["x"]`, `null`}, []string{`[]`, `[{}, {}, {}]`, `[{}, "x"]`, `[1]`}},
+	{"one variant requires an element: [] the other's",
+		`{"oneOf": [{"type": ["array", "null"], "items": {"type": "integer"}}, {"type": "array", "items": {"type": "boolean"}, "minItems": 1}]}`,
+		[]string{`[]`, `[1]`, `[true]`, `null`}, []string{`[1, true]`, `"x"`}},
+	{"an enum's [] left out with the others",
+		`{"oneOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "array", "items": {"type": "string"}}, {"enum": [[], "none"]}]}`,
+		[]string{`[1]`, `["a"]`, `"none"`}, []string{`[]`, `[1, "a"]`}},
 }
 
 // Where the variants' types still meet, the oneOf is refused under strict
 // as before, naming it: an integer is valid for both a number and an
 // integer variant, and one written with a fraction is told apart by no rule
 // (so numbers are dropped only when both kinds are, sharedWholeTypes);
-// ranges that share their bound (3) meet.
+// ranges that share their bound (3) meet; arrays whose elements' types
+// meet, or whose first element a prefixItems governs, meet beyond [].
 func TestOneOfVariantTypesRefused(t *testing.T) {
 	for _, schema := range []string{
 		`{"oneOf": [{"type": "integer"}, {"type": "string"}, {"type": "number"}]}`,
 		`{"oneOf": [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "string", "minLength": 2}]}`,
 		`{"oneOf": [{"anyOf": [{"type": "null"}, {"minimum": 2}]}, {"type": "integer"}]}`,
 		`{"oneOf": [{"type": "integer", "maximum": 3}, {"type": "number", "minimum": 3}]}`,
+		`{"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "array", "items": {"type": "integer"}}]}`,
+		`{"oneOf": [{"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}}, {"type": "array", "items": {"type": "string"}}]}`,
 	} {
 		checkReportedAt(t, schema, "response_format.json_schema.schema.oneOf")
 	}

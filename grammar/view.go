@@ -439,6 +439,9 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 		if x.types != 0 {
 			b = strconv.AppendInt(append(b, ':'), int64(x.types), 10)
 		}
+		if x.emptyArray {
+			b = append(b, "[]"...)
+		}
 	}
 	return b
 }
@@ -447,12 +450,16 @@ func (v *view) key(d *pyjson.Doc, buf []byte, ctx textContext, xml bool) []byte 
 // hold ("": the value itself may not be one of them), where a
 // discriminator's conditions at path list them (ifCases), and types it
 // may not have (a case of a oneOf variant whose objects fail another
-// variant by a member's type: typedVariantCases).
+// variant by a member's type: typedVariantCases), or the empty array
+// (emptyArray).
 type exclusion struct {
 	name   string
 	values []int
 	path   string
 	types  typeSet
+	// emptyArray: the empty array, which two variants of a oneOf admit
+	// (decision 291).
+	emptyArray bool
 }
 
 // excludedValues is the values v itself may not take, and the path of
@@ -830,6 +837,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			if kw.name == "oneOf" && excl == nil && c.err == nil {
 				// A value of a type two variants admit whole is valid for
 				// no variant alone (decision 289).
+				c.excludeSharedEmptyArray(v, ws)
 				if drop := c.sharedWholeTypes(v, ws); drop != 0 {
 					left := false
 					for _, w := range ws {
@@ -1494,6 +1502,9 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 			if shared&tNum != 0 && c.numbersApart(views[i], views[j]) {
 				shared &^= tNum // their ranges meet nowhere (decision 289)
 			}
+			if shared&tArr != 0 && c.arraysApart(views[i], views[j]) {
+				shared &^= tArr // their elements' types apart, the empty array one's at most (decision 291)
+			}
 			if shared == 0 || shared == tObj && (c.discriminated(views[i], views[j]) || apart(i, j)) ||
 				c.literalsApart(views[i], views[j], &checks) || c.literalsApart(views[j], views[i], &checks) {
 				continue
@@ -1523,9 +1534,13 @@ func (c *compiler) literalsApart(a, b *view, checks *int) bool {
 	*checks += len(members) + len(values) // reading them
 	var lo, hi *bound
 	bounded := false
+	noEmpty := emptyExcluded(a)
 	for _, m := range members {
 		if *checks += 1 + len(values); *checks > maxLiteralPairs {
 			return false
+		}
+		if noEmpty && isEmptyArray(c.d, m) {
+			continue // not written for a (decision 291)
 		}
 		if !c.literalOutside(b, m, set, values, listed, &lo, &hi, &bounded) {
 			return false
@@ -2006,8 +2021,10 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 	var alts []*expr
 	cost := 0
 	excluded, _ := v.excludedValues()
+	noEmpty := emptyExcluded(v)
 	for j, m := range members {
-		if !admits(d, set, m) || slices.ContainsFunc(excluded, func(x int) bool { return c.literalEqual(x, m) }) {
+		if !admits(d, set, m) || slices.ContainsFunc(excluded, func(x int) bool { return c.literalEqual(x, m) }) ||
+			noEmpty && isEmptyArray(d, m) {
 			continue
 		}
 		switch d.Kind(m) {
@@ -3080,6 +3097,9 @@ func tupleItems(d *pyjson.Doc, ks *schema.Keys) bool {
 func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	d := c.d
 	lo, hi := c.viewLengths(v, "Items")
+	if emptyExcluded(v) {
+		lo = max(lo, 1) // (decision 291)
+	}
 	if c.noLength(v, "Items", lo, hi) {
 		return nil
 	}
