@@ -94,6 +94,12 @@ var variantTypeCases = []contentCase{
 	{"an enum's [] left out with the others",
 		`{"oneOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "array", "items": {"type": "string"}}, {"enum": [[], "none"]}]}`,
 		[]string{`[1]`, `["a"]`, `"none"`}, []string{`[]`, `[1, "a"]`}},
+	{"objects told apart by a required member's types (decision 292)",
+		`{"oneOf": [{"type": "object", "properties": {"value": {"type": "string", "minLength": 2}, "n": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}, {"type": "object", "properties": {"value": {"type": "array", "items": {"type": "integer"}}, "n": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}]}`,
+		[]string{`{"value": "ab"}`, `{"value": "ab", "n": 1}`, `{"value": []}`, `{"value": [1, 2], "n": 3}`}, []string{`{}`, `{"value": "a"}`, `{"value": 1}`, `{"value": ["a"]}`, `{"n": 1}`}},
+	{"a required member of a $ref's object against a nested oneOf of types",
+		`{"$defs": {"point": {"type": "object", "properties": {"at": {"type": "object", "properties": {"x": {"type": "number"}}, "additionalProperties": false}}, "required": ["at"], "additionalProperties": false}}, "oneOf": [{"$ref": "#/$defs/point"}, {"type": "object", "properties": {"at": {"oneOf": [{"type": "string"}, {"type": "null"}]}}, "additionalProperties": false}]}`,
+		[]string{`{"at": {}}`, `{"at": {"x": 1}}`, `{"at": "here"}`, `{"at": null}`, `{}`}, []string{`{"at": 1}`, `{"at": []}`}},
 }
 
 // Where the variants' types still meet, the oneOf is refused under strict
@@ -101,7 +107,8 @@ var variantTypeCases = []contentCase{
 // integer variant, and one written with a fraction is told apart by no rule
 // (so numbers are dropped only when both kinds are, sharedWholeTypes);
 // ranges that share their bound (3) meet; arrays whose elements' types
-// meet, or whose first element a prefixItems governs, meet beyond [].
+// meet, or whose first element a prefixItems governs, meet beyond [];
+// objects whose required member's schemas admit one type, strings, meet.
 func TestOneOfVariantTypesRefused(t *testing.T) {
 	for _, schema := range []string{
 		`{"oneOf": [{"type": "integer"}, {"type": "string"}, {"type": "number"}]}`,
@@ -109,6 +116,7 @@ func TestOneOfVariantTypesRefused(t *testing.T) {
 		`{"oneOf": [{"anyOf": [{"type": "null"}, {"minimum": 2}]}, {"type": "integer"}]}`,
 		`{"oneOf": [{"type": "integer", "maximum": 3}, {"type": "number", "minimum": 3}]}`,
 		`{"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "array", "items": {"type": "integer"}}]}`,
+		`{"oneOf": [{"type": "object", "properties": {"v": {"type": "string", "minLength": 2}}, "required": ["v"]}, {"type": "object", "properties": {"v": {"type": "string", "pattern": "^a"}}, "required": ["v"]}]}`,
 		`{"oneOf": [{"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}}, {"type": "array", "items": {"type": "string"}}]}`,
 	} {
 		checkReportedAt(t, schema, "response_format.json_schema.schema.oneOf")

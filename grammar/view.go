@@ -1767,7 +1767,13 @@ func (c *compiler) requiresAgainst(a, b *view) bool {
 				found = true
 				return false
 			}
-			la, okA := c.literalSet(c.memberValue(a, name))
+			va := c.memberValue(a, name)
+			work := 0
+			if c.variantTypes(va, &work)&c.variantTypes(vb, &work) == 0 {
+				found = true // of types apart (decision 292)
+				return false
+			}
+			la, okA := c.literalSet(va)
 			if !okA {
 				return true
 			}
