@@ -211,6 +211,10 @@ type compiler struct {
 	chain []int
 	depth int
 	err   error
+	// memberTypeWork is what is left, for one variantsOverlap, of the
+	// schemas requiresAgainst may read for its members' types
+	// (maxMemberTypeWork; decision 292).
+	memberTypeWork int
 
 	text   [2]*textLang // JSON string contents by context
 	raw    *textLang    // raw argument values

@@ -55,6 +55,10 @@ func FuzzCompile(f *testing.F) {
 		// Large rules the leftmost walk enters often, and a chain of
 		// optional members (gap decision 194).
 		fatLadder(5, 3), manyProperties(40, `{"anyOf": [{"type": "boolean"}, {"$ref": "#"}]}`),
+		// A oneOf of objects whose required members' types are read
+		// pair by pair, within maxMemberTypeWork (gap decisions 289 to
+		// 292).
+		sameMembersOneOf(32, 64),
 		`{"type": "string", "pattern": "^((ab){0,40}c){0,60}(x(a|b){0,100}){0,30}$"}`,
 		// Lengths beside patterns and formats, counted by an automaton
 		// (gap decision 197).
@@ -227,4 +231,25 @@ func longList(n int) string {
 		fmt.Fprintf(&b, `"cvar_name_number_%05d"`, i)
 	}
 	return b.String()
+}
+
+// sameMembersOneOf is a oneOf of n object variants that each require the
+// same names names, each of a chain of anyOf through $refs: the types of
+// every required member, compared pair by pair, are read within a budget
+// (maxMemberTypeWork, decision 292).
+func sameMembersOneOf(n, names int) string {
+	defs := []string{`"t0": {"anyOf": [{"type": "string"}, {"type": "null"}]}`}
+	for i := 1; i < 12; i++ {
+		defs = append(defs, fmt.Sprintf(`"t%d": {"anyOf": [{"$ref": "#/$defs/t%d"}, {"$ref": "#/$defs/t%d"}, {"type": "boolean"}]}`, i, i-1, i-1))
+	}
+	var variants []string
+	for range n {
+		var props, req []string
+		for k := range names {
+			props = append(props, fmt.Sprintf(`"p%d": {"$ref": "#/$defs/t11"}`, k))
+			req = append(req, fmt.Sprintf(`"p%d"`, k))
+		}
+		variants = append(variants, `{"type": "object", "properties": {`+strings.Join(props, ", ")+`}, "required": [`+strings.Join(req, ", ")+`]}`)
+	}
+	return `{"$defs": {` + strings.Join(defs, ", ") + `}, "oneOf": [` + strings.Join(variants, ", ") + `]}`
 }

@@ -1465,6 +1465,10 @@ const maxExclusiveNames = 64
 const (
 	maxDiscriminated = 32
 	maxLiteralPairs  = 4096
+	// maxMemberTypeWork caps the schemas read for the types of required
+	// members (requiresAgainst) for one oneOf: past it, they tell
+	// nothing apart, as before decision 292.
+	maxMemberTypeWork = 2048
 )
 
 // variantsOverlap reports whether a value may be valid for two variants
@@ -1480,6 +1484,7 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 	if len(sets) > maxDiscriminated {
 		return true
 	}
+	c.memberTypeWork = maxMemberTypeWork
 	checks := 0                    // literalsApart's, against maxLiteralPairs
 	var facts []*closedFacts       // each view's, read once (not strict)
 	apart := func(i, j int) bool { // closedApart, each view's facts read once
@@ -1768,10 +1773,14 @@ func (c *compiler) requiresAgainst(a, b *view) bool {
 				return false
 			}
 			va := c.memberValue(a, name)
-			work := 0
-			if c.variantTypes(va, &work)&c.variantTypes(vb, &work) == 0 {
-				found = true // of types apart (decision 292)
-				return false
+			if c.memberTypeWork > 0 {
+				work := 0
+				apart := c.variantTypes(va, &work)&c.variantTypes(vb, &work) == 0
+				c.memberTypeWork -= 2 + work
+				if apart {
+					found = true // of types apart (decision 292)
+					return false
+				}
 			}
 			la, okA := c.literalSet(va)
 			if !okA {
