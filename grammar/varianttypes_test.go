@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,25 @@ var variantTypeCases = []contentCase{
 	{"a required member of a $ref's object against a nested oneOf of types",
 		`{"$defs": {"point": {"type": "object", "properties": {"at": {"type": "object", "properties": {"x": {"type": "number"}}, "additionalProperties": false}}, "required": ["at"], "additionalProperties": false}}, "oneOf": [{"$ref": "#/$defs/point"}, {"type": "object", "properties": {"at": {"oneOf": [{"type": "string"}, {"type": "null"}]}}, "additionalProperties": false}]}`,
 		[]string{`{"at": {}}`, `{"at": {"x": 1}}`, `{"at": "here"}`, `{"at": null}`, `{}`}, []string{`{"at": 1}`, `{"at": []}`}},
+	{"enums of 100 and 60 strings, apart (decision 293)",
+		`{"oneOf": [{"type": "string", "enum": ` + stringList("a", 0, 100) + `}, {"type": "string", "enum": ` + stringList("b", 0, 60) + `}]}`,
+		[]string{`"a0"`, `"a99"`, `"b59"`}, []string{`"a100"`, `"b60"`, `"c"`, `1`}},
+	{"objects told apart by a required member's enums of 100 and 60 strings",
+		`{"oneOf": [{"type": "object", "properties": {"kind": {"enum": ` + stringList("a", 0, 100) + `}}, "required": ["kind"], "additionalProperties": false}, {"type": "object", "properties": {"kind": {"enum": ` + stringList("b", 0, 60) + `}}, "required": ["kind"], "additionalProperties": false}]}`,
+		[]string{`{"kind": "a7"}`, `{"kind": "b7"}`}, []string{`{"kind": "c"}`, `{}`, `{"kind": 1}`}},
+}
+
+// stringList is a JSON list of the strings prefix+i, i from lo to hi-1.
+func stringList(prefix string, lo, hi int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := lo; i < hi; i++ {
+		if i > lo {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(prefix + strconv.Itoa(i)))
+	}
+	return b.String() + "]"
 }
 
 // Where the variants' types still meet, the oneOf is refused under strict
@@ -108,7 +128,8 @@ var variantTypeCases = []contentCase{
 // (so numbers are dropped only when both kinds are, sharedWholeTypes);
 // ranges that share their bound (3) meet; arrays whose elements' types
 // meet, or whose first element a prefixItems governs, meet beyond [];
-// objects whose required member's schemas admit one type, strings, meet.
+// objects whose required member's schemas admit one type, strings, meet;
+// long enums that share a string meet.
 func TestOneOfVariantTypesRefused(t *testing.T) {
 	for _, schema := range []string{
 		`{"oneOf": [{"type": "integer"}, {"type": "string"}, {"type": "number"}]}`,
@@ -117,6 +138,7 @@ func TestOneOfVariantTypesRefused(t *testing.T) {
 		`{"oneOf": [{"type": "integer", "maximum": 3}, {"type": "number", "minimum": 3}]}`,
 		`{"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "array", "items": {"type": "integer"}}]}`,
 		`{"oneOf": [{"type": "object", "properties": {"v": {"type": "string", "minLength": 2}}, "required": ["v"]}, {"type": "object", "properties": {"v": {"type": "string", "pattern": "^a"}}, "required": ["v"]}]}`,
+		`{"oneOf": [{"type": "string", "enum": ` + stringList("a", 0, 100) + `}, {"type": "string", "enum": ` + stringList("a", 99, 160) + `}, {"type": "integer"}]}`,
 		`{"oneOf": [{"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}}, {"type": "array", "items": {"type": "string"}}]}`,
 	} {
 		checkReportedAt(t, schema, "response_format.json_schema.schema.oneOf")

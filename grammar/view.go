@@ -1540,7 +1540,19 @@ func (c *compiler) literalsApart(a, b *view, checks *int) bool {
 	var lo, hi *bound
 	bounded := false
 	noEmpty := emptyExcluded(a)
+	// Strings against a list of strings: those the list lacks are
+	// outside it at one comparison each (decision 293).
+	var listedStrings map[string]bool
+	if listed {
+		listedStrings = stringSet(c.d, values)
+	}
 	for _, m := range members {
+		if listedStrings != nil && c.d.Kind(m) == pyjson.String && !listedStrings[c.d.Str(m)] {
+			if *checks++; *checks > maxLiteralPairs {
+				return false
+			}
+			continue // not among b's values
+		}
 		if *checks += 1 + len(values); *checks > maxLiteralPairs {
 			return false
 		}
@@ -1787,7 +1799,7 @@ func (c *compiler) requiresAgainst(a, b *view) bool {
 				return true
 			}
 			lb, okB := c.literalSet(vb)
-			if okB && len(la)*len(lb) <= maxLiteralPairs && !c.anyMayEqual(la, lb) {
+			if okB && (len(la)*len(lb) <= maxLiteralPairs && !c.anyMayEqual(la, lb) || stringsApart(d, la, lb)) {
 				found = true
 				return false
 			}
