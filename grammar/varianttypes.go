@@ -153,30 +153,13 @@ func (c *compiler) wholeTypes(v, w *view) typeSet {
 		if v.has(n.node) {
 			continue // v's own: every value of the oneOf satisfies it
 		}
-		ks := *n.ks
-		if n.done&doneAnyOf != 0 {
-			ks.AnyOf = -1
-		}
-		if n.done&doneOneOf != 0 {
-			ks.OneOf = -1
-		}
+		ks := n.pendingKeys()
 		if ks.Not >= 0 {
 			if _, exact := notTypes(c.d, n.node); exact {
 				ks.Not = -1 // in c.types(w)
 			}
 		}
-		set &^= keywordTypes(&ks)
-		for kw := range unenforced {
-			if c.otherKey(n, otherKeyword(kw)) < 0 {
-				continue
-			}
-			switch otherKeyword(kw) {
-			case kwDependentSchemas, kwUnevaluatedProperties, kwDependencies:
-				set &^= tObj
-			default:
-				set = 0
-			}
-		}
+		set &^= keywordTypes(&ks) | c.otherTypes(n)
 		if n.keys != nil && n.keys.misspelt {
 			set = 0 // reported, and read by no validator: left as it was
 		}
@@ -268,9 +251,8 @@ func (c *compiler) admitsEmptyArray(v, w *view) bool {
 		if v.has(n.node) {
 			continue
 		}
-		ks := n.ks
-		if ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || ks.Contains >= 0 ||
-			ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 ||
+		ks := n.pendingKeys()
+		if ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || ks.Contains >= 0 || ks.AnyOf >= 0 || ks.OneOf >= 0 ||
 			n.other || n.mayOther || n.keys != nil && n.keys.misspelt {
 			return false
 		}

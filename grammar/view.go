@@ -835,8 +835,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				}
 			}
 			if kw.name == "oneOf" && excl == nil && c.err == nil {
-				// A value of a type two variants admit whole is valid for
-				// no variant alone (decision 289).
+				// A value two variants admit, the empty array (decision
+				// 291) or one of a type both admit whole (289), is valid
+				// for no variant alone.
 				c.excludeSharedEmptyArray(v, ws)
 				if drop := c.sharedWholeTypes(v, ws); drop != 0 {
 					left := false
@@ -1000,27 +1001,44 @@ func (c *compiler) objectKeywordsOnly(v, w *view) bool {
 		if v.has(n.node) {
 			continue // v's own: every value of the oneOf satisfies it
 		}
-		ks := *n.ks
-		if n.done&doneAnyOf != 0 {
-			ks.AnyOf = -1
-		}
-		if n.done&doneOneOf != 0 {
-			ks.OneOf = -1
-		}
-		if ks.Type >= 0 || keywordTypes(&ks)&^tObj != 0 {
+		ks := n.pendingKeys()
+		if ks.Type >= 0 || (keywordTypes(&ks)|c.otherTypes(n))&^tObj != 0 {
 			return false
-		}
-		for kw := range unenforced {
-			switch otherKeyword(kw) {
-			case kwDependentSchemas, kwUnevaluatedProperties, kwDependencies:
-				continue // of objects only
-			}
-			if c.otherKey(n, otherKeyword(kw)) >= 0 {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// pendingKeys is n's keywords without the combinators already
+// distributed (the variant in effect is a view of its own).
+func (n *vnode) pendingKeys() schema.Keys {
+	ks := *n.ks
+	if n.done&doneAnyOf != 0 {
+		ks.AnyOf = -1
+	}
+	if n.done&doneOneOf != 0 {
+		ks.OneOf = -1
+	}
+	return ks
+}
+
+// otherTypes is the types of value that n's keywords of unenforced
+// constrain: objects for dependentSchemas, unevaluatedProperties and
+// dependencies, every type for the others.
+func (c *compiler) otherTypes(n *vnode) typeSet {
+	var set typeSet
+	for kw := range unenforced {
+		if c.otherKey(n, otherKeyword(kw)) < 0 {
+			continue
+		}
+		switch otherKeyword(kw) {
+		case kwDependentSchemas, kwUnevaluatedProperties, kwDependencies:
+			set |= tObj
+		default:
+			return tAll
+		}
+	}
+	return set
 }
 
 // overlap reports whether two of the type sets share a type.
