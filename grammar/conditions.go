@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // if/then/else where the condition is known without the value: without
@@ -276,7 +277,7 @@ func annotation(keyword string) bool {
 	case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
 		return true
 	}
-	return false
+	return schema.Extension(keyword)
 }
 
 // notRequired reads the not of schema s when it rules out objects by the

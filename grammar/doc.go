@@ -75,7 +75,8 @@
 // admit it; their objects told
 // apart, their literals apart, they only require names (or forbid them
 // by a not of required), or under strict
-// they only constrain or list strings; objects only where two variants constrain
+// they only constrain or list strings (through $ref and allOf too), beside
+// the values of a type one variant alone admits; objects only where two variants constrain
 // objects alone; by cases for a discriminator no variant requires beside
 // required names, or for variants closed to names of their own; else as
 // anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative

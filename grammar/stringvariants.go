@@ -10,37 +10,35 @@ import (
 // stringVariants is, under strict, the value of a oneOf (node oneOf of
 // v's schema i, at path) whose variants only constrain strings (type,
 // pattern, format, minLength, maxLength, an enum or const of strings, and
-// annotations): the strings valid for exactly one variant, by one string
-// automaton over every variant's patterns, formats, listed strings and
-// lengths (groupAutomaton, gap decisions 202 and 226). Unanchored or
-// overlapping patterns ({"oneOf": [{"pattern": "customer"}, {"pattern":
-// "admin"}]}), a lowercase and an uppercase UUID (the all-digit ones are
-// valid for both), overlapping enums ({"oneOf": [{"enum": ["a", "b"]},
-// {"enum": ["b", "c"]}]}: "a" and "c"). A value of another type is valid
-// for every variant that admits its type, since none constrains it: so
-// for one alone only when a single variant admits it, which is left to
-// the general path (ok false), as are views with a not or another pending
-// anyOf or oneOf, a listed value that is not a string, raw arguments
-// (xml), and automata past their limits. The strings a discriminator's
-// conditions leave out (view.excluded) are left out by the automaton too.
-// ok false: the caller goes on as before.
-func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bool) (text *expr, ok bool) {
+// annotations, in the variant's own schema or those its $ref and allOf
+// lead to, gap decision 294): the strings valid for exactly one variant,
+// by one string automaton over every variant's patterns, formats, listed
+// strings and lengths (groupAutomaton, gap decisions 202 and 226).
+// Unanchored or overlapping patterns ({"oneOf": [{"pattern": "customer"},
+// {"pattern": "admin"}]}), a lowercase and an uppercase UUID (the
+// all-digit ones are valid for both), overlapping enums ({"oneOf":
+// [{"enum": ["a", "b"]}, {"enum": ["b", "c"]}]}: "a" and "c"). A value of
+// another type is valid for every variant that admits its type, since
+// none constrains it: so for none when two variants admit it, and for one
+// alone when a single variant does, whose values of that type are written
+// beside the strings (294: {"oneOf": [{"type": "integer"}, {"type":
+// "string", "pattern": "^-?\\d+/\\d+$"}, {"type": "string", "pattern":
+// "^0x"}]}). A variant that admits no strings may constrain the types it
+// admits, when no other variant admits them (an object of properties
+// beside string variants). Views with a not or another pending anyOf or oneOf, a listed
+// value that is not a string, a variant alone admitting numbers that are
+// not integers but not the integers, raw arguments (xml), and automata
+// past their limits are left to the general path (ok false). The strings
+// a discriminator's conditions leave out (view.excluded) are left out by
+// the automaton too. ok false: the caller goes on as before.
+func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, ctx textContext, xml bool) (text *expr, ok bool) {
 	d := c.d
 	if !c.strict || xml || d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len < 2 || d.Nodes[oneOf].Len > maxDiscriminated {
 		return nil, false
 	}
 	ok = true
 	d.Elements(oneOf, func(e, _ int) bool {
-		if ok = d.Kind(e) == pyjson.Object && d.DuplicateKey(e) < 0; ok {
-			d.Members(e, func(k, _ int) bool {
-				switch d.Str(k) {
-				case "type", "pattern", "format", "minLength", "maxLength", "enum", "const", "description", "title", "$comment", "examples", "default":
-					return true
-				}
-				ok = false
-				return false
-			})
-		}
+		ok = d.Kind(e) == pyjson.Object && d.DuplicateKey(e) < 0
 		return ok
 	})
 	if !ok {
@@ -49,19 +47,33 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 	var groups []stringGroup
 	key := []byte("variants") // the memo's: the groups' keywords
 	var admitting [8]int      // the variants that admit each other type, by bit
+	var owner [8]*view        // the last of them
+	var mine []*view          // the variants that constrain other types than strings
 	d.Elements(oneOf, func(e, pos int) bool {
 		w := c.with(v, i, doneOneOf, e, path+"["+strconv.Itoa(pos)+"]")
 		if w.never {
 			return true // valid for nothing
 		}
+		constrained := false // a keyword of other types than strings
 		for _, n := range w.nodes {
 			ks := n.ks
 			if ks.Not >= 0 || ks.AnyOf >= 0 && n.done&doneAnyOf == 0 || ks.OneOf >= 0 && n.done&doneOneOf == 0 {
 				ok = false
 				return false
 			}
+			constrained = constrained || !v.has(n.node) && !stringVariantKeys(d, n)
 		}
 		set := c.types(w)
+		if constrained {
+			// Its values, of no type another variant admits, are its
+			// own (checked below); it may constrain them as it likes,
+			// but not strings.
+			if set&tStr != 0 {
+				ok = false
+				return false
+			}
+			mine = append(mine, w)
+		}
 		// An enum or const (the variant's own or beside the oneOf): its
 		// strings, every value valid for the variant among them.
 		lits, listed := c.literalSet(w)
@@ -77,6 +89,7 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 		for bit := range admitting {
 			if t := typeSet(1) << bit; t != tStr && set&t != 0 {
 				admitting[bit]++
+				owner[bit] = w
 			}
 		}
 		if set&tStr == 0 {
@@ -129,9 +142,29 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 	if !ok || c.err != nil || len(groups) < 2 {
 		return nil, false
 	}
-	for _, n := range admitting {
-		if n == 1 {
-			return nil, false
+	// A type one variant alone admits: its values of that type (decision
+	// 294), the variant's view with every other type left out.
+	var alone []*view
+	var only []typeSet
+	for bit, n := range admitting {
+		if n != 1 {
+			continue
+		}
+		k := slices.Index(alone, owner[bit])
+		if k < 0 {
+			k = len(alone)
+			alone, only = append(alone, owner[bit]), append(only, 0)
+		}
+		only[k] |= typeSet(1) << bit
+	}
+	for _, set := range only {
+		if set&tFrac != 0 && set&tInt == 0 {
+			return nil, false // numbers that are not integers: no rule writes them alone
+		}
+	}
+	for _, w := range mine {
+		if k := slices.Index(alone, w); k < 0 || only[k] != c.types(w) {
+			return nil, false // a type another variant admits, which this one constrains
 		}
 	}
 	// The strings a discriminator's conditions list (view.excluded) are
@@ -144,11 +177,44 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, xml bo
 			key = strconv.AppendQuote(append(key, " not"...), d.Str(m))
 		}
 	}
-	if e, ok := c.memo[string(key)]; ok {
-		return e, true // the same variants elsewhere in the schemas
-	}
-	if text, ok = c.groupAutomaton(groups, negs, false, path); ok {
+	text, ok = c.memo[string(key)] // the same variants elsewhere in the schemas
+	if !ok {
+		if text, ok = c.groupAutomaton(groups, negs, false, path); !ok {
+			return nil, false
+		}
 		c.memo[string(key)] = text
 	}
-	return text, ok
+	if len(alone) == 0 {
+		return text, true
+	}
+	alts := []*expr{text}
+	for k, w := range alone {
+		x := *w
+		x.excluded = append(slices.Clip(w.excluded), exclusion{types: tAll &^ only[k]})
+		alts = append(alts, c.value(&x, ctx, xml))
+	}
+	return alt(alts...), c.err == nil
+}
+
+// stringVariantKeys reports whether a schema n of a oneOf variant's own
+// (the variant, or one its $ref or allOf leads to) constrains strings
+// only, for stringVariants: no keyword of objects, arrays or numbers, no
+// nullable, and nothing the compiler reports or may report (other,
+// mayOther). type, pattern, format, the lengths, enum, const,
+// annotations, definitions, and a $ref or an allOf (whose schemas are the
+// variant's too, read in turn) are.
+func stringVariantKeys(d *pyjson.Doc, n vnode) bool {
+	ks := n.ks
+	if n.other || n.mayOther || ks.AllOf >= 0 && d.Kind(ks.AllOf) != pyjson.Array {
+		return false
+	}
+	for _, k := range [...]int{ks.Properties, ks.Required, ks.AdditionalProperties, ks.PatternProperties,
+		ks.MinProperties, ks.MaxProperties, ks.PropertyNames, ks.DependentRequired, ks.Items, ks.PrefixItems,
+		ks.MinItems, ks.MaxItems, ks.UniqueItems, ks.Contains, ks.Minimum, ks.Maximum, ks.ExclusiveMinimum,
+		ks.ExclusiveMaximum, ks.Mult, ks.Nullable} {
+		if k >= 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -56,9 +56,24 @@ func TestStringVariants(t *testing.T) {
 	if _, err := compileFormat(dumpProperties(200, `{"oneOf": [{"type": "string", "format": "uuid"}, {"type": "string", "pattern": "^[0-9a-f-]+$"}]}`), true); err != nil {
 		t.Errorf("200 properties of the same variants: %v", err)
 	}
-	// A type only one variant admits: as before.
-	if _, err := compileFormat(`{"oneOf": [{"type": "string", "pattern": "^a"}, {"type": ["string", "integer"], "pattern": "b$"}]}`, true); err == nil || !strings.Contains(err.Error(), "oneOf") {
-		t.Errorf("an integer valid for one variant: %v", err)
+}
+
+// Under strict, a oneOf's string variants may be $refs (and allOfs) to
+// schemas that only constrain strings, and a type one variant alone
+// admits is written beside the strings (gap decision 294).
+func TestStringVariantsRefsAndTypes(t *testing.T) {
+	checkStrictExact(t, stringVariantRefCases)
+	for _, schema := range []string{
+		// Numbers that are not integers, which no rule writes alone.
+		`{"oneOf": [{"type": "number"}, {"type": "integer"}, {"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "b$"}]}`,
+		// A variant that constrains numbers too: the general path.
+		`{"oneOf": [{"type": ["string", "integer"], "minimum": 0, "pattern": "^a"}, {"type": ["string", "integer"], "pattern": "b$"}]}`,
+		// A $ref to a schema of objects and strings.
+		`{"$defs": {"o": {"type": ["string", "object"], "required": ["x"], "pattern": "^a"}}, "oneOf": [{"$ref": "#/$defs/o"}, {"type": ["string", "object"], "pattern": "b$"}]}`,
+		// A variant that constrains objects another variant admits.
+		`{"oneOf": [{"type": "string", "pattern": "^a"}, {"type": ["string", "object"], "pattern": "b$"}, {"type": "object", "required": ["x"]}]}`,
+	} {
+		checkReportedAt(t, schema, "response_format.json_schema.schema.oneOf")
 	}
 }
 
@@ -134,4 +149,92 @@ func TestStringAutomataAgainstValidator(t *testing.T) {
 		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
 	}
 	t.Logf("%d schemas compiled, %d instances checked", compiled, checked)
+}
+
+// Decision 294 against a JSON Schema validator: oneOfs of string variants,
+// some behind $ref, beside variants of other types (some constrained), on
+// strings and values of every type.
+func TestStringVariantsTypesAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 294))
+	patterns := []string{`^a`, `b$`, `[0-9]`, `^[a-c]+$`, `^.{2}$`}
+	others := []string{`{"type": "integer"}`, `{"type": "null"}`, `{"type": "boolean"}`, `{"type": "number"}`,
+		`{"type": "integer", "minimum": 2}`, `{"type": "array", "items": {"type": "integer"}, "maxItems": 2}`,
+		`{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}`}
+	values := []string{`1`, `2`, `-3`, `1.5`, `null`, `true`, `false`, `[]`, `[1]`, `["a"]`, `{}`, `{"n": 1}`, `{"n": "a"}`}
+	checked, compiled := 0, 0
+	for range 300 {
+		var defs, vs []string
+		for k := range 2 + rng.IntN(3) {
+			switch rng.IntN(4) {
+			case 0:
+				vs = append(vs, others[rng.IntN(len(others))])
+				continue
+			}
+			kws := []string{`"pattern": ` + strconv.Quote(patterns[rng.IntN(len(patterns))])}
+			switch rng.IntN(3) {
+			case 0:
+				kws = append(kws, `"type": "string"`)
+			case 1:
+				kws = append(kws, `"type": ["string", `+[]string{`"integer"`, `"null"`, `"boolean"`}[rng.IntN(3)]+`]`)
+			}
+			if rng.IntN(4) == 0 {
+				kws = append(kws, `"maxLength": `+strconv.Itoa(1+rng.IntN(3)))
+			}
+			variant := "{" + strings.Join(kws, ", ") + "}"
+			if rng.IntN(2) == 0 {
+				name := "v" + strconv.Itoa(k)
+				defs = append(defs, strconv.Quote(name)+": "+variant)
+				variant = `{"$ref": "#/$defs/` + name + `"}`
+			}
+			vs = append(vs, variant)
+		}
+		schema := `{"$defs": {` + strings.Join(defs, ", ") + `}, "oneOf": [` + strings.Join(vs, ", ") + `]}`
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			if !strings.Contains(err.Error(), "oneOf") && !strings.Contains(err.Error(), "no value satisfies") {
+				t.Errorf("%s: %v", schema, err)
+			}
+			continue // (refused: the general path's, numbers that are not integers alone, or no string for one variant alone)
+		}
+		compiled++
+		validator := validatorFor(t, schema)
+		for range 20 {
+			var b strings.Builder
+			for range rng.IntN(5) {
+				b.WriteByte("ab0c"[rng.IntN(4)])
+			}
+			content := strconv.Quote(b.String())
+			if rng.IntN(3) == 0 {
+				content = values[rng.IntN(len(values))]
+			}
+			agreeWithValidator(t, schema, g, validator, content)
+			checked++
+		}
+	}
+	if compiled < 150 || checked < 3000 {
+		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
+	}
+	t.Logf("%d schemas compiled, %d instances checked", compiled, checked)
+}
+
+// stringVariantRefCases are TestStringVariantsRefsAndTypes's exact
+// schemas (gap decision 294); their strict grammars are dumped for
+// llama.cpp's and xgrammar's matchers beside decision 289's.
+var stringVariantRefCases = []contentCase{
+	{"variants behind $ref", `{"$defs": {"hz": {"type": "string", "pattern": "^[0-9]+Hz$"}, "bpm": {"type": "string", "pattern": "^[0-9]+bpm$"}},
+		"oneOf": [{"$ref": "#/$defs/hz"}, {"$ref": "#/$defs/bpm"}, {"enum": ["fast", "slow"]}]}`,
+		[]string{`"50Hz"`, `"120bpm"`, `"fast"`}, []string{`"50"`, `"fastHz"`, `"medium"`, `1`, `null`}},
+	{"a $ref's $ref and allOf", `{"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"allOf": [{"type": "string"}, {"pattern": "^a"}]}},
+		"oneOf": [{"$ref": "#/definitions/a"}, {"type": "string", "pattern": "b$"}]}`,
+		[]string{`"a"`, `"b"`, `"ax"`}, []string{`"ab"`, `"c"`, `1`}},
+	{"an integer one variant admits", `{"oneOf": [{"type": "integer"}, {"type": "string", "pattern": "^-?[0-9]+/[0-9]+$"}, {"type": "string", "pattern": "^0x[0-9a-f]+$"}]}`,
+		[]string{`12`, `-3`, `"1/2"`, `"0x1f"`}, []string{`1.5`, `"12"`, `"0x"`, `null`, `true`}},
+	{"null and an empty string", `{"oneOf": [{"type": "string", "pattern": "^[0-9]+$"}, {"type": "null"}, {"type": "string", "maxLength": 0}]}`,
+		[]string{`"12"`, `null`, `""`}, []string{`"a"`, `0`, `[]`}},
+	{"a variant of two types", `{"oneOf": [{"type": "string", "pattern": "^a"}, {"type": ["string", "integer"], "pattern": "b$"}]}`,
+		[]string{`"a"`, `"b"`, `7`}, []string{`"ab"`, `"c"`, `null`, `1.5`}},
+	{"types two variants admit and one alone", `{"oneOf": [{"type": ["null", "string"], "pattern": "^a"}, {"type": ["null", "string"], "pattern": "b$"}, {"type": ["boolean", "string"], "pattern": "c"}]}`,
+		[]string{`"a"`, `"xc"`, `true`}, []string{`"abc"`, `"ac"`, `1`, `null`, `{}`}},
+	{"an object one variant admits", `{"oneOf": [{"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "b$"}, {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": false}]}`,
+		[]string{`"a"`, `"b"`, `{"n": 1}`}, []string{`"ab"`, `{}`, `{"n": "1"}`, `1`}},
 }

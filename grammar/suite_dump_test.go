@@ -479,10 +479,11 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 		dump(fmt.Sprintf("impossible-%02d", i), g, schema, append(slices.Clone(c.yes), c.no...), uint64(200+i))
 		impossible++
 	}
-	// The oneOf schemas of TestOneOfVariantTypes (decision 289), strict,
-	// with their listed values.
+	// The oneOf schemas of TestOneOfVariantTypes (decision 289) and
+	// TestStringVariantsRefsAndTypes (294), strict, with their listed
+	// values.
 	variants := 0
-	for i, c := range variantTypeCases {
+	for i, c := range slices.Concat(variantTypeCases, stringVariantRefCases) {
 		schema := json.RawMessage(c.schema)
 		g, err := Compile(ctx, dumpSpec(&Spec{Format: &Format{Schema: schema, Strict: true}}))
 		if err != nil {

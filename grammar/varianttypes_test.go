@@ -129,7 +129,8 @@ func stringList(prefix string, lo, hi int) string {
 // ranges that share their bound (3) meet; arrays whose elements' types
 // meet, or whose first element a prefixItems governs, meet beyond [];
 // objects whose required member's schemas admit one type, strings, meet;
-// long enums that share a string meet.
+// long enums that share a string meet (beside a variant with a not, which
+// keeps the string automaton of decision 294 from writing them exactly).
 func TestOneOfVariantTypesRefused(t *testing.T) {
 	for _, schema := range []string{
 		`{"oneOf": [{"type": "integer"}, {"type": "string"}, {"type": "number"}]}`,
@@ -138,9 +139,53 @@ func TestOneOfVariantTypesRefused(t *testing.T) {
 		`{"oneOf": [{"type": "integer", "maximum": 3}, {"type": "number", "minimum": 3}]}`,
 		`{"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "array", "items": {"type": "integer"}}]}`,
 		`{"oneOf": [{"type": "object", "properties": {"v": {"type": "string", "minLength": 2}}, "required": ["v"]}, {"type": "object", "properties": {"v": {"type": "string", "pattern": "^a"}}, "required": ["v"]}]}`,
-		`{"oneOf": [{"type": "string", "enum": ` + stringList("a", 0, 100) + `}, {"type": "string", "enum": ` + stringList("a", 99, 160) + `}, {"type": "integer"}]}`,
+		`{"oneOf": [{"type": "string", "enum": ` + stringList("a", 0, 100) + `}, {"type": "string", "enum": ` + stringList("a", 99, 160) + `}, {"type": "integer", "not": {"const": 3}}]}`,
 		`{"oneOf": [{"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}}, {"type": "array", "items": {"type": "string"}}]}`,
 	} {
 		checkReportedAt(t, schema, "response_format.json_schema.schema.oneOf")
 	}
+}
+
+// A key no draft knows and no keyword misspelt can be (_format, x-order:
+// schema.Extension) constrains nothing, so the oneOf checks that read a
+// variant's schemas keyword by keyword take it for an annotation (gap
+// decision 294); a misspelt keyword still makes strict refuse, naming it.
+func TestOneOfExtensionKeys(t *testing.T) {
+	checkStrictExact(t, []contentCase{
+		{"extension keys in open variants", `{"type": "object", "oneOf": [{"properties": {"uri": {"_format": "uri", "type": "string"}}, "required": ["uri"]}, {"properties": {"id": {"type": "string", "x-order": 1}}, "required": ["id"]}]}`,
+			[]string{`{"uri": "a"}`, `{"id": "b"}`, `{"uri": "a", "id": 1}`}, []string{`{"uri": "a", "id": "b"}`, `{}`, `{"uri": 1}`}},
+	})
+	if _, err := compileFormat(`{"type": "object", "oneOf": [{"properties": {"uri": {"minLenght": 3, "type": "string"}}, "required": ["uri"]}, {"properties": {"id": {"type": "string"}}, "required": ["id"]}]}`, true); err == nil || !strings.Contains(err.Error(), "oneOf[0].properties.uri.minLenght: unknown keyword") {
+		t.Errorf("a misspelt keyword: %v", err)
+	}
+}
+
+// Under strict, a oneOf refused because two variants meet names the two
+// and the types they share, so that whoever wrote it knows where to look.
+func TestOneOfOverlapNamed(t *testing.T) {
+	for _, c := range []struct{ schema, want string }{
+		{`{"oneOf": [{"type": "integer"}, {"type": "boolean"}, {"type": ["string", "integer"], "not": {"const": 3}}]}`,
+			"(oneOf[0] and oneOf[2] both admit integers)"},
+		{`{"oneOf": [{"type": "object", "properties": {"v": {"type": "string", "minLength": 2}}, "required": ["v"]}, {"type": "object", "properties": {"v": {"type": "string", "pattern": "^a"}}, "required": ["v"]}]}`,
+			"(oneOf[0] and oneOf[1] both admit objects)"},
+		{`{"oneOf": [{"type": "string", "minLength": 2}, {"type": "string", "not": {"const": "a"}}]}`,
+			"(oneOf[0] and oneOf[1] both admit strings)"},
+		{`{"oneOf": ` + numberedVariants(33) + `}`,
+			"(more than 32 variants, two of which admit objects)"},
+	} {
+		_, err := compileFormat(c.schema, true)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.schema, err, c.want)
+		}
+	}
+}
+
+// numberedVariants is a list of n object variants each requiring a name of
+// its own, with a property all declare.
+func numberedVariants(n int) string {
+	var vs []string
+	for i := range n {
+		vs = append(vs, `{"type": "object", "properties": {"s": {"type": "string", "minLength": 2}}, "required": ["k`+strconv.Itoa(i)+`"]}`)
+	}
+	return "[" + strings.Join(vs, ", ") + "]"
 }

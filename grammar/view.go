@@ -786,7 +786,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					exclNot = c.exclusiveNotCases(v, kw.node)
 				}
 				if excl == nil && exclNot == nil {
-					if text, ok := c.stringVariants(v, i, kw.node, n.path+".oneOf", xml); ok {
+					if text, ok := c.stringVariants(v, i, kw.node, n.path+".oneOf", ctx, xml); ok {
 						return text
 					}
 				}
@@ -890,8 +890,10 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				}
 				alts = append(alts, alt(cases...))
 			}
-			if kw.name == "oneOf" && excl == nil && c.err == nil && c.variantsOverlap(sets, variants) {
-				c.loosen(n.path+".oneOf", "oneOf", "its variants admit values of one type, and the grammar can't tell that a value matches only one of them")
+			if kw.name == "oneOf" && excl == nil && c.err == nil {
+				if which := c.overlappingVariants(sets, variants); which != "" {
+					c.loosen(n.path+".oneOf", "oneOf", "its variants admit values of one type ("+which+"), and the grammar can't tell that a value matches only one of them")
+				}
 			}
 			return alt(alts...)
 		}
@@ -1496,11 +1498,19 @@ const (
 // property (discriminated). Then a value the grammar writes for one
 // variant is valid for it alone, and oneOf is exact.
 func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
+	return c.overlappingVariants(sets, views) != ""
+}
+
+// overlappingVariants is variantsOverlap's answer, said for an error: ""
+// when the variants are apart, otherwise which two the grammar can't tell
+// apart and the types they share ("oneOf[0] and oneOf[2] both admit
+// objects"), so that whoever wrote the schema knows where to look.
+func (c *compiler) overlappingVariants(sets []typeSet, views []*view) string {
 	if !overlap(sets) {
-		return false
+		return ""
 	}
 	if len(sets) > maxDiscriminated {
-		return true
+		return "more than " + strconv.Itoa(maxDiscriminated) + " variants, two of which admit " + typeNames(sharedType(sets))
 	}
 	c.memberTypeWork = maxMemberTypeWork
 	checks := 0                    // literalsApart's, against maxLiteralPairs
@@ -1532,10 +1542,44 @@ func (c *compiler) variantsOverlap(sets []typeSet, views []*view) bool {
 				c.literalsApart(views[i], views[j], &checks) || c.literalsApart(views[j], views[i], &checks) {
 				continue
 			}
-			return true
+			return "oneOf[" + strconv.Itoa(i) + "] and oneOf[" + strconv.Itoa(j) + "] both admit " + typeNames(shared)
 		}
 	}
-	return false
+	return ""
+}
+
+// sharedType is a type that two of sets admit, where overlap says there
+// is one.
+func sharedType(sets []typeSet) typeSet {
+	var seen typeSet
+	for _, s := range sets {
+		if shared := seen & s; shared != 0 {
+			return shared
+		}
+		seen |= s
+	}
+	return 0
+}
+
+// typeNames names the types of set for a message ("strings or objects").
+func typeNames(set typeSet) string {
+	var names []string
+	for _, t := range [...]struct {
+		set  typeSet
+		name string
+	}{{tNull, "null"}, {tBool, "booleans"}, {tNum, "numbers"}, {tInt, "integers"}, {tFrac, "numbers that are not integers"}, {tStr, "strings"}, {tArr, "arrays"}, {tObj, "objects"}} {
+		if set&t.set == t.set {
+			names = append(names, t.name)
+			set &^= t.set
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "values"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // literalsApart reports whether every value a allows is among its const or

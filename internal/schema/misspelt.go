@@ -174,3 +174,13 @@ func fold(c byte) byte {
 	}
 	return c
 }
+
+// Extension reports whether the key name is no keyword of any draft and
+// can be no misspelling of one either (MayBeMisspelt is false): a key
+// turned off or an extension's own (_format, x-order, @type), or one too
+// short or too long to be a keyword misspelt. JSON Schema ignores such a
+// key, so it constrains nothing, as an annotation does. It costs no
+// allocation and no comparison with the keywords.
+func Extension(name string) bool {
+	return !knownKeyword(name) && !MayBeMisspelt([]byte(name))
+}

@@ -275,3 +275,21 @@ func TestTokensOfFragments(t *testing.T) {
 		}
 	}
 }
+
+// Extension: keys no draft knows and no keyword misspelt can be.
+func TestExtension(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"_format", true}, {"x-order", true}, {"@type", true}, {"ui", true},
+		{"markdownEnumDescriptions", true}, // longer than any keyword and two edits
+		{"format", false}, {"minLength", false}, {"description", false},
+		{"minLenght", false}, {"emum", false}, {"additonalProperties", false}, // may be misspelt: Misspelt's
+		{"nullable", false}, {"example", false}, // OpenAPI's, which the compiler reads or names
+	} {
+		if got := schema.Extension(c.name); got != c.want {
+			t.Errorf("Extension(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -104,7 +104,7 @@ refused=$(awk '$2 == "refused"' loads.txt)
 slow=$(awk -v max="$load_ms_max" '$2 != "refused" && $3 > max * 1000 { print $1, $3 / 1000 " ms of CPU (" $2 / 1000 " ms)" }' loads.txt)
 big=$(awk -v max="$rss_mb_max" '$2 != "refused" && $4 > max * 1024 { print $1, $4 / 1024 " MB" }' loads.txt)
 echo
-echo "grammars checked: $grammars ($suite of the test suite, $strict of them strict; $attacks attacks; $impossible with parts that match nothing; $zod of zod; $oneof oneOf of decision 289, strict; $maskbench of MaskBench)"
+echo "grammars checked: $grammars ($suite of the test suite, $strict of them strict; $attacks attacks; $impossible with parts that match nothing; $zod of zod; $oneof oneOf of decisions 289 and 294, strict; $maskbench of MaskBench)"
 echo "texts matched: $texts of $expected ($(awk '$3 == "ok"' got.txt | wc -l) in the grammar)"
 echo "slowest loads (grammar, CPU ms, wall-clock ms, peak RSS MB, rules):"
 awk '$2 != "refused" { printf "  %s %.3f %.3f %.1f %d\n", $1, $3 / 1000, $2 / 1000, $4 / 1024, $5 }' loads.txt | sort -k2 -g -r | sed -n '1,5p'
