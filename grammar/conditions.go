@@ -118,12 +118,49 @@ func neverSchema(d *pyjson.Doc, s int) bool {
 // notRequired read, as nodes (-1: absent).
 type notKeywords struct{ pattern, enum, constant, required, typ int }
 
-// readNot reads the not of schema s: ok is false when there is none, when
-// it is not an object, or when it holds a keyword other than those of
-// notKeywords and annotations.
-func readNot(d *pyjson.Doc, s int) (k notKeywords, ok bool) {
-	k = notKeywords{-1, -1, -1, -1, -1}
+// maxNotRefs caps the $refs notSchema follows from a not to the schema
+// it stands for.
+const maxNotRefs = 8
+
+// notSchema is the schema the not of schema s stands for (-1: none): its
+// own, or, where it is only a $ref (and annotations), the schema the $ref
+// names, followed up to maxNotRefs times (gap decision 296: Avro's
+// {"not": {"$ref": "#/definitions/primitiveType"}}, an enum of strings).
+// A $ref that can't be resolved is left as it is, and the readers refuse
+// it.
+func (c *compiler) notSchema(s int) int {
+	d := c.d
 	n := d.Lookup(s, "not")
+	for range maxNotRefs {
+		if n < 0 || d.Kind(n) != pyjson.Object || d.DuplicateKey(n) >= 0 {
+			return n
+		}
+		ref, only := -1, true
+		d.Members(n, func(key, val int) bool {
+			if k := d.Str(key); k == "$ref" {
+				ref = val
+			} else {
+				only = annotation(k)
+			}
+			return only
+		})
+		if ref < 0 || !only || d.Kind(ref) != pyjson.String {
+			return n
+		}
+		target := c.resolveRef(n, ref)
+		if target < 0 {
+			return n
+		}
+		n = target
+	}
+	return n
+}
+
+// readNot reads a not's schema n (notSchema): ok is false when there is
+// none, when it is not an object, or when it holds a keyword other than
+// those of notKeywords and annotations.
+func readNot(d *pyjson.Doc, n int) (k notKeywords, ok bool) {
+	k = notKeywords{-1, -1, -1, -1, -1}
 	if n < 0 || d.Kind(n) != pyjson.Object || d.DuplicateKey(n) >= 0 {
 		return k, false
 	}
@@ -178,7 +215,7 @@ type notStringRead struct {
 // readNotString is notString, read from the document.
 func (c *compiler) readNotString(s int) (neg *expr, stringsOnly bool, ok bool) {
 	d := c.d
-	k, ok := readNot(d, s)
+	k, ok := readNot(d, c.notSchema(s))
 	if !ok || k.required >= 0 || (k.pattern >= 0) == (k.enum >= 0 || k.constant >= 0) || k.enum >= 0 && k.constant >= 0 {
 		return nil, false, false // one pattern, or one enum or const
 	}
@@ -231,8 +268,9 @@ const maxNotNumbers = 16
 // null, ...), which a view admitting any of them can't apply this way. ok
 // is false for any other not, for a number past maxRangeDigits digits
 // either side of the point, or past maxNotNumbers members.
-func notNumbers(d *pyjson.Doc, s int) (xs []*big.Rat, others typeSet, ok bool) {
-	k, ok := readNot(d, s)
+func (c *compiler) notNumbers(s int) (xs []*big.Rat, others typeSet, ok bool) {
+	d := c.d
+	k, ok := readNot(d, c.notSchema(s))
 	if !ok || k.required >= 0 || k.pattern >= 0 || (k.enum >= 0) == (k.constant >= 0) {
 		return nil, 0, false
 	}
@@ -283,15 +321,17 @@ func annotation(keyword string) bool {
 // notRequired reads the not of schema s when it rules out objects by the
 // names they hold (gap decisions 199 and 205): its schema only requires
 // names, through required, allOf and anyOf of such schemas (and "type":
-// "object" and annotations). sets are the sets of names the not forbids an
+// "object", properties of schemas that admit anything, and annotations;
+// behind a $ref too, notSchema). sets are the sets of names the not forbids an
 // object to hold all of: such an object must lack a name of each set
 // (not {"required": ["a", "b"]}: one set; not {"anyOf": [{"required":
 // ["a"]}, {"required": ["b"]}]}: two, so both names absent). objectsOnly is
 // true when the not rules out every value that is not an object too (a
 // number is valid for required, so not for the not). ok is false for any
 // other not.
-func notRequired(d *pyjson.Doc, s int) (sets [][]string, objectsOnly bool, ok bool) {
-	n := d.Lookup(s, "not")
+func (c *compiler) notRequired(s int) (sets [][]string, objectsOnly bool, ok bool) {
+	d := c.d
+	n := c.notSchema(s)
 	if n < 0 {
 		return nil, false, false
 	}
@@ -361,6 +401,17 @@ func heldNames(d *pyjson.Doc, n, depth int) (sets [][]string, typed bool, ok boo
 		case "type":
 			typed = typesOf(d, val) == tObj
 			ok = typed
+			return ok
+		case "properties":
+			// Schemas that admit anything ({"properties": {"x": {}},
+			// "required": ["x"]}) ask nothing of the names they hold
+			// (gap decision 296).
+			if ok = d.Kind(val) == pyjson.Object && d.DuplicateKey(val) < 0; ok {
+				d.Members(val, func(_, p int) bool {
+					ok = anySchema(d, p)
+					return ok
+				})
+			}
 			return ok
 		default:
 			ok = annotation(k)

@@ -61,7 +61,7 @@
 // conditions, a case each, and one for the values none lists), not (of
 // types, of anything or of nothing; of an enum or const among integers
 // or bounded numbers; under strict, of a
-// pattern, enum or const of strings, and of required),
+// pattern, enum or const of strings, and of required; through a $ref),
 // multipleOf (whole numbers up to 64; beside bounds, 1, and under strict
 // the others by an automaton; powers of ten below 1, with or without
 // bounds, and j times one, j up to 64, without bounds or under strict
@@ -71,8 +71,8 @@
 // (exactly when its variants' types are disjoint, read through their
 // enum, const and nested anyOf and oneOf, a type two variants admit whole
 // being no variant's, ranges of numbers that meet nowhere apart, and
-// arrays whose elements' types are apart, [] left out where two variants
-// admit it; their objects told
+// arrays whose elements' types, or lists of strings, are apart, [] left
+// out where two variants admit it; their objects told
 // apart, their literals apart, they only require names (or forbid them
 // by a not of required), or under strict
 // they only constrain or list strings (through $ref and allOf too), beside

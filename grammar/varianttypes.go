@@ -270,15 +270,61 @@ func emptyExcluded(v *view) bool {
 }
 
 // arraysApart reports whether no array is valid for both views: the types
-// of their elements (every items schema's, schemaTypes) are apart, their
-// elements all governed by items (no prefixItems, no items of drafts 4 to
-// 2019-09 as a list), so only [] could be valid for both, and one of them
-// does not write [] (emptyExcluded, or a minItems of 1 at least).
+// of their elements (every items schema's, schemaTypes) are apart, or the
+// strings an items schema of each lists share none (elementStringsApart,
+// gap decision 295), their elements all governed by items (no
+// prefixItems, no items of drafts 4 to 2019-09 as a list), so only []
+// could be valid for both, and one of them does not write []
+// (emptyExcluded, or a minItems of 1 at least).
 func (c *compiler) arraysApart(a, b *view) bool {
 	work := 0
 	ia, okA := c.elementTypes(a, &work)
 	ib, okB := c.elementTypes(b, &work)
-	return okA && okB && ia&ib == 0 && (c.noEmptyArray(a) || c.noEmptyArray(b))
+	return okA && okB && (ia&ib == 0 || c.elementStringsApart(a, b)) && (c.noEmptyArray(a) || c.noEmptyArray(b))
+}
+
+// elementStringsApart reports whether an items schema of a and one of b
+// are each only an enum or const of strings (literalsOnly, beside a type
+// and annotations) and the two lists share no string ({"items": {"enum":
+// ["top", "left"]}} against {"items": {"enum": ["vertical"]}}): every
+// element is among each view's list, so no element, and no array but [],
+// is valid for both. Lists of up to 7 strings are compared pair by pair,
+// longer ones through a set of the longer (stringsApart).
+func (c *compiler) elementStringsApart(a, b *view) bool {
+	la, lb := c.elementStrings(a), c.elementStrings(b)
+	if la == nil || lb == nil {
+		return false
+	}
+	if len(la) > len(lb) {
+		la, lb = lb, la
+	}
+	if len(lb) >= 8 {
+		return stringsApart(c.d, la, lb)
+	}
+	for _, x := range la {
+		for _, y := range lb {
+			if c.d.Str(x) == c.d.Str(y) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// elementStrings is the list of strings the first items schema of v that
+// lists strings only allows (nil: none does).
+func (c *compiler) elementStrings(v *view) []int {
+	d := c.d
+	for _, n := range v.nodes {
+		if n.ks.Items < 0 {
+			continue
+		}
+		values, ok := literalsOnly(d, n.ks.Items)
+		if ok && !slices.ContainsFunc(values, func(m int) bool { return d.Kind(m) != pyjson.String }) {
+			return values
+		}
+	}
+	return nil
 }
 
 // elementTypes is a superset of the types of the elements of v's arrays:

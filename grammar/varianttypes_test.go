@@ -107,6 +107,12 @@ var variantTypeCases = []contentCase{
 	{"objects told apart by a required member's enums of 100 and 60 strings",
 		`{"oneOf": [{"type": "object", "properties": {"kind": {"enum": ` + stringList("a", 0, 100) + `}}, "required": ["kind"], "additionalProperties": false}, {"type": "object", "properties": {"kind": {"enum": ` + stringList("b", 0, 60) + `}}, "required": ["kind"], "additionalProperties": false}]}`,
 		[]string{`{"kind": "a7"}`, `{"kind": "b7"}`}, []string{`{"kind": "c"}`, `{}`, `{"kind": 1}`}},
+	{"arrays of strings from lists that share none (decision 295; WordPress's block.json)",
+		`{"oneOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string", "enum": ["top", "right", "left", "bottom"]}}, {"type": "array", "items": {"type": "string", "enum": ["vertical", "horizontal"]}}]}`,
+		[]string{`true`, `["top"]`, `["left", "top"]`, `["vertical", "horizontal"]`}, []string{`[]`, `["top", "vertical"]`, `["x"]`, `"top"`}},
+	{"arrays of strings from lists of 10 and 9 that share none",
+		`{"oneOf": [{"type": "array", "items": {"enum": ` + stringList("a", 0, 10) + `}, "maxItems": 3}, {"type": "array", "items": {"const": "b"}}, {"type": "array", "items": {"enum": ` + stringList("c", 0, 9) + `}}]}`,
+		[]string{`["a0", "a9"]`, `["b", "b"]`, `["c8"]`}, []string{`[]`, `["a0", "b"]`, `["a0", "a1", "a2", "a3"]`, `["c9"]`}},
 }
 
 // stringList is a JSON list of the strings prefix+i, i from lo to hi-1.
@@ -128,6 +134,7 @@ func stringList(prefix string, lo, hi int) string {
 // (so numbers are dropped only when both kinds are, sharedWholeTypes);
 // ranges that share their bound (3) meet; arrays whose elements' types
 // meet, or whose first element a prefixItems governs, meet beyond [];
+// arrays from lists of strings that share one meet (short or long lists);
 // objects whose required member's schemas admit one type, strings, meet;
 // long enums that share a string meet (beside a variant with a not, which
 // keeps the string automaton of decision 294 from writing them exactly).
@@ -141,6 +148,8 @@ func TestOneOfVariantTypesRefused(t *testing.T) {
 		`{"oneOf": [{"type": "object", "properties": {"v": {"type": "string", "minLength": 2}}, "required": ["v"]}, {"type": "object", "properties": {"v": {"type": "string", "pattern": "^a"}}, "required": ["v"]}]}`,
 		`{"oneOf": [{"type": "string", "enum": ` + stringList("a", 0, 100) + `}, {"type": "string", "enum": ` + stringList("a", 99, 160) + `}, {"type": "integer", "not": {"const": 3}}]}`,
 		`{"oneOf": [{"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}}, {"type": "array", "items": {"type": "string"}}]}`,
+		`{"oneOf": [{"type": "array", "items": {"enum": ["top", "left"]}}, {"type": "array", "items": {"enum": ["vertical", "left"]}}]}`,
+		`{"oneOf": [{"type": "array", "items": {"enum": ` + stringList("a", 0, 10) + `}}, {"type": "array", "items": {"enum": ` + stringList("a", 9, 20) + `}}]}`,
 	} {
 		checkReportedAt(t, schema, "response_format.json_schema.schema.oneOf")
 	}

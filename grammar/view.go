@@ -647,7 +647,7 @@ func (c *compiler) types(v *view) typeSet {
 			} else if c.strict {
 				if _, stringsOnly, ok := c.notString(n.node); ok && stringsOnly {
 					set &= tStr // the not of a pattern: what is not a string matches it
-				} else if _, objectsOnly, ok := notRequired(c.d, n.node); ok && objectsOnly {
+				} else if _, objectsOnly, ok := c.notRequired(n.node); ok && objectsOnly {
 					set &= tObj // the not of required: what is not an object matches it
 				}
 			}
@@ -733,7 +733,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 				if _, _, ok := c.notString(n.node); ok && len(v.notStrings) < maxStringShapes {
 					c.notNodes = append(c.notNodes, n.node)
 					v.notStrings = append(v.notStrings, n.node)
-				} else if sets, _, ok := notRequired(d, n.node); ok {
+				} else if sets, _, ok := c.notRequired(n.node); ok {
 					// The view's nots together, while their choices of
 					// names to leave out are few enough.
 					all := append(slices.Clip(v.notRequired), sets...)
@@ -2362,7 +2362,7 @@ func (c *compiler) collectNotNumbers(v *view) {
 		if _, exact := notTypes(c.d, n.node); exact {
 			continue
 		}
-		xs, others, ok := notNumbers(c.d, n.node)
+		xs, others, ok := c.notNumbers(n.node)
 		if !ok || others&set != 0 || total+len(xs) > maxNotNumbers {
 			continue
 		}
@@ -4269,7 +4269,7 @@ func (c *compiler) loosenExcept(v *view, keys *view, except []string, why string
 				}
 			}
 		}
-		if _, _, ok := notRequired(c.d, n.node); ok && n.ks.Not >= 0 {
+		if _, _, ok := c.notRequired(n.node); ok && n.ks.Not >= 0 {
 			c.loosen(n.path+".not", "not", why)
 		}
 		if n.done&doneOneOf != 0 && len(v.absent) > 0 {
