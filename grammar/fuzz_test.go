@@ -59,6 +59,10 @@ func FuzzCompile(f *testing.F) {
 		// pair by pair, within maxMemberTypeWork (gap decisions 289 to
 		// 292).
 		sameMembersOneOf(32, 64),
+		// String variants behind $ref beside types one variant alone
+		// admits, arrays from lists of strings, and nots behind $ref
+		// (gap decisions 294 to 296).
+		`{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"type": "string"}, {"pattern": "^a", "_format": "x"}]}, "n": {"enum": ["a1", 2]}, "c": {"$ref": "#/$defs/c"}}, "type": "object", "properties": {"v": {"oneOf": [{"$ref": "#/$defs/a"}, {"type": ["string", "integer"], "pattern": "b$"}, {"type": "object", "required": ["x"]}, {"type": "array", "items": {"enum": ["top", "left"]}}, {"type": "array", "items": {"const": "v"}, "minItems": 1}]}, "w": {"type": ["string", "integer"], "not": {"$ref": "#/$defs/n"}}, "x": {"not": {"$ref": "#/$defs/c"}}, "y": {"type": "object", "not": {"properties": {"q": {}}, "required": ["q"]}}}}`,
 		`{"type": "string", "pattern": "^((ab){0,40}c){0,60}(x(a|b){0,100}){0,30}$"}`,
 		// Lengths beside patterns and formats, counted by an automaton
 		// (gap decision 197).
