@@ -27,13 +27,22 @@ import (
 // enum, literalSet, are among none), one case more holds it with a value
 // none lists, every else applied (gap decision 224): the property's value
 // leaves out every condition's values (view.excluded), which its strings,
-// booleans, null, integers and bounded numbers can (cuttable). This is
-// exact when no value is among two conditions' values and the object's
-// schemas allow only objects: elsewhere, as before, the conditions are
-// reported (an error under strict).
+// booleans, null, integers and bounded numbers can (cuttable). Where a
+// value is among two conditions' values (gap decision 297: {"const":
+// "static"} and {"enum": ["static", "react"]}), the cases are instead one
+// for each set of conditions some value meets: those conditions' ifs and
+// thens, the others' else, their values left out. This is exact when the
+// object's schemas allow only objects: elsewhere, as before, the
+// conditions are reported (an error under strict).
 
 // maxIfCases caps the cases of one view's discriminator conditions.
 const maxIfCases = 16
+
+// maxIfComparisons caps the comparisons ifCases makes between the values
+// the property may take and the conditions' values (each against each):
+// past it, the conditions are not split, as when they are not a
+// discriminator's.
+const maxIfComparisons = 1 << 16
 
 // discriminatorIf is one if/then/else of a discriminator: the schema it
 // is in, the property, its values (literal nodes), whether the if requires
@@ -222,29 +231,47 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		return nil, false
 	}
 	name := ifs[0].name
-	// The values the property may take, each among one condition's at
-	// most; a value among none, or values not listed, make the case of
-	// the property present with none of the conditions' values (rest).
+	// The values the property may take (its listed ones, or, where it
+	// lists none, every condition's), each with the conditions it meets
+	// (a bit each); a value among none, or values not listed, make the
+	// case of the property present with none of the conditions' values
+	// (rest).
 	declared, finite := c.literalSet(c.memberValue(v, name))
-	rest := !finite
-	for _, m := range declared {
-		if !comparableLiteral(d, m) {
-			return nil, false
-		}
-		among := 0
-		for _, f := range ifs {
-			if slices.ContainsFunc(f.values, func(x int) bool { return c.literalEqual(x, m) }) {
-				among++
-			}
-		}
-		if among > 1 {
-			return nil, false // two conditions true at once: not split here
-		}
-		rest = rest || among == 0
-	}
 	var listed []int // every condition's values, which the rest case rules out
 	for _, f := range ifs {
 		listed = append(listed, f.values...)
+	}
+	candidates := declared
+	if !finite {
+		candidates = listed
+	}
+	if len(candidates)*len(listed) > maxIfComparisons {
+		return nil, false
+	}
+	rest := !finite
+	var classes []uint32 // the sets of conditions values meet, each once
+	for _, m := range candidates {
+		if !comparableLiteral(d, m) {
+			return nil, false
+		}
+		var meets uint32
+		for k, f := range ifs {
+			if slices.ContainsFunc(f.values, func(x int) bool { return c.literalEqual(x, m) }) {
+				meets |= 1 << k
+			}
+		}
+		if meets == 0 {
+			rest = true
+		} else if !slices.Contains(classes, meets) {
+			classes = append(classes, meets)
+		}
+	}
+	// Two conditions true at once for some value (gap decision 297): a
+	// case for each set of conditions some value meets, the property
+	// holding only such values.
+	overlapping := slices.ContainsFunc(classes, func(meets uint32) bool { return meets&(meets-1) != 0 })
+	if overlapping && len(classes)+2 > maxIfCases {
+		return nil, false
 	}
 	if rest && !c.cuttable(c.memberValue(v, name), listed) {
 		return nil, false
@@ -272,6 +299,9 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	}
 	var cases []*expr
 	for i, f := range ifs {
+		if overlapping {
+			break
+		}
 		add := []int{f.cond, f.then}
 		paths := []string{f.condPath, f.then0}
 		for j, g := range ifs {
@@ -280,6 +310,36 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 			}
 		}
 		cases = append(cases, caseOf(add, paths, name, "", v.excluded))
+		if c.err != nil {
+			return nil, true
+		}
+	}
+	for _, meets := range classes {
+		if !overlapping {
+			break
+		}
+		// The conditions of meets hold (each if restricts the property
+		// to its values, and its then applies); the others fail (their
+		// values left out, their else applies).
+		var add []int
+		var paths []string
+		var outside []int
+		for k, f := range ifs {
+			if meets&(1<<k) != 0 {
+				add, paths = append(add, f.cond, f.then), append(paths, f.condPath, f.then0)
+			} else {
+				add, paths = append(add, f.els), append(paths, f.el0)
+				outside = append(outside, f.values...)
+			}
+		}
+		excluded := v.excluded
+		if len(outside) > 0 {
+			if !c.cuttable(c.memberValue(v, name), outside) {
+				return nil, false
+			}
+			excluded = append(slices.Clip(v.excluded), exclusion{name: name, values: outside, path: ifs[0].condPath})
+		}
+		cases = append(cases, caseOf(add, paths, name, "", excluded))
 		if c.err != nil {
 			return nil, true
 		}

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +46,14 @@ func TestIfCases(t *testing.T) {
 		{"booleans", `{"type": "object", "properties": {"b": {"type": "boolean"}, "n": {}}, "required": ["b"], "if": {"properties": {"b": {"const": false}}}, "else": {"required": ["n"]}}`,
 			[]string{`{"b": false}`, `{"b": true, "n": 1}`, `{"b": false, "n": 1}`},
 			[]string{`{"b": true}`, `{}`, `{"b": null, "n": 1}`}},
+		// Conditions whose values meet (decision 297): JSON Schema
+		// Store's spacefile, and the same beside a property of any string.
+		{"conditions that share a value (spacefile)", `{"type": "object", "additionalProperties": false, "properties": {"engine": {"type": "string", "enum": ["static", "react", "vue", "custom"]}, "serve": {"type": "string"}, "include": {"type": "array"}}, "required": ["engine"], "allOf": [{"if": {"properties": {"engine": {"const": "static"}}, "required": ["engine"]}, "then": {"required": ["serve"]}}, {"if": {"properties": {"engine": {"enum": ["static", "react", "vue"]}}, "required": ["engine"]}, "then": {"not": {"required": ["include"]}}, "else": {"not": {"required": ["serve"]}}}]}`,
+			[]string{`{"engine": "static", "serve": "x"}`, `{"engine": "react"}`, `{"engine": "react", "serve": "x"}`, `{"engine": "custom", "include": []}`, `{"engine": "custom"}`},
+			[]string{`{"engine": "static"}`, `{"engine": "static", "serve": "x", "include": []}`, `{"engine": "vue", "include": []}`, `{"engine": "custom", "serve": "x"}`, `{}`}},
+		{"conditions that share a value, the property any string", `{"type": "object", "additionalProperties": false, "properties": {"engine": {"type": "string"}, "serve": {"type": "string"}, "include": {"type": "array"}}, "required": ["engine"], "allOf": [{"if": {"properties": {"engine": {"const": "static"}}, "required": ["engine"]}, "then": {"required": ["serve"]}}, {"if": {"properties": {"engine": {"enum": ["static", "react"]}}, "required": ["engine"]}, "then": {"not": {"required": ["include"]}}, "else": {"required": ["include"]}}]}`,
+			[]string{`{"engine": "static", "serve": "x"}`, `{"engine": "react"}`, `{"engine": "vue", "include": []}`, `{"engine": "", "include": []}`},
+			[]string{`{"engine": "static"}`, `{"engine": "static", "serve": "x", "include": []}`, `{"engine": "react", "include": []}`, `{"engine": "vue"}`}},
 	})
 	for _, s := range []string{
 		// any number, unbounded: not cut around the listed values
@@ -217,4 +226,102 @@ func TestIfCasesRestAgainstValidator(t *testing.T) {
 	if compiled < 500 || checked < 12000 {
 		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
 	}
+}
+
+// Conditions whose values meet (gap decision 297): a case for each set of
+// conditions some value meets. Against a JSON Schema validator, as
+// TestIfCasesRestAgainstValidator, with each condition's values drawn
+// from a few, so that two conditions often share one. Before the
+// decision, a property whose values are not listed took one case per
+// condition, each with the others' else, which accepted invalid objects
+// (`{"engine": "static"}` beside a then that requires "serve").
+func TestIfCasesOverlapAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 297))
+	props := []string{``, `"k": {"type": "string"}, `, `"k": {"enum": ["p", "q", "r", "s"]}, `, `"k": {"type": "integer", "minimum": 0, "maximum": 3}, `,
+		`"k": {"type": ["string", "null"]}, `}
+	listed := []string{`"p"`, `"q"`, `"r"`, `1`, `null`}
+	kValues := []string{`"p"`, `"q"`, `"r"`, `"s"`, `""`, `1`, `2`, `0`, `null`, `true`}
+	checked, compiled, overlapping := 0, 0, 0
+	for range 500 {
+		prop := props[rng.IntN(len(props))]
+		schema := `{"type": "object", "properties": {` + prop + `"x": {}, "y": {}, "z": {}}`
+		if rng.IntN(3) == 0 {
+			schema += `, "required": ["k"]`
+		}
+		var conds []string
+		seen := map[string]bool{}
+		shared := false
+		for range 2 + rng.IntN(2) {
+			var vals []string
+			for range 1 + rng.IntN(2) {
+				v := listed[rng.IntN(len(listed))]
+				if !slices.Contains(vals, v) {
+					shared = shared || seen[v]
+					vals = append(vals, v)
+				}
+			}
+			for _, v := range vals {
+				seen[v] = true
+			}
+			cond := `{"properties": {"k": {"enum": [` + strings.Join(vals, ", ") + `]}}`
+			if rng.IntN(3) == 0 {
+				cond += `, "required": ["k"]`
+			}
+			cond += `}`
+			if rng.IntN(5) == 0 {
+				cond = `{"not": ` + cond + `}`
+			}
+			s := `{"if": ` + cond
+			if rng.IntN(4) > 0 {
+				s += `, "then": {"required": [` + strconv.Quote([]string{"x", "y", "z"}[rng.IntN(3)]) + `]}`
+			}
+			if rng.IntN(2) == 0 {
+				s += `, "else": {"properties": {` + strconv.Quote([]string{"x", "y", "z"}[rng.IntN(3)]) + `: false}}`
+			}
+			conds = append(conds, s+`}`)
+		}
+		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
+		g, err := compileFormat(schema, true)
+		if prop == `` && strings.Contains(schema, "1") && err != nil && strings.Contains(err.Error(), ".if: ") {
+			continue // any number, unbounded, is not cut: refused, as decision 224 says
+		}
+		if err != nil && !strings.Contains(err.Error(), "no value satisfies") && !strings.Contains(err.Error(), "no value can be written") {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		if g != nil {
+			compiled++
+			if shared {
+				overlapping++
+			}
+			if len(g.Dropped) != 0 {
+				t.Errorf("%s: reported %v", schema, g.Dropped)
+			}
+		}
+		validator := validatorFor(t, schema)
+		for range 24 {
+			var members []string
+			k := ""
+			if rng.IntN(5) > 0 {
+				k = `"k": ` + kValues[rng.IntN(len(kValues))]
+			}
+			if k != "" && prop != `` {
+				members = append(members, k)
+			}
+			for _, name := range []string{"x", "y", "z"} {
+				if rng.IntN(2) == 0 {
+					members = append(members, strconv.Quote(name)+`: 1`)
+				}
+			}
+			if k != "" && prop == `` {
+				members = append(members, k)
+			}
+			agreeWithValidator(t, schema, g, validator, "{"+strings.Join(members, ", ")+"}")
+			checked++
+		}
+	}
+	if compiled < 350 || overlapping < 150 || checked < 10000 {
+		t.Errorf("only %d schemas compiled (%d with conditions that share a value), %d instances checked", compiled, overlapping, checked)
+	}
+	t.Logf("%d schemas compiled (%d with conditions that share a value), %d instances checked", compiled, overlapping, checked)
 }
