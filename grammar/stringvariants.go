@@ -76,7 +76,11 @@ func (c *compiler) stringVariants(v *view, i int, oneOf int, path string, ctx te
 		}
 		// An enum or const (the variant's own or beside the oneOf): its
 		// strings, every value valid for the variant among them.
-		lits, listed := c.literalSet(w)
+		lits, listed, exact := c.literalSetOf(w)
+		if listed && !exact {
+			ok = false // lists too long to intersect: not written from them
+			return false
+		}
 		if listed {
 			if slices.ContainsFunc(lits, func(m int) bool { return d.Kind(m) != pyjson.String }) {
 				ok = false

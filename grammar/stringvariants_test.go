@@ -47,6 +47,11 @@ func TestStringVariants(t *testing.T) {
 			[]string{`""`, `"yy"`, `"a"`}, []string{`"x"`, `"ab"`}},
 		{"an enum beside the oneOf", `{"enum": ["a", "b", "c"], "oneOf": [{"pattern": "[ab]"}, {"pattern": "[bc]"}]}`,
 			[]string{`"a"`, `"c"`}, []string{`"b"`, `"d"`}},
+		// A const beside an enum in one variant: both hold (decision 298).
+		{"a const beside an enum that lacks it", `{"oneOf": [{"type": "string", "enum": ["a", "abc"], "const": ""}, {"type": "string", "pattern": "^b"}]}`,
+			[]string{`"b"`, `"bc"`}, []string{`""`, `"a"`, `"abc"`}},
+		{"a const beside an enum that holds it", `{"oneOf": [{"type": "string", "enum": ["a", "abc"], "const": "a"}, {"type": "string", "pattern": "^[ab]"}]}`,
+			[]string{`"b"`, `"abc"`}, []string{`"a"`, `""`}},
 	})
 	// A listed value of another type: as before.
 	if _, err := compileFormat(`{"oneOf": [{"enum": ["a", 1]}, {"type": "string"}]}`, true); err == nil || !strings.Contains(err.Error(), "oneOf") {

@@ -1880,49 +1880,53 @@ func (c *compiler) requiresAgainst(a, b *view) bool {
 // that may equal a value of each other const and enum of v (anyMayEqual):
 // every value valid for v is among them. ok is false when none has one.
 // So a variant's {"const": "circle"} beside its siblings' {"enum":
-// ["circle", "square"]} is "circle", whichever comes first. Past
-// maxLiteralPairs comparisons the first list is kept whole (still every
-// valid value).
+// ["circle", "square"]} is "circle", whichever comes first, and a const
+// beside an enum in one schema is the const if the enum may hold it.
+// Past maxLiteralPairs comparisons the list is kept as it is (still
+// every valid value).
 func (c *compiler) literalSet(v *view) (values []int, ok bool) {
+	values, ok, _ = c.literalSetOf(v)
+	return values, ok
+}
+
+// literalSetOf is literalSet, and whether every const and enum of v was
+// compared (exact: within maxLiteralPairs, so that the values are those
+// every const and enum may hold, gap decision 298).
+func (c *compiler) literalSetOf(v *view) (values []int, ok, exact bool) {
 	d := c.d
-	first := -1
-	for i, n := range v.nodes {
-		if n.ks.Const >= 0 {
-			values, first = []int{n.ks.Const}, i
-			break
+	lists := func(n vnode, fn func(list []int) bool) {
+		if n.ks.Const >= 0 && !fn([]int{n.ks.Const}) {
+			return
 		}
 		if n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array {
+			var list []int
 			d.Elements(n.ks.Enum, func(e, _ int) bool {
-				values = append(values, e)
+				list = append(list, e)
 				return true
 			})
-			first = i
-			break
+			fn(list)
 		}
-	}
-	if first < 0 {
-		return nil, false
 	}
 	checks := 0
-	for _, n := range v.nodes[first+1:] {
-		var other []int
-		switch {
-		case n.ks.Const >= 0:
-			other = []int{n.ks.Const}
-		case n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array:
-			d.Elements(n.ks.Enum, func(e, _ int) bool {
-				other = append(other, e)
+	exact = true
+	for _, n := range v.nodes {
+		lists(n, func(list []int) bool {
+			if !ok {
+				values, ok = list, true
 				return true
-			})
-		default:
-			continue
-		}
-		if checks += len(values) * len(other); checks > maxLiteralPairs {
+			}
+			if checks += len(values) * len(list); checks > maxLiteralPairs {
+				exact = false
+				return false
+			}
+			values = slices.DeleteFunc(slices.Clip(values), func(m int) bool { return !c.anyMayEqual([]int{m}, list) })
+			return true
+		})
+		if !exact {
 			break
 		}
-		values = slices.DeleteFunc(slices.Clip(values), func(m int) bool { return !c.anyMayEqual([]int{m}, other) })
 	}
-	return values, true
+	return values, ok, exact
 }
 
 // anyMayEqual reports whether a value of as may equal one of bs, as JSON
