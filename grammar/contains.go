@@ -70,9 +70,11 @@ func (c *compiler) dropContains(s int, path, why string) {
 	}
 }
 
-// everyElement reports whether every element valid for v's items is valid
-// for contains schema s: s is true or {}, or the same JSON as an items.
-func (c *compiler) everyElement(v *view, s int) bool {
+// everyElement reports whether every element of v's arrays is valid for
+// contains schema s: s is true or {}, or, where no prefixItems governs
+// the first prefixLen elements, the same JSON as an items (gap decision
+// 299: an element of a prefix need not be valid for items).
+func (c *compiler) everyElement(v *view, s int, prefixLen int) bool {
 	d := c.d
 	switch d.Kind(s) {
 	case pyjson.True:
@@ -81,6 +83,9 @@ func (c *compiler) everyElement(v *view, s int) bool {
 		if d.Nodes[s].Len == 0 {
 			return true
 		}
+	}
+	if prefixLen > 0 {
+		return false
 	}
 	for _, n := range v.nodes {
 		if n.ks.Items >= 0 && bytes.Equal(d.Raw(n.ks.Items), d.Raw(s)) {
@@ -97,7 +102,7 @@ func (c *compiler) everyElement(v *view, s int) bool {
 // where every element counts.
 func (c *compiler) containsArray(v *view, cn containsNode, prefixLen int, rest *view, item *expr, lo, hi int, ctx textContext) (array *expr, done bool, newLo, newHi int) {
 	d := c.d
-	if c.everyElement(v, cn.node) {
+	if c.everyElement(v, cn.node, prefixLen) {
 		lo = max(lo, cn.min)
 		if cn.max >= 0 && (hi < 0 || cn.max < hi) {
 			hi = cn.max

@@ -42,6 +42,11 @@ func TestContains(t *testing.T) {
 			[]string{`null`}, []string{`[]`, `[1]`, `[1, 1, 1]`}, ""},
 		{"beside prefixItems", `{"type": "array", "prefixItems": [{"type": "string"}], "contains": {"const": 1}}`, false,
 			[]string{`["a"]`, `["a", 1]`}, nil, "contains"},
+		// A contains the same as items beside prefixItems: a prefix's
+		// element need not be valid for items, so it need not count
+		// (decision 299).
+		{"the same as items beside prefixItems", `{"type": "array", "prefixItems": [{}], "items": {"type": "integer"}, "contains": {"type": "integer"}, "minContains": 2}`, false,
+			[]string{`[1, 2, 3]`, `["a", 2]`}, nil, "contains minContains"},
 		{"beside maxItems", `{"type": "array", "contains": {"const": 1}, "maxItems": 3}`, false,
 			[]string{`[2]`, `[1]`}, []string{`[1, 2, 3, 4]`}, "contains"},
 		{"minContains without contains", `{"type": "array", "minContains": 2, "maxContains": 0}`, true,
