@@ -269,6 +269,20 @@ func (c *compiler) absentTriggers(v *view, absent []string) []string {
 	return absent
 }
 
+// patternHeld reports whether a patternProperties of v matches name, so
+// that an object closed to other names may still hold it as a member of
+// the pattern (gap decision 300: a trigger of dependentRequired such an
+// object holds, whose dependents are then checked like a declared
+// trigger's).
+func (c *compiler) patternHeld(v *view, name string) bool {
+	for _, n := range v.nodes {
+		if n.ks.PatternProperties >= 0 && c.patternValues(&view{}, n.ks.PatternProperties, n.path, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // dependentMembers adds to an object's members (names, the views of their
 // values, whether each is required) those dependentRequired relates, and
 // returns its entries, as indexes of the names: a trigger the object may
@@ -297,7 +311,7 @@ func (c *compiler) dependentMembers(v *view, names []string, values []*view, req
 		if c.err != nil {
 			return
 		}
-		if _, ok := index[trigger]; !ok && !open || slices.Contains(absent, trigger) {
+		if _, ok := index[trigger]; !ok && !open && !c.patternHeld(v, trigger) || slices.Contains(absent, trigger) {
 			return // the object can't hold it
 		}
 		fresh := 1 // the names the object gains, the trigger at most among them

@@ -3890,6 +3890,22 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 			}
 		}
 	}
+	if c.unevaluatedClosed(v) {
+		// unevaluatedProperties: false, and nothing but properties
+		// evaluates members: a name no schema declares is unevaluated,
+		// so never valid (gap decision 300). Required (or present in
+		// this case), no object; otherwise left out.
+		for i, name := range names {
+			if c.declares(v, name) {
+				continue
+			}
+			if required[i] {
+				c.impossible(v.path+".required", "requires "+name+", which no schema declares and unevaluatedProperties forbids")
+				return nil
+			}
+			values[i].never = true
+		}
+	}
 	if len(names) > 0 && !c.strict && !extra.never && !c.unevaluatedClosed(v) && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
 		names, values, required = c.siblingMembers(v, names, values, required)
 	}
