@@ -106,6 +106,11 @@ func TestUnevaluatedNamesAndPatternTriggers(t *testing.T) {
 			[]string{`{"c": 1, "ba": 2}`, `{"bb": 1}`, `{}`}, []string{`{"ba": 2}`, `{"ba": "s", "c": 1}`}},
 		{"a trigger a pattern holds, its dependent forbidden", `{"type": "object", "properties": {"c": {}}, "patternProperties": {"^a": false, "^b": {}}, "additionalProperties": false, "dependentRequired": {"ba": ["a"]}}`,
 			[]string{`{"c": 1}`, `{"bb": 1}`}, []string{`{"ba": 1}`, `{"c": 1, "ba": 1}`}},
+		// The test suite's "unevaluatedProperties with oneOf": a variant's
+		// case may not hold a name only the other declares (it fails
+		// there, so nothing evaluates the name).
+		{"a name only another oneOf variant declares", `{"properties": {"foo": {"type": "string"}}, "oneOf": [{"properties": {"bar": {"const": "bar"}}, "required": ["bar"]}, {"properties": {"baz": {"const": "baz"}}, "required": ["baz"]}], "unevaluatedProperties": false}`,
+			[]string{`{"bar": "bar"}`, `{"foo": "f", "baz": "baz"}`}, []string{`{"bar": "bar", "baz": "x"}`, `{"baz": "baz", "bar": 1}`, `{"bar": "bar", "baz": "baz"}`, `{}`}},
 	})
 	for _, schema := range []string{
 		`{"type": "object", "properties": {"a": {}}, "unevaluatedProperties": false, "required": ["c"]}`,
