@@ -93,26 +93,44 @@ func (c *compiler) dependentObjects(v *view, ctx textContext, xml bool) *expr {
 		if w.never || c.types(w)&tObj == 0 {
 			continue // no object holds these triggers
 		}
+		caseAbsent := slices.Clone(absent)
 		for _, n := range w.nodes[len(v.nodes):] {
-			if !c.appliesInCase(&n) {
-				c.loosenDependentSchemas(v, "the schema at "+n.path+" holds keywords a case of the object can't apply (anyOf, oneOf, enum, const, not, conditions or dependentSchemas)")
+			forbid, ok := c.appliesInCase(&n)
+			if !ok {
+				c.loosenDependentSchemas(v, "the schema at "+n.path+" holds keywords a case of the object can't apply (anyOf, oneOf, enum, const, a not other than of required names one at a time, conditions or dependentSchemas)")
 				return c.objectBody(v, ctx, xml, nil, nil)
 			}
+			caseAbsent = append(caseAbsent, forbid...)
 		}
-		cases = append(cases, c.objectBody(w, ctx, xml, present, absent))
+		cases = append(cases, c.objectBody(w, ctx, xml, present, caseAbsent))
 	}
 	return alt(cases...)
 }
 
 // appliesInCase reports whether the schema of vnode n, joined to an
 // object's schemas for a case of dependentSchemas, constrains the object
-// only through what objectBody reads.
-func (c *compiler) appliesInCase(n *vnode) bool {
+// only through what objectBody reads, and the names a not of required
+// names of it rules out one at a time (forbid: {"not": {"required":
+// ["b"]}}, or an anyOf of such, gap decision 301), which the case leaves
+// out.
+func (c *compiler) appliesInCase(n *vnode) (forbid []string, ok bool) {
 	ks := n.ks
-	if ks.AnyOf >= 0 || ks.OneOf >= 0 || ks.Enum >= 0 || ks.Const >= 0 || ks.Not >= 0 || n.other {
-		return false
+	if ks.AnyOf >= 0 || ks.OneOf >= 0 || ks.Enum >= 0 || ks.Const >= 0 || n.other {
+		return nil, false
 	}
-	return c.otherKey(n, kwDependentSchemas) < 0 && c.otherKey(n, kwDependencies) < 0
+	if ks.Not >= 0 {
+		sets, _, read := c.notRequired(n.node)
+		if !read {
+			return nil, false
+		}
+		for _, set := range sets {
+			if len(set) != 1 {
+				return nil, false // names forbidden together: a choice the case does not make
+			}
+			forbid = append(forbid, set[0])
+		}
+	}
+	return forbid, c.otherKey(n, kwDependentSchemas) < 0 && c.otherKey(n, kwDependencies) < 0
 }
 
 // schemaDeps returns the keywords of vnode n that hold dependentSchemas

@@ -34,6 +34,14 @@ func TestDependentSchemas(t *testing.T) {
 			"dependentSchemas", "", nil, nil},
 		{"a variant in the trigger's schema, not strict", `{"type": "object", "properties": {"a": {}}, "dependentSchemas": {"a": {"anyOf": [{"required": ["b"]}, {"required": ["c"]}]}}}`, false,
 			"", "dependentSchemas", []string{`{"a": 1}`}, nil},
+		// A not of required names one at a time: the case leaves them
+		// out (decision 301), names forbidden together stay an error.
+		{"names that exclude each other", `{"type": "object", "properties": {"page": {"type": "string"}, "scripts": {"type": "array"}, "x": {}}, "dependencies": {"page": {"not": {"required": ["scripts"]}}, "scripts": {"not": {"required": ["page"]}}}}`, true, "", "",
+			[]string{`{"page": "a"}`, `{"scripts": []}`, `{"x": 1}`, `{}`}, []string{`{"page": "a", "scripts": []}`}},
+		{"a not of an anyOf of required names", `{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "dependentSchemas": {"a": {"not": {"anyOf": [{"required": ["b"]}, {"required": ["c"]}]}}}}`, true, "", "",
+			[]string{`{"a": 1}`, `{"b": 1, "c": 2}`}, []string{`{"a": 1, "b": 2}`, `{"a": 1, "c": 2}`}},
+		{"names forbidden together", `{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "dependentSchemas": {"a": {"not": {"required": ["b", "c"]}}}}`, true,
+			"dependentSchemas", "", nil, nil},
 		{"five triggers", `{"type": "object", "dependentSchemas": {"a": {}, "b": {}, "c": {}, "d": {}, "e": {}}}`, true, "dependentSchemas", "", nil, nil},
 		{"beside propertyNames, free members", `{"type": "object", "propertyNames": {"maxLength": 3}, "dependentSchemas": {"a": {"required": ["b"]}}}`, true, "dependentSchemas", "", nil, nil},
 	} {

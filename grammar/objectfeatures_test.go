@@ -81,7 +81,9 @@ func TestStrictObjectFeaturesAgainstValidator(t *testing.T) {
 		},
 		func() string { return `"dependentRequired": {` + name() + `: ` + names() + `}` },
 		func() string {
-			return `"dependentSchemas": {` + name() + `: ` + pick(`{"required": `+names()+`}`, `{"properties": {"k": {"const": "p"}}}`) + `}`
+			return `"dependentSchemas": {` + name() + `: ` + pick(`{"required": `+names()+`}`, `{"properties": {"k": {"const": "p"}}}`,
+				`{"not": {"required": [`+name()+`]}}`, `{"not": {"anyOf": [{"required": [`+name()+`]}, {"required": [`+name()+`]}]}}`,
+				`{"not": {"required": `+names()+`}}`) + `}`
 		},
 		func() string { return pick(`"minProperties": `, `"maxProperties": `) + strconv.Itoa(1+rng.IntN(3)) },
 		func() string { return `"anyOf": [{"required": ` + names() + `}, {"required": ` + names() + `}]` },
