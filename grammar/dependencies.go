@@ -276,7 +276,7 @@ func (c *compiler) absentTriggers(v *view, absent []string) []string {
 // trigger's).
 func (c *compiler) patternHeld(v *view, name string) bool {
 	for _, n := range v.nodes {
-		if n.ks.PatternProperties >= 0 && c.patternValues(&view{}, n.ks.PatternProperties, n.path, name) {
+		if n.ks.PatternProperties >= 0 && c.patternValues(nil, n.ks.PatternProperties, n.path, name) {
 			return true
 		}
 	}

@@ -298,50 +298,47 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		return c.value(w, ctx, xml)
 	}
 	var cases []*expr
-	for i, f := range ifs {
-		if overlapping {
-			break
-		}
-		add := []int{f.cond, f.then}
-		paths := []string{f.condPath, f.then0}
-		for j, g := range ifs {
-			if j != i {
-				add, paths = append(add, g.els), append(paths, g.el0)
+	if !overlapping {
+		for i, f := range ifs {
+			add := []int{f.cond, f.then}
+			paths := []string{f.condPath, f.then0}
+			for j, g := range ifs {
+				if j != i {
+					add, paths = append(add, g.els), append(paths, g.el0)
+				}
+			}
+			cases = append(cases, caseOf(add, paths, name, "", v.excluded))
+			if c.err != nil {
+				return nil, true
 			}
 		}
-		cases = append(cases, caseOf(add, paths, name, "", v.excluded))
-		if c.err != nil {
-			return nil, true
-		}
-	}
-	for _, meets := range classes {
-		if !overlapping {
-			break
-		}
-		// The conditions of meets hold (each if restricts the property
-		// to its values, and its then applies); the others fail (their
-		// values left out, their else applies).
-		var add []int
-		var paths []string
-		var outside []int
-		for k, f := range ifs {
-			if meets&(1<<k) != 0 {
-				add, paths = append(add, f.cond, f.then), append(paths, f.condPath, f.then0)
-			} else {
-				add, paths = append(add, f.els), append(paths, f.el0)
-				outside = append(outside, f.values...)
+	} else {
+		for _, meets := range classes {
+			// The conditions of meets hold (each if restricts the
+			// property to its values, and its then applies); the others
+			// fail (their values left out, their else applies).
+			var add []int
+			var paths []string
+			var outside []int
+			for k, f := range ifs {
+				if meets&(1<<k) != 0 {
+					add, paths = append(add, f.cond, f.then), append(paths, f.condPath, f.then0)
+				} else {
+					add, paths = append(add, f.els), append(paths, f.el0)
+					outside = append(outside, f.values...)
+				}
 			}
-		}
-		excluded := v.excluded
-		if len(outside) > 0 {
-			if !c.cuttable(c.memberValue(v, name), outside) {
-				return nil, false
+			excluded := v.excluded
+			if len(outside) > 0 {
+				if !c.cuttable(c.memberValue(v, name), outside) {
+					return nil, false
+				}
+				excluded = append(slices.Clip(v.excluded), exclusion{name: name, values: outside, path: ifs[0].condPath})
 			}
-			excluded = append(slices.Clip(v.excluded), exclusion{name: name, values: outside, path: ifs[0].condPath})
-		}
-		cases = append(cases, caseOf(add, paths, name, "", excluded))
-		if c.err != nil {
-			return nil, true
+			cases = append(cases, caseOf(add, paths, name, "", excluded))
+			if c.err != nil {
+				return nil, true
+			}
 		}
 	}
 	if rest {

@@ -203,22 +203,7 @@ func TestIfCasesRestAgainstValidator(t *testing.T) {
 		for range 24 {
 			// In the grammar's order: the declared names first, an
 			// undeclared k after them.
-			var members []string
-			k := ""
-			if rng.IntN(5) > 0 {
-				k = `"k": ` + kValues[rng.IntN(len(kValues))]
-			}
-			if k != "" && prop != `` {
-				members = append(members, k)
-			}
-			for _, name := range []string{"x", "y"} {
-				if rng.IntN(2) == 0 {
-					members = append(members, strconv.Quote(name)+`: 1`)
-				}
-			}
-			if k != "" && prop == `` {
-				members = append(members, k)
-			}
+			members := discriminatorMembers(rng, kValues, []string{"x", "y"}, prop != ``)
 			agreeWithValidator(t, schema, g, validator, "{"+strings.Join(members, ", ")+"}")
 			checked++
 		}
@@ -300,22 +285,7 @@ func TestIfCasesOverlapAgainstValidator(t *testing.T) {
 		}
 		validator := validatorFor(t, schema)
 		for range 24 {
-			var members []string
-			k := ""
-			if rng.IntN(5) > 0 {
-				k = `"k": ` + kValues[rng.IntN(len(kValues))]
-			}
-			if k != "" && prop != `` {
-				members = append(members, k)
-			}
-			for _, name := range []string{"x", "y", "z"} {
-				if rng.IntN(2) == 0 {
-					members = append(members, strconv.Quote(name)+`: 1`)
-				}
-			}
-			if k != "" && prop == `` {
-				members = append(members, k)
-			}
+			members := discriminatorMembers(rng, kValues, []string{"x", "y", "z"}, prop != ``)
 			agreeWithValidator(t, schema, g, validator, "{"+strings.Join(members, ", ")+"}")
 			checked++
 		}
@@ -324,4 +294,28 @@ func TestIfCasesOverlapAgainstValidator(t *testing.T) {
 		t.Errorf("only %d schemas compiled (%d with conditions that share a value), %d instances checked", compiled, overlapping, checked)
 	}
 	t.Logf("%d schemas compiled (%d with conditions that share a value), %d instances checked", compiled, overlapping, checked)
+}
+
+// discriminatorMembers is a random object's members in the grammar's
+// order: four times in five k, with one of kValues, first where it is
+// declared and last where it is not, and each of names with even odds,
+// holding 1.
+func discriminatorMembers(rng *rand.Rand, kValues, names []string, declared bool) []string {
+	var members []string
+	k := ""
+	if rng.IntN(5) > 0 {
+		k = `"k": ` + kValues[rng.IntN(len(kValues))]
+	}
+	if k != "" && declared {
+		members = append(members, k)
+	}
+	for _, name := range names {
+		if rng.IntN(2) == 0 {
+			members = append(members, strconv.Quote(name)+`: 1`)
+		}
+	}
+	if k != "" && !declared {
+		members = append(members, k)
+	}
+	return members
 }

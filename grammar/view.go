@@ -1045,14 +1045,7 @@ func (c *compiler) otherTypes(n *vnode) typeSet {
 
 // overlap reports whether two of the type sets share a type.
 func overlap(sets []typeSet) bool {
-	var seen typeSet
-	for _, s := range sets {
-		if seen&s != 0 {
-			return true
-		}
-		seen |= s
-	}
-	return false
+	return sharedType(sets) != 0
 }
 
 // exclusiveVariants returns, for a oneOf (node oneOf) of v whose variants
@@ -1548,8 +1541,8 @@ func (c *compiler) overlappingVariants(sets []typeSet, views []*view) string {
 	return ""
 }
 
-// sharedType is a type that two of sets admit, where overlap says there
-// is one.
+// sharedType is the types the first two of sets that meet share (0: no
+// two meet).
 func sharedType(sets []typeSet) typeSet {
 	var seen typeSet
 	for _, s := range sets {
@@ -3703,9 +3696,9 @@ func (c *compiler) nodesFor(v *view, name string, f func(n *vnode)) {
 	}
 }
 
-// patternValues adds to w the schemas of patternProperties (node pp, -1:
-// none, of the schema at path) whose patterns match name, and reports
-// whether one did: then additionalProperties does not apply to name. A
+// patternValues adds to w (nil: to none, only matching) the schemas of
+// patternProperties (node pp, -1: none, of the schema at path) whose
+// patterns match name, and reports whether one did: then additionalProperties does not apply to name. A
 // pattern that can't be checked against name (one the translator refuses,
 // or the matching work spent) is taken as not matching, and reported (an
 // error under strict).
@@ -3741,7 +3734,9 @@ func (c *compiler) patternValues(w *view, pp int, path, name string) bool {
 		case !decided:
 			c.loosen(p, "patternProperties", "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
 		case match:
-			c.addTo(w, s, p)
+			if w != nil {
+				c.addTo(w, s, p)
+			}
 			matched = true
 		}
 		return true
@@ -3890,7 +3885,8 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 			}
 		}
 	}
-	if c.unevaluatedClosed(v) {
+	closed := c.unevaluatedClosed(v)
+	if closed {
 		// unevaluatedProperties: false, and nothing but properties
 		// evaluates members: a name no schema declares is unevaluated,
 		// so never valid (gap decision 300). Required (or present in
@@ -3906,10 +3902,10 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 			values[i].never = true
 		}
 	}
-	if len(names) > 0 && !c.strict && !extra.never && !c.unevaluatedClosed(v) && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
+	if len(names) > 0 && !c.strict && !extra.never && !closed && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
 		names, values, required = c.siblingMembers(v, names, values, required)
 	}
-	if c.unevaluatedClosed(v) {
+	if closed {
 		names, values, required = c.evaluatedSiblings(v, names, values, required, len(deps) == 0)
 	}
 	for _, name := range v.absent {
