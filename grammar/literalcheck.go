@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -157,7 +158,8 @@ func (c *compiler) checkedLiterals(v *view, ctx textContext, xml bool) (*expr, b
 // (text: its JSON, as Python writes it): a raw argument's string as is,
 // nothing for a value that holds a marker or that the parser would read
 // back as another (decision 209), and a whole number also as an int's and
-// a float's spelling (decision 184; in a raw argument only the int's).
+// a float's spelling (decision 184; in a raw argument only the int's), in
+// an array or object too (decision 302).
 func (c *compiler) appendListed(alts []*expr, m int, text string, ctx textContext, xml bool) []*expr {
 	d := c.d
 	if xml && c.casting && !c.castKeeps(m) {
@@ -168,6 +170,9 @@ func (c *compiler) appendListed(alts []*expr, m int, text string, ctx textContex
 	}
 	if containsForbidden(text, ctx) {
 		return alts
+	}
+	if k := d.Kind(m); k == pyjson.Array || k == pyjson.Object {
+		return append(alts, c.listedComposite(m, text))
 	}
 	alts = append(alts, lit(text))
 	if d.Kind(m) == pyjson.Number {
@@ -181,6 +186,83 @@ func (c *compiler) appendListed(alts []*expr, m int, text string, ctx textContex
 	}
 	return alts
 }
+
+// listedComposite is listed array or object m (text: its JSON, as Python
+// writes it) as the grammar writes it: text, with each whole number inside
+// also in the int's and the float's spellings, since JSON Schema compares
+// numbers by value (`{"enum": [[1.0]]}` holds `[1]`; decision 302). A
+// number keeps its own spelling too; the rest is Python's. The float's
+// ".0" is one shared rule (pointZero), so that a long list of arrays of
+// numbers costs a reference per number, not an alternation.
+func (c *compiler) listedComposite(m int, text string) *expr {
+	d := c.d
+	end := d.Next(m)
+	spelled := false
+	for i := m + 1; i < end && !spelled; i++ {
+		spelled = d.Kind(i) == pyjson.Number && len(integralSpellings(string(d.Raw(i)))) > 0
+	}
+	if !spelled {
+		return lit(text)
+	}
+	p := pointZeroProto()
+	c.g.instantiate(p)
+	pointZero := p.ref(0)
+	var items []*expr
+	var pending []byte
+	var walk func(i int)
+	walk = func(i int) {
+		switch d.Kind(i) {
+		case pyjson.Array:
+			pending = append(pending, '[')
+			for e, n := i+1, 0; e < d.Next(i); e, n = d.Next(e), n+1 {
+				if n > 0 {
+					pending = append(pending, ", "...)
+				}
+				walk(e)
+			}
+			pending = append(pending, ']')
+		case pyjson.Object:
+			pending = append(pending, '{')
+			for k, n := i+1, 0; k < d.Next(i); k, n = d.Next(k+1), n+1 {
+				if n > 0 {
+					pending = append(pending, ", "...)
+				}
+				pending = d.AppendPython(pending, k)
+				pending = append(pending, ": "...)
+				walk(k + 1)
+			}
+			pending = append(pending, '}')
+		case pyjson.Number:
+			raw := string(d.Raw(i))
+			spellings := integralSpellings(raw)
+			switch {
+			case len(spellings) == 0:
+				pending = append(pending, raw...)
+			case raw == spellings[0] || raw == spellings[1]:
+				// The int's spelling, then ".0" or nothing.
+				pending = append(pending, spellings[0]...)
+				items = append(items, lit(string(pending)), pointZero)
+				pending = pending[:0]
+			default:
+				// Its own spelling (1e2), or either of the others.
+				items = append(items, lit(string(pending)), alt(lit(raw), seq(lit(spellings[0]), pointZero)))
+				pending = pending[:0]
+			}
+		default:
+			pending = d.AppendPython(pending, i)
+		}
+	}
+	walk(m)
+	return seq(append(items, lit(string(pending)))...)
+}
+
+// pointZeroProto is the rule of a whole number's optional ".0" in a
+// listed array or object (listedComposite), built once.
+var pointZeroProto = sync.OnceValue(func() *proto {
+	p := newProto("point-zero", []string{"point-zero"})
+	p.bodies = []*expr{opt(lit(".0"))}
+	return p
+})
 
 // beyondLiterals reports whether ks holds a keyword that constrains a
 // value beyond the type, lengths and numeric bounds viewLiterals checks

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -202,11 +204,132 @@ func TestEnumNumberSpellings(t *testing.T) {
 		{`{"enum": [0.5]}`, []string{"0.5"}, []string{"0", "1"}},
 		// The schema's own spelling, and no other past 10^16.
 		{`{"enum": [1e20]}`, []string{"1e20"}, []string{"100000000000000000000", "100000000000000000000.0"}},
+		// In an array or an object too (decision 302), keys and strings
+		// as written.
+		{`{"enum": [[1.0, "2", {"a": 3}], {"1": -1e1, "b": [0.5, 0]}]}`,
+			[]string{`[1.0, "2", {"a": 3}]`, `[1, "2", {"a": 3.0}]`, `{"1": -1e1, "b": [0.5, 0]}`, `{"1": -10, "b": [0.5, 0.0]}`, `{"1": -10.0, "b": [0.5, 0]}`},
+			[]string{`[1, 2, {"a": 3}]`, `[1, "2.0", {"a": 3}]`, `{"1.0": -10, "b": [0.5, 0]}`, `{"1": -10, "b": [0.50, 0]}`, `[1.00, "2", {"a": 3}]`}},
+		{`{"const": {"a": [1e20, 2]}}`, []string{`{"a": [1e20, 2]}`, `{"a": [1e20, 2.0]}`}, []string{`{"a": [100000000000000000000, 2]}`}},
 	} {
 		g, err := compileFormat(c.schema, true)
 		if err != nil {
 			t.Fatalf("%s: %v", c.schema, err)
 		}
 		checkContents(t, c.schema, g, c.yes, c.no)
+	}
+}
+
+// Listed arrays and objects of numbers in several spellings, against a
+// JSON Schema validator (decision 302): a strict grammar accepts a value
+// written with Python's separators exactly when it is valid, whatever the
+// spelling of its whole numbers, but for the spellings decision 184 leaves
+// out (an exponent, -0, 1e20; numbers past 2^53 aside, which the
+// validator reads as floats), which the values checked
+// both ways do not carry.
+func TestListedCompositesAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(302, 1))
+	// Each number's spellings: an int's and a float's first, where it has
+	// them; a schema lists any of them, a value is written in the first
+	// two or, sometimes, in any.
+	numbers := [][]string{{"0", "0.0", "-0", "-0.0", "0e5"}, {"1", "1.0", "1e0", "10e-1"}, {"-3", "-3.0", "-3e0"},
+		{"100", "100.0", "1e2", "1E+2"}, {"2.5"}, {"1e20"}}
+	type node struct {
+		number int // index in numbers, or -1
+		leaf   string
+		elems  []*node
+		object bool
+	}
+	var draw func(depth int) *node
+	draw = func(depth int) *node {
+		switch k := rng.IntN(6); {
+		case depth <= 0 || k < 2:
+			if rng.IntN(2) == 0 {
+				return &node{number: rng.IntN(len(numbers))}
+			}
+			return &node{number: -1, leaf: []string{`"1"`, `"a"`, `true`, `null`}[rng.IntN(4)]}
+		default:
+			n := &node{number: -1, object: k >= 4}
+			for range rng.IntN(4) {
+				n.elems = append(n.elems, draw(depth-1))
+			}
+			return n
+		}
+	}
+	// write writes n with each number in a spelling of the first keep of
+	// its list (all of them when keep is 0).
+	var write func(n *node, keep int) string
+	write = func(n *node, keep int) string {
+		switch {
+		case n.number >= 0:
+			sp := numbers[n.number]
+			if keep > 0 && len(sp) > keep {
+				sp = sp[:keep]
+			}
+			return sp[rng.IntN(len(sp))]
+		case n.leaf != "":
+			return n.leaf
+		}
+		var parts []string
+		for i, e := range n.elems {
+			if n.object {
+				parts = append(parts, `"`+string(rune('a'+i))+`": `+write(e, keep))
+			} else {
+				parts = append(parts, write(e, keep))
+			}
+		}
+		if n.object {
+			return "{" + strings.Join(parts, ", ") + "}"
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	compiled, checked, respelled := 0, 0, 0
+	for range 600 {
+		var trees []*node
+		var listed []string
+		for range 1 + rng.IntN(4) {
+			tr := draw(3)
+			trees = append(trees, tr)
+			listed = append(listed, write(tr, 0))
+		}
+		schema := `{"enum": [` + strings.Join(listed, ", ") + `]}`
+		if rng.IntN(3) == 0 {
+			schema = `{"const": ` + listed[0] + `}`
+			trees, listed = trees[:1], listed[:1]
+		}
+		g := exactGrammar(t, schema, true)
+		if g == nil {
+			continue
+		}
+		compiled++
+		validator := validatorFor(t, schema)
+		type candidate struct {
+			text  string
+			plain bool // its numbers in an int's or a float's spelling only
+		}
+		var values []candidate
+		for i, tr := range trees {
+			values = append(values, candidate{listed[i], false}, candidate{write(tr, 2), true}, candidate{write(tr, 2), true})
+		}
+		for range 6 {
+			tr := draw(3)
+			values = append(values, candidate{write(tr, 2), true}, candidate{write(tr, 0), false})
+		}
+		for _, v := range values {
+			matched, valid := verdicts(t, g, validator, v.text)
+			checked++
+			if valid && !slices.Contains(listed, v.text) {
+				respelled++
+			}
+			switch {
+			case matched && !valid:
+				t.Errorf("%s: %s is invalid, yet in the grammar", schema, v.text)
+			case !matched && valid && (v.plain || slices.Contains(listed, v.text)):
+				t.Errorf("%s: %s is valid, yet not in the grammar", schema, v.text)
+			}
+		}
+	}
+	t.Logf("%d of 600 schemas compiled, %d values checked, %d valid ones written otherwise than listed", compiled, checked, respelled)
+	if compiled < 500 || respelled < 500 {
+		t.Errorf("only %d compiled, %d valid values written otherwise than listed", compiled, respelled)
 	}
 }
