@@ -620,7 +620,7 @@ func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string,
 		if e, ok := ends[sig]; ok {
 			return e
 		}
-		w := &view{}
+		w := &view{root: rootNone}
 		for i := range v.nodes {
 			matched := false
 			for j, p := range pats {

@@ -589,8 +589,9 @@ func (c *compiler) siblingMembers(v *view, names []string, values []*view, requi
 func (c *compiler) evaluatedSiblings(v *view, names []string, values []*view, required []bool, add bool) ([]string, []*view, []bool) {
 	d := c.d
 	var closing vnode
+	root := c.evalRoot(v)
 	for _, n := range v.nodes {
-		if n.node == v.root {
+		if n.node == root {
 			closing = n
 		}
 	}

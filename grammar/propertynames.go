@@ -37,7 +37,7 @@ func (c *compiler) keyNames(v *view) *view {
 	for _, n := range v.nodes {
 		if n.ks.PropertyNames >= 0 {
 			if w == nil {
-				w = &view{}
+				w = &view{root: rootNone}
 			}
 			c.addTo(w, n.ks.PropertyNames, n.path+".propertyNames")
 		}

@@ -20,8 +20,9 @@ import "github.com/beamharmony/harmony/internal/pyjson"
 func (c *compiler) unevaluatedItemsOf(v *view) (u int, ok bool) {
 	d := c.d
 	u = -1
+	root := c.evalRoot(v)
 	for _, n := range v.nodes {
-		if n.node == v.root {
+		if n.node == root {
 			u = c.otherKey(&n, kwUnevaluatedItems)
 		}
 	}
@@ -43,7 +44,7 @@ func (c *compiler) unevaluatedItemsOf(v *view) (u int, ok bool) {
 		if n.ks.Contains >= 0 {
 			return u, false
 		}
-		if n.node != v.root && c.otherKey(&n, kwUnevaluatedItems) >= 0 {
+		if n.node != root && c.otherKey(&n, kwUnevaluatedItems) >= 0 {
 			return u, false
 		}
 		for _, kw := range [...]otherKeyword{kwIf, kwThen, kwElse, kwRecursiveRef} {
@@ -98,8 +99,9 @@ func evaluatesItems(d *pyjson.Doc, s int, n *vnode) bool {
 
 // rootPath is the path of v's root schema.
 func (c *compiler) rootPath(v *view) string {
+	root := c.evalRoot(v)
 	for _, n := range v.nodes {
-		if n.node == v.root {
+		if n.node == root {
 			return n.path
 		}
 	}

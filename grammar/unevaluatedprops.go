@@ -44,8 +44,9 @@ func anySchema(d *pyjson.Doc, s int) bool {
 func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 	d := c.d
 	u := -1
+	root := c.evalRoot(v)
 	for _, n := range v.nodes {
-		if n.node == v.root {
+		if n.node == root {
 			u = c.otherKey(&n, kwUnevaluatedProperties)
 		}
 	}
@@ -56,7 +57,7 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 		if n.ks.AdditionalProperties >= 0 {
 			return true, -1
 		}
-		if n.node != v.root {
+		if n.node != root {
 			if nu := c.otherKey(&n, kwUnevaluatedProperties); nu >= 0 && anySchema(d, nu) {
 				return true, -1
 			}
@@ -77,7 +78,7 @@ func (c *compiler) unevaluatedPropertiesOf(v *view) (noop bool, schema int) {
 		if dr := c.otherKey(&n, kwDynamicRef); dr >= 0 && c.resolveDynamic(n.node, dr) < 0 {
 			return false, -1
 		}
-		if n.node != v.root && c.otherKey(&n, kwUnevaluatedProperties) >= 0 {
+		if n.node != root && c.otherKey(&n, kwUnevaluatedProperties) >= 0 {
 			return false, -1
 		}
 		if n.ks.AnyOf >= 0 && n.done&doneAnyOf != 0 && !c.siblingsEvaluateNothing(v, &n) {

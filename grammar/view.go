@@ -23,7 +23,10 @@ type view struct {
 	path  string // where the value's schema is, for its rule's name and errors
 	// root is the schema the view was made from: every other schema of
 	// the view is one its $ref, allOf, anyOf or oneOf led to, so the
-	// properties they declare are those it evaluates.
+	// properties they declare are those it evaluates. A view made of
+	// several schemas (an element's prefixItems and items, a member's
+	// property and patternProperties) has none: rootNone before addTo
+	// adds the first, rootSeveral after it adds another (decision 303).
 	root int
 	buf  [2]vnode // room for the first nodes, without allocating
 	// led links every schema expanded into the view, those it does not
@@ -364,7 +367,66 @@ func (c *compiler) addTo(w *view, s int, path string) {
 	if w.path == "" {
 		w.path = path
 	}
+	switch {
+	case w.root == rootNone:
+		w.root = s
+	case w.root != s:
+		w.root = rootSeveral
+	}
 	c.expand(w, s, path, nil)
+}
+
+// The roots of a view made by addTo: none yet, or several schemas.
+const (
+	rootNone    = -1
+	rootSeveral = -2
+)
+
+// evalRoot is the schema of v whose unevaluatedItems and
+// unevaluatedProperties the grammar applies: the view's root, or, where the
+// root only refers to another schema (a $ref beside keywords that evaluate
+// nothing: no properties, items or applicators of its own), that schema,
+// and so on; -1 when the view has no root. Every schema of the view is in
+// the subtree of the one returned, or evaluates nothing, so the members
+// and elements the view's schemas evaluate are those it sees (decision
+// 303).
+func (c *compiler) evalRoot(v *view) int {
+	r := v.root
+	for range len(v.nodes) + 1 {
+		if r < 0 {
+			return -1
+		}
+		nk := c.keysOf(r)
+		ks := &nk.ks
+		if ks.Ref < 0 || evaluatesBeside(ks) {
+			return r
+		}
+		n := vnode{node: r, ks: ks, keys: nk, other: nk.other, mayOther: nk.mayOther}
+		for _, kw := range [...]otherKeyword{kwUnevaluatedItems, kwUnevaluatedProperties, kwIf, kwThen, kwElse,
+			kwDependentSchemas, kwDependencies, kwDynamicRef, kwRecursiveRef} {
+			if c.otherKey(&n, kw) >= 0 {
+				return r
+			}
+		}
+		target := c.resolveRef(r, ks.Ref)
+		if target < 0 || !v.has(target) {
+			return r
+		}
+		r = target
+	}
+	return r
+}
+
+// evaluatesBeside reports whether ks holds a keyword that evaluates
+// members or elements, or an applicator that may hold one.
+func evaluatesBeside(ks *schema.Keys) bool {
+	for _, n := range [...]int{ks.Properties, ks.PatternProperties, ks.AdditionalProperties, ks.PrefixItems,
+		ks.Items, ks.Contains, ks.AllOf, ks.AnyOf, ks.OneOf} {
+		if n >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // key identifies v for the memo: its schemas and what was distributed,
@@ -546,6 +608,15 @@ func constrains(ks *schema.Keys, done uint8) bool {
 func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
 	var buf [64]byte
 	kb := v.key(c.d, buf[:0], ctx, xml)
+	for i := range v.nodes {
+		// Which schema's unevaluatedItems and unevaluatedProperties the
+		// view applies depends on its root, which the key does not hold
+		// otherwise (decision 303).
+		if n := &v.nodes[i]; c.otherKey(n, kwUnevaluatedItems) >= 0 || c.otherKey(n, kwUnevaluatedProperties) >= 0 {
+			kb = strconv.AppendInt(append(kb, '@'), int64(c.evalRoot(v)), 10)
+			break
+		}
+	}
 	if xml && c.casting {
 		kb = append(kb, '~', byte(c.argCast.allowed()), byte(c.argCast.kinds))
 	}
@@ -701,7 +772,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	d := c.d
 	c.rootOf = -1
 	if c.unevaluatedClosed(v) {
-		c.rootOf = v.root
+		c.rootOf = c.evalRoot(v)
 	}
 	c.itemsRoot, c.propsRoot = -1, -1
 	c.multipleDone = false
@@ -716,7 +787,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	}
 	c.uniqueDone = c.uniqueVacuous(v)
 	if _, ok := c.unevaluatedItemsOf(v); ok {
-		c.itemsRoot = v.root
+		c.itemsRoot = c.evalRoot(v)
 	}
 	// Under strict, a not that rules out strings by their text is the
 	// view's strings' (viewString), unless enum or const lists the values.
@@ -747,7 +818,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	}
 	c.collectNotNumbers(v)
 	if noop, u := c.unevaluatedPropertiesOf(v); noop || u >= 0 {
-		c.propsRoot = v.root
+		c.propsRoot = c.evalRoot(v)
 	}
 	if e, ok := c.ifCases(v, ctx, xml); ok {
 		return e // a discriminator's conditions, a case each (decision 206)
@@ -770,7 +841,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			}
 			if d.Kind(kw.node) != pyjson.Array {
 				c.drop(n.path+"."+kw.name, kw.name)
-				w := &view{nodes: slices.Clone(v.nodes), path: v.path, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present, excluded: v.excluded}
+				w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly, present: v.present, excluded: v.excluded}
 				w.copyLinks(v)
 				w.nodes[i].done |= kw.done
 				return c.value(w, ctx, xml)
@@ -926,7 +997,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 		return c.viewString(v, inArgument, true)
 	}
-	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && len(excluded) == 0 && !c.has(v, constrainsType) && len(v.notStrings) == 0 && len(v.notRequired) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && c.itemsRoot != v.root && u < 0 &&
+	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && len(excluded) == 0 && !c.has(v, constrainsType) && len(v.notStrings) == 0 && len(v.notRequired) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && (c.itemsRoot < 0 || c.itemsRoot != c.evalRoot(v)) && u < 0 &&
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
 		return c.anyJSON(ctx)
 	}
@@ -3220,7 +3291,7 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	// at is the view of the element at position i (i == prefixLen: every
 	// element past the prefix).
 	at := func(i int) *view {
-		w := &view{}
+		w := &view{root: rootNone}
 		for _, n := range v.nodes {
 			ks := n.ks
 			if ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i < int(d.Nodes[ks.PrefixItems].Len) {
@@ -3540,7 +3611,7 @@ func (c *compiler) objectMembers(v *view) (names []string, values []*view, requi
 		// Each member is its key's text and its value at least: past
 		// the cap, whatever the values, before building them.
 		c.fail(v.path, tooManyMembersText)
-		return nil, nil, nil, &view{path: v.path} // (not compiled: the compile fails)
+		return nil, nil, nil, &view{path: v.path, root: rootNone} // (not compiled: the compile fails)
 	}
 	for _, name := range names {
 		if c.stop(v.path) {
@@ -3568,7 +3639,7 @@ const maxObjectMembers = maxExpanded / 7
 // schemas of its patternProperties whose patterns match name (both apply),
 // else its additionalProperties.
 func (c *compiler) memberValue(v *view, name string) *view {
-	w := &view{}
+	w := &view{root: rootNone}
 	if len(v.nodes) < wideView {
 		for i := range v.nodes {
 			c.memberIn(w, &v.nodes[i], name)
@@ -3771,10 +3842,10 @@ type patternsAt struct {
 // otherMembers is the view of the values of an object's members its
 // schemas don't declare: their additionalProperties.
 func (c *compiler) otherMembers(v *view) *view {
-	extra := &view{path: v.path + ".additionalProperties"}
+	extra := &view{path: v.path + ".additionalProperties", root: rootNone}
 	for _, n := range v.nodes {
 		if n.ks.AdditionalProperties >= 0 {
-			c.expand(extra, n.ks.AdditionalProperties, n.path+".additionalProperties", nil)
+			c.addTo(extra, n.ks.AdditionalProperties, n.path+".additionalProperties")
 		}
 	}
 	return extra
@@ -4156,6 +4227,7 @@ func escapedName(names []string) (string, bool) {
 // is reported, by dropUnenforced.)
 func (c *compiler) unevaluatedClosed(v *view) bool {
 	closed := false
+	root := c.evalRoot(v)
 	for _, n := range v.nodes {
 		if n.ks.PatternProperties >= 0 || n.ks.AdditionalProperties >= 0 && c.d.Kind(n.ks.AdditionalProperties) != pyjson.False {
 			return false // they evaluate the other members
@@ -4165,7 +4237,7 @@ func (c *compiler) unevaluatedClosed(v *view) bool {
 				return false // they may evaluate members the grammar does not see
 			}
 		}
-		if n.node == v.root {
+		if n.node == root {
 			u := c.otherKey(&n, kwUnevaluatedProperties)
 			closed = u >= 0 && c.d.Kind(u) == pyjson.False
 		} else if u := c.otherKey(&n, kwUnevaluatedProperties); u >= 0 && anySchema(c.d, u) {

@@ -41,7 +41,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone, c.uniqueDone = -1, -1, -1, false, false
 	c.notNodes = c.notNodes[:0] // no not of strings is the view's (decision 198)
 	if c.unevaluatedClosed(v) {
-		c.rootOf = v.root
+		c.rootOf = c.evalRoot(v)
 	}
 	for _, n := range v.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys, n.done)
