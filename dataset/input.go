@@ -340,17 +340,18 @@ func (s *lineSource) fill(b *batch, target int) error {
 			if s.line == 1 {
 				start += bomLen(b.buf[start:end])
 			}
-			if len(bytes.TrimSpace(b.buf[start:end])) == 0 {
+			if end-start > s.max {
+				// Too long, blank or not: as a line that overflowed while
+				// it was read, whatever it holds.
+				overflow, size = true, int64(end-start)
+				end = min(end, start+oversizePrefix)
+				b.buf = b.buf[:end]
+			} else if len(bytes.TrimSpace(b.buf[start:end])) == 0 {
 				b.buf = b.buf[:start]
 				if err != nil {
 					return io.EOF
 				}
 				continue
-			}
-			if end-start > s.max {
-				overflow, size = true, int64(end-start)
-				end = min(end, start+oversizePrefix)
-				b.buf = b.buf[:end]
 			}
 		}
 		r := rowRef{start: start, end: end, pos: s.line}
