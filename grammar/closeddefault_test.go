@@ -110,3 +110,18 @@ func TestClosedDefaultVariants(t *testing.T) {
 	}
 	t.Logf("%d schemas with oneOf not reported, %d reported, %d objects accepted and checked", unreported, reported, accepted)
 }
+
+// An anyOf variant's case takes no name another variant declares beside
+// dependentRequired (decision 305): the trigger that case can't hold
+// would escape its dependency. Not strict, the case of the second
+// variant accepted {"c": "x"} before.
+func TestClosedDefaultSiblingsBesideDependencies(t *testing.T) {
+	schema := `{"anyOf": [{"properties": {"c": {"type": "string"}}}, {"properties": {"a": {"type": "string"}}}], "dependentRequired": {"c": ["f"]}, "type": "object"}`
+	for _, strict := range []bool{false, true} {
+		g, err := compileFormat(schema, strict)
+		if err != nil {
+			t.Fatalf("strict %v: %v", strict, err)
+		}
+		checkContents(t, schema, g, []string{`{"c": "x", "f": 1}`, `{"a": "s"}`, `{}`}, []string{`{"c": "x"}`, `{"a": "s", "c": "x"}`})
+	}
+}

@@ -3973,7 +3973,10 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 			values[i].never = true
 		}
 	}
-	if len(names) > 0 && !c.strict && !extra.never && !closed && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) {
+	if len(names) > 0 && !c.strict && !extra.never && !closed && !c.has(v, func(ks *schema.Keys) bool { return ks.MaxProperties >= 0 }) && !c.hasDependencies(v) {
+		// (Not beside dependencies: dependentMembers, before, left out
+		// the triggers the object could not hold, and a sibling's name
+		// added here would escape them: decision 305.)
 		names, values, required = c.siblingMembers(v, names, values, required)
 	}
 	if closed {
