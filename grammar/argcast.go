@@ -227,3 +227,112 @@ func spellsKind(s string, kinds typeSet) bool {
 	}
 	return false
 }
+
+// wholeTypes of an argument (decision 306): the types whose every value
+// is valid for the argument's schemas, so that a raw text the parser
+// reads as such a value needs no check. A string branch of a variant
+// leaves out the texts read as a type its own view rules out, unless that
+// type is whole for the argument: {"anyOf": [{"type": "string"}, {"type":
+// "null"}]} writes the text null in its string branch, read as null,
+// valid; {"anyOf": [{"type": "string"}, {"type": "integer", "minimum":
+// 10}]} does not write 3 there.
+
+// argWholeTypes is wholeSchemaTypes of every schema of the argument's
+// view (c.argView), read once an argument.
+func (c *compiler) argWholeTypes() typeSet {
+	if !c.argWholeRead {
+		c.argWholeRead, c.argWhole = true, tAll
+		work := 0
+		if c.argView == nil || c.argView.never {
+			c.argWhole = 0
+		} else {
+			for _, n := range c.argView.nodes {
+				c.argWhole &= c.wholeSchemaTypes(n.node, 3, &work)
+			}
+		}
+	}
+	return c.argWhole
+}
+
+// wholeSchemaTypes is a subset of the types whose every value is valid
+// for schema s: its type, less the types its keywords constrain, through
+// $ref, allOf, anyOf, oneOf and a not of types depth levels down; none
+// for a keyword it does not read (if, enum, a misspelt one), a key
+// written twice, or past maxTypeWork schemas.
+func (c *compiler) wholeSchemaTypes(s, depth int, work *int) typeSet {
+	d := c.d
+	switch d.Kind(s) {
+	case pyjson.True:
+		return tAll
+	case pyjson.Object:
+	default:
+		return 0
+	}
+	if *work++; *work > maxTypeWork || depth < 0 || d.DuplicateKey(s) >= 0 {
+		return 0
+	}
+	set := tAll
+	d.Members(s, func(k, m int) bool {
+		switch key := d.Str(k); key {
+		case "type":
+			set &= typesOf(d, m)
+		case "minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType", "contentSchema":
+			set &^= tStr
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+			set &^= tNum
+		case "properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties",
+			"propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties":
+			set &^= tObj
+		case "items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
+			"minContains", "maxContains", "unevaluatedItems":
+			set &^= tArr
+		case "$ref":
+			if target := c.resolveRef(s, m); target >= 0 && target != s {
+				set &= c.wholeSchemaTypes(target, depth-1, work)
+			} else {
+				set = 0
+			}
+		case "allOf", "anyOf", "oneOf":
+			if d.Kind(m) != pyjson.Array || d.Nodes[m].Len == 0 {
+				set = 0
+				break
+			}
+			var all, some, once, twice, admitted typeSet = tAll, 0, 0, 0, 0
+			d.Elements(m, func(e, _ int) bool {
+				w := c.wholeSchemaTypes(e, depth-1, work)
+				all &= w
+				some |= w
+				if key == "oneOf" {
+					// A type whole for one variant and admitted by no
+					// other: each value of it is valid for that one only.
+					t := c.schemaTypes(e, depth-1, work)
+					twice |= admitted & t
+					admitted |= t
+					once |= w
+				}
+				return true
+			})
+			switch key {
+			case "allOf":
+				set &= all
+			case "anyOf":
+				set &= some
+			default:
+				set &= once &^ twice
+			}
+		case "not":
+			if excluded, exact := notTypes(d, s); exact {
+				set &^= excluded
+			} else {
+				set = 0
+			}
+		case "$defs", "definitions", "$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "nullable":
+		default:
+			if !annotation(key) {
+				set = 0 // enum, const, if, ...: not read
+			}
+		}
+		return set != 0
+	})
+	return set
+}

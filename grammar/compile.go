@@ -338,6 +338,15 @@ type compiler struct {
 	// casting (decision 209).
 	argCast argCast
 	casting bool
+	// rawMisread is, while a raw argument's strings are compiled, the
+	// types the parser reads a text as that the argument's view admits
+	// no value of (decision 306): texts spelling them are left out.
+	rawMisread typeSet
+	// argView is the view of the argument being compiled, argWhole its
+	// whole types (argWholeTypes), read once argWholeRead.
+	argView      *view
+	argWhole     typeSet
+	argWholeRead bool
 	// argRead: argProps and argExtra, the nodes of the loaded tool's
 	// properties and additionalProperties as the parser reads them (-1:
 	// none), are read (argCastOf).

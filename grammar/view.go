@@ -995,7 +995,13 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}) {
 			return c.viewObject(v, inArgument, xml)
 		}
-		return c.viewString(v, inArgument, true)
+		if !c.constrainsStrings(v) {
+			return c.viewString(v, inArgument, true)
+		}
+		// Its strings are constrained ({"maxLength": 2}), its other
+		// values not (castConstrained): a text that spells another type
+		// is read back as that value, valid whatever its length, so
+		// each type is written (decision 306).
 	}
 	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && len(excluded) == 0 && !c.has(v, constrainsType) && len(v.notStrings) == 0 && len(v.notRequired) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && (c.itemsRoot < 0 || c.itemsRoot != c.evalRoot(v)) && u < 0 &&
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
@@ -1020,7 +1026,15 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		alts = append(alts, c.viewNumber(v, set&tFrac == 0))
 	}
 	if set&tStr != 0 {
+		if xml && c.casting {
+			// A raw text the parser would read as a value of a type
+			// this view has none of is not written (decision 306).
+			if c.rawMisread = c.argCast.kinds &^ set; c.rawMisread != 0 {
+				c.rawMisread &^= c.argWholeTypes()
+			}
+		}
 		alts = append(alts, c.viewString(v, ctx, xml))
+		c.rawMisread = 0
 	}
 	if set&tArr != 0 {
 		alts = append(alts, c.viewArray(v, ctx))
@@ -2602,7 +2616,21 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 			}
 		}
 	}
-	if shape, counted := c.stringShape(v, ctx, raw, lo, hi, negs, negNodes); shape != nil || c.err != nil {
+	misread := raw && c.rawMisread != 0
+	if misread {
+		if !c.strict {
+			// Only the string automaton leaves such texts out.
+			c.loosenCast(v)
+			misread = false
+		} else {
+			negs, negNodes = append(negs, spellings(c.rawMisread)), append(negNodes, -1-int(c.rawMisread))
+		}
+	}
+	shape, counted := c.stringShape(v, ctx, raw, lo, hi, negs, negNodes)
+	if misread && shape == nil && c.err == nil {
+		c.loosenCast(v) // past the automaton's limits: an error (strict)
+	}
+	if shape != nil || c.err != nil {
 		if (lo > 0 || hi >= 0) && !counted {
 			why := "a string's length is not enforced beside a pattern or a format"
 			if c.strict {
@@ -4183,6 +4211,7 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 	if args {
 		sep = syntax.ArgumentSeparator
 		c.argCast, c.casting = c.argCastOf(""), true // (another name: additionalProperties, decision 209)
+		c.argView, c.argWholeRead = extra, false
 		value := c.value(extra, inArgument, true)
 		c.casting = false
 		member = seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"), value, lit("\n"+syntax.ParamClose))
@@ -4550,6 +4579,52 @@ func (c *compiler) castConstrained(v *view, kinds typeSet) bool {
 		}
 		return kinds != 0 && ks.Not >= 0
 	}) || kinds != 0 && slices.ContainsFunc(v.nodes, func(n vnode) bool { return n.other })
+}
+
+// constrainsStrings reports whether v constrains strings: a length, a
+// pattern or a format, a not of strings, or strings a condition rules out.
+func (c *compiler) constrainsStrings(v *view) bool {
+	if len(v.notStrings) > 0 || c.has(v, func(ks *schema.Keys) bool { return keywordTypes(ks)&tStr != 0 }) {
+		return true
+	}
+	excluded, _ := v.excludedValues()
+	return slices.ContainsFunc(excluded, func(m int) bool { return c.d.Kind(m) == pyjson.String })
+}
+
+// spellings is the raw argument texts the parser reads as a value of one
+// of kinds (cast.go's appendCast, spellsKind), JSON white space around:
+// null, true or false, an integer literal, a number that is not one (1.5,
+// 1e3; with tInt, any number), and a text that opens an object or an
+// array, whether or not the rest parses (so a few strings that are not
+// JSON, such as "[x", are left out too).
+func spellings(kinds typeSet) *expr {
+	var alts []*expr
+	if kinds&tNull != 0 {
+		alts = append(alts, lit("null"))
+	}
+	if kinds&tBool != 0 {
+		alts = append(alts, lit("true"), lit("false"))
+	}
+	digits := plus(class(false, runeRange{'0', '9'}))
+	whole := seq(opt(lit("-")), alt(lit("0"), seq(class(false, runeRange{'1', '9'}), star(class(false, runeRange{'0', '9'})))))
+	exp := seq(chars(false, "eE"), opt(chars(false, "+-")), digits)
+	switch kinds & tNum {
+	case tNum:
+		alts = append(alts, numberExpr)
+	case tInt:
+		alts = append(alts, whole)
+	case tFrac:
+		alts = append(alts, seq(whole, alt(seq(lit("."), digits, opt(exp)), exp)))
+	}
+	anyText := star(class(true))
+	if kinds&tObj != 0 {
+		alts = append(alts, seq(lit("{"), anyText))
+	}
+	if kinds&tArr != 0 {
+		alts = append(alts, seq(lit("["), anyText))
+	}
+	space := star(chars(false, " \t\r\n"))
+	return seq(space, alt(alts...), space)
 }
 
 // loosenCast reports the type of a raw argument whose strings the parser

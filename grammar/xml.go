@@ -79,6 +79,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 			func(name string, value *view) *expr {
 				open := syntax.ParamOpen + name + syntax.ParamNameEnd + "\n"
 				c.argCast, c.casting = c.argCastOf(name), true
+				c.argView, c.argWholeRead = value, false
 				defer func() { c.casting = false }()
 				if !value.never && c.types(value)&c.argCast.allowed() == 0 {
 					// (decision 209: a property the renderer does not
@@ -113,6 +114,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		c.dropPropertyNames(v, "free arguments' names are checked against propertyNames only when an enum or const lists them")
 	}
 	c.argCast, c.casting = c.argCastOf(""), true
+	c.argView, c.argWholeRead = extra, false
 	value := c.value(extra, inArgument, true)
 	c.casting = false
 	arg := seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"), value, lit("\n"+syntax.ParamClose))
