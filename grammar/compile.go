@@ -342,6 +342,9 @@ type compiler struct {
 	// types the parser reads a text as that the argument's view admits
 	// no value of (decision 306): texts spelling them are left out.
 	rawMisread typeSet
+	// misreadAuto lets the string automaton run without strict for
+	// rawMisread's texts (viewString).
+	misreadAuto bool
 	// argView is the view of the argument being compiled, argWhole its
 	// whole types (argWholeTypes), read once argWholeRead.
 	argView      *view

@@ -56,7 +56,7 @@ func (c *compiler) stringAutomaton(e *expr, negs []*expr, lo, hi int, raw bool, 
 // groupAutomaton is stringAutomaton for strings valid for exactly one of
 // groups (one group: for it; decisions 201 and 202), and for none of negs.
 func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, path string) (text *expr, ok bool) {
-	if !c.strict || c.keyWork >= maxKeyWorkTotal {
+	if !c.strict && !c.misreadAuto || c.keyWork >= maxKeyWorkTotal {
 		return nil, false
 	}
 	// A pattern's lookahead assertions (decision 286) take their part

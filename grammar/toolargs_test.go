@@ -15,71 +15,70 @@ import (
 
 // A raw argument's text is read back as the first type of its property
 // that it spells (decision 209). Decision 306: a string branch leaves out
-// the texts read as a type that its view admits no value of, unless every
-// value of that type is valid for the argument; and an untyped argument
-// whose strings alone are constrained takes the values of the other types
-// too, written as JSON.
+// the texts read as a type that its view constrains, or admits no value
+// of unless every value of that type is valid for the argument; and an
+// untyped argument that constrains anything takes the values of every
+// type, its strings raw and the others as JSON.
 func TestRawArgumentsMisread(t *testing.T) {
 	for _, c := range []struct {
 		param string
-		// strict is what a strict grammar holds; loose, when set, what a
-		// grammar that is not strict holds, with nothing reported.
-		strict, loose []argCase
-		// reported is the path reported when not strict ("": none).
+		cases []argCase // strict and not, with nothing reported
+		// reported, when set, is the path reported when not strict,
+		// which then holds cases' texts in the grammar.
 		reported string
 	}{
 		// allOf does not decide the cast (cast.go reads any type): 1 is
 		// read as the integer 1, invalid.
 		{param: `{"allOf": [{"type": "string"}]}`,
-			strict:   []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "12ab"), true}, {xmlArg("a", "1"), false}, {xmlArg("a", "null"), false}, {xmlArg("a", "true"), false}, {xmlArg("a", "[]"), false}, {xmlArg("a", "{}"), false}, {xmlArg("a", " 2.5"), false}},
-			reported: "tools[0].function.parameters.properties.a.allOf[0].type"},
-		// what is not a string matches the pattern, so not the not.
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "12ab"), true}, {xmlArg("a", "1"), false}, {xmlArg("a", "null"), false}, {xmlArg("a", "true"), false}, {xmlArg("a", "[]"), false}, {xmlArg("a", "{}"), false}, {xmlArg("a", " 2.5"), false}}},
+		// what is not a string matches the pattern, so not the not
+		// (enforced under strict only, decision 198).
 		{param: `{"not": {"pattern": "^a"}}`,
-			strict:   []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "ab"), false}, {xmlArg("a", "1"), false}, {xmlArg("a", "null"), false}},
+			cases:    []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "ab"), false}, {xmlArg("a", "1"), false}, {xmlArg("a", "null"), false}},
 			reported: "tools[0].function.parameters.properties.a.not"},
 		// 3 is read as an integer, below the second variant's minimum.
 		{param: `{"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 10}]}`,
-			strict:   []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "null"), true}, {xmlArg("a", "10"), true}, {xmlArg("a", "3"), false}, {xmlArg("a", "-0"), false}},
-			reported: "tools[0].function.parameters.properties.a.anyOf[0].type"},
-		// every null and integer is valid: nothing left out, nothing
-		// reported.
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "null"), true}, {xmlArg("a", "10"), true}, {xmlArg("a", "3"), false}, {xmlArg("a", "-0"), false}}},
+		// [1] is read as an array, whose items must be strings.
+		{param: `{"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}`,
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", `["x"]`), true}, {xmlArg("a", "3"), true}, {xmlArg("a", "[1]"), false}, {xmlArg("a", " [true]"), false}}},
+		{param: `{"type": ["string", "array"], "items": {"type": "string"}}`,
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", `["x"]`), true}, {xmlArg("a", "[1]"), false}}},
+		{param: `{"type": ["string", "integer"], "minimum": 5}`,
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "7"), true}, {xmlArg("a", "3"), false}, {xmlArg("a", "3.5"), true}}},
+		// every null and integer is valid: nothing left out.
 		{param: `{"anyOf": [{"type": "string", "maxLength": 4}, {"type": "null"}, {"type": "integer"}]}`,
-			strict: []argCase{{xmlArg("a", "null"), true}, {xmlArg("a", "3"), true}, {xmlArg("a", "x"), true}, {xmlArg("a", "12345"), true}, {xmlArg("a", "abcde"), false}},
-			loose:  []argCase{{xmlArg("a", "null"), true}, {xmlArg("a", "3"), true}, {xmlArg("a", "abcde"), false}}},
+			cases: []argCase{{xmlArg("a", "null"), true}, {xmlArg("a", "3"), true}, {xmlArg("a", "x"), true}, {xmlArg("a", "12345"), true}, {xmlArg("a", "abcde"), false}}},
 		{param: `{"oneOf": [{"type": "string"}, {"type": "null"}]}`,
-			strict: []argCase{{xmlArg("a", "null"), true}, {xmlArg("a", "x"), true}},
-			loose:  []argCase{{xmlArg("a", "null"), true}, {xmlArg("a", "x"), true}}},
+			cases: []argCase{{xmlArg("a", "null"), true}, {xmlArg("a", "x"), true}}},
 		// untyped, its strings constrained: a text of another type is
 		// that value, valid whatever its length.
 		{param: `{"maxLength": 1}`,
-			strict: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "xy"), false}, {xmlArg("a", "null"), true}, {xmlArg("a", "[1, 2]"), true}, {xmlArg("a", "{}"), true}, {xmlArg("a", "-10.5"), true}, {xmlArg("a", "false"), true}},
-			loose:  []argCase{{xmlArg("a", "xy"), false}, {xmlArg("a", "null"), true}, {xmlArg("a", "[1, 2]"), true}}},
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "xy"), false}, {xmlArg("a", "null"), true}, {xmlArg("a", "[1, 2]"), true}, {xmlArg("a", "{}"), true}, {xmlArg("a", "-10.5"), true}, {xmlArg("a", "false"), true}}},
 		{param: `{"pattern": "^a", "description": "d"}`,
-			strict: []argCase{{xmlArg("a", "ab"), true}, {xmlArg("a", "b"), false}, {xmlArg("a", "5"), true}, {xmlArg("a", "true"), true}},
-			loose:  []argCase{{xmlArg("a", "b"), false}, {xmlArg("a", "5"), true}}},
+			cases: []argCase{{xmlArg("a", "ab"), true}, {xmlArg("a", "b"), false}, {xmlArg("a", "5"), true}, {xmlArg("a", "true"), true}}},
+		// untyped, its numbers or objects constrained.
+		{param: `{"minimum": 1}`,
+			cases: []argCase{{xmlArg("a", "1"), true}, {xmlArg("a", "0"), false}, {xmlArg("a", "x"), true}, {xmlArg("a", "null"), true}}},
+		{param: `{"required": ["x"]}`,
+			cases:    []argCase{{xmlArg("a", `{"x": 1}`), true}, {xmlArg("a", "{}"), false}, {xmlArg("a", "x"), true}, {xmlArg("a", "3"), true}, {xmlArg("a", "{x"), false}},
+			reported: "tools[0].function.parameters.properties.a.additionalProperties"}, // the closed default (decision 103)
 	} {
 		params := `{"type": "object", "properties": {"a": ` + c.param + `}, "additionalProperties": false}`
-		compile := func(strict bool) (*Grammar, error) {
-			return Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: strict}}, Choice: Required})
-		}
-		g, err := compile(true)
-		if err != nil {
-			t.Errorf("%s: strict: %v", c.param, err)
-		} else {
-			checkArgs(t, g, c.strict)
-		}
-		g, err = compile(false)
-		switch {
-		case err != nil:
-			t.Errorf("%s: not strict: %v", c.param, err)
-		case c.reported != "":
-			if !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == c.reported }) {
-				t.Errorf("%s: not strict: reported %v, want %s", c.param, g.Dropped, c.reported)
+		for _, strict := range []bool{true, false} {
+			g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: strict}}, Choice: Required})
+			switch {
+			case err != nil:
+				t.Errorf("%s: strict %v: %v", c.param, strict, err)
+			case !strict && c.reported != "":
+				if !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == c.reported }) {
+					t.Errorf("%s: not strict: reported %v, want %s", c.param, g.Dropped, c.reported)
+				}
+			case len(g.Dropped) > 0:
+				t.Errorf("%s: strict %v: reported %v", c.param, strict, g.Dropped)
+			default:
+				checkArgs(t, g, c.cases)
 			}
-		case len(g.Dropped) > 0:
-			t.Errorf("%s: not strict: reported %v", c.param, g.Dropped)
-		default:
-			checkArgs(t, g, c.loose)
 		}
 	}
 }

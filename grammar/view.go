@@ -970,13 +970,17 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 		}
 	}
 	set := c.types(v)
+	// castKinds: the types the parser reads a raw string's text as that
+	// this view constrains (decision 306).
+	var castKinds typeSet
 	if xml && c.casting {
 		// What the parser reads back (decision 209): a type it would
 		// read as another is not written, and a string that it would
-		// read as a constrained value of another type is reported.
+		// read as a constrained value of another type is left out of the
+		// strings (viewString) or reported.
 		set &= c.argCast.allowed()
-		if set&tStr != 0 && c.castConstrained(v, set&c.argCast.kinds) {
-			c.loosenCast(v)
+		if set&tStr != 0 {
+			castKinds = c.constrainedKinds(v, set&c.argCast.kinds)
 		}
 	}
 	excluded, _ := v.excludedValues()
@@ -986,22 +990,13 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	if lits, ok := c.viewLiterals(v, set, ctx, xml); ok {
 		return lits
 	}
-	if xml && set == tAll {
-		// An untyped argument is raw text (a string, valid for any
-		// schema without type), or an object when the schema describes
-		// one, as casting reads it.
-		if c.has(v, func(ks *schema.Keys) bool {
-			return ks.Properties >= 0 || ks.Required >= 0 || ks.AdditionalProperties >= 0
-		}) {
-			return c.viewObject(v, inArgument, xml)
-		}
-		if !c.constrainsStrings(v) {
-			return c.viewString(v, inArgument, true)
-		}
-		// Its strings are constrained ({"maxLength": 2}), its other
-		// values not (castConstrained): a text that spells another type
-		// is read back as that value, valid whatever its length, so
-		// each type is written (decision 306).
+	if xml && set == tAll && !c.constrainsStrings(v) && castKinds == 0 {
+		// An untyped argument that constrains nothing is raw text: the
+		// parser reads it as the value it spells, valid whatever it is.
+		// One that constrains strings ({"maxLength": 2}) or values of
+		// another type ({"required": ["a"]}) is each type, its strings
+		// without the texts read as a constrained one (decision 306).
+		return c.viewString(v, inArgument, true)
 	}
 	if _, u := c.unevaluatedPropertiesOf(v); set == tAll && len(excluded) == 0 && !c.has(v, constrainsType) && len(v.notStrings) == 0 && len(v.notRequired) == 0 && !c.unevaluatedClosed(v) && !c.hasDependentSchemas(v) && (c.itemsRoot < 0 || c.itemsRoot != c.evalRoot(v)) && u < 0 &&
 		!c.has(v, func(ks *schema.Keys) bool { return ks.Mult >= 0 }) {
@@ -1032,6 +1027,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			if c.rawMisread = c.argCast.kinds &^ set; c.rawMisread != 0 {
 				c.rawMisread &^= c.argWholeTypes()
 			}
+			c.rawMisread |= castKinds
 		}
 		alts = append(alts, c.viewString(v, ctx, xml))
 		c.rawMisread = 0
@@ -2618,15 +2614,12 @@ func (c *compiler) viewString(v *view, ctx textContext, raw bool) *expr {
 	}
 	misread := raw && c.rawMisread != 0
 	if misread {
-		if !c.strict {
-			// Only the string automaton leaves such texts out.
-			c.loosenCast(v)
-			misread = false
-		} else {
-			negs, negNodes = append(negs, spellings(c.rawMisread)), append(negNodes, -1-int(c.rawMisread))
-		}
+		// Left out by the string automaton, strict or not.
+		negs, negNodes = append(negs, spellings(c.rawMisread)), append(negNodes, -1-int(c.rawMisread))
+		c.misreadAuto = true
 	}
 	shape, counted := c.stringShape(v, ctx, raw, lo, hi, negs, negNodes)
+	c.misreadAuto = false
 	if misread && shape == nil && c.err == nil {
 		c.loosenCast(v) // past the automaton's limits: an error (strict)
 	}
@@ -4579,6 +4572,18 @@ func (c *compiler) castConstrained(v *view, kinds typeSet) bool {
 		}
 		return kinds != 0 && ks.Not >= 0
 	}) || kinds != 0 && slices.ContainsFunc(v.nodes, func(n vnode) bool { return n.other })
+}
+
+// constrainedKinds is the types of kinds whose values v constrains
+// (castConstrained, one type at a time).
+func (c *compiler) constrainedKinds(v *view, kinds typeSet) typeSet {
+	var out typeSet
+	for _, k := range [...]typeSet{tNull, tBool, tInt, tFrac, tArr, tObj} {
+		if kinds&k != 0 && c.castConstrained(v, k) {
+			out |= k
+		}
+	}
+	return out
 }
 
 // constrainsStrings reports whether v constrains strings: a length, a
