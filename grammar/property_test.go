@@ -113,6 +113,11 @@ func TestToolGrammarProperty(t *testing.T) {
 				t.Fatalf("sample %d is not in the grammar: %q", i, text)
 			}
 			res, err := harmony.Parse(text, &harmony.ParseOptions{Tools: hts})
+			if err != nil && strings.Contains(err.Error(), "appears twice") && strings.Contains(err.Error(), "(free)") {
+				// The free tool's argument names are any: a grammar
+				// can't keep them apart (decision 208's documented limit).
+				continue
+			}
 			if err != nil {
 				t.Fatalf("sample %d: %v\n%q", i, err, text)
 			}
