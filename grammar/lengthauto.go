@@ -1,6 +1,9 @@
 package grammar
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // The length automaton enforces minLength and maxLength beside a pattern
 // or a format whose parts lengthBounded can't count one by one (gap
@@ -224,6 +227,35 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 	if !live[0] {
 		return nil, true // no value has such a length
 	}
+	// A raw text's pair from which every text is valid (every character
+	// keeps it, and it accepts) is the raw text itself, whose rules keep
+	// the markers out with "<" allowed; and a move into such a pair may
+	// be a "<", the raw text going on after it (decision 306). Elsewhere
+	// a raw automaton's moves leave "<" out (decision 129).
+	var universal []bool
+	var ltRule *expr
+	if raw {
+		universal = make([]bool, len(pairs))
+		for i, p := range pairs {
+			if !live[i] || !accepts(p) {
+				continue
+			}
+			var all charSet
+			self := true
+			for e := firstEdge[i]; e < firstEdge[i+1]; e++ {
+				if int(edgeTo[e]) != i {
+					self = false
+					break
+				}
+				all = all.union(dfa.states[p.q].moves[edgeMove[e]].set)
+			}
+			universal[i] = self && slices.Equal(all, setAll())
+		}
+		if slices.Contains(universal, true) {
+			c.rawText() // (its rules, once per grammar)
+			ltRule = c.raw.state(rawAfterLT())
+		}
+	}
 	// Each move's characters, encoded once, and what the rules would
 	// cost an engine, counted before anything is written.
 	moves := make([][]*expr, len(dfa.states))
@@ -266,9 +298,17 @@ func (c *compiler) groupAutomaton(groups []stringGroup, negs []*expr, raw bool, 
 		if !live[i] {
 			continue
 		}
+		if raw && universal[i] {
+			c.g.define(rules[i], c.rawText())
+			continue
+		}
 		var self, alts []*expr
 		for e := firstEdge[i]; e < firstEdge[i+1]; e++ {
-			switch to := edgeTo[e]; {
+			to := edgeTo[e]
+			if raw && live[to] && universal[to] && dfa.states[p.q].moves[edgeMove[e]].set.has('<') {
+				alts = append(alts, seq(lit("<"), ltRule))
+			}
+			switch {
 			case !live[to] || moves[p.q][edgeMove[e]] == nil:
 			case int(to) == i:
 				self = append(self, moves[p.q][edgeMove[e]])
@@ -327,3 +367,10 @@ func liveBackwards(live []bool, first, to []int32) {
 		}
 	}
 }
+
+// rawAfterLT is the state of the raw text's automaton (textLang, the
+// forbidden strings of an argument) after a "<" read from its start.
+var rawAfterLT = sync.OnceValue(func() int {
+	a := newAutomaton(forbidden(inArgument))
+	return a.next[0][slices.Index(a.special, '<')]
+})

@@ -30,7 +30,7 @@ func TestRawArgumentsMisread(t *testing.T) {
 		// allOf does not decide the cast (cast.go reads any type): 1 is
 		// read as the integer 1, invalid.
 		{param: `{"allOf": [{"type": "string"}]}`,
-			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "12ab"), true}, {xmlArg("a", "1"), false}, {xmlArg("a", "null"), false}, {xmlArg("a", "true"), false}, {xmlArg("a", "[]"), false}, {xmlArg("a", "{}"), false}, {xmlArg("a", " 2.5"), false}}},
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "12ab"), true}, {xmlArg("a", "<b>1</b>"), true}, {xmlArg("a", "<|start|>"), false}, {xmlArg("a", "1"), false}, {xmlArg("a", "null"), false}, {xmlArg("a", "true"), false}, {xmlArg("a", "[]"), false}, {xmlArg("a", "{}"), false}, {xmlArg("a", " 2.5"), false}}},
 		// what is not a string matches the pattern, so not the not
 		// (enforced under strict only, decision 198).
 		{param: `{"not": {"pattern": "^a"}}`,
@@ -39,9 +39,12 @@ func TestRawArgumentsMisread(t *testing.T) {
 		// 3 is read as an integer, below the second variant's minimum.
 		{param: `{"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 10}]}`,
 			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", "null"), true}, {xmlArg("a", "10"), true}, {xmlArg("a", "3"), false}, {xmlArg("a", "-0"), false}}},
-		// [1] is read as an array, whose items must be strings.
+		// [1] is read as an array, whose items must be strings. The
+		// strings that are not left out are raw text, "<" and all, the
+		// markers and the closing tag kept out.
 		{param: `{"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}`,
-			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", `["x"]`), true}, {xmlArg("a", "3"), true}, {xmlArg("a", "[1]"), false}, {xmlArg("a", " [true]"), false}}},
+			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", `["x"]`), true}, {xmlArg("a", "3"), true}, {xmlArg("a", "[1]"), false}, {xmlArg("a", " [true]"), false},
+				{xmlArg("a", "<b>"), true}, {xmlArg("a", "a </b> <<|x"), true}, {xmlArg("a", "x<|end|>"), false}, {xmlArg("a", "<|call|>"), false}, {xmlArg("a", "a</rfl:parameter>"), false}}},
 		{param: `{"type": ["string", "array"], "items": {"type": "string"}}`,
 			cases: []argCase{{xmlArg("a", "x"), true}, {xmlArg("a", `["x"]`), true}, {xmlArg("a", "[1]"), false}}},
 		{param: `{"type": ["string", "integer"], "minimum": 5}`,
