@@ -229,3 +229,33 @@ func misreadArgument(rng *rand.Rand) string {
 	}
 	return randomArgument(rng)
 }
+
+// A raw argument's pattern whose end matches everything (^a, unanchored)
+// writes that tail as the raw text itself: "<" allowed there, the markers
+// and the closing tag kept out (decision 306). Before the tail, and in a
+// bounded raw string, "<" stays out (decision 129).
+func TestRawPatternTail(t *testing.T) {
+	for _, c := range []struct {
+		param string
+		cases []argCase
+	}{
+		{`{"type": "string", "pattern": "^a"}`, []argCase{
+			{xmlArg("a", "ab"), true}, {xmlArg("a", "a</b>"), true}, {xmlArg("a", "a<"), true}, {xmlArg("a", "a <<|x"), true},
+			{xmlArg("a", "x"), false}, {xmlArg("a", "<a"), false}, {xmlArg("a", "a<|end|>"), false}, {xmlArg("a", "a</rfl:parameter>"), false},
+		}},
+		{`{"type": "string", "pattern": "^git "}`, []argCase{
+			{xmlArg("a", "git log > out < in"), true}, {xmlArg("a", "git <|call|>"), false}, {xmlArg("a", "gi"), false},
+		}},
+		{`{"type": "string", "pattern": "^a.*z$"}`, []argCase{{xmlArg("a", "abz"), true}, {xmlArg("a", "a<z"), false}}}, // (decision 129)
+	} {
+		params := `{"type": "object", "properties": {"a": ` + c.param + `}, "required": ["a"], "additionalProperties": false}`
+		for _, strict := range []bool{true, false} {
+			g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: strict}}, Choice: Required})
+			if err != nil || len(g.Dropped) > 0 {
+				t.Errorf("%s: strict %v: %v", c.param, strict, err)
+				continue
+			}
+			checkArgs(t, g, c.cases)
+		}
+	}
+}

@@ -3046,7 +3046,7 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 	case kw == "format" && !counted:
 		e = seq(lit(`"`), formatJSON(strings.TrimPrefix(key, "format:")), lit(`"`))
 	case raw:
-		e = rawChars(value)
+		e = c.rawShape(value)
 	default:
 		e = seq(lit(`"`), jsonChars(value), lit(`"`))
 	}
@@ -3057,6 +3057,22 @@ func (c *compiler) stringShape(v *view, ctx textContext, raw bool, lo, hi int, n
 	r := ref(c.g.rule(kw, e)) // nil (no value can be written) is a rule of nothing
 	c.memo[memoKey] = r
 	return r, counted
+}
+
+// rawShape is a pattern's values as a raw argument's text (rawChars: no
+// "<", decision 129), but for a tail that matches everything (the end of
+// ^a, unanchored), written as the raw text itself, "<" allowed and the
+// markers kept out (decision 306): the head holds no "<", so the raw
+// text's automaton is at its start there.
+func (c *compiler) rawShape(value *expr) *expr {
+	if value.kind == kSeq && len(value.items) > 1 && matchesEverything(value.items[len(value.items)-1]) {
+		head := rawChars(seq(value.items[:len(value.items)-1]...))
+		if head == nil {
+			return nil
+		}
+		return seq(head, c.rawText())
+	}
+	return rawChars(value)
 }
 
 // negatedShape is stringShape for a view whose not rules out texts
