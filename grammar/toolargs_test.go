@@ -3,6 +3,7 @@ package grammar
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -257,5 +258,38 @@ func TestRawPatternTail(t *testing.T) {
 			}
 			checkArgs(t, g, c.cases)
 		}
+	}
+}
+
+// Under strict, an anyOf of the parameters' root is the choice of its
+// variants' arguments (decision 307): "a or b required" beside the root's
+// properties is exact. A property only a variant declares
+// is not shown, so read back as a string: its type is reported, as for an
+// allOf's (decision 209).
+func TestArgumentsRootAnyOf(t *testing.T) {
+	params := `{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}], "additionalProperties": false}`
+	cases := []argCase{
+		{"", false}, {xmlArg("a", "x"), true}, {xmlArg("b", "3"), true}, {xmlArg("a", "x") + "\n" + xmlArg("b", "3"), true},
+		{xmlArg("b", "x"), false}, {xmlArg("c", "x"), false},
+	}
+	g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: true}}, Choice: Required})
+	if err != nil || len(g.Dropped) > 0 {
+		t.Fatalf("strict: %v %v", err, g)
+	}
+	checkArgs(t, g, cases)
+	// Not strict, reported as before.
+	g, err = Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params)}}, Choice: Required})
+	if err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == "tools[0].function.parameters.anyOf" }) {
+		t.Errorf("not strict: %v %v", err, g)
+	}
+	shown := `{"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"properties": {"c": {"type": "integer"}}, "required": ["c"]}, {"required": ["a"]}]}`
+	var ge *Error
+	if _, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(shown), Strict: true}}, Choice: Required}); !errors.As(err, &ge) || !strings.HasPrefix(ge.Path, "tools[0].function.parameters.anyOf[0].properties.c") {
+		t.Errorf("a variant's own property: %v", err)
+	}
+	// A oneOf of the root stays reported.
+	oneOf := strings.Replace(params, `"anyOf"`, `"oneOf"`, 1)
+	if _, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(oneOf), Strict: true}}, Choice: Required}); !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters.oneOf" {
+		t.Errorf("oneOf: %v", err)
 	}
 }

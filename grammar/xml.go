@@ -38,6 +38,38 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		c.impossible(path, "no arguments can be written: the schema admits no object, and a tool's arguments are one")
 		return nil
 	}
+	return c.argumentsOf(v)
+}
+
+// argumentsOf is the arguments of the parameters' view v. Under strict,
+// an anyOf there is the choice of its variants' arguments, each variant's
+// view written in full (decision 307); not strict, it is reported, as a
+// oneOf, enum or const of the whole always is (a variant's own property
+// is read back as a string, and one of another type would leave the
+// variant, and so the compile, with no arguments).
+func (c *compiler) argumentsOf(v *view) *expr {
+	d := c.d
+	for i, n := range v.nodes {
+		if !c.strict || n.ks.AnyOf < 0 || n.done&doneAnyOf != 0 || d.Kind(n.ks.AnyOf) != pyjson.Array || d.Nodes[n.ks.AnyOf].Len == 0 {
+			continue
+		}
+		var alts []*expr
+		d.Elements(n.ks.AnyOf, func(e, pos int) bool {
+			w := c.with(v, i, doneAnyOf, e, n.path+".anyOf["+itoa(pos)+"]")
+			if c.err == nil && !w.never && c.types(w)&tObj != 0 {
+				alts = append(alts, c.argumentsOf(w))
+			}
+			return c.err == nil
+		})
+		if c.err != nil {
+			return nil
+		}
+		if len(alts) == 0 {
+			c.impossible(n.path+".anyOf", "no arguments can be written: no variant of the anyOf admits an object, and a tool's arguments are one")
+			return nil
+		}
+		return alt(alts...)
+	}
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone, c.uniqueDone = -1, -1, -1, false, false
 	c.notNodes = c.notNodes[:0] // no not of strings is the view's (decision 198)
 	if c.unevaluatedClosed(v) {
@@ -55,7 +87,7 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 			node int
 			name string
 		}{{n.ks.AnyOf, "anyOf"}, {n.ks.OneOf, "oneOf"}, {n.ks.Enum, "enum"}, {n.ks.Const, "const"}} {
-			if kw.node >= 0 {
+			if kw.node >= 0 && (kw.name != "anyOf" || n.done&doneAnyOf == 0) {
 				// Arguments are an object's members: variants of the
 				// whole are not followed.
 				c.drop(n.path+"."+kw.name, kw.name)
