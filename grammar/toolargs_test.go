@@ -88,7 +88,8 @@ func TestRawArgumentsMisread(t *testing.T) {
 }
 
 // Random argument objects rendered as calls by the renderer, against the
-// strict grammar of random tool parameters, and the grammar not strict
+// strict grammar of random tool parameters (now and then with an anyOf of
+// required names at the root), and the grammar not strict
 // where it reports nothing: a call in the grammar parses back (casting by
 // the parameters) to valid arguments, with no warning but an argument's
 // that the declaration does not show; and the call of valid arguments is
@@ -128,6 +129,9 @@ func TestToolArgumentsAgainstValidator(t *testing.T) {
 			}
 			if rng.IntN(3) == 0 && !strings.Contains(schema, "additionalProperties") {
 				schema += `, "additionalProperties": false`
+			}
+			if rng.IntN(5) == 0 {
+				schema += `, "anyOf": [{"required": ["a"]}, {"required": ["b", "c"]}]` // (decision 307)
 			}
 			schema += `, "$defs": {` + defs + `"d": ` + randomArgument(rng) + `}}`
 			g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(schema), Strict: strict}}, Choice: Required})
