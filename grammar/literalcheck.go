@@ -174,7 +174,11 @@ func (c *compiler) appendListed(alts []*expr, m int, text string, ctx textContex
 	if k := d.Kind(m); k == pyjson.Array || k == pyjson.Object {
 		return append(alts, c.listedComposite(m, text))
 	}
-	alts = append(alts, lit(text))
+	if !xml || !c.casting || d.Kind(m) != pyjson.Number || c.argCast.kinds&tFrac != 0 || pyjson.IsIntegerLiteral(text) {
+		// (A raw argument read as an integer only: the parser reads
+		// 1.0 back as the string "1.0", so only 1 is written.)
+		alts = append(alts, lit(text))
+	}
 	if d.Kind(m) == pyjson.Number {
 		for _, s := range integralSpellings(string(d.Raw(m))) {
 			// (The parser casts "2.0" to a string where the property's

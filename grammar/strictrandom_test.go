@@ -364,6 +364,15 @@ func TestArgumentsAsParsed(t *testing.T) {
 		// a string or an integer, unconstrained: 3 is the integer 3, valid.
 		{`{"type": "object", "properties": {"n": {"type": ["string", "integer"]}}}`,
 			[]argCase{{xmlArg("n", "3"), true}, {xmlArg("n", "x"), true}}},
+		// 1.0 listed where the cast is an integer's (type or const
+		// decides): the parser reads the text 1.0 as the string "1.0", so
+		// only 1 is written (decision 308).
+		{`{"type": "object", "properties": {"n": {"type": "integer", "allOf": [{"enum": [1.0, 3]}]}, "m": {"const": 1, "allOf": [{"enum": [true, 1.0]}]}}}`,
+			[]argCase{{xmlArg("n", "1"), true}, {xmlArg("n", "1.0"), false}, {xmlArg("n", "3"), true}, {xmlArg("m", "1"), true}, {xmlArg("m", "1.0"), false}}},
+		// where the enum decides, 1.0 is a number's: the text 1.0 is the
+		// number 1.0.
+		{`{"type": "object", "properties": {"n": {"type": "integer", "enum": [1.0, 3]}}}`,
+			[]argCase{{xmlArg("n", "1"), true}, {xmlArg("n", "1.0"), true}}},
 		// a string or an integer of at least 5: the text 3 is the integer
 		// 3, so no string is written so (decision 306; reported before).
 		{`{"type": "object", "properties": {"n": {"type": ["string", "integer"], "minimum": 5}}}`,
