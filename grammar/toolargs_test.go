@@ -150,13 +150,7 @@ func TestToolArgumentsAgainstValidator(t *testing.T) {
 				}
 				args := "{" + strings.Join(parts, ", ") + "}"
 				call := harmony.ToolCall{Function: harmony.FunctionCall{Name: "f", Arguments: json.RawMessage(args)}}
-				msgs := []harmony.Message{{Role: harmony.RoleUser, Content: "u"}, {Role: harmony.RoleAssistant, Reasoning: "r", ToolCalls: []harmony.ToolCall{call}}}
-				prompt, err := harmony.Render(msgs, &harmony.Options{Tools: tools})
-				if err != nil {
-					t.Fatalf("%s: render %s: %v", schema, args, err)
-				}
-				const turn = "<|start|>user<|message|>u<|end|><|start|>assistant"
-				text := strings.TrimSuffix(prompt[strings.Index(prompt, turn)+len(turn):], "<|call|>")
+				text := renderCall(t, "r", []harmony.ToolCall{call}, []Tool{{Name: "f", Parameters: json.RawMessage(schema)}})
 				in := g.Matches(text)
 				res, err := harmony.Parse(text, &harmony.ParseOptions{Tools: tools})
 				if err != nil {
