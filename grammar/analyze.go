@@ -63,7 +63,7 @@ type ruleSet struct {
 	// scratch, when set, lends the analysis its memory (a grammar's,
 	// whose facts are not kept); nil: allocated (a proto's, kept).
 	scratch *scratch
-	// costs, when set, are the bodies' expandedCost, computed already.
+	// costs, when set, are the bodies' scanCost, computed already.
 	costs []int
 }
 
@@ -369,9 +369,9 @@ func (set *ruleSet) firstRefs(e *expr, fn func(int)) {
 const visitCost = 2
 
 // ruleVisit is what the walk costs to enter a rule whose body is e: at
-// most visitCost and its elements (expandedCost, which counts its groups'
+// most visitCost and its elements (scanCost, which counts its groups'
 // elements too, and its end).
-func ruleVisit(e *expr) int { return visitCost + expandedCost(e) + 1 }
+func ruleVisit(e *expr) int { return visitCost + scanCost(e) + 1 }
 
 // groupVisit is what the walk costs to enter e, an item of a sequence or
 // an alternation, when e is written in parentheses (an alternation): a
@@ -390,7 +390,7 @@ func repVisit(e *expr) int {
 	if grouped(inner) {
 		return visitCost + 4 + ruleVisit(inner)
 	}
-	return visitCost + 3 + expandedCost(inner)
+	return visitCost + 3 + scanCost(inner)
 }
 
 // walkOf is the walk from e, the rules of the set walked already (f); an
@@ -736,7 +736,7 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 	bodies := zeroed(&sc.bodies, len(rules))
 	costs := zeroed(&sc.costs, len(rules))
 	for i, r := range rules {
-		bodies[i], costs[i] = r.body, r.cost
+		bodies[i], costs[i] = r.body, r.scan
 	}
 	set := &ruleSet{bodies: bodies, scratch: sc, costs: costs}
 	gr := refGraph(set, root)

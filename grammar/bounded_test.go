@@ -584,3 +584,29 @@ func TestFailedToolStopsTheCompile(t *testing.T) {
 		t.Errorf("%d bytes allocated after %s failed", b, ge.Path)
 	}
 }
+
+// A tool's string argument of a length near MaxLength compiles, as a
+// response format's does: the leftmost walk counts a class as the elements
+// llama.cpp makes of it (scanCost), so that Claude Code's Workflow tool,
+// whose script is a string of at most 524,288 characters, no longer fails
+// the whole request's grammar under a required tool choice or strict (gap
+// decision 309; llama.cpp checks its grammar in 0.7 ms of CPU). That the
+// chunks hold exactly the lengths allowed is TestChunkedCounts's (a text
+// near the bound takes the test's matcher seconds).
+func TestLongRawStrings(t *testing.T) {
+	for _, n := range []int{524288, MaxLength} {
+		params := `{"type": "object", "properties": {"script": {"type": "string", "maxLength": ` + itoa(n) + `}, "name": {"type": "string"}}, "required": ["script"], "additionalProperties": false}`
+		for _, strict := range []bool{true, false} {
+			g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: strict}}, Choice: Required})
+			if err != nil {
+				t.Errorf("maxLength %d, strict %v: %v", n, strict, err)
+				continue
+			}
+			if len(g.Dropped) > 0 {
+				t.Errorf("maxLength %d, strict %v: reported %v", n, strict, g.Dropped)
+			}
+			script := strings.Repeat("let x = 1;\n", 200)
+			checkArgs(t, g, []argCase{{xmlArg("script", script), true}, {xmlArg("script", "ab"), true}, {xmlArg("script", "a</rfl:parameter>"), false}})
+		}
+	}
+}

@@ -236,13 +236,14 @@ func (g *builder) define(i int, body *expr) {
 	if body == nil {
 		body = nothing()
 	}
-	cost := expandedCost(body)
+	cost, scan := elementCosts(body)
 	if cost >= minSplitCost {
 		if split := g.splitGroups(body, g.rules[i].name); split != body {
-			body, cost = split, expandedCost(split)
+			body = split
+			cost, scan = elementCosts(split)
 		}
 	}
-	g.rules[i].body, g.rules[i].cost = body, cost
+	g.rules[i].body, g.rules[i].scan = body, scan
 	if g.nameFn == nil {
 		g.nameFn = g.nameOf
 	}

@@ -30,7 +30,7 @@ type expr struct {
 // some text, and the rules an engine's leftmost walk visits in it.
 type libFacts struct {
 	text                 string
-	cost                 int
+	cost, scan           int
 	nullable, productive bool
 	walk                 int
 	starts               [2]int // groupStarts, not leftmost and leftmost
@@ -54,6 +54,7 @@ func freeze(e *expr) *expr {
 	e.lib = &libFacts{
 		text:       string(appendExpr(nil, nil, e, false)),
 		cost:       expandedCost(e),
+		scan:       scanCost(e),
 		nullable:   set.nullableExpr(e, nil),
 		productive: set.productiveExpr(e, nil),
 		walk:       set.walkOf(e, none),
@@ -109,7 +110,7 @@ type runeRange struct{ lo, hi rune }
 type rule struct {
 	name string
 	body *expr
-	cost int // expandedCost(body), once defined
+	scan int // scanCost(body), once defined (what the leftmost walk reads)
 }
 
 func lit(s string) *expr {
@@ -516,41 +517,86 @@ func expandedCost(e *expr) int {
 	if e.lib != nil {
 		return e.lib.cost
 	}
+	n, _ := elementCosts(e)
+	return n
+}
+
+// scanCost is expandedCost with each class counted as the elements
+// llama.cpp makes of it (classElements) rather than a few more: what its
+// check for left recursion scans of e (the leftmost walk, analyze.go). A
+// long raw string is a chunk of a thousand [^<] classes, which
+// expandedCost counts three times over, so that the walk's estimate
+// refused a string of 524,288 characters that llama.cpp checks in 0.7 ms
+// of CPU (gap decision 309).
+func scanCost(e *expr) int {
+	if e.lib != nil {
+		return e.lib.scan
+	}
+	_, n := elementCosts(e)
+	return n
+}
+
+// classElements is what llama.cpp makes of class e: an element for each
+// character it lists and two for each range (its first character and
+// its last), a negated class's first one marking the negation.
+func classElements(e *expr) int {
+	n := 0
+	for _, r := range e.rs {
+		n++
+		if r.hi > r.lo {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+// elementCosts is expandedCost and scanCost of e, in one pass.
+func elementCosts(e *expr) (expanded, scanned int) {
+	if e.lib != nil {
+		return e.lib.cost, e.lib.scan
+	}
 	switch e.kind {
 	case kLit:
-		return utf8.RuneCountInString(e.text)
+		n := utf8.RuneCountInString(e.text)
+		return n, n
 	case kClass:
-		return 1 + 2*len(e.rs)
+		return 1 + 2*len(e.rs), classElements(e)
 	case kRef:
-		return 1
+		return 1, 1
 	case kSeq, kAlt:
-		n := 0
 		for _, it := range e.items {
-			n += expandedCost(it)
+			x, s := elementCosts(it)
+			expanded, scanned = expanded+x, scanned+s
 			if e.kind == kSeq && it.kind == kAlt {
-				n += ruleCost + 1 // written in parentheses: a rule
+				expanded, scanned = expanded+ruleCost+1, scanned+ruleCost+1 // written in parentheses: a rule
 			}
 		}
 		if e.kind == kAlt {
-			n += len(e.items) - 1
+			expanded, scanned = expanded+len(e.items)-1, scanned+len(e.items)-1
 		}
-		return n
+		return expanded, scanned
 	case kRep:
 		inner := e.items[0]
-		item, own := expandedCost(inner), 0
-		if grouped(inner) {
-			// A rule of its own, referred to by each copy.
-			own, item = item+ruleCost, 1
-		}
-		opts := 1 // the rule S' of an unbounded repetition
-		if e.max >= 0 {
-			opts = e.max - e.min
-		}
-		// m copies; each optional rule holds the item, a reference and
-		// an alternative; a reference to the first of them.
-		return own + e.min*item + opts*(item+2+ruleCost) + 1
+		x, s := elementCosts(inner)
+		return repCost(e, inner, x), repCost(e, inner, s)
 	}
-	return 0
+	return 0, 0
+}
+
+// repCost is the cost of repetition e of inner, whose item costs item.
+func repCost(e, inner *expr, item int) int {
+	own := 0
+	if grouped(inner) {
+		// A rule of its own, referred to by each copy.
+		own, item = item+ruleCost, 1
+	}
+	opts := 1 // the rule S' of an unbounded repetition
+	if e.max >= 0 {
+		opts = e.max - e.min
+	}
+	// m copies; each optional rule holds the item, a reference and
+	// an alternative; a reference to the first of them.
+	return own + e.min*item + opts*(item+2+ruleCost) + 1
 }
 
 // appendLit appends a string literal. Printable ASCII and non-ASCII

@@ -231,6 +231,14 @@ func dumpLongStrings(name string, lengths ...int) string {
 	return strings.Join(objs, " ")
 }
 
+// dumpToolAttacks are tools' parameters compiled under a required tool
+// choice, their texts drawn from the grammar.
+var dumpToolAttacks = []dumpAttack{
+	{"workflow-script", `{"type": "object", "properties": {"script": {"type": "string", "maxLength": 524288}, "name": {"type": "string"}}, "additionalProperties": false}`, "", false},
+	{"raw-string-max", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1, "maxLength": ` + itoa(MaxLength) + `}}, "required": ["a"], "additionalProperties": false}`, "", true},
+	{"raw-strings-100x1024", dumpProperties(100, `{"type": "string", "maxLength": 1024}`), "", false},
+}
+
 var dumpFamilies = []dumpFamily{
 	{"ladder", 30, func(n int) string { return dumpLadder(n, true) }, false},
 	{"properties", 8000, func(n int) string { return dumpProperties(n, `{"type": "integer"}`) }, false},
@@ -450,6 +458,17 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			continue
 		}
 		dump("attack-"+a.name, g, schema, jsonValues(t, a.instances), uint64(i))
+		attacks++
+	}
+	// Tools whose arguments are the worst the walk lets through (gap
+	// decision 309): long raw strings, whose chunks are classes.
+	for i, a := range dumpToolAttacks {
+		g, err := Compile(ctx, dumpSpec(&Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(a.schema), Strict: a.strict}}, Choice: Required}))
+		if err != nil {
+			t.Logf("tool attack %s refused: %.200v", a.name, err)
+			continue
+		}
+		dump("attack-tool-"+a.name, g, nil, nil, uint64(150+i))
 		attacks++
 	}
 	// The schema zod 4 writes through openai's zodResponseFormat, strict
