@@ -227,7 +227,7 @@ func formatValidator(t *testing.T, name string) *jsonschema.Schema {
 }
 
 var (
-	skippedUnit  = regexp.MustCompile(`Y[0-9]+D|H[0-9]+S`)
+	skippedUnit = regexp.MustCompile(`Y[0-9]+D|H[0-9]+S`)
 	// A sign where a number starts: at the start, after T or a colon, or
 	// after the offset's own sign (the validator reads "10:19:00-+5:31"'s
 	// hour "+5" as a number; found on a re-seeded run).

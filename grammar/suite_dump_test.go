@@ -537,8 +537,15 @@ func TestDumpGrammarsForLlama(t *testing.T) {
 			}
 			// As a tool's parameters (the XML arguments), with texts
 			// drawn from the grammar only.
-			if gt, err := Compile(ctx, dumpSpec(&Spec{Tools: []Tool{{Name: "f", Parameters: sc.Schema}}, Choice: Required})); err == nil {
+			gt, err := Compile(ctx, dumpSpec(&Spec{Tools: []Tool{{Name: "f", Parameters: sc.Schema}}, Choice: Required}))
+			if err == nil {
 				dump(name+"-tool", gt, nil, nil, uint64(300+i))
+				bench++
+			}
+			// Strict too, where it differs (a oneOf of the parameters
+			// is followed under strict only: decisions 307 and 310).
+			if gs, err := Compile(ctx, dumpSpec(&Spec{Tools: []Tool{{Name: "f", Parameters: sc.Schema, Strict: true}}, Choice: Required})); err == nil && (gt == nil || gs.GBNF() != gt.GBNF()) {
+				dump(name+"-tool-strict", gs, nil, nil, uint64(300+i))
 				bench++
 			}
 		}

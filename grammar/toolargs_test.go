@@ -131,7 +131,8 @@ func TestToolArgumentsAgainstValidator(t *testing.T) {
 				schema += `, "additionalProperties": false`
 			}
 			if rng.IntN(5) == 0 {
-				schema += `, "anyOf": [{"required": ["a"]}, {"required": ["b", "c"]}]` // (decision 307)
+				// (decision 307; a oneOf for odd seeds, decision 310)
+				schema += `, "` + []string{"anyOf", "oneOf"}[i%2] + `": [{"required": ["a"]}, {"required": ["b", "c"]}]`
 			}
 			schema += `, "$defs": {` + defs + `"d": ` + randomArgument(rng) + `}}`
 			g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(schema), Strict: strict}}, Choice: Required})
@@ -285,9 +286,46 @@ func TestArgumentsRootAnyOf(t *testing.T) {
 	if _, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(shown), Strict: true}}, Choice: Required}); !errors.As(err, &ge) || !strings.HasPrefix(ge.Path, "tools[0].function.parameters.anyOf[0].properties.c") {
 		t.Errorf("a variant's own property: %v", err)
 	}
-	// A oneOf of the root stays reported.
-	oneOf := strings.Replace(params, `"anyOf"`, `"oneOf"`, 1)
-	if _, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(oneOf), Strict: true}}, Choice: Required}); !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters.oneOf" {
-		t.Errorf("oneOf: %v", err)
+}
+
+// Under strict, a oneOf of the parameters' root whose variants are told
+// apart by the names an object holds and lacks is the choice of each
+// variant's cases, written as arguments (decision 310; refused under
+// strict before): "a or b, not both". Variants told apart otherwise (by
+// their values' types) stay an error under strict, and not strict the
+// oneOf stays reported.
+func TestArgumentsRootOneOf(t *testing.T) {
+	a, b, c, x := xmlArg("a", "s"), xmlArg("b", "3"), xmlArg("c", "t"), xmlArg("x", "4")
+	for _, tc := range []struct {
+		name, params string
+		cases        []argCase
+	}{
+		{"required", `{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "additionalProperties": false}`,
+			[]argCase{{"", false}, {a, true}, {b, true}, {a + "\n" + b, false}, {xmlArg("b", "s"), false}, {c, false}}},
+		{"not required", `{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "string"}}, "oneOf": [{"required": ["a"], "not": {"required": ["b"]}}, {"required": ["b"], "not": {"required": ["a"]}}], "additionalProperties": false}`,
+			[]argCase{{"", false}, {a, true}, {b + "\n" + c, true}, {a + "\n" + b, false}, {c, false}}},
+		{"closed variants", `{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "oneOf": [{"properties": {"a": {}, "b": {}}, "additionalProperties": false}, {"properties": {"c": {}}, "required": ["c"], "additionalProperties": false}]}`,
+			[]argCase{{"", true}, {a + "\n" + b, true}, {c, true}, {a + "\n" + c, false}, {x, false}}},
+		{"free arguments", `{"type": "object", "additionalProperties": {"type": "integer"}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
+			[]argCase{{xmlArg("a", "1"), true}, {b, true}, {xmlArg("a", "1") + "\n" + x, true}, {xmlArg("a", "1") + "\n" + b, false}, {x, false}, {a, false}}},
+	} {
+		g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(tc.params), Strict: true}}, Choice: Required})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(g.Dropped) > 0 {
+			t.Errorf("%s: reported %v", tc.name, g.Dropped)
+		}
+		t.Run(tc.name, func(t *testing.T) { checkArgs(t, g, tc.cases) })
+		g, err = Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(tc.params)}}, Choice: Required})
+		if err != nil || !slices.ContainsFunc(g.Dropped, func(d Dropped) bool { return d.Path == "tools[0].function.parameters.oneOf" }) {
+			t.Errorf("%s, not strict: %v", tc.name, err)
+		}
+	}
+	typed := `{"type": "object", "oneOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"a": {"type": "string"}}, "required": ["a"]}]}`
+	var ge *Error
+	if _, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(typed), Strict: true}}, Choice: Required}); !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters.oneOf" {
+		t.Errorf("variants told apart by types: %v", err)
 	}
 }

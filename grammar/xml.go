@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -70,8 +71,13 @@ func (c *compiler) argumentsOf(v *view) *expr {
 		}
 		return alt(alts...)
 	}
+	if e, ok := c.oneOfArguments(v); ok {
+		return e
+	}
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone, c.uniqueDone = -1, -1, -1, false, false
-	c.notNodes = c.notNodes[:0] // no not of strings is the view's (decision 198)
+	// No not of strings is the view's (decision 198); a oneOf variant's
+	// nots of required that its absent names meet are (decision 310).
+	c.notNodes = append(c.notNodes[:0], v.notsMet...)
 	if c.unevaluatedClosed(v) {
 		c.rootOf = c.evalRoot(v)
 	}
@@ -87,7 +93,7 @@ func (c *compiler) argumentsOf(v *view) *expr {
 			node int
 			name string
 		}{{n.ks.AnyOf, "anyOf"}, {n.ks.OneOf, "oneOf"}, {n.ks.Enum, "enum"}, {n.ks.Const, "const"}} {
-			if kw.node >= 0 && (kw.name != "anyOf" || n.done&doneAnyOf == 0) {
+			if kw.node >= 0 && (kw.name != "anyOf" || n.done&doneAnyOf == 0) && (kw.name != "oneOf" || n.done&doneOneOf == 0) {
 				// Arguments are an object's members: variants of the
 				// whole are not followed.
 				c.drop(n.path+"."+kw.name, kw.name)
@@ -95,6 +101,28 @@ func (c *compiler) argumentsOf(v *view) *expr {
 		}
 	}
 	names, values, required, extra := c.objectMembers(v)
+	// A oneOf variant's case (decision 310): the names it must hold are
+	// required, those it must lack are left out (beside dependencies,
+	// never: exclusiveVariants).
+	for _, name := range v.present {
+		i := slices.Index(names, name)
+		if i < 0 {
+			i = len(names)
+			names, values, required = append(names, name), append(values, c.memberValue(v, name)), append(required, false)
+		}
+		if values[i].never {
+			return nil
+		}
+		required[i] = true
+	}
+	for _, name := range v.absent {
+		if i := slices.Index(names, name); i >= 0 {
+			if required[i] {
+				return nil
+			}
+			names, values, required = slices.Delete(names, i, i+1), slices.Delete(values, i, i+1), slices.Delete(required, i, i+1)
+		}
+	}
 	var deps []dependency
 	if c.hasDependencies(v) {
 		names, values, required, deps = c.dependentMembers(v, names, values, required, extra, nil)
@@ -106,7 +134,7 @@ func (c *compiler) argumentsOf(v *view) *expr {
 	}
 	keys := c.keyNames(v)
 	if len(names) > 0 {
-		rest := c.extras(v, extra, names, keys, inArgument, true)
+		rest := c.extras(v, extra, append(slices.Clip(names), v.absent...), keys, inArgument, true)
 		body, ok := c.declaredMembers(v, names, values, required, deps, keys, rest != nil, writableKey,
 			func(name string, value *view) *expr {
 				open := syntax.ParamOpen + name + syntax.ParamNameEnd + "\n"
@@ -132,10 +160,11 @@ func (c *compiler) argumentsOf(v *view) *expr {
 	// Free arguments: keys without ", <, > or a newline, values for
 	// additionalProperties.
 	key := plus(class(true, runeRange{'"', '"'}, runeRange{'<', '<'}, runeRange{'>', '>'}, runeRange{'\n', '\n'}))
-	if finite, ok := c.finiteKeys(keys); ok {
+	finite, finiteKeyed := c.finiteKeys(keys)
+	if finiteKeyed {
 		var alts []*expr
 		for _, k := range finite {
-			if writableKey(k) {
+			if writableKey(k) && !slices.Contains(v.absent, k) {
 				alts = append(alts, lit(k))
 			}
 		}
@@ -145,12 +174,93 @@ func (c *compiler) argumentsOf(v *view) *expr {
 	} else if keys != nil {
 		c.dropPropertyNames(v, "free arguments' names are checked against propertyNames only when an enum or const lists them")
 	}
+	if len(v.absent) > 0 && !finiteKeyed {
+		// (a oneOf variant's case: its absent names are no argument's)
+		key = c.keyExcept(v.absent, false, v.path)
+	}
 	c.argCast, c.casting = c.argCastOf(""), true
 	c.argView, c.argWholeRead = extra, false
 	value := c.value(extra, inArgument, true)
 	c.casting = false
 	arg := seq(lit(syntax.ParamOpen), key, lit(syntax.ParamNameEnd+"\n"), value, lit("\n"+syntax.ParamClose))
 	return opt(seq(arg, star(seq(lit(syntax.ArgumentSeparator), arg))))
+}
+
+// oneOfArguments is, under strict, the arguments of a oneOf of the
+// parameters (decision 310): when its variants are told apart by the
+// names an object holds and lacks (exclusiveVariants, exclusiveNotCases,
+// closedVariantCases, typedVariantCases without cuts of values), each
+// variant's cases written as arguments in full, as the JSON path writes
+// them; ok is false otherwise, and the oneOf is reported as before.
+func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
+	if !c.strict {
+		return nil, false
+	}
+	d := c.d
+	for i, n := range v.nodes {
+		oneOf := n.ks.OneOf
+		if oneOf < 0 || n.done&doneOneOf != 0 || d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len == 0 {
+			continue
+		}
+		excl := c.exclusiveVariants(v, oneOf)
+		var exclNot [][]exclusiveCase
+		if excl == nil {
+			exclNot = c.exclusiveNotCases(v, oneOf)
+		}
+		var ws []*view
+		d.Elements(oneOf, func(e, pos int) bool {
+			ws = append(ws, c.with(v, i, doneOneOf, e, n.path+".oneOf["+itoa(pos)+"]"))
+			return c.err == nil
+		})
+		if c.err != nil {
+			return nil, true
+		}
+		if excl == nil && exclNot == nil {
+			exclNot = c.closedVariantCases(v, ws)
+			if exclNot == nil {
+				exclNot = c.typedVariantCases(v, ws)
+			}
+		}
+		if c.err != nil {
+			return nil, true
+		}
+		if excl == nil && exclNot == nil {
+			return nil, false
+		}
+		for _, cases := range exclNot {
+			for _, ec := range cases {
+				if len(ec.cuts) > 0 {
+					return nil, false // (values a member may not take: not followed in arguments)
+				}
+			}
+		}
+		var alts []*expr
+		for pos, w := range ws {
+			if excl != nil {
+				for _, absent := range excl[pos] {
+					alts = append(alts, c.argumentsOf(objectCase(w, nil, absent)))
+				}
+			} else {
+				for _, ec := range exclNot[pos] {
+					wc := objectCase(w, ec.present, ec.absent)
+					for _, n := range w.nodes {
+						if n.ks.Not >= 0 && !v.has(n.node) {
+							wc.notsMet = append(wc.notsMet, n.node) // the variant's: each case lacks a name of each
+						}
+					}
+					alts = append(alts, c.argumentsOf(wc))
+				}
+			}
+			if c.err != nil {
+				return nil, true
+			}
+		}
+		if e = alt(alts...); e == nil {
+			c.impossible(n.path+".oneOf", "no arguments can be written: no object is valid for exactly one variant of the oneOf")
+		}
+		return e, true
+	}
+	return nil, false
 }
 
 // writableKey reports whether an argument key can be written: non-empty,
