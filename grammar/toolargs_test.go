@@ -289,9 +289,10 @@ func TestArgumentsRootAnyOf(t *testing.T) {
 }
 
 // Under strict, a oneOf of the parameters' root whose variants are told
-// apart by the names an object holds and lacks is the choice of each
-// variant's cases, written as arguments (decision 310; refused under
-// strict before): "a or b, not both". Variants told apart otherwise (by
+// apart by the names an object holds and lacks, or by a discriminator, is
+// the choice of each variant's cases, written as arguments (decision 310;
+// refused under strict before): "a or b, not both", "an action and its
+// own arguments". Variants told apart otherwise (by
 // their values' types) stay an error under strict, and not strict the
 // oneOf stays reported.
 func TestArgumentsRootOneOf(t *testing.T) {
@@ -306,6 +307,12 @@ func TestArgumentsRootOneOf(t *testing.T) {
 			[]argCase{{"", false}, {a, true}, {b + "\n" + c, true}, {a + "\n" + b, false}, {c, false}}},
 		{"closed variants", `{"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "oneOf": [{"properties": {"a": {}, "b": {}}, "additionalProperties": false}, {"properties": {"c": {}}, "required": ["c"], "additionalProperties": false}]}`,
 			[]argCase{{"", true}, {a + "\n" + b, true}, {c, true}, {a + "\n" + c, false}, {x, false}}},
+		{"discriminator", `{"type": "object", "properties": {"shape": {"type": "string"}, "r": {"type": "number"}, "side": {"type": "number"}}, "oneOf": [{"properties": {"shape": {"const": "circle"}}, "required": ["r"]}, {"properties": {"shape": {"const": "square"}}, "required": ["side"]}]}`,
+			[]argCase{{xmlArg("shape", "circle") + "\n" + xmlArg("r", "1"), true}, {xmlArg("r", "1"), true}, {xmlArg("r", "1") + "\n" + xmlArg("side", "2"), false},
+				{xmlArg("shape", "square") + "\n" + xmlArg("r", "1") + "\n" + xmlArg("side", "2"), true}, {xmlArg("shape", "circle") + "\n" + xmlArg("side", "2"), false}}},
+		{"required discriminator", `{"type": "object", "properties": {"action": {"type": "string", "enum": ["create", "delete"]}, "name": {"type": "string"}, "id": {"type": "string"}}, "required": ["action"], "oneOf": [{"properties": {"action": {"const": "create"}}, "required": ["name"]}, {"properties": {"action": {"const": "delete"}}, "required": ["id"]}], "additionalProperties": false}`,
+			[]argCase{{xmlArg("action", "create") + "\n" + xmlArg("name", "n"), true}, {xmlArg("action", "delete") + "\n" + xmlArg("id", "3"), true},
+				{xmlArg("action", "create") + "\n" + xmlArg("id", "3"), false}, {xmlArg("name", "n"), false}}},
 		{"free arguments", `{"type": "object", "additionalProperties": {"type": "integer"}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
 			[]argCase{{xmlArg("a", "1"), true}, {b, true}, {xmlArg("a", "1") + "\n" + x, true}, {xmlArg("a", "1") + "\n" + b, false}, {x, false}, {a, false}}},
 	} {

@@ -189,9 +189,11 @@ func (c *compiler) argumentsOf(v *view) *expr {
 // oneOfArguments is, under strict, the arguments of a oneOf of the
 // parameters (decision 310): when its variants are told apart by the
 // names an object holds and lacks (exclusiveVariants, exclusiveNotCases,
-// closedVariantCases, typedVariantCases without cuts of values), each
-// variant's cases written as arguments in full, as the JSON path writes
-// them; ok is false otherwise, and the oneOf is reported as before.
+// closedVariantCases, typedVariantCases without cuts of values) or by a
+// discriminator (discriminatorCases, or every pair of variants
+// discriminated), each variant's cases written as arguments in full, as
+// the JSON path writes them; ok is false otherwise, and the oneOf is
+// reported as before.
 func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
 	if !c.strict {
 		return nil, false
@@ -224,17 +226,52 @@ func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
 		if c.err != nil {
 			return nil, true
 		}
-		if excl == nil && exclNot == nil {
-			return nil, false
-		}
 		for _, cases := range exclNot {
 			for _, ec := range cases {
 				if len(ec.cuts) > 0 {
-					return nil, false // (values a member may not take: not followed in arguments)
+					exclNot = nil // (values a member may not take: not followed in arguments)
 				}
 			}
 		}
 		var alts []*expr
+		if excl == nil && exclNot == nil {
+			// A discriminator: a property whose const or enum tells the
+			// variants apart (discriminatorCases, where the root does not
+			// require it; discriminated, pairwise, where every variant
+			// requires it).
+			if name, absent, ok := c.discriminatorCases(v, oneOf, ws); ok {
+				for pos, w := range ws {
+					alts = append(alts, c.argumentsOf(objectCase(w, []string{name}, nil)))
+					for _, names := range absent[pos] {
+						alts = append(alts, c.argumentsOf(objectCase(w, nil, append([]string{name}, names...))))
+					}
+					if c.err != nil {
+						return nil, true
+					}
+				}
+			} else {
+				for a := range ws {
+					for b := a + 1; b < len(ws); b++ {
+						if !c.discriminated(ws[a], ws[b]) {
+							return nil, false
+						}
+					}
+				}
+				for _, w := range ws {
+					alts = append(alts, c.argumentsOf(w))
+					if c.err != nil {
+						return nil, true
+					}
+				}
+			}
+			if c.err != nil {
+				return nil, true
+			}
+			if e = alt(alts...); e == nil {
+				c.impossible(n.path+".oneOf", "no arguments can be written: no object is valid for exactly one variant of the oneOf")
+			}
+			return e, true
+		}
 		for pos, w := range ws {
 			if excl != nil {
 				for _, absent := range excl[pos] {
