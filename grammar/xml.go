@@ -187,13 +187,10 @@ func (c *compiler) argumentsOf(v *view) *expr {
 }
 
 // oneOfArguments is, under strict, the arguments of a oneOf of the
-// parameters (decision 310): when its variants are told apart by the
-// names an object holds and lacks (exclusiveVariants, exclusiveNotCases,
-// closedVariantCases, typedVariantCases without cuts of values) or by a
-// discriminator (discriminatorCases, or every pair of variants
-// discriminated), each variant's cases written as arguments in full, as
-// the JSON path writes them; ok is false otherwise, and the oneOf is
-// reported as before.
+// parameters (decision 310): the choice of its variants' cases
+// (oneOfCases), each written as arguments in full, as the JSON path
+// writes them. ok is false when there is no such oneOf or its variants
+// can't be told apart so; then it is reported as before.
 func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
 	if !c.strict {
 		return nil, false
@@ -204,91 +201,16 @@ func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
 		if oneOf < 0 || n.done&doneOneOf != 0 || d.Kind(oneOf) != pyjson.Array || d.Nodes[oneOf].Len == 0 {
 			continue
 		}
-		excl := c.exclusiveVariants(v, oneOf)
-		var exclNot [][]exclusiveCase
-		if excl == nil {
-			exclNot = c.exclusiveNotCases(v, oneOf)
-		}
-		var ws []*view
-		d.Elements(oneOf, func(e, pos int) bool {
-			ws = append(ws, c.with(v, i, doneOneOf, e, n.path+".oneOf["+itoa(pos)+"]"))
-			return c.err == nil
-		})
+		cases, ok := c.oneOfCases(v, i, oneOf, n.path+".oneOf")
 		if c.err != nil {
 			return nil, true
 		}
-		if excl == nil && exclNot == nil {
-			exclNot = c.closedVariantCases(v, ws)
-			if exclNot == nil {
-				exclNot = c.typedVariantCases(v, ws)
-			}
-		}
-		if c.err != nil {
-			return nil, true
-		}
-		for _, cases := range exclNot {
-			for _, ec := range cases {
-				if len(ec.cuts) > 0 {
-					exclNot = nil // (values a member may not take: not followed in arguments)
-				}
-			}
+		if !ok {
+			return nil, false
 		}
 		var alts []*expr
-		if excl == nil && exclNot == nil {
-			// A discriminator: a property whose const or enum tells the
-			// variants apart (discriminatorCases, where the root does not
-			// require it; discriminated, pairwise, where every variant
-			// requires it).
-			if name, absent, ok := c.discriminatorCases(v, oneOf, ws); ok {
-				for pos, w := range ws {
-					alts = append(alts, c.argumentsOf(objectCase(w, []string{name}, nil)))
-					for _, names := range absent[pos] {
-						alts = append(alts, c.argumentsOf(objectCase(w, nil, append([]string{name}, names...))))
-					}
-					if c.err != nil {
-						return nil, true
-					}
-				}
-			} else {
-				for a := range ws {
-					for b := a + 1; b < len(ws); b++ {
-						if !c.discriminated(ws[a], ws[b]) {
-							return nil, false
-						}
-					}
-				}
-				for _, w := range ws {
-					alts = append(alts, c.argumentsOf(w))
-					if c.err != nil {
-						return nil, true
-					}
-				}
-			}
-			if c.err != nil {
-				return nil, true
-			}
-			if e = alt(alts...); e == nil {
-				c.impossible(n.path+".oneOf", "no arguments can be written: no object is valid for exactly one variant of the oneOf")
-			}
-			return e, true
-		}
-		for pos, w := range ws {
-			if excl != nil {
-				for _, absent := range excl[pos] {
-					alts = append(alts, c.argumentsOf(objectCase(w, nil, absent)))
-				}
-			} else {
-				for _, ec := range exclNot[pos] {
-					wc := objectCase(w, ec.present, ec.absent)
-					for _, n := range w.nodes {
-						if n.ks.Not >= 0 && !v.has(n.node) {
-							wc.notsMet = append(wc.notsMet, n.node) // the variant's: each case lacks a name of each
-						}
-					}
-					alts = append(alts, c.argumentsOf(wc))
-				}
-			}
-			if c.err != nil {
+		for _, w := range cases {
+			if alts = append(alts, c.argumentsOf(w)); c.err != nil {
 				return nil, true
 			}
 		}
@@ -298,6 +220,80 @@ func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
 		return e, true
 	}
 	return nil, false
+}
+
+// oneOfCases is the views of the objects valid for exactly one variant
+// of the oneOf (node oneOf, at path) of v's node i, when the JSON path's
+// analyses tell its variants apart by the names an object holds and
+// lacks (exclusiveVariants, exclusiveNotCases, closedVariantCases,
+// typedVariantCases without cuts of values, which arguments don't
+// follow) or by a discriminator (discriminatorCases where the parameters
+// do not require it; discriminated, for each pair, where every variant
+// does). ok is false otherwise.
+func (c *compiler) oneOfCases(v *view, i, oneOf int, path string) (cases []*view, ok bool) {
+	var ws []*view
+	c.d.Elements(oneOf, func(e, pos int) bool {
+		ws = append(ws, c.with(v, i, doneOneOf, e, path+"["+itoa(pos)+"]"))
+		return c.err == nil
+	})
+	if c.err != nil {
+		return nil, false
+	}
+	if excl := c.exclusiveVariants(v, oneOf); excl != nil {
+		for pos, w := range ws {
+			for _, absent := range excl[pos] {
+				cases = append(cases, objectCase(w, nil, absent))
+			}
+		}
+		return cases, true
+	}
+	exclNot := c.exclusiveNotCases(v, oneOf)
+	if exclNot == nil {
+		exclNot = c.closedVariantCases(v, ws)
+	}
+	if exclNot == nil {
+		exclNot = c.typedVariantCases(v, ws)
+	}
+	if c.err != nil {
+		return nil, false
+	}
+	for _, ecs := range exclNot {
+		if slices.ContainsFunc(ecs, func(ec exclusiveCase) bool { return len(ec.cuts) > 0 }) {
+			exclNot = nil
+			break
+		}
+	}
+	if exclNot != nil {
+		for pos, w := range ws {
+			for _, ec := range exclNot[pos] {
+				wc := objectCase(w, ec.present, ec.absent)
+				for _, n := range w.nodes {
+					if n.ks.Not >= 0 && !v.has(n.node) {
+						wc.notsMet = append(wc.notsMet, n.node) // the variant's: each case lacks a name of each
+					}
+				}
+				cases = append(cases, wc)
+			}
+		}
+		return cases, true
+	}
+	if name, absent, ok := c.discriminatorCases(v, oneOf, ws); ok {
+		for pos, w := range ws {
+			cases = append(cases, objectCase(w, []string{name}, nil))
+			for _, names := range absent[pos] {
+				cases = append(cases, objectCase(w, nil, append([]string{name}, names...)))
+			}
+		}
+		return cases, true
+	}
+	for a := range ws {
+		for b := a + 1; b < len(ws); b++ {
+			if !c.discriminated(ws[a], ws[b]) {
+				return nil, false
+			}
+		}
+	}
+	return ws, true
 }
 
 // writableKey reports whether an argument key can be written: non-empty,
