@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -457,6 +458,50 @@ func TestMaxLengthForXGrammar(t *testing.T) {
 					t.Errorf("%s: the grammar sent counts the name: %v\n%.2000s", name, counted, sent)
 				}
 			}
+		}
+	}
+}
+
+// Claude Code's own request (its recorded first turn, every tool it
+// declares) asking for a tool call: its Workflow tool's script is a string
+// of at most 524,288 characters, whose grammar the compiler refused before
+// gap decision 309, so any such request was a 400. Now the grammar is
+// compiled and sent, and the call comes back.
+func TestAgentToolsUnderRequiredChoice(t *testing.T) {
+	data, err := os.ReadFile("testdata/agents/sessions/claude-code-2.1.332/001.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Body map[string]json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rec.Body["tools"]), `"maxLength": 524288`) && !strings.Contains(string(rec.Body["tools"]), `"maxLength":524288`) {
+		t.Fatal("the recorded request no longer declares the Workflow tool's long script")
+	}
+	delete(rec.Body, "stream")
+	rec.Body["tool_choice"] = json.RawMessage(`{"type":"any"}`)
+	body, err := json.Marshal(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := newFakeEngineOf(t, EngineLlamaCpp, func(r *engineReq) gen {
+		return eosEnd(callGen("List the files.", scriptCall{"Bash", [][2]string{{"command", "ls"}}}))
+	})
+	gw := newGateway(t, fe)
+	for _, stream := range []bool{false, true} {
+		o := apiCases[1].send(t, gw, string(body), stream)
+		if o.status != 200 {
+			t.Fatalf("stream %v: %d %s", stream, o.status, o.raw)
+		}
+		var g string
+		if err := json.Unmarshal(fe.lastRequest(t).raw["grammar"], &g); err != nil || !strings.Contains(g, `<rfl:parameter name=\"script\">`) {
+			t.Errorf("stream %v: the grammar sent does not hold the Workflow tool's script (%v):\n%.300s", stream, err, g)
+		}
+		if len(o.calls) != 1 || o.calls[0].name != "Bash" {
+			t.Errorf("stream %v: calls %+v, want Bash", stream, o.calls)
 		}
 	}
 }
