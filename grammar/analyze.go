@@ -276,6 +276,30 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 	return f
 }
 
+// walkPath is the schema path that names rule r in the leftmost walk's
+// error: r's own, or else the nearest rule that refers to it with one (a
+// chunked length's rule is shared by the strings of that length: the
+// first met names them), or "tools".
+func (c *compiler) walkPath(gr *graph, r int) string {
+	if r < 0 {
+		return "tools"
+	}
+	seen := map[int]bool{r: true}
+	for queue := []int{r}; len(queue) > 0; queue = queue[1:] {
+		x := queue[0]
+		if p := c.pathOf(x); p != "" {
+			return p
+		}
+		for _, u := range gr.usersOf(x) {
+			if !seen[int(u)] {
+				seen[int(u)] = true
+				queue = append(queue, int(u))
+			}
+		}
+	}
+	return "tools"
+}
+
 // How llama.cpp checks a grammar for left recursion, and what it costs
 // (engineWalk). The rules are numbered in the order their names first
 // appear in the text; the rules llama.cpp makes of a group in parentheses
@@ -303,18 +327,26 @@ func analyzeRules(set *ruleSet, gr *graph) *facts {
 // that may match the empty text (llama.cpp: only past a rule with an empty
 // alternative of its own), while a walk marks only the rules it surely
 // enters (firstRefs).
-func engineWalk(set *ruleSet, gr *graph, f *facts, ids []int, sc *scratch) int {
+// starts is the rule whose groups' and repetitions' starts cost most,
+// and what they cost.
+func engineWalk(set *ruleSet, gr *graph, f *facts, ids []int, sc *scratch) (total, starts, most int) {
 	marked := zeroed(&sc.state, len(set.bodies))
 	stack := sc.queue[:0]
-	total := 0
+	starts = -1
 	for _, r := range ids {
+		own := 0
 		if gr.groups[r] {
-			total = min(total+set.groupStarts(set.bodies[r], f, true), maxLeftmostWalk+1)
+			if own = set.groupStarts(set.bodies[r], f, true); own > most {
+				starts, most = r, own
+			}
 		}
+		if marked[r] == 0 {
+			own = min(own+f.visits[r], maxLeftmostWalk+1)
+		}
+		total = min(total+own, maxLeftmostWalk+1)
 		if marked[r] != 0 {
 			continue
 		}
-		total = min(total+f.visits[r], maxLeftmostWalk+1)
 		marked[r] = 1
 		stack = append(stack[:0], r)
 		for len(stack) > 0 {
@@ -329,7 +361,7 @@ func engineWalk(set *ruleSet, gr *graph, f *facts, ids []int, sc *scratch) int {
 		}
 	}
 	sc.queue = stack
-	return total
+	return total, starts, most
 }
 
 // firstRefs calls fn with each of the set's own rules that llama.cpp
@@ -740,7 +772,6 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 	}
 	set := &ruleSet{bodies: bodies, scratch: sc, costs: costs}
 	gr := refGraph(set, root)
-	order := gr.order
 	written = zeroed(&sc.reachable, len(c.g.protoAt))
 	// A proto is written, and walked by the engine, when a reachable rule
 	// refers to it, or a proto written does.
@@ -785,9 +816,13 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 		return c.analyze(root, sc)
 	}
 	lines, ids := writeOrder(set, gr, root, sc)
-	if total += engineWalk(set, gr, f, ids, sc); total > maxLeftmostWalk {
+	walk, starts, most := engineWalk(set, gr, f, ids, sc)
+	if total += walk; total > maxLeftmostWalk {
+		// The path: where the walks into nested rules are longest (a
+		// ladder of $refs), or, when the starts of one rule's
+		// repetitions cost more (a long string's chunks), that rule's.
 		p, worst := "tools", -1
-		for _, r := range order {
+		for _, r := range gr.order {
 			if c.pathOf(r) != "" && (worst < 0 || f.visits[r] > f.visits[worst]) {
 				worst = r
 			}
@@ -795,8 +830,11 @@ func (c *compiler) analyze(root int, sc *scratch) (lines []int, written []bool, 
 		if worst >= 0 {
 			p = c.pathOf(worst)
 		}
-		return nil, nil, 0, &Error{Path: p, Msg: "its alternatives ($ref, anyOf, oneOf) nest so that an engine would scan more than " +
-			itoa(maxLeftmostWalk) + " grammar elements to check the grammar (and again at each step of a generation); merge or flatten the alternatives, or shorten the ones that are entered often"}
+		if starts >= 0 && (worst < 0 || most > f.visits[worst]) {
+			p = c.walkPath(gr, starts)
+		}
+		return nil, nil, 0, &Error{Path: p, Msg: "its alternatives ($ref, anyOf, oneOf) or long repetitions (maxLength, maxItems) nest so that an engine would scan more than " +
+			itoa(maxLeftmostWalk) + " grammar elements to check the grammar (and again at each step of a generation); merge or flatten the alternatives, lower the counts, or shorten the ones that are entered often"}
 	}
 	return lines, written, total, nil
 }

@@ -610,3 +610,20 @@ func TestLongRawStrings(t *testing.T) {
 		}
 	}
 }
+
+// A grammar past the leftmost walk's cap because of a long string's
+// chunks names that string, or the tool whose arguments hold it: before,
+// the error named the rule whose own walk was longest, another tool's
+// property or the ladder beside it (decision 309).
+func TestLeftmostWalkNamesTheRepetition(t *testing.T) {
+	defs := strings.TrimSuffix(strings.TrimPrefix(ladder(16, true), "{"), `, "$ref": "#/$defs/L0a"}`)
+	schema := `{` + defs + `, "type": "object", "properties": {"x": {"$ref": "#/$defs/L0a"}, "big": {"type": "string", "maxLength": ` + itoa(MaxLength) + `}}, "required": ["big", "x"]}`
+	var ge *Error
+	if _, err := compileFormat(schema, false); !errors.As(err, &ge) || ge.Path != "response_format.json_schema.schema.properties.big" || !strings.Contains(ge.Msg, "nest so that an engine would scan more than") {
+		t.Errorf("response format: %v", err)
+	}
+	tools := []Tool{{Name: "g", Parameters: json.RawMessage(`{"type": "object", "properties": {"q": {"type": "integer", "minimum": 0, "maximum": 99999}}}`)}, {Name: "f", Parameters: json.RawMessage(schema)}}
+	if _, err := Compile(context.Background(), &Spec{Tools: tools, Choice: Required}); !errors.As(err, &ge) || ge.Path != "tools[1].function.parameters" {
+		t.Errorf("tools: %v", err)
+	}
+}

@@ -151,7 +151,9 @@ func (c *compiler) argumentsOf(v *view) *expr {
 		if !ok {
 			return nil
 		}
-		return ref(c.g.rule(c.prefix+"-args", body))
+		r := c.g.rule(c.prefix+"-args", body)
+		c.setPath(r, v.path) // (what an error about the arguments as a whole names)
+		return ref(r)
 	}
 	if extra.never {
 		return empty() // none allowed
