@@ -3942,6 +3942,39 @@ func (c *compiler) viewObject(v *view, ctx textContext, xml bool) *expr {
 	return c.dependentObjects(v, ctx, xml)
 }
 
+// requireNames makes each name of present a required member of an
+// object of v (a member added, with the value v's schemas give it, where
+// none is declared); ok is false when one can't be there, so no object
+// of the case is.
+func (c *compiler) requireNames(v *view, present, names []string, values []*view, required []bool) ([]string, []*view, []bool, bool) {
+	for _, name := range present {
+		i := slices.Index(names, name)
+		if i < 0 {
+			i = len(names)
+			names, values, required = append(names, name), append(values, c.memberValue(v, name)), append(required, false)
+		}
+		if values[i].never {
+			return names, values, required, false
+		}
+		required[i] = true
+	}
+	return names, values, required, true
+}
+
+// leaveOut removes the members of absent; ok is false when one is
+// required, so no object of the case is.
+func leaveOut(absent, names []string, values []*view, required []bool) ([]string, []*view, []bool, bool) {
+	for _, name := range absent {
+		if i := slices.Index(names, name); i >= 0 {
+			if required[i] {
+				return names, values, required, false
+			}
+			names, values, required = slices.Delete(names, i, i+1), slices.Delete(values, i, i+1), slices.Delete(required, i, i+1)
+		}
+	}
+	return names, values, required, true
+}
+
 // objectBody is viewObject for one case of dependentSchemas: the names of
 // present must be there, those of absent must not.
 func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absent []string) *expr {
@@ -3954,16 +3987,9 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		// unevaluatedProperties (those named below too, once named).
 		c.addTo(extra, unevaluated, c.rootPath(v)+".unevaluatedProperties")
 	}
-	for _, name := range present {
-		i := slices.Index(names, name)
-		if i < 0 {
-			i = len(names)
-			names, values, required = append(names, name), append(values, c.memberValue(v, name)), append(required, false)
-		}
-		if values[i].never {
-			return nil // a trigger that can't be there: no object of this case
-		}
-		required[i] = true
+	names, values, required, ok := c.requireNames(v, present, names, values, required)
+	if !ok {
+		return nil // a trigger that can't be there: no object of this case
 	}
 	hadNames := len(names) > 0
 	if c.hasDependencies(v) {
@@ -3971,13 +3997,8 @@ func (c *compiler) objectBody(v *view, ctx textContext, xml bool, present, absen
 		// either (dependentRequired: {"a": ["b"]} with b absent).
 		absent = c.absentTriggers(v, absent)
 	}
-	for _, name := range absent {
-		if i := slices.Index(names, name); i >= 0 {
-			if required[i] {
-				return nil // required and absent: no object of this case
-			}
-			names, values, required = slices.Delete(names, i, i+1), slices.Delete(values, i, i+1), slices.Delete(required, i, i+1)
-		}
+	if names, values, required, ok = leaveOut(absent, names, values, required); !ok {
+		return nil // required and absent: no object of this case
 	}
 	var deps []dependency
 	if c.hasDependencies(v) {

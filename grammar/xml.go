@@ -104,24 +104,12 @@ func (c *compiler) argumentsOf(v *view) *expr {
 	// A oneOf variant's case (decision 310): the names it must hold are
 	// required, those it must lack are left out (beside dependencies,
 	// never: exclusiveVariants).
-	for _, name := range v.present {
-		i := slices.Index(names, name)
-		if i < 0 {
-			i = len(names)
-			names, values, required = append(names, name), append(values, c.memberValue(v, name)), append(required, false)
-		}
-		if values[i].never {
-			return nil
-		}
-		required[i] = true
+	names, values, required, ok := c.requireNames(v, v.present, names, values, required)
+	if ok {
+		names, values, required, ok = leaveOut(v.absent, names, values, required)
 	}
-	for _, name := range v.absent {
-		if i := slices.Index(names, name); i >= 0 {
-			if required[i] {
-				return nil
-			}
-			names, values, required = slices.Delete(names, i, i+1), slices.Delete(values, i, i+1), slices.Delete(required, i, i+1)
-		}
+	if !ok {
+		return nil // no arguments of this case
 	}
 	var deps []dependency
 	if c.hasDependencies(v) {
