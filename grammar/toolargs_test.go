@@ -313,6 +313,9 @@ func TestArgumentsRootOneOf(t *testing.T) {
 		{"required discriminator", `{"type": "object", "properties": {"action": {"type": "string", "enum": ["create", "delete"]}, "name": {"type": "string"}, "id": {"type": "string"}}, "required": ["action"], "oneOf": [{"properties": {"action": {"const": "create"}}, "required": ["name"]}, {"properties": {"action": {"const": "delete"}}, "required": ["id"]}], "additionalProperties": false}`,
 			[]argCase{{xmlArg("action", "create") + "\n" + xmlArg("name", "n"), true}, {xmlArg("action", "delete") + "\n" + xmlArg("id", "3"), true},
 				{xmlArg("action", "create") + "\n" + xmlArg("id", "3"), false}, {xmlArg("name", "n"), false}}},
+		{"closed variants sharing a name", `{"type": "object", "properties": {"page": {"type": "string"}, "option": {"type": "string"}, "regex": {"type": "string"}}, "oneOf": [{"properties": {"page": {}, "option": {}}, "required": ["page"], "additionalProperties": false}, {"properties": {"page": {}, "regex": {}}, "required": ["page"], "additionalProperties": false}]}`,
+			[]argCase{{xmlArg("page", "p") + "\n" + xmlArg("option", "o"), true}, {xmlArg("page", "p") + "\n" + xmlArg("regex", "r"), true}, {xmlArg("page", "p"), false},
+				{xmlArg("page", "p") + "\n" + xmlArg("option", "o") + "\n" + xmlArg("regex", "r"), false}, {xmlArg("option", "o"), false}}},
 		{"free arguments", `{"type": "object", "additionalProperties": {"type": "integer"}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
 			[]argCase{{xmlArg("a", "1"), true}, {b, true}, {xmlArg("a", "1") + "\n" + x, true}, {xmlArg("a", "1") + "\n" + b, false}, {x, false}, {a, false}}},
 	} {
@@ -330,9 +333,15 @@ func TestArgumentsRootOneOf(t *testing.T) {
 			t.Errorf("%s, not strict: %v", tc.name, err)
 		}
 	}
-	typed := `{"type": "object", "oneOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"a": {"type": "string"}}, "required": ["a"]}]}`
 	var ge *Error
-	if _, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(typed), Strict: true}}, Choice: Required}); !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters.oneOf" {
-		t.Errorf("variants told apart by types: %v", err)
+	for _, typed := range []string{
+		`{"type": "object", "oneOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"a": {"type": "string"}}, "required": ["a"]}]}`,
+		// closed variants told apart by a value's kind (decision 311): an
+		// argument is read back by its declared schema, not its variant's
+		`{"type": "object", "properties": {"v": {"type": ["integer", "string"]}}, "oneOf": [{"properties": {"v": {"type": "integer", "minimum": 0}}, "additionalProperties": false}, {"properties": {"v": {"type": "string", "maxLength": 3}}, "additionalProperties": false}]}`,
+	} {
+		if _, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(typed), Strict: true}}, Choice: Required}); !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters.oneOf" {
+			t.Errorf("variants told apart by types: %s: %v", typed, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
@@ -27,7 +28,15 @@ import (
 // anything, nothing, or types, but not integer without number, whose
 // complement the grammar does not write) or a const or enum of scalars
 // (literalsOnly; a cut of numbers a member can't leave out exactly,
-// cuttable, refuses). nil when the variants are not of that form, when
+// cuttable, refuses). Variants closed to their properties
+// (additionalProperties false, every variant; gap decision 311) may share
+// names, as closedVariantCases' may not: an object also fails closed
+// variant j by holding a name j does not declare, or one j declares with
+// a schema of another kind than i's (numbers one kind; a case told apart
+// so is byKind); a name both declare with the same schema (sameSchema)
+// tells them nothing; and a closed variant's schema of a name need not
+// be a type or literals where no other variant declares the name
+// otherwise. nil when the variants are not of that form, when
 // variantsOverlap finds them apart already (their grammar is exact as it
 // is), when one variant alone has no type and v admits values of other
 // types (valid for that one alone, which the cases, objects, leave out),
@@ -41,20 +50,40 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 		return nil
 	}
 	// What the variant's schema of a name admits: values of types, or
-	// (listed) the values of a const or enum.
+	// (listed) the values of a const or enum; neither when not exact (a
+	// closed variant's, read only where another variant declares the
+	// name with another schema).
 	type property struct {
 		name   string
+		schema int
 		types  typeSet
 		values []int
 		listed bool
+		exact  bool
 	}
 	type variant struct {
 		required []string
 		props    []property
 		typed    bool
+		// closed: additionalProperties false, so its objects hold only
+		// the names of props (gap decision 311).
+		closed bool
+	}
+	declares := func(x *variant, name string) *property {
+		for k := range x.props {
+			if x.props[k].name == name {
+				return &x.props[k]
+			}
+		}
+		return nil
+	}
+	// empty reports whether no object is valid for closed variant x: it
+	// requires a name it does not declare.
+	empty := func(x *variant) bool {
+		return x.closed && slices.ContainsFunc(x.required, func(r string) bool { return declares(x, r) == nil })
 	}
 	vs := make([]variant, len(ws))
-	untyped, declared := 0, 0
+	untyped, declared, closed := 0, 0, 0
 	for i, w := range ws {
 		x := &vs[i]
 		for _, n := range w.nodes {
@@ -62,7 +91,7 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 				continue // the view's own, not the variant's
 			}
 			ks := n.ks
-			if n.other || n.mayOther || !typedVariantKeys(ks) {
+			if n.other || n.mayOther || !typedVariantKeys(d, ks) {
 				return nil
 			}
 			typed, ok := readVariantNode(d, ks, &x.required)
@@ -70,6 +99,13 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 				return nil
 			}
 			x.typed = x.typed || typed
+			closing := ks.AdditionalProperties >= 0 // false (typedVariantKeys)
+			if closing && (x.closed || len(x.props) > 0) || !closing && x.closed && ks.Properties >= 0 {
+				// (two closed schemas, or properties one schema declares
+				// and another closes out: not read)
+				return nil
+			}
+			x.closed = x.closed || closing
 			if ks.Properties >= 0 {
 				if d.Kind(ks.Properties) != pyjson.Object || d.DuplicateKey(ks.Properties) >= 0 {
 					return nil
@@ -77,15 +113,14 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 				ok = true
 				d.Members(ks.Properties, func(k, s int) bool {
 					name := d.Str(k)
-					p := property{name: name}
-					var exact bool
-					if p.types, exact = typesOnly(d, s); !exact {
-						p.values, exact = literalsOnly(d, s)
-						p.listed = exact
+					p := property{name: name, schema: s}
+					if p.types, p.exact = typesOnly(d, s); !p.exact {
+						p.values, p.exact = literalsOnly(d, s)
+						p.listed = p.exact
 					}
 					// (a name two schemas of the variant declare: both
 					// apply, not read here)
-					ok = exact && !slices.ContainsFunc(x.props, func(p property) bool { return p.name == name }) &&
+					ok = (p.exact || closing) && !slices.ContainsFunc(x.props, func(p property) bool { return p.name == name }) &&
 						len(x.props) < maxExclusiveNames
 					x.props = append(x.props, p)
 					return ok
@@ -99,14 +134,29 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 		if !x.typed {
 			untyped++
 		}
+		if x.closed {
+			closed++
+		}
 	}
-	if declared == 0 || untyped == 1 && c.types(v)&^tObj != 0 {
+	if declared == 0 && closed == 0 || untyped == 1 && c.types(v)&^tObj != 0 {
 		// (Variants that only require names are exclusiveVariants'.)
+		return nil
+	}
+	if closed > 0 && closed < len(vs) {
+		// An open variant's objects fail a closed one by holding a name
+		// it does not declare, which no case of names can say.
 		return nil
 	}
 	sets := make([]typeSet, len(ws))
 	for i, w := range ws {
 		sets[i] = c.types(w)
+		if closed > 0 {
+			// Only objects can be valid for one variant alone (a value
+			// of another type is for every untyped variant, and they
+			// are two or v admits only objects): closed variants apart
+			// as objects are written as they are.
+			sets[i] &= tObj
+		}
 	}
 	if !c.variantsOverlap(sets, ws) || c.err != nil {
 		return nil
@@ -117,6 +167,8 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 	type option struct {
 		name string
 		cut  *exclusion
+		hold bool // fails a closed variant by holding the name, whatever its value
+		kind bool // (hold) because no value of its kind is j's
 	}
 	out := make([][]exclusiveCase, len(vs))
 	total := 0
@@ -140,16 +192,46 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 			}
 			return m
 		}
+		if empty(&own) {
+			continue // no object is valid for it
+		}
 		cases := []exclusiveCase{{present: slices.Clone(own.required)}}
 		for j, other := range vs {
-			if j == i {
-				continue
+			if j == i || empty(&other) ||
+				own.closed && slices.ContainsFunc(other.required, func(r string) bool { return declares(&own, r) == nil }) {
+				continue // no object, or none of i's, is valid for j
 			}
 			var opts []option
 			for _, r := range other.required {
 				opts = append(opts, option{name: r})
 			}
+			if other.closed {
+				for _, p := range own.props {
+					if declares(&other, p.name) == nil && w.leaves(member(p.name), &exclusion{name: p.name}) {
+						opts = append(opts, option{name: p.name, hold: true})
+					}
+				}
+			}
 			for _, p := range other.props {
+				if own.closed {
+					q := declares(&own, p.name)
+					if q == nil || c.sameSchema(q.schema, p.schema, w) {
+						continue // i's objects never hold it, or hold it with a value of j's
+					}
+				}
+				if !p.exact {
+					// Another schema of the name: only where it admits no
+					// value of a kind i's does (numbers one kind, since the
+					// grammar's integer and fraction are spellings), so
+					// that holding the name fails j.
+					m, jm := member(p.name), c.memberValue(ws[j], p.name)
+					jListed, isListed := c.literalSet(jm)
+					if w.kinds(m.types, m.listed, m.isListed)&w.kinds(c.types(jm), jListed, isListed) != 0 {
+						return nil
+					}
+					opts = append(opts, option{name: p.name, hold: true, kind: true})
+					continue
+				}
 				cut := &exclusion{name: p.name, path: ws[j].path}
 				if p.listed {
 					cut.values = p.values
@@ -166,21 +248,32 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 			}
 			var next []exclusiveCase
 			for _, cs := range cases {
-				if slices.ContainsFunc(opts, func(o option) bool { return w.meets(cs, o.name, o.cut) }) {
+				if slices.ContainsFunc(opts, func(o option) bool {
+					if o.hold {
+						return slices.Contains(cs.present, o.name)
+					}
+					return w.meets(cs, o.name, o.cut)
+				}) {
 					next = append(next, cs)
 					continue
 				}
 				for _, o := range opts {
+					if o.hold {
+						if !slices.Contains(cs.absent, o.name) {
+							next = append(next, exclusiveCase{present: append(slices.Clip(cs.present), o.name), absent: cs.absent, cuts: cs.cuts, byKind: cs.byKind || o.kind})
+						}
+						continue
+					}
 					if o.cut == nil {
 						if !slices.Contains(cs.present, o.name) {
-							next = append(next, exclusiveCase{present: cs.present, absent: append(slices.Clip(cs.absent), o.name), cuts: cs.cuts})
+							next = append(next, exclusiveCase{present: cs.present, absent: append(slices.Clip(cs.absent), o.name), cuts: cs.cuts, byKind: cs.byKind})
 						}
 						continue
 					}
 					if slices.Contains(cs.absent, o.name) {
 						continue
 					}
-					nc := exclusiveCase{present: cs.present, absent: cs.absent, cuts: slices.Clone(cs.cuts)}
+					nc := exclusiveCase{present: cs.present, absent: cs.absent, cuts: slices.Clone(cs.cuts), byKind: cs.byKind}
 					k := slices.IndexFunc(nc.cuts, func(x exclusion) bool { return x.name == o.name })
 					if k < 0 {
 						nc.cuts, k = append(nc.cuts, exclusion{name: o.name, path: o.cut.path}), len(nc.cuts)
@@ -296,6 +389,21 @@ func (w *cutWork) leaves(m *cutMember, cut *exclusion) bool {
 	})
 }
 
+// kinds is the kinds of value a member admits: types, narrowed to the
+// kinds of the values it lists when isListed, numbers one kind (the
+// grammar's integer and fraction are spellings).
+func (w *cutWork) kinds(types typeSet, listed []int, isListed bool) typeSet {
+	if isListed {
+		w.charge(len(listed))
+		var of typeSet
+		for _, m := range listed {
+			of |= valueType(w.c.d, m)
+		}
+		types &= numbersOneKind(of)
+	}
+	return numbersOneKind(types)
+}
+
 // least returns cases without those whose objects another case holds
 // already (it asks no more names present or absent, and cuts no more
 // types or values), or that equal an earlier one.
@@ -328,8 +436,71 @@ func (w *cutWork) least(cases []exclusiveCase) []exclusiveCase {
 }
 
 // typedVariantKeys reports whether a schema of a variant holds only what
-// typedVariantCases reads: type, properties, required, annotations,
-// definitions, and a $ref (whose schema is one of the variant's too).
-func typedVariantKeys(ks *schema.Keys) bool {
-	return ks.AdditionalProperties < 0 && closedVariantKeys(ks)
+// typedVariantCases reads: type, properties, required,
+// additionalProperties false, annotations, definitions, and a $ref (whose
+// schema is one of the variant's too).
+func typedVariantKeys(d *pyjson.Doc, ks *schema.Keys) bool {
+	return (ks.AdditionalProperties < 0 || d.Kind(ks.AdditionalProperties) == pyjson.False) && closedVariantKeys(ks)
+}
+
+// sameSchema reports whether schemas a and b admit the same values for
+// certain: after following each $ref that stands alone (beside
+// annotations), one schema, or two of the same text that refers to
+// nothing. False past w's work.
+func (c *compiler) sameSchema(a, b int, w *cutWork) bool {
+	a, b = c.refTarget(a), c.refTarget(b)
+	if a < 0 || b < 0 {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	ra, rb := c.d.Raw(a), c.d.Raw(b)
+	return w.charge(len(ra)/8) && bytes.Equal(ra, rb) && !refers(ra)
+}
+
+// refers reports whether schema text may hold a reference ($ref,
+// $dynamicRef, $recursiveRef), whose meaning depends on where the text
+// stands: a key ending in ref, or an escape that could spell one.
+func refers(text []byte) bool {
+	return bytes.Contains(text, []byte(`ref"`)) || bytes.Contains(text, []byte(`Ref"`)) || bytes.Contains(text, []byte(`\u`))
+}
+
+// numbersOneKind is set with integers and fractions each standing for
+// both: a number's kind, whatever its spelling.
+func numbersOneKind(set typeSet) typeSet {
+	if set&tNum != 0 {
+		set |= tNum
+	}
+	return set
+}
+
+// refTarget returns the schema s names when it is a $ref beside
+// annotations only (following up to 8 of them), s otherwise, -1 for a
+// reference that names nothing.
+func (c *compiler) refTarget(s int) int {
+	d := c.d
+	for range 8 {
+		if d.Kind(s) != pyjson.Object {
+			return s
+		}
+		ref, alone := -1, true
+		d.Members(s, func(k, val int) bool {
+			switch d.Str(k) {
+			case "$ref":
+				ref = val
+			case "description", "title", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
+			default:
+				alone = false
+			}
+			return alone
+		})
+		if ref < 0 || !alone {
+			return s
+		}
+		if s = c.resolveRef(s, ref); s < 0 {
+			return -1
+		}
+	}
+	return s
 }

@@ -1219,6 +1219,10 @@ func (c *compiler) exclusiveVariants(v *view, oneOf int) [][][]string {
 type exclusiveCase struct {
 	present, absent []string
 	cuts            []exclusion
+	// byKind: the case fails another variant by the kind of a member's
+	// value (typedVariantCases, gap decision 311), which a tool's
+	// arguments, read back by their declared schemas, don't follow.
+	byKind bool
 }
 
 // exclusiveNotCases is exclusiveVariants for variants that also forbid

@@ -216,8 +216,8 @@ func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
 // of the oneOf (node oneOf, at path) of v's node i, when the JSON path's
 // analyses tell its variants apart by the names an object holds and
 // lacks (exclusiveVariants, exclusiveNotCases, closedVariantCases,
-// typedVariantCases without cuts of values, which arguments don't
-// follow) or by a discriminator (discriminatorCases where the parameters
+// typedVariantCases without cuts of values or cases told apart by a
+// value's kind, which arguments don't follow) or by a discriminator (discriminatorCases where the parameters
 // do not require it; discriminated, for each pair, where every variant
 // does). ok is false otherwise.
 func (c *compiler) oneOfCases(v *view, i, oneOf int, path string) (cases []*view, ok bool) {
@@ -248,7 +248,7 @@ func (c *compiler) oneOfCases(v *view, i, oneOf int, path string) (cases []*view
 		return nil, false
 	}
 	for _, ecs := range exclNot {
-		if slices.ContainsFunc(ecs, func(ec exclusiveCase) bool { return len(ec.cuts) > 0 }) {
+		if slices.ContainsFunc(ecs, func(ec exclusiveCase) bool { return len(ec.cuts) > 0 || ec.byKind }) {
 			exclNot = nil
 			break
 		}
