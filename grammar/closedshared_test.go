@@ -85,18 +85,26 @@ func TestClosedSharedVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Not strict alike: the variants are closed, so the oneOf
+			// means the same, and nothing is reported.
+			loose, err := compileFormat(c.schema, false)
+			if err != nil || len(loose.Dropped) > 0 {
+				t.Fatalf("not strict: %v, reported %v", err, loose.Dropped)
+			}
 			validator := validatorFor(t, c.schema)
 			for _, in := range c.valid {
 				if !g.Matches(analysisPrefix + finalHeader + in) {
 					t.Errorf("%s is valid and rejected", in)
 				}
 				agreeWithValidator(t, c.schema, g, validator, in)
+				agreeWithValidator(t, c.schema+" (not strict)", loose, validator, in)
 			}
 			for _, in := range c.invalid {
 				if g.Matches(analysisPrefix + finalHeader + in) {
 					t.Errorf("%s is invalid and accepted", in)
 				}
 				agreeWithValidator(t, c.schema, g, validator, in)
+				agreeWithValidator(t, c.schema+" (not strict)", loose, validator, in)
 			}
 		})
 	}
@@ -120,7 +128,7 @@ func TestClosedSharedVariantsAgainstValidator(t *testing.T) {
 		`{"enum": ["k0", "k1"]}`,
 	}
 	values := []string{`0`, `"x"`, `"xyz"`, `"k0"`, `"k1"`, `"k2"`, `true`}
-	checked, compiled, valid, shared := 0, 0, 0, 0
+	checked, compiled, valid, shared, exactLoose := 0, 0, 0, 0, 0
 	for round := range 600 {
 		var variants []string
 		owners := map[string]int{}
@@ -188,11 +196,18 @@ func TestClosedSharedVariantsAgainstValidator(t *testing.T) {
 			if lerr == nil && ok && !loose.Matches(analysisPrefix+finalHeader+content) {
 				t.Errorf("%s not strict: %s is valid and rejected", schema, content)
 			}
+			if lerr == nil && len(loose.Dropped) == 0 {
+				agreeWithValidator(t, schema+" (not strict)", loose, validator, content)
+				exactLoose++
+			}
 			checked++
 		}
 	}
 	if shared < 250 || checked < 20000 || valid < 1500 {
 		t.Errorf("only %d schemas compiled under strict (%d sharing names), %d instances checked, %d valid", compiled, shared, checked, valid)
 	}
-	t.Logf("%d schemas compiled under strict (%d sharing names), %d instances checked, %d valid", compiled, shared, checked, valid)
+	if exactLoose < 10000 {
+		t.Errorf("only %d instances checked against a grammar not strict that reports nothing", exactLoose)
+	}
+	t.Logf("%d schemas compiled under strict (%d sharing names), %d instances checked, %d valid, %d checked not strict where nothing is reported", compiled, shared, checked, valid, exactLoose)
 }

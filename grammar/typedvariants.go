@@ -30,13 +30,13 @@ import (
 // (literalsOnly; a cut of numbers a member can't leave out exactly,
 // cuttable, refuses). Variants closed to their properties
 // (additionalProperties false, every variant; gap decision 311) may share
-// names, as closedVariantCases' may not: an object also fails closed
-// variant j by holding a name j does not declare, or one j declares with
-// a schema of another kind than i's (numbers one kind; a case told apart
-// so is byKind); a name both declare with the same schema (sameSchema)
-// tells them nothing; and a closed variant's schema of a name need not
-// be a type or literals where no other variant declares the name
-// otherwise. nil when the variants are not of that form, when
+// names, as closedVariantCases' may not, and are read in both modes: an
+// object also fails closed variant j by holding a name j does not
+// declare, or one j declares with a schema of another kind than i's
+// (numbers one kind; a case told apart so is byKind); a name both declare
+// with the same schema (sameSchema) tells them nothing; and a closed
+// variant's schema of a name need not be a type or literals where no
+// other variant declares the name otherwise. nil when the variants are not of that form, when
 // variantsOverlap finds them apart already (their grammar is exact as it
 // is), when one variant alone has no type and v admits values of other
 // types (valid for that one alone, which the cases, objects, leave out),
@@ -44,7 +44,7 @@ import (
 // maxExclusiveCases cases, or past maxCutWork comparisons.
 func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 	d := c.d
-	if !c.strict || len(ws) < 2 || len(ws) > maxDiscriminated ||
+	if len(ws) < 2 || len(ws) > maxDiscriminated ||
 		c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) ||
 		c.hasDependencies(v) || c.hasDependentSchemas(v) {
 		return nil
@@ -142,9 +142,12 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 		// (Variants that only require names are exclusiveVariants'.)
 		return nil
 	}
-	if closed > 0 && closed < len(vs) {
+	if closed > 0 && closed < len(vs) || !c.strict && closed == 0 {
 		// An open variant's objects fail a closed one by holding a name
-		// it does not declare, which no case of names can say.
+		// it does not declare, which no case of names can say. Not
+		// strict, open variants are closed to their declared names
+		// (decision 103), so only closed ones are read, whose meaning is
+		// the same in both modes (as closedVariantCases').
 		return nil
 	}
 	sets := make([]typeSet, len(ws))

@@ -869,8 +869,8 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 			})
 			if kw.name == "oneOf" && excl == nil && exclNot == nil && c.err == nil {
 				exclNot = c.closedVariantCases(v, ws) // variants closed to names of their own (decision 231)
-				if exclNot == nil && c.strict {
-					exclNot = c.typedVariantCases(v, ws) // open variants told apart by names and types (decision 234)
+				if exclNot == nil {
+					exclNot = c.typedVariantCases(v, ws) // variants told apart by names and types (decisions 234 and 311)
 				}
 			}
 			if exclNot != nil && c.err == nil {
