@@ -136,6 +136,8 @@ func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
 		}
 		if x.closed {
 			closed++
+		} else if !c.strict {
+			return nil // (below: not strict, closed variants only)
 		}
 	}
 	if declared == 0 && closed == 0 || untyped == 1 && c.types(v)&^tObj != 0 {
