@@ -116,8 +116,18 @@ func readDiscriminator(d *pyjson.Doc, cond int) (name string, values []int, requ
 
 // literalsOnly reads schema s when it is only a const or an enum (and a
 // type and annotations) of values literalEqual compares: its values (of
-// the type's types).
+// the type's types, one at least).
 func literalsOnly(d *pyjson.Doc, s int) (values []int, ok bool) {
+	if values, ok = literalList(d, s); len(values) == 0 {
+		return nil, false
+	}
+	return values, ok
+}
+
+// literalList is literalsOnly, but ok with no values when the type rules
+// out every listed one ({"type": "number", "enum": ["a"]}: a schema
+// nothing satisfies).
+func literalList(d *pyjson.Doc, s int) (values []int, ok bool) {
 	if d.Kind(s) != pyjson.Object || d.DuplicateKey(s) >= 0 {
 		return nil, false
 	}
@@ -149,9 +159,6 @@ func literalsOnly(d *pyjson.Doc, s int) (values []int, ok bool) {
 		// "boolean", "enum": [false]}, decision 225).
 		set := typesOf(d, typ)
 		values = slices.DeleteFunc(values, func(m int) bool { return !admits(d, set, m) })
-		if len(values) == 0 {
-			return nil, false
-		}
 	}
 	for _, m := range values {
 		if !comparableLiteral(d, m) {

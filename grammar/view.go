@@ -860,6 +860,9 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					if text, ok := c.stringVariants(v, i, kw.node, n.path+".oneOf", ctx, xml); ok {
 						return text
 					}
+					if text, ok := c.literalVariants(v, i, kw.node, n.path+".oneOf", ctx, xml); ok {
+						return text // lists that share values (decision 312)
+					}
 				}
 			}
 			var ws []*view

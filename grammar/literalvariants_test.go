@@ -1,0 +1,150 @@
+package grammar
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// A oneOf of lists that share values is exact in both modes (gap decision
+// 312): a value one list alone holds is valid, one two hold is not.
+func TestLiteralVariants(t *testing.T) {
+	for _, c := range []struct {
+		name, schema   string
+		valid, invalid []string
+	}{{
+		name:    "enums of several types",
+		schema:  `{"oneOf": [{"enum": ["red", "orange", 6, 9.0, null]}, {"enum": ["blue", "orange", 6, 3]}]}`,
+		valid:   []string{`"red"`, `9`, `9.0`, `null`, `"blue"`, `3`},
+		invalid: []string{`"orange"`, `6`, `6.0`, `"green"`, `true`, `[]`},
+	}, {
+		name:    "a const beside enums, in a property",
+		schema:  `{"type": "object", "properties": {"c": {"oneOf": [{"enum": [1, 2, "x"]}, {"type": "integer", "enum": [2.0, 4, "x"]}, {"const": 4}]}}, "required": ["c"], "additionalProperties": false}`,
+		valid:   []string{`{"c": 1}`, `{"c": "x"}`},
+		invalid: []string{`{"c": 2}`, `{"c": 4}`, `{"c": 3}`, `{}`},
+	}, {
+		name:    "a variant behind a $ref (MaskBench's Github_easy o58619)",
+		schema:  `{"definitions": {"colours": {"enum": ["red", "orange", 6, 9.0, null]}}, "type": "object", "properties": {"c": {"oneOf": [{"$ref": "#/definitions/colours"}, {"enum": ["blue", "orange", 6, 3]}]}}, "required": ["c"], "additionalProperties": false}`,
+		valid:   []string{`{"c": "red"}`, `{"c": null}`, `{"c": 3}`, `{"c": 9}`},
+		invalid: []string{`{"c": "orange"}`, `{"c": 6}`, `{"c": "green"}`},
+	}, {
+		name:    "beside the parent's type",
+		schema:  `{"type": "string", "oneOf": [{"enum": ["a", 1, "b"]}, {"enum": [1, "b", "c"]}]}`,
+		valid:   []string{`"a"`, `"c"`},
+		invalid: []string{`1`, `"b"`, `"d"`},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			validator := validatorFor(t, c.schema)
+			for _, strict := range []bool{true, false} {
+				g, err := compileFormat(c.schema, strict)
+				if err != nil || len(g.Dropped) > 0 {
+					t.Fatalf("strict %v: %v, reported %v", strict, err, g.Dropped)
+				}
+				for _, in := range c.valid {
+					if !g.Matches(analysisPrefix + finalHeader + in) {
+						t.Errorf("strict %v: %s is valid and rejected", strict, in)
+					}
+					agreeWithValidator(t, c.schema, g, validator, in)
+				}
+				for _, in := range c.invalid {
+					if g.Matches(analysisPrefix + finalHeader + in) {
+						t.Errorf("strict %v: %s is invalid and accepted", strict, in)
+					}
+					agreeWithValidator(t, c.schema, g, validator, in)
+				}
+			}
+		})
+	}
+}
+
+// The same on random lists (two to four variants of one to four values
+// drawn from a pool where 1 and 1.0 are one value, some beside a type,
+// under a parent that may have a type or an enum of its own), checked
+// against a JSON Schema validator on every value of the pool and a few
+// more, strict and not.
+func TestLiteralVariantsAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(312, 1))
+	pool := []string{`1`, `1.0`, `2`, `2.5`, `"a"`, `"b"`, `"c"`, `null`, `true`, `false`}
+	types := []string{`"string"`, `"number"`, `"integer"`, `["string", "null"]`, `"boolean"`}
+	instances := append([]string{`7`, `"z"`, `[]`, `{}`, `2.0`}, pool...)
+	checked, compiled, shared := 0, 0, 0
+	for round := range 800 {
+		var variants []string
+		for range 2 + rng.IntN(3) {
+			var values []string
+			for range 1 + rng.IntN(4) {
+				values = append(values, pool[rng.IntN(len(pool))])
+			}
+			kws := []string{`"enum": [` + strings.Join(values, ", ") + `]`}
+			if len(values) == 1 && rng.IntN(2) == 0 {
+				kws = []string{`"const": ` + values[0]}
+			}
+			if rng.IntN(4) == 0 {
+				kws = append(kws, `"type": `+types[rng.IntN(len(types))])
+			}
+			variants = append(variants, "{"+strings.Join(kws, ", ")+"}")
+		}
+		parent := []string{`"oneOf": [` + strings.Join(variants, ", ") + `]`}
+		switch rng.IntN(4) {
+		case 0:
+			parent = append(parent, `"type": `+types[rng.IntN(len(types))])
+		case 1:
+			parent = append(parent, `"enum": [`+pool[rng.IntN(len(pool))]+`, `+pool[rng.IntN(len(pool))]+`, "a"]`)
+		}
+		schema := "{" + strings.Join(parent, ", ") + "}"
+		validator := validatorFor(t, schema)
+		for _, strict := range []bool{true, false} {
+			g, err := compileFormat(schema, strict)
+			if err != nil {
+				// (every variant's values left out, or none the parent
+				// allows: a schema nothing satisfies)
+				if !strings.Contains(err.Error(), "no value satisfies") && !strings.Contains(err.Error(), "no value can be written") {
+					t.Errorf("round %d strict %v: %s: %v", round, strict, schema, err)
+				}
+				continue
+			}
+			if !strict && len(g.Dropped) > 0 {
+				t.Errorf("round %d: %s: not strict, reported %v", round, schema, g.Dropped)
+				continue
+			}
+			if strict {
+				compiled++
+				if sharesValue(schema) {
+					shared++
+				}
+			}
+			for _, in := range instances {
+				agreeWithValidator(t, schema, g, validator, in)
+				checked++
+			}
+		}
+	}
+	if compiled < 600 || shared < 200 || checked < 20000 {
+		t.Errorf("only %d schemas compiled under strict (%d with lists that share a value), %d instances checked", compiled, shared, checked)
+	}
+	t.Logf("%d schemas compiled under strict (%d with lists that share a value), %d instances checked", compiled, shared, checked)
+}
+
+// sharesValue reports, roughly, whether two of a test schema's lists name
+// one value: a text that two enums or consts hold (1 and 1.0 aside).
+func sharesValue(schema string) bool {
+	seen := map[string]int{}
+	for _, part := range strings.Split(schema, "{")[2:] {
+		own := map[string]bool{}
+		for _, f := range strings.FieldsFunc(part, func(r rune) bool { return strings.ContainsRune("[], }", r) }) {
+			if f == `"enum":` || f == `"const":` || f == `"type":` {
+				continue
+			}
+			own[f] = true
+		}
+		for f := range own {
+			seen[f]++
+		}
+	}
+	for _, n := range seen {
+		if n > 1 {
+			return true
+		}
+	}
+	return false
+}
