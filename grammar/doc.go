@@ -78,7 +78,9 @@
 // they only constrain or list strings (through $ref and allOf too), beside
 // the values of a type one variant alone admits; objects only where two variants constrain
 // objects alone; by cases for a discriminator no variant requires beside
-// required names, or for variants closed to names of their own; else as
+// required names, for variants closed to names of their own, or for
+// closed variants whose shared names are the same or told apart; lists of
+// literals that share values, each without the shared ones; else as
 // anyOf, reported), allOf, and $ref/$defs, recursive ones included ($id-relative
 // and $anchor refs too, $id read as the schema's dialect reads it, and
 // $dynamicRef where its target can't depend on the path taken). A format
