@@ -118,20 +118,24 @@ func neverSchema(d *pyjson.Doc, s int) bool {
 // notRequired read, as nodes (-1: absent).
 type notKeywords struct{ pattern, enum, constant, required, typ int }
 
-// maxNotRefs caps the $refs notSchema follows from a not to the schema
-// it stands for.
-const maxNotRefs = 8
-
 // notSchema is the schema the not of schema s stands for (-1: none): its
 // own, or, where it is only a $ref (and annotations), the schema the $ref
-// names, followed up to maxNotRefs times (gap decision 296: Avro's
-// {"not": {"$ref": "#/definitions/primitiveType"}}, an enum of strings).
-// A $ref that can't be resolved is left as it is, and the readers refuse
-// it.
+// names (throughRefs; gap decision 296: Avro's {"not": {"$ref":
+// "#/definitions/primitiveType"}}, an enum of strings). A $ref that can't
+// be resolved is left as it is, and the readers refuse it.
 func (c *compiler) notSchema(s int) int {
+	return c.throughRefs(c.d.Lookup(s, "not"))
+}
+
+// maxRefsAlone caps the $refs throughRefs follows.
+const maxRefsAlone = 8
+
+// throughRefs is the schema n stands for: n, or, where n is only a $ref
+// (beside annotations), the schema the $ref names, followed up to
+// maxRefsAlone times. A $ref that can't be resolved is left as it is.
+func (c *compiler) throughRefs(n int) int {
 	d := c.d
-	n := d.Lookup(s, "not")
-	for range maxNotRefs {
+	for range maxRefsAlone {
 		if n < 0 || d.Kind(n) != pyjson.Object || d.DuplicateKey(n) >= 0 {
 			return n
 		}

@@ -10,7 +10,7 @@ import (
 // literalVariants is the value of a oneOf (node oneOf of v's node i, at
 // path) whose variants are each a const or an enum of scalars alone (a
 // type and annotations beside it: literalList; directly or behind a $ref
-// that stands alone, refTarget) and share values
+// that stands alone, throughRefs) and share values
 // ({"oneOf": [{"enum": ["red", "orange", 6, null]}, {"enum": ["blue",
 // "orange", 6.0]}]}, gap decision 312): a value is valid for the variant
 // that lists it when no other lists it too, so each variant is written
@@ -30,11 +30,7 @@ func (c *compiler) literalVariants(v *view, i, oneOf int, path string, ctx textC
 	ok = true
 	d.Elements(oneOf, func(s, _ int) bool {
 		var values []int
-		if s = c.refTarget(s); s < 0 {
-			ok = false
-			return false
-		}
-		values, ok = literalList(d, s) // (none: a variant nothing satisfies)
+		values, ok = literalList(d, c.throughRefs(s)) // (none: a variant nothing satisfies)
 		total += len(values)
 		ok = ok && total <= maxLiteralPairs
 		lists = append(lists, values)

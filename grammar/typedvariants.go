@@ -36,10 +36,11 @@ import (
 // (numbers one kind; a case told apart so is byKind); a name both declare
 // with the same schema (sameSchema) tells them nothing; and a closed
 // variant's schema of a name need not be a type or literals where no
-// other variant declares the name otherwise. nil when the variants are not of that form, when
-// variantsOverlap finds them apart already (their grammar is exact as it
-// is), when one variant alone has no type and v admits values of other
-// types (valid for that one alone, which the cases, objects, leave out),
+// other variant declares the name otherwise. nil when the variants are
+// not of that form, when variantsOverlap finds them apart already (their
+// grammar is exact as it is), when one variant alone has no type and v
+// admits values of other types (valid for that one alone, which the
+// cases, objects, leave out),
 // beside an enum, const, dependencies or dependentSchemas of v, past
 // maxExclusiveCases cases, or past maxCutWork comparisons.
 func (c *compiler) typedVariantCases(v *view, ws []*view) [][]exclusiveCase {
@@ -450,13 +451,10 @@ func typedVariantKeys(d *pyjson.Doc, ks *schema.Keys) bool {
 
 // sameSchema reports whether schemas a and b admit the same values for
 // certain: after following each $ref that stands alone (beside
-// annotations), one schema, or two of the same text that refers to
-// nothing. False past w's work.
+// annotations, throughRefs), one schema, or two of the same text that
+// refers to nothing. False past w's work.
 func (c *compiler) sameSchema(a, b int, w *cutWork) bool {
-	a, b = c.refTarget(a), c.refTarget(b)
-	if a < 0 || b < 0 {
-		return false
-	}
+	a, b = c.throughRefs(a), c.throughRefs(b)
 	if a == b {
 		return true
 	}
@@ -478,34 +476,4 @@ func numbersOneKind(set typeSet) typeSet {
 		set |= tNum
 	}
 	return set
-}
-
-// refTarget returns the schema s names when it is a $ref beside
-// annotations only (following up to 8 of them), s otherwise, -1 for a
-// reference that names nothing.
-func (c *compiler) refTarget(s int) int {
-	d := c.d
-	for range 8 {
-		if d.Kind(s) != pyjson.Object {
-			return s
-		}
-		ref, alone := -1, true
-		d.Members(s, func(k, val int) bool {
-			switch d.Str(k) {
-			case "$ref":
-				ref = val
-			case "description", "title", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
-			default:
-				alone = false
-			}
-			return alone
-		})
-		if ref < 0 || !alone {
-			return s
-		}
-		if s = c.resolveRef(s, ref); s < 0 {
-			return -1
-		}
-	}
-	return s
 }

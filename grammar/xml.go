@@ -217,9 +217,10 @@ func (c *compiler) oneOfArguments(v *view) (e *expr, ok bool) {
 // analyses tell its variants apart by the names an object holds and
 // lacks (exclusiveVariants, exclusiveNotCases, closedVariantCases,
 // typedVariantCases without cuts of values or cases told apart by a
-// value's kind, which arguments don't follow) or by a discriminator (discriminatorCases where the parameters
-// do not require it; discriminated, for each pair, where every variant
-// does). ok is false otherwise.
+// value's kind, which arguments don't follow) or by a discriminator
+// (discriminatorCases where the parameters do not require it;
+// discriminated, for each pair, where every variant does). ok is false
+// otherwise.
 func (c *compiler) oneOfCases(v *view, i, oneOf int, path string) (cases []*view, ok bool) {
 	var ws []*view
 	c.d.Elements(oneOf, func(e, pos int) bool {
