@@ -54,7 +54,8 @@
 // patternProperties (one pattern; under strict, several, the keys of
 // other members read by one automaton that knows which patterns each
 // matches), propertyNames (a string schema,
-// for free keys and declared names), contains and minContains (as a count
+// for free keys and declared names; a not of listed names also beside
+// declared ones), contains and minContains (as a count
 // from below, or the length where every element counts), if/then/else
 // where the condition is known without the value (no if, if true or
 // false, branches admitting anything; under strict, a discriminator's

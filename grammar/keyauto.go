@@ -775,3 +775,17 @@ func (c *compiler) moveChars(set charSet, raw bool) (chars *expr, made int) {
 	c.memo[key] = e
 	return e, made
 }
+
+// escapedName returns the first of names whose JSON key holds a character
+// written as an escape (a quote, a backslash, a control character, "<"),
+// which the key automaton does not read (keyExcept's trie does).
+func escapedName(names []string) (string, bool) {
+	for _, name := range names {
+		for _, r := range name {
+			if keyJSONEscaped(r) {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}

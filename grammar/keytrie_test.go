@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/beamharmony/harmony/internal/pyjson"
 )
 
 // Under strict, the keys of an open object's other members are none of its
@@ -160,6 +162,93 @@ func TestRawKeyTriesShared(t *testing.T) {
 			if g.Matches(call+args) != want {
 				t.Errorf("f%d with the other argument %q: in the grammar %v, want %v", i, other, !want, want)
 			}
+		}
+	}
+}
+
+// The trie keeps other keys from naming declared names that hold
+// characters a JSON key writes escaped (gap decision 313): random names
+// of pieces with quotes, backslashes, control characters and "<", the
+// declared members spelled as the grammar writes them, the others with
+// the key's one spelling (jsonCharText), judged by a JSON Schema
+// validator.
+func TestKeyTrieEscapesAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 313))
+	pieces := []string{"a", "b", "<", `"`, `\`, "\n", "\x01", "\t", ">", "é", "/"}
+	word := func() string {
+		w := ""
+		for range 1 + rng.IntN(3) {
+			w += pieces[rng.IntN(len(pieces))]
+		}
+		return w
+	}
+	keyText := func(name string) string {
+		b := []byte{'"'}
+		for _, r := range name {
+			b = append(b, jsonCharText(r)...)
+		}
+		return string(append(b, '"'))
+	}
+	checked, schemas := 0, 0
+	for range 200 {
+		var names, decl []string
+		for range 1 + rng.IntN(5) {
+			if w := word(); !slices.Contains(names, w) {
+				names = append(names, w)
+				decl = append(decl, string(pyjson.AppendQuoted(nil, w))+`: {"type": "integer"}`)
+			}
+		}
+		schema := `{"type": "object", "properties": {` + strings.Join(decl, ", ") + `}, "additionalProperties": {"type": "string"}}`
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			t.Fatalf("%s: %v", schema, err)
+		}
+		schemas++
+		validator := validatorFor(t, schema)
+		var pool []string
+		for _, n := range names {
+			r := []rune(n)
+			pool = append(pool, n, string(r[:len(r)-1]), n+pieces[rng.IntN(len(pieces))], pieces[rng.IntN(len(pieces))]+n)
+		}
+		for range 40 {
+			var members []string
+			for _, n := range names {
+				if rng.IntN(2) == 0 {
+					members = append(members, string(pyjson.AppendQuoted(nil, n))+": 1")
+				}
+			}
+			for range rng.IntN(3) {
+				if k := pool[rng.IntN(len(pool))]; k != "" {
+					members = append(members, keyText(k)+`: "s"`)
+				}
+			}
+			content := `{` + strings.Join(members, ", ") + `}`
+			matched, valid := verdicts(t, g, validator, content)
+			if matched != valid && !(valid && duplicateKeys(content)) {
+				t.Errorf("%s: %s: the grammar says %v, the validator %v", schema, content, matched, valid)
+			}
+			checked++
+		}
+	}
+	if checked < 8000 {
+		t.Errorf("%d objects checked, want 8,000", checked)
+	}
+	t.Logf("%d schemas, %d objects checked", schemas, checked)
+}
+
+// A tool's other arguments are named like none of its declared ones, a
+// backslash in a raw key being a character as any other (gap decision
+// 313; the trie stopped at it before).
+func TestRawKeyBackslash(t *testing.T) {
+	g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Strict: true,
+		Parameters: json.RawMessage(`{"type": "object", "properties": {"a\\b": {"type": "string"}}}`)}}, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := analysisPrefix + "<|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|>" + xmlArg(`a\b`, "v") + "\n"
+	for other, want := range map[string]bool{`a\b`: false, `a\`: true, `a\bc`: true, `a/b`: true} {
+		if got := g.Matches(call + xmlArg(other, "w")); got != want {
+			t.Errorf("the other argument %q: %v, want %v", other, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 )
@@ -271,13 +272,15 @@ func (c *compiler) countedRule(e *expr) *expr {
 const maxTrieNodes = maxExpanded / 2
 
 // keyExcept is the text of a key that is none of names: a JSON string
-// (with json) or an argument's raw key. It is a trie of the names' texts:
-// at each node the key may end (unless the node spells a name), go on with
-// a character of a name below, or leave the trie with any other character
+// (with json) or an argument's raw key. It is a trie of the names: at
+// each node the key may end (unless the node spells a name), go on with a
+// character of a name below, or leave the trie with any other character
 // (then any key follows). A JSON key has one spelling (escapes only where
 // jsonCharText writes them, "<" as \u003c), so that no key outside the
-// trie names a declared property; a name whose text holds an escape or a
-// "<" is not followed past it (extras refuses such names under strict).
+// trie names a declared property: a character a key writes escaped is one
+// step of the trie, its escape, and a node leaves by the escapes of the
+// other such characters (gap decision 313). A raw key never holds "<",
+// ", > or a newline, so a name with one is no key's.
 // The tries of a grammar hold at most maxTrieNodes nodes together, counted
 // as they are made: past it the compile fails at path (the object's).
 func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
@@ -292,14 +295,11 @@ func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
 		return nil
 	}
 	for _, n := range names {
-		text := n
-		if json {
-			q := string(pyjson.AppendQuoted(nil, n))
-			text = q[1 : len(q)-1]
-		}
 		at, whole := 0, true
-		for _, r := range text {
-			if r == '\\' || r == '<' {
+		for i, r := range n {
+			if !json && keyRawExcluded(r) || r == utf8.RuneError && !strings.HasPrefix(n[i:], "\uFFFD") {
+				// A raw key never holds it, and no key holds a byte
+				// that is not UTF-8: no key can name n.
 				whole = false
 				break
 			}
@@ -426,11 +426,25 @@ func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
 		leaveRule, ok := memo[string(sig)]
 		if !ok {
 			others := append([]runeRange(nil), excluded...)
+			escapedChild := false
 			for _, r := range nd.order {
 				others = append(others, runeRange{r, r})
+				escapedChild = escapedChild || json && keyJSONEscaped(r)
 			}
 			leave = append(leave, seq(class(true, others...), tail))
-			if escTail != nil {
+			switch {
+			case escapedChild:
+				// The escapes of the characters no name goes on with.
+				var escapes []*expr
+				for _, e := range keyJSONEscapes {
+					if !slices.Contains(nd.order, e) {
+						escapes = append(escapes, lit(jsonCharText(e)))
+					}
+				}
+				if len(escapes) > 0 {
+					leave = append(leave, seq(alt(escapes...), tail))
+				}
+			case escTail != nil:
 				leave = append(leave, escTail)
 			}
 			leaveRule = c.g.rule("key-leave", alt(leave...))
@@ -439,7 +453,11 @@ func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
 		var moves [8]*expr
 		alts := moves[:0]
 		for _, r := range nd.order {
-			alts = append(alts, seq(lit(string(r)), ref(rules[nd.children[r]])))
+			move := string(r)
+			if json {
+				move = jsonCharText(r) // the one spelling a key has
+			}
+			alts = append(alts, seq(lit(move), ref(rules[nd.children[r]])))
 		}
 		c.g.define(rules[i], alt(append(alts, ref(leaveRule))...))
 	}
@@ -468,16 +486,32 @@ var (
 	keyFreeRaw      = freeze(class(true, keyExcludedRaw...))
 )
 
+// keyJSONEscapes are the characters a JSON key writes escaped: those of
+// keyExcludedJSON.
+var keyJSONEscapes = func() []rune {
+	var rs []rune
+	for c := rune(0); c < 0x20; c++ {
+		rs = append(rs, c)
+	}
+	return append(rs, '"', '\\', '<')
+}()
+
+// keyJSONEscaped reports whether a JSON key writes r escaped.
+func keyJSONEscaped(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r == '<' }
+
+// keyRawExcluded reports whether an argument's raw key never holds r.
+func keyRawExcluded(r rune) bool { return r == '<' || r == '"' || r == '>' || r == '\n' }
+
 // keyEscapeExpr is a character of a JSON key that is written escaped,
 // only as jsonCharText spells it: with one spelling per key, a key
 // outside keyExcept's trie can't be a declared name spelled otherwise
 // (\u0061 for a). Built once.
 var keyEscapeExpr = freeze(func() *expr {
 	var alts []*expr
-	for c := rune(0); c < 0x20; c++ {
+	for _, c := range keyJSONEscapes {
 		alts = append(alts, lit(jsonCharText(c)))
 	}
-	return alt(append(alts, lit(jsonCharText('"')), lit(jsonCharText('\\')), lit(jsonCharText('<')))...)
+	return alt(alts...)
 }())
 
 // An object closed by default (not strict: its declared members only)

@@ -3,11 +3,13 @@ package grammar
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
+	"github.com/beamharmony/harmony/internal/schema"
 )
 
 // propertyNames is a schema every key of an object is valid for: a string
@@ -46,9 +48,10 @@ func (c *compiler) keyNames(v *view) *view {
 		return nil
 	}
 	// The key's schemas are not the view's root, and no not of strings
-	// is the view's (decision 198).
+	// is the view's (decision 198) but the keys' own (keyNots).
 	c.rootOf, c.itemsRoot, c.propsRoot, c.multipleDone, c.uniqueDone = -1, -1, -1, false, false
 	c.notNodes = c.notNodes[:0]
+	c.keyNots(w)
 	for _, n := range w.nodes {
 		c.dropUnenforced(n.node, n.ks, n.path, n.keys, n.done)
 		if n.ks.AnyOf >= 0 {
@@ -61,12 +64,105 @@ func (c *compiler) keyNames(v *view) *view {
 	return w
 }
 
+// keyNots reads the nots of w, a view of propertyNames, that rule out
+// keys by their text (notString, decision 198), and marks them enforced
+// (c.notNodes) where the keys' language keeps to them (gap decision 314):
+//
+//   - in both modes, nots of listed strings (an enum or a const) where
+//     nothing else constrains the keys' text (no pattern, format or
+//     length): w.keysOut, the names a key is none of, kept out by
+//     keyExcept's trie, where the declared names are;
+//   - under strict, any such nots (w.notStrings): a key is a string of
+//     the view (viewString's automaton), where no declared name has to be
+//     kept out besides.
+//
+// A listed name the nots rule out is no key (keyAllowed). Other nots are
+// reported, as anywhere else.
+func (c *compiler) keyNots(w *view) {
+	var nodes []int
+	listed := true
+	for _, n := range w.nodes {
+		if n.ks.Not < 0 {
+			continue
+		}
+		if _, exact := notTypes(c.d, n.node); exact {
+			continue // applied to the view's types
+		}
+		if _, _, ok := c.notString(n.node); !ok || len(nodes) == maxStringShapes {
+			continue
+		}
+		nodes = append(nodes, n.node)
+		if k, _ := readNot(c.d, c.notSchema(n.node)); k.pattern >= 0 {
+			listed = false
+		}
+	}
+	if len(nodes) == 0 {
+		return
+	}
+	plain := !c.has(w, func(ks *schema.Keys) bool {
+		return ks.Pattern >= 0 || ks.Format >= 0 || ks.MinLength >= 0 || ks.MaxLength >= 0
+	})
+	switch {
+	case listed && plain:
+		for _, s := range nodes {
+			k, _ := readNot(c.d, c.notSchema(s))
+			for _, m := range []int{k.constant, k.enum} {
+				switch {
+				case m < 0:
+				case c.d.Kind(m) == pyjson.String:
+					w.keysOut = append(w.keysOut, c.d.Str(m))
+				default:
+					c.d.Elements(m, func(e, _ int) bool {
+						w.keysOut = append(w.keysOut, c.d.Str(e)) // (strings: notString)
+						return true
+					})
+				}
+			}
+		}
+	case c.strict:
+		w.notStrings = nodes
+	default:
+		return // reported (dropUnenforced)
+	}
+	c.notNodes = append(c.notNodes, nodes...)
+}
+
 // keyIn reports whether name is a key w allows (w nil: any). A pattern or
 // format the grammar can't translate is reported where the keys' language
 // is written, and counts as matching here; so does one that has no
 // regular expression to check the name with (reported).
 func (c *compiler) keyIn(w *view, name string) bool {
-	return c.stringIn(w, name, true)
+	return c.keyAllowed(w, name, true)
+}
+
+// keyAllowed is keyIn; report as stringIn's. The nots keyNots reads rule
+// names out too: by the list, or by a pattern's expression (a name it
+// can't be checked against counts as allowed, and is reported with
+// report).
+func (c *compiler) keyAllowed(w *view, name string, report bool) bool {
+	if w == nil {
+		return true
+	}
+	if !c.stringIn(w, name, report) {
+		return false
+	}
+	if slices.Contains(w.keysOut, name) {
+		return false
+	}
+	for _, n := range w.nodes {
+		if !slices.Contains(w.notStrings, n.node) {
+			continue
+		}
+		neg, _, _ := c.notString(n.node)
+		match, decided := c.exprMatches(neg, name)
+		if match {
+			return false
+		}
+		if !decided && report {
+			c.loosen(n.path+".not", "not", "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
+		}
+	}
+	return true
 }
 
 // inEnum reports whether the enum at node list holds the string name: by
@@ -224,6 +320,9 @@ func (c *compiler) keyOf(w *view, ctx textContext) *expr {
 	}
 	if keys, ok := c.finiteKeys(w); ok {
 		return c.keyLiterals(keys, nil, ctx)
+	}
+	if len(w.keysOut) > 0 {
+		return c.keyExcept(w.keysOut, true, w.path)
 	}
 	return c.viewString(w, ctx, false)
 }

@@ -150,7 +150,9 @@ func suiteContents(data []byte, rank map[string]int) (contents, ordered []string
 // declaredOrder ranks the property names of a schema in the order the
 // grammar writes them: an object schema's $ref and $dynamicRef targets
 // (resolved as the compiler resolves them) and allOf members
-// first, then its own properties, then its anyOf and oneOf variants' (the
+// first, then its own properties, then the names its dependentRequired
+// adds (each trigger's dependents, then the trigger), then its anyOf and
+// oneOf variants' (the
 // order the compiler's views merge them in), then the schemas nested
 // inside; and the keys of the objects inside every "const" and "enum", in
 // document order. A name keeps its first rank, unless another object
@@ -215,7 +217,8 @@ func keepEachOrder(rank map[string]int, sequences [][]string) map[string]int {
 }
 
 // firstRanks is declaredOrder's walk: each name's first rank, and the
-// sequences of names of the properties objects.
+// sequences of names of the properties objects and of dependentRequired's
+// entries.
 func firstRanks(schemaJSON []byte) rankedNames {
 	rank := map[string]int{}
 	var sequences [][]string
@@ -266,6 +269,28 @@ func firstRanks(schemaJSON []byte) rankedNames {
 					return true
 				})
 				sequences = append(sequences, seq)
+			}
+			// The names dependentRequired adds: each trigger's
+			// dependents, then the trigger (dependentMembers).
+			for _, kw := range []string{"dependentRequired", "dependencies"} {
+				if dr := d.Lookup(i, kw); dr >= 0 && d.Kind(dr) == pyjson.Object {
+					d.Members(dr, func(trigger, deps int) bool {
+						if d.Kind(deps) != pyjson.Array {
+							return true
+						}
+						var seq []string
+						d.Elements(deps, func(e, _ int) bool {
+							if d.Kind(e) == pyjson.String {
+								declare(e)
+								seq = append(seq, d.Str(e))
+							}
+							return true
+						})
+						declare(trigger)
+						sequences = append(sequences, append(seq, d.Str(trigger)))
+						return true
+					})
+				}
 			}
 			for _, kw := range []string{"anyOf", "oneOf"} {
 				if a := d.Lookup(i, kw); a >= 0 {

@@ -53,6 +53,10 @@ type view struct {
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
+	// keysOut are the names a view of propertyNames keeps keys from by
+	// its nots of listed strings, when nothing else constrains the keys'
+	// text: any key but those (keyExcept's trie; keyNots, decision 314).
+	keysOut []string
 	// notCut are the numbers the nots of the view rule out, which its
 	// numbers leave out (viewBody, viewNumber, decision 223).
 	notCut []*big.Rat
@@ -4214,11 +4218,6 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 		c.report(v.path+".additionalProperties", "additionalProperties")
 		return nil
 	}
-	if name, ok := escapedName(names); ok && !args {
-		c.loosen(v.path+".additionalProperties", "additionalProperties",
-			"the declared property "+strconv.Quote(name)+" holds a character written as an escape, so other members' keys can't be kept from naming it; set additionalProperties to false")
-		return nil
-	}
 	declared := func(k string) bool { return slices.Contains(names, k) }
 	var key *expr
 	switch finite, ok := c.finiteKeys(keys); {
@@ -4226,6 +4225,10 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 		key = c.keyExcept(names, false, v.path)
 	case keys == nil:
 		key = c.keyExcept(names, true, v.path)
+	case !ok && len(keys.keysOut) > 0:
+		// Any key but the declared names and those propertyNames
+		// rules out (decision 314).
+		key = c.keyExcept(append(slices.Clip(names), keys.keysOut...), !args, v.path)
 	case !ok:
 		c.dropPropertyNames(v, "other members' keys can't be kept both from the declared names and to propertyNames, unless an enum or const lists them")
 		key = c.keyExcept(names, !args, v.path)
@@ -4277,18 +4280,6 @@ func (c *compiler) moreMembers(member *expr, sep string) *otherMembers {
 func (o *otherMembers) after() *expr { return o.more }
 func (o *otherMembers) alone() *expr { return opt(seq(o.member, o.more)) }
 
-// escapedName returns the first of names whose JSON key holds a character
-// written as an escape (a quote, a backslash, a control character, "<"):
-// a key language can't keep other keys from spelling it another way.
-func escapedName(names []string) (string, bool) {
-	for _, name := range names {
-		if q := string(pyjson.AppendQuoted(nil, name)); strings.ContainsAny(q[1:len(q)-1], "\\<") {
-			return name, true
-		}
-	}
-	return "", false
-}
-
 // unevaluatedClosed reports whether the view's root schema says
 // unevaluatedProperties: false, which forbids the members its own schemas
 // do not declare: with the view holding exactly the schemas the root leads
@@ -4331,6 +4322,12 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		// Keys that must not be there (dependentSchemas' triggers
 		// absent); beside patterns, the key automaton keeps them out.
 		switch {
+		case keys != nil && len(keys.keysOut) > 0 && len(pats) == 0:
+			if _, finite := c.finiteKeys(keys); !finite {
+				anyKey = c.keyExcept(append(slices.Clip(except), keys.keysOut...), true, v.path)
+			} else {
+				c.loosenExcept(v, keys, except, "the keys of an object of free members are kept from names it must not hold only without propertyNames")
+			}
 		case keys != nil:
 			c.loosenExcept(v, keys, except, "the keys of an object of free members are kept from names it must not hold only without propertyNames")
 		case len(pats) == 0:
@@ -4411,7 +4408,7 @@ type propertyPattern struct {
 // discriminator's cases (decision 206) leave out. Names the keys rule out
 // anyway need nothing.
 func (c *compiler) loosenExcept(v *view, keys *view, except []string, why string) {
-	if keys != nil && !slices.ContainsFunc(except, func(name string) bool { return c.stringIn(keys, name, false) }) {
+	if keys != nil && !slices.ContainsFunc(except, func(name string) bool { return c.keyAllowed(keys, name, false) }) {
 		return
 	}
 	c.loosenDependentSchemas(v, why)
@@ -4568,9 +4565,6 @@ func (c *compiler) patternMembers(v *view, names []string, keys *view, ctx textC
 	if matchesEverything(e) {
 		// Every name matches: the other members' keys are any but the
 		// declared names.
-		if name, ok := escapedName(names); ok {
-			return nil, "the declared property " + strconv.Quote(name) + " holds a character written as an escape, so the keys of other members can't be kept from naming it", false
-		}
 		key = c.keyExcept(names, true, v.path)
 	} else {
 		for _, name := range names {
