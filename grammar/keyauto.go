@@ -554,13 +554,10 @@ func (c *compiler) deterministic(a *keyNFA, start int32, path string, live func(
 // that schema's does (any value where no schema has one: under strict an
 // object is open as its schema says). ok is false when the automaton
 // can't be built (not strict, a pattern the translator refuses, the limits
-// above, a name written with an escape): the caller then reports the
+// above): the caller then reports the
 // patterns as before. member is nil when no other member can be written.
 func (c *compiler) keyAutomaton(v *view, pats []propertyPattern, names []string, ctx textContext) (member *expr, ok bool) {
 	if !c.strict || len(pats) == 0 || len(pats) > maxKeyPatterns || c.keyWork >= maxKeyWorkTotal {
-		return nil, false
-	}
-	if _, ok := escapedName(names); ok {
 		return nil, false
 	}
 	if _, u := c.unevaluatedPropertiesOf(v); u >= 0 || c.unevaluatedClosed(v) {
@@ -774,18 +771,4 @@ func (c *compiler) moveChars(set charSet, raw bool) (chars *expr, made int) {
 	}
 	c.memo[key] = e
 	return e, made
-}
-
-// escapedName returns the first of names whose JSON key holds a character
-// written as an escape (a quote, a backslash, a control character, "<"),
-// which the key automaton does not read (keyExcept's trie does).
-func escapedName(names []string) (string, bool) {
-	for _, name := range names {
-		for _, r := range name {
-			if keyJSONEscaped(r) {
-				return name, true
-			}
-		}
-	}
-	return "", false
 }
