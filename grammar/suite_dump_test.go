@@ -237,6 +237,9 @@ var dumpToolAttacks = []dumpAttack{
 	{"workflow-script", `{"type": "object", "properties": {"script": {"type": "string", "maxLength": 524288}, "name": {"type": "string"}}, "additionalProperties": false}`, "", false},
 	{"raw-string-max", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1, "maxLength": ` + itoa(MaxLength) + `}}, "required": ["a"], "additionalProperties": false}`, "", true},
 	{"raw-strings-100x1024", dumpProperties(100, `{"type": "string", "maxLength": 1024}`), "", false},
+	// Minimums counted with the raw text's automaton (gap decision 315),
+	// the greatest that is, shared by 100 arguments, and the smallest.
+	{"raw-strings-min", `{"type": "object", "properties": {"a": {"type": "string", "minLength": 1}, "b": ` + dumpProperties(100, `{"type": "string", "minLength": 7}`) + `}, "required": ["a", "b"], "additionalProperties": false}`, "", true},
 }
 
 var dumpFamilies = []dumpFamily{

@@ -282,13 +282,16 @@ func TestKeyRestLanguage(t *testing.T) {
 // raw control character or a raw <, matched by the grammar and by its EBNF
 // read back exactly when they are long enough and hold neither, in a
 // response format (JSON, chunked past 64 characters too) and in a raw
-// argument.
+// argument; a raw argument's < where it begins no marker is allowed for a
+// minimum of up to 7 characters (gap decision 315: that of 3 here), and
+// past it kept out (decision 129: that of 70).
 func TestStringRunLanguage(t *testing.T) {
 	const final = "<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>final<|message|>"
 	const call = "<|channel|>analysis<|message|>r<|end|><|start|>assistant to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"s\">\n"
 	// The units of a text, one character each; the last is not allowed
-	// (a raw control character in JSON, a raw < in both), drawn into
-	// about a third of the texts.
+	// (a raw control character in JSON; a raw < in JSON, and in a raw
+	// argument past decision 315's cap), drawn into about a third of the
+	// texts.
 	json := []string{"a", "b", " ", "é", `\n`, `\"`, `\\`, `\u003c`, "\t"}
 	raw := []string{"a", "b", " ", "é", `\`, `"`, "\n", "<"}
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -326,7 +329,7 @@ func TestStringRunLanguage(t *testing.T) {
 				}
 				b.WriteString(u)
 			}
-			want := bad < 0 && n >= c.min
+			want := (bad < 0 || c.raw && c.min <= 7) && n >= c.min
 			if want {
 				seen[0]++
 			} else {

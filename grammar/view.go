@@ -2706,6 +2706,11 @@ func (c *compiler) shortString(v *view, ctx textContext, raw bool, lo, hi int) *
 	}
 	var body *expr
 	switch {
+	case hi < 0 && raw:
+		var ok bool
+		if body, ok = c.rawAtLeast(lo); !ok {
+			body = seq(rep(c.stringCharRule(raw), lo, lo), c.stringRun(raw))
+		}
 	case hi < 0:
 		body = seq(rep(c.stringCharRule(raw), lo, lo), c.stringRun(raw))
 	case c.xgrammar && !raw:

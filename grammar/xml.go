@@ -2,7 +2,9 @@ package grammar
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/beamharmony/harmony/internal/syntax"
@@ -306,4 +308,84 @@ func (c *compiler) rawText() *expr {
 		c.raw.build(&c.g, "raw")
 	}
 	return c.raw.state(0)
+}
+
+// rawAutomaton is the automaton of rawText's language, whose state i is
+// c.raw.state(i) (the same construction, once per process).
+var rawAutomaton = sync.OnceValue(func() *automaton { return newAutomaton(forbidden(inArgument)) })
+
+// maxRawCounted caps the rules rawAtLeast makes, one for each count of
+// characters still to read and state of the raw text's automaton that
+// count can meet: a minimum of up to 7 characters fits (94 rules; 8 would
+// take 132, as from 5 characters on most of the automaton's 48 states are
+// met).
+const maxRawCounted = 128
+
+// rawAtLeast is a raw string value of at least lo characters (lo > 0),
+// exactly: rawText's language with the first lo characters counted, a
+// rule per count and automaton state (the characters that begin a marker
+// or the closing tag, "<" and what follows it, move the automaton; any
+// other returns it to its start), then rawText from the state reached.
+// A bounded raw string otherwise never holds "<" (decision 129), which
+// kept "<" out of every value of zod's .min(1) (gap decision 315). ok is
+// false past maxRawCounted: the caller writes the string without "<".
+func (c *compiler) rawAtLeast(lo int) (e *expr, ok bool) {
+	a := rawAutomaton()
+	c.rawText() // (c.raw, whose states the counted rules end in)
+	// levels[j] are the states j characters can reach from the start.
+	levels := [][]int{{0}}
+	total := 1
+	for j := 1; j < lo; j++ {
+		seen := map[int]bool{0: true}
+		next := []int{0} // a character that is not special
+		for _, s := range levels[j-1] {
+			for _, n := range a.next[s] {
+				if n >= 0 && !seen[n] {
+					seen[n] = true
+					next = append(next, n)
+				}
+			}
+		}
+		if total += len(next); total > maxRawCounted {
+			return nil, false
+		}
+		levels = append(levels, next)
+	}
+	after := func(s int) *expr { return c.raw.state(s) } // the count met
+	for j := lo - 1; j >= 0; j-- {
+		rules := map[int]*expr{}
+		for _, s := range levels[j] {
+			key := "rawmin:" + strconv.Itoa(lo-j) + "," + strconv.Itoa(s)
+			if r, ok := c.memo[key]; ok {
+				rules[s] = r
+				continue
+			}
+			var special []runeRange
+			byTarget := map[int][]rune{}
+			var targets []int
+			for i, ch := range a.special {
+				n := a.next[s][i]
+				if n == 0 {
+					continue // back to the start, as any other character
+				}
+				special = append(special, runeRange{ch, ch})
+				if n < 0 {
+					continue // it would complete a marker or the tag
+				}
+				if _, ok := byTarget[n]; !ok {
+					targets = append(targets, n)
+				}
+				byTarget[n] = append(byTarget[n], ch)
+			}
+			alts := []*expr{seq(class(true, special...), after(0))}
+			for _, n := range targets {
+				alts = append(alts, seq(chars(false, string(byTarget[n])), after(n)))
+			}
+			r := ref(c.g.rule("raw-min", alt(alts...)))
+			c.memo[key] = r
+			rules[s] = r
+		}
+		after = func(s int) *expr { return rules[s] }
+	}
+	return after(0), true
 }
