@@ -158,6 +158,12 @@ func FuzzCompile(f *testing.F) {
 		// without $id (decision 247).
 		`{"$defs": {"a b": {"type": "integer"}, "c%": {"maxLength": 2}, "d/e": {"const": 1}, "%C3": {}}, "properties": {"x": {"$ref": "#/$defs/a%20b"}, "y": {"$ref": "#%2F$defs/c%25"}, "z": {"$ref": "#/$defs/d%7E1e"}, "w": {"$ref": "#/$defs/%C3"}, "v": {"$ref": "#/$defs/c%"}}}`,
 		`{"$id": "http://e.com/s", "$defs": {"a<b>": {"type": "integer"}}, "properties": {"x": {"$ref": "#/$defs/a%3Cb%3e"}, "y": {"$ref": "s#/$defs/a%3cb%3E"}, "z": {"$ref": "http://e.com/s#%2F$defs%2Fa%3Cb%3E"}}}`,
+		// Declared names with escaped characters beside other members
+		// and patterns, propertyNames' nots, raw minimums (gap decisions
+		// 313 to 315).
+		`{"type": "object", "properties": {"<a>": {"type": "integer"}, "q\"\n\\": {}, "\u0001": {}}, "patternProperties": {"^<": {"type": "string"}}, "additionalProperties": {"type": "string", "minLength": 7}}`,
+		`{"type": "object", "properties": {"a": {"type": "string", "minLength": 1}}, "propertyNames": {"not": {"enum": ["x<", "y\t", "a"]}}, "dependentSchemas": {"b": {"required": ["c"]}}, "additionalProperties": {"type": "string", "minLength": 3}}`,
+		`{"type": "object", "propertyNames": {"allOf": [{"not": {"pattern": "^x-"}}, {"not": {"const": "id"}}], "maxLength": 4}, "additionalProperties": {"type": "integer"}}`,
 	} {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)

@@ -318,8 +318,16 @@ var rawAutomaton = sync.OnceValue(func() *automaton { return newAutomaton(forbid
 // characters still to read and state of the raw text's automaton that
 // count can meet: a minimum of up to 7 characters fits (94 rules; 8 would
 // take 132, as from 5 characters on most of the automaton's 48 states are
-// met).
-const maxRawCounted = 128
+// met). For xgrammar (Spec.XGrammar) a minimum of up to 2 (3 rules):
+// xgrammar matches the whole vocabulary at each rule's moves before the
+// first token, and with Beam's 200,005 tokens a minimum of 3 took 0.28 s
+// more to compile than without "<", 5 1.3 s, 7 3.2 s, where 1 and 2 took
+// 0.07 s and 0.06 s (beside an unbounded string argument, whose raw text's
+// rules the grammar holds anyway; gap decision 315).
+const (
+	maxRawCounted         = 128
+	maxRawCountedXGrammar = 3
+)
 
 // rawAtLeast is a raw string value of at least lo characters (lo > 0),
 // exactly: rawText's language with the first lo characters counted, a
@@ -328,7 +336,8 @@ const maxRawCounted = 128
 // other returns it to its start), then rawText from the state reached.
 // A bounded raw string otherwise never holds "<" (decision 129), which
 // kept "<" out of every value of zod's .min(1) (gap decision 315). ok is
-// false past maxRawCounted: the caller writes the string without "<".
+// false past maxRawCounted (for xgrammar maxRawCountedXGrammar): the
+// caller writes the string without "<".
 func (c *compiler) rawAtLeast(lo int) (e *expr, ok bool) {
 	a := rawAutomaton()
 	c.rawText() // (c.raw, whose states the counted rules end in)
@@ -346,7 +355,7 @@ func (c *compiler) rawAtLeast(lo int) (e *expr, ok bool) {
 				}
 			}
 		}
-		if total += len(next); total > maxRawCounted {
+		if total += len(next); total > maxRawCounted || c.xgrammar && total > maxRawCountedXGrammar {
 			return nil, false
 		}
 		levels = append(levels, next)
