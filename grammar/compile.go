@@ -284,6 +284,9 @@ type compiler struct {
 	misspeltChecks [2]int
 	// enumSets are the strings of long enums, by node (inEnum).
 	enumSets map[int]map[string]bool
+	// stringChecked are what stringIn reads of each view it is asked
+	// about (stringChecksOf).
+	stringChecked map[*view]*stringChecks
 	// notStringsRead are notString's findings, by schema.
 	notStringsRead map[int]notStringRead
 	// keyNodes are keyExcept's trie nodes already written (raw, JSON),

@@ -119,6 +119,12 @@ func (c *compiler) keyNots(w *view) {
 				}
 			}
 		}
+		if len(w.keysOut) > 16 {
+			w.keysOutSet = make(map[string]bool, len(w.keysOut))
+			for _, name := range w.keysOut {
+				w.keysOutSet[name] = true
+			}
+		}
 	case c.strict:
 		w.notStrings = nodes
 	default:
@@ -146,20 +152,22 @@ func (c *compiler) keyAllowed(w *view, name string, report bool) bool {
 	if !c.stringIn(w, name, report) {
 		return false
 	}
-	if slices.Contains(w.keysOut, name) {
+	if w.keysOutSet != nil && w.keysOutSet[name] || w.keysOutSet == nil && slices.Contains(w.keysOut, name) {
 		return false
 	}
-	for _, n := range w.nodes {
-		if !slices.Contains(w.notStrings, n.node) {
-			continue
-		}
-		neg, _, _ := c.notString(n.node)
+	for _, s := range w.notStrings {
+		neg, _, _ := c.notString(s)
 		match, decided := c.exprMatches(neg, name)
 		if match {
 			return false
 		}
 		if !decided && report {
-			c.loosen(n.path+".not", "not", "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
+			for _, n := range w.nodes {
+				if n.node == s {
+					c.loosen(n.path+".not", "not", "the name "+strconv.Quote(name)+" can't be checked against it (a count past 1000, or the grammar's matching work spent)")
+					break
+				}
+			}
 		}
 	}
 	return true
@@ -196,6 +204,41 @@ func (c *compiler) inEnum(list int, name string) bool {
 	return set[name]
 }
 
+// stringChecks is what stringIn reads of a view, read once per view:
+// stringIn is asked about every declared and listed name, and a view of
+// propertyNames of thousands of schemas took seconds read again for each
+// name (gap decision 314).
+type stringChecks struct {
+	strings bool  // the view admits strings
+	nodes   []int // its schemas with a const, an enum, a pattern or a format
+	lo, hi  int   // its lengths (viewLengths)
+	// of is the view's number of schemas and never when read: a view
+	// that gained a schema since is read again.
+	of    int
+	never bool
+}
+
+// stringChecksOf returns w's stringChecks, made at the first call.
+func (c *compiler) stringChecksOf(w *view) *stringChecks {
+	if sc, ok := c.stringChecked[w]; ok && sc.of == len(w.nodes) && sc.never == w.never {
+		return sc
+	}
+	sc := &stringChecks{strings: !w.never && c.types(w)&tStr != 0, of: len(w.nodes), never: w.never}
+	if sc.strings {
+		for i, n := range w.nodes {
+			if n.ks.Const >= 0 || n.ks.Enum >= 0 || n.ks.Pattern >= 0 || n.ks.Format >= 0 {
+				sc.nodes = append(sc.nodes, i)
+			}
+		}
+		sc.lo, sc.hi = c.viewLengths(w, "Length")
+	}
+	if c.stringChecked == nil {
+		c.stringChecked = map[*view]*stringChecks{}
+	}
+	c.stringChecked[w] = sc
+	return sc
+}
+
 // stringIn is keyIn; report: a pattern or format the name can't be
 // checked against is reported (keyIn), or else silently counts as
 // matching (a check that only needs to tell when the name is shown out:
@@ -204,11 +247,13 @@ func (c *compiler) stringIn(w *view, name string, report bool) bool {
 	if w == nil {
 		return true
 	}
-	if w.never || c.types(w)&tStr == 0 {
+	sc := c.stringChecksOf(w)
+	if !sc.strings {
 		return false
 	}
 	d := c.d
-	for _, n := range w.nodes {
+	for _, i := range sc.nodes {
+		n := &w.nodes[i]
 		if n.ks.Const >= 0 && (d.Kind(n.ks.Const) != pyjson.String || d.Str(n.ks.Const) != name) {
 			return false
 		}
@@ -249,7 +294,7 @@ func (c *compiler) stringIn(w *view, name string, report bool) bool {
 			}
 		}
 	}
-	lo, hi := c.viewLengths(w, "Length")
+	lo, hi := sc.lo, sc.hi
 	runes := utf8.RuneCountInString(name)
 	return runes >= lo && (hi < 0 || runes <= hi)
 }

@@ -57,6 +57,10 @@ type view struct {
 	// its nots of listed strings, when nothing else constrains the keys'
 	// text: any key but those (keyExcept's trie; keyNots, decision 314).
 	keysOut []string
+	// keysOutSet holds keysOut when they are many, for keyAllowed to
+	// look a name up in (each declared and listed name is: a scan would
+	// be quadratic).
+	keysOutSet map[string]bool
 	// notCut are the numbers the nots of the view rule out, which its
 	// numbers leave out (viewBody, viewNumber, decision 223).
 	notCut []*big.Rat
