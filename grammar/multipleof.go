@@ -535,24 +535,36 @@ func multipleTable(k int64) *multipleMoves {
 	return m.t
 }
 
-// multiples reports whether the number literal x is a multiple of every
-// positive multipleOf of v (one that isn't a positive number is left to
-// the report of multipleOf).
-func (c *compiler) multiples(v *view, x string) bool {
+// positiveMultiples returns the positive multipleOf values of v's
+// schemas (one that isn't a positive number is left to the report of
+// multipleOf), read once for a list of literals: read again for each, an
+// enum of 16,000 numbers beside an allOf of as many schemas took 0.5 s.
+func (c *compiler) positiveMultiples(v *view) []*big.Rat {
 	d := c.d
-	var val *big.Rat // x, read at the first multipleOf
+	var ks []*big.Rat
 	for _, n := range v.nodes {
 		if m := n.ks.Mult; m >= 0 && d.Kind(m) == pyjson.Number {
-			if val == nil {
-				var ok bool
-				if val, ok = new(big.Rat).SetString(x); !ok {
-					return true
-				}
+			if k, ok := new(big.Rat).SetString(string(d.Raw(m))); ok && k.Sign() > 0 {
+				ks = append(ks, k)
 			}
-			k, ok := new(big.Rat).SetString(string(d.Raw(m)))
-			if ok && k.Sign() > 0 && !new(big.Rat).Quo(val, k).IsInt() {
-				return false
-			}
+		}
+	}
+	return ks
+}
+
+// multiples reports whether the number literal x is a multiple of every
+// one of ks (positiveMultiples).
+func multiples(ks []*big.Rat, x string) bool {
+	if len(ks) == 0 {
+		return true
+	}
+	val, ok := new(big.Rat).SetString(x)
+	if !ok {
+		return true
+	}
+	for _, k := range ks {
+		if !new(big.Rat).Quo(val, k).IsInt() {
+			return false
 		}
 	}
 	return true

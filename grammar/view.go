@@ -2204,6 +2204,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 	cost := 0
 	excluded, _ := v.excludedValues()
 	noEmpty := emptyExcluded(v)
+	mults := c.positiveMultiples(v)
 	for j, m := range members {
 		if !admits(d, set, m) || slices.ContainsFunc(excluded, func(x int) bool { return c.literalEqual(x, m) }) ||
 			noEmpty && isEmptyArray(d, m) {
@@ -2215,7 +2216,7 @@ func (c *compiler) viewLiterals(v *view, set typeSet, ctx textContext, xml bool)
 				continue
 			}
 		case pyjson.Number:
-			if !within(string(d.Raw(m)), nlo, nhi) || !c.multiples(v, string(d.Raw(m))) {
+			if !within(string(d.Raw(m)), nlo, nhi) || !multiples(mults, string(d.Raw(m))) {
 				continue
 			}
 		}
@@ -3345,11 +3346,36 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 		}
 		return es[i]
 	}
+	// live are the schemas of v that may give an element a schema at the
+	// position at is asked about next, or after it, in their order: at is
+	// asked about positions in increasing order, and a schema whose prefix
+	// ends before a position and that has nothing for the elements after
+	// it is passed over from there on. Looking at every schema for every
+	// position was quadratic: 8,000 positions beside an allOf of 8,000
+	// one-element prefixes took 0.4 s.
+	live := make([]int, 0, len(v.nodes))
+	for j := range v.nodes {
+		live = append(live, j)
+	}
+	after := func(ks *schema.Keys, n *vnode, i int) bool { // a schema for an element past position i
+		switch {
+		case ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i+1 < int(d.Nodes[ks.PrefixItems].Len):
+			return true
+		case tupleItems(d, ks):
+			return i+1 < int(d.Nodes[ks.Items].Len) || d.Lookup(n.node, "additionalItems") >= 0
+		}
+		return ks.Items >= 0 && d.Kind(ks.Items) != pyjson.Array
+	}
 	// at is the view of the element at position i (i == prefixLen: every
 	// element past the prefix).
 	at := func(i int) *view {
 		w := &view{root: rootNone}
-		for _, n := range v.nodes {
+		kept := live[:0]
+		for _, j := range live {
+			n := &v.nodes[j]
+			if after(n.ks, n, i) {
+				kept = append(kept, j)
+			}
 			ks := n.ks
 			if ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i < int(d.Nodes[ks.PrefixItems].Len) {
 				c.addTo(w, nth(ks.PrefixItems, i), n.path+".prefixItems["+strconv.Itoa(i)+"]")
@@ -3367,6 +3393,7 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 				c.addTo(w, ks.Items, n.path+".items")
 			}
 		}
+		live = kept
 		if w.path == "" {
 			w.path = v.path + ".items"
 		}
