@@ -12,7 +12,14 @@ import "slices"
 // sets (the minimal hitting sets), or ok false when they are more than
 // limit. None when a set is empty.
 func leastChoices(sets [][]string, limit int) (choices [][]string, ok bool) {
-	choices = [][]string{nil}
+	return moreChoices([][]string{nil}, sets, limit)
+}
+
+// moreChoices is leastChoices of the sets choices were made of and sets:
+// choices (leastChoices' of the first ones) gain a name of each of sets.
+// Nots taken one by one extend the choices so, each once, not the whole
+// list again for each (gap decision 316).
+func moreChoices(choices [][]string, sets [][]string, limit int) ([][]string, bool) {
 	for _, set := range sets {
 		if len(set) == 0 {
 			return nil, true
@@ -63,4 +70,19 @@ func leastSets(sets [][]string) [][]string {
 		}
 	}
 	return out
+}
+
+// maxNotRequiredNames caps the names of the sets a view's nots of required
+// ask its objects to lack one of each (the names counted once per set):
+// the choices' work grows with their square, and a not past it is
+// reported (an error under strict). Real schemas name a few.
+const maxNotRequiredNames = 64
+
+// setsNames returns the number of names of sets, each set's counted.
+func setsNames(sets [][]string) int {
+	n := 0
+	for _, set := range sets {
+		n += len(set)
+	}
+	return n
 }

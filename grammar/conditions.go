@@ -400,7 +400,11 @@ func heldNames(d *pyjson.Doc, n, depth int) (sets [][]string, typed bool, ok boo
 				} else {
 					these = append(these, sub...)
 				}
-				return len(these) <= maxHeldSets
+				// Past the limits, stop here: joined one member at a
+				// time, a set of thousands of names took a quadratic
+				// time to grow (gap decision 316).
+				ok = len(these) <= maxHeldSets && setsWithin(these)
+				return ok
 			})
 		case "type":
 			typed = typesOf(d, val) == tObj
@@ -422,7 +426,7 @@ func heldNames(d *pyjson.Doc, n, depth int) (sets [][]string, typed bool, ok boo
 			return ok
 		}
 		sets = joinSets(sets, these)
-		ok = ok && len(sets) <= maxHeldSets
+		ok = ok && len(sets) <= maxHeldSets && setsWithin(sets)
 		return ok
 	})
 	if !ok {
@@ -434,6 +438,17 @@ func heldNames(d *pyjson.Doc, n, depth int) (sets [][]string, typed bool, ok boo
 		}
 	}
 	return sets, typed, true
+}
+
+// setsWithin reports whether every set of sets holds at most
+// maxHeldNames names.
+func setsWithin(sets [][]string) bool {
+	for _, set := range sets {
+		if len(set) > maxHeldNames {
+			return false
+		}
+	}
+	return true
 }
 
 // joinSets is every union of a set of a with a set of b.

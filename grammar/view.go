@@ -802,6 +802,8 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 	c.notNodes = append(c.notNodes[:0], v.notsMet...)
 	v.notStrings, v.notRequired, v.notCut = nil, nil, nil // kept on the view: what is compiled before its strings and objects makes its own
 	if c.strict && !c.has(v, func(ks *schema.Keys) bool { return ks.Enum >= 0 || ks.Const >= 0 }) {
+		choices := [][]string{nil} // v.notRequired's (leastChoices)
+		notNames := 0              // the names of v.notRequired's sets
 		for _, n := range v.nodes {
 			if n.ks.Not < 0 {
 				continue
@@ -814,11 +816,18 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					v.notStrings = append(v.notStrings, n.node)
 				} else if sets, _, ok := c.notRequired(n.node); ok {
 					// The view's nots together, while their choices of
-					// names to leave out are few enough.
-					all := append(slices.Clip(v.notRequired), sets...)
-					if _, fits := leastChoices(all, maxExclusiveCases); fits {
+					// names to leave out are few enough, and their names
+					// few enough to choose from (the choices' work grows
+					// with them: 4,000 nots took minutes; decision 316).
+					if notNames += setsNames(sets); notNames > maxNotRequiredNames {
+						continue
+					}
+					if more, fits := moreChoices(choices, sets, maxExclusiveCases); fits {
 						c.notNodes = append(c.notNodes, n.node)
-						v.notRequired = all
+						v.notRequired = append(slices.Clip(v.notRequired), sets...)
+						choices = more
+					} else {
+						notNames -= setsNames(sets)
 					}
 				}
 			}
