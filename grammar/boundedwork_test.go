@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -41,12 +42,19 @@ func TestNotRequiredWorkIsLinear(t *testing.T) {
 	for _, sh := range shapes {
 		count := func(n int) (allocs float64, bytes uint64) {
 			s := sh.schema(n)
-			compileFormat(s, true) // (warm)
-			return testing.AllocsPerRun(2, func() { compileFormat(s, true) }), allocated(func() { compileFormat(s, true) })
+			// The bytes are the process's (tests running beside this one
+			// add theirs): the least of three runs.
+			bytes = math.MaxUint64
+			for range 3 {
+				bytes = min(bytes, allocated(func() { compileFormat(s, true) }))
+			}
+			return testing.AllocsPerRun(2, func() { compileFormat(s, true) }), bytes
 		}
 		small, smallBytes := count(250)
 		large, largeBytes := count(1000)
-		if large > 5*small || largeBytes > 5*smallBytes {
+		// (Bytes only past 8 MiB, where another test's could not be
+		// all of it: before, 125 MB for a 1,000-member allOf.)
+		if large > 5*small || largeBytes > 5*smallBytes && largeBytes > 8<<20 {
 			t.Errorf("%s: 250: %.0f allocations, %d bytes; 1,000: %.0f, %d bytes", sh.name, small, smallBytes, large, largeBytes)
 		}
 	}
