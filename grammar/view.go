@@ -820,6 +820,7 @@ func (c *compiler) viewBody(v *view, ctx textContext, xml bool) *expr {
 					// few enough to choose from (the choices' work grows
 					// with them: 4,000 nots took minutes; decision 316).
 					if notNames += setsNames(sets); notNames > maxNotRequiredNames {
+						c.loosen(n.path+".not", "not", "the nots of required of one object may name at most "+itoa(maxNotRequiredNames)+" names together, as the grammar writes a case for each choice of names to leave out")
 						continue
 					}
 					if more, fits := moreChoices(choices, sets, maxExclusiveCases); fits {
