@@ -183,13 +183,6 @@ func TestKeyTrieEscapesAgainstValidator(t *testing.T) {
 		}
 		return w
 	}
-	keyText := func(name string) string {
-		b := []byte{'"'}
-		for _, r := range name {
-			b = append(b, jsonCharText(r)...)
-		}
-		return string(append(b, '"'))
-	}
 	checked, schemas := 0, 0
 	for range 200 {
 		var names, decl []string
@@ -256,4 +249,15 @@ func TestRawKeyBackslash(t *testing.T) {
 			t.Errorf("the other argument %q: %v, want %v", other, got, want)
 		}
 	}
+}
+
+// keyText is name as a JSON key the grammar writes it outside the declared
+// members: each character in its one spelling (jsonCharText, "<" as
+// \u003c), quoted.
+func keyText(name string) string {
+	b := []byte{'"'}
+	for _, r := range name {
+		b = append(b, jsonCharText(r)...)
+	}
+	return string(append(b, '"'))
 }

@@ -297,7 +297,7 @@ func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
 	for _, n := range names {
 		at, whole := 0, true
 		for i, r := range n {
-			if !json && keyRawExcluded(r) || r == utf8.RuneError && !strings.HasPrefix(n[i:], "\uFFFD") {
+			if !json && !keyFreeRaw.has(r) || r == utf8.RuneError && !strings.HasPrefix(n[i:], "\uFFFD") {
 				// A raw key never holds it, and no key holds a byte
 				// that is not UTF-8: no key can name n.
 				whole = false
@@ -429,7 +429,7 @@ func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
 			escapedChild := false
 			for _, r := range nd.order {
 				others = append(others, runeRange{r, r})
-				escapedChild = escapedChild || json && keyJSONEscaped(r)
+				escapedChild = escapedChild || json && !keyFreeJSON.has(r)
 			}
 			leave = append(leave, seq(class(true, others...), tail))
 			switch {
@@ -486,8 +486,8 @@ var (
 	keyFreeRaw      = freeze(class(true, keyExcludedRaw...))
 )
 
-// keyJSONEscapes are the characters a JSON key writes escaped: those of
-// keyExcludedJSON.
+// keyJSONEscapes are the characters a JSON key writes escaped, those of
+// keyExcludedJSON, in the order keyEscapeExpr writes their escapes.
 var keyJSONEscapes = func() []rune {
 	var rs []rune
 	for c := rune(0); c < 0x20; c++ {
@@ -495,12 +495,6 @@ var keyJSONEscapes = func() []rune {
 	}
 	return append(rs, '"', '\\', '<')
 }()
-
-// keyJSONEscaped reports whether a JSON key writes r escaped.
-func keyJSONEscaped(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r == '<' }
-
-// keyRawExcluded reports whether an argument's raw key never holds r.
-func keyRawExcluded(r rune) bool { return r == '<' || r == '"' || r == '>' || r == '\n' }
 
 // keyEscapeExpr is a character of a JSON key that is written escaped,
 // only as jsonCharText spells it: with one spelling per key, a key

@@ -80,6 +80,7 @@ func (c *compiler) keyNames(v *view) *view {
 // reported, as anywhere else.
 func (c *compiler) keyNots(w *view) {
 	var nodes []int
+	var nots []notKeywords // each node's not, as read
 	listed := true
 	for _, n := range w.nodes {
 		if n.ks.Not < 0 {
@@ -91,10 +92,9 @@ func (c *compiler) keyNots(w *view) {
 		if _, _, ok := c.notString(n.node); !ok || len(nodes) == maxStringShapes {
 			continue
 		}
-		nodes = append(nodes, n.node)
-		if k, _ := readNot(c.d, c.notSchema(n.node)); k.pattern >= 0 {
-			listed = false
-		}
+		k, _ := readNot(c.d, c.notSchema(n.node))
+		nodes, nots = append(nodes, n.node), append(nots, k)
+		listed = listed && k.pattern < 0
 	}
 	if len(nodes) == 0 {
 		return
@@ -104,8 +104,7 @@ func (c *compiler) keyNots(w *view) {
 	})
 	switch {
 	case listed && plain:
-		for _, s := range nodes {
-			k, _ := readNot(c.d, c.notSchema(s))
+		for _, k := range nots {
 			for _, m := range []int{k.constant, k.enum} {
 				switch {
 				case m < 0:

@@ -223,13 +223,6 @@ func TestPropertyNamesNotAgainstValidator(t *testing.T) {
 		return w
 	}
 	quote := func(s string) string { return string(pyjson.AppendQuoted(nil, s)) }
-	keyText := func(name string) string {
-		b := []byte{'"'}
-		for _, r := range name {
-			b = append(b, jsonCharText(r)...)
-		}
-		return string(append(b, '"'))
-	}
 	exact, checked := 0, 0
 	for range 500 {
 		var declared []string

@@ -3367,7 +3367,8 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 	for j := range v.nodes {
 		live = append(live, j)
 	}
-	after := func(ks *schema.Keys, n *vnode, i int) bool { // a schema for an element past position i
+	after := func(n *vnode, i int) bool { // a schema for an element past position i
+		ks := n.ks
 		switch {
 		case ks.PrefixItems >= 0 && d.Kind(ks.PrefixItems) == pyjson.Array && i+1 < int(d.Nodes[ks.PrefixItems].Len):
 			return true
@@ -3383,7 +3384,7 @@ func (c *compiler) viewArray(v *view, ctx textContext) *expr {
 		kept := live[:0]
 		for _, j := range live {
 			n := &v.nodes[j]
-			if after(n.ks, n, i) {
+			if after(n, i) {
 				kept = append(kept, j)
 			}
 			ks := n.ks

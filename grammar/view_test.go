@@ -438,30 +438,22 @@ func TestUnevaluatedProperties(t *testing.T) {
 // keeps other keys from naming them: the trie follows the escape, the one
 // spelling a key has (gap decision 313; an error before).
 func TestOpenObjectEscapedName(t *testing.T) {
-	schema := `{"type": "object", "properties": {"a\nb": {"type": "number"}, "<id>": {"type": "number"}, "q\"": {"type": "number"}}, "additionalProperties": {"type": "string"}}`
-	g, err := compileFormat(schema, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		content string
-		want    bool
-	}{
-		{`{"a\nb": 1}`, true},
-		{`{"a\nb": 2, "<id>": 1}`, true}, // (the declared order)
-		{`{"q\"": 1, "x": "s"}`, true},
-		{`{"a\nb": 1, "a\nc": "s", "a\tb": "s", "a\n": "s", "\u003cid": "s", "\u003cid>>": "s"}`, true},
-		{`{"a\nb": "s"}`, false},          // a declared name as another member
-		{`{"\u003cid>": "s"}`, false},     // the same, "<" escaped
-		{`{"a\u000ab": "s"}`, false},      // a key has one spelling
-		{`{"q\u0022": "s"}`, false},       // (the same)
-		{`{"<x": "s"}`, false},            // "<" is written escaped
-		{`{"q\"": 1, "q\"": "s"}`, false}, // a declared name twice
-	} {
-		if got := g.Matches(analysisPrefix + finalHeader + c.content); got != c.want {
-			t.Errorf("%s: %v, want %v", c.content, got, c.want)
-		}
-	}
+	checkStrictExact(t, []contentCase{{"declared names with escapes",
+		`{"type": "object", "properties": {"a\nb": {"type": "number"}, "<id>": {"type": "number"}, "q\"": {"type": "number"}}, "additionalProperties": {"type": "string"}}`,
+		[]string{
+			`{"a\nb": 1}`,
+			`{"a\nb": 2, "<id>": 1}`, // (the declared order)
+			`{"q\"": 1, "x": "s"}`,
+			`{"a\nb": 1, "a\nc": "s", "a\tb": "s", "a\n": "s", "\u003cid": "s", "\u003cid>>": "s"}`,
+		},
+		[]string{
+			`{"a\nb": "s"}`,          // a declared name as another member
+			`{"\u003cid>": "s"}`,     // the same, "<" escaped
+			`{"a\u000ab": "s"}`,      // a key has one spelling
+			`{"q\u0022": "s"}`,       // (the same)
+			`{"<x": "s"}`,            // "<" is written escaped
+			`{"q\"": 1, "q\"": "s"}`, // a declared name twice
+		}}})
 	if _, err := compileFormat(`{"type": "object", "properties": {"a\nb": {"type": "number"}}, "additionalProperties": false}`, true); err != nil {
 		t.Errorf("closed: %v", err)
 	}
