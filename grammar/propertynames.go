@@ -70,7 +70,7 @@ func (c *compiler) keyNames(v *view) *view {
 //
 //   - in both modes, nots of listed strings (an enum or a const) where
 //     nothing else constrains the keys' text (no pattern, format or
-//     length): w.keysOut, the names a key is none of, kept out by
+//     length): w.namesOut, the names a key is none of, kept out by
 //     keyExcept's trie, where the declared names are;
 //   - under strict, any such nots (w.notStrings): a key is a string of
 //     the view (viewString's automaton), where no declared name has to be
@@ -104,26 +104,28 @@ func (c *compiler) keyNots(w *view) {
 	})
 	switch {
 	case listed && plain:
+		out := &namesOut{}
 		for _, k := range nots {
 			for _, m := range []int{k.constant, k.enum} {
 				switch {
 				case m < 0:
 				case c.d.Kind(m) == pyjson.String:
-					w.keysOut = append(w.keysOut, c.d.Str(m))
+					out.list = append(out.list, c.d.Str(m))
 				default:
 					c.d.Elements(m, func(e, _ int) bool {
-						w.keysOut = append(w.keysOut, c.d.Str(e)) // (strings: notString)
+						out.list = append(out.list, c.d.Str(e)) // (strings: notString)
 						return true
 					})
 				}
 			}
 		}
-		if len(w.keysOut) > 16 {
-			w.keysOutSet = make(map[string]bool, len(w.keysOut))
-			for _, name := range w.keysOut {
-				w.keysOutSet[name] = true
+		if len(out.list) > 16 {
+			out.set = make(map[string]bool, len(out.list))
+			for _, name := range out.list {
+				out.set[name] = true
 			}
 		}
+		w.namesOut = out
 	case c.strict:
 		w.notStrings = nodes
 	default:
@@ -151,7 +153,7 @@ func (c *compiler) keyAllowed(w *view, name string, report bool) bool {
 	if !c.stringIn(w, name, report) {
 		return false
 	}
-	if w.keysOutSet != nil && w.keysOutSet[name] || w.keysOutSet == nil && slices.Contains(w.keysOut, name) {
+	if out := w.namesOut; out != nil && (out.set != nil && out.set[name] || out.set == nil && slices.Contains(out.list, name)) {
 		return false
 	}
 	for _, s := range w.notStrings {
@@ -365,8 +367,8 @@ func (c *compiler) keyOf(w *view, ctx textContext) *expr {
 	if keys, ok := c.finiteKeys(w); ok {
 		return c.keyLiterals(keys, nil, ctx)
 	}
-	if len(w.keysOut) > 0 {
-		return c.keyExcept(w.keysOut, true, w.path)
+	if names := w.keysOut(); len(names) > 0 {
+		return c.keyExcept(names, true, w.path)
 	}
 	return c.viewString(w, ctx, false)
 }

@@ -53,14 +53,11 @@ type view struct {
 	// notStrings are the schemas of the view whose not its strings
 	// enforce, under strict (viewBody, decision 198).
 	notStrings []int
-	// keysOut are the names a view of propertyNames keeps keys from by
+	// namesOut are the names a view of propertyNames keeps keys from by
 	// its nots of listed strings, when nothing else constrains the keys'
 	// text: any key but those (keyExcept's trie; keyNots, decision 314).
-	keysOut []string
-	// keysOutSet holds keysOut when they are many, for keyAllowed to
-	// look a name up in (each declared and listed name is: a scan would
-	// be quadratic).
-	keysOutSet map[string]bool
+	// A pointer: views of values, by far the most, pay 8 bytes for it.
+	namesOut *namesOut
 	// notCut are the numbers the nots of the view rule out, which its
 	// numbers leave out (viewBody, viewNumber, decision 223).
 	notCut []*big.Rat
@@ -4272,10 +4269,10 @@ func (c *compiler) extras(v *view, extra *view, names []string, keys *view, ctx 
 		key = c.keyExcept(names, false, v.path)
 	case keys == nil:
 		key = c.keyExcept(names, true, v.path)
-	case !ok && len(keys.keysOut) > 0:
+	case !ok && len(keys.keysOut()) > 0:
 		// Any key but the declared names and those propertyNames
 		// rules out (decision 314).
-		key = c.keyExcept(append(slices.Clip(names), keys.keysOut...), !args, v.path)
+		key = c.keyExcept(append(slices.Clip(names), keys.keysOut()...), !args, v.path)
 	case !ok:
 		c.dropPropertyNames(v, "other members' keys can't be kept both from the declared names and to propertyNames, unless an enum or const lists them")
 		key = c.keyExcept(names, !args, v.path)
@@ -4369,9 +4366,9 @@ func (c *compiler) freeMember(v *view, extra *view, ctx textContext, except []st
 		// Keys that must not be there (dependentSchemas' triggers
 		// absent); beside patterns, the key automaton keeps them out.
 		switch {
-		case keys != nil && len(keys.keysOut) > 0 && len(pats) == 0:
+		case keys != nil && len(keys.keysOut()) > 0 && len(pats) == 0:
 			if _, finite := c.finiteKeys(keys); !finite {
-				anyKey = c.keyExcept(append(slices.Clip(except), keys.keysOut...), true, v.path)
+				anyKey = c.keyExcept(append(slices.Clip(except), keys.keysOut()...), true, v.path)
 			} else {
 				c.loosenExcept(v, keys, except, "the keys of an object of free members are kept from names it must not hold only without propertyNames")
 			}
@@ -4742,4 +4739,20 @@ func listBytes(texts []string) int {
 		n += len(t)
 	}
 	return n
+}
+
+// namesOut is a view's namesOut: the names, and a set of them when they
+// are many, for keyAllowed to look a name up in (each declared and listed
+// name is: a scan would be quadratic).
+type namesOut struct {
+	list []string
+	set  map[string]bool
+}
+
+// keysOut returns the names of v's namesOut (nil: none).
+func (v *view) keysOut() []string {
+	if v.namesOut == nil {
+		return nil
+	}
+	return v.namesOut.list
 }

@@ -163,14 +163,14 @@ func (c *compiler) argumentsOf(v *view) *expr {
 		if key = alt(alts...); key == nil {
 			return empty() // no argument can be named
 		}
-	} else if keys != nil && len(keys.keysOut) == 0 {
+	} else if keys != nil && len(keys.keysOut()) == 0 {
 		c.dropPropertyNames(v, "free arguments' names are checked against propertyNames only when an enum or const lists them, or it only rules names out")
 	}
-	if out := v.absent; !finiteKeyed && (len(out) > 0 || keys != nil && len(keys.keysOut) > 0) {
+	if out := v.absent; !finiteKeyed && (len(out) > 0 || keys != nil && len(keys.keysOut()) > 0) {
 		// (a oneOf variant's case: its absent names are no argument's;
 		// nor are those propertyNames rules out, decision 314)
 		if keys != nil {
-			out = append(slices.Clip(out), keys.keysOut...)
+			out = append(slices.Clip(out), keys.keysOut()...)
 		}
 		key = c.keyExcept(out, false, v.path)
 	}
