@@ -267,6 +267,10 @@ type compiler struct {
 	// arguments or a response format, is written as any JSON value and
 	// reported (gap decision 236).
 	loosenPast int
+	// loosenable says that, with loosenPast 0, a schema the retry's
+	// loosenPast would write as any JSON was compiled: without one, that
+	// retry would only compile the same grammar again (Compile).
+	loosenable bool
 	// kept is where Compile keeps the last schema parsed for its next
 	// compile (keptDoc), and lastRaw that schema.
 	kept    *keptDoc
@@ -516,10 +520,15 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 			lists:   small && (c.g.overExpanded || c.listOver) && c.bigLists > 0 && !c.dropLists,
 			blocked: small && c.wroteBlocks,
 		}
-		// Whatever its size: the compile stopped at the cap, and the
-		// loosened one costs no more than this one up to half of it,
-		// then less (a loosened schema is not read further).
-		over.schemas = c.g.overExpanded && !over.counts && !over.lists && c.loosenPast == 0
+		// The loosened compile costs about as much as this one (a
+		// loosened schema is not read further, but what holds it is),
+		// so it is done for schemas of at most half of maxSchemaValues
+		// (the largest real-world schema that needs it holds 41,000),
+		// and only when it would write some schema as any JSON:
+		// otherwise it would retrace this one to the same error, as for
+		// one large object whose members' cost is counted once its rule
+		// is written (gap decision 317).
+		over.schemas = c.g.overExpanded && !over.counts && !over.lists && c.loosenPast == 0 && c.loosenable && c.values <= maxSchemaValues/2
 		if (over.counts || over.lists || over.schemas) && kept != nil && c.lastRaw != nil {
 			// Compiled once more: the last schema's parse goes to the
 			// next compile, and the scratch gets a document of its own.

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -197,13 +198,12 @@ func seq(items ...*expr) *expr {
 		switch {
 		case it.kind == kLit && it.text == "":
 		case it.kind == kSeq && !frozenUnit(it):
-			for _, in := range it.items {
-				out = appendSeqItem(out, in)
-			}
+			out = append(out, it.items...)
 		default:
-			out = appendSeqItem(out, it)
+			out = append(out, it)
 		}
 	}
+	out = joinLiterals(out)
 	if len(out) == 1 {
 		return out[0]
 	}
@@ -245,14 +245,37 @@ func frozenUnit(e *expr) bool {
 	return e.lib != nil && len(e.items) > 1 && e.items[0].kind != kLit && e.items[len(e.items)-1].kind != kLit
 }
 
-// appendSeqItem appends it to a sequence's items, joined to a literal
-// before it.
-func appendSeqItem(out []*expr, it *expr) []*expr {
-	if n := len(out); n > 0 && it.kind == kLit && out[n-1].kind == kLit {
-		out[n-1] = lit(out[n-1].text + it.text)
-		return out
+// joinLiterals joins each run of adjacent literals of a sequence's items
+// into one literal, in place, each run's text built once: joining them
+// one at a time would copy the text so far at every literal, quadratic in
+// a long run (a pattern of 4,000 literal characters took 10 MB).
+func joinLiterals(items []*expr) []*expr {
+	w := 0
+	for i := 0; i < len(items); {
+		j := i + 1
+		if items[i].kind == kLit {
+			for j < len(items) && items[j].kind == kLit {
+				j++
+			}
+		}
+		if j-i == 1 {
+			items[w] = items[i]
+		} else {
+			var b strings.Builder
+			n := 0
+			for _, l := range items[i:j] {
+				n += len(l.text)
+			}
+			b.Grow(n)
+			for _, l := range items[i:j] {
+				b.WriteString(l.text)
+			}
+			items[w] = lit(b.String())
+		}
+		w++
+		i = j
 	}
-	return append(out, it)
+	return items[:w]
 }
 
 // alt matches any of its items. Items that match nothing (nil) are left

@@ -70,7 +70,7 @@ func (c *compiler) lookaheadsOf(text string) (rest *expr, musts, negs []*expr, e
 	}
 	var r aheadTranslated
 	var leading bool
-	if !c.chargePattern(2 * len(text)) { // parsed again, up to twice
+	if !c.chargePattern(2 * (len(text) + patternCharge)) { // parsed again, up to twice
 		r.err = errPatternBudget
 	} else if r.rest, r.musts, r.negs, leading = lookaheadPattern(text); !leading {
 		r.rest, r.musts, r.negs, r.err = aheadPattern(text)

@@ -137,3 +137,44 @@ func TestKeptDocSameGrammar(t *testing.T) {
 		}
 	}
 }
+
+// Compile's loosened compile is done only when it can come out otherwise
+// and stays about the cost of one compile of the largest schemas (gap
+// decision 317): when the first compile wrote no schema the loosened one
+// would write as any JSON (a tool's arguments are never loosened, and
+// what is past the cap here is the object of arguments itself), or when
+// the schemas hold more than half of maxSchemaValues, it is not done.
+func TestLoosenedCompileOnlyWhenItCanDiffer(t *testing.T) {
+	closedPatterns := func(n int) string {
+		var props, patterns []string
+		for i := range n {
+			props = append(props, fmt.Sprintf(`"p%d": {"type": "integer"}`, i))
+			patterns = append(patterns, fmt.Sprintf(`"^q%dx": {"type": "string"}`, i))
+		}
+		return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "patternProperties": {` + strings.Join(patterns, ", ") + `}, "additionalProperties": false}`
+	}
+	small, large := json.RawMessage(closedPatterns(4000)), json.RawMessage(closedPatterns(7000))
+	if n := countValues(large); n <= maxSchemaValues/2 {
+		t.Fatalf("the large schema holds %d values", n)
+	}
+	for _, c := range []struct {
+		name  string
+		spec  *Spec
+		again bool
+	}{
+		{"format", &Spec{Format: &Format{Schema: small}}, true},
+		{"tool", &Spec{Tools: []Tool{{Name: "f", Parameters: small}}, Choice: Required}, false},
+		{"format, more than half of the values", &Spec{Format: &Format{Schema: large}}, false},
+	} {
+		_, over, err := compile(context.Background(), c.spec, maxRepetitions, false, 0, nil)
+		if err == nil || !strings.Contains(err.Error(), overExpandedText) {
+			t.Fatalf("%s: %v, want the engine's cap", c.name, err)
+		}
+		if over.schemas != c.again {
+			t.Errorf("%s: compiled once more loosened: %v, want %v", c.name, over.schemas, c.again)
+		}
+		if _, err2 := Compile(context.Background(), c.spec); err2 == nil || err2.Error() != err.Error() {
+			t.Errorf("%s: Compile's error %v, want %v", c.name, err2, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"
@@ -58,8 +59,20 @@ const (
 // 1,300 two-letter words, 3.9 KB, took 1 MB and 1 ms), so 100 such
 // patterns, a 260 KB schema, took 100 MB and 95 ms before this cap (gap
 // decision 246). The most any of JSONSchemaBench's real-world schemas
-// holds is 8.6 KB.
+// holds is 8.6 KB. Each pattern counts patternCharge bytes more than its
+// length.
 const maxPatternBytes = 32 << 10
+
+// patternCharge is what each distinct pattern counts against
+// maxPatternBytes beyond its length: what any pattern costs, however
+// short (its parser and their tables, the expression's facts, a
+// regular expression to match names with, a place among the compile's
+// patterns), about 3 KB, which for thousands of patterns of a few bytes
+// the length alone did not bound (8,000 patternProperties of 6 bytes
+// each, 486 KB, took 85 MB; gap decision 317). The most patterns any of
+// JSONSchemaBench's real-world schemas holds is 276 (5 KB), 14 KB with
+// the charge.
+const patternCharge = 32
 
 // patternOf is patternExpr of text, translated once per compile (the same
 // pattern is often on many properties), within maxPatternBytes: past it a
@@ -70,7 +83,7 @@ func (c *compiler) patternOf(text string) (*expr, error) {
 		return r.e, r.err
 	}
 	var r translated
-	if !c.chargePattern(len(text)) {
+	if !c.chargePattern(len(text) + patternCharge) {
 		r.err = errPatternBudget
 	} else {
 		r.e, r.err = patternExpr(text)
@@ -96,7 +109,7 @@ type translated struct {
 }
 
 // errPatternBudget is patternOf's error past maxPatternBytes.
-var errPatternBudget = errors.New("the schemas' distinct patterns are longer than " + strconv.Itoa(maxPatternBytes) + " bytes together, more than the grammar translates for one request")
+var errPatternBudget = errors.New("the schemas' distinct patterns are longer than " + strconv.Itoa(maxPatternBytes) + " bytes together (each counting " + strconv.Itoa(patternCharge) + " more), more than the grammar translates for one request")
 
 // patternError is a pattern that can't be translated: Offset is the byte
 // offset in the pattern where the problem is.
@@ -189,6 +202,32 @@ type patternParser struct {
 	aheads     bool
 	aheadCount int
 	withAhead  map[*expr]bool
+	// classes holds one expression per set of characters the pattern
+	// names (each ".", "\d" or "[a-z]" again is the same one), and
+	// dot the set "." matches: building a set and its class again at
+	// each of a pattern's 4,000 dots took 28 MB.
+	classes map[string]*expr
+	dot     charSet
+	key     []byte
+}
+
+// setExpr is the expression of the characters of s, one per set.
+func (ps *patternParser) setExpr(s charSet) *expr {
+	k := ps.key[:0]
+	for _, r := range s {
+		k = binary.LittleEndian.AppendUint32(k, uint32(r.lo))
+		k = binary.LittleEndian.AppendUint32(k, uint32(r.hi))
+	}
+	ps.key = k
+	if e, ok := ps.classes[string(k)]; ok {
+		return e
+	}
+	e := s.expr()
+	if ps.classes == nil {
+		ps.classes = map[string]*expr{}
+	}
+	ps.classes[string(k)] = e
+	return e
 }
 
 // patFail is how the parser unwinds on an error (recovered in parse).
@@ -587,11 +626,14 @@ func (ps *patternParser) atom() patTerm {
 	switch c {
 	case '.':
 		ps.pos++
-		return patPlain(setAll().minus(lineTerminators()).expr(), false)
+		if ps.dot == nil {
+			ps.dot = setAll().minus(lineTerminators())
+		}
+		return patPlain(ps.setExpr(ps.dot), false)
 	case '\\':
-		return patPlain(ps.atomEscape().expr(), false)
+		return patPlain(ps.setExpr(ps.atomEscape()), false)
 	case '[':
-		return patPlain(ps.class().expr(), false)
+		return patPlain(ps.setExpr(ps.class()), false)
 	case '(':
 		return ps.group()
 	case ')', '|':

@@ -24,8 +24,8 @@ func TestPatternBudget(t *testing.T) {
 	}
 	// Which property first passes the cap: the patterns are read in order.
 	first := 0
-	for total := 0; total+len(alternation(first)) <= maxPatternBytes; first++ {
-		total += len(alternation(first))
+	for total := 0; total+len(alternation(first))+patternCharge <= maxPatternBytes; first++ {
+		total += len(alternation(first)) + patternCharge
 	}
 	firstPath := "response_format.json_schema.schema.properties.p" + strconv.Itoa(first) + ".pattern"
 
@@ -71,4 +71,39 @@ func TestPatternBudget(t *testing.T) {
 		t.Errorf("reported %v", g.Dropped)
 	}
 	checkContents(t, "same", g, []string{`{"p0": "ab7", "p399": "c7"}`}, []string{`{"p0": "ab7", "p399": "c8"}`})
+}
+
+// Each distinct pattern counts patternCharge bytes more than its length
+// against maxPatternBytes (gap decision 317): thousands of patterns of a
+// few bytes each cost far more than their bytes. The first pattern past
+// the cap is reported, the ones before it enforced.
+func TestPatternBudgetCountsEachPattern(t *testing.T) {
+	pattern := func(i int) string { return "^q" + strconv.Itoa(10000+i) + "$" } // 8 bytes
+	var props []string
+	for i := range 900 {
+		props = append(props, `"p`+strconv.Itoa(i)+`": {"type": "string", "pattern": `+strconv.Quote(pattern(i))+`}`)
+	}
+	schema := `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}}`
+	first := maxPatternBytes / (len(pattern(0)) + patternCharge)
+	g, err := compileFormat(schema, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reported := map[string]bool{}
+	for _, d := range g.Dropped {
+		reported[d.Path] = true
+	}
+	for _, i := range []int{0, first - 1, first, 899} {
+		path := "response_format.json_schema.schema.properties.p" + strconv.Itoa(i) + ".pattern"
+		if reported[path] != (i >= first) {
+			t.Errorf("%s reported %v, want %v", path, reported[path], i >= first)
+		}
+	}
+	last := "p" + strconv.Itoa(first-1)
+	checkContents(t, last, g, []string{`{"` + last + `": "q` + strconv.Itoa(10000+first-1) + `"}`}, []string{`{"` + last + `": "q1"}`})
+	_, err = compileFormat(schema, true)
+	want := "response_format.json_schema.schema.properties.p" + strconv.Itoa(first) + ".pattern: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "distinct patterns are longer than") {
+		t.Errorf("strict: %v, want an error at %s", err, want)
+	}
 }

@@ -25,7 +25,7 @@ func TestReadmeCaps(t *testing.T) {
 	readme := string(data)
 	for _, want := range []string{
 		"schemas of " + commas(maxSchemaValues) + " JSON values and " + strconv.Itoa(maxSchemaBytes>>20) + " MiB of JSON together",
-		strconv.Itoa(maxPatternBytes>>10) + " KiB of distinct patterns",
+		strconv.Itoa(maxPatternBytes>>10) + " KiB of distinct patterns (each counting " + strconv.Itoa(patternCharge) + " bytes more",
 		commas(MaxRules) + " rules",
 		strconv.Itoa(MaxBytes>>20) + " MiB of grammar",
 		"nested " + strconv.Itoa(MaxDepth) + " deep",

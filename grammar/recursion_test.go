@@ -157,6 +157,29 @@ func TestLargeSchemasAreBounded(t *testing.T) {
 			}
 			return `{"allOf": [` + strings.Join(members, ", ") + `]}`
 		}},
+		// Patterns (gap decision 317): thousands of a few bytes each,
+		// beside as many names of a closed object (85 MB before) or
+		// each a string's; long runs of literal characters (joined one
+		// at a time, quadratic: 80 MB for 32 KB of schema); thousands
+		// of dots (each one's set and its encoding built anew: 169 MB
+		// for 33 KB).
+		{"many-short-patternProperties", func(n int) string {
+			var props, patterns []string
+			for i := range n / 2 {
+				props = append(props, fmt.Sprintf(`"p%d": {"type": "integer"}`, i))
+				patterns = append(patterns, fmt.Sprintf(`"^q%dx": {"type": "string"}`, i))
+			}
+			return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "patternProperties": {` + strings.Join(patterns, ", ") + `}, "additionalProperties": false}`
+		}},
+		{"many-short-patterns", func(n int) string {
+			var props []string
+			for i := range n / 2 {
+				props = append(props, fmt.Sprintf(`"p%d": {"type": "string", "pattern": "^q%dx$"}`, i, i))
+			}
+			return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}}`
+		}},
+		{"literal-patterns", func(n int) string { return longPatterns(n, "abcdefghij") }},
+		{"dot-patterns", func(n int) string { return longPatterns(n, ".") }},
 	} {
 		for _, n := range []int{300, 3000, 8000, 16000, 30000, 300000} {
 			schema := c.schema(n)
@@ -177,6 +200,17 @@ func TestLargeSchemasAreBounded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// longPatterns is an object of n/1000+1 string properties, each with a
+// pattern of unit repeated to 4,000 bytes or so, anchored, distinct.
+func longPatterns(n int, unit string) string {
+	var props []string
+	for i := range n/1000 + 1 {
+		p := "^" + strings.Repeat(unit, 4000/len(unit)) + strconv.Itoa(i) + "$"
+		props = append(props, fmt.Sprintf(`"p%d": {"type": "string", "pattern": %q}`, i, p))
+	}
+	return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}}`
 }
 
 // The count of JSON values holds for the request's schemas together.

@@ -632,6 +632,10 @@ func (c *compiler) value(v *view, ctx textContext, xml bool) *expr {
 	if c.stop(v.path) || c.check(v.path) != nil {
 		return nothing()
 	}
+	if c.depth > 0 && !xml && !c.strict && c.g.expanded > loosenFrom {
+		// Compile's last retry would write it as any JSON.
+		c.loosenable = true
+	}
 	if c.loosenPast > 0 && c.depth > 0 && !xml && !c.strict && c.g.expanded > c.loosenPast {
 		// Past the budget of Compile's last retry (gap decision 236).
 		c.report(v.path, "*")
