@@ -86,8 +86,13 @@ type charEncoder struct {
 	memo       map[*expr]*expr
 	classes    map[string]encodedClass
 	key        []byte
+	seen       int // classes met
 	lit, class func(*expr) *expr
 }
+
+// memoFrom is how many classes a pattern's parser or an encoder meets
+// before it keeps them by their sets of characters.
+const memoFrom = 16
 
 func newCharEncoder(lit, class func(*expr) *expr) *charEncoder {
 	return &charEncoder{memo: map[*expr]*expr{}, lit: lit, class: class}
@@ -147,8 +152,13 @@ type encodedClass struct {
 	same bool
 }
 
-// encodeClass is class e encoded, once per set of characters.
+// encodeClass is class e encoded, once per set of characters past the
+// first few classes (memoFrom: below it, building the memo costs more
+// than it saves).
 func (enc *charEncoder) encodeClass(e *expr) *expr {
+	if enc.seen++; enc.seen <= memoFrom {
+		return enc.class(e)
+	}
 	k := enc.key[:0]
 	if e.neg {
 		k = append(k, '^')

@@ -207,12 +207,17 @@ type patternParser struct {
 	// dot the set "." matches: building a set and its class again at
 	// each of a pattern's 4,000 dots took 28 MB.
 	classes map[string]*expr
+	sets    int // sets met
 	dot     charSet
 	key     []byte
 }
 
-// setExpr is the expression of the characters of s, one per set.
+// setExpr is the expression of the characters of s, one per set past
+// the first few (memoFrom).
 func (ps *patternParser) setExpr(s charSet) *expr {
+	if ps.sets++; ps.sets <= memoFrom {
+		return s.expr()
+	}
 	k := ps.key[:0]
 	for _, r := range s {
 		k = binary.LittleEndian.AppendUint32(k, uint32(r.lo))
