@@ -291,7 +291,7 @@ func (c *compiler) keyExcept(names []string, json bool, path string) *expr {
 	}
 	nodes := []node{{}}
 	tooMany := func() *expr {
-		c.fail(path, "the names other members' keys must differ from make a trie of more than "+strconv.Itoa(maxTrieNodes)+" characters, more than an engine can hold; shorten them, or set additionalProperties to false (gap decision 219)")
+		c.fail(path, "the names that other members' keys must differ from (those declared or required, and those propertyNames rules out) make a trie of more than "+strconv.Itoa(maxTrieNodes)+" characters, more than an engine can hold; shorten or remove some, or set additionalProperties to false (gap decision 219)")
 		return nil
 	}
 	for _, n := range names {
