@@ -251,7 +251,11 @@ type compiler struct {
 	ctx   context.Context
 	work  int // maxWork's count
 	nodes int // schema nodes compiled, to poll ctx now and then
-	reps  int // maxRepetitions's count
+	// pollAt is the work (maxWork's count) past which stop polls ctx
+	// again, whatever nodes says: a few schemas can build much (one
+	// long name, one long list).
+	pollAt int
+	reps   int // maxRepetitions's count
 	// repLimit is this compilation's repetition budget: maxRepetitions,
 	// or 0 when the counts took the grammar past maxExpanded (Compile).
 	repLimit int
@@ -537,6 +541,9 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 			c.doc = sc.doc
 		}
 	}()
+	if c.ended() {
+		return nil, overExpanded{}, c.err
+	}
 	root := c.g.declare("root")
 	reasoning := c.reasoning()
 	var tail *expr
@@ -581,6 +588,9 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 	c.g.define(root, seq(reasoning, tail))
 	if c.g.over != "" {
 		return nil, overExpanded{}, &Error{Path: c.overPath(spec), Msg: c.g.over}
+	}
+	if c.ended() {
+		return nil, overExpanded{}, c.err
 	}
 	lines, written, walk, err := c.analyze(root, sc)
 	if err != nil {
@@ -685,11 +695,32 @@ func (c *compiler) stop(path string) bool {
 		return true
 	}
 	c.nodes++
-	if c.nodes%64 == 0 && c.ctx != nil {
+	if (c.nodes%64 == 0 || c.work >= c.pollAt) && c.ctx != nil {
+		c.pollAt = c.work + pollEvery
 		if err := c.ctx.Err(); err != nil {
 			c.err = err
 			return true
 		}
+	}
+	return false
+}
+
+// pollEvery is the work (bytes of expressions) between two polls of a
+// compile's context, at most: with the 64 schema nodes between two
+// others, a compile stops within a millisecond or so of its request's
+// end.
+const pollEvery = 16 << 10
+
+// ended reports whether the compile's context has ended, recording its
+// error: polled before a compile starts, after each schema is parsed and
+// before the finished grammar is analysed.
+func (c *compiler) ended() bool {
+	if c.ctx == nil {
+		return false
+	}
+	if err := c.ctx.Err(); err != nil {
+		c.err = err
+		return true
 	}
 	return false
 }
@@ -831,6 +862,9 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	err := d.Parse(raw)
 	if err != nil {
 		c.fail(path, "not valid JSON: "+err.Error())
+		return false
+	}
+	if c.ended() {
 		return false
 	}
 	d.Text = string(raw) // names and keywords read as substrings of one copy

@@ -83,6 +83,10 @@ func (c *compiler) patternOf(text string) (*expr, error) {
 		return r.e, r.err
 	}
 	var r translated
+	if c.ended() {
+		// (not kept: the compile stops with the context's error)
+		return nil, c.err
+	}
 	if !c.chargePattern(len(text) + patternCharge) {
 		r.err = errPatternBudget
 	} else {
