@@ -712,8 +712,9 @@ func (c *compiler) stop(path string) bool {
 const pollEvery = 16 << 10
 
 // ended reports whether the compile's context has ended, recording its
-// error: polled before a compile starts, after each schema is parsed and
-// before the finished grammar is analysed.
+// error: polled before a compile starts, after each schema is parsed,
+// before each pattern is translated (patternOf) and before the finished
+// grammar is analysed (gap decision 318).
 func (c *compiler) ended() bool {
 	if c.ctx == nil {
 		return false
