@@ -500,17 +500,27 @@ func TestCapErrorsNameTheSchema(t *testing.T) {
 // Compiling is linear in the schema: four times the properties, about four
 // times the allocations.
 func TestCompileIsLinear(t *testing.T) {
+	checkLinearAllocs(t, "properties", 50, false, func(n int) string {
+		return manyProperties(n, `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a", "b"]}`)
+	})
+}
+
+// checkLinearAllocs checks that compiling schema(4*n) as a response
+// format allocates at most five times as often as schema(n): growth
+// linear in what n counts (what), with room.
+func checkLinearAllocs(t *testing.T, what string, n int, strict bool, schema func(n int) string) {
+	t.Helper()
 	count := func(n int) float64 {
-		schema := manyProperties(n, `{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a", "b"]}`)
+		s := schema(n)
 		return testing.AllocsPerRun(2, func() {
-			if _, err := compileFormat(schema, false); err != nil {
+			if _, err := compileFormat(s, strict); err != nil {
 				t.Fatal(err)
 			}
 		})
 	}
-	small, large := count(50), count(200)
+	small, large := count(n), count(4*n)
 	if large > 5*small {
-		t.Errorf("50 properties: %.0f allocations, 200: %.0f", small, large)
+		t.Errorf("%d %s: %.0f allocations, %d: %.0f", n, what, small, 4*n, large)
 	}
 }
 

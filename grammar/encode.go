@@ -163,10 +163,7 @@ func (enc *charEncoder) encodeClass(e *expr) *expr {
 	if e.neg {
 		k = append(k, '^')
 	}
-	for _, r := range e.rs {
-		k = binary.LittleEndian.AppendUint32(k, uint32(r.lo))
-		k = binary.LittleEndian.AppendUint32(k, uint32(r.hi))
-	}
+	k = appendRangesKey(k, e.rs)
 	enc.key = k
 	if c, ok := enc.classes[string(k)]; ok {
 		if c.same {
@@ -180,6 +177,16 @@ func (enc *charEncoder) encodeClass(e *expr) *expr {
 	}
 	enc.classes[string(k)] = encodedClass{out, out == e}
 	return out
+}
+
+// appendRangesKey appends to k the ranges rs as bytes, a map key of a set
+// of characters (charEncoder's and patternParser.setExpr's).
+func appendRangesKey(k []byte, rs []runeRange) []byte {
+	for _, r := range rs {
+		k = binary.LittleEndian.AppendUint32(k, uint32(r.lo))
+		k = binary.LittleEndian.AppendUint32(k, uint32(r.hi))
+	}
+	return k
 }
 
 // plainClass reports whether class e holds none of special's characters

@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"
@@ -222,11 +221,7 @@ func (ps *patternParser) setExpr(s charSet) *expr {
 	if ps.sets++; ps.sets <= memoFrom {
 		return s.expr()
 	}
-	k := ps.key[:0]
-	for _, r := range s {
-		k = binary.LittleEndian.AppendUint32(k, uint32(r.lo))
-		k = binary.LittleEndian.AppendUint32(k, uint32(r.hi))
-	}
+	k := appendRangesKey(ps.key[:0], s)
 	ps.key = k
 	if e, ok := ps.classes[string(k)]; ok {
 		return e
