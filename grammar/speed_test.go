@@ -111,7 +111,8 @@ func BenchmarkCompileLongLists(b *testing.B) {
 // BenchmarkCompileWide compiles schemas whose cost was names times
 // schemas (gap decision 218): declared names beside as many patterns, an
 // allOf of objects (with unevaluatedProperties), an allOf of patterns of
-// one string (strict). CPU time per op too (cpu-ns/op).
+// one string (strict); and gap decision 317's pattern attacks. CPU time
+// per op too (cpu-ns/op).
 func BenchmarkCompileWide(b *testing.B) {
 	each := func(n int, f func(i int) string) string {
 		out := make([]string, n)
@@ -142,6 +143,12 @@ func BenchmarkCompileWide(b *testing.B) {
 			}) + `]}`
 		}) + `]}`, false},
 		{"allOf-patterns-10000-strict", `{"type": "string", "allOf": [` + each(10000, func(i int) string { return `{"pattern": "` + string(rune('a'+i%26)) + `"}` }) + `]}`, true},
+		// Gap decision 317's attacks: eight patterns of 4,000 dots or
+		// letters, and 8,000 short patterns beside as many names.
+		{"dot-patterns-8", longPatterns(7000, "."), false},
+		{"literal-patterns-8", longPatterns(7000, "abcdefghij"), false},
+		{"short-patternProperties-8000", `{"type": "object", "properties": {` + each(8000, func(i int) string { return `"p` + strconv.Itoa(i) + `": {"type": "integer"}` }) +
+			`}, "patternProperties": {` + each(8000, func(i int) string { return `"^q` + strconv.Itoa(i) + `x": {"type": "string"}` }) + `}, "additionalProperties": false}`, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			clock := cputime.Start()
