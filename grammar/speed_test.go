@@ -149,6 +149,18 @@ func BenchmarkCompileWide(b *testing.B) {
 		{"literal-patterns-8", longPatterns(7000, "abcdefghij"), false},
 		{"short-patternProperties-8000", `{"type": "object", "properties": {` + each(8000, func(i int) string { return `"p` + strconv.Itoa(i) + `": {"type": "integer"}` }) +
 			`}, "patternProperties": {` + each(8000, func(i int) string { return `"^q` + strconv.Itoa(i) + `x": {"type": "string"}` }) + `}, "additionalProperties": false}`, false},
+		// Wide objects of the probe of gap decision 319: 8,000 strings
+		// with a format each, 8,000 strings of 300 length pairs (most
+		// past the repetition budget), and 8,000 integers with a count
+		// of members.
+		{"formats-8000", `{"type": "object", "properties": {` + each(8000, func(i int) string {
+			return `"f` + strconv.Itoa(i) + `": {"type": "string", "format": "` + []string{"date-time", "email", "uri", "ipv6", "hostname", "uuid", "duration", "time"}[i%8] + `"}`
+		}) + `}}`, false},
+		{"string-lengths-8000", `{"type": "object", "properties": {` + each(8000, func(i int) string {
+			return `"s` + strconv.Itoa(i) + `": {"type": "string", "minLength": ` + strconv.Itoa(i%300) + `, "maxLength": ` + strconv.Itoa(i%300+500) + `}`
+		}) + `}}`, false},
+		{"min-max-properties-8000", `{"type": "object", "properties": {` + each(8000, func(i int) string { return `"o` + strconv.Itoa(i) + `": {"type": "integer"}` }) +
+			`}, "minProperties": 2666, "maxProperties": 4000}`, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			clock := cputime.Start()
