@@ -200,6 +200,7 @@ type compiler struct {
 	// that some chain was.
 	xgrammar, blocks, wroteBlocks bool
 	memo                          map[string]*expr // references to rules, by view (view.key)
+	repCosts                      map[[2]int]int   // repetitionCost by count pair, past chunkFrom
 	doc                           *pyjson.Doc      // the schemas' parsed form, one after the other
 	// keysAt are the nodeKeys of the document's schema objects read so
 	// far, by node, each in keyBlock (a block full is left to the
@@ -853,13 +854,17 @@ func (c *compiler) load(raw json.RawMessage, path string, strict bool, prefix st
 	}
 	// A JSON value takes at least two bytes (1,) beside the brackets: a
 	// schema that can't reach the cap is not scanned.
+	d := c.doc
 	if len(raw)/2+2 > maxSchemaValues-c.values {
-		if n := c.values + countValues(raw); n > maxSchemaValues {
-			c.fail(path, "the schemas are too large to compile (about "+itoa(n)+" JSON values together, more than "+itoa(maxSchemaValues)+"); simplify them")
+		n := countValues(raw)
+		if c.values+n > maxSchemaValues {
+			c.fail(path, "the schemas are too large to compile (about "+itoa(c.values+n)+" JSON values together, more than "+itoa(maxSchemaValues)+"); simplify them")
 			return false
 		}
+		// The tape at its size (at most half as large again) once, not
+		// grown by doubling.
+		d.Nodes = slices.Grow(d.Nodes[:0], n)
 	}
-	d := c.doc
 	err := d.Parse(raw)
 	if err != nil {
 		c.fail(path, "not valid JSON: "+err.Error())

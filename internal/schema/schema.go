@@ -397,26 +397,23 @@ func unescapeToken(tok string) string {
 // pointers into one large $defs costs linear time. The zero value is
 // ready; it allocates only for wide containers.
 type Pointers struct {
-	children map[childKey]int32 // members of wide objects and arrays
-	indexed  map[int32]bool     // the objects and arrays in children
+	// Each wide container's index, made at its size once: a wide object's
+	// members by key, a wide array's elements by position.
+	objects map[int32]map[string]int32
+	arrays  map[int32][]int32
+	size    int // members and elements indexed
 }
 
-// childKey names a member of an object (pos -1, by key) or an element of an
-// array (by pos).
-type childKey struct {
-	node, pos int32
-	key       string
-}
-
-// Reset forgets every index, keeping the maps for the next document.
+// Reset forgets every index, for the next document.
 func (p *Pointers) Reset() {
-	clear(p.children)
-	clear(p.indexed)
+	clear(p.objects)
+	clear(p.arrays)
+	p.size = 0
 }
 
 // Size is the number of indexed members, for callers that pool a Pointers
 // and drop it when it grew large.
-func (p *Pointers) Size() int { return len(p.children) }
+func (p *Pointers) Size() int { return p.size }
 
 // Resolve resolves the local JSON pointer in string node ref ("#",
 // "#/$defs/X", "#/definitions/X/properties/y", "#/anyOf/0", ...) against the
@@ -444,11 +441,17 @@ const wideAt = 32
 // decimal index tok of array node, or -1. When a key repeats, the last one
 // wins, as in Python.
 func (p *Pointers) Child(d *pyjson.Doc, node int, tok string) int {
-	pos := int32(-1)
 	switch d.Kind(node) {
 	case pyjson.Object:
 		if d.Nodes[node].Len < wideAt {
 			return d.Lookup(node, tok)
+		}
+		members, ok := p.objects[int32(node)]
+		if !ok {
+			members = p.indexObject(d, node)
+		}
+		if c, ok := members[tok]; ok {
+			return int(c)
 		}
 	case pyjson.Array:
 		idx, ok := Index(d, node, tok)
@@ -458,15 +461,11 @@ func (p *Pointers) Child(d *pyjson.Doc, node int, tok string) int {
 		if d.Nodes[node].Len < wideAt {
 			return elementAt(d, node, idx)
 		}
-		pos, tok = int32(idx), ""
-	default:
-		return -1
-	}
-	if !p.indexed[int32(node)] {
-		p.index(d, node)
-	}
-	if c, ok := p.children[childKey{int32(node), pos, tok}]; ok {
-		return int(c)
+		elems, ok := p.arrays[int32(node)]
+		if !ok {
+			elems = p.indexArray(d, node)
+		}
+		return int(elems[idx])
 	}
 	return -1
 }
@@ -480,24 +479,35 @@ func Index(d *pyjson.Doc, node int, tok string) (int, bool) {
 	return idx, true
 }
 
-// index adds the members or elements of node to children.
-func (p *Pointers) index(d *pyjson.Doc, node int) {
-	if p.children == nil {
-		p.children = make(map[childKey]int32)
-		p.indexed = make(map[int32]bool)
+// indexObject indexes the members of object node by key; when a key
+// repeats, the last one wins.
+func (p *Pointers) indexObject(d *pyjson.Doc, node int) map[string]int32 {
+	if p.objects == nil {
+		p.objects = make(map[int32]map[string]int32)
 	}
-	p.indexed[int32(node)] = true
-	if d.Kind(node) == pyjson.Object {
-		d.Members(node, func(k, v int) bool {
-			p.children[childKey{int32(node), -1, d.Str(k)}] = int32(v)
-			return true
-		})
-		return
-	}
-	d.Elements(node, func(e, pos int) bool {
-		p.children[childKey{int32(node), int32(pos), ""}] = int32(e)
+	members := make(map[string]int32, d.Nodes[node].Len)
+	d.Members(node, func(k, v int) bool {
+		members[d.Str(k)] = int32(v)
 		return true
 	})
+	p.objects[int32(node)] = members
+	p.size += len(members)
+	return members
+}
+
+// indexArray indexes the elements of array node by position.
+func (p *Pointers) indexArray(d *pyjson.Doc, node int) []int32 {
+	if p.arrays == nil {
+		p.arrays = make(map[int32][]int32)
+	}
+	elems := make([]int32, 0, d.Nodes[node].Len)
+	d.Elements(node, func(e, _ int) bool {
+		elems = append(elems, int32(e))
+		return true
+	})
+	p.arrays[int32(node)] = elems
+	p.size += len(elems)
+	return elems
 }
 
 // elementAt returns the element of array arr at idx.
