@@ -275,22 +275,48 @@ func TestStrictRandomFindings(t *testing.T) {
 		}
 	}
 	// Tool parameters that admit no object admit no call: a 400 naming
-	// them, in both modes (before: arguments were written anyway).
-	for _, params := range []string{`{"type": "integer"}`, `{"type": "object", "allOf": [{"type": "string"}]}`} {
+	// them, in both modes (before: arguments were written anyway). An
+	// enum or const that lists no object says so as a type does (gap
+	// decision 320; before, it was reported, an error under strict, and
+	// any arguments written).
+	for _, c := range []struct{ params, path string }{
+		{`{"type": "integer"}`, ""},
+		{`{"type": "object", "allOf": [{"type": "string"}]}`, ""},
+		{`{"enum": ["GET", "PUT"]}`, ".enum"},
+		{`{"const": "GET"}`, ".const"},
+		{`{"const": null}`, ".const"},
+		{`{"type": "object", "allOf": [{"enum": [1, [2]]}]}`, ".allOf[0].enum"},
+		{`{"$ref": "#/$defs/m", "$defs": {"m": {"enum": ["a"]}}}`, ".$ref.enum"},
+	} {
 		for _, strict := range []bool{false, true} {
-			_, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: strict}}, Choice: Required})
+			_, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(c.params), Strict: strict}}, Choice: Required})
 			var ge *Error
-			if !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters" || !strings.Contains(ge.Msg, "admits no object") {
-				t.Errorf("%s (strict %v): %v", params, strict, err)
+			if !errors.As(err, &ge) || ge.Path != "tools[0].function.parameters"+c.path || !strings.Contains(ge.Msg, "admits no object") {
+				t.Errorf("%s (strict %v): %v", c.params, strict, err)
 			}
 		}
 	}
+	// An enum that lists an object is not such a case: reported as
+	// before (an error under strict). Under strict, an anyOf's variant
+	// that lists no object is no variant of the arguments (before: its
+	// enum was refused).
+	for _, strict := range []bool{false, true} {
+		_, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(`{"enum": ["GET", {"a": 1}]}`), Strict: strict}}, Choice: Required})
+		if (err != nil) != strict || err != nil && strings.Contains(err.Error(), "admits no object") {
+			t.Errorf("an enum listing an object (strict %v): %v", strict, err)
+		}
+	}
+	g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(`{"anyOf": [{"enum": ["a", "b"]}, {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"], "additionalProperties": false}]}`), Strict: true}}, Choice: Required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkArgs(t, g, []argCase{{xmlArg("x", "a"), true}, {"", false}})
 	// A raw argument's whole number is not written as a float: the
 	// parser casts "2.0" to a string where the property's type is an
 	// integer's (an enum of 2), so the grammar leaves that spelling to
 	// JSON values; "2" casts to a number for an enum of 2.0 too.
 	params := `{"type": "object", "properties": {"b": {"enum": [2, "x"]}, "c": {"enum": [2.0]}}}`
-	g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: true}}, Choice: Required})
+	g, err = Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(params), Strict: true}}, Choice: Required})
 	if err != nil {
 		t.Fatal(err)
 	}

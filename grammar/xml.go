@@ -41,7 +41,37 @@ func (c *compiler) arguments(t Tool, path string) *expr {
 		c.impossible(path, "no arguments can be written: the schema admits no object, and a tool's arguments are one")
 		return nil
 	}
+	if at, why := c.listsNoObject(v); at != "" {
+		c.impossible(at, "no arguments can be written: the schema admits no object ("+why+"), and a tool's arguments are one")
+		return nil
+	}
 	return c.argumentsOf(v)
+}
+
+// listsNoObject returns the path of an enum or const of v's schemas that
+// lists no object, and why in words, or "": no object is a value of v then,
+// whatever its types say (gap decision 320). Arguments are an object's
+// members, so such parameters admit no call, as a type without "object"
+// does; before, the enum was reported (an error under strict) and any
+// arguments written.
+func (c *compiler) listsNoObject(v *view) (path, why string) {
+	d := c.d
+	for _, n := range v.nodes {
+		if n.ks.Const >= 0 && d.Kind(n.ks.Const) != pyjson.Object {
+			return n.path + ".const", "its const is not an object"
+		}
+		if n.ks.Enum >= 0 && d.Kind(n.ks.Enum) == pyjson.Array {
+			object := false
+			d.Elements(n.ks.Enum, func(e, _ int) bool {
+				object = d.Kind(e) == pyjson.Object
+				return !object
+			})
+			if !object {
+				return n.path + ".enum", "its enum lists none"
+			}
+		}
+	}
+	return "", ""
 }
 
 // argumentsOf is the arguments of the parameters' view v. Under strict,
@@ -59,7 +89,7 @@ func (c *compiler) argumentsOf(v *view) *expr {
 		var alts []*expr
 		d.Elements(n.ks.AnyOf, func(e, pos int) bool {
 			w := c.with(v, i, doneAnyOf, e, n.path+".anyOf["+itoa(pos)+"]")
-			if c.err == nil && !w.never && c.types(w)&tObj != 0 {
+			if at, _ := c.listsNoObject(w); c.err == nil && !w.never && c.types(w)&tObj != 0 && at == "" {
 				alts = append(alts, c.argumentsOf(w))
 			}
 			return c.err == nil
