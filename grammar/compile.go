@@ -696,12 +696,9 @@ func (c *compiler) stop(path string) bool {
 		return true
 	}
 	c.nodes++
-	if (c.nodes%64 == 0 || c.work >= c.pollAt) && c.ctx != nil {
+	if c.nodes%64 == 0 || c.work >= c.pollAt {
 		c.pollAt = c.work + pollEvery
-		if err := c.ctx.Err(); err != nil {
-			c.err = err
-			return true
-		}
+		return c.ended()
 	}
 	return false
 }
@@ -713,9 +710,9 @@ func (c *compiler) stop(path string) bool {
 const pollEvery = 16 << 10
 
 // ended reports whether the compile's context has ended, recording its
-// error: polled before a compile starts, after each schema is parsed,
-// before each pattern is translated (patternOf) and before the finished
-// grammar is analysed (gap decision 318).
+// error: polled by stop, and before a compile starts, after each schema
+// is parsed, before each pattern is translated (patternOf) and before the
+// finished grammar is analysed (gap decision 318).
 func (c *compiler) ended() bool {
 	if c.ctx == nil {
 		return false

@@ -89,8 +89,10 @@ func (c *compiler) argumentsOf(v *view) *expr {
 		var alts []*expr
 		d.Elements(n.ks.AnyOf, func(e, pos int) bool {
 			w := c.with(v, i, doneAnyOf, e, n.path+".anyOf["+itoa(pos)+"]")
-			if at, _ := c.listsNoObject(w); c.err == nil && !w.never && c.types(w)&tObj != 0 && at == "" {
-				alts = append(alts, c.argumentsOf(w))
+			if c.err == nil && !w.never && c.types(w)&tObj != 0 {
+				if at, _ := c.listsNoObject(w); at == "" {
+					alts = append(alts, c.argumentsOf(w))
+				}
 			}
 			return c.err == nil
 		})
