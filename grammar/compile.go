@@ -211,6 +211,10 @@ type compiler struct {
 	// expand is done with it before the next with.
 	chain []int
 	depth int
+	// cases are, for each if/then/else case (ifCases) being compiled, the
+	// deepest branch it adds: where the depth of a chain of nested
+	// conditions comes from, which check names.
+	cases []string
 	err   error
 	// memberTypeWork is what is left, for one variantsOverlap, of the
 	// schemas requiresAgainst may read for its members' types
@@ -1004,7 +1008,14 @@ func (c *compiler) loosen(path, keyword, why string) {
 // check bounds the inline nesting of schemas.
 func (c *compiler) check(path string) error {
 	if c.depth >= MaxDepth {
-		c.fail(path, "schema nested deeper than "+strconv.Itoa(MaxDepth)+" levels")
+		why := "schema nested deeper than " + strconv.Itoa(MaxDepth) + " levels"
+		if n := len(c.cases); n > 0 {
+			// Each case of an if/then/else chain is a level, though it
+			// keeps the path of the object it is a case of: name the
+			// branch the chain reached.
+			why += ", " + strconv.Itoa(n) + " of them if/then/else cases, the deepest " + c.cases[n-1]
+		}
+		c.fail(path, why)
 		return errors.New("too deep")
 	}
 	return nil

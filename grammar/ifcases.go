@@ -297,12 +297,19 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		if absent != "" {
 			w.absent = append(slices.Clip(w.absent), absent)
 		}
+		deepest := ""
 		for i, s := range add {
 			if s >= 0 {
 				c.addTo(w, s, paths[i])
+				if len(paths[i]) > len(deepest) {
+					deepest = paths[i]
+				}
 			}
 		}
-		return c.value(w, ctx, xml)
+		c.cases = append(c.cases, deepest)
+		e := c.value(w, ctx, xml)
+		c.cases = c.cases[:len(c.cases)-1]
+		return e
 	}
 	var cases []*expr
 	if !overlapping {

@@ -321,3 +321,29 @@ func discriminatorMembers(rng *rand.Rand, kValues, names []string, declared bool
 	}
 	return members
 }
+
+// A chain of if/then/else nested in else, each a case of the object under
+// strict, compiles up to the depth cap; past it, the error names the
+// chain's branch where the cap was reached, not only the property being
+// compiled there (each case keeps the object's path).
+func TestIfCasesNestedChain(t *testing.T) {
+	chain := func(n int) string {
+		s := `{"required": ["last"], "properties": {"last": {"type": "string"}}}`
+		for i := n - 1; i >= 0; i-- {
+			k := strconv.Itoa(i)
+			s = `{"if": {"properties": {"x": {"const": ` + k + `}}}, "then": {"required": ["r` + k + `"], "properties": {"r` + k + `": {"type": "string"}}}, "else": ` + s + `}`
+		}
+		return `{"type": "object", "properties": {"x": {"type": "integer"}},` + s[1:]
+	}
+	if _, err := compileFormat(chain(40), true); err != nil {
+		t.Fatalf("40 levels: %v", err)
+	}
+	_, err := compileFormat(chain(70), true)
+	if err == nil {
+		t.Fatal("70 levels compiled")
+	}
+	deepest := ".schema" + strings.Repeat(".else", 62) + "."
+	if msg := err.Error(); !strings.Contains(msg, "nested deeper than") || !strings.Contains(msg, "if/then/else cases, the deepest response_format.json_schema"+deepest) {
+		t.Errorf("70 levels: %v", err)
+	}
+}
