@@ -663,3 +663,33 @@ func TestLeftmostWalkNamesTheRepetition(t *testing.T) {
 		t.Errorf("tools: %v", err)
 	}
 }
+
+// An object whose chain of members takes the grammar past maxExpanded is
+// refused at the member that takes it there (gap decision 322): the
+// members after it are not compiled, and the compile is not done once
+// more with loosened values when the names alone are past the cap. So
+// the refusal of 8,000 members costs about what that of 2,000 does (the
+// schema read aside); it was three times as much, each member's value
+// compiled twice.
+func TestChainPastCapStopsEarly(t *testing.T) {
+	formats := []string{"date-time", "email", "uri", "ipv6", "hostname", "uuid", "duration", "time"}
+	object := func(n int) string {
+		props := make([]string, n)
+		for i := range props {
+			props[i] = fmt.Sprintf(`"f%d": {"type": "string", "format": %q}`, i, formats[i%len(formats)])
+		}
+		return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}}`
+	}
+	refusal := func(n int) uint64 {
+		s := object(n)
+		var err error
+		b := allocated(func() { _, err = compileFormat(s, false) })
+		if err == nil || !strings.Contains(err.Error(), overExpandedText) || !strings.HasPrefix(err.Error(), "response_format.json_schema.schema: ") {
+			t.Fatalf("%d members: %v, want the engine's cap at the object", n, err)
+		}
+		return b
+	}
+	if small, large := refusal(2000), refusal(8000); large > 2*small {
+		t.Errorf("refusing 2,000 members allocates %d bytes, 8,000: %d", small, large)
+	}
+}

@@ -280,6 +280,10 @@ type compiler struct {
 	// loosenPast would write as any JSON was compiled: without one, that
 	// retry would only compile the same grammar again (Compile).
 	loosenable bool
+	// namesOver says that an object's members, their values aside, cost
+	// more than maxExpanded (declaredMembers): the retry's loosened values
+	// would not bring the grammar under it.
+	namesOver bool
 	// kept is where Compile keeps the last schema parsed for its next
 	// compile (keptDoc), and lastRaw that schema.
 	kept    *keptDoc
@@ -537,7 +541,7 @@ func compile(ctx context.Context, spec *Spec, repLimit int, dropLists bool, loos
 		// otherwise it would retrace this one to the same error, as for
 		// one large object whose members' cost is counted once its rule
 		// is written (gap decision 317).
-		over.schemas = c.g.overExpanded && !over.counts && !over.lists && c.loosenPast == 0 && c.loosenable && c.values <= maxSchemaValues/2
+		over.schemas = c.g.overExpanded && !over.counts && !over.lists && c.loosenPast == 0 && c.loosenable && !c.namesOver && c.values <= maxSchemaValues/2
 		if (over.counts || over.lists || over.schemas) && kept != nil && c.lastRaw != nil {
 			// Compiled once more: the last schema's parse goes to the
 			// next compile, and the scratch gets a document of its own.

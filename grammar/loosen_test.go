@@ -142,8 +142,10 @@ func TestKeptDocSameGrammar(t *testing.T) {
 // and stays about the cost of one compile of the largest schemas (gap
 // decision 317): when the first compile wrote no schema the loosened one
 // would write as any JSON (a tool's arguments are never loosened, and
-// what is past the cap here is the object of arguments itself), or when
-// the schemas hold more than half of maxSchemaValues, it is not done.
+// what is past the cap here is the object of arguments itself), when the
+// schemas hold more than half of maxSchemaValues, or when an object's
+// members cost more than the cap by their names alone (gap decision 322),
+// it is not done.
 func TestLoosenedCompileOnlyWhenItCanDiffer(t *testing.T) {
 	closedPatterns := func(n int) string {
 		var props, patterns []string
@@ -153,7 +155,12 @@ func TestLoosenedCompileOnlyWhenItCanDiffer(t *testing.T) {
 		}
 		return `{"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "patternProperties": {` + strings.Join(patterns, ", ") + `}, "additionalProperties": false}`
 	}
-	small, large := json.RawMessage(closedPatterns(4000)), json.RawMessage(closedPatterns(7000))
+	small, large := json.RawMessage(closedPatterns(3000)), json.RawMessage(closedPatterns(7000))
+	var props []string
+	for i := range 5000 {
+		props = append(props, fmt.Sprintf(`"p%d": {"type": "integer"}`, i))
+	}
+	names := json.RawMessage(`{"type": "object", "properties": {` + strings.Join(props, ", ") + `}}`)
 	if n := countValues(large); n <= maxSchemaValues/2 {
 		t.Fatalf("the large schema holds %d values", n)
 	}
@@ -165,6 +172,9 @@ func TestLoosenedCompileOnlyWhenItCanDiffer(t *testing.T) {
 		{"format", &Spec{Format: &Format{Schema: small}}, true},
 		{"tool", &Spec{Tools: []Tool{{Name: "f", Parameters: small}}, Choice: Required}, false},
 		{"format, more than half of the values", &Spec{Format: &Format{Schema: large}}, false},
+		// 5,000 names take an engine more than maxExpanded elements
+		// whatever their values (chainNameCost).
+		{"format, the names alone past the cap", &Spec{Format: &Format{Schema: names}}, false},
 	} {
 		_, over, err := compile(context.Background(), c.spec, maxRepetitions, false, 0, nil)
 		if err == nil || !strings.Contains(err.Error(), overExpandedText) {

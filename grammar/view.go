@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/beamharmony/harmony/internal/schema"
@@ -4219,6 +4220,17 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 	if len(deps) > 0 {
 		exprs, can = make([]*expr, len(names)), make([]bool, len(names))
 	}
+	// Without dependencies, what the chain of members (chainRules) will
+	// cost an engine is counted as the members are made, so that a chain
+	// past maxExpanded stops the compile at the member that takes it
+	// there, not once every member's value is compiled (gap decision
+	// 322): once the members are certain to be written in that chain,
+	// that is when the counts hold or are too many for countedChain.
+	top := lo
+	if hi >= 0 {
+		top = hi
+	}
+	pending, named := 0, 0 // (named: the names' part of pending, chainNameCost)
 	for i, name := range names {
 		if c.stop(v.path) {
 			return nil, false // a cap passed: no use compiling the rest
@@ -4248,6 +4260,12 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 		}
 		if len(deps) == 0 {
 			ms = append(ms, member{mk(name, values[i]), required[i]})
+			pending += chainMemberCost(ms[len(ms)-1].e, sep)
+			named += chainNameCost(name, sep)
+			if c.g.expanded+pending > maxExpanded && (countsHold || (len(ms)+1)*(top+1) > maxCountedRules) {
+				c.chainOver(v, named, names[i+1:], values[i+1:], keys, writable, sep)
+				return nil, false
+			}
 			continue
 		}
 		exprs[i], can[i] = mk(name, values[i]), true
@@ -4281,6 +4299,39 @@ func (c *compiler) declaredMembers(v *view, names []string, values []*view, requ
 		cases = append(cases, c.chainRules(ms, sep, rest))
 	}
 	return alt(cases...), true
+}
+
+// chainMemberCost is the least a member whose expression is e costs an
+// engine in chainRules: its rule, the separator and e.
+func chainMemberCost(e *expr, sep string) int {
+	return ruleCost + utf8.RuneCountInString(sep) + expandedCost(e)
+}
+
+// chainNameCost is the least a member of name costs an engine in
+// chainRules whatever its value: its rule, the separator, the name
+// between quotes, a colon, and one element at least for the value.
+func chainNameCost(name, sep string) int {
+	return ruleCost + utf8.RuneCountInString(sep) + utf8.RuneCountInString(name) + 4
+}
+
+// chainOver fails the compile at object v, whose chain of members is past
+// maxExpanded (declaredMembers): named, the names of the members made so
+// far, and names and values those still to make. When the members' names
+// alone are past it, the values written as any JSON would not bring the
+// grammar under it, so Compile does not compile once more with them
+// loosened (namesOver).
+func (c *compiler) chainOver(v *view, named int, names []string, values []*view, keys *view, writable func(string) bool, sep string) {
+	for i, name := range names {
+		if named > maxExpanded {
+			break
+		}
+		if !values[i].never && writable(name) && c.keyAllowed(keys, name, false) {
+			named += chainNameCost(name, sep)
+		}
+	}
+	c.namesOver = named > maxExpanded
+	c.g.overExpanded, c.g.over = true, overExpandedText
+	c.fail(v.path, overExpandedText)
 }
 
 // extras is what may follow the declared members of an object whose
