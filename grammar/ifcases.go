@@ -63,10 +63,10 @@ type discriminatorIf struct {
 // (negated: the condition is cond's failing, so then applies where cond
 // fails and else where it holds, gap decision 225). cond is the schema
 // read.
-func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, required, negated bool, cond int, ok bool) {
+func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, required, negated, objectTyped bool, cond int, ok bool) {
 	cond = d.Lookup(s, "if")
 	if cond < 0 || d.Kind(cond) != pyjson.Object || d.DuplicateKey(cond) >= 0 {
-		return "", nil, false, false, -1, false
+		return "", nil, false, false, false, -1, false
 	}
 	if inner := d.Lookup(cond, "not"); inner >= 0 && d.Kind(inner) == pyjson.Object && d.DuplicateKey(inner) < 0 {
 		only := true
@@ -78,17 +78,60 @@ func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, requi
 			cond, negated = inner, true
 		}
 	}
-	name, values, required, ok = readDiscriminator(d, cond)
-	return name, values, required, negated, cond, ok
+	name, values, required, objectTyped, ok = readDiscriminator(d, cond)
+	return name, values, required, negated, objectTyped, cond, ok
 }
 
 // readDiscriminator reads schema cond when it is a discriminator's
-// condition (readDiscriminatorIf).
-func readDiscriminator(d *pyjson.Doc, cond int) (name string, values []int, required bool, ok bool) {
+// condition (readDiscriminatorIf). Such a condition may also say "type":
+// "object" (objectTyped: it fails for other values), and an anyOf of
+// conditions on one name is one condition (gap decision 323): it holds
+// where one of them does, that is where the property holds one of their
+// values, or is absent and one of them does not require it.
+func readDiscriminator(d *pyjson.Doc, cond int) (name string, values []int, required, objectTyped, ok bool) {
+	return readCondition(d, cond, true)
+}
+
+// readCondition is readDiscriminator, an anyOf read when variants says so
+// (one level: not in a variant).
+func readCondition(d *pyjson.Doc, cond int, variants bool) (name string, values []int, required, objectTyped, ok bool) {
+	if d.Kind(cond) != pyjson.Object || d.DuplicateKey(cond) >= 0 {
+		return "", nil, false, false, false
+	}
+	if any := d.Lookup(cond, "anyOf"); any >= 0 && variants {
+		ok = d.Kind(any) == pyjson.Array && d.Nodes[any].Len > 0
+		d.Members(cond, func(k, _ int) bool {
+			ok = ok && (d.Str(k) == "anyOf" || annotation(d.Str(k)))
+			return ok
+		})
+		if !ok {
+			return "", nil, false, false, false
+		}
+		required = true
+		d.Elements(any, func(e, i int) bool {
+			n, vs, req, typed, vok := readCondition(d, e, false)
+			if ok = vok && (i == 0 || n == name); ok {
+				name, values = n, append(values, vs...)
+				required = required && req
+				objectTyped = objectTyped || typed
+			}
+			return ok
+		})
+		if !ok {
+			return "", nil, false, false, false
+		}
+		return name, values, required, objectTyped, true
+	}
 	ok = true
 	reqName := ""
 	d.Members(cond, func(k, val int) bool {
 		switch key := d.Str(k); key {
+		case "type":
+			// Only objects meet the condition: the same to a view of
+			// objects only (ifCases asks for one).
+			objectTyped = true
+			ok = d.Kind(val) == pyjson.String && d.Str(val) == "object" ||
+				d.Kind(val) == pyjson.Array && d.Nodes[val].Len == 1 && d.Kind(val+1) == pyjson.String && d.Str(val+1) == "object"
 		case "properties":
 			if ok = d.Kind(val) == pyjson.Object && d.Nodes[val].Len == 1; !ok {
 				return false
@@ -109,9 +152,9 @@ func readDiscriminator(d *pyjson.Doc, cond int) (name string, values []int, requ
 		return ok
 	})
 	if !ok || values == nil || required && reqName != name {
-		return "", nil, false, false
+		return "", nil, false, false, false
 	}
-	return name, values, required, true
+	return name, values, required, objectTyped, true
 }
 
 // literalsOnly reads schema s when it is only a const or an enum (and a
@@ -199,11 +242,13 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	d := c.d
 	var ifs []discriminatorIf
 	unknown := false // a condition the view does not apply by itself
+	typed := false   // a condition only objects meet
 	for i, n := range v.nodes {
 		if n.done&doneIf != 0 || c.otherKey(&n, kwIf) < 0 {
 			continue
 		}
-		name, values, required, negated, cond, ok := readDiscriminatorIf(d, n.node)
+		name, values, required, negated, objectTyped, cond, ok := readDiscriminatorIf(d, n.node)
+		typed = typed || objectTyped
 		if !ok {
 			if _, known := conditionKnown(d, n.node); known {
 				continue // applied by the view, or nothing to apply
@@ -226,7 +271,9 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		}
 		ifs = append(ifs, f)
 	}
-	if !unknown || len(ifs)+1 > maxIfCases {
+	if !unknown || len(ifs)+1 > maxIfCases || typed && c.types(v) != tObj {
+		// (A condition of "type": "object" fails for other values,
+		// which the cases below take to meet every condition.)
 		return nil, false
 	}
 	// A value that is not an object meets every condition (properties

@@ -347,3 +347,98 @@ func TestIfCasesNestedChain(t *testing.T) {
 		t.Errorf("70 levels: %v", err)
 	}
 }
+
+// A discriminator's condition may say "type": "object" beside the
+// property, and an anyOf of conditions on one property is one condition,
+// holding one of their values (gap decision 323; JSON Schema Store's
+// schema-project and v4-config). Against a JSON Schema validator, on
+// random conditions of those forms, some negated, some requiring the
+// property; an untyped object with a typed condition is refused.
+func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 323))
+	keys := []string{"a", "b", "c"}
+	vals := []string{`"p"`, `"q"`, `"r"`, `"s"`}
+	checked, compiled := 0, 0
+	single := func(v string) string {
+		cond := `{`
+		if rng.IntN(3) == 0 {
+			cond += `"type": "object", `
+		}
+		cond += `"properties": {"k": {"const": ` + v + `}}`
+		if rng.IntN(3) == 0 {
+			cond += `, "required": ["k"]`
+		}
+		return cond + `}`
+	}
+	for range 300 {
+		schema := `{"type": "object", "properties": {"k": {"type": "string"}, "a": {}, "b": {"type": "integer"}, "c": {}}`
+		untyped := rng.IntN(4) == 0
+		if untyped {
+			schema = strings.Replace(schema, `"type": "object", `, "", 1)
+		}
+		if rng.IntN(3) == 0 {
+			schema += `, "required": ["k"]`
+		}
+		var conds []string
+		typed := false
+		for i := range 1 + rng.IntN(2) {
+			var cond string
+			if rng.IntN(2) == 0 {
+				var variants []string
+				for j := range 1 + rng.IntN(3) {
+					variants = append(variants, single(vals[(2*i+j)%len(vals)]))
+				}
+				cond = `{"anyOf": [` + strings.Join(variants, ", ") + `]}`
+			} else {
+				cond = single(vals[i])
+			}
+			if rng.IntN(4) == 0 {
+				cond = `{"not": ` + cond + `}`
+			}
+			s := `{"if": ` + cond
+			branch := false
+			if rng.IntN(3) > 0 {
+				s += `, "then": {"required": [` + strconv.Quote(keys[rng.IntN(3)]) + `]}`
+				branch = true
+			}
+			if rng.IntN(2) == 0 {
+				s += `, "else": {"properties": {` + strconv.Quote(keys[rng.IntN(3)]) + `: false}}`
+				branch = true
+			}
+			typed = typed || branch && strings.Contains(cond, `"type"`)
+			conds = append(conds, s+`}`)
+		}
+		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
+		g, err := compileFormat(schema, true)
+		if err != nil {
+			if untyped && strings.Contains(err.Error(), "if") || strings.Contains(err.Error(), "no value satisfies") {
+				continue // a condition the cases can't take for other values; or none
+			}
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		if untyped && typed {
+			t.Errorf("%s: compiled, an untyped object with a condition of objects only", schema)
+		}
+		compiled++
+		validator := validatorFor(t, schema)
+		for range 20 {
+			members := randomMembers(rng, keys, 3)
+			if rng.IntN(5) > 0 {
+				// one of the conditions' values, or one none lists
+				k := `"k": ` + append(slices.Clone(vals), `"t"`)[rng.IntN(len(vals)+1)]
+				members = append([]string{k}, members...)
+			}
+			content := "{" + strings.Join(members, ", ") + "}"
+			if rng.IntN(6) == 0 {
+				content = []string{`1`, `"s"`, `null`, `[]`}[rng.IntN(4)]
+			}
+			agreeWithValidator(t, schema, g, validator, content)
+			checked++
+		}
+	}
+	t.Logf("%d schemas compiled, %d instances checked", compiled, checked)
+	if compiled < 150 || checked < 3000 {
+		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
+	}
+}
