@@ -54,6 +54,9 @@ type discriminatorIf struct {
 	required             bool
 	cond, then, els      int
 	condPath, then0, el0 string
+	// presence: the condition is the property's presence (readPresence:
+	// no values, required).
+	presence bool
 }
 
 // readDiscriminatorIf reads the if of schema s when it is a
@@ -80,6 +83,28 @@ func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, requi
 	}
 	name, values, required, objectTyped, ok = readDiscriminator(d, cond)
 	return name, values, required, negated, objectTyped, cond, ok
+}
+
+// readPresence reads schema cond when it is a condition of presence (gap
+// decision 324): required of one name, with annotations, which holds
+// where an object holds that name (and for every other value).
+func readPresence(d *pyjson.Doc, cond int) (name string, ok bool) {
+	if d.Kind(cond) != pyjson.Object || d.DuplicateKey(cond) >= 0 {
+		return "", false
+	}
+	ok = true
+	d.Members(cond, func(k, val int) bool {
+		if key := d.Str(k); key == "required" {
+			ok = d.Kind(val) == pyjson.Array && d.Nodes[val].Len == 1 && d.Kind(val+1) == pyjson.String
+			if ok {
+				name = d.Str(val + 1)
+			}
+		} else {
+			ok = annotation(key)
+		}
+		return ok
+	})
+	return name, ok && d.Lookup(cond, "required") >= 0
 }
 
 // readDiscriminator reads schema cond when it is a discriminator's
@@ -249,13 +274,18 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		}
 		name, values, required, negated, objectTyped, cond, ok := readDiscriminatorIf(d, n.node)
 		typed = typed || objectTyped
+		presence := false
+		if !ok && cond >= 0 {
+			name, presence = readPresence(d, cond)
+			ok, required = presence, presence
+		}
 		if !ok {
 			if _, known := conditionKnown(d, n.node); known {
 				continue // applied by the view, or nothing to apply
 			}
 			return nil, false
 		}
-		if len(ifs) > 0 && name != ifs[0].name {
+		if len(ifs) > 0 && (presence != ifs[0].presence || !presence && name != ifs[0].name) {
 			return nil, false
 		}
 		if _, known := conditionKnown(d, n.node); !known {
@@ -263,7 +293,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		}
 		f := discriminatorIf{at: i, name: name, values: values, required: required,
 			cond: cond, then: d.Lookup(n.node, "then"), els: d.Lookup(n.node, "else"),
-			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else"}
+			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else", presence: presence}
 		if negated {
 			// Where the not's schema holds, the if fails: else applies.
 			f.condPath += ".not"
@@ -284,7 +314,79 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	if c.types(v) != tObj && (c.requiresName(v, ifs[0].name) || slices.ContainsFunc(ifs, func(f discriminatorIf) bool { return f.required })) {
 		return nil, false
 	}
+	// A case: v's schemas, its conditions distributed, with the given
+	// branches (and ifs) added.
+	caseOf := func(add []int, paths []string, present, absent []string, excluded []exclusion) *expr {
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly || len(present) > 0, present: v.present, excluded: excluded}
+		w.copyLinks(v)
+		for _, f := range ifs {
+			w.nodes[f.at].done |= doneIf
+		}
+		if len(present) > 0 {
+			w.present = append(slices.Clip(w.present), present...)
+		}
+		if len(absent) > 0 {
+			w.absent = append(slices.Clip(w.absent), absent...)
+		}
+		deepest := ""
+		for i, s := range add {
+			if s >= 0 {
+				c.addTo(w, s, paths[i])
+				if len(paths[i]) > len(deepest) {
+					deepest = paths[i]
+				}
+			}
+		}
+		c.cases = append(c.cases, deepest)
+		e := c.value(w, ctx, xml)
+		c.cases = c.cases[:len(c.cases)-1]
+		return e
+	}
 	name := ifs[0].name
+	if ifs[0].presence {
+		// Conditions of properties' presence (gap decision 324): a case
+		// for each set of their names present, the others absent, where
+		// the conditions on names present hold (their ifs and thens
+		// apply) and the others fail (their elses apply). A name the
+		// object requires is present in every case.
+		var names []string
+		for _, f := range ifs {
+			if !slices.Contains(names, f.name) {
+				names = append(names, f.name)
+			}
+		}
+		if 1<<len(names) > maxIfCases {
+			return nil, false
+		}
+		var cases []*expr
+		for set := range 1 << len(names) {
+			var present, absent []string
+			for k, n := range names {
+				if set&(1<<k) != 0 {
+					present = append(present, n)
+				} else {
+					absent = append(absent, n)
+				}
+			}
+			if slices.ContainsFunc(absent, func(n string) bool { return c.requiresName(v, n) }) {
+				continue
+			}
+			var add []int
+			var paths []string
+			for _, f := range ifs {
+				if slices.Contains(present, f.name) {
+					add, paths = append(add, f.cond, f.then), append(paths, f.condPath, f.then0)
+				} else {
+					add, paths = append(add, f.els), append(paths, f.el0)
+				}
+			}
+			cases = append(cases, caseOf(add, paths, present, absent, v.excluded))
+			if c.err != nil {
+				return nil, true
+			}
+		}
+		return alt(cases...), true
+	}
 	// The values the property may take (its listed ones, or, where it
 	// lists none, every condition's), each with the conditions it meets
 	// (a bit each); a value among none, or values not listed, make the
@@ -330,34 +432,6 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	if rest && !c.cuttable(c.memberValue(v, name), listed) {
 		return nil, false
 	}
-	// A case: v's schemas, its conditions distributed, with the given
-	// branches (and ifs) added.
-	caseOf := func(add []int, paths []string, present, absent string, excluded []exclusion) *expr {
-		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly || present != "", present: v.present, excluded: excluded}
-		w.copyLinks(v)
-		for _, f := range ifs {
-			w.nodes[f.at].done |= doneIf
-		}
-		if present != "" {
-			w.present = append(slices.Clip(w.present), present)
-		}
-		if absent != "" {
-			w.absent = append(slices.Clip(w.absent), absent)
-		}
-		deepest := ""
-		for i, s := range add {
-			if s >= 0 {
-				c.addTo(w, s, paths[i])
-				if len(paths[i]) > len(deepest) {
-					deepest = paths[i]
-				}
-			}
-		}
-		c.cases = append(c.cases, deepest)
-		e := c.value(w, ctx, xml)
-		c.cases = c.cases[:len(c.cases)-1]
-		return e
-	}
 	var cases []*expr
 	if !overlapping {
 		for i, f := range ifs {
@@ -368,7 +442,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 					add, paths = append(add, g.els), append(paths, g.el0)
 				}
 			}
-			cases = append(cases, caseOf(add, paths, name, "", v.excluded))
+			cases = append(cases, caseOf(add, paths, []string{name}, nil, v.excluded))
 			if c.err != nil {
 				return nil, true
 			}
@@ -396,7 +470,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 				}
 				excluded = append(slices.Clip(v.excluded), exclusion{name: name, values: outside, path: ifs[0].condPath})
 			}
-			cases = append(cases, caseOf(add, paths, name, "", excluded))
+			cases = append(cases, caseOf(add, paths, []string{name}, nil, excluded))
 			if c.err != nil {
 				return nil, true
 			}
@@ -410,7 +484,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		for _, f := range ifs {
 			add, paths = append(add, f.els), append(paths, f.el0)
 		}
-		cases = append(cases, caseOf(add, paths, name, "", append(slices.Clip(v.excluded), exclusion{name: name, values: listed, path: ifs[0].condPath})))
+		cases = append(cases, caseOf(add, paths, []string{name}, nil, append(slices.Clip(v.excluded), exclusion{name: name, values: listed, path: ifs[0].condPath})))
 		if c.err != nil {
 			return nil, true
 		}
@@ -425,7 +499,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 				add, paths = append(add, f.then), append(paths, f.then0)
 			}
 		}
-		cases = append(cases, caseOf(add, paths, "", name, v.excluded))
+		cases = append(cases, caseOf(add, paths, nil, []string{name}, v.excluded))
 	}
 	return alt(cases...), true
 }

@@ -442,3 +442,68 @@ func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
 	}
 }
+
+// A condition of a property's presence ({"if": {"required": ["x"]}}, gap
+// decision 324; MaskBench's utam-page-object and oneof11) is a case of the
+// object with the property and one without it. Against a JSON Schema
+// validator, on random such conditions, some negated, with branches that
+// require, forbid or rule out members, on one name or several (a case
+// for each set of them present); an object that admits other values is
+// refused under strict (every then applies to them).
+func TestIfCasesPresenceAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 324))
+	keys := []string{"x", "a", "b", "c"}
+	branches := []string{`{"required": ["a"]}`, `{"properties": {"b": false}}`, `{"not": {"required": ["c"]}}`, `{"required": ["b", "c"]}`, `{"maxProperties": 2}`}
+	checked, compiled := 0, 0
+	for range 300 {
+		schema := `{"type": "object", "properties": {"x": {"type": "integer"}, "a": {}, "b": {"type": "integer"}, "c": {}}`
+		untyped := rng.IntN(5) == 0
+		if untyped {
+			schema = strings.Replace(schema, `"type": "object", `, "", 1)
+		}
+		if rng.IntN(5) == 0 {
+			schema += `, "required": ["x"]`
+		}
+		var conds []string
+		for range 1 + rng.IntN(3) {
+			cond := `{"required": [` + []string{`"x"`, `"a"`, `"x"`, `"c"`}[rng.IntN(4)] + `]}`
+			if rng.IntN(4) == 0 {
+				cond = `{"not": ` + cond + `}`
+			}
+			s := `{"if": ` + cond
+			if rng.IntN(4) > 0 {
+				s += `, "then": ` + branches[rng.IntN(len(branches))]
+			}
+			if rng.IntN(2) == 0 {
+				s += `, "else": ` + branches[rng.IntN(len(branches))]
+			}
+			conds = append(conds, s+`}`)
+		}
+		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
+		g, err := compileFormat(schema, true)
+		switch {
+		case err == nil:
+			compiled++
+		case strings.Contains(err.Error(), "no value satisfies") || strings.Contains(err.Error(), "no object can be written"):
+			// refused as impossible: no instance may be valid (g nil)
+		case untyped && strings.Contains(err.Error(), ".if"):
+			continue
+		default:
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		validator := validatorFor(t, schema)
+		for range 20 {
+			content := randomObject(rng, keys)
+			if rng.IntN(8) == 0 {
+				content = []string{`1`, `"s"`, `null`, `[]`}[rng.IntN(4)]
+			}
+			agreeWithValidator(t, schema, g, validator, content)
+			checked++
+		}
+	}
+	t.Logf("%d schemas compiled, %d instances checked", compiled, checked)
+	if compiled < 150 || checked < 3000 {
+		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
+	}
+}
