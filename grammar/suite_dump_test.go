@@ -324,9 +324,10 @@ var dumpFamilies = []dumpFamily{
 		return dumpProperties(n, `{"oneOf": [{"type": "string", "format": "uuid"}, {"type": "string", "pattern": "^[a-z0-9.-]+$"}, {"type": "string", "format": "date"}]}`)
 	}, true},
 	{"if-cases-heavy", 2000, func(n int) string {
-		// 15 conditions on one property (maxIfCases), in n properties
+		// maxIfCases-1 conditions on one property (the most ifCases
+		// writes), in n properties
 		var conds, vals []string
-		for i := range 15 {
+		for i := range maxIfCases - 1 {
 			vals = append(vals, fmt.Sprintf(`"v%d"`, i))
 			conds = append(conds, fmt.Sprintf(`{"if": {"properties": {"k": {"const": "v%d"}}}, "then": {"required": ["p%d"]}, "else": {"properties": {"p%d": false}}}`, i, i, i))
 		}
