@@ -260,9 +260,12 @@ func (c *compiler) literalEqual(a, b int) bool {
 }
 
 // ifCases is, under strict, the value of view v (objects only) whose
-// pending if/then/else are a discriminator's, one case for each condition
-// and one for the property absent; ok is false when they are not (v is
-// then compiled as before, its conditions reported).
+// pending if/then/else are discriminators' or conditions of presence: the
+// conditions on each name give cases of their own (caseGroup), and the
+// object is a case for each choice of one case per name (gap decision
+// 326: the conditions of prometheus's auth, each on a name of its own);
+// ok is false when they are not (v is then compiled as before, its
+// conditions reported).
 func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool) {
 	if !c.strict {
 		return nil, false
@@ -288,8 +291,8 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 			}
 			return nil, false
 		}
-		if len(ifs) > 0 && (presence != ifs[0].presence || !presence && name != ifs[0].name) {
-			return nil, false
+		if k := slices.IndexFunc(ifs, func(f discriminatorIf) bool { return f.name == name }); k >= 0 && ifs[k].presence != presence {
+			return nil, false // a name's values and its presence: not told apart
 		}
 		if _, known := conditionKnown(d, n.node); !known {
 			unknown = true
@@ -309,86 +312,129 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		// which the cases below take to meet every condition.)
 		return nil, false
 	}
+	// The conditions by name, in the order the names come.
+	var groups [][]discriminatorIf
+	for _, f := range ifs {
+		if k := slices.IndexFunc(groups, func(g []discriminatorIf) bool { return g[0].name == f.name }); k >= 0 {
+			groups[k] = append(groups[k], f)
+		} else {
+			groups = append(groups, []discriminatorIf{f})
+		}
+	}
 	// A value that is not an object meets every condition (properties
 	// and required constrain objects only), so every then applies to it:
-	// the case of the property absent writes it, when no condition
-	// requires the property and the object does not either. Otherwise v
-	// must admit objects only.
-	if c.types(v) != tObj && (c.requiresName(v, ifs[0].name) || slices.ContainsFunc(ifs, func(f discriminatorIf) bool { return f.required })) {
+	// the case of every name absent writes it, when no condition
+	// requires its name and the object does not either. Otherwise v must
+	// admit objects only.
+	if c.types(v) != tObj && (slices.ContainsFunc(ifs, func(f discriminatorIf) bool { return f.required || c.requiresName(v, f.name) })) {
 		return nil, false
 	}
-	// A case: v's schemas, its conditions distributed, with the given
-	// branches (and ifs) added.
-	caseOf := func(add []int, paths []string, present, absent []string, excluded []exclusion) *expr {
-		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, objectsOnly: v.objectsOnly || len(present) > 0, present: v.present, excluded: excluded}
+	perName := make([][]ifCase, len(groups))
+	total := 1
+	for k, g := range groups {
+		var ok bool
+		if perName[k], ok = c.caseGroup(v, g); !ok {
+			return nil, false
+		}
+		if total *= len(perName[k]); total > maxIfCases {
+			return nil, false
+		}
+	}
+	// A case: v's schemas, its conditions distributed, with one case of
+	// each name's added.
+	caseOf := func(choice []int) *expr {
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: slices.Clip(v.absent), objectsOnly: v.objectsOnly, present: slices.Clip(v.present), excluded: slices.Clip(v.excluded)}
 		w.copyLinks(v)
 		for _, f := range ifs {
 			w.nodes[f.at].done |= doneIf
 		}
-		if len(present) > 0 {
-			w.present = append(slices.Clip(w.present), present...)
-		}
-		if len(absent) > 0 {
-			w.absent = append(slices.Clip(w.absent), absent...)
-		}
 		deepest := ""
-		for i, s := range add {
-			if s >= 0 {
-				c.addTo(w, s, paths[i])
-				if len(paths[i]) > len(deepest) {
-					deepest = paths[i]
+		for k, j := range choice {
+			ic := &perName[k][j]
+			w.objectsOnly = w.objectsOnly || len(ic.present) > 0
+			w.present = append(w.present, ic.present...)
+			w.absent = append(w.absent, ic.absent...)
+			w.excluded = append(w.excluded, ic.excluded...)
+			for i, s := range ic.add {
+				if s >= 0 {
+					c.addTo(w, s, ic.paths[i])
+					if len(ic.paths[i]) > len(deepest) {
+						deepest = ic.paths[i]
+					}
 				}
 			}
+		}
+		if len(w.excluded) == 0 {
+			w.excluded = nil
 		}
 		c.cases = append(c.cases, deepest)
 		e := c.value(w, ctx, xml)
 		c.cases = c.cases[:len(c.cases)-1]
 		return e
 	}
+	var cases []*expr
+	choice := make([]int, len(groups))
+	for {
+		cases = append(cases, caseOf(choice))
+		if c.err != nil {
+			return nil, true
+		}
+		k := len(choice) - 1
+		for ; k >= 0; k-- {
+			if choice[k]++; choice[k] < len(perName[k]) {
+				break
+			}
+			choice[k] = 0
+		}
+		if k < 0 {
+			break
+		}
+	}
+	return alt(cases...), true
+}
+
+// An ifCase is one case of the conditions on one name (caseGroup): the
+// branches (and ifs) it adds with their paths, the name present or
+// absent, and the values it leaves out.
+type ifCase struct {
+	add             []int
+	paths           []string
+	present, absent []string
+	excluded        []exclusion
+}
+
+// caseGroup is the cases of conditions ifs, all on one name, in an object
+// of schemas v: for conditions of presence (gap decision 324), the name
+// present (each if and then applies) and absent (each else); for a
+// discriminator's (decisions 206, 224, 297), one for each condition or set
+// of conditions some value meets, one for a value none lists, and one for
+// the name absent. ok is false when they can't be told apart.
+func (c *compiler) caseGroup(v *view, ifs []discriminatorIf) (cases []ifCase, ok bool) {
+	d := c.d
 	name := ifs[0].name
-	if ifs[0].presence {
-		// Conditions of properties' presence (gap decision 324): a case
-		// for each set of their names present, the others absent, where
-		// the conditions on names present hold (their ifs and thens
-		// apply) and the others fail (their elses apply). A name the
-		// object requires is present in every case.
-		var names []string
+	one := []string{name}
+	absentCase := func() {
+		if c.requiresName(v, name) {
+			return
+		}
+		ic := ifCase{absent: one}
 		for _, f := range ifs {
-			if !slices.Contains(names, f.name) {
-				names = append(names, f.name)
+			if f.required {
+				ic.add, ic.paths = append(ic.add, f.els), append(ic.paths, f.el0)
+			} else {
+				ic.add, ic.paths = append(ic.add, f.then), append(ic.paths, f.then0)
 			}
 		}
-		if 1<<len(names) > maxIfCases {
-			return nil, false
+		cases = append(cases, ic)
+	}
+	if ifs[0].presence {
+		ic := ifCase{present: one}
+		for _, f := range ifs {
+			ic.add, ic.paths = append(ic.add, f.cond, f.then), append(ic.paths, f.condPath, f.then0)
 		}
-		var cases []*expr
-		for set := range 1 << len(names) {
-			var present, absent []string
-			for k, n := range names {
-				if set&(1<<k) != 0 {
-					present = append(present, n)
-				} else {
-					absent = append(absent, n)
-				}
-			}
-			if slices.ContainsFunc(absent, func(n string) bool { return c.requiresName(v, n) }) {
-				continue
-			}
-			var add []int
-			var paths []string
-			for _, f := range ifs {
-				if slices.Contains(present, f.name) {
-					add, paths = append(add, f.cond, f.then), append(paths, f.condPath, f.then0)
-				} else {
-					add, paths = append(add, f.els), append(paths, f.el0)
-				}
-			}
-			cases = append(cases, caseOf(add, paths, present, absent, v.excluded))
-			if c.err != nil {
-				return nil, true
-			}
-		}
-		return alt(cases...), true
+		cases = append(cases, ic)
+		absentCase()
+		return cases, true
 	}
 	// The values the property may take (its listed ones, or, where it
 	// lists none, every condition's), each with the conditions it meets
@@ -408,12 +454,12 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		return nil, false
 	}
 	rest := !finite
-	var classes []uint32 // the sets of conditions values meet, each once
+	var classes []uint64 // the sets of conditions values meet, each once
 	for _, m := range candidates {
 		if !comparableLiteral(d, m) {
 			return nil, false
 		}
-		var meets uint32
+		var meets uint64
 		for k, f := range ifs {
 			if slices.ContainsFunc(f.values, func(x int) bool { return c.literalEqual(x, m) }) {
 				meets |= 1 << k
@@ -428,83 +474,58 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	// Two conditions true at once for some value (gap decision 297): a
 	// case for each set of conditions some value meets, the property
 	// holding only such values.
-	overlapping := slices.ContainsFunc(classes, func(meets uint32) bool { return meets&(meets-1) != 0 })
+	overlapping := slices.ContainsFunc(classes, func(meets uint64) bool { return meets&(meets-1) != 0 })
 	if overlapping && len(classes)+2 > maxIfCases {
 		return nil, false
 	}
 	if rest && !c.cuttable(c.memberValue(v, name), listed) {
 		return nil, false
 	}
-	var cases []*expr
 	if !overlapping {
 		for i, f := range ifs {
-			add := []int{f.cond, f.then}
-			paths := []string{f.condPath, f.then0}
+			ic := ifCase{add: []int{f.cond, f.then}, paths: []string{f.condPath, f.then0}, present: one}
 			for j, g := range ifs {
 				if j != i {
-					add, paths = append(add, g.els), append(paths, g.el0)
+					ic.add, ic.paths = append(ic.add, g.els), append(ic.paths, g.el0)
 				}
 			}
-			cases = append(cases, caseOf(add, paths, []string{name}, nil, v.excluded))
-			if c.err != nil {
-				return nil, true
-			}
+			cases = append(cases, ic)
 		}
 	} else {
 		for _, meets := range classes {
 			// The conditions of meets hold (each if restricts the
 			// property to its values, and its then applies); the others
 			// fail (their values left out, their else applies).
-			var add []int
-			var paths []string
+			ic := ifCase{present: one}
 			var outside []int
 			for k, f := range ifs {
 				if meets&(1<<k) != 0 {
-					add, paths = append(add, f.cond, f.then), append(paths, f.condPath, f.then0)
+					ic.add, ic.paths = append(ic.add, f.cond, f.then), append(ic.paths, f.condPath, f.then0)
 				} else {
-					add, paths = append(add, f.els), append(paths, f.el0)
+					ic.add, ic.paths = append(ic.add, f.els), append(ic.paths, f.el0)
 					outside = append(outside, f.values...)
 				}
 			}
-			excluded := v.excluded
 			if len(outside) > 0 {
 				if !c.cuttable(c.memberValue(v, name), outside) {
 					return nil, false
 				}
-				excluded = append(slices.Clip(v.excluded), exclusion{name: name, values: outside, path: ifs[0].condPath})
+				ic.excluded = []exclusion{{name: name, values: outside, path: ifs[0].condPath}}
 			}
-			cases = append(cases, caseOf(add, paths, []string{name}, nil, excluded))
-			if c.err != nil {
-				return nil, true
-			}
+			cases = append(cases, ic)
 		}
 	}
 	if rest {
 		// The property holds a value no condition lists: every if is
 		// false, every else applies.
-		var add []int
-		var paths []string
+		ic := ifCase{present: one, excluded: []exclusion{{name: name, values: listed, path: ifs[0].condPath}}}
 		for _, f := range ifs {
-			add, paths = append(add, f.els), append(paths, f.el0)
+			ic.add, ic.paths = append(ic.add, f.els), append(ic.paths, f.el0)
 		}
-		cases = append(cases, caseOf(add, paths, []string{name}, nil, append(slices.Clip(v.excluded), exclusion{name: name, values: listed, path: ifs[0].condPath})))
-		if c.err != nil {
-			return nil, true
-		}
+		cases = append(cases, ic)
 	}
-	if !c.requiresName(v, name) {
-		var add []int
-		var paths []string
-		for _, f := range ifs {
-			if f.required {
-				add, paths = append(add, f.els), append(paths, f.el0)
-			} else {
-				add, paths = append(add, f.then), append(paths, f.then0)
-			}
-		}
-		cases = append(cases, caseOf(add, paths, nil, []string{name}, v.excluded))
-	}
-	return alt(cases...), true
+	absentCase()
+	return cases, true
 }
 
 // cuttable reports whether the values of view mv (a discriminator's

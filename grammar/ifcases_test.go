@@ -507,3 +507,82 @@ func TestIfCasesPresenceAgainstValidator(t *testing.T) {
 		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
 	}
 }
+
+// Conditions on several names (gap decision 326: prometheus's auth, where
+// each of three members rules the others out) are a case for each choice
+// of one case per name. Against a JSON Schema validator, on random
+// discriminators and conditions of presence over two or three names, some
+// negated, some requiring their name.
+func TestIfCasesSeveralNamesAgainstValidator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 326))
+	names := []string{"k", "j", "h"}
+	others := []string{"a", "b"}
+	vals := []string{`"p"`, `"q"`, `null`}
+	branches := []string{`{"required": ["a"]}`, `{"properties": {"b": false}}`, `{"not": {"required": ["a"]}}`, `{"properties": {"j": {"const": null}}}`, `{"properties": {"k": {"const": "q"}}}`, `{"maxProperties": 3}`}
+	checked, compiled := 0, 0
+	for range 300 {
+		schema := `{"type": "object", "properties": {"k": {"type": ["string", "null"]}, "j": {"enum": ["p", "q", null]}, "h": {"type": "string"}, "a": {}, "b": {"type": "integer"}}`
+		if rng.IntN(4) == 0 {
+			schema += `, "required": [` + strconv.Quote(names[rng.IntN(3)]) + `]`
+		}
+		var conds []string
+		for range 2 + rng.IntN(3) {
+			name := strconv.Quote(names[rng.IntN(len(names))])
+			var cond string
+			if rng.IntN(3) == 0 {
+				cond = `{"required": [` + name + `]}`
+			} else {
+				cond = `{"properties": {` + name + `: {"const": ` + vals[rng.IntN(len(vals))] + `}}`
+				if rng.IntN(3) == 0 {
+					cond += `, "required": [` + name + `]`
+				}
+				cond += `}`
+			}
+			if rng.IntN(3) == 0 {
+				cond = `{"not": ` + cond + `}`
+			}
+			s := `{"if": ` + cond
+			if rng.IntN(4) > 0 {
+				s += `, "then": ` + branches[rng.IntN(len(branches))]
+			}
+			if rng.IntN(2) == 0 {
+				s += `, "else": ` + branches[rng.IntN(len(branches))]
+			}
+			conds = append(conds, s+`}`)
+		}
+		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
+		g, err := compileFormat(schema, true)
+		switch {
+		case err == nil:
+			compiled++
+		case strings.Contains(err.Error(), "no value satisfies") || strings.Contains(err.Error(), "can be written"):
+			// refused as impossible: no instance may be valid (g nil)
+		case strings.Contains(err.Error(), ".if"):
+			continue // a name's values beside its presence, or too many cases
+		default:
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		validator := validatorFor(t, schema)
+		for range 25 {
+			var members []string
+			for _, n := range names {
+				if rng.IntN(2) == 0 {
+					v := append(slices.Clone(vals), `"t"`)[rng.IntN(len(vals)+1)]
+					if n == "h" && v == `null` {
+						v = `"p"`
+					}
+					members = append(members, strconv.Quote(n)+": "+v)
+				}
+			}
+			members = append(members, randomMembers(rng, others, 3)...)
+			content := "{" + strings.Join(members, ", ") + "}"
+			agreeWithValidator(t, schema, g, validator, content)
+			checked++
+		}
+	}
+	t.Logf("%d schemas compiled, %d instances checked", compiled, checked)
+	if compiled < 150 || checked < 4000 {
+		t.Errorf("only %d schemas compiled, %d instances checked", compiled, checked)
+	}
+}
