@@ -482,14 +482,45 @@ func (c *compiler) caseGroup(v *view, ifs []discriminatorIf) (cases []ifCase, ok
 		return nil, false
 	}
 	if !overlapping {
+		// The case of the name absent is the case of condition i, its
+		// name absent or holding i's values (i's if, which does not
+		// require the name, says so), when the two add the same
+		// branches: i's then applies where the name is absent too, and
+		// every other condition's else does (gap decision 327).
+		merged := -1
+		if !c.requiresName(v, name) {
+			for i, f := range ifs {
+				same := !f.required // (its if, added, must let the name be absent)
+				for j, g := range ifs {
+					same = same && (j == i || g.required || g.then == g.els)
+				}
+				if same {
+					merged = i
+					break
+				}
+			}
+		}
 		for i, f := range ifs {
 			ic := ifCase{add: []int{f.cond, f.then}, paths: []string{f.condPath, f.then0}, present: one}
+			if i == merged {
+				ic.present = nil
+			}
 			for j, g := range ifs {
 				if j != i {
 					ic.add, ic.paths = append(ic.add, g.els), append(ic.paths, g.el0)
 				}
 			}
 			cases = append(cases, ic)
+		}
+		if merged >= 0 {
+			if rest {
+				ic := ifCase{present: one, excluded: []exclusion{{name: name, values: listed, path: ifs[0].condPath}}}
+				for _, f := range ifs {
+					ic.add, ic.paths = append(ic.add, f.els), append(ic.paths, f.el0)
+				}
+				cases = append(cases, ic)
+			}
+			return cases, true
 		}
 	} else {
 		for _, meets := range classes {
