@@ -60,6 +60,9 @@ type discriminatorIf struct {
 	// presence: the condition is the property's presence (readPresence:
 	// no values, required).
 	presence bool
+	// objectTyped: values that are not objects fail cond (they meet
+	// every other condition).
+	objectTyped bool
 }
 
 // readDiscriminatorIf reads the if of schema s when it is a
@@ -112,7 +115,8 @@ func readPresence(d *pyjson.Doc, cond int) (name string, ok bool) {
 
 // readDiscriminator reads schema cond when it is a discriminator's
 // condition (readDiscriminatorIf). Such a condition may also say "type":
-// "object" (objectTyped: it fails for other values), and an anyOf of
+// "object" (objectTyped: it fails for values that are not objects; of an
+// anyOf, when each of its conditions says so), and an anyOf of
 // conditions on one name is one condition (gap decision 323): it holds
 // where one of them does, that is where the property holds one of their
 // values, or is absent and one of them does not require it.
@@ -135,13 +139,13 @@ func readCondition(d *pyjson.Doc, cond int, variants bool) (name string, values 
 		if !ok {
 			return "", nil, false, false, false
 		}
-		required = true
+		required, objectTyped = true, true
 		d.Elements(any, func(e, i int) bool {
 			n, vs, req, typed, vok := readCondition(d, e, false)
 			if ok = vok && (i == 0 || n == name); ok {
 				name, values = n, append(values, vs...)
 				required = required && req
-				objectTyped = objectTyped || typed
+				objectTyped = objectTyped && typed // (other values meet an untyped one)
 			}
 			return ok
 		})
@@ -273,13 +277,11 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	d := c.d
 	var ifs []discriminatorIf
 	unknown := false // a condition the view does not apply by itself
-	typed := false   // a condition only objects meet
 	for i, n := range v.nodes {
 		if n.done&doneIf != 0 || c.otherKey(&n, kwIf) < 0 {
 			continue
 		}
 		name, values, required, negated, objectTyped, cond, ok := readDiscriminatorIf(d, n.node)
-		typed = typed || objectTyped
 		presence := false
 		if !ok && cond >= 0 {
 			name, presence = readPresence(d, cond)
@@ -299,7 +301,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		}
 		f := discriminatorIf{at: i, name: name, values: values, required: required,
 			cond: cond, then: d.Lookup(n.node, "then"), els: d.Lookup(n.node, "else"),
-			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else", presence: presence}
+			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else", presence: presence, objectTyped: objectTyped}
 		if negated {
 			// Where the not's schema holds, the if fails: else applies.
 			f.condPath += ".not"
@@ -307,9 +309,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		}
 		ifs = append(ifs, f)
 	}
-	if !unknown || len(ifs)+1 > maxIfCases || typed && c.types(v) != tObj {
-		// (A condition of "type": "object" fails for other values,
-		// which the cases below take to meet every condition.)
+	if !unknown || len(ifs)+1 > maxIfCases {
 		return nil, false
 	}
 	// The conditions by name, in the order the names come.
@@ -322,13 +322,15 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		}
 	}
 	// A value that is not an object meets every condition (properties
-	// and required constrain objects only), so every then applies to it:
-	// the case of every name absent writes it, when no condition
-	// requires its name and the object does not either. Otherwise v must
-	// admit objects only.
-	if c.types(v) != tObj && (slices.ContainsFunc(ifs, func(f discriminatorIf) bool { return f.required || c.requiresName(v, f.name) })) {
-		return nil, false
-	}
+	// and required constrain objects only) but one of "type": "object",
+	// so every then applies to it: the case of every name absent writes
+	// it, when no condition requires its name or is of objects only, and
+	// the object does not require the name either. Otherwise, where v
+	// admits other values, they are a case of their own (others, gap
+	// decision 328), and the cases of names objects only.
+	others := c.types(v) != tObj && slices.ContainsFunc(ifs, func(f discriminatorIf) bool {
+		return f.required || f.objectTyped || c.requiresName(v, f.name)
+	})
 	perName := make([][]ifCase, len(groups))
 	total := 1
 	for k, g := range groups {
@@ -343,7 +345,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	// A case: v's schemas, its conditions distributed, with one case of
 	// each name's added.
 	caseOf := func(choice []int) *expr {
-		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: slices.Clip(v.absent), objectsOnly: v.objectsOnly, present: slices.Clip(v.present), excluded: slices.Clip(v.excluded)}
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: slices.Clip(v.absent), objectsOnly: v.objectsOnly || others, present: slices.Clip(v.present), excluded: slices.Clip(v.excluded)}
 		w.copyLinks(v)
 		for _, f := range ifs {
 			w.nodes[f.at].done |= doneIf
@@ -373,6 +375,24 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		return e
 	}
 	var cases []*expr
+	if others {
+		// The values that are not objects: each condition holds for
+		// them but one of objects only, whose else applies.
+		w := &view{nodes: slices.Clone(v.nodes), path: v.path, root: v.root, absent: v.absent, present: v.present,
+			excluded: append(slices.Clip(v.excluded), exclusion{types: tObj})}
+		w.copyLinks(v)
+		for _, f := range ifs {
+			w.nodes[f.at].done |= doneIf
+			if s, path := f.then, f.then0; !f.objectTyped && s >= 0 {
+				c.addTo(w, s, path)
+			} else if s, path := f.els, f.el0; f.objectTyped && s >= 0 {
+				c.addTo(w, s, path)
+			}
+		}
+		if cases = append(cases, c.value(w, ctx, xml)); c.err != nil {
+			return nil, true
+		}
+	}
 	choice := make([]int, len(groups))
 	for {
 		cases = append(cases, caseOf(choice))

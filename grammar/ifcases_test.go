@@ -54,12 +54,17 @@ func TestIfCases(t *testing.T) {
 		{"conditions that share a value, the property any string", `{"type": "object", "additionalProperties": false, "properties": {"engine": {"type": "string"}, "serve": {"type": "string"}, "include": {"type": "array"}}, "required": ["engine"], "allOf": [{"if": {"properties": {"engine": {"const": "static"}}, "required": ["engine"]}, "then": {"required": ["serve"]}}, {"if": {"properties": {"engine": {"enum": ["static", "react"]}}, "required": ["engine"]}, "then": {"not": {"required": ["include"]}}, "else": {"required": ["include"]}}]}`,
 			[]string{`{"engine": "static", "serve": "x"}`, `{"engine": "react"}`, `{"engine": "vue", "include": []}`, `{"engine": "", "include": []}`},
 			[]string{`{"engine": "static"}`, `{"engine": "static", "serve": "x", "include": []}`, `{"engine": "react", "include": []}`, `{"engine": "vue"}`}},
+		// Not only objects, and a condition that requires the property:
+		// the values that are not objects are a case of their own, where
+		// the then applies (gap decision 328).
+		{"not only objects, the property required by the condition", `{"properties": {"k": {"enum": ["a"]}, "x": {}}, "if": {"properties": {"k": {"const": "a"}}, "required": ["k"]}, "then": {"required": ["x"]}}`,
+			[]string{`"s"`, `1`, `null`, `[]`, `{}`, `{"x": 1}`, `{"k": "a", "x": 1}`}, []string{`{"k": "a"}`, `{"k": "b"}`}},
+		{"not only objects, a condition of objects only", `{"properties": {"k": {"type": "string"}, "x": {}}, "if": {"type": "object", "properties": {"k": {"const": "a"}}}, "then": {"required": ["x"]}, "else": {"maxLength": 1}}`,
+			[]string{`"s"`, `1`, `[]`, `{"k": "a", "x": 1}`, `{"k": "b"}`, `{"x": 1}`}, []string{`"st"`, `{"k": "a"}`, `{}`}},
 	})
 	for _, s := range []string{
 		// any number, unbounded: not cut around the listed values
 		`{"type": "object", "properties": {"k": {"type": "number"}}, "if": {"properties": {"k": {"const": 1}}}, "then": {"required": ["x"]}}`,
-		// not only objects, and a condition that requires the property
-		`{"properties": {"k": {"enum": ["a"]}}, "if": {"properties": {"k": {"const": "a"}}, "required": ["k"]}, "then": {"required": ["x"]}}`,
 	} {
 		if _, err := compileFormat(s, true); err == nil || !strings.Contains(err.Error(), "if") {
 			t.Errorf("%s: %v", s, err)
@@ -104,9 +109,6 @@ func TestIfCasesAgainstValidator(t *testing.T) {
 		}
 		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
 		g, err := compileFormat(schema, true)
-		if untyped && strings.Contains(schema, `"required"`) && err != nil && strings.Contains(err.Error(), "if") {
-			continue // a required property beside other values: refused, as decision 206 says
-		}
 		if err != nil && !strings.Contains(err.Error(), "no value satisfies") {
 			t.Errorf("%s: %v", schema, err)
 			continue
@@ -353,7 +355,8 @@ func TestIfCasesNestedChain(t *testing.T) {
 // holding one of their values (gap decision 323; JSON Schema Store's
 // schema-project and v4-config). Against a JSON Schema validator, on
 // random conditions of those forms, some negated, some requiring the
-// property; an untyped object with a typed condition is refused.
+// property, in objects and in schemas that admit other values too (gap
+// decision 328: those values are a case of their own).
 func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 323))
 	keys := []string{"a", "b", "c"}
@@ -380,7 +383,6 @@ func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 			schema += `, "required": ["k"]`
 		}
 		var conds []string
-		typed := false
 		for i := range 1 + rng.IntN(2) {
 			var cond string
 			if rng.IntN(2) == 0 {
@@ -396,29 +398,22 @@ func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 				cond = `{"not": ` + cond + `}`
 			}
 			s := `{"if": ` + cond
-			branch := false
 			if rng.IntN(3) > 0 {
 				s += `, "then": {"required": [` + strconv.Quote(keys[rng.IntN(3)]) + `]}`
-				branch = true
 			}
 			if rng.IntN(2) == 0 {
 				s += `, "else": {"properties": {` + strconv.Quote(keys[rng.IntN(3)]) + `: false}}`
-				branch = true
 			}
-			typed = typed || branch && strings.Contains(cond, `"type"`)
 			conds = append(conds, s+`}`)
 		}
 		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
 		g, err := compileFormat(schema, true)
 		if err != nil {
-			if untyped && strings.Contains(err.Error(), "if") || strings.Contains(err.Error(), "no value satisfies") {
-				continue // a condition the cases can't take for other values; or none
+			if strings.Contains(err.Error(), "no value satisfies") {
+				continue
 			}
 			t.Errorf("%s: %v", schema, err)
 			continue
-		}
-		if untyped && typed {
-			t.Errorf("%s: compiled, an untyped object with a condition of objects only", schema)
 		}
 		compiled++
 		validator := validatorFor(t, schema)
@@ -448,8 +443,8 @@ func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 // object with the property and one without it. Against a JSON Schema
 // validator, on random such conditions, some negated, with branches that
 // require, forbid or rule out members, on one name or several (a case
-// for each set of them present); an object that admits other values is
-// refused under strict (every then applies to them).
+// for each set of them present), in objects and in schemas that admit
+// other values too (a case of their own, where every then applies).
 func TestIfCasesPresenceAgainstValidator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 324))
 	keys := []string{"x", "a", "b", "c"}
@@ -486,8 +481,6 @@ func TestIfCasesPresenceAgainstValidator(t *testing.T) {
 			compiled++
 		case strings.Contains(err.Error(), "no value satisfies") || strings.Contains(err.Error(), "no object can be written"):
 			// refused as impossible: no instance may be valid (g nil)
-		case untyped && strings.Contains(err.Error(), ".if"):
-			continue
 		default:
 			t.Errorf("%s: %v", schema, err)
 			continue
