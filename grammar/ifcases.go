@@ -71,12 +71,14 @@ type discriminatorIf struct {
 // name at most, with annotations; or the not of such a schema alone
 // (negated: the condition is cond's failing, so then applies where cond
 // fails and else where it holds, gap decision 225). cond is the schema
-// read.
-func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, required, negated, objectTyped bool, cond int, ok bool) {
+// read; follow resolves a schema that is only a $ref (gap decision 329),
+// and refs is the path each $ref it followed adds.
+func readDiscriminatorIf(d *pyjson.Doc, s int, follow func(int) (int, string)) (name string, values []int, required, negated, objectTyped bool, cond int, refs string, ok bool) {
 	cond = d.Lookup(s, "if")
 	if cond < 0 || d.Kind(cond) != pyjson.Object || d.DuplicateKey(cond) >= 0 {
-		return "", nil, false, false, false, -1, false
+		return "", nil, false, false, false, -1, "", false
 	}
+	cond, refs = follow(cond)
 	if inner := d.Lookup(cond, "not"); inner >= 0 && d.Kind(inner) == pyjson.Object && d.DuplicateKey(inner) < 0 {
 		only := true
 		d.Members(cond, func(k, _ int) bool {
@@ -84,11 +86,43 @@ func readDiscriminatorIf(d *pyjson.Doc, s int) (name string, values []int, requi
 			return only
 		})
 		if only {
-			cond, negated = inner, true
+			var more string
+			cond, more = follow(inner)
+			negated, refs = true, refs+".not"+more
 		}
 	}
 	name, values, required, objectTyped, ok = readDiscriminator(d, cond)
-	return name, values, required, negated, objectTyped, cond, ok
+	return name, values, required, negated, objectTyped, cond, refs, ok
+}
+
+// refOnly follows schema s while it is only a $ref (and annotations),
+// eight references at most: the schema reached, and the path the
+// references add ("$ref" each).
+func (c *compiler) refOnly(s int) (int, string) {
+	d, path := c.d, ""
+	for range 8 {
+		if d.Kind(s) != pyjson.Object || d.DuplicateKey(s) >= 0 {
+			break
+		}
+		ref, only := -1, true
+		d.Members(s, func(k, v int) bool {
+			if key := d.Str(k); key == "$ref" {
+				ref = v
+			} else {
+				only = annotation(key)
+			}
+			return only
+		})
+		if ref < 0 || !only {
+			break
+		}
+		t := c.resolveRef(s, ref)
+		if t < 0 {
+			break
+		}
+		s, path = t, path+".$ref"
+	}
+	return s, path
 }
 
 // readPresence reads schema cond when it is a condition of presence (gap
@@ -281,7 +315,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		if n.done&doneIf != 0 || c.otherKey(&n, kwIf) < 0 {
 			continue
 		}
-		name, values, required, negated, objectTyped, cond, ok := readDiscriminatorIf(d, n.node)
+		name, values, required, negated, objectTyped, cond, refs, ok := readDiscriminatorIf(d, n.node, c.refOnly)
 		presence := false
 		if !ok && cond >= 0 {
 			name, presence = readPresence(d, cond)
@@ -302,9 +336,9 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 		f := discriminatorIf{at: i, name: name, values: values, required: required,
 			cond: cond, then: d.Lookup(n.node, "then"), els: d.Lookup(n.node, "else"),
 			condPath: n.path + ".if", then0: n.path + ".then", el0: n.path + ".else", presence: presence, objectTyped: objectTyped}
+		f.condPath += refs
 		if negated {
 			// Where the not's schema holds, the if fails: else applies.
-			f.condPath += ".not"
 			f.then, f.els, f.then0, f.el0 = f.els, f.then, f.el0, f.then0
 		}
 		ifs = append(ifs, f)

@@ -54,6 +54,11 @@ func TestIfCases(t *testing.T) {
 		{"conditions that share a value, the property any string", `{"type": "object", "additionalProperties": false, "properties": {"engine": {"type": "string"}, "serve": {"type": "string"}, "include": {"type": "array"}}, "required": ["engine"], "allOf": [{"if": {"properties": {"engine": {"const": "static"}}, "required": ["engine"]}, "then": {"required": ["serve"]}}, {"if": {"properties": {"engine": {"enum": ["static", "react"]}}, "required": ["engine"]}, "then": {"not": {"required": ["include"]}}, "else": {"required": ["include"]}}]}`,
 			[]string{`{"engine": "static", "serve": "x"}`, `{"engine": "react"}`, `{"engine": "vue", "include": []}`, `{"engine": "", "include": []}`},
 			[]string{`{"engine": "static"}`, `{"engine": "static", "serve": "x", "include": []}`, `{"engine": "react", "include": []}`, `{"engine": "vue"}`}},
+		// Conditions through a $ref (gap decision 329), negated too.
+		{"a condition through a $ref", `{"type": "object", "$defs": {"isA": {"properties": {"k": {"const": "a"}}, "required": ["k"]}}, "properties": {"k": {"type": "string"}, "x": {}}, "if": {"$ref": "#/$defs/isA"}, "then": {"required": ["x"]}}`,
+			[]string{`{"k": "a", "x": 1}`, `{"k": "b"}`, `{}`, `{"x": 1}`}, []string{`{"k": "a"}`}},
+		{"a negated condition through a $ref", `{"type": "object", "$defs": {"isA": {"properties": {"k": {"const": "a"}}, "required": ["k"]}}, "properties": {"k": {"type": "string"}, "x": {}}, "if": {"not": {"$ref": "#/$defs/isA"}}, "then": {"required": ["x"]}}`,
+			[]string{`{"k": "a"}`, `{"k": "b", "x": 1}`, `{"x": 1}`}, []string{`{"k": "b"}`, `{}`}},
 		// Not only objects, and a condition that requires the property:
 		// the values that are not objects are a case of their own, where
 		// the then applies (gap decision 328).
@@ -353,7 +358,8 @@ func TestIfCasesNestedChain(t *testing.T) {
 // A discriminator's condition may say "type": "object" beside the
 // property, and an anyOf of conditions on one property is one condition,
 // holding one of their values (gap decision 323; JSON Schema Store's
-// schema-project and v4-config). Against a JSON Schema validator, on
+// schema-project and v4-config); it may be reached through a $ref (gap
+// decision 329; io-package). Against a JSON Schema validator, on
 // random conditions of those forms, some negated, some requiring the
 // property, in objects and in schemas that admit other values too (gap
 // decision 328: those values are a case of their own).
@@ -382,7 +388,7 @@ func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			schema += `, "required": ["k"]`
 		}
-		var conds []string
+		var conds, defs []string
 		for i := range 1 + rng.IntN(2) {
 			var cond string
 			if rng.IntN(2) == 0 {
@@ -395,6 +401,12 @@ func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 				cond = single(vals[i])
 			}
 			if rng.IntN(4) == 0 {
+				// through a $ref (gap decision 329)
+				name := "c" + strconv.Itoa(i)
+				defs = append(defs, strconv.Quote(name)+": "+cond)
+				cond = `{"$ref": "#/$defs/` + name + `"}`
+			}
+			if rng.IntN(4) == 0 {
 				cond = `{"not": ` + cond + `}`
 			}
 			s := `{"if": ` + cond
@@ -405,6 +417,9 @@ func TestIfCasesConditionFormsAgainstValidator(t *testing.T) {
 				s += `, "else": {"properties": {` + strconv.Quote(keys[rng.IntN(3)]) + `: false}}`
 			}
 			conds = append(conds, s+`}`)
+		}
+		if len(defs) > 0 {
+			schema += `, "$defs": {` + strings.Join(defs, ", ") + `}`
 		}
 		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
 		g, err := compileFormat(schema, true)
