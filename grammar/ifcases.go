@@ -305,6 +305,13 @@ func (c *compiler) literalEqual(a, b int) bool {
 // ok is false when they are not (v is then compiled as before, its
 // conditions reported).
 func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool) {
+	return c.casesOf(v, false, func(w *view) *expr { return c.value(w, ctx, xml) })
+}
+
+// casesOf is ifCases with each case's view compiled by compile; with
+// objects, v's values are objects whatever its types say (a tool's
+// arguments, gap decision 330).
+func (c *compiler) casesOf(v *view, objects bool, compile func(w *view) *expr) (e *expr, ok bool) {
 	if !c.strict {
 		return nil, false
 	}
@@ -362,7 +369,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 	// the object does not require the name either. Otherwise, where v
 	// admits other values, they are a case of their own (others, gap
 	// decision 328), and the cases of names objects only.
-	others := c.types(v) != tObj && slices.ContainsFunc(ifs, func(f discriminatorIf) bool {
+	others := !objects && c.types(v) != tObj && slices.ContainsFunc(ifs, func(f discriminatorIf) bool {
 		return f.required || f.objectTyped || c.requiresName(v, f.name)
 	})
 	perName := make([][]ifCase, len(groups))
@@ -404,7 +411,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 			w.excluded = nil
 		}
 		c.cases = append(c.cases, deepest)
-		e := c.value(w, ctx, xml)
+		e := compile(w)
 		c.cases = c.cases[:len(c.cases)-1]
 		return e
 	}
@@ -423,7 +430,7 @@ func (c *compiler) ifCases(v *view, ctx textContext, xml bool) (e *expr, ok bool
 				c.addTo(w, s, path)
 			}
 		}
-		if cases = append(cases, c.value(w, ctx, xml)); c.err != nil {
+		if cases = append(cases, compile(w)); c.err != nil {
 			return nil, true
 		}
 	}

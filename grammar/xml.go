@@ -105,6 +105,12 @@ func (c *compiler) argumentsOf(v *view) *expr {
 		}
 		return alt(alts...)
 	}
+	if e, ok := c.casesOf(v, true, c.argumentsOf); ok {
+		// Under strict, if/then/else of the parameters' members: a
+		// choice of cases, each the arguments of its view (gap decision
+		// 330).
+		return e
+	}
 	if e, ok := c.oneOfArguments(v); ok {
 		return e
 	}
