@@ -134,10 +134,16 @@ const maxRefsAlone = 8
 // (beside annotations), the schema the $ref names, followed up to
 // maxRefsAlone times. A $ref that can't be resolved is left as it is.
 func (c *compiler) throughRefs(n int) int {
+	n, _ = c.refsAlone(n)
+	return n
+}
+
+// refsAlone is throughRefs, and the number of $refs it followed.
+func (c *compiler) refsAlone(n int) (target, hops int) {
 	d := c.d
 	for range maxRefsAlone {
 		if n < 0 || d.Kind(n) != pyjson.Object || d.DuplicateKey(n) >= 0 {
-			return n
+			return n, hops
 		}
 		ref, only := -1, true
 		d.Members(n, func(key, val int) bool {
@@ -149,15 +155,15 @@ func (c *compiler) throughRefs(n int) int {
 			return only
 		})
 		if ref < 0 || !only || d.Kind(ref) != pyjson.String {
-			return n
+			return n, hops
 		}
 		target := c.resolveRef(n, ref)
 		if target < 0 {
-			return n
+			return n, hops
 		}
-		n = target
+		n, hops = target, hops+1
 	}
-	return n
+	return n, hops
 }
 
 // readNot reads a not's schema n (notSchema): ok is false when there is

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/beamharmony/harmony/internal/pyjson"
 	"github.com/beamharmony/harmony/internal/schema"
@@ -95,34 +96,11 @@ func readDiscriminatorIf(d *pyjson.Doc, s int, follow func(int) (int, string)) (
 	return name, values, required, negated, objectTyped, cond, refs, ok
 }
 
-// refOnly follows schema s while it is only a $ref (and annotations),
-// eight references at most: the schema reached, and the path the
-// references add ("$ref" each).
+// refOnly is throughRefs with the path the references it followed add
+// ("$ref" each).
 func (c *compiler) refOnly(s int) (int, string) {
-	d, path := c.d, ""
-	for range 8 {
-		if d.Kind(s) != pyjson.Object || d.DuplicateKey(s) >= 0 {
-			break
-		}
-		ref, only := -1, true
-		d.Members(s, func(k, v int) bool {
-			if key := d.Str(k); key == "$ref" {
-				ref = v
-			} else {
-				only = annotation(key)
-			}
-			return only
-		})
-		if ref < 0 || !only {
-			break
-		}
-		t := c.resolveRef(s, ref)
-		if t < 0 {
-			break
-		}
-		s, path = t, path+".$ref"
-	}
-	return s, path
+	s, hops := c.refsAlone(s)
+	return s, strings.Repeat(".$ref", hops)
 }
 
 // readPresence reads schema cond when it is a condition of presence (gap

@@ -535,28 +535,7 @@ func TestIfCasesSeveralNamesAgainstValidator(t *testing.T) {
 		}
 		var conds []string
 		for range 2 + rng.IntN(3) {
-			name := strconv.Quote(names[rng.IntN(len(names))])
-			var cond string
-			if rng.IntN(3) == 0 {
-				cond = `{"required": [` + name + `]}`
-			} else {
-				cond = `{"properties": {` + name + `: {"const": ` + vals[rng.IntN(len(vals))] + `}}`
-				if rng.IntN(3) == 0 {
-					cond += `, "required": [` + name + `]`
-				}
-				cond += `}`
-			}
-			if rng.IntN(3) == 0 {
-				cond = `{"not": ` + cond + `}`
-			}
-			s := `{"if": ` + cond
-			if rng.IntN(4) > 0 {
-				s += `, "then": ` + branches[rng.IntN(len(branches))]
-			}
-			if rng.IntN(2) == 0 {
-				s += `, "else": ` + branches[rng.IntN(len(branches))]
-			}
-			conds = append(conds, s+`}`)
+			conds = append(conds, randomNameCondition(rng, names, vals, branches))
 		}
 		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
 		g, err := compileFormat(schema, true)
@@ -639,4 +618,31 @@ func TestIfCasesMergedAbsence(t *testing.T) {
 		}
 		agreeWithValidator(t, schema, g, validator, "{"+strings.Join(members, ", ")+"}")
 	}
+}
+
+// randomNameCondition is a random if/then/else on one of names: a third
+// of the time the name's presence, otherwise one of vals (a third of
+// those requiring the name), a third of them negated, with a then three
+// times in four and an else half the time, each one of branches.
+func randomNameCondition(rng *rand.Rand, names, vals, branches []string) string {
+	name := strconv.Quote(names[rng.IntN(len(names))])
+	cond := `{"required": [` + name + `]}`
+	if rng.IntN(3) > 0 {
+		cond = `{"properties": {` + name + `: {"const": ` + vals[rng.IntN(len(vals))] + `}}`
+		if rng.IntN(3) == 0 {
+			cond += `, "required": [` + name + `]`
+		}
+		cond += `}`
+	}
+	if rng.IntN(3) == 0 {
+		cond = `{"not": ` + cond + `}`
+	}
+	s := `{"if": ` + cond
+	if rng.IntN(4) > 0 {
+		s += `, "then": ` + branches[rng.IntN(len(branches))]
+	}
+	if rng.IntN(2) == 0 {
+		s += `, "else": ` + branches[rng.IntN(len(branches))]
+	}
+	return s + `}`
 }

@@ -370,26 +370,7 @@ func TestIfCasesAsArgumentsAgainstValidator(t *testing.T) {
 		}
 		var conds []string
 		for range 1 + rng.IntN(3) {
-			name := strconv.Quote(names[rng.IntN(len(names))])
-			cond := `{"required": [` + name + `]}`
-			if rng.IntN(3) > 0 {
-				cond = `{"properties": {` + name + `: {"const": ` + vals[rng.IntN(len(vals))] + `}}`
-				if rng.IntN(3) == 0 {
-					cond += `, "required": [` + name + `]`
-				}
-				cond += `}`
-			}
-			if rng.IntN(3) == 0 {
-				cond = `{"not": ` + cond + `}`
-			}
-			s := `{"if": ` + cond
-			if rng.IntN(4) > 0 {
-				s += `, "then": ` + branches[rng.IntN(len(branches))]
-			}
-			if rng.IntN(2) == 0 {
-				s += `, "else": ` + branches[rng.IntN(len(branches))]
-			}
-			conds = append(conds, s+`}`)
+			conds = append(conds, randomNameCondition(rng, names, vals, branches))
 		}
 		schema += `, "allOf": [` + strings.Join(conds, ", ") + `]}`
 		g, err := Compile(context.Background(), &Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(schema), Strict: true}}, Choice: Required})

@@ -4746,26 +4746,14 @@ func (c *compiler) castConstrained(v *view, kinds typeSet) bool {
 		// A value a condition's case leaves out (view.excluded; gap
 		// decision 330): the raw texts that spell it are no string's.
 		slices.ContainsFunc(v.excluded, func(x exclusion) bool {
-			return x.name == "" && (x.types&kinds != 0 || slices.ContainsFunc(x.values, func(m int) bool { return literalKinds(c.d, m)&kinds != 0 }))
+			return x.name == "" && (x.types&kinds != 0 || slices.ContainsFunc(x.values, func(m int) bool {
+				t := valueType(c.d, m)
+				if t&tNum != 0 {
+					t = tNum // (a whole number spells an integer and a number)
+				}
+				return t&kinds != 0
+			}))
 		})
-}
-
-// literalKinds is the types listed value m is of (a whole number: both
-// integer and number).
-func literalKinds(d *pyjson.Doc, m int) typeSet {
-	switch d.Kind(m) {
-	case pyjson.Null:
-		return tNull
-	case pyjson.True, pyjson.False:
-		return tBool
-	case pyjson.Number:
-		return tNum
-	case pyjson.Array:
-		return tArr
-	case pyjson.Object:
-		return tObj
-	}
-	return 0
 }
 
 // constrainedKinds is the types of kinds whose values v constrains
